@@ -1,0 +1,223 @@
+//! The run report and the `kafka-topics.sh --describe` layout
+//! (../shared/SCENARIO_FORMAT.md, "Run report").
+
+use serde::Serialize;
+
+use crate::sim::broker::Process;
+use crate::sim::invariants::Violation;
+use crate::sim::Cluster;
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Report {
+    pub scenario: String,
+    pub seed: u64,
+    pub end_ms: u64,
+    pub trace_hash: String,
+    pub brokers: Vec<BrokerReport>,
+    pub partitions: Vec<PartitionReport>,
+    pub producers: Vec<ProducerReport>,
+    pub consumers: Vec<ConsumerReport>,
+    pub acked_records_lost: u64,
+    pub invariant_violations: Vec<Violation>,
+    pub events_processed: u64,
+    pub trace_events: usize,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct BrokerReport {
+    pub id: u32,
+    pub state: &'static str,
+    pub broker_epoch: u64,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct ReplicaLogReport {
+    pub broker: u32,
+    pub log_end_offset: u64,
+    pub high_watermark: u64,
+    pub epochs: Vec<(u32, u64)>,
+    pub log_digest: String,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct PartitionReport {
+    pub topic: String,
+    pub partition: u32,
+    pub leader: Option<u32>,
+    pub leader_epoch: u32,
+    pub partition_epoch: u32,
+    pub replicas: Vec<u32>,
+    pub isr: Vec<u32>,
+    pub high_watermark: u64,
+    pub replica_logs: Vec<ReplicaLogReport>,
+    pub acked_records_lost: u64,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct ProducerReport {
+    pub id: String,
+    pub acked: u64,
+    pub failed: u64,
+    pub retries: u64,
+    pub in_flight: u64,
+    pub errors: std::collections::BTreeMap<String, u64>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct ConsumerReport {
+    pub id: String,
+    pub consumed: u64,
+    pub truncations_detected: u64,
+    pub positions: Vec<(String, u64)>,
+}
+
+pub fn broker_state(c: &Cluster, b: u32) -> &'static str {
+    let Some(broker) = c.broker(b) else {
+        return "crashed";
+    };
+    match broker.process {
+        Process::Crashed | Process::PoweredOff => "crashed",
+        Process::ShutDown => "shut_down",
+        Process::Running => {
+            if c.net.isolated.contains(&b) {
+                "isolated"
+            } else if c
+                .controller
+                .brokers
+                .get(b as usize - 1)
+                .is_none_or(|s| s.fenced)
+            {
+                "fenced"
+            } else {
+                "running"
+            }
+        }
+    }
+}
+
+pub fn build(c: &Cluster, scenario: &str) -> Report {
+    let brokers = (1..=c.brokers.len() as u32)
+        .map(|b| BrokerReport {
+            id: b,
+            state: broker_state(c, b),
+            broker_epoch: c.controller.brokers[b as usize - 1].broker_epoch,
+        })
+        .collect();
+    let partitions = c
+        .partitions
+        .iter()
+        .enumerate()
+        .map(|(p, info)| {
+            let reg = &c.controller.partitions[p];
+            let replica_logs: Vec<ReplicaLogReport> = info
+                .replicas
+                .iter()
+                .filter_map(|b| {
+                    c.broker(*b)
+                        .and_then(|x| x.replicas.get(&p))
+                        .map(|r| (b, r))
+                })
+                .map(|(b, r)| ReplicaLogReport {
+                    broker: *b,
+                    log_end_offset: r.log.log_end_offset(),
+                    high_watermark: r.log.high_watermark,
+                    epochs: r.log.epochs().to_vec(),
+                    log_digest: format!("{:016x}", r.log.digest()),
+                })
+                .collect();
+            let high_watermark = reg
+                .leader
+                .and_then(|l| replica_logs.iter().find(|x| x.broker == l))
+                .map_or(0, |x| x.high_watermark);
+            PartitionReport {
+                topic: info.topic.clone(),
+                partition: info.partition,
+                leader: reg.leader,
+                leader_epoch: reg.leader_epoch,
+                partition_epoch: reg.partition_epoch,
+                replicas: reg.replicas.clone(),
+                isr: reg.isr.clone(),
+                high_watermark,
+                replica_logs,
+                acked_records_lost: c.invariants.lost(p),
+            }
+        })
+        .collect();
+    let producers = c
+        .producers
+        .iter()
+        .map(|p| ProducerReport {
+            id: p.name.clone(),
+            acked: p.stats.acked,
+            failed: p.stats.failed,
+            retries: p.stats.retries,
+            in_flight: p.in_flight_records() + p.queued_records(),
+            errors: p.stats.errors.clone(),
+        })
+        .collect();
+    let consumers = c
+        .consumers
+        .iter()
+        .map(|k| ConsumerReport {
+            id: k.name.clone(),
+            consumed: k.consumed,
+            truncations_detected: k.truncations_detected,
+            positions: k
+                .positions
+                .iter()
+                .map(|(p, pos)| {
+                    let info = &c.partitions[*p];
+                    (format!("{}-{}", info.topic, info.partition), pos.offset)
+                })
+                .collect(),
+        })
+        .collect();
+    Report {
+        scenario: scenario.to_string(),
+        seed: c.seed,
+        end_ms: c.now,
+        trace_hash: c.trace.hash_hex(),
+        brokers,
+        partitions,
+        producers,
+        consumers,
+        acked_records_lost: c.invariants.total_lost(),
+        invariant_violations: c.violations().to_vec(),
+        events_processed: c.events_processed,
+        trace_events: c.trace.len(),
+    }
+}
+
+fn join(v: &[u32]) -> String {
+    v.iter()
+        .map(|b| b.to_string())
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+/// `kafka-topics.sh --describe` for every topic.
+pub fn describe(c: &Cluster) -> String {
+    let mut out = String::new();
+    for t in &c.topics {
+        out.push_str(&format!(
+            "Topic: {}\tTopicId: {}\tPartitionCount: {}\tReplicationFactor: {}\tConfigs: {}\n",
+            t.name,
+            t.topic_id,
+            t.partitions.len(),
+            t.replication_factor,
+            t.config.describe_configs()
+        ));
+        for &p in &t.partitions {
+            let reg = &c.controller.partitions[p];
+            out.push_str(&format!(
+                "\tTopic: {}\tPartition: {}\tLeader: {}\tReplicas: {}\tIsr: {}\tElr: \tLastKnownElr: \n",
+                t.name,
+                c.partitions[p].partition,
+                reg.leader.map_or("none".to_string(), |l| l.to_string()),
+                join(&reg.replicas),
+                join(&reg.isr)
+            ));
+        }
+    }
+    out
+}

@@ -1,0 +1,672 @@
+//! Scenario files (../shared/SCENARIO_FORMAT.md): parse and validate JSON into a
+//! [`ClusterSpec`]. Users write these by hand, so every mistake becomes one
+//! message naming the field (`topics[0].replication_factor: 4 exceeds the 3
+//! brokers`); unknown fields are errors; nothing here panics.
+
+use serde_json::{Map, Value};
+
+use crate::sim::cluster::{ConsumerSpec, ProducerSpec};
+use crate::sim::config::{
+    Acks, ClusterConfig, ConfigMap, ConsumerConfig, ProducerConfig, TopicConfig,
+};
+use crate::sim::protocol::BrokerId;
+use crate::sim::{round_robin_assignment, Action, ClusterSpec, PartitionInfo, TopicInfo};
+
+pub const MAX_BROKERS: u64 = 1_000;
+pub const MAX_PARTITIONS: u64 = 100_000;
+
+/// A validated scenario: its metadata and the spec a cluster is built from.
+#[derive(Clone, Debug)]
+pub struct Scenario {
+    pub name: String,
+    pub description: String,
+    pub run_until_ms: u64,
+    pub spec: ClusterSpec,
+    /// The scenario as given (for export and the UI).
+    pub source: Value,
+}
+
+type R<T> = Result<T, String>;
+
+fn obj<'a>(v: &'a Value, path: &str) -> R<&'a Map<String, Value>> {
+    v.as_object()
+        .ok_or_else(|| format!("{path}: expected an object, found {}", kind(v)))
+}
+
+fn kind(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+fn field(path: &str, key: &str) -> String {
+    if path.is_empty() {
+        key.to_string()
+    } else {
+        format!("{path}.{key}")
+    }
+}
+
+fn check_keys(m: &Map<String, Value>, path: &str, allowed: &[&str]) -> R<()> {
+    for k in m.keys() {
+        if !allowed.contains(&k.as_str()) {
+            return Err(format!(
+                "{}: unknown field (expected one of: {})",
+                field(path, k),
+                allowed.join(", ")
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn uint(v: &Value, path: &str, min: u64, max: u64) -> R<u64> {
+    let n = v
+        .as_u64()
+        .ok_or_else(|| format!("{path}: expected a non-negative integer, found {}", show(v)))?;
+    if n < min || n > max {
+        return Err(format!("{path}: {n} is out of range {min}..={max}"));
+    }
+    Ok(n)
+}
+
+fn show(v: &Value) -> String {
+    let s = v.to_string();
+    if s.len() > 40 {
+        format!("{}…", &s[..40])
+    } else {
+        s
+    }
+}
+
+fn string(v: &Value, path: &str) -> R<String> {
+    v.as_str()
+        .map(str::to_string)
+        .ok_or_else(|| format!("{path}: expected a string, found {}", kind(v)))
+}
+
+fn config_map(v: Option<&Value>, path: &str) -> R<ConfigMap> {
+    match v {
+        None => Ok(ConfigMap::new()),
+        Some(v) => {
+            let m = obj(v, path)?;
+            Ok(m.iter().map(|(k, v)| (k.clone(), v.clone())).collect())
+        }
+    }
+}
+
+/// Parse and validate a scenario from JSON text.
+pub fn parse(text: &str) -> R<Scenario> {
+    let v: Value = serde_json::from_str(text).map_err(|e| {
+        format!(
+            "scenario is not valid JSON (line {}, column {}): {e}",
+            e.line(),
+            e.column()
+        )
+    })?;
+    from_value(v)
+}
+
+pub fn from_value(v: Value) -> R<Scenario> {
+    let m = obj(&v, "scenario")?;
+    check_keys(
+        m,
+        "",
+        &[
+            "name",
+            "description",
+            "seed",
+            "brokers",
+            "config",
+            "topics",
+            "clients",
+            "steps",
+            "run_until_ms",
+        ],
+    )?;
+    let name = match m.get("name") {
+        Some(n) => string(n, "name")?,
+        None => "Untitled scenario".to_string(),
+    };
+    let description = match m.get("description") {
+        Some(d) => string(d, "description")?,
+        None => String::new(),
+    };
+    let seed = match m.get("seed") {
+        Some(s) => uint(s, "seed", 0, u64::MAX)?,
+        None => 1,
+    };
+    let brokers = uint(
+        m.get("brokers")
+            .ok_or("brokers: required (the number of brokers)")?,
+        "brokers",
+        1,
+        MAX_BROKERS,
+    )? as u32;
+    let config = ClusterConfig::parse(&config_map(m.get("config"), "config")?, "config")?;
+
+    let topics_v = m
+        .get("topics")
+        .ok_or("topics: required (at least one topic)")?
+        .as_array()
+        .ok_or("topics: expected an array")?;
+    if topics_v.is_empty() {
+        return Err("topics: at least one topic is required".into());
+    }
+    let mut topics: Vec<TopicInfo> = Vec::new();
+    let mut partitions: Vec<PartitionInfo> = Vec::new();
+    for (ti, tv) in topics_v.iter().enumerate() {
+        let path = format!("topics[{ti}]");
+        let tm = obj(tv, &path)?;
+        check_keys(
+            tm,
+            &path,
+            &[
+                "name",
+                "partitions",
+                "replication_factor",
+                "assignment",
+                "config",
+            ],
+        )?;
+        let tname = string(
+            tm.get("name")
+                .ok_or_else(|| format!("{path}.name: required"))?,
+            &format!("{path}.name"),
+        )?;
+        if tname.is_empty()
+            || tname.len() > 249
+            || !tname
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '.' || c == '_' || c == '-')
+        {
+            return Err(format!(
+                "{path}.name: \"{tname}\" is not a legal topic name (ASCII letters, digits, '.', '_', '-', at most 249)"
+            ));
+        }
+        if topics.iter().any(|t| t.name == tname) {
+            return Err(format!("{path}.name: topic \"{tname}\" is defined twice"));
+        }
+        let assignment: Option<Vec<Vec<BrokerId>>> = match tm.get("assignment") {
+            None => None,
+            Some(a) => {
+                let apath = format!("{path}.assignment");
+                let arr = a
+                    .as_array()
+                    .ok_or_else(|| format!("{apath}: expected an array of replica lists"))?;
+                let mut out = Vec::new();
+                for (pi, rv) in arr.iter().enumerate() {
+                    let rpath = format!("{apath}[{pi}]");
+                    let ra = rv
+                        .as_array()
+                        .ok_or_else(|| format!("{rpath}: expected an array of broker ids"))?;
+                    let mut reps = Vec::new();
+                    for (ri, bv) in ra.iter().enumerate() {
+                        let b = uint(bv, &format!("{rpath}[{ri}]"), 1, brokers as u64)? as BrokerId;
+                        if reps.contains(&b) {
+                            return Err(format!("{rpath}: broker {b} appears twice"));
+                        }
+                        reps.push(b);
+                    }
+                    if reps.is_empty() {
+                        return Err(format!("{rpath}: a partition needs at least one replica"));
+                    }
+                    out.push(reps);
+                }
+                Some(out)
+            }
+        };
+        let nparts = match tm.get("partitions") {
+            Some(p) => uint(p, &format!("{path}.partitions"), 1, MAX_PARTITIONS)? as u32,
+            None => assignment.as_ref().map_or(1, |a| a.len() as u32),
+        };
+        let rf = match tm.get("replication_factor") {
+            Some(r) => {
+                let rf = uint(r, &format!("{path}.replication_factor"), 1, u64::MAX)?;
+                if rf > brokers as u64 {
+                    return Err(format!(
+                        "{path}.replication_factor: {rf} exceeds the {brokers} brokers"
+                    ));
+                }
+                rf as u32
+            }
+            None => assignment
+                .as_ref()
+                .and_then(|a| a.first())
+                .map_or(1, |r| r.len() as u32),
+        };
+        let assignment = match assignment {
+            Some(a) => {
+                if a.len() != nparts as usize {
+                    return Err(format!(
+                        "{path}.assignment: has {} replica lists for {nparts} partitions",
+                        a.len()
+                    ));
+                }
+                for (pi, r) in a.iter().enumerate() {
+                    if r.len() != rf as usize {
+                        return Err(format!(
+                            "{path}.assignment[{pi}]: has {} replicas, replication_factor is {rf}",
+                            r.len()
+                        ));
+                    }
+                }
+                a
+            }
+            None => round_robin_assignment(brokers, nparts, rf),
+        };
+        if partitions.len() as u64 + nparts as u64 > MAX_PARTITIONS {
+            return Err(format!(
+                "{path}.partitions: more than {MAX_PARTITIONS} partitions in all"
+            ));
+        }
+        let tconfig = TopicConfig::parse(
+            &config_map(tm.get("config"), &format!("{path}.config"))?,
+            &format!("{path}.config"),
+            &config.topic_defaults,
+        )?;
+        let mut idxs = Vec::new();
+        for (pi, reps) in assignment.into_iter().enumerate() {
+            idxs.push(partitions.len());
+            partitions.push(PartitionInfo {
+                topic: tname.clone(),
+                topic_index: ti,
+                partition: pi as u32,
+                replicas: reps,
+                config: tconfig.clone(),
+            });
+        }
+        topics.push(TopicInfo {
+            topic_id: topic_id(&tname, seed),
+            name: tname,
+            replication_factor: rf,
+            partitions: idxs,
+            config: tconfig,
+        });
+    }
+
+    let mut producers = Vec::new();
+    let mut consumers = Vec::new();
+    if let Some(cv) = m.get("clients") {
+        let arr = cv.as_array().ok_or("clients: expected an array")?;
+        let mut ids: Vec<String> = Vec::new();
+        for (ci, c) in arr.iter().enumerate() {
+            let path = format!("clients[{ci}]");
+            let cm = obj(c, &path)?;
+            let ty = string(
+                cm.get("type").ok_or_else(|| {
+                    format!("{path}.type: required (\"producer\" or \"consumer\")")
+                })?,
+                &format!("{path}.type"),
+            )?;
+            let id = string(
+                cm.get("id").ok_or_else(|| format!("{path}.id: required"))?,
+                &format!("{path}.id"),
+            )?;
+            if id.is_empty() || ids.contains(&id) || id == "default" {
+                return Err(format!(
+                    "{path}.id: \"{id}\" must be non-empty, unique, and not \"default\""
+                ));
+            }
+            ids.push(id.clone());
+            let topic_name = string(
+                cm.get("topic")
+                    .ok_or_else(|| format!("{path}.topic: required"))?,
+                &format!("{path}.topic"),
+            )?;
+            let topic = topics
+                .iter()
+                .position(|t| t.name == topic_name)
+                .ok_or_else(|| format!("{path}.topic: unknown topic \"{topic_name}\""))?;
+            let cfg = config_map(cm.get("config"), &format!("{path}.config"))?;
+            match ty.as_str() {
+                "producer" => {
+                    check_keys(
+                        cm,
+                        &path,
+                        &["type", "id", "topic", "acks", "records_per_sec", "config"],
+                    )?;
+                    let acks = match cm.get("acks") {
+                        Some(a) => Some(Acks::parse(a).map_err(|e| format!("{path}.acks: {e}"))?),
+                        None => None,
+                    };
+                    let records_per_sec = match cm.get("records_per_sec") {
+                        Some(r) => uint(r, &format!("{path}.records_per_sec"), 0, 1_000_000)?,
+                        None => 0,
+                    };
+                    producers.push(ProducerSpec {
+                        name: id,
+                        topic: Some(topic),
+                        config: ProducerConfig::parse(&cfg, &format!("{path}.config"), acks)?,
+                        records_per_sec,
+                    });
+                }
+                "consumer" => {
+                    check_keys(cm, &path, &["type", "id", "topic", "config"])?;
+                    consumers.push(ConsumerSpec {
+                        name: id,
+                        topic,
+                        config: ConsumerConfig::parse(&cfg, &format!("{path}.config"))?,
+                    });
+                }
+                other => {
+                    return Err(format!(
+                        "{path}.type: \"{other}\" is not \"producer\" or \"consumer\""
+                    ))
+                }
+            }
+        }
+    }
+
+    let mut steps = Vec::new();
+    if let Some(sv) = m.get("steps") {
+        let arr = sv.as_array().ok_or("steps: expected an array")?;
+        for (si, s) in arr.iter().enumerate() {
+            let path = format!("steps[{si}]");
+            let action = parse_step(s, &path, brokers, &topics, &partitions, &producers)?;
+            steps.push(action);
+        }
+    }
+    let run_until_ms = match m.get("run_until_ms") {
+        Some(r) => uint(r, "run_until_ms", 0, 86_400_000)?,
+        None => steps.iter().map(|s| s.0).max().unwrap_or(0) + 30_000,
+    };
+    Ok(Scenario {
+        name,
+        description,
+        run_until_ms,
+        spec: ClusterSpec {
+            seed,
+            brokers,
+            config,
+            topics,
+            partitions,
+            producers,
+            consumers,
+            steps,
+        },
+        source: v,
+    })
+}
+
+const ACTIONS: &[&str] = &[
+    "produce",
+    "crash",
+    "power_loss",
+    "restart",
+    "shutdown",
+    "isolate",
+    "heal",
+    "slow",
+    "unslow",
+    "elect_preferred",
+    "flush",
+];
+
+fn parse_step(
+    s: &Value,
+    path: &str,
+    brokers: u32,
+    topics: &[TopicInfo],
+    partitions: &[PartitionInfo],
+    producers: &[ProducerSpec],
+) -> R<(u64, Action)> {
+    let m = obj(s, path)?;
+    let at = uint(
+        m.get("at_ms")
+            .ok_or_else(|| format!("{path}.at_ms: required"))?,
+        &format!("{path}.at_ms"),
+        0,
+        86_400_000,
+    )?;
+    let actions: Vec<&String> = m.keys().filter(|k| *k != "at_ms").collect();
+    if actions.len() != 1 {
+        return Err(format!(
+            "{path}: a step has at_ms and exactly one action ({}), found {}",
+            ACTIONS.join(", "),
+            if actions.is_empty() {
+                "none".to_string()
+            } else {
+                actions
+                    .iter()
+                    .map(|a| a.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            }
+        ));
+    }
+    let key = actions[0].as_str();
+    let v = &m[key];
+    let apath = format!("{path}.{key}");
+    let broker = |v: &Value, p: &str| -> R<BrokerId> {
+        uint(v, p, 1, brokers as u64)
+            .map(|b| b as BrokerId)
+            .map_err(|e| format!("{e} (brokers are 1..={brokers})"))
+    };
+    let topic_partition = |m: &Map<String, Value>, p: &str| -> R<(String, u32)> {
+        let t = string(
+            m.get("topic")
+                .ok_or_else(|| format!("{p}.topic: required"))?,
+            &format!("{p}.topic"),
+        )?;
+        let ti = topics
+            .iter()
+            .find(|x| x.name == t)
+            .ok_or_else(|| format!("{p}.topic: unknown topic \"{t}\""))?;
+        let part = match m.get("partition") {
+            Some(v) => uint(
+                v,
+                &format!("{p}.partition"),
+                0,
+                ti.partitions.len() as u64 - 1,
+            )? as u32,
+            None => 0,
+        };
+        Ok((t, part))
+    };
+    let action = match key {
+        "crash" => Action::Crash(broker(v, &apath)?),
+        "power_loss" => Action::PowerLoss(broker(v, &apath)?),
+        "restart" => Action::Restart(broker(v, &apath)?),
+        "shutdown" => Action::Shutdown(broker(v, &apath)?),
+        "isolate" => Action::Isolate(broker(v, &apath)?),
+        "heal" => Action::Heal(broker(v, &apath)?),
+        "flush" => Action::Flush(broker(v, &apath)?),
+        "produce" => {
+            let pm = obj(v, &apath)?;
+            check_keys(
+                pm,
+                &apath,
+                &["topic", "partition", "count", "acks", "producer"],
+            )?;
+            let (topic, partition) = topic_partition(pm, &apath)?;
+            let count = match pm.get("count") {
+                Some(c) => uint(c, &format!("{apath}.count"), 1, 100_000)? as u32,
+                None => 1,
+            };
+            let acks = match pm.get("acks") {
+                Some(a) => Some(Acks::parse(a).map_err(|e| format!("{apath}.acks: {e}"))?),
+                None => None,
+            };
+            let producer = match pm.get("producer") {
+                Some(p) => {
+                    let name = string(p, &format!("{apath}.producer"))?;
+                    if !producers.iter().any(|x| x.name == name) {
+                        return Err(format!(
+                            "{apath}.producer: unknown producer \"{name}\" (declare it under clients)"
+                        ));
+                    }
+                    Some(name)
+                }
+                None => None,
+            };
+            Action::Produce {
+                topic,
+                partition,
+                count,
+                acks,
+                producer,
+            }
+        }
+        "slow" | "unslow" => {
+            let pm = obj(v, &apath)?;
+            check_keys(pm, &apath, &["broker", "topic", "partition"])?;
+            let b = broker(
+                pm.get("broker")
+                    .ok_or_else(|| format!("{apath}.broker: required"))?,
+                &format!("{apath}.broker"),
+            )?;
+            let (topic, partition) = topic_partition(pm, &apath)?;
+            let holds = topics
+                .iter()
+                .find(|t| t.name == topic)
+                .and_then(|t| t.partitions.get(partition as usize))
+                .is_some_and(|&pi| partitions[pi].replicas.contains(&b));
+            if !holds {
+                return Err(format!(
+                    "{apath}.broker: broker {b} holds no replica of {topic}-{partition}"
+                ));
+            }
+            if key == "slow" {
+                Action::Slow {
+                    broker: b,
+                    topic,
+                    partition,
+                }
+            } else {
+                Action::Unslow {
+                    broker: b,
+                    topic,
+                    partition,
+                }
+            }
+        }
+        "elect_preferred" => {
+            let pm = obj(v, &apath)?;
+            check_keys(pm, &apath, &["topic", "partition"])?;
+            let (topic, partition) = topic_partition(pm, &apath)?;
+            Action::ElectPreferred { topic, partition }
+        }
+        other => {
+            return Err(format!(
+                "{path}.{other}: unknown action (expected one of: {})",
+                ACTIONS.join(", ")
+            ))
+        }
+    };
+    Ok((at, action))
+}
+
+/// A stable, Kafka-looking topic id (22 characters of URL-safe base64).
+fn topic_id(name: &str, seed: u64) -> String {
+    const ALPHABET: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+    let mut h = xxhash_rust::xxh3::xxh3_128_with_seed(name.as_bytes(), seed);
+    (0..22)
+        .map(|_| {
+            let c = ALPHABET[(h & 63) as usize] as char;
+            h >>= 6;
+            c
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MINIMAL: &str = r#"{"brokers": 3, "topics": [{"name": "t", "replication_factor": 3}]}"#;
+
+    #[test]
+    fn minimal_scenario_takes_defaults() {
+        let s = parse(MINIMAL).unwrap();
+        assert_eq!(s.spec.partitions.len(), 1);
+        assert_eq!(s.spec.partitions[0].replicas, vec![1, 2, 3]);
+        assert_eq!(s.run_until_ms, 30_000);
+    }
+
+    fn err(json: &str) -> String {
+        parse(json).unwrap_err()
+    }
+
+    #[test]
+    fn replication_factor_above_broker_count_names_the_field() {
+        let e = err(r#"{"brokers": 3, "topics": [{"name": "orders", "replication_factor": 4}]}"#);
+        assert_eq!(e, "topics[0].replication_factor: 4 exceeds the 3 brokers");
+    }
+
+    #[test]
+    fn unknown_fields_are_errors() {
+        let e = err(r#"{"brokers": 3, "topicz": [], "topics": [{"name": "t"}]}"#);
+        assert!(e.starts_with("topicz: unknown field"), "{e}");
+        let e = err(r#"{"brokers": 3, "topics": [{"name": "t", "replicas": 3}]}"#);
+        assert!(e.starts_with("topics[0].replicas: unknown field"), "{e}");
+    }
+
+    #[test]
+    fn step_with_two_actions_or_bad_broker_is_rejected() {
+        let e = err(
+            r#"{"brokers": 3, "topics": [{"name": "t"}], "steps": [{"at_ms": 1, "crash": 1, "heal": 1}]}"#,
+        );
+        assert!(
+            e.starts_with("steps[0]: a step has at_ms and exactly one action"),
+            "{e}"
+        );
+        let e = err(
+            r#"{"brokers": 3, "topics": [{"name": "t"}], "steps": [{"at_ms": 1, "crash": 7}]}"#,
+        );
+        assert!(
+            e.starts_with("steps[0].crash: 7 is out of range 1..=3"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn broken_json_reports_line_and_column() {
+        let e = err("{\"brokers\": 3,\n \"topics\": [}");
+        assert!(e.starts_with("scenario is not valid JSON (line 2"), "{e}");
+    }
+
+    #[test]
+    fn explicit_assignment_must_match_partitions_and_rf() {
+        let e = err(
+            r#"{"brokers": 3, "topics": [{"name": "t", "partitions": 2, "replication_factor": 2, "assignment": [[1,2]]}]}"#,
+        );
+        assert!(e.contains("has 1 replica lists for 2 partitions"), "{e}");
+    }
+
+    #[test]
+    fn acks_accepts_strings_and_numbers() {
+        for acks in [r#""all""#, "-1", r#""1""#, "0"] {
+            let json = format!(
+                r#"{{"brokers": 1, "topics": [{{"name": "t"}}], "clients": [{{"type": "producer", "id": "p", "topic": "t", "acks": {acks}}}]}}"#
+            );
+            parse(&json).unwrap();
+        }
+        let e = err(
+            r#"{"brokers": 1, "topics": [{"name": "t"}], "clients": [{"type": "producer", "id": "p", "topic": "t", "acks": 2}]}"#,
+        );
+        assert!(e.starts_with("clients[0].acks:"), "{e}");
+    }
+}
+
+/// Parse one action written as a scenario step without `at_ms`
+/// (`{"crash": 2}`), against an already loaded scenario. Used by the browser
+/// API and any script that drives a running lab.
+pub fn parse_action(v: &Value, spec: &ClusterSpec) -> R<Action> {
+    let mut m = obj(v, "action")?.clone();
+    m.insert("at_ms".to_string(), Value::from(0u64));
+    parse_step(
+        &Value::Object(m),
+        "action",
+        spec.brokers,
+        &spec.topics,
+        &spec.partitions,
+        &spec.producers,
+    )
+    .map(|(_, a)| a)
+}

@@ -1,0 +1,1373 @@
+//! A broker: its replicas, its replica fetchers, and how it answers requests.
+//!
+//! - It registers with the controller, heartbeats every
+//!   `broker.heartbeat.interval.ms`, and replays the metadata log to learn
+//!   which replicas it leads or follows (KAFKA_REPLICATION.md §5, "Propagation").
+//! - As a follower it pulls from each leader with one long-polling Fetch per
+//!   leader broker (a fetcher thread), carrying `CurrentLeaderEpoch` and
+//!   `LastFetchedEpoch`, and truncates on a `DivergingEpoch` answer (§1, §7).
+//! - As a leader it answers Produce (acks, min.insync.replicas, idempotence,
+//!   §4) and Fetch (epoch fencing, diverging epoch, HW advance, ISR expand, §1–3),
+//!   shrinks the ISR every `replica.lag.time.max.ms / 2`, and asks the
+//!   controller to change the ISR with AlterPartition (KIP-497).
+//!
+//! A process crash keeps the log (page cache survives) but loses everything in
+//! memory; the high watermark comes back from the last checkpoint. A power loss
+//! also loses records not yet flushed (`log.flush.interval.ms`, else the OS's
+//! write-back, modelled by `sim.os.flush.interval.ms`).
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+use super::config::{Acks, TruncationMode};
+use super::io::{Ctx, Timer};
+use super::log::Record;
+use super::partition::{Replica, Role};
+use super::protocol::*;
+use super::trace::{list, TraceKind};
+
+/// `replica.socket.timeout.ms` (30 s): how long a fetcher waits for an answer.
+pub const REPLICA_SOCKET_TIMEOUT_MS: u64 = 30_000;
+/// How long the leader waits before re-sending an unanswered AlterPartition.
+pub const ALTER_PARTITION_RETRY_MS: u64 = 5_000;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Process {
+    Running,
+    Crashed,
+    PoweredOff,
+    ShutDown,
+}
+
+#[derive(Clone, Debug)]
+struct ParkedFetch {
+    from: Node,
+    id: u64,
+    replica: Option<BrokerId>,
+    broker_epoch: u64,
+    partitions: Vec<FetchPartition>,
+}
+
+#[derive(Clone, Debug)]
+struct ParkedProduce {
+    from: Node,
+    id: u64,
+    /// Per partition: the offset the HW must reach, and the answer once known.
+    waiting: Vec<(PartitionIndex, u64, u64)>,
+    done: Vec<ProducePartitionResponse>,
+}
+
+#[derive(Clone, Debug)]
+pub struct Broker {
+    pub id: BrokerId,
+    pub process: Process,
+    pub incarnation: u32,
+    pub broker_epoch: u64,
+    pub registered: bool,
+    /// As last told by the controller's heartbeat response.
+    pub fenced: bool,
+    pub want_shutdown: bool,
+    pub clean_shutdown: bool,
+    pub metadata_offset: u64,
+    /// Metadata cache for client requests: leader and epoch per partition.
+    pub meta_leaders: Vec<(Option<BrokerId>, u32)>,
+    /// Fenced / shutting-down brokers as this broker's metadata says.
+    pub meta_ineligible: Vec<BrokerId>,
+    pub replicas: BTreeMap<PartitionIndex, Replica>,
+    fetch_in_flight: BTreeMap<BrokerId, (u64, Vec<(PartitionIndex, u32)>)>,
+    parked_fetches: BTreeMap<u64, ParkedFetch>,
+    fetch_waiters: BTreeMap<PartitionIndex, Vec<u64>>,
+    parked_produces: BTreeMap<u64, ParkedProduce>,
+    produce_waiters: BTreeMap<PartitionIndex, Vec<u64>>,
+    registration_in_flight: bool,
+    /// Partitions this broker's fetcher skips (the `slow` fault).
+    pub slow_partitions: Vec<PartitionIndex>,
+}
+
+impl Broker {
+    pub fn new(id: BrokerId, partitions: usize) -> Self {
+        Broker {
+            id,
+            process: Process::ShutDown,
+            incarnation: 0,
+            broker_epoch: 0,
+            registered: false,
+            fenced: true,
+            want_shutdown: false,
+            clean_shutdown: true,
+            metadata_offset: 0,
+            meta_leaders: vec![(None, 0); partitions],
+            meta_ineligible: Vec::new(),
+            replicas: BTreeMap::new(),
+            fetch_in_flight: BTreeMap::new(),
+            parked_fetches: BTreeMap::new(),
+            fetch_waiters: BTreeMap::new(),
+            parked_produces: BTreeMap::new(),
+            produce_waiters: BTreeMap::new(),
+            registration_in_flight: false,
+            slow_partitions: Vec::new(),
+        }
+    }
+
+    pub fn is_running(&self) -> bool {
+        self.process == Process::Running
+    }
+
+    fn node(&self) -> Node {
+        Node::Broker(self.id)
+    }
+
+    /// Start (or restart) the process: forget everything in memory, keep the log.
+    pub fn start(&mut self, ctx: &mut Ctx) {
+        self.process = Process::Running;
+        self.incarnation += 1;
+        self.broker_epoch = 0;
+        self.registered = false;
+        self.fenced = true;
+        self.want_shutdown = false;
+        self.metadata_offset = 0;
+        self.meta_leaders.iter_mut().for_each(|m| *m = (None, 0));
+        self.meta_ineligible.clear();
+        self.fetch_in_flight.clear();
+        self.parked_fetches.clear();
+        self.fetch_waiters.clear();
+        self.parked_produces.clear();
+        self.produce_waiters.clear();
+        for r in self.replicas.values_mut() {
+            // The HW lives in memory; a restart reads the last checkpoint.
+            r.log.high_watermark = r
+                .log
+                .checkpointed_high_watermark
+                .min(r.log.log_end_offset());
+            let replicas = std::mem::take(&mut r.replicas);
+            let log = std::mem::take(&mut r.log);
+            *r = Replica::new(r.partition, replicas);
+            r.log = log;
+        }
+        self.send_registration(ctx);
+        ctx.after(ctx.config.broker_heartbeat_interval_ms, Timer::Heartbeat);
+        ctx.after(ctx.config.replica_lag_time_max_ms / 2, Timer::IsrCheck);
+        ctx.after(
+            ctx.config.replica_high_watermark_checkpoint_interval_ms,
+            Timer::HighWatermarkCheckpoint,
+        );
+        ctx.after(ctx.config.flush_interval_ms, Timer::Flush);
+    }
+
+    fn send_registration(&mut self, ctx: &mut Ctx) {
+        self.registration_in_flight = true;
+        ctx.send(
+            Node::Controller,
+            Message::BrokerRegistration {
+                broker: self.id,
+                clean_shutdown: self.clean_shutdown,
+            },
+        );
+    }
+
+    /// Process death. Parked requests die with it: their connections reset.
+    pub fn crash(&mut self, ctx: &mut Ctx, power_loss: bool) -> u64 {
+        self.process = if power_loss {
+            Process::PoweredOff
+        } else {
+            Process::Crashed
+        };
+        self.clean_shutdown = false;
+        if !power_loss {
+            for p in std::mem::take(&mut self.parked_produces).into_values() {
+                ctx.send(
+                    p.from,
+                    Message::Disconnected {
+                        id: p.id,
+                        to: self.node(),
+                    },
+                );
+            }
+            for f in std::mem::take(&mut self.parked_fetches).into_values() {
+                ctx.send(
+                    f.from,
+                    Message::Disconnected {
+                        id: f.id,
+                        to: self.node(),
+                    },
+                );
+            }
+        }
+        let mut lost = 0;
+        if power_loss {
+            for r in self.replicas.values_mut() {
+                let removed = r.log.lose_unflushed();
+                lost += removed.len() as u64;
+                ctx.touch(r.partition);
+            }
+        }
+        lost
+    }
+
+    /// A clean stop: flush and checkpoint, as Kafka does on controlled shutdown.
+    pub fn stop_cleanly(&mut self, ctx: &mut Ctx) {
+        for r in self.replicas.values_mut() {
+            r.log.flush();
+            r.log.checkpoint_high_watermark();
+        }
+        self.process = Process::ShutDown;
+        self.clean_shutdown = true;
+        for p in std::mem::take(&mut self.parked_produces).into_values() {
+            ctx.send(
+                p.from,
+                Message::Disconnected {
+                    id: p.id,
+                    to: self.node(),
+                },
+            );
+        }
+        for f in std::mem::take(&mut self.parked_fetches).into_values() {
+            ctx.send(
+                f.from,
+                Message::Disconnected {
+                    id: f.id,
+                    to: self.node(),
+                },
+            );
+        }
+        ctx.trace(
+            TraceKind::BrokerShutDown { broker: self.id },
+            format!(
+                "Broker {} finished its controlled shutdown: logs flushed, high watermarks checkpointed, process stopped.",
+                self.id
+            ),
+        );
+    }
+
+    pub fn request_shutdown(&mut self, ctx: &mut Ctx) {
+        if !ctx.config.controlled_shutdown_enable || !self.registered {
+            self.stop_cleanly(ctx);
+            return;
+        }
+        self.want_shutdown = true;
+        self.send_heartbeat(ctx);
+    }
+
+    fn send_heartbeat(&mut self, ctx: &mut Ctx) {
+        ctx.send(
+            Node::Controller,
+            Message::BrokerHeartbeat {
+                broker: self.id,
+                broker_epoch: self.broker_epoch,
+                metadata_offset: self.metadata_offset,
+                want_shutdown: self.want_shutdown,
+            },
+        );
+    }
+
+    pub fn on_timer(&mut self, ctx: &mut Ctx, timer: Timer) {
+        match timer {
+            Timer::Heartbeat => {
+                if self.registered {
+                    self.send_heartbeat(ctx);
+                } else {
+                    self.send_registration(ctx);
+                }
+                ctx.after(ctx.config.broker_heartbeat_interval_ms, Timer::Heartbeat);
+            }
+            Timer::IsrCheck => {
+                self.shrink_isr_check(ctx);
+                ctx.after(ctx.config.replica_lag_time_max_ms / 2, Timer::IsrCheck);
+            }
+            Timer::HighWatermarkCheckpoint => {
+                for r in self.replicas.values_mut() {
+                    r.log.checkpoint_high_watermark();
+                }
+                ctx.after(
+                    ctx.config.replica_high_watermark_checkpoint_interval_ms,
+                    Timer::HighWatermarkCheckpoint,
+                );
+            }
+            Timer::Flush => {
+                for r in self.replicas.values_mut() {
+                    r.log.flush();
+                }
+                ctx.after(ctx.config.flush_interval_ms, Timer::Flush);
+            }
+            Timer::FetchTimeout { leader, id } => {
+                if self.fetch_in_flight.get(&leader).is_some_and(|f| f.0 == id) {
+                    self.fetch_in_flight.remove(&leader);
+                    self.back_off_leader(ctx, leader);
+                    self.send_fetches(ctx);
+                }
+            }
+            Timer::FetchRetry => self.send_fetches(ctx),
+            Timer::DelayedFetchExpire { id } => {
+                if let Some(parked) = self.parked_fetches.remove(&id) {
+                    self.answer_fetch(ctx, parked, true);
+                }
+            }
+            Timer::DelayedProduceExpire { id } => {
+                if let Some(mut parked) = self.parked_produces.remove(&id) {
+                    for (p, _, _) in std::mem::take(&mut parked.waiting) {
+                        parked.done.push(ProducePartitionResponse {
+                            partition: p,
+                            result: Err(ErrorCode::RequestTimedOut),
+                            current_leader: None,
+                        });
+                    }
+                    ctx.send(
+                        parked.from,
+                        Message::ProduceResponse {
+                            id: parked.id,
+                            partitions: parked.done,
+                        },
+                    );
+                }
+            }
+            Timer::AlterPartitionRetry { partition, id } => {
+                let resend = self
+                    .replicas
+                    .get(&partition)
+                    .and_then(|r| r.pending_isr.clone().filter(|p| p.0 == id).map(|p| (r, p)))
+                    .map(|(r, (id, isr))| Message::AlterPartition {
+                        id,
+                        broker: self.id,
+                        broker_epoch: self.broker_epoch,
+                        partition,
+                        leader_epoch: r.leader_epoch,
+                        partition_epoch: r.partition_epoch,
+                        new_isr: isr,
+                        recovered: false,
+                    });
+                if let Some(msg) = resend {
+                    ctx.send(Node::Controller, msg);
+                    ctx.after(
+                        ALTER_PARTITION_RETRY_MS,
+                        Timer::AlterPartitionRetry { partition, id },
+                    );
+                }
+            }
+            _ => {}
+        }
+    }
+
+    pub fn on_message(&mut self, ctx: &mut Ctx, from: Node, msg: Message) {
+        match msg {
+            Message::BrokerRegistrationResponse { broker_epoch } => {
+                self.registration_in_flight = false;
+                self.broker_epoch = broker_epoch;
+                self.registered = true;
+                self.send_heartbeat(ctx);
+            }
+            Message::BrokerHeartbeatResponse {
+                fenced,
+                shutdown_ok,
+                metadata_end,
+            } => {
+                self.fenced = fenced;
+                self.apply_metadata(ctx, metadata_end);
+                if shutdown_ok && self.want_shutdown {
+                    self.stop_cleanly(ctx);
+                }
+            }
+            Message::MetadataPush { metadata_end } => self.apply_metadata(ctx, metadata_end),
+            Message::Fetch {
+                id,
+                replica,
+                broker_epoch,
+                max_wait_ms,
+                partitions,
+            } => {
+                let parked = ParkedFetch {
+                    from,
+                    id,
+                    replica,
+                    broker_epoch,
+                    partitions,
+                };
+                self.handle_fetch(ctx, parked, max_wait_ms);
+            }
+            Message::FetchResponse { id, partitions } => {
+                if let Node::Broker(leader) = from {
+                    self.handle_fetch_response(ctx, leader, id, partitions);
+                }
+            }
+            Message::Produce {
+                id,
+                acks,
+                timeout_ms,
+                batches,
+            } => self.handle_produce(ctx, from, id, acks, timeout_ms, batches),
+            Message::Metadata { id } => {
+                let partitions = self
+                    .meta_leaders
+                    .iter()
+                    .enumerate()
+                    .map(|(p, (leader, epoch))| PartitionMetadata {
+                        partition: p,
+                        leader: *leader,
+                        leader_epoch: *epoch,
+                    })
+                    .collect();
+                ctx.send(from, Message::MetadataResponse { id, partitions });
+            }
+            Message::OffsetsForLeaderEpoch {
+                id,
+                partition,
+                current_leader_epoch,
+                leader_epoch,
+            } => {
+                let result = match self.replicas.get(&partition) {
+                    Some(r) if r.is_leader() => {
+                        if current_leader_epoch < r.leader_epoch {
+                            Err(ErrorCode::FencedLeaderEpoch)
+                        } else if current_leader_epoch > r.leader_epoch {
+                            Err(ErrorCode::UnknownLeaderEpoch)
+                        } else {
+                            Ok(r.log.end_offset_for(leader_epoch))
+                        }
+                    }
+                    _ => Err(ErrorCode::NotLeaderOrFollower),
+                };
+                ctx.send(
+                    from,
+                    Message::OffsetsForLeaderEpochResponse {
+                        id,
+                        partition,
+                        result,
+                    },
+                );
+            }
+            Message::AlterPartitionResponse {
+                id,
+                partition,
+                result,
+            } => self.handle_alter_partition_response(ctx, id, partition, result),
+            Message::Disconnected { id, to } => {
+                if let Node::Broker(leader) = to {
+                    if self.fetch_in_flight.get(&leader).is_some_and(|f| f.0 == id) {
+                        self.fetch_in_flight.remove(&leader);
+                        self.back_off_leader(ctx, leader);
+                        self.send_fetches(ctx);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+
+    // ---------------------------------------------------------------- metadata
+
+    /// Replay the metadata log up to `end`. When catching up over many records,
+    /// only the last state of each partition matters: a restarted broker must
+    /// not briefly "become leader" in epochs long gone.
+    fn apply_metadata(&mut self, ctx: &mut Ctx, end: u64) {
+        let end = end.min(ctx.metadata.len() as u64);
+        if end <= self.metadata_offset {
+            return;
+        }
+        let metadata = ctx.metadata;
+        let mut latest: BTreeMap<PartitionIndex, &PartitionRegistration> = BTreeMap::new();
+        for rec in &metadata[self.metadata_offset as usize..end as usize] {
+            match rec {
+                MetadataRecord::Partition {
+                    partition,
+                    registration,
+                } => {
+                    latest.insert(*partition, registration);
+                }
+                MetadataRecord::Broker {
+                    broker,
+                    fenced,
+                    in_controlled_shutdown,
+                    ..
+                } => {
+                    self.meta_ineligible.retain(|b| b != broker);
+                    if *fenced || *in_controlled_shutdown {
+                        self.meta_ineligible.push(*broker);
+                    }
+                }
+            }
+        }
+        self.metadata_offset = end;
+        for (p, reg) in latest {
+            self.meta_leaders[p] = (reg.leader, reg.leader_epoch);
+            if self.replicas.contains_key(&p) {
+                self.apply_partition(ctx, p, reg);
+            }
+        }
+        self.send_fetches(ctx);
+    }
+
+    fn apply_partition(&mut self, ctx: &mut Ctx, p: PartitionIndex, reg: &PartitionRegistration) {
+        let me = self.id;
+        let now = ctx.now;
+        let Some(rep) = self.replicas.get_mut(&p) else {
+            return;
+        };
+        if rep.known_registration && reg.partition_epoch <= rep.partition_epoch {
+            return;
+        }
+        rep.known_registration = true;
+        ctx.touch(p);
+        if reg.leader == Some(me) {
+            let same_epoch = rep.is_leader() && rep.leader_epoch == reg.leader_epoch;
+            rep.make_leader(me, reg, now);
+            if !same_epoch {
+                let text = format!(
+                    "Broker {me} is now leader of {} in epoch {}: it writes (epoch {}, start offset {}) to its leader-epoch cache before accepting writes; LEO {}, HW {} (kept from before, it may lag).",
+                    ctx.tp(p),
+                    reg.leader_epoch,
+                    reg.leader_epoch,
+                    rep.log.log_end_offset(),
+                    rep.log.log_end_offset(),
+                    rep.log.high_watermark
+                );
+                ctx.trace(
+                    TraceKind::BecameLeader {
+                        broker: me,
+                        topic: ctx.partitions[p].topic.clone(),
+                        partition: ctx.partitions[p].partition,
+                        leader_epoch: reg.leader_epoch,
+                        log_end_offset: rep.log.log_end_offset(),
+                        high_watermark: rep.log.high_watermark,
+                    },
+                    text,
+                );
+                if reg.leader_recovery_state == LeaderRecoveryState::Recovering {
+                    // KIP-704: the unclean leader reports it has taken over.
+                    let id = ctx.new_id();
+                    rep.pending_isr = Some((id, vec![me]));
+                    ctx.send(
+                        Node::Controller,
+                        Message::AlterPartition {
+                            id,
+                            broker: me,
+                            broker_epoch: self.broker_epoch,
+                            partition: p,
+                            leader_epoch: reg.leader_epoch,
+                            partition_epoch: reg.partition_epoch,
+                            new_isr: vec![me],
+                            recovered: true,
+                        },
+                    );
+                }
+            }
+            self.after_leader_state_change(ctx, p);
+        } else {
+            let was_leader = rep.is_leader();
+            let same = rep.role == Role::Follower
+                && rep.leader == reg.leader
+                && rep.leader_epoch == reg.leader_epoch;
+            rep.make_follower(reg);
+            if !same {
+                let tp = ctx.tp(p);
+                ctx.trace(
+                    TraceKind::BecameFollower {
+                        broker: me,
+                        topic: ctx.partitions[p].topic.clone(),
+                        partition: ctx.partitions[p].partition,
+                        leader: reg.leader,
+                        leader_epoch: reg.leader_epoch,
+                    },
+                    match reg.leader {
+                        Some(l) => format!(
+                            "Broker {me} follows broker {l} for {tp} in epoch {}.",
+                            reg.leader_epoch
+                        ),
+                        None => format!("Broker {me} has no leader to follow for {tp}: the partition is offline."),
+                    },
+                );
+                if let Some(to) = rep.truncation_on_become_follower(ctx.config.truncation) {
+                    let from = rep.log.log_end_offset();
+                    let removed = rep.log.truncate_to(to);
+                    if !removed.is_empty() {
+                        trace_truncation(
+                            ctx,
+                            me,
+                            p,
+                            from,
+                            to,
+                            &removed,
+                            format!("pre-KIP-101 mode: a new follower truncates to its own high watermark {to}"),
+                        );
+                    }
+                }
+            }
+            if was_leader {
+                self.fail_parked_produces(ctx, p, ErrorCode::NotLeaderOrFollower);
+                self.wake_fetches(ctx, p);
+            }
+        }
+    }
+
+    // ---------------------------------------------------------------- leader: produce
+
+    fn handle_produce(
+        &mut self,
+        ctx: &mut Ctx,
+        from: Node,
+        id: u64,
+        acks: Acks,
+        timeout_ms: u64,
+        batches: Vec<ProduceBatch>,
+    ) {
+        let mut done = Vec::new();
+        let mut waiting = Vec::new();
+        for batch in batches {
+            let p = batch.partition;
+            let hint = self.leader_hint(p);
+            let result = self.append_as_leader(ctx, p, acks, batch.records);
+            match result {
+                Err(e) => done.push(ProducePartitionResponse {
+                    partition: p,
+                    result: Err(e),
+                    current_leader: hint,
+                }),
+                Ok((base, required)) => {
+                    let hw = self.replicas.get(&p).map_or(0, |r| r.log.high_watermark);
+                    if acks != Acks::All || hw >= required {
+                        done.push(ProducePartitionResponse {
+                            partition: p,
+                            result: self.ack_result(ctx, p, base),
+                            current_leader: None,
+                        });
+                    } else {
+                        waiting.push((p, required, base));
+                    }
+                }
+            }
+        }
+        if acks == Acks::None {
+            return;
+        }
+        if waiting.is_empty() {
+            ctx.send(
+                from,
+                Message::ProduceResponse {
+                    id,
+                    partitions: done,
+                },
+            );
+            return;
+        }
+        let key = ctx.new_id();
+        for (p, _, _) in &waiting {
+            self.produce_waiters.entry(*p).or_default().push(key);
+        }
+        self.parked_produces.insert(
+            key,
+            ParkedProduce {
+                from,
+                id,
+                waiting,
+                done,
+            },
+        );
+        ctx.after(timeout_ms, Timer::DelayedProduceExpire { id: key });
+    }
+
+    /// Partition.checkEnoughReplicasReachOffset once the HW covers the batch.
+    fn ack_result(&self, ctx: &Ctx, p: PartitionIndex, base: u64) -> Result<u64, ErrorCode> {
+        let Some(r) = self.replicas.get(&p) else {
+            return Err(ErrorCode::NotLeaderOrFollower);
+        };
+        let min_isr = r.effective_min_isr(ctx.partitions[p].config.min_insync_replicas);
+        if r.maximal_isr().len() < min_isr {
+            Err(ErrorCode::NotEnoughReplicasAfterAppend)
+        } else {
+            Ok(base)
+        }
+    }
+
+    fn leader_hint(&self, p: PartitionIndex) -> Option<(BrokerId, u32)> {
+        match self.meta_leaders.get(p) {
+            Some((Some(l), e)) if *l != self.id => Some((*l, *e)),
+            _ => None,
+        }
+    }
+
+    /// Append a batch as leader. Returns (base offset, offset the HW must reach).
+    fn append_as_leader(
+        &mut self,
+        ctx: &mut Ctx,
+        p: PartitionIndex,
+        acks: Acks,
+        records: Vec<Record>,
+    ) -> Result<(u64, u64), ErrorCode> {
+        let me = self.id;
+        let eligible: Vec<BrokerId> = self.meta_ineligible.clone();
+        let Some(rep) = self.replicas.get_mut(&p) else {
+            return Err(ErrorCode::NotLeaderOrFollower);
+        };
+        if !rep.is_leader() {
+            return Err(ErrorCode::NotLeaderOrFollower);
+        }
+        let cfg = &ctx.partitions[p].config;
+        if acks == Acks::All && rep.isr.len() < rep.effective_min_isr(cfg.min_insync_replicas) {
+            return Err(ErrorCode::NotEnoughReplicas);
+        }
+        let Some(first) = records.first().copied() else {
+            return Err(ErrorCode::InvalidRequest);
+        };
+        let count = records.len() as u64;
+        if first.producer_id != 0 {
+            let last_seq = first.seq + count as u32 - 1;
+            if let Some(state) = rep.log.producer_state(first.producer_id) {
+                if let Some(dup) = state
+                    .batches
+                    .iter()
+                    .find(|b| b.first_seq == first.seq && b.last_seq == last_seq)
+                {
+                    // A retry of a batch already in the log: answer with its offsets.
+                    return Ok((dup.base_offset, dup.base_offset + count));
+                }
+                let expected = state.last_seq().map_or(0, |s| s.wrapping_add(1));
+                if first.seq != expected {
+                    return Err(ErrorCode::OutOfOrderSequenceNumber);
+                }
+            } else if first.seq != 0 {
+                return Err(ErrorCode::OutOfOrderSequenceNumber);
+            }
+        }
+        let base = rep.log.log_end_offset();
+        let epoch = rep.leader_epoch;
+        for (i, r) in records.into_iter().enumerate() {
+            rep.log.append(Record {
+                epoch,
+                batch_start: i == 0,
+                ..r
+            });
+        }
+        let _ = me;
+        ctx.touch(p);
+        let eligible_fn = |b: BrokerId| !eligible.contains(&b);
+        let cfg = &ctx.partitions[p].config;
+        let moved = rep.maybe_increment_high_watermark(
+            ctx.now,
+            ctx.config.replica_lag_time_max_ms,
+            cfg.min_insync_replicas,
+            true,
+            &eligible_fn,
+        );
+        self.wake_fetches(ctx, p);
+        if moved {
+            self.complete_parked_produces(ctx, p);
+        }
+        Ok((base, base + count))
+    }
+
+    fn complete_parked_produces(&mut self, ctx: &mut Ctx, p: PartitionIndex) {
+        let Some(keys) = self.produce_waiters.remove(&p) else {
+            return;
+        };
+        let hw = self.replicas.get(&p).map_or(0, |r| r.log.high_watermark);
+        let mut still = Vec::new();
+        for key in keys {
+            let Some(mut parked) = self.parked_produces.remove(&key) else {
+                continue;
+            };
+            let mut keep_waiting = Vec::new();
+            for (wp, required, base) in std::mem::take(&mut parked.waiting) {
+                if wp == p && hw >= required {
+                    let result = self.ack_result(ctx, p, base);
+                    parked.done.push(ProducePartitionResponse {
+                        partition: p,
+                        result,
+                        current_leader: None,
+                    });
+                } else {
+                    if wp == p {
+                        still.push(key);
+                    }
+                    keep_waiting.push((wp, required, base));
+                }
+            }
+            parked.waiting = keep_waiting;
+            if parked.waiting.is_empty() {
+                ctx.send(
+                    parked.from,
+                    Message::ProduceResponse {
+                        id: parked.id,
+                        partitions: parked.done,
+                    },
+                );
+            } else {
+                self.parked_produces.insert(key, parked);
+            }
+        }
+        if !still.is_empty() {
+            still.dedup();
+            self.produce_waiters.insert(p, still);
+        }
+    }
+
+    fn fail_parked_produces(&mut self, ctx: &mut Ctx, p: PartitionIndex, error: ErrorCode) {
+        let Some(keys) = self.produce_waiters.remove(&p) else {
+            return;
+        };
+        let hint = self.leader_hint(p);
+        for key in keys {
+            let Some(mut parked) = self.parked_produces.remove(&key) else {
+                continue;
+            };
+            let (failed, rest): (Vec<_>, Vec<_>) = std::mem::take(&mut parked.waiting)
+                .into_iter()
+                .partition(|w| w.0 == p);
+            for _ in failed {
+                parked.done.push(ProducePartitionResponse {
+                    partition: p,
+                    result: Err(error),
+                    current_leader: hint,
+                });
+            }
+            parked.waiting = rest;
+            if parked.waiting.is_empty() {
+                ctx.send(
+                    parked.from,
+                    Message::ProduceResponse {
+                        id: parked.id,
+                        partitions: parked.done,
+                    },
+                );
+            } else {
+                self.parked_produces.insert(key, parked);
+            }
+        }
+    }
+
+    // ---------------------------------------------------------------- leader: fetch
+
+    fn handle_fetch(&mut self, ctx: &mut Ctx, parked: ParkedFetch, max_wait_ms: u64) {
+        let has_data = self.fetch_would_return(ctx, &parked);
+        if has_data || max_wait_ms == 0 {
+            self.answer_fetch(ctx, parked, false);
+            return;
+        }
+        // Long poll (replica.fetch.wait.max.ms / fetch.max.wait.ms): park until
+        // something is appended, or the wait expires. Followers' positions are
+        // recorded now, as Kafka does on the first read.
+        if let Some(replica) = parked.replica {
+            for fp in &parked.partitions {
+                self.record_follower_position(ctx, replica, parked.broker_epoch, fp);
+            }
+        }
+        let key = ctx.new_id();
+        for fp in &parked.partitions {
+            self.fetch_waiters
+                .entry(fp.partition)
+                .or_default()
+                .push(key);
+        }
+        self.parked_fetches.insert(key, parked);
+        ctx.after(max_wait_ms, Timer::DelayedFetchExpire { id: key });
+    }
+
+    /// Whether an immediate answer is due: data, an error, or a divergence.
+    fn fetch_would_return(&self, ctx: &Ctx, parked: &ParkedFetch) -> bool {
+        let _ = ctx;
+        parked.partitions.iter().any(|fp| {
+            let Some(r) = self.replicas.get(&fp.partition) else {
+                return true;
+            };
+            if !r.is_leader() || fp.current_leader_epoch != r.leader_epoch {
+                return true;
+            }
+            let end = if parked.replica.is_some() {
+                r.log.log_end_offset()
+            } else {
+                r.log.high_watermark
+            };
+            if fp.fetch_offset != end {
+                return true;
+            }
+            if let Some(lfe) = fp.last_fetched_epoch {
+                match r.log.end_offset_for(lfe) {
+                    None => return true,
+                    Some((e, o)) if e < lfe || o < fp.fetch_offset => return true,
+                    _ => {}
+                }
+            }
+            false
+        })
+    }
+
+    fn wake_fetches(&mut self, ctx: &mut Ctx, p: PartitionIndex) {
+        let Some(keys) = self.fetch_waiters.remove(&p) else {
+            return;
+        };
+        for key in keys {
+            if let Some(parked) = self.parked_fetches.remove(&key) {
+                self.answer_fetch(ctx, parked, false);
+            }
+        }
+    }
+
+    fn record_follower_position(
+        &mut self,
+        ctx: &mut Ctx,
+        replica: BrokerId,
+        broker_epoch: u64,
+        fp: &FetchPartition,
+    ) {
+        let p = fp.partition;
+        let ineligible = self.meta_ineligible.clone();
+        let eligible = |b: BrokerId| !ineligible.contains(&b);
+        let Some(rep) = self.replicas.get_mut(&p) else {
+            return;
+        };
+        if !rep.is_leader() || fp.current_leader_epoch != rep.leader_epoch {
+            return;
+        }
+        if fp.fetch_offset > rep.log.log_end_offset() {
+            return;
+        }
+        if let Some(lfe) = fp.last_fetched_epoch {
+            match rep.log.end_offset_for(lfe) {
+                Some((e, o)) if e >= lfe && o >= fp.fetch_offset => {}
+                _ => return,
+            }
+        }
+        let moved = rep.record_follower_fetch(replica, fp.fetch_offset, broker_epoch, ctx.now);
+        // ISR expansion (Partition.maybeExpandIsr).
+        if rep.pending_isr.is_none() {
+            let add = rep.expand_candidates(&eligible);
+            if !add.is_empty() {
+                let mut new_isr = rep.isr.clone();
+                new_isr.extend(add);
+                let id = ctx.new_id();
+                rep.pending_isr = Some((id, new_isr.clone()));
+                ctx.send(
+                    Node::Controller,
+                    Message::AlterPartition {
+                        id,
+                        broker: self.id,
+                        broker_epoch: self.broker_epoch,
+                        partition: p,
+                        leader_epoch: rep.leader_epoch,
+                        partition_epoch: rep.partition_epoch,
+                        new_isr,
+                        recovered: false,
+                    },
+                );
+                ctx.after(
+                    ALTER_PARTITION_RETRY_MS,
+                    Timer::AlterPartitionRetry { partition: p, id },
+                );
+            }
+        }
+        if moved {
+            ctx.touch(p);
+            self.after_leader_state_change(ctx, p);
+        }
+    }
+
+    /// Try to advance the HW; complete produce requests and consumer fetches it unblocks.
+    fn after_leader_state_change(&mut self, ctx: &mut Ctx, p: PartitionIndex) {
+        let ineligible = self.meta_ineligible.clone();
+        let eligible = |b: BrokerId| !ineligible.contains(&b);
+        let Some(rep) = self.replicas.get_mut(&p) else {
+            return;
+        };
+        let moved = rep.maybe_increment_high_watermark(
+            ctx.now,
+            ctx.config.replica_lag_time_max_ms,
+            ctx.partitions[p].config.min_insync_replicas,
+            true,
+            &eligible,
+        );
+        if moved {
+            ctx.touch(p);
+            self.complete_parked_produces(ctx, p);
+            self.wake_fetches(ctx, p);
+        }
+    }
+
+    fn answer_fetch(&mut self, ctx: &mut Ctx, parked: ParkedFetch, expired: bool) {
+        let _ = expired;
+        let mut out = Vec::with_capacity(parked.partitions.len());
+        for fp in &parked.partitions {
+            out.push(self.read_partition(ctx, parked.replica, parked.broker_epoch, fp));
+        }
+        ctx.send(
+            parked.from,
+            Message::FetchResponse {
+                id: parked.id,
+                partitions: out,
+            },
+        );
+    }
+
+    /// Leader-side processing of one partition of a Fetch (§1 steps 1–4).
+    fn read_partition(
+        &mut self,
+        ctx: &mut Ctx,
+        replica: Option<BrokerId>,
+        broker_epoch: u64,
+        fp: &FetchPartition,
+    ) -> FetchPartitionResponse {
+        let p = fp.partition;
+        let hint = self.leader_hint(p);
+        let mut resp = FetchPartitionResponse {
+            partition: p,
+            error: None,
+            high_watermark: 0,
+            log_end_offset: 0,
+            diverging_epoch: None,
+            current_leader: None,
+            records: Vec::new(),
+            base_offset: fp.fetch_offset,
+        };
+        let error = match self.replicas.get(&p) {
+            None => Some(ErrorCode::NotLeaderOrFollower),
+            Some(r) if !r.is_leader() => Some(ErrorCode::NotLeaderOrFollower),
+            Some(r) if fp.current_leader_epoch < r.leader_epoch => {
+                Some(ErrorCode::FencedLeaderEpoch)
+            }
+            Some(r) if fp.current_leader_epoch > r.leader_epoch => {
+                Some(ErrorCode::UnknownLeaderEpoch)
+            }
+            Some(r) if replica.is_some_and(|b| !r.replicas.contains(&b)) => {
+                Some(ErrorCode::NotLeaderOrFollower)
+            }
+            _ => None,
+        };
+        if let Some(e) = error {
+            resp.error = Some(e);
+            resp.current_leader = hint.or_else(|| {
+                self.replicas
+                    .get(&p)
+                    .filter(|r| r.is_leader())
+                    .map(|r| (self.id, r.leader_epoch))
+            });
+            return resp;
+        }
+        let Some(r) = self.replicas.get(&p) else {
+            return resp;
+        };
+        // Snapshot before the read: the follower learns a new HW one round later.
+        resp.high_watermark = r.log.high_watermark;
+        resp.log_end_offset = r.log.log_end_offset();
+        resp.current_leader = Some((self.id, r.leader_epoch));
+        let Some(follower) = replica else {
+            // A consumer reads only below the HW (read_uncommitted).
+            let hw = r.log.high_watermark;
+            if fp.fetch_offset > r.log.log_end_offset() {
+                resp.error = Some(ErrorCode::OffsetOutOfRange);
+            } else if fp.fetch_offset < hw {
+                resp.records = r.log.records()[fp.fetch_offset as usize..hw as usize].to_vec();
+            }
+            return resp;
+        };
+        if let Some(lfe) = fp.last_fetched_epoch {
+            match r.log.end_offset_for(lfe) {
+                None => {
+                    resp.error = Some(ErrorCode::OffsetOutOfRange);
+                    return resp;
+                }
+                Some((e, o)) if e < lfe || o < fp.fetch_offset => {
+                    resp.diverging_epoch = Some((e, o));
+                    return resp;
+                }
+                _ => {}
+            }
+        }
+        if fp.fetch_offset > r.log.log_end_offset() {
+            resp.error = Some(ErrorCode::OffsetOutOfRange);
+            return resp;
+        }
+        resp.records = r.log.records()[fp.fetch_offset as usize..].to_vec();
+        self.record_follower_position(ctx, follower, broker_epoch, fp);
+        resp
+    }
+
+    // ---------------------------------------------------------------- follower: fetcher
+
+    fn back_off_leader(&mut self, ctx: &mut Ctx, leader: BrokerId) {
+        let until = ctx.now + ctx.config.replica_fetch_backoff_ms;
+        for r in self.replicas.values_mut() {
+            if r.role == Role::Follower && r.leader == Some(leader) {
+                r.fetch_backoff_until = until;
+            }
+        }
+        ctx.after(ctx.config.replica_fetch_backoff_ms, Timer::FetchRetry);
+    }
+
+    /// One Fetch per leader broker, for every partition followed from it.
+    fn send_fetches(&mut self, ctx: &mut Ctx) {
+        if !self.is_running() || !self.registered {
+            return;
+        }
+        let mut by_leader: BTreeMap<BrokerId, Vec<FetchPartition>> = BTreeMap::new();
+        for r in self.replicas.values() {
+            let Some(leader) = r.leader else { continue };
+            if r.role != Role::Follower
+                || leader == self.id
+                || r.fetch_backoff_until > ctx.now
+                || self.slow_partitions.contains(&r.partition)
+            {
+                continue;
+            }
+            let last_fetched_epoch = match ctx.config.truncation {
+                TruncationMode::LeaderEpoch => r.log.last_record_epoch(),
+                TruncationMode::HighWatermark => None,
+            };
+            by_leader.entry(leader).or_default().push(FetchPartition {
+                partition: r.partition,
+                fetch_offset: r.log.log_end_offset(),
+                current_leader_epoch: r.leader_epoch,
+                last_fetched_epoch,
+            });
+        }
+        for (leader, partitions) in by_leader {
+            if self.fetch_in_flight.contains_key(&leader) {
+                continue;
+            }
+            let id = ctx.new_id();
+            let sent = partitions
+                .iter()
+                .map(|fp| (fp.partition, fp.current_leader_epoch))
+                .collect();
+            self.fetch_in_flight.insert(leader, (id, sent));
+            ctx.send(
+                Node::Broker(leader),
+                Message::Fetch {
+                    id,
+                    replica: Some(self.id),
+                    broker_epoch: self.broker_epoch,
+                    max_wait_ms: ctx.config.replica_fetch_wait_max_ms,
+                    partitions,
+                },
+            );
+            ctx.after(
+                REPLICA_SOCKET_TIMEOUT_MS,
+                Timer::FetchTimeout { leader, id },
+            );
+        }
+    }
+
+    fn handle_fetch_response(
+        &mut self,
+        ctx: &mut Ctx,
+        leader: BrokerId,
+        id: u64,
+        partitions: Vec<FetchPartitionResponse>,
+    ) {
+        match self.fetch_in_flight.get(&leader) {
+            Some((want, _)) if *want == id => {}
+            _ => return,
+        }
+        let Some((_, sent)) = self.fetch_in_flight.remove(&leader) else {
+            return;
+        };
+        let mut retry_later = false;
+        for resp in partitions {
+            let p = resp.partition;
+            let Some(sent_epoch) = sent.iter().find(|s| s.0 == p).map(|s| s.1) else {
+                continue;
+            };
+            let me = self.id;
+            let Some(rep) = self.replicas.get_mut(&p) else {
+                continue;
+            };
+            if rep.role != Role::Follower
+                || rep.leader != Some(leader)
+                || rep.leader_epoch != sent_epoch
+            {
+                continue;
+            }
+            match resp.error {
+                None => {}
+                Some(ErrorCode::OffsetOutOfRange) => {
+                    let leo = rep.log.log_end_offset();
+                    if resp.log_end_offset < leo {
+                        let removed = rep.log.truncate_to(resp.log_end_offset);
+                        let to = resp.log_end_offset;
+                        trace_truncation(
+                            ctx,
+                            me,
+                            p,
+                            leo,
+                            to,
+                            &removed,
+                            format!("OFFSET_OUT_OF_RANGE: the leader's log ends at {to}, before this replica's"),
+                        );
+                    } else {
+                        rep.fetch_backoff_until = ctx.now + ctx.config.replica_fetch_backoff_ms;
+                        retry_later = true;
+                    }
+                    continue;
+                }
+                Some(_) => {
+                    rep.fetch_backoff_until = ctx.now + ctx.config.replica_fetch_backoff_ms;
+                    retry_later = true;
+                    continue;
+                }
+            }
+            if let Some((epoch, end)) = resp.diverging_epoch {
+                let t = rep.truncation_point(epoch, end);
+                let from = rep.log.log_end_offset();
+                let removed = rep.log.truncate_to(t.to);
+                ctx.touch(p);
+                if !removed.is_empty() {
+                    trace_truncation(
+                        ctx,
+                        me,
+                        p,
+                        from,
+                        t.to,
+                        &removed,
+                        format!(
+                            "the leader says epoch {epoch} ends at offset {end} (DivergingEpoch); this replica's own records from {} on were written in a diverging history",
+                            t.to
+                        ),
+                    );
+                }
+                continue;
+            }
+            if resp.base_offset != rep.log.log_end_offset() {
+                continue;
+            }
+            for r in resp.records {
+                rep.log.append(r);
+            }
+            let leo = rep.log.log_end_offset();
+            rep.log.high_watermark = resp.high_watermark.min(leo);
+            ctx.touch(p);
+        }
+        if retry_later {
+            ctx.after(ctx.config.replica_fetch_backoff_ms, Timer::FetchRetry);
+        }
+        self.send_fetches(ctx);
+    }
+
+    // ---------------------------------------------------------------- leader: ISR
+
+    fn shrink_isr_check(&mut self, ctx: &mut Ctx) {
+        if !self.registered {
+            return;
+        }
+        let me = self.id;
+        let lag = ctx.config.replica_lag_time_max_ms;
+        let mut sends = Vec::new();
+        for rep in self.replicas.values_mut() {
+            if !rep.is_leader() || rep.pending_isr.is_some() {
+                continue;
+            }
+            let out = rep.out_of_sync(me, ctx.now, lag);
+            if out.is_empty() {
+                continue;
+            }
+            let new_isr: Vec<BrokerId> = rep
+                .isr
+                .iter()
+                .copied()
+                .filter(|b| !out.contains(b))
+                .collect();
+            let id = ctx.new_id();
+            rep.pending_isr = Some((id, new_isr.clone()));
+            sends.push(Message::AlterPartition {
+                id,
+                broker: me,
+                broker_epoch: self.broker_epoch,
+                partition: rep.partition,
+                leader_epoch: rep.leader_epoch,
+                partition_epoch: rep.partition_epoch,
+                new_isr,
+                recovered: false,
+            });
+        }
+        for msg in sends {
+            if let Message::AlterPartition { id, partition, .. } = &msg {
+                ctx.after(
+                    ALTER_PARTITION_RETRY_MS,
+                    Timer::AlterPartitionRetry {
+                        partition: *partition,
+                        id: *id,
+                    },
+                );
+            }
+            ctx.send(Node::Controller, msg);
+        }
+    }
+
+    fn handle_alter_partition_response(
+        &mut self,
+        ctx: &mut Ctx,
+        id: u64,
+        p: PartitionIndex,
+        result: Result<PartitionRegistration, ErrorCode>,
+    ) {
+        let me = self.id;
+        let Some(rep) = self.replicas.get_mut(&p) else {
+            return;
+        };
+        if rep.pending_isr.as_ref().map(|x| x.0) != Some(id) {
+            return;
+        }
+        rep.pending_isr = None;
+        match result {
+            Ok(reg) => {
+                if reg.partition_epoch > rep.partition_epoch && reg.leader == Some(me) {
+                    rep.make_leader(me, &reg, ctx.now);
+                    ctx.touch(p);
+                    self.after_leader_state_change(ctx, p);
+                }
+            }
+            Err(e) => {
+                let tp = ctx.tp(p);
+                ctx.trace(
+                    TraceKind::AlterPartitionRejected {
+                        broker: me,
+                        topic: ctx.partitions[p].topic.clone(),
+                        partition: ctx.partitions[p].partition,
+                        error: e.name().to_string(),
+                    },
+                    format!(
+                        "The controller refused broker {me}'s AlterPartition for {tp} with {e}: its view (leader epoch {}, partition epoch {}) is stale; it waits for new metadata.",
+                        rep.leader_epoch, rep.partition_epoch
+                    ),
+                );
+                // Retry the HW computation with the (unchanged) committed ISR.
+                self.after_leader_state_change(ctx, p);
+            }
+        }
+    }
+
+    pub fn role_of(&self, p: PartitionIndex) -> Role {
+        self.replicas.get(&p).map_or(Role::Unknown, |r| r.role)
+    }
+
+    pub fn isr_text(&self, p: PartitionIndex) -> String {
+        self.replicas
+            .get(&p)
+            .map_or(String::new(), |r| list(&r.isr))
+    }
+}
+
+pub fn trace_truncation(
+    ctx: &mut Ctx,
+    broker: BrokerId,
+    p: PartitionIndex,
+    from: u64,
+    to: u64,
+    removed: &[Record],
+    reason: String,
+) {
+    let tp = ctx.tp(p);
+    let n = removed.len();
+    ctx.touch(p);
+    ctx.trace(
+        TraceKind::Truncated {
+            broker,
+            topic: ctx.partitions[p].topic.clone(),
+            partition: ctx.partitions[p].partition,
+            from_offset: from,
+            to_offset: to,
+            records: removed.iter().map(|r| r.id).collect(),
+            reason: reason.clone(),
+        },
+        format!(
+            "Broker {broker} truncated {tp} from LEO {from} to {to}, removing {n} record{}: {reason}.",
+            if n == 1 { "" } else { "s" }
+        ),
+    );
+}

@@ -1,0 +1,796 @@
+//! The world: brokers, the controller, clients and the network, advanced one
+//! event at a time by [`Cluster::step`] or up to a time by [`Cluster::run_until`].
+//!
+//! Faults are verbs on the cluster, as in turmoil: `crash`, `power_loss`,
+//! `restart`, `shutdown`, `isolate`, `heal`, `slow`. Each one is also an
+//! [`Action`], so a scenario file, the browser and a test script drive the same
+//! code path. After every event the invariant checker looks at the partitions
+//! that event touched (see `invariants.rs`).
+
+use serde::Serialize;
+
+use super::broker::{Broker, Process};
+use super::client::{Acked, Consumer, Producer};
+use super::config::{Acks, ClusterConfig, ConsumerConfig, ProducerConfig};
+use super::controller::Controller;
+use super::invariants::{InvariantState, Violation};
+use super::io::{Ctx, Timer};
+use super::net::Network;
+use super::partition::Replica;
+use super::protocol::{BrokerId, Message, Node, PartitionIndex};
+use super::time::EventQueue;
+use super::trace::{Trace, TraceKind};
+use super::{PartitionInfo, TopicInfo};
+
+/// Something a user, a scenario step or a test does to the cluster.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Action {
+    Produce {
+        topic: String,
+        partition: u32,
+        count: u32,
+        acks: Option<Acks>,
+        producer: Option<String>,
+    },
+    Crash(BrokerId),
+    PowerLoss(BrokerId),
+    Restart(BrokerId),
+    Shutdown(BrokerId),
+    Isolate(BrokerId),
+    Heal(BrokerId),
+    Slow {
+        broker: BrokerId,
+        topic: String,
+        partition: u32,
+    },
+    Unslow {
+        broker: BrokerId,
+        topic: String,
+        partition: u32,
+    },
+    ElectPreferred {
+        topic: String,
+        partition: u32,
+    },
+    /// fsync every log of a broker now (a simulation aid for power-loss tests).
+    Flush(BrokerId),
+}
+
+#[derive(Clone, Debug)]
+pub enum Event {
+    Deliver {
+        from: Node,
+        to: Node,
+        msg: Message,
+    },
+    Timer {
+        node: Node,
+        incarnation: u32,
+        timer: Timer,
+    },
+    Step(usize),
+}
+
+enum Input {
+    Msg(Node, Message),
+    Timer(Timer),
+    Start,
+    Crash(bool),
+    Shutdown,
+    Send {
+        partition: PartitionIndex,
+        count: u32,
+        acks: Acks,
+    },
+    ElectPreferred(PartitionIndex),
+}
+
+/// The description a cluster is built from (the scenario after validation).
+#[derive(Clone, Debug)]
+pub struct ClusterSpec {
+    pub seed: u64,
+    pub brokers: u32,
+    pub config: ClusterConfig,
+    pub topics: Vec<TopicInfo>,
+    pub partitions: Vec<PartitionInfo>,
+    pub producers: Vec<ProducerSpec>,
+    pub consumers: Vec<ConsumerSpec>,
+    pub steps: Vec<(u64, Action)>,
+}
+
+#[derive(Clone, Debug)]
+pub struct ProducerSpec {
+    pub name: String,
+    pub topic: Option<usize>,
+    pub config: ProducerConfig,
+    pub records_per_sec: u64,
+}
+
+#[derive(Clone, Debug)]
+pub struct ConsumerSpec {
+    pub name: String,
+    pub topic: usize,
+    pub config: ConsumerConfig,
+}
+
+#[derive(Clone, Debug)]
+pub struct Cluster {
+    pub now: u64,
+    pub seed: u64,
+    queue: EventQueue<Event>,
+    pub net: Network,
+    pub config: ClusterConfig,
+    pub topics: Vec<TopicInfo>,
+    pub partitions: Vec<PartitionInfo>,
+    pub brokers: Vec<Broker>,
+    pub controller: Controller,
+    pub producers: Vec<Producer>,
+    pub consumers: Vec<Consumer>,
+    pub trace: Trace,
+    next_id: u64,
+    pub steps: Vec<(u64, Action)>,
+    /// Acknowledged records per partition.
+    pub acked: Vec<Vec<Acked>>,
+    pub invariants: InvariantState,
+    dirty: Vec<PartitionIndex>,
+    pub events_processed: u64,
+    /// Brokers told to be slow for a partition: (broker, partition).
+    pub slow: Vec<(BrokerId, PartitionIndex)>,
+}
+
+impl Cluster {
+    pub fn new(spec: ClusterSpec) -> Cluster {
+        let assignment: Vec<Vec<BrokerId>> =
+            spec.partitions.iter().map(|p| p.replicas.clone()).collect();
+        let mut brokers: Vec<Broker> = (1..=spec.brokers)
+            .map(|id| Broker::new(id, spec.partitions.len()))
+            .collect();
+        for (p, info) in spec.partitions.iter().enumerate() {
+            for b in &info.replicas {
+                if let Some(broker) = brokers.get_mut(*b as usize - 1) {
+                    broker
+                        .replicas
+                        .insert(p, Replica::new(p, info.replicas.clone()));
+                }
+            }
+        }
+        let producers = spec
+            .producers
+            .iter()
+            .enumerate()
+            .map(|(i, ps)| {
+                let parts = ps
+                    .topic
+                    .map(|t| spec.topics[t].partitions.clone())
+                    .unwrap_or_default();
+                Producer::new(
+                    ps.name.clone(),
+                    i as u32,
+                    parts,
+                    ps.config.clone(),
+                    ps.records_per_sec,
+                    spec.brokers,
+                )
+            })
+            .collect();
+        let consumers = spec
+            .consumers
+            .iter()
+            .enumerate()
+            .map(|(i, cs)| {
+                Consumer::new(
+                    cs.name.clone(),
+                    i as u32,
+                    spec.topics[cs.topic].partitions.clone(),
+                    cs.config.clone(),
+                    spec.brokers,
+                )
+            })
+            .collect();
+        let n = spec.partitions.len();
+        let mut c = Cluster {
+            now: 0,
+            seed: spec.seed,
+            queue: EventQueue::default(),
+            net: Network::new(
+                spec.config.network_latency_ms,
+                spec.config.network_jitter_ms,
+                spec.seed,
+            ),
+            controller: Controller::new(spec.brokers, &assignment),
+            config: spec.config,
+            topics: spec.topics,
+            partitions: spec.partitions,
+            brokers,
+            producers,
+            consumers,
+            trace: Trace::default(),
+            next_id: 0,
+            steps: spec.steps,
+            acked: vec![Vec::new(); n],
+            invariants: InvariantState::new(n),
+            dirty: Vec::new(),
+            events_processed: 0,
+            slow: Vec::new(),
+        };
+        for (i, (at, _)) in c.steps.clone().iter().enumerate() {
+            c.queue.schedule(*at, Event::Step(i));
+        }
+        // Everything starts at t=0: brokers register, the controller starts its
+        // rebalance timer, clients fetch metadata.
+        for b in 1..=c.brokers.len() as u32 {
+            c.handle(Node::Broker(b), Input::Start);
+        }
+        c.schedule_timer(
+            Node::Controller,
+            c.config.leader_imbalance_check_interval_seconds * 1000,
+            Timer::LeaderRebalance,
+        );
+        for i in 0..c.producers.len() as u32 {
+            c.handle(Node::Producer(i), Input::Start);
+        }
+        for i in 0..c.consumers.len() as u32 {
+            c.handle(Node::Consumer(i), Input::Start);
+        }
+        c.after_event();
+        c
+    }
+
+    fn schedule_timer(&mut self, node: Node, at: u64, timer: Timer) {
+        let incarnation = self.incarnation(node);
+        self.queue.schedule(
+            at,
+            Event::Timer {
+                node,
+                incarnation,
+                timer,
+            },
+        );
+    }
+
+    fn incarnation(&self, node: Node) -> u32 {
+        match node {
+            Node::Broker(b) => self
+                .brokers
+                .get(b as usize - 1)
+                .map_or(0, |x| x.incarnation),
+            _ => 0,
+        }
+    }
+
+    pub fn broker(&self, b: BrokerId) -> Option<&Broker> {
+        self.brokers.get((b as usize).wrapping_sub(1))
+    }
+
+    pub fn next_event_time(&self) -> Option<u64> {
+        self.queue.peek_time()
+    }
+
+    /// Process the next event. Returns false when nothing is left to do.
+    pub fn step(&mut self) -> bool {
+        let Some((at, event)) = self.queue.pop() else {
+            return false;
+        };
+        self.now = self.now.max(at);
+        self.events_processed += 1;
+        match event {
+            Event::Deliver { from, to, msg } => self.deliver(from, to, msg),
+            Event::Timer {
+                node,
+                incarnation,
+                timer,
+            } => {
+                let alive = match node {
+                    Node::Broker(b) => self
+                        .broker(b)
+                        .is_some_and(|x| x.is_running() && x.incarnation == incarnation),
+                    _ => true,
+                };
+                if alive {
+                    self.handle(node, Input::Timer(timer));
+                }
+            }
+            Event::Step(i) => {
+                if let Some((_, action)) = self.steps.get(i).cloned() {
+                    // Steps were validated when the scenario was loaded.
+                    let _ = self.apply(action);
+                }
+            }
+        }
+        self.after_event();
+        true
+    }
+
+    /// Run every event due at or before `t`, then set the clock to `t`.
+    pub fn run_until(&mut self, t: u64) {
+        while self.queue.peek_time().is_some_and(|at| at <= t) {
+            self.step();
+        }
+        self.now = self.now.max(t);
+    }
+
+    pub fn run_for(&mut self, ms: u64) {
+        let t = self.now.saturating_add(ms);
+        self.run_until(t);
+    }
+
+    fn deliver(&mut self, from: Node, to: Node, msg: Message) {
+        if !self.net.can_reach(from, to) {
+            self.net.messages_dropped += 1;
+            return;
+        }
+        if let Node::Broker(b) = to {
+            let process = self.broker(b).map(|x| x.process);
+            if process != Some(Process::Running) {
+                // A dead process refuses connections; a powered-off machine
+                // does not answer at all.
+                if process != Some(Process::PoweredOff) {
+                    if let Some(id) = msg.request_id() {
+                        self.send(to, from, Message::Disconnected { id, to });
+                    }
+                }
+                return;
+            }
+        }
+        self.handle(to, Input::Msg(from, msg));
+    }
+
+    fn send(&mut self, from: Node, to: Node, msg: Message) {
+        if !self.net.can_reach(from, to) {
+            self.net.messages_dropped += 1;
+            return;
+        }
+        let at = self.net.delivery_time(self.now, from, to);
+        self.queue.schedule(at, Event::Deliver { from, to, msg });
+    }
+
+    /// Run one node's handler with a fresh context, then route its outputs.
+    fn handle(&mut self, node: Node, input: Input) {
+        let empty: [super::protocol::MetadataRecord; 0] = [];
+        let Cluster {
+            brokers,
+            controller,
+            producers,
+            consumers,
+            trace,
+            next_id,
+            config,
+            partitions,
+            dirty,
+            now,
+            ..
+        } = self;
+        macro_rules! ctx {
+            ($metadata:expr) => {
+                Ctx {
+                    now: *now,
+                    config,
+                    partitions,
+                    metadata: $metadata,
+                    trace,
+                    next_id,
+                    sends: Vec::new(),
+                    timers: Vec::new(),
+                    dirty,
+                }
+            };
+        }
+        let mut controller_changed = false;
+        let (sends, timers) = match node {
+            Node::Controller => {
+                // The controller's context must not borrow its own log.
+                let mut ctx = ctx!(&empty);
+                match input {
+                    Input::Msg(from, msg) => controller.on_message(&mut ctx, from, msg),
+                    Input::Timer(t) => controller.on_timer(&mut ctx, t),
+                    Input::ElectPreferred(p) => controller.elect_preferred(&mut ctx, p),
+                    _ => {}
+                }
+                controller_changed = true;
+                (ctx.sends, ctx.timers)
+            }
+            Node::Broker(b) => {
+                let Some(broker) = brokers.get_mut(b as usize - 1) else {
+                    return;
+                };
+                let mut ctx = ctx!(&controller.metadata_log);
+                match input {
+                    Input::Msg(from, msg) => broker.on_message(&mut ctx, from, msg),
+                    Input::Timer(t) => broker.on_timer(&mut ctx, t),
+                    Input::Start => broker.start(&mut ctx),
+                    Input::Crash(power) => {
+                        broker.crash(&mut ctx, power);
+                    }
+                    Input::Shutdown => broker.request_shutdown(&mut ctx),
+                    _ => {}
+                }
+                (ctx.sends, ctx.timers)
+            }
+            Node::Producer(i) => {
+                let Some(p) = producers.get_mut(i as usize) else {
+                    return;
+                };
+                let mut ctx = ctx!(&controller.metadata_log);
+                match input {
+                    Input::Msg(_, msg) => p.on_message(&mut ctx, msg),
+                    Input::Timer(t) => p.on_timer(&mut ctx, t),
+                    Input::Start => p.start(&mut ctx),
+                    Input::Send {
+                        partition,
+                        count,
+                        acks,
+                    } => {
+                        let ids = (0..count).map(|_| ctx.new_id()).collect();
+                        p.send(&mut ctx, partition, ids, acks, true);
+                    }
+                    _ => {}
+                }
+                (ctx.sends, ctx.timers)
+            }
+            Node::Consumer(i) => {
+                let Some(c) = consumers.get_mut(i as usize) else {
+                    return;
+                };
+                let mut ctx = ctx!(&controller.metadata_log);
+                match input {
+                    Input::Msg(_, msg) => c.on_message(&mut ctx, msg),
+                    Input::Timer(t) => c.on_timer(&mut ctx, t),
+                    Input::Start => c.start(&mut ctx),
+                    _ => {}
+                }
+                (ctx.sends, ctx.timers)
+            }
+        };
+        for (to, msg) in sends {
+            self.send(node, to, msg);
+        }
+        for (at, timer) in timers {
+            self.schedule_timer(node, at, timer);
+        }
+        if controller_changed && self.controller.pending_push {
+            self.controller.pending_push = false;
+            let end = self.controller.metadata_log.len() as u64;
+            for b in 1..=self.brokers.len() as u32 {
+                self.send(
+                    Node::Controller,
+                    Node::Broker(b),
+                    Message::MetadataPush { metadata_end: end },
+                );
+            }
+        }
+        if let Node::Producer(i) = node {
+            let acked = std::mem::take(&mut self.producers[i as usize].newly_acked);
+            for a in acked {
+                self.acked[a.partition].push(a);
+                self.dirty.push(a.partition);
+            }
+        }
+    }
+
+    fn after_event(&mut self) {
+        if self.dirty.is_empty() {
+            return;
+        }
+        let mut dirty = std::mem::take(&mut self.dirty);
+        dirty.sort_unstable();
+        dirty.dedup();
+        super::invariants::check(self, &dirty);
+    }
+
+    pub fn partition_index(&self, topic: &str, partition: u32) -> Result<PartitionIndex, String> {
+        let t = self
+            .topics
+            .iter()
+            .find(|t| t.name == topic)
+            .ok_or_else(|| format!("unknown topic \"{topic}\""))?;
+        t.partitions
+            .get(partition as usize)
+            .copied()
+            .ok_or_else(|| {
+                format!(
+                    "topic \"{topic}\" has {} partitions; there is no partition {partition}",
+                    t.partitions.len()
+                )
+            })
+    }
+
+    fn check_broker(&self, b: BrokerId) -> Result<(), String> {
+        if b == 0 || b as usize > self.brokers.len() {
+            Err(format!(
+                "broker {b} does not exist (brokers are 1..={})",
+                self.brokers.len()
+            ))
+        } else {
+            Ok(())
+        }
+    }
+
+    /// Check an action against this cluster without applying it.
+    pub fn validate(&self, action: &Action) -> Result<(), String> {
+        match action {
+            Action::Produce {
+                topic,
+                partition,
+                count,
+                producer,
+                ..
+            } => {
+                self.partition_index(topic, *partition)?;
+                if *count == 0 {
+                    return Err("count must be at least 1".into());
+                }
+                if *count > 100_000 {
+                    return Err("count must be at most 100000".into());
+                }
+                if let Some(name) = producer {
+                    if !self.producers.iter().any(|p| &p.name == name) {
+                        return Err(format!("unknown producer \"{name}\""));
+                    }
+                }
+                Ok(())
+            }
+            Action::Crash(b)
+            | Action::PowerLoss(b)
+            | Action::Restart(b)
+            | Action::Shutdown(b)
+            | Action::Isolate(b)
+            | Action::Heal(b)
+            | Action::Flush(b) => self.check_broker(*b),
+            Action::Slow {
+                broker,
+                topic,
+                partition,
+            }
+            | Action::Unslow {
+                broker,
+                topic,
+                partition,
+            } => {
+                self.check_broker(*broker)?;
+                let p = self.partition_index(topic, *partition)?;
+                if !self.partitions[p].replicas.contains(broker) {
+                    return Err(format!(
+                        "broker {broker} holds no replica of {topic}-{partition}"
+                    ));
+                }
+                Ok(())
+            }
+            Action::ElectPreferred { topic, partition } => {
+                self.partition_index(topic, *partition).map(|_| ())
+            }
+        }
+    }
+
+    /// Do `action` now. Invalid actions are refused with a message, never a panic;
+    /// actions that make no sense in the current state (restarting a running
+    /// broker) are no-ops, as they would be on a real cluster.
+    pub fn apply(&mut self, action: Action) -> Result<(), String> {
+        self.validate(&action)?;
+        let text = describe_action(&action);
+        self.trace.push(
+            self.now,
+            TraceKind::Step {
+                action: serde_json::to_string(&action).unwrap_or_default(),
+            },
+            text,
+        );
+        match action {
+            Action::Produce {
+                topic,
+                partition,
+                count,
+                acks,
+                producer,
+            } => {
+                let p = self.partition_index(&topic, partition)?;
+                let idx = match producer {
+                    Some(name) => self.producers.iter().position(|x| x.name == name),
+                    None => Some(self.default_producer()),
+                };
+                let Some(idx) = idx else {
+                    return Err("unknown producer".into());
+                };
+                let acks = acks.unwrap_or(self.producers[idx].config.acks);
+                self.handle(
+                    Node::Producer(idx as u32),
+                    Input::Send {
+                        partition: p,
+                        count,
+                        acks,
+                    },
+                );
+            }
+            Action::Crash(b) | Action::PowerLoss(b) => {
+                let power = matches!(action, Action::PowerLoss(_));
+                if self.broker(b).is_some_and(|x| x.is_running()) {
+                    let before: u64 = self.log_records_on(b);
+                    self.handle(Node::Broker(b), Input::Crash(power));
+                    let lost = before - self.log_records_on(b);
+                    if power {
+                        for (p, info) in self.partitions.iter().enumerate() {
+                            if info.replicas.contains(&b) {
+                                self.invariants.power_loss(p, b);
+                            }
+                        }
+                        self.trace.push(
+                            self.now,
+                            TraceKind::BrokerPowerLoss { broker: b, records_lost: lost },
+                            format!("Broker {b} lost power: {lost} record(s) not yet flushed to disk are gone; on restart it reads its high watermarks from the last checkpoint."),
+                        );
+                    } else {
+                        self.trace.push(
+                            self.now,
+                            TraceKind::BrokerCrashed { broker: b },
+                            format!("Broker {b}'s process crashed. Its log survives in the page cache; it stops heartbeating, and the controller will fence it after broker.session.timeout.ms={}.", self.config.broker_session_timeout_ms),
+                        );
+                    }
+                }
+            }
+            Action::Restart(b) => {
+                if self.broker(b).is_some_and(|x| !x.is_running()) {
+                    self.trace.push(
+                        self.now,
+                        TraceKind::BrokerRestarted { broker: b },
+                        format!("Broker {b} starts again: it reloads its log, reads its checkpointed high watermarks and registers with the controller."),
+                    );
+                    self.handle(Node::Broker(b), Input::Start);
+                }
+            }
+            Action::Shutdown(b) => {
+                if self.broker(b).is_some_and(|x| x.is_running()) {
+                    self.handle(Node::Broker(b), Input::Shutdown);
+                }
+            }
+            Action::Isolate(b) => {
+                if self.net.isolated.insert(b) {
+                    self.trace.push(
+                        self.now,
+                        TraceKind::BrokerIsolated { broker: b },
+                        format!("Broker {b} is cut off from the network: it can reach nobody and nobody can reach it, the controller and clients included. It may still believe it leads."),
+                    );
+                }
+            }
+            Action::Heal(b) => {
+                if self.net.isolated.remove(&b) {
+                    self.trace.push(
+                        self.now,
+                        TraceKind::BrokerHealed { broker: b },
+                        format!("Broker {b}'s network is back."),
+                    );
+                }
+            }
+            Action::Slow {
+                broker,
+                topic,
+                partition,
+            } => {
+                let p = self.partition_index(&topic, partition)?;
+                if !self.slow.contains(&(broker, p)) {
+                    self.slow.push((broker, p));
+                }
+                self.sync_slow(broker);
+            }
+            Action::Unslow {
+                broker,
+                topic,
+                partition,
+            } => {
+                let p = self.partition_index(&topic, partition)?;
+                self.slow.retain(|x| *x != (broker, p));
+                self.sync_slow(broker);
+            }
+            Action::ElectPreferred { topic, partition } => {
+                let p = self.partition_index(&topic, partition)?;
+                self.handle(Node::Controller, Input::ElectPreferred(p));
+            }
+            Action::Flush(b) => {
+                if let Some(broker) = self.brokers.get_mut(b as usize - 1) {
+                    if broker.is_running() {
+                        for r in broker.replicas.values_mut() {
+                            r.log.flush();
+                        }
+                    }
+                }
+            }
+        }
+        self.after_event();
+        Ok(())
+    }
+
+    fn sync_slow(&mut self, b: BrokerId) {
+        let slow: Vec<PartitionIndex> =
+            self.slow.iter().filter(|x| x.0 == b).map(|x| x.1).collect();
+        if let Some(broker) = self.brokers.get_mut(b as usize - 1) {
+            broker.slow_partitions = slow;
+        }
+        // Wake its fetcher so an unslowed partition resumes promptly.
+        if self.broker(b).is_some_and(|x| x.is_running()) {
+            self.handle(Node::Broker(b), Input::Timer(Timer::FetchRetry));
+        }
+    }
+
+    fn log_records_on(&self, b: BrokerId) -> u64 {
+        self.broker(b).map_or(0, |x| {
+            x.replicas.values().map(|r| r.log.log_end_offset()).sum()
+        })
+    }
+
+    /// The built-in producer "default" used by produce steps without a producer.
+    fn default_producer(&mut self) -> usize {
+        if let Some(i) = self.producers.iter().position(|p| p.name == "default") {
+            return i;
+        }
+        let idx = self.producers.len();
+        let config = ProducerConfig::parse(&Default::default(), "default", None)
+            .unwrap_or_else(|_| unreachable!("empty producer config always parses"));
+        self.producers.push(Producer::new(
+            "default".to_string(),
+            idx as u32,
+            Vec::new(),
+            config,
+            0,
+            self.brokers.len() as u32,
+        ));
+        self.handle(Node::Producer(idx as u32), Input::Start);
+        idx
+    }
+
+    /// Every message currently travelling, for the UI's animation.
+    pub fn in_flight(&self) -> Vec<(u64, Node, Node, &'static str)> {
+        let mut v: Vec<_> = self
+            .queue
+            .iter()
+            .filter_map(|(at, e)| match e {
+                Event::Deliver { from, to, msg } => Some((at, *from, *to, msg.kind())),
+                _ => None,
+            })
+            .collect();
+        v.sort();
+        v
+    }
+
+    pub fn violations(&self) -> &[Violation] {
+        &self.invariants.violations
+    }
+}
+
+fn describe_action(a: &Action) -> String {
+    match a {
+        Action::Produce {
+            topic,
+            partition,
+            count,
+            acks,
+            producer,
+        } => format!(
+            "Step: produce {count} record(s) to {topic}-{partition}{}{}.",
+            acks.map(|a| format!(" with acks={}", a.as_str()))
+                .unwrap_or_default(),
+            producer
+                .as_ref()
+                .map(|p| format!(" from producer {p}"))
+                .unwrap_or_default()
+        ),
+        Action::Crash(b) => format!("Step: crash broker {b}."),
+        Action::PowerLoss(b) => format!("Step: power loss on broker {b}."),
+        Action::Restart(b) => format!("Step: restart broker {b}."),
+        Action::Shutdown(b) => format!("Step: controlled shutdown of broker {b}."),
+        Action::Isolate(b) => format!("Step: isolate broker {b}."),
+        Action::Heal(b) => format!("Step: heal broker {b}."),
+        Action::Slow {
+            broker,
+            topic,
+            partition,
+        } => format!("Step: broker {broker} stops fetching {topic}-{partition}."),
+        Action::Unslow {
+            broker,
+            topic,
+            partition,
+        } => format!("Step: broker {broker} fetches {topic}-{partition} again."),
+        Action::ElectPreferred { topic, partition } => {
+            format!("Step: preferred leader election for {topic}-{partition}.")
+        }
+        Action::Flush(b) => format!("Step: broker {b} flushes its logs to disk."),
+    }
+}

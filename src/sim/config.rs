@@ -1,0 +1,404 @@
+//! Configuration under Kafka's own names and defaults (KAFKA_REPLICATION.md §9),
+//! so what a user knows about Kafka transfers both ways. Settings that belong to
+//! the simulation, not to Kafka, carry a `sim.` prefix.
+//!
+//! Values may be written as JSON numbers/booleans or as the strings a
+//! `server.properties` file would hold ("30000", "true"). Unknown keys are an
+//! error: a typo must never be silently ignored.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+pub type ConfigMap = BTreeMap<String, serde_json::Value>;
+
+/// How a rejoining replica finds where its log diverges.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TruncationMode {
+    /// KIP-101/KIP-279/truncate-on-fetch: by leader epoch (modern Kafka).
+    LeaderEpoch,
+    /// Pre-0.11: truncate to the replica's own high watermark.
+    HighWatermark,
+}
+
+/// Broker/controller-wide settings (topic overrides live in [`TopicConfig`]).
+#[derive(Clone, Debug, Serialize)]
+pub struct ClusterConfig {
+    pub replica_lag_time_max_ms: u64,
+    pub replica_fetch_wait_max_ms: u64,
+    pub replica_fetch_backoff_ms: u64,
+    pub replica_high_watermark_checkpoint_interval_ms: u64,
+    pub broker_session_timeout_ms: u64,
+    pub broker_heartbeat_interval_ms: u64,
+    pub auto_leader_rebalance_enable: bool,
+    pub leader_imbalance_check_interval_seconds: u64,
+    pub controlled_shutdown_enable: bool,
+    /// `log.flush.interval.ms`; absent means Kafka leaves flushing to the OS,
+    /// modelled by `sim.os.flush.interval.ms`.
+    pub flush_interval_ms: u64,
+    pub network_latency_ms: u64,
+    pub network_jitter_ms: u64,
+    pub truncation: TruncationMode,
+    pub topic_defaults: TopicConfig,
+}
+
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct TopicConfig {
+    pub min_insync_replicas: u32,
+    pub unclean_leader_election_enable: bool,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+pub enum Acks {
+    #[serde(rename = "0")]
+    None,
+    #[serde(rename = "1")]
+    Leader,
+    #[serde(rename = "all")]
+    All,
+}
+
+impl Acks {
+    pub fn parse(v: &serde_json::Value) -> Result<Acks, String> {
+        match v {
+            serde_json::Value::String(s) => match s.as_str() {
+                "0" => Ok(Acks::None),
+                "1" => Ok(Acks::Leader),
+                "all" | "-1" => Ok(Acks::All),
+                other => Err(format!("\"{other}\" is not 0, 1 or all")),
+            },
+            serde_json::Value::Number(n) => match n.as_i64() {
+                Some(0) => Ok(Acks::None),
+                Some(1) => Ok(Acks::Leader),
+                Some(-1) => Ok(Acks::All),
+                _ => Err(format!("{n} is not 0, 1 or -1 (all)")),
+            },
+            other => Err(format!("{other} is not 0, 1 or all")),
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Acks::None => "0",
+            Acks::Leader => "1",
+            Acks::All => "all",
+        }
+    }
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct ProducerConfig {
+    pub acks: Acks,
+    pub enable_idempotence: bool,
+    pub delivery_timeout_ms: u64,
+    pub request_timeout_ms: u64,
+    pub retries: u64,
+    pub retry_backoff_ms: u64,
+    pub retry_backoff_max_ms: u64,
+    pub max_in_flight: u32,
+    pub linger_ms: u64,
+    pub metadata_max_age_ms: u64,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum OffsetReset {
+    Latest,
+    Earliest,
+    None,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct ConsumerConfig {
+    pub auto_offset_reset: OffsetReset,
+    pub fetch_max_wait_ms: u64,
+    pub request_timeout_ms: u64,
+    pub retry_backoff_ms: u64,
+    pub metadata_max_age_ms: u64,
+}
+
+/// Reads typed values out of a config map, remembering which keys were used so
+/// the leftovers can be reported as unknown.
+struct Reader<'a> {
+    map: &'a ConfigMap,
+    path: &'a str,
+    used: Vec<&'static str>,
+}
+
+impl<'a> Reader<'a> {
+    fn new(map: &'a ConfigMap, path: &'a str) -> Self {
+        Reader {
+            map,
+            path,
+            used: Vec::new(),
+        }
+    }
+
+    fn err(&self, key: &str, msg: impl std::fmt::Display) -> String {
+        format!("{}[\"{key}\"]: {msg}", self.path)
+    }
+
+    fn raw(&mut self, key: &'static str) -> Option<&'a serde_json::Value> {
+        self.used.push(key);
+        self.map.get(key).filter(|v| !v.is_null())
+    }
+
+    fn u64(&mut self, key: &'static str, default: u64) -> Result<u64, String> {
+        let Some(v) = self.raw(key) else {
+            return Ok(default);
+        };
+        let parsed = match v {
+            serde_json::Value::Number(n) => n.as_u64(),
+            serde_json::Value::String(s) => s.trim().parse::<u64>().ok(),
+            _ => None,
+        };
+        parsed.ok_or_else(|| self.err(key, format!("{v} is not a non-negative integer")))
+    }
+
+    fn u64_opt(&mut self, key: &'static str) -> Result<Option<u64>, String> {
+        if self.map.get(key).is_some_and(|v| !v.is_null()) {
+            self.u64(key, 0).map(Some)
+        } else {
+            self.used.push(key);
+            Ok(None)
+        }
+    }
+
+    fn positive(&mut self, key: &'static str, default: u64) -> Result<u64, String> {
+        let v = self.u64(key, default)?;
+        if v == 0 {
+            return Err(self.err(key, "must be at least 1"));
+        }
+        Ok(v)
+    }
+
+    fn bool(&mut self, key: &'static str, default: bool) -> Result<bool, String> {
+        let Some(v) = self.raw(key) else {
+            return Ok(default);
+        };
+        match v {
+            serde_json::Value::Bool(b) => Ok(*b),
+            serde_json::Value::String(s) if s == "true" => Ok(true),
+            serde_json::Value::String(s) if s == "false" => Ok(false),
+            _ => Err(self.err(key, format!("{v} is not true or false"))),
+        }
+    }
+
+    fn string(&mut self, key: &'static str) -> Option<&'a str> {
+        self.raw(key).and_then(|v| v.as_str())
+    }
+
+    fn finish(self, allowed_elsewhere: &[&str]) -> Result<(), String> {
+        for key in self.map.keys() {
+            if !self.used.contains(&key.as_str()) && !allowed_elsewhere.contains(&key.as_str()) {
+                return Err(format!(
+                    "{}: unknown config \"{key}\" (known: {})",
+                    self.path,
+                    self.used.join(", ")
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+impl TopicConfig {
+    fn read(r: &mut Reader, defaults: &TopicConfig) -> Result<TopicConfig, String> {
+        let min_insync_replicas =
+            r.positive("min.insync.replicas", defaults.min_insync_replicas as u64)?;
+        let min_insync_replicas = u32::try_from(min_insync_replicas)
+            .map_err(|_| r.err("min.insync.replicas", "is too large"))?;
+        Ok(TopicConfig {
+            min_insync_replicas,
+            unclean_leader_election_enable: r.bool(
+                "unclean.leader.election.enable",
+                defaults.unclean_leader_election_enable,
+            )?,
+        })
+    }
+
+    pub fn parse(map: &ConfigMap, path: &str, defaults: &TopicConfig) -> Result<Self, String> {
+        let mut r = Reader::new(map, path);
+        let c = Self::read(&mut r, defaults)?;
+        r.finish(&[])?;
+        Ok(c)
+    }
+
+    /// Non-default entries in `key=value` form, for `describe`'s `Configs:`.
+    pub fn describe_configs(&self) -> String {
+        let mut parts = Vec::new();
+        if self.min_insync_replicas != 1 {
+            parts.push(format!("min.insync.replicas={}", self.min_insync_replicas));
+        }
+        if self.unclean_leader_election_enable {
+            parts.push("unclean.leader.election.enable=true".to_string());
+        }
+        parts.join(",")
+    }
+}
+
+impl Default for TopicConfig {
+    fn default() -> Self {
+        TopicConfig {
+            min_insync_replicas: 1,
+            unclean_leader_election_enable: false,
+        }
+    }
+}
+
+impl ClusterConfig {
+    pub fn parse(map: &ConfigMap, path: &str) -> Result<Self, String> {
+        let mut r = Reader::new(map, path);
+        let topic_defaults = TopicConfig::read(&mut r, &TopicConfig::default())?;
+        let log_flush = r.u64_opt("log.flush.interval.ms")?;
+        let os_flush = r.positive("sim.os.flush.interval.ms", 30_000)?;
+        let truncation = match r.string("sim.truncation") {
+            None | Some("leader_epoch") => TruncationMode::LeaderEpoch,
+            Some("high_watermark") => TruncationMode::HighWatermark,
+            Some(other) => {
+                return Err(r.err(
+                    "sim.truncation",
+                    format!("\"{other}\" is not leader_epoch or high_watermark"),
+                ))
+            }
+        };
+        let c = ClusterConfig {
+            replica_lag_time_max_ms: r.positive("replica.lag.time.max.ms", 30_000)?,
+            replica_fetch_wait_max_ms: r.u64("replica.fetch.wait.max.ms", 500)?,
+            replica_fetch_backoff_ms: r.u64("replica.fetch.backoff.ms", 1_000)?,
+            replica_high_watermark_checkpoint_interval_ms: r
+                .positive("replica.high.watermark.checkpoint.interval.ms", 5_000)?,
+            broker_session_timeout_ms: r.positive("broker.session.timeout.ms", 9_000)?,
+            broker_heartbeat_interval_ms: r.positive("broker.heartbeat.interval.ms", 2_000)?,
+            auto_leader_rebalance_enable: r.bool("auto.leader.rebalance.enable", true)?,
+            leader_imbalance_check_interval_seconds: r
+                .positive("leader.imbalance.check.interval.seconds", 300)?,
+            controlled_shutdown_enable: r.bool("controlled.shutdown.enable", true)?,
+            flush_interval_ms: log_flush.filter(|v| *v > 0).unwrap_or(os_flush),
+            network_latency_ms: r.u64("sim.network.latency.ms", 1)?,
+            network_jitter_ms: r.u64("sim.network.jitter.ms", 1)?,
+            truncation,
+            topic_defaults,
+        };
+        r.finish(&[])?;
+        Ok(c)
+    }
+}
+
+impl Default for ClusterConfig {
+    fn default() -> Self {
+        // An empty map always parses.
+        ClusterConfig::parse(&ConfigMap::new(), "config").unwrap_or_else(|_| unreachable!())
+    }
+}
+
+impl ProducerConfig {
+    /// `acks` may come from the client entry (`"acks": "all"`) or from its config
+    /// map; Kafka 3.0+ enables idempotence by default only together with acks=all.
+    pub fn parse(map: &ConfigMap, path: &str, acks: Option<Acks>) -> Result<Self, String> {
+        let mut r = Reader::new(map, path);
+        let acks = match r.raw("acks") {
+            Some(v) => Acks::parse(v).map_err(|e| r.err("acks", e))?,
+            None => acks.unwrap_or(Acks::All),
+        };
+        let explicit_idempotence = map.contains_key("enable.idempotence");
+        let enable_idempotence = r.bool("enable.idempotence", acks == Acks::All)?;
+        if enable_idempotence && acks != Acks::All && explicit_idempotence {
+            return Err(r.err(
+                "enable.idempotence",
+                "an idempotent producer needs acks=all (Kafka rejects this combination)",
+            ));
+        }
+        let max_in_flight = r.positive("max.in.flight.requests.per.connection", 5)?;
+        if enable_idempotence && max_in_flight > 5 {
+            return Err(r.err(
+                "max.in.flight.requests.per.connection",
+                "must be at most 5 with idempotence",
+            ));
+        }
+        let c = ProducerConfig {
+            acks,
+            enable_idempotence,
+            delivery_timeout_ms: r.positive("delivery.timeout.ms", 120_000)?,
+            request_timeout_ms: r.positive("request.timeout.ms", 30_000)?,
+            retries: r.u64("retries", i32::MAX as u64)?,
+            retry_backoff_ms: r.u64("retry.backoff.ms", 100)?,
+            retry_backoff_max_ms: r.u64("retry.backoff.max.ms", 1_000)?,
+            max_in_flight: max_in_flight.min(1_000) as u32,
+            linger_ms: r.u64("linger.ms", 5)?,
+            metadata_max_age_ms: r.positive("metadata.max.age.ms", 300_000)?,
+        };
+        r.finish(&[])?;
+        Ok(c)
+    }
+}
+
+impl ConsumerConfig {
+    pub fn parse(map: &ConfigMap, path: &str) -> Result<Self, String> {
+        let mut r = Reader::new(map, path);
+        let auto_offset_reset = match r.string("auto.offset.reset") {
+            None | Some("latest") => OffsetReset::Latest,
+            Some("earliest") => OffsetReset::Earliest,
+            Some("none") => OffsetReset::None,
+            Some(other) => {
+                return Err(r.err(
+                    "auto.offset.reset",
+                    format!("\"{other}\" is not latest, earliest or none"),
+                ))
+            }
+        };
+        let c = ConsumerConfig {
+            auto_offset_reset,
+            fetch_max_wait_ms: r.u64("fetch.max.wait.ms", 500)?,
+            request_timeout_ms: r.positive("request.timeout.ms", 30_000)?,
+            retry_backoff_ms: r.u64("retry.backoff.ms", 100)?,
+            metadata_max_age_ms: r.positive("metadata.max.age.ms", 300_000)?,
+        };
+        r.finish(&[])?;
+        Ok(c)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn map(json: &str) -> ConfigMap {
+        serde_json::from_str(json).unwrap()
+    }
+
+    #[test]
+    fn absent_keys_take_kafka_defaults() {
+        let c = ClusterConfig::default();
+        assert_eq!(c.replica_lag_time_max_ms, 30_000);
+        assert_eq!(c.broker_session_timeout_ms, 9_000);
+        assert_eq!(c.topic_defaults.min_insync_replicas, 1);
+        assert!(!c.topic_defaults.unclean_leader_election_enable);
+    }
+
+    #[test]
+    fn unknown_config_key_is_an_error_naming_it() {
+        let e = ClusterConfig::parse(&map(r#"{"replica.lag.time.max":1}"#), "config").unwrap_err();
+        assert!(e.contains("unknown config \"replica.lag.time.max\""), "{e}");
+    }
+
+    #[test]
+    fn string_values_are_accepted_as_in_server_properties() {
+        let c = ClusterConfig::parse(
+            &map(r#"{"replica.lag.time.max.ms":"10000","unclean.leader.election.enable":"true"}"#),
+            "config",
+        )
+        .unwrap();
+        assert_eq!(c.replica_lag_time_max_ms, 10_000);
+        assert!(c.topic_defaults.unclean_leader_election_enable);
+    }
+
+    #[test]
+    fn idempotence_defaults_on_only_with_acks_all() {
+        let p = ProducerConfig::parse(&ConfigMap::new(), "p", Some(Acks::Leader)).unwrap();
+        assert!(!p.enable_idempotence);
+        let p = ProducerConfig::parse(&ConfigMap::new(), "p", None).unwrap();
+        assert!(p.enable_idempotence && p.acks == Acks::All);
+    }
+}

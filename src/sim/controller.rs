@@ -1,0 +1,618 @@
+//! The active KRaft controller: broker liveness, leader election, ISR changes,
+//! and the metadata log every broker replays (KAFKA_REPLICATION.md §3, §5).
+//!
+//! - A broker that misses heartbeats for `broker.session.timeout.ms` is fenced:
+//!   it leaves every ISR (the last member stays, with no leader) and the
+//!   partitions it led elect a new leader — the first replica in assignment order
+//!   that is in the ISR and acceptable; the leader epoch is bumped.
+//! - With `unclean.leader.election.enable` and no clean candidate, the first
+//!   acceptable replica in assignment order leads with ISR = {itself}, in the
+//!   RECOVERING state of KIP-704.
+//! - No candidate at all: leader none, the partition is offline; it is elected
+//!   again when a broker that can lead unfences.
+//! - AlterPartition from a leader is validated (stale epochs, ineligible members)
+//!   before it changes the ISR; the leader epoch stays, the partition epoch grows.
+//!
+//! The controller is its own node, not one of the brokers: crashing a broker
+//! never kills it (controller failover belongs to the quorum, out of scope).
+
+use serde::Serialize;
+
+use super::io::{Ctx, Timer};
+use super::protocol::*;
+use super::trace::{list, TraceKind};
+
+#[derive(Clone, Debug, Serialize)]
+pub struct BrokerRegistrationState {
+    pub id: BrokerId,
+    pub registered: bool,
+    pub broker_epoch: u64,
+    pub fenced: bool,
+    pub in_controlled_shutdown: bool,
+    pub last_heartbeat_ms: u64,
+    /// Metadata offset of this broker's registration record: it unfences once
+    /// it has replayed that far.
+    pub registration_offset: u64,
+}
+
+#[derive(Clone, Debug)]
+pub struct Controller {
+    pub brokers: Vec<BrokerRegistrationState>,
+    pub partitions: Vec<PartitionRegistration>,
+    pub metadata_log: Vec<MetadataRecord>,
+    next_broker_epoch: u64,
+    /// Metadata records appended since the last push to brokers.
+    pub pending_push: bool,
+    pub elections: u64,
+    pub unclean_elections: u64,
+    /// Per partition: the last unclean election (new leader, leader epoch).
+    pub unclean_elected: Vec<Option<(BrokerId, u32)>>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ElectionKind {
+    Clean,
+    Preferred,
+}
+
+impl Controller {
+    pub fn new(brokers: u32, assignment: &[Vec<BrokerId>]) -> Self {
+        let partitions: Vec<PartitionRegistration> = assignment
+            .iter()
+            .map(|replicas| PartitionRegistration {
+                replicas: replicas.clone(),
+                isr: replicas.clone(),
+                leader: replicas.first().copied(),
+                leader_epoch: 0,
+                partition_epoch: 0,
+                leader_recovery_state: LeaderRecoveryState::Recovered,
+            })
+            .collect();
+        let metadata_log = partitions
+            .iter()
+            .enumerate()
+            .map(|(p, r)| MetadataRecord::Partition {
+                partition: p,
+                registration: r.clone(),
+            })
+            .collect();
+        let n = partitions.len();
+        Controller {
+            unclean_elected: vec![None; n],
+            brokers: (1..=brokers)
+                .map(|id| BrokerRegistrationState {
+                    id,
+                    registered: false,
+                    broker_epoch: 0,
+                    fenced: true,
+                    in_controlled_shutdown: false,
+                    last_heartbeat_ms: 0,
+                    registration_offset: 0,
+                })
+                .collect(),
+            partitions,
+            metadata_log,
+            next_broker_epoch: 1,
+            pending_push: false,
+            elections: 0,
+            unclean_elections: 0,
+        }
+    }
+
+    fn broker(&self, b: BrokerId) -> Option<&BrokerRegistrationState> {
+        self.brokers.get(b as usize - 1)
+    }
+
+    fn broker_mut(&mut self, b: BrokerId) -> Option<&mut BrokerRegistrationState> {
+        self.brokers.get_mut((b as usize).wrapping_sub(1))
+    }
+
+    /// isAcceptableLeader: registered, unfenced, not shutting down.
+    pub fn acceptable(&self, b: BrokerId) -> bool {
+        self.broker(b)
+            .is_some_and(|s| s.registered && !s.fenced && !s.in_controlled_shutdown)
+    }
+
+    fn append(&mut self, rec: MetadataRecord) {
+        self.metadata_log.push(rec);
+        self.pending_push = true;
+    }
+
+    fn append_broker_record(&mut self, b: BrokerId) {
+        if let Some(s) = self.broker(b) {
+            let rec = MetadataRecord::Broker {
+                broker: b,
+                broker_epoch: s.broker_epoch,
+                fenced: s.fenced,
+                in_controlled_shutdown: s.in_controlled_shutdown,
+            };
+            self.append(rec);
+        }
+    }
+
+    pub fn on_message(&mut self, ctx: &mut Ctx, from: Node, msg: Message) {
+        match msg {
+            Message::BrokerRegistration { broker, .. } => self.register(ctx, broker),
+            Message::BrokerHeartbeat {
+                broker,
+                broker_epoch,
+                metadata_offset,
+                want_shutdown,
+            } => self.heartbeat(ctx, broker, broker_epoch, metadata_offset, want_shutdown),
+            Message::AlterPartition {
+                id,
+                broker,
+                broker_epoch,
+                partition,
+                leader_epoch,
+                partition_epoch,
+                new_isr,
+                recovered,
+            } => {
+                let result = self.alter_partition(
+                    ctx,
+                    broker,
+                    broker_epoch,
+                    partition,
+                    leader_epoch,
+                    partition_epoch,
+                    new_isr,
+                    recovered,
+                );
+                ctx.send(
+                    from,
+                    Message::AlterPartitionResponse {
+                        id,
+                        partition,
+                        result,
+                    },
+                );
+            }
+            _ => {}
+        }
+    }
+
+    pub fn on_timer(&mut self, ctx: &mut Ctx, timer: Timer) {
+        match timer {
+            Timer::SessionCheck { broker } => {
+                let timeout = ctx.config.broker_session_timeout_ms;
+                let Some(s) = self.broker(broker) else { return };
+                if !s.registered || s.fenced {
+                    return;
+                }
+                let deadline = s.last_heartbeat_ms + timeout;
+                if ctx.now >= deadline {
+                    self.fence(
+                        ctx,
+                        broker,
+                        format!("missed heartbeats for broker.session.timeout.ms={timeout}"),
+                    );
+                } else {
+                    ctx.after(deadline - ctx.now, Timer::SessionCheck { broker });
+                }
+            }
+            Timer::LeaderRebalance => {
+                if ctx.config.auto_leader_rebalance_enable {
+                    for p in 0..self.partitions.len() {
+                        let reg = &self.partitions[p];
+                        if reg.leader.is_some() && reg.leader != reg.replicas.first().copied() {
+                            self.elect_preferred(ctx, p);
+                        }
+                    }
+                }
+                ctx.after(
+                    ctx.config.leader_imbalance_check_interval_seconds * 1000,
+                    Timer::LeaderRebalance,
+                );
+            }
+            _ => {}
+        }
+    }
+
+    fn register(&mut self, ctx: &mut Ctx, broker: BrokerId) {
+        let Some(s) = self.broker(broker) else { return };
+        if s.registered && !s.fenced {
+            // A new incarnation while the old one is still unfenced: the old
+            // process is gone, so fence it first (leadership moves, ISR shrinks).
+            self.fence(
+                ctx,
+                broker,
+                "re-registered with a new incarnation".to_string(),
+            );
+        }
+        let epoch = self.next_broker_epoch;
+        self.next_broker_epoch += 1;
+        let offset = self.metadata_log.len() as u64;
+        if let Some(s) = self.broker_mut(broker) {
+            s.registered = true;
+            s.broker_epoch = epoch;
+            s.fenced = true;
+            s.in_controlled_shutdown = false;
+            s.last_heartbeat_ms = ctx.now;
+            s.registration_offset = offset;
+        }
+        self.append_broker_record(broker);
+        ctx.trace(
+            TraceKind::BrokerRegistered {
+                broker,
+                broker_epoch: epoch,
+            },
+            format!("Broker {broker} registered with the controller and got broker epoch {epoch}; it stays fenced until it has replayed the metadata log."),
+        );
+        ctx.send(
+            Node::Broker(broker),
+            Message::BrokerRegistrationResponse {
+                broker_epoch: epoch,
+            },
+        );
+        ctx.after(
+            ctx.config.broker_session_timeout_ms,
+            Timer::SessionCheck { broker },
+        );
+    }
+
+    fn heartbeat(
+        &mut self,
+        ctx: &mut Ctx,
+        broker: BrokerId,
+        broker_epoch: u64,
+        metadata_offset: u64,
+        want_shutdown: bool,
+    ) {
+        let Some(s) = self.broker(broker) else { return };
+        if !s.registered || s.broker_epoch != broker_epoch {
+            let end = self.metadata_log.len() as u64;
+            ctx.send(
+                Node::Broker(broker),
+                Message::BrokerHeartbeatResponse {
+                    fenced: true,
+                    shutdown_ok: false,
+                    metadata_end: end,
+                },
+            );
+            return;
+        }
+        let was_fenced = s.fenced;
+        let caught_up = metadata_offset > s.registration_offset;
+        if let Some(s) = self.broker_mut(broker) {
+            s.last_heartbeat_ms = ctx.now;
+        }
+        if was_fenced && caught_up && !want_shutdown {
+            if let Some(s) = self.broker_mut(broker) {
+                s.fenced = false;
+            }
+            self.append_broker_record(broker);
+            ctx.trace(
+                TraceKind::BrokerUnfenced { broker },
+                format!("Broker {broker} has caught up with the metadata log; the controller unfences it."),
+            );
+            ctx.after(
+                ctx.config.broker_session_timeout_ms,
+                Timer::SessionCheck { broker },
+            );
+            self.elect_offline_partitions(ctx);
+        }
+        let mut shutdown_ok = false;
+        if want_shutdown {
+            let in_cs = self
+                .broker(broker)
+                .is_some_and(|s| s.in_controlled_shutdown);
+            if !in_cs {
+                if let Some(s) = self.broker_mut(broker) {
+                    s.in_controlled_shutdown = true;
+                }
+                self.append_broker_record(broker);
+                self.move_away_from(ctx, broker, "controlled_shutdown");
+            }
+            shutdown_ok = !self.partitions.iter().any(|r| r.leader == Some(broker));
+            if shutdown_ok {
+                if let Some(s) = self.broker_mut(broker) {
+                    s.fenced = true;
+                }
+                self.append_broker_record(broker);
+            }
+        }
+        let end = self.metadata_log.len() as u64;
+        let fenced = self.broker(broker).is_some_and(|s| s.fenced);
+        ctx.send(
+            Node::Broker(broker),
+            Message::BrokerHeartbeatResponse {
+                fenced,
+                shutdown_ok,
+                metadata_end: end,
+            },
+        );
+    }
+
+    /// RCM.handleBrokerFenced: out of every ISR, leadership elsewhere.
+    pub fn fence(&mut self, ctx: &mut Ctx, broker: BrokerId, reason: String) {
+        if let Some(s) = self.broker_mut(broker) {
+            s.fenced = true;
+        }
+        self.append_broker_record(broker);
+        ctx.trace(
+            TraceKind::BrokerFenced {
+                broker,
+                reason: reason.clone(),
+            },
+            format!("The controller fenced broker {broker} ({reason}): it leaves every ISR and the partitions it led elect new leaders."),
+        );
+        self.move_away_from(ctx, broker, "fenced");
+    }
+
+    fn move_away_from(&mut self, ctx: &mut Ctx, broker: BrokerId, why: &str) {
+        for p in 0..self.partitions.len() {
+            let reg = &self.partitions[p];
+            if !reg.isr.contains(&broker) && reg.leader != Some(broker) {
+                continue;
+            }
+            let mut isr: Vec<BrokerId> = reg.isr.iter().copied().filter(|b| *b != broker).collect();
+            if isr.is_empty() {
+                // The ISR never becomes empty: the last member stays.
+                isr = reg.isr.clone();
+            }
+            self.change(ctx, p, isr, ElectionKind::Clean, why);
+        }
+    }
+
+    /// Leaderless partitions get another chance whenever a broker unfences.
+    fn elect_offline_partitions(&mut self, ctx: &mut Ctx) {
+        for p in 0..self.partitions.len() {
+            if self.partitions[p].leader.is_none() {
+                let isr = self.partitions[p].isr.clone();
+                self.change(ctx, p, isr, ElectionKind::Clean, "broker_unfenced");
+            }
+        }
+    }
+
+    pub fn elect_preferred(&mut self, ctx: &mut Ctx, p: PartitionIndex) {
+        if p < self.partitions.len() {
+            let isr = self.partitions[p].isr.clone();
+            self.change(ctx, p, isr, ElectionKind::Preferred, "preferred");
+        }
+    }
+
+    /// Apply a target ISR and (re-)elect a leader: PartitionChangeBuilder.
+    fn change(
+        &mut self,
+        ctx: &mut Ctx,
+        p: PartitionIndex,
+        target_isr: Vec<BrokerId>,
+        kind: ElectionKind,
+        why: &str,
+    ) {
+        let old = self.partitions[p].clone();
+        let unclean_enabled = ctx.partitions[p].config.unclean_leader_election_enable;
+        let acceptable = |b: &BrokerId| self.acceptable(*b);
+        let keep_current = old
+            .leader
+            .filter(|l| target_isr.contains(l) && acceptable(l));
+        let preferred = old
+            .replicas
+            .first()
+            .copied()
+            .filter(|b| target_isr.contains(b) && acceptable(b));
+        let first_in_isr = old
+            .replicas
+            .iter()
+            .copied()
+            .find(|b| target_isr.contains(b) && acceptable(b));
+        let (mut leader, mut unclean) = match kind {
+            ElectionKind::Preferred => (preferred.or(keep_current).or(first_in_isr), false),
+            ElectionKind::Clean => (keep_current.or(first_in_isr), false),
+        };
+        let mut isr = target_isr;
+        let mut recovery = old.leader_recovery_state;
+        if leader.is_none() && unclean_enabled {
+            if let Some(b) = old.replicas.iter().copied().find(|b| acceptable(b)) {
+                leader = Some(b);
+                unclean = true;
+                isr = vec![b];
+                recovery = LeaderRecoveryState::Recovering;
+            }
+        }
+        let leader_changed = leader != old.leader;
+        if !leader_changed && isr == old.isr && recovery == old.leader_recovery_state {
+            return;
+        }
+        let reg = PartitionRegistration {
+            replicas: old.replicas.clone(),
+            isr: isr.clone(),
+            leader,
+            leader_epoch: old.leader_epoch + u32::from(leader_changed),
+            partition_epoch: old.partition_epoch + 1,
+            leader_recovery_state: recovery,
+        };
+        self.partitions[p] = reg.clone();
+        self.append(MetadataRecord::Partition {
+            partition: p,
+            registration: reg.clone(),
+        });
+        ctx.touch(p);
+        let tp = ctx.tp(p);
+        let topic = ctx.partitions[p].topic.clone();
+        let partition = ctx.partitions[p].partition;
+        if leader_changed {
+            self.elections += 1;
+            if unclean {
+                self.unclean_elections += 1;
+                if let Some(l) = leader {
+                    self.unclean_elected[p] = Some((l, reg.leader_epoch));
+                }
+            }
+            let election = if unclean {
+                "unclean"
+            } else if kind == ElectionKind::Preferred {
+                "preferred"
+            } else {
+                why
+            };
+            let text = match (leader, old.leader) {
+                (Some(l), prev) if unclean => format!(
+                    "No in-sync replica of {tp} can lead (ISR was {}), and unclean.leader.election.enable=true: the controller elected out-of-sync broker {l} (ISR := {{{l}}}), leader epoch {} → {}. Records only the old ISR had are lost.{}",
+                    list(&old.isr),
+                    old.leader_epoch,
+                    reg.leader_epoch,
+                    prev.map(|b| format!(" Previous leader: {b}.")).unwrap_or_default()
+                ),
+                (Some(l), Some(prev)) => format!(
+                    "{} {tp}: the controller elected broker {l} from ISR {} (first eligible in replica order {}), leader epoch {} → {}; previous leader {prev}.",
+                    match why {
+                        "controlled_shutdown" => "Controlled shutdown moves leadership of",
+                        "preferred" => "Preferred leader election for",
+                        _ => "Leader change for",
+                    },
+                    list(&isr),
+                    list(&old.replicas),
+                    old.leader_epoch,
+                    reg.leader_epoch
+                ),
+                (Some(l), None) => format!(
+                    "{tp} is back online: broker {l} is elected from ISR {}, leader epoch {} → {}.",
+                    list(&isr),
+                    old.leader_epoch,
+                    reg.leader_epoch
+                ),
+                (None, prev) => format!(
+                    "{tp} is offline (Leader: none): no replica in ISR {} is alive{}; leader epoch {} → {}. It comes back when an ISR member returns.{}",
+                    list(&isr),
+                    if unclean_enabled { "" } else { " and unclean election is disabled" },
+                    old.leader_epoch,
+                    reg.leader_epoch,
+                    prev.map(|b| format!(" Previous leader: {b}.")).unwrap_or_default()
+                ),
+            };
+            ctx.trace(
+                TraceKind::LeaderElected {
+                    topic: topic.clone(),
+                    partition,
+                    leader,
+                    previous_leader: old.leader,
+                    leader_epoch: reg.leader_epoch,
+                    isr: isr.clone(),
+                    election: election.to_string(),
+                },
+                text,
+            );
+        }
+        if isr != old.isr {
+            ctx.trace(
+                TraceKind::IsrChanged {
+                    topic,
+                    partition,
+                    isr_before: old.isr.clone(),
+                    isr_after: isr.clone(),
+                    partition_epoch: reg.partition_epoch,
+                    by: "controller".to_string(),
+                },
+                format!(
+                    "The controller changed the ISR of {tp}: {} → {} (partition epoch {}).",
+                    list(&old.isr),
+                    list(&isr),
+                    reg.partition_epoch
+                ),
+            );
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn alter_partition(
+        &mut self,
+        ctx: &mut Ctx,
+        broker: BrokerId,
+        broker_epoch: u64,
+        p: PartitionIndex,
+        leader_epoch: u32,
+        partition_epoch: u32,
+        new_isr: Vec<BrokerId>,
+        recovered: bool,
+    ) -> Result<PartitionRegistration, ErrorCode> {
+        let Some(reg) = self.partitions.get(p).cloned() else {
+            return Err(ErrorCode::InvalidRequest);
+        };
+        let Some(s) = self.broker(broker) else {
+            return Err(ErrorCode::InvalidRequest);
+        };
+        if s.broker_epoch != broker_epoch {
+            return Err(ErrorCode::FencedLeaderEpoch);
+        }
+        if leader_epoch < reg.leader_epoch {
+            return Err(ErrorCode::FencedLeaderEpoch);
+        }
+        if leader_epoch > reg.leader_epoch || reg.leader != Some(broker) {
+            return Err(ErrorCode::InvalidRequest);
+        }
+        if partition_epoch != reg.partition_epoch {
+            return Err(ErrorCode::InvalidUpdateVersion);
+        }
+        if !new_isr.contains(&broker) || new_isr.iter().any(|b| !reg.replicas.contains(b)) {
+            return Err(ErrorCode::InvalidRequest);
+        }
+        if new_isr
+            .iter()
+            .any(|b| !reg.isr.contains(b) && !self.acceptable(*b))
+        {
+            return Err(ErrorCode::IneligibleReplica);
+        }
+        let recovery = if recovered {
+            LeaderRecoveryState::Recovered
+        } else {
+            reg.leader_recovery_state
+        };
+        if recovery == LeaderRecoveryState::Recovering && new_isr.len() > 1 {
+            return Err(ErrorCode::InvalidRequest);
+        }
+        // Keep assignment order for readability, as Kafka's tools print it.
+        let mut isr: Vec<BrokerId> = reg
+            .replicas
+            .iter()
+            .copied()
+            .filter(|b| new_isr.contains(b))
+            .collect();
+        isr.dedup();
+        let next = PartitionRegistration {
+            isr: isr.clone(),
+            partition_epoch: reg.partition_epoch + 1,
+            leader_recovery_state: recovery,
+            ..reg.clone()
+        };
+        self.partitions[p] = next.clone();
+        self.append(MetadataRecord::Partition {
+            partition: p,
+            registration: next.clone(),
+        });
+        ctx.touch(p);
+        if isr != reg.isr {
+            let tp = ctx.tp(p);
+            let grew = isr.len() > reg.isr.len();
+            ctx.trace(
+                TraceKind::IsrChanged {
+                    topic: ctx.partitions[p].topic.clone(),
+                    partition: ctx.partitions[p].partition,
+                    isr_before: reg.isr.clone(),
+                    isr_after: isr.clone(),
+                    partition_epoch: next.partition_epoch,
+                    by: format!("leader {broker}"),
+                },
+                if grew {
+                    format!(
+                        "ISR expand for {tp}: leader {broker} saw the follower catch up to the high watermark and the start of epoch {}; AlterPartition accepted, ISR {} → {} (partition epoch {}, leader epoch unchanged).",
+                        reg.leader_epoch,
+                        list(&reg.isr),
+                        list(&isr),
+                        next.partition_epoch
+                    )
+                } else {
+                    format!(
+                        "ISR shrink for {tp}: leader {broker} found a follower not caught up within replica.lag.time.max.ms={}; AlterPartition accepted, ISR {} → {} (partition epoch {}, leader epoch unchanged).",
+                        ctx.config.replica_lag_time_max_ms,
+                        list(&reg.isr),
+                        list(&isr),
+                        next.partition_epoch
+                    )
+                },
+            );
+        }
+        Ok(next)
+    }
+}

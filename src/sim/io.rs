@@ -1,0 +1,74 @@
+//! What a node's handler may do to the world: send messages, set timers, append
+//! to the trace. Handlers receive a [`Ctx`], write their outputs into it and the
+//! cluster routes them afterwards, so every state machine stays a function of
+//! (state, input, time) → (state, outputs), in the manner of Stateright's actors.
+
+use super::config::ClusterConfig;
+use super::protocol::{BrokerId, Message, MetadataRecord, Node, PartitionIndex};
+use super::trace::{Trace, TraceKind};
+use super::PartitionInfo;
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Timer {
+    // broker
+    Heartbeat,
+    IsrCheck,
+    HighWatermarkCheckpoint,
+    Flush,
+    FetchTimeout { leader: BrokerId, id: u64 },
+    FetchRetry,
+    DelayedFetchExpire { id: u64 },
+    DelayedProduceExpire { id: u64 },
+    AlterPartitionRetry { partition: PartitionIndex, id: u64 },
+    // controller
+    SessionCheck { broker: BrokerId },
+    LeaderRebalance,
+    // clients
+    ProducerTick,
+    Send,
+    RequestTimeout { id: u64 },
+    MetadataRefresh,
+    ConsumerPoll,
+}
+
+pub struct Ctx<'a> {
+    pub now: u64,
+    pub config: &'a ClusterConfig,
+    pub partitions: &'a [PartitionInfo],
+    pub metadata: &'a [MetadataRecord],
+    pub trace: &'a mut Trace,
+    pub next_id: &'a mut u64,
+    pub sends: Vec<(Node, Message)>,
+    pub timers: Vec<(u64, Timer)>,
+    /// Partitions whose state changed, for the invariant checker.
+    pub dirty: &'a mut Vec<PartitionIndex>,
+}
+
+impl Ctx<'_> {
+    pub fn send(&mut self, to: Node, msg: Message) {
+        self.sends.push((to, msg));
+    }
+
+    pub fn after(&mut self, delay_ms: u64, timer: Timer) {
+        self.timers.push((self.now + delay_ms, timer));
+    }
+
+    pub fn new_id(&mut self) -> u64 {
+        *self.next_id += 1;
+        *self.next_id
+    }
+
+    pub fn trace(&mut self, kind: TraceKind, text: String) {
+        self.trace.push(self.now, kind, text);
+    }
+
+    pub fn touch(&mut self, p: PartitionIndex) {
+        self.dirty.push(p);
+    }
+
+    /// `topic-partition` as Kafka prints it.
+    pub fn tp(&self, p: PartitionIndex) -> String {
+        let info = &self.partitions[p];
+        format!("{}-{}", info.topic, info.partition)
+    }
+}

@@ -1,0 +1,350 @@
+//! One replica's log: records stamped with the leader epoch that wrote them, the
+//! log end offset (LEO), the high watermark (HW) and the leader-epoch cache.
+//!
+//! Offsets start at 0; the LEO is the offset the next record gets and the HW is
+//! exclusive (offsets `< HW` are committed), as in Kafka's code
+//! (KAFKA_REPLICATION.md, "Notation"). The epoch cache is the
+//! `leader-epoch-checkpoint` file: an ordered list of `(epoch, start offset)` that
+//! answers `endOffsetFor` (§7), the question at the heart of KIP-101/KIP-279
+//! truncation.
+//!
+//! Every record also carries a running prefix hash, so two replicas can be
+//! compared at any offset in O(1): that is how "log matching below the HW" is
+//! checked after every step without rescanning logs.
+
+use serde::Serialize;
+
+/// One record as the simulation sees it. `id` is unique per `send()` call of a
+/// producer (a retry keeps it), so the same id at two offsets is a duplicate.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct Record {
+    pub id: u64,
+    pub epoch: u32,
+    /// Producer id (0 for a non-idempotent producer).
+    pub producer_id: u32,
+    /// Idempotent sequence number of this record (first of batch + index).
+    pub seq: u32,
+    /// True on the first record of a produce batch.
+    pub batch_start: bool,
+}
+
+/// Metadata of a batch kept for idempotent de-duplication (the last five per
+/// producer, ProducerStateEntry.NUM_BATCHES_TO_RETAIN).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BatchMeta {
+    pub first_seq: u32,
+    pub last_seq: u32,
+    pub base_offset: u64,
+}
+
+pub const RETAINED_BATCHES: usize = 5;
+
+#[derive(Clone, Debug, Default)]
+pub struct ProducerState {
+    pub producer_id: u32,
+    pub batches: Vec<BatchMeta>,
+}
+
+impl ProducerState {
+    pub fn last_seq(&self) -> Option<u32> {
+        self.batches.last().map(|b| b.last_seq)
+    }
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct Log {
+    records: Vec<Record>,
+    /// prefix[i] = hash of records[0..=i].
+    prefix: Vec<u64>,
+    /// Leader-epoch cache: `(epoch, start_offset)`, epochs and offsets increasing.
+    epochs: Vec<(u32, u64)>,
+    pub high_watermark: u64,
+    /// Offsets below this are on disk (fsynced); the rest is in the page cache.
+    pub flushed_offset: u64,
+    /// The last high watermark written to `replication-offset-checkpoint`.
+    pub checkpointed_high_watermark: u64,
+    /// Idempotent producer state, rebuilt from the log on truncation.
+    producers: Vec<ProducerState>,
+}
+
+fn mix(prev: u64, r: &Record) -> u64 {
+    let mut h = prev ^ 0x9e37_79b9_7f4a_7c15;
+    for v in [
+        r.id,
+        r.epoch as u64,
+        r.producer_id as u64 | ((r.seq as u64) << 32),
+    ] {
+        h = (h ^ v).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        h ^= h >> 31;
+    }
+    h
+}
+
+impl Log {
+    pub fn log_end_offset(&self) -> u64 {
+        self.records.len() as u64
+    }
+
+    pub fn records(&self) -> &[Record] {
+        &self.records
+    }
+
+    pub fn record_at(&self, offset: u64) -> Option<&Record> {
+        self.records.get(offset as usize)
+    }
+
+    /// Hash of the whole prefix `[0, offset)`; 0 for the empty prefix.
+    pub fn prefix_hash(&self, offset: u64) -> u64 {
+        if offset == 0 {
+            0
+        } else {
+            self.prefix
+                .get(offset as usize - 1)
+                .copied()
+                .unwrap_or(u64::MAX)
+        }
+    }
+
+    pub fn digest(&self) -> u64 {
+        self.prefix_hash(self.log_end_offset())
+    }
+
+    pub fn epochs(&self) -> &[(u32, u64)] {
+        &self.epochs
+    }
+
+    pub fn latest_epoch(&self) -> Option<u32> {
+        self.epochs.last().map(|e| e.0)
+    }
+
+    /// Epoch of the last record, the follower's `LastFetchedEpoch`.
+    pub fn last_record_epoch(&self) -> Option<u32> {
+        self.records.last().map(|r| r.epoch)
+    }
+
+    /// Start offset of `epoch` in the cache, if present.
+    pub fn epoch_start_offset(&self, epoch: u32) -> Option<u64> {
+        self.epochs.iter().find(|e| e.0 == epoch).map(|e| e.1)
+    }
+
+    /// Record that `epoch` starts at `start`, removing any entry it supersedes
+    /// (epoch ≥ new epoch or start ≥ new start), as LeaderEpochFileCache.assign does.
+    pub fn assign_epoch(&mut self, epoch: u32, start: u64) {
+        if self.epochs.last().is_some_and(|e| e.0 == epoch) {
+            return;
+        }
+        self.epochs.retain(|&(e, s)| e < epoch && s < start);
+        self.epochs.push((epoch, start));
+    }
+
+    /// `endOffsetFor(requested)` of KAFKA_REPLICATION.md §7: the largest epoch
+    /// ≤ requested, and the start offset of the first epoch after it (or the LEO
+    /// when requested is the latest epoch). `None` is "undefined".
+    pub fn end_offset_for(&self, requested: u32) -> Option<(u32, u64)> {
+        let latest = self.latest_epoch()?;
+        if requested == latest {
+            return Some((requested, self.log_end_offset()));
+        }
+        if requested > latest {
+            return None;
+        }
+        let first = self.epochs[0];
+        if requested < first.0 {
+            return Some((requested, first.1));
+        }
+        let idx = self.epochs.iter().rposition(|e| e.0 <= requested)?;
+        let epoch = self.epochs[idx].0;
+        let end = self
+            .epochs
+            .get(idx + 1)
+            .map(|e| e.1)
+            .unwrap_or(self.log_end_offset());
+        Some((epoch, end))
+    }
+
+    /// Append one record at the LEO; returns its offset. Keeps the epoch cache up
+    /// to date (a record with a newer epoch starts a cache entry).
+    pub fn append(&mut self, record: Record) -> u64 {
+        let offset = self.log_end_offset();
+        if self.latest_epoch().is_none_or(|e| record.epoch > e) {
+            self.assign_epoch(record.epoch, offset);
+        }
+        let prev = self.prefix.last().copied().unwrap_or(0);
+        self.prefix.push(mix(prev, &record));
+        self.records.push(record);
+        if record.producer_id != 0 && record.batch_start {
+            self.note_batch_start(record, offset);
+        } else if record.producer_id != 0 {
+            self.note_batch_continue(record);
+        }
+        offset
+    }
+
+    fn producer_mut(&mut self, producer_id: u32) -> &mut ProducerState {
+        let idx = match self
+            .producers
+            .iter()
+            .position(|p| p.producer_id == producer_id)
+        {
+            Some(i) => i,
+            None => {
+                self.producers.push(ProducerState {
+                    producer_id,
+                    batches: Vec::new(),
+                });
+                self.producers.len() - 1
+            }
+        };
+        &mut self.producers[idx]
+    }
+
+    fn note_batch_start(&mut self, r: Record, offset: u64) {
+        let p = self.producer_mut(r.producer_id);
+        p.batches.push(BatchMeta {
+            first_seq: r.seq,
+            last_seq: r.seq,
+            base_offset: offset,
+        });
+        if p.batches.len() > RETAINED_BATCHES {
+            p.batches.remove(0);
+        }
+    }
+
+    fn note_batch_continue(&mut self, r: Record) {
+        let p = self.producer_mut(r.producer_id);
+        if let Some(b) = p.batches.last_mut() {
+            b.last_seq = r.seq;
+        }
+    }
+
+    pub fn producer_state(&self, producer_id: u32) -> Option<&ProducerState> {
+        self.producers.iter().find(|p| p.producer_id == producer_id)
+    }
+
+    /// Remove every record at or above `offset`; returns the records removed.
+    /// The HW is clamped to the new LEO and the epoch cache loses entries that
+    /// start at or after the truncation point.
+    pub fn truncate_to(&mut self, offset: u64) -> Vec<Record> {
+        if offset >= self.log_end_offset() {
+            return Vec::new();
+        }
+        let removed = self.records.split_off(offset as usize);
+        self.prefix.truncate(offset as usize);
+        self.epochs.retain(|&(_, s)| s < offset);
+        self.high_watermark = self.high_watermark.min(offset);
+        self.flushed_offset = self.flushed_offset.min(offset);
+        self.checkpointed_high_watermark = self.checkpointed_high_watermark.min(offset);
+        self.rebuild_producer_state();
+        removed
+    }
+
+    /// Rebuild idempotent producer state from the records (done by followers and
+    /// after truncation, so de-duplication survives a failover).
+    fn rebuild_producer_state(&mut self) {
+        self.producers.clear();
+        let records = std::mem::take(&mut self.records);
+        for (i, r) in records.iter().enumerate() {
+            if r.producer_id == 0 {
+                continue;
+            }
+            if r.batch_start {
+                self.note_batch_start(*r, i as u64);
+            } else {
+                self.note_batch_continue(*r);
+            }
+        }
+        self.records = records;
+    }
+
+    /// Power loss: everything not flushed is gone; the HW comes back from its
+    /// last checkpoint.
+    pub fn lose_unflushed(&mut self) -> Vec<Record> {
+        let hw = self.checkpointed_high_watermark;
+        let removed = self.truncate_to(self.flushed_offset);
+        self.high_watermark = hw.min(self.log_end_offset());
+        removed
+    }
+
+    pub fn flush(&mut self) {
+        self.flushed_offset = self.log_end_offset();
+    }
+
+    pub fn checkpoint_high_watermark(&mut self) {
+        self.checkpointed_high_watermark = self.high_watermark;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rec(id: u64, epoch: u32) -> Record {
+        Record {
+            id,
+            epoch,
+            producer_id: 0,
+            seq: 0,
+            batch_start: true,
+        }
+    }
+
+    fn log_with(epochs: &[u32]) -> Log {
+        let mut log = Log::default();
+        for (i, e) in epochs.iter().enumerate() {
+            log.append(rec(i as u64, *e));
+        }
+        log
+    }
+
+    #[test]
+    fn epoch_cache_records_the_start_of_each_epoch() {
+        let log = log_with(&[0, 0, 1, 1, 3]);
+        assert_eq!(log.epochs(), &[(0, 0), (1, 2), (3, 4)]);
+    }
+
+    #[test]
+    fn end_offset_for_follows_leader_epoch_file_cache_rules() {
+        let log = log_with(&[1, 1, 3, 3, 3]);
+        // latest epoch: the LEO
+        assert_eq!(log.end_offset_for(3), Some((3, 5)));
+        // an epoch the log never had: largest epoch below it, start of the next
+        assert_eq!(log.end_offset_for(2), Some((1, 2)));
+        // older than every epoch: the requested epoch, start of the first epoch
+        assert_eq!(log.end_offset_for(0), Some((0, 0)));
+        // newer than every epoch: undefined
+        assert_eq!(log.end_offset_for(4), None);
+    }
+
+    #[test]
+    fn truncation_removes_epoch_entries_at_or_after_the_point() {
+        let mut log = log_with(&[0, 0, 1, 1]);
+        log.high_watermark = 4;
+        let removed = log.truncate_to(2);
+        assert_eq!(removed.len(), 2);
+        assert_eq!(log.epochs(), &[(0, 0)]);
+        assert_eq!(log.high_watermark, 2);
+    }
+
+    #[test]
+    fn equal_prefixes_hash_equal_and_divergent_ones_do_not() {
+        let a = log_with(&[0, 0, 1]);
+        let mut b = log_with(&[0, 0]);
+        b.append(rec(2, 2));
+        assert_eq!(a.prefix_hash(2), b.prefix_hash(2));
+        assert_ne!(a.prefix_hash(3), b.prefix_hash(3));
+    }
+
+    #[test]
+    fn power_loss_keeps_flushed_records_and_checkpointed_high_watermark() {
+        let mut log = log_with(&[0, 0, 0]);
+        log.high_watermark = 2;
+        log.flush();
+        log.checkpoint_high_watermark();
+        log.append(rec(9, 0));
+        log.high_watermark = 4;
+        let lost = log.lose_unflushed();
+        assert_eq!(lost.len(), 1);
+        assert_eq!(log.log_end_offset(), 3);
+        assert_eq!(log.high_watermark, 2);
+    }
+}

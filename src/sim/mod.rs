@@ -1,0 +1,94 @@
+//! The pure simulation core: no wasm-bindgen, no I/O, no wall clock, no global
+//! RNG. Advanced only by [`Cluster::step`] and [`Cluster::run_until`].
+//!
+//! Module map (one concept each): `time` (clock and event queue), `net`
+//! (latency, isolation), `log` (one replica's log and epoch cache), `partition`
+//! (a replica's role and the leader-side rules), `broker`, `controller`,
+//! `client` (producer and consumer), `protocol` (messages and error codes),
+//! `cluster` (the world and its fault verbs), `invariants`, `trace`.
+
+pub mod broker;
+pub mod client;
+pub mod cluster;
+pub mod config;
+pub mod controller;
+pub mod invariants;
+pub mod io;
+pub mod log;
+pub mod net;
+pub mod partition;
+pub mod protocol;
+pub mod time;
+pub mod trace;
+
+use serde::Serialize;
+
+pub use cluster::{Action, Cluster, ClusterSpec};
+use config::TopicConfig;
+use protocol::{BrokerId, PartitionIndex};
+
+/// Static facts about one partition.
+#[derive(Clone, Debug, Serialize)]
+pub struct PartitionInfo {
+    pub topic: String,
+    pub topic_index: usize,
+    pub partition: u32,
+    pub replicas: Vec<BrokerId>,
+    pub config: TopicConfig,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct TopicInfo {
+    pub name: String,
+    pub topic_id: String,
+    pub replication_factor: u32,
+    pub partitions: Vec<PartitionIndex>,
+    pub config: TopicConfig,
+}
+
+/// Kafka's rack-unaware replica assignment (AdminUtils.assignReplicasToBrokers)
+/// with a fixed start index and shift of 0, so the layout is reproducible:
+/// leaders go round-robin over brokers, followers are shifted by one more
+/// position each time the partitions wrap around the brokers.
+pub fn round_robin_assignment(brokers: u32, partitions: u32, rf: u32) -> Vec<Vec<BrokerId>> {
+    let n = brokers as usize;
+    let mut shift = 0usize;
+    (0..partitions as usize)
+        .map(|p| {
+            if p > 0 && p % n == 0 {
+                shift += 1;
+            }
+            let first = p % n;
+            let mut replicas = vec![first as BrokerId + 1];
+            for j in 0..rf as usize - 1 {
+                let idx = (first + 1 + (shift + j) % (n - 1).max(1)) % n;
+                replicas.push(idx as BrokerId + 1);
+            }
+            replicas
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn default_assignment_spreads_leaders_round_robin_as_kafka_does() {
+        assert_eq!(
+            round_robin_assignment(3, 3, 3),
+            vec![vec![1, 2, 3], vec![2, 3, 1], vec![3, 1, 2]]
+        );
+        let a = round_robin_assignment(5, 10, 3);
+        for r in &a {
+            let mut s = r.clone();
+            s.sort();
+            s.dedup();
+            assert_eq!(s.len(), 3, "replicas on distinct brokers: {r:?}");
+        }
+        let leaders: Vec<u32> = a.iter().map(|r| r[0]).collect();
+        assert_eq!(leaders, vec![1, 2, 3, 4, 5, 1, 2, 3, 4, 5]);
+        // after wrapping around, the follower shift changes
+        assert_ne!(a[0][1..], a[5][1..]);
+    }
+}

@@ -1,0 +1,366 @@
+//! One replica of a partition on one broker: its log, its role, the leader
+//! epoch it knows, and — on the leader — what it knows of each follower.
+//!
+//! The leader-side rules live here (KAFKA_REPLICATION.md §2–§3):
+//! - the high watermark advances to the smallest LEO among the maximal ISR and
+//!   the caught-up eligible followers, never backwards, and not at all while the
+//!   ISR is below min.insync.replicas (the 3.7+ "strict min ISR" gate);
+//! - a follower's `lastCaughtUpTimeMs` follows Replica.updateFetchStateOrThrow;
+//! - ISR expansion needs LEO ≥ HW *and* LEO ≥ the start of the leader's epoch
+//!   (KAFKA-7128); shrink happens when a member has not caught up within
+//!   replica.lag.time.max.ms.
+//!
+//! The follower-side truncation rule (§7) is [`Replica::truncation_point`].
+
+use serde::Serialize;
+
+use super::config::TruncationMode;
+use super::log::Log;
+use super::protocol::{BrokerId, LeaderRecoveryState, PartitionIndex, PartitionRegistration};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Role {
+    Leader,
+    Follower,
+    /// Not yet told by the metadata log, or the partition is offline.
+    Unknown,
+}
+
+/// What the leader knows of one follower (kafka.cluster.Replica).
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct FollowerState {
+    pub broker: BrokerId,
+    /// Unknown until the follower fetches in the leader's current epoch.
+    pub log_end_offset: Option<u64>,
+    pub last_caught_up_ms: u64,
+    pub last_fetch_ms: u64,
+    pub last_fetch_leader_leo: u64,
+    pub broker_epoch: u64,
+}
+
+#[derive(Clone, Debug)]
+pub struct Replica {
+    pub partition: PartitionIndex,
+    pub log: Log,
+    pub role: Role,
+    pub leader: Option<BrokerId>,
+    pub leader_epoch: u32,
+    pub partition_epoch: u32,
+    /// The committed ISR as this broker last learned it.
+    pub isr: Vec<BrokerId>,
+    pub replicas: Vec<BrokerId>,
+    /// An AlterPartition in flight: (request id, proposed ISR).
+    pub pending_isr: Option<(u64, Vec<BrokerId>)>,
+    pub recovery: LeaderRecoveryState,
+    pub followers: Vec<FollowerState>,
+    /// Follower side: do not fetch this partition before this time.
+    pub fetch_backoff_until: u64,
+    /// Whether this replica has fetched in its current follower epoch (used by
+    /// the pre-KIP-101 mode, which truncates to the HW when it starts following).
+    pub known_registration: bool,
+}
+
+/// How a follower reconciles after a `DivergingEpoch` answer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Truncation {
+    pub to: u64,
+    /// KIP-279's iterative step: the follower never had the leader's epoch and
+    /// must ask again from its new latest epoch.
+    pub ask_again: bool,
+}
+
+impl Replica {
+    pub fn new(partition: PartitionIndex, replicas: Vec<BrokerId>) -> Self {
+        Replica {
+            partition,
+            log: Log::default(),
+            role: Role::Unknown,
+            leader: None,
+            leader_epoch: 0,
+            partition_epoch: 0,
+            isr: Vec::new(),
+            replicas,
+            pending_isr: None,
+            recovery: LeaderRecoveryState::Recovered,
+            followers: Vec::new(),
+            fetch_backoff_until: 0,
+            known_registration: false,
+        }
+    }
+
+    pub fn is_leader(&self) -> bool {
+        self.role == Role::Leader
+    }
+
+    /// The committed ISR plus any member whose addition is in flight (KIP-497).
+    pub fn maximal_isr(&self) -> Vec<BrokerId> {
+        let mut m = self.isr.clone();
+        if let Some((_, pending)) = &self.pending_isr {
+            for b in pending {
+                if !m.contains(b) {
+                    m.push(*b);
+                }
+            }
+        }
+        m
+    }
+
+    pub fn follower_mut(&mut self, broker: BrokerId) -> Option<&mut FollowerState> {
+        self.followers.iter_mut().find(|f| f.broker == broker)
+    }
+
+    pub fn follower(&self, broker: BrokerId) -> Option<&FollowerState> {
+        self.followers.iter().find(|f| f.broker == broker)
+    }
+
+    /// Become leader in `reg.leader_epoch`: record the epoch start in the cache
+    /// before any write (KAFKA-7415) and reset follower state (Replica.resetReplicaState).
+    pub fn make_leader(&mut self, me: BrokerId, reg: &PartitionRegistration, now: u64) {
+        let new_epoch = !self.is_leader() || self.leader_epoch != reg.leader_epoch;
+        self.role = Role::Leader;
+        self.leader = Some(me);
+        self.isr = reg.isr.clone();
+        self.replicas = reg.replicas.clone();
+        self.partition_epoch = reg.partition_epoch;
+        self.recovery = reg.leader_recovery_state;
+        self.pending_isr = None;
+        if new_epoch {
+            self.leader_epoch = reg.leader_epoch;
+            let leo = self.log.log_end_offset();
+            self.log.assign_epoch(reg.leader_epoch, leo);
+            self.followers = reg
+                .replicas
+                .iter()
+                .filter(|b| **b != me)
+                .map(|&b| FollowerState {
+                    broker: b,
+                    log_end_offset: None,
+                    last_caught_up_ms: if reg.isr.contains(&b) { now } else { 0 },
+                    last_fetch_ms: 0,
+                    last_fetch_leader_leo: 0,
+                    broker_epoch: 0,
+                })
+                .collect();
+        }
+    }
+
+    pub fn make_follower(&mut self, reg: &PartitionRegistration) {
+        self.role = if reg.leader.is_some() {
+            Role::Follower
+        } else {
+            Role::Unknown
+        };
+        self.leader = reg.leader;
+        self.leader_epoch = reg.leader_epoch;
+        self.isr = reg.isr.clone();
+        self.replicas = reg.replicas.clone();
+        self.partition_epoch = reg.partition_epoch;
+        self.recovery = reg.leader_recovery_state;
+        self.pending_isr = None;
+        self.followers.clear();
+        self.fetch_backoff_until = 0;
+    }
+
+    /// lastCaughtUpTimeMs update on a follower fetch (Replica.updateFetchStateOrThrow).
+    pub fn record_follower_fetch(
+        &mut self,
+        broker: BrokerId,
+        fetch_offset: u64,
+        broker_epoch: u64,
+        now: u64,
+    ) -> bool {
+        let leader_leo = self.log.log_end_offset();
+        let Some(f) = self.follower_mut(broker) else {
+            return false;
+        };
+        let moved = f.log_end_offset != Some(fetch_offset);
+        if fetch_offset >= leader_leo {
+            f.last_caught_up_ms = f.last_caught_up_ms.max(now);
+        } else if fetch_offset >= f.last_fetch_leader_leo {
+            f.last_caught_up_ms = f.last_caught_up_ms.max(f.last_fetch_ms);
+        }
+        f.last_fetch_leader_leo = f.last_fetch_leader_leo.max(leader_leo);
+        f.last_fetch_ms = now;
+        f.log_end_offset = Some(fetch_offset);
+        f.broker_epoch = broker_epoch;
+        moved
+    }
+
+    fn is_caught_up(&self, f: &FollowerState, now: u64, lag_max_ms: u64) -> bool {
+        f.log_end_offset == Some(self.log.log_end_offset())
+            || now.saturating_sub(f.last_caught_up_ms) <= lag_max_ms
+    }
+
+    pub fn effective_min_isr(&self, min_insync_replicas: u32) -> usize {
+        (min_insync_replicas as usize).min(self.replicas.len())
+    }
+
+    /// Partition.maybeIncrementLeaderHW. `eligible(b)` says whether broker b is
+    /// unfenced and not shutting down. Returns true when the HW moved.
+    pub fn maybe_increment_high_watermark(
+        &mut self,
+        now: u64,
+        lag_max_ms: u64,
+        min_insync_replicas: u32,
+        strict_min_isr: bool,
+        eligible: &dyn Fn(BrokerId) -> bool,
+    ) -> bool {
+        if !self.is_leader() {
+            return false;
+        }
+        if strict_min_isr && self.isr.len() < self.effective_min_isr(min_insync_replicas) {
+            return false;
+        }
+        let leo = self.log.log_end_offset();
+        let maximal = self.maximal_isr();
+        let mut candidate = leo;
+        for f in &self.followers {
+            let counts = maximal.contains(&f.broker)
+                || (self.is_caught_up(f, now, lag_max_ms) && eligible(f.broker));
+            if !counts {
+                continue;
+            }
+            match f.log_end_offset {
+                Some(l) => candidate = candidate.min(l),
+                None => return false,
+            }
+        }
+        if candidate > self.log.high_watermark {
+            self.log.high_watermark = candidate.min(leo);
+            true
+        } else {
+            false
+        }
+    }
+
+    /// Followers that should join the ISR (Partition.isFollowerInSync).
+    pub fn expand_candidates(&self, eligible: &dyn Fn(BrokerId) -> bool) -> Vec<BrokerId> {
+        if self.recovery == LeaderRecoveryState::Recovering {
+            return Vec::new();
+        }
+        let epoch_start = self.log.epoch_start_offset(self.leader_epoch).unwrap_or(0);
+        self.followers
+            .iter()
+            .filter(|f| !self.isr.contains(&f.broker))
+            .filter(|f| {
+                f.log_end_offset
+                    .is_some_and(|leo| leo >= self.log.high_watermark && leo >= epoch_start)
+            })
+            .filter(|f| eligible(f.broker))
+            .map(|f| f.broker)
+            .collect()
+    }
+
+    /// ISR members that have not caught up within replica.lag.time.max.ms.
+    pub fn out_of_sync(&self, me: BrokerId, now: u64, lag_max_ms: u64) -> Vec<BrokerId> {
+        self.isr
+            .iter()
+            .copied()
+            .filter(|b| *b != me)
+            .filter(|b| match self.follower(*b) {
+                Some(f) => !self.is_caught_up(f, now, lag_max_ms),
+                None => true,
+            })
+            .collect()
+    }
+
+    /// The follower truncation rule (KAFKA_REPLICATION.md §7,
+    /// AbstractFetcherThread.getOffsetTruncationState) given the leader's
+    /// answer `(epoch, end_offset)`.
+    pub fn truncation_point(&self, leader_epoch: u32, leader_end: u64) -> Truncation {
+        let leo = self.log.log_end_offset();
+        match self.log.end_offset_for(leader_epoch) {
+            Some((own_epoch, own_end)) if own_epoch == leader_epoch => Truncation {
+                to: leader_end.min(own_end).min(leo),
+                ask_again: false,
+            },
+            Some((_, own_end)) => Truncation {
+                to: own_end.min(leo),
+                ask_again: true,
+            },
+            // The follower has nothing as old as the leader's epoch.
+            None => Truncation {
+                to: self.log.high_watermark.min(leo),
+                ask_again: false,
+            },
+        }
+    }
+
+    /// Where a replica that starts following truncates before fetching, in the
+    /// pre-KIP-101 mode (its own high watermark); `None` in the modern mode,
+    /// where truncation happens on fetch through the diverging epoch.
+    pub fn truncation_on_become_follower(&self, mode: TruncationMode) -> Option<u64> {
+        match mode {
+            TruncationMode::HighWatermark => Some(self.log.high_watermark),
+            TruncationMode::LeaderEpoch => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sim::log::Record;
+
+    fn rec(id: u64, epoch: u32) -> Record {
+        Record {
+            id,
+            epoch,
+            producer_id: 0,
+            seq: 0,
+            batch_start: true,
+        }
+    }
+
+    fn replica_with(epochs: &[u32]) -> Replica {
+        let mut r = Replica::new(0, vec![1, 2]);
+        for (i, e) in epochs.iter().enumerate() {
+            r.log.append(rec(i as u64, *e));
+        }
+        r
+    }
+
+    #[test]
+    fn follower_truncates_to_min_of_leader_and_own_epoch_end() {
+        // T3 step 4: B1 has epoch 0 up to 5, leader says epoch 0 ends at 4.
+        let r = replica_with(&[0, 0, 0, 0, 0]);
+        let t = r.truncation_point(0, 4);
+        assert_eq!(
+            t,
+            Truncation {
+                to: 4,
+                ask_again: false
+            }
+        );
+    }
+
+    #[test]
+    fn kip_279_follower_without_the_leaders_epoch_walks_back_and_asks_again() {
+        // T6 iterative vector: follower LEO 200, epochs 3 (101..120?) then 5.
+        let mut epochs = vec![0u32; 101];
+        epochs.extend(std::iter::repeat_n(3, 19));
+        epochs.extend(std::iter::repeat_n(5, 80));
+        let r = replica_with(&epochs);
+        assert_eq!(r.log.log_end_offset(), 200);
+        assert_eq!(r.log.end_offset_for(4), Some((3, 120)));
+        // leader answers (4, 155): follower lacks epoch 4 → truncate to 120, ask again
+        assert_eq!(
+            r.truncation_point(4, 155),
+            Truncation {
+                to: 120,
+                ask_again: true
+            }
+        );
+        // after truncating to 120 it asks with epoch 3, leader answers (3, 101)
+        let mut r2 = r.clone();
+        r2.log.truncate_to(120);
+        assert_eq!(
+            r2.truncation_point(3, 101),
+            Truncation {
+                to: 101,
+                ask_again: false
+            }
+        );
+    }
+}

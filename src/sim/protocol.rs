@@ -1,0 +1,294 @@
+//! The messages nodes exchange and the error codes they answer with, under
+//! Kafka's names (Errors.java, the *Request.json/*Response.json schemas).
+//! Only the fields that change replication behaviour are modelled; a request
+//! carries a world-unique `id` so a stale response (from before a crash, or one
+//! that arrives after a timeout) is recognised and dropped.
+
+use serde::Serialize;
+
+use super::log::Record;
+
+pub type BrokerId = u32;
+/// Index of a partition in the cluster's partition table.
+pub type PartitionIndex = usize;
+
+/// A node of the simulated network.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(tag = "kind", content = "id", rename_all = "snake_case")]
+pub enum Node {
+    Controller,
+    Broker(BrokerId),
+    Producer(u32),
+    Consumer(u32),
+}
+
+impl std::fmt::Display for Node {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Node::Controller => write!(f, "controller"),
+            Node::Broker(b) => write!(f, "broker {b}"),
+            Node::Producer(p) => write!(f, "producer #{p}"),
+            Node::Consumer(c) => write!(f, "consumer #{c}"),
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum ErrorCode {
+    NotLeaderOrFollower,
+    LeaderNotAvailable,
+    FencedLeaderEpoch,
+    UnknownLeaderEpoch,
+    NotEnoughReplicas,
+    NotEnoughReplicasAfterAppend,
+    RequestTimedOut,
+    OffsetOutOfRange,
+    OutOfOrderSequenceNumber,
+    InvalidUpdateVersion,
+    IneligibleReplica,
+    InvalidRequest,
+    NetworkException,
+    BrokerNotAvailable,
+}
+
+impl ErrorCode {
+    pub fn name(self) -> &'static str {
+        match self {
+            ErrorCode::NotLeaderOrFollower => "NOT_LEADER_OR_FOLLOWER",
+            ErrorCode::LeaderNotAvailable => "LEADER_NOT_AVAILABLE",
+            ErrorCode::FencedLeaderEpoch => "FENCED_LEADER_EPOCH",
+            ErrorCode::UnknownLeaderEpoch => "UNKNOWN_LEADER_EPOCH",
+            ErrorCode::NotEnoughReplicas => "NOT_ENOUGH_REPLICAS",
+            ErrorCode::NotEnoughReplicasAfterAppend => "NOT_ENOUGH_REPLICAS_AFTER_APPEND",
+            ErrorCode::RequestTimedOut => "REQUEST_TIMED_OUT",
+            ErrorCode::OffsetOutOfRange => "OFFSET_OUT_OF_RANGE",
+            ErrorCode::OutOfOrderSequenceNumber => "OUT_OF_ORDER_SEQUENCE_NUMBER",
+            ErrorCode::InvalidUpdateVersion => "INVALID_UPDATE_VERSION",
+            ErrorCode::IneligibleReplica => "INELIGIBLE_REPLICA",
+            ErrorCode::InvalidRequest => "INVALID_REQUEST",
+            ErrorCode::NetworkException => "NETWORK_EXCEPTION",
+            ErrorCode::BrokerNotAvailable => "BROKER_NOT_AVAILABLE",
+        }
+    }
+
+    /// Errors after which a client must refresh its metadata before retrying.
+    pub fn invalidates_metadata(self) -> bool {
+        matches!(
+            self,
+            ErrorCode::NotLeaderOrFollower
+                | ErrorCode::FencedLeaderEpoch
+                | ErrorCode::LeaderNotAvailable
+                | ErrorCode::NetworkException
+                | ErrorCode::BrokerNotAvailable
+                | ErrorCode::RequestTimedOut
+        )
+    }
+}
+
+impl std::fmt::Display for ErrorCode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// KIP-704 leader recovery state.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum LeaderRecoveryState {
+    Recovered,
+    Recovering,
+}
+
+/// The controller's record of one partition (PartitionRegistration).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct PartitionRegistration {
+    pub replicas: Vec<BrokerId>,
+    pub isr: Vec<BrokerId>,
+    pub leader: Option<BrokerId>,
+    pub leader_epoch: u32,
+    pub partition_epoch: u32,
+    pub leader_recovery_state: LeaderRecoveryState,
+}
+
+/// One record of the KRaft metadata log, replayed by every broker.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub enum MetadataRecord {
+    Partition {
+        partition: PartitionIndex,
+        registration: PartitionRegistration,
+    },
+    Broker {
+        broker: BrokerId,
+        broker_epoch: u64,
+        fenced: bool,
+        in_controlled_shutdown: bool,
+    },
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct FetchPartition {
+    pub partition: PartitionIndex,
+    pub fetch_offset: u64,
+    pub current_leader_epoch: u32,
+    /// Epoch of the follower's last record (truncate-on-fetch, KIP-595 style).
+    pub last_fetched_epoch: Option<u32>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct FetchPartitionResponse {
+    pub partition: PartitionIndex,
+    pub error: Option<ErrorCode>,
+    pub high_watermark: u64,
+    pub log_end_offset: u64,
+    pub diverging_epoch: Option<(u32, u64)>,
+    pub current_leader: Option<(BrokerId, u32)>,
+    pub records: Vec<Record>,
+    /// Offset of `records[0]`.
+    pub base_offset: u64,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct ProduceBatch {
+    pub partition: PartitionIndex,
+    pub records: Vec<Record>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct ProducePartitionResponse {
+    pub partition: PartitionIndex,
+    pub result: Result<u64, ErrorCode>,
+    pub current_leader: Option<(BrokerId, u32)>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct PartitionMetadata {
+    pub partition: PartitionIndex,
+    pub leader: Option<BrokerId>,
+    pub leader_epoch: u32,
+}
+
+#[derive(Clone, Debug, Serialize)]
+#[serde(tag = "type")]
+pub enum Message {
+    BrokerRegistration {
+        broker: BrokerId,
+        clean_shutdown: bool,
+    },
+    BrokerRegistrationResponse {
+        broker_epoch: u64,
+    },
+    BrokerHeartbeat {
+        broker: BrokerId,
+        broker_epoch: u64,
+        metadata_offset: u64,
+        want_shutdown: bool,
+    },
+    BrokerHeartbeatResponse {
+        fenced: bool,
+        shutdown_ok: bool,
+        metadata_end: u64,
+    },
+    /// The controller tells brokers the metadata log now ends at `metadata_end`
+    /// (the brokers' long-poll of the metadata log).
+    MetadataPush {
+        metadata_end: u64,
+    },
+    AlterPartition {
+        id: u64,
+        broker: BrokerId,
+        broker_epoch: u64,
+        partition: PartitionIndex,
+        leader_epoch: u32,
+        partition_epoch: u32,
+        new_isr: Vec<BrokerId>,
+        recovered: bool,
+    },
+    AlterPartitionResponse {
+        id: u64,
+        partition: PartitionIndex,
+        result: Result<PartitionRegistration, ErrorCode>,
+    },
+    Fetch {
+        id: u64,
+        /// `None` for a consumer.
+        replica: Option<BrokerId>,
+        broker_epoch: u64,
+        max_wait_ms: u64,
+        partitions: Vec<FetchPartition>,
+    },
+    FetchResponse {
+        id: u64,
+        partitions: Vec<FetchPartitionResponse>,
+    },
+    Produce {
+        id: u64,
+        acks: super::config::Acks,
+        timeout_ms: u64,
+        batches: Vec<ProduceBatch>,
+    },
+    ProduceResponse {
+        id: u64,
+        partitions: Vec<ProducePartitionResponse>,
+    },
+    Metadata {
+        id: u64,
+    },
+    MetadataResponse {
+        id: u64,
+        partitions: Vec<PartitionMetadata>,
+    },
+    OffsetsForLeaderEpoch {
+        id: u64,
+        partition: PartitionIndex,
+        current_leader_epoch: u32,
+        leader_epoch: u32,
+    },
+    OffsetsForLeaderEpochResponse {
+        id: u64,
+        partition: PartitionIndex,
+        result: Result<Option<(u32, u64)>, ErrorCode>,
+    },
+    /// The network's answer when the destination process is down: the
+    /// connection was refused or reset.
+    Disconnected {
+        id: u64,
+        to: Node,
+    },
+}
+
+impl Message {
+    /// The request id this message is a request for, if it expects an answer.
+    pub fn request_id(&self) -> Option<u64> {
+        match self {
+            Message::AlterPartition { id, .. }
+            | Message::Fetch { id, .. }
+            | Message::Produce { id, .. }
+            | Message::Metadata { id }
+            | Message::OffsetsForLeaderEpoch { id, .. } => Some(*id),
+            _ => None,
+        }
+    }
+
+    /// Short name for the UI's in-flight animation.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Message::BrokerRegistration { .. } => "BrokerRegistration",
+            Message::BrokerRegistrationResponse { .. } => "BrokerRegistrationResponse",
+            Message::BrokerHeartbeat { .. } => "BrokerHeartbeat",
+            Message::BrokerHeartbeatResponse { .. } => "BrokerHeartbeatResponse",
+            Message::MetadataPush { .. } => "Metadata",
+            Message::AlterPartition { .. } => "AlterPartition",
+            Message::AlterPartitionResponse { .. } => "AlterPartitionResponse",
+            Message::Fetch { .. } => "Fetch",
+            Message::FetchResponse { .. } => "FetchResponse",
+            Message::Produce { .. } => "Produce",
+            Message::ProduceResponse { .. } => "ProduceResponse",
+            Message::Metadata { .. } => "MetadataRequest",
+            Message::MetadataResponse { .. } => "MetadataResponse",
+            Message::OffsetsForLeaderEpoch { .. } => "OffsetsForLeaderEpoch",
+            Message::OffsetsForLeaderEpochResponse { .. } => "OffsetsForLeaderEpochResponse",
+            Message::Disconnected { .. } => "Disconnected",
+        }
+    }
+}

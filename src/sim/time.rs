@@ -1,0 +1,93 @@
+//! The simulated clock and the event queue.
+//!
+//! Time is an integer count of simulated milliseconds; nothing reads a wall
+//! clock. Events are ordered by `(time, sequence)`, the sequence being the order
+//! in which they were scheduled, so two events at the same millisecond always
+//! run in the same order: this is what makes a run reproducible byte for byte.
+
+use std::cmp::Ordering;
+use std::collections::BinaryHeap;
+
+#[derive(Clone, Debug)]
+struct Scheduled<E> {
+    at: u64,
+    seq: u64,
+    event: E,
+}
+
+impl<E> PartialEq for Scheduled<E> {
+    fn eq(&self, other: &Self) -> bool {
+        self.at == other.at && self.seq == other.seq
+    }
+}
+impl<E> Eq for Scheduled<E> {}
+impl<E> PartialOrd for Scheduled<E> {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl<E> Ord for Scheduled<E> {
+    // Reversed: BinaryHeap is a max-heap and we want the earliest first.
+    fn cmp(&self, other: &Self) -> Ordering {
+        (other.at, other.seq).cmp(&(self.at, self.seq))
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct EventQueue<E> {
+    heap: BinaryHeap<Scheduled<E>>,
+    next_seq: u64,
+}
+
+impl<E> Default for EventQueue<E> {
+    fn default() -> Self {
+        EventQueue {
+            heap: BinaryHeap::new(),
+            next_seq: 0,
+        }
+    }
+}
+
+impl<E> EventQueue<E> {
+    pub fn schedule(&mut self, at: u64, event: E) {
+        let seq = self.next_seq;
+        self.next_seq += 1;
+        self.heap.push(Scheduled { at, seq, event });
+    }
+
+    pub fn peek_time(&self) -> Option<u64> {
+        self.heap.peek().map(|s| s.at)
+    }
+
+    pub fn pop(&mut self) -> Option<(u64, E)> {
+        self.heap.pop().map(|s| (s.at, s.event))
+    }
+
+    pub fn len(&self) -> usize {
+        self.heap.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.heap.is_empty()
+    }
+
+    /// Every pending event with its due time, in no particular order.
+    pub fn iter(&self) -> impl Iterator<Item = (u64, &E)> {
+        self.heap.iter().map(|s| (s.at, &s.event))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn events_at_the_same_time_run_in_scheduling_order() {
+        let mut q = EventQueue::default();
+        q.schedule(5, "b");
+        q.schedule(1, "a");
+        q.schedule(5, "c");
+        let order: Vec<_> = std::iter::from_fn(|| q.pop()).collect();
+        assert_eq!(order, vec![(1, "a"), (5, "b"), (5, "c")]);
+    }
+}

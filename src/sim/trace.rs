@@ -1,0 +1,200 @@
+//! The event trace: every meaningful transition of the run as data, with the
+//! plain-language sentence the UI narrates.
+//!
+//! Routine traffic (each fetch, each HW step under steady load) is not traced;
+//! what a learner asks about is: deaths, elections and epoch bumps, ISR changes,
+//! truncations, client errors and rediscovery, acknowledged losses. The trace is
+//! hashed as it grows, so the same scenario and seed give the same `trace_hash`
+//! natively and in the browser.
+
+use serde::Serialize;
+use xxhash_rust::xxh3::Xxh3;
+
+use super::protocol::BrokerId;
+
+#[derive(Clone, Debug, Serialize, PartialEq)]
+#[serde(tag = "event", rename_all = "snake_case")]
+pub enum TraceKind {
+    Step {
+        action: String,
+    },
+    BrokerCrashed {
+        broker: BrokerId,
+    },
+    BrokerPowerLoss {
+        broker: BrokerId,
+        records_lost: u64,
+    },
+    BrokerRestarted {
+        broker: BrokerId,
+    },
+    BrokerIsolated {
+        broker: BrokerId,
+    },
+    BrokerHealed {
+        broker: BrokerId,
+    },
+    BrokerShutDown {
+        broker: BrokerId,
+    },
+    BrokerRegistered {
+        broker: BrokerId,
+        broker_epoch: u64,
+    },
+    BrokerFenced {
+        broker: BrokerId,
+        reason: String,
+    },
+    BrokerUnfenced {
+        broker: BrokerId,
+    },
+    LeaderElected {
+        topic: String,
+        partition: u32,
+        leader: Option<BrokerId>,
+        previous_leader: Option<BrokerId>,
+        leader_epoch: u32,
+        isr: Vec<BrokerId>,
+        election: String,
+    },
+    IsrChanged {
+        topic: String,
+        partition: u32,
+        isr_before: Vec<BrokerId>,
+        isr_after: Vec<BrokerId>,
+        partition_epoch: u32,
+        by: String,
+    },
+    AlterPartitionRejected {
+        broker: BrokerId,
+        topic: String,
+        partition: u32,
+        error: String,
+    },
+    BecameLeader {
+        broker: BrokerId,
+        topic: String,
+        partition: u32,
+        leader_epoch: u32,
+        log_end_offset: u64,
+        high_watermark: u64,
+    },
+    BecameFollower {
+        broker: BrokerId,
+        topic: String,
+        partition: u32,
+        leader: Option<BrokerId>,
+        leader_epoch: u32,
+    },
+    Truncated {
+        broker: BrokerId,
+        topic: String,
+        partition: u32,
+        from_offset: u64,
+        to_offset: u64,
+        records: Vec<u64>,
+        reason: String,
+    },
+    ProduceAcked {
+        producer: String,
+        topic: String,
+        partition: u32,
+        base_offset: u64,
+        count: u32,
+    },
+    ProduceError {
+        producer: String,
+        topic: String,
+        partition: u32,
+        error: String,
+        retrying: bool,
+    },
+    ClientMetadataUpdated {
+        client: String,
+        topic: String,
+        partition: u32,
+        leader: Option<BrokerId>,
+        leader_epoch: u32,
+    },
+    ConsumerTruncationDetected {
+        consumer: String,
+        topic: String,
+        partition: u32,
+        position: u64,
+        divergent_offset: u64,
+    },
+    AckedRecordsLost {
+        topic: String,
+        partition: u32,
+        count: u64,
+        cause: String,
+    },
+}
+
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct TraceEvent {
+    pub at_ms: u64,
+    #[serde(flatten)]
+    pub kind: TraceKind,
+    pub text: String,
+}
+
+#[derive(Clone)]
+pub struct Trace {
+    events: Vec<TraceEvent>,
+    hasher: Xxh3,
+}
+
+impl std::fmt::Debug for Trace {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Trace")
+            .field("events", &self.events.len())
+            .finish()
+    }
+}
+
+impl Default for Trace {
+    fn default() -> Self {
+        Trace {
+            events: Vec::new(),
+            hasher: Xxh3::new(),
+        }
+    }
+}
+
+impl Trace {
+    pub fn push(&mut self, at_ms: u64, kind: TraceKind, text: String) {
+        let event = TraceEvent { at_ms, kind, text };
+        // Serialising our own plain data cannot fail; an empty line would still
+        // keep the hash deterministic.
+        let line = serde_json::to_vec(&event).unwrap_or_default();
+        self.hasher.update(&line);
+        self.hasher.update(b"\n");
+        self.events.push(event);
+    }
+
+    pub fn events(&self) -> &[TraceEvent] {
+        &self.events
+    }
+
+    pub fn since(&self, cursor: usize) -> &[TraceEvent] {
+        self.events.get(cursor..).unwrap_or(&[])
+    }
+
+    pub fn len(&self) -> usize {
+        self.events.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.events.is_empty()
+    }
+
+    pub fn hash_hex(&self) -> String {
+        format!("{:032x}", self.hasher.digest128())
+    }
+}
+
+pub fn list(brokers: &[BrokerId]) -> String {
+    let parts: Vec<String> = brokers.iter().map(|b| b.to_string()).collect();
+    format!("{{{}}}", parts.join(","))
+}

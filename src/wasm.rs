@@ -1,0 +1,111 @@
+//! The browser boundary: a thin `#[wasm_bindgen]` façade over [`crate::Lab`].
+//! No simulation rule lives here. Errors become JS `Error`s carrying the same
+//! messages as the CLI; `console_error_panic_hook` reports any panic we did not
+//! foresee instead of a bare "unreachable".
+
+use wasm_bindgen::prelude::*;
+
+use crate::Lab;
+
+#[wasm_bindgen(start)]
+pub fn start() {
+    console_error_panic_hook::set_once();
+}
+
+fn to_js<T: serde::Serialize>(v: &T) -> Result<JsValue, JsError> {
+    let s = serde_wasm_bindgen::Serializer::json_compatible();
+    v.serialize(&s).map_err(|e| JsError::new(&e.to_string()))
+}
+
+/// Accept a JSON string or a plain JS object.
+fn json_text(v: &JsValue) -> Result<String, JsError> {
+    if let Some(s) = v.as_string() {
+        return Ok(s);
+    }
+    js_sys::JSON::stringify(v)
+        .ok()
+        .and_then(|s| s.as_string())
+        .ok_or_else(|| JsError::new("expected a JSON string or an object"))
+}
+
+#[wasm_bindgen]
+pub struct WasmLab {
+    lab: Lab,
+}
+
+#[wasm_bindgen]
+impl WasmLab {
+    /// Build a lab from a scenario (JSON text or object).
+    #[wasm_bindgen(constructor)]
+    pub fn new(scenario: JsValue) -> Result<WasmLab, JsError> {
+        let text = json_text(&scenario)?;
+        let lab = Lab::from_json(&text).map_err(|e| JsError::new(&e))?;
+        Ok(WasmLab { lab })
+    }
+
+    #[wasm_bindgen(js_name = nowMs)]
+    pub fn now_ms(&self) -> f64 {
+        self.lab.cluster.now as f64
+    }
+
+    #[wasm_bindgen(js_name = runUntilMs)]
+    pub fn run_until_ms(&self) -> f64 {
+        self.lab.scenario.run_until_ms as f64
+    }
+
+    /// Advance simulated time to `t` ms.
+    #[wasm_bindgen(js_name = runUntil)]
+    pub fn run_until(&mut self, t: f64) {
+        if t.is_finite() && t > 0.0 {
+            self.lab.cluster.run_until(t as u64);
+        }
+    }
+
+    #[wasm_bindgen(js_name = runFor)]
+    pub fn run_for(&mut self, ms: f64) {
+        if ms.is_finite() && ms > 0.0 {
+            self.lab.cluster.run_for(ms as u64);
+        }
+    }
+
+    /// Process one event; false when none is left.
+    pub fn step(&mut self) -> bool {
+        self.lab.cluster.step()
+    }
+
+    /// Apply an action written like a scenario step without `at_ms`
+    /// (`{"crash": 2}`, `{"produce": {"topic": "t", "count": 5}}`), now.
+    pub fn apply(&mut self, action: JsValue) -> Result<(), JsError> {
+        let text = json_text(&action)?;
+        let v: serde_json::Value =
+            serde_json::from_str(&text).map_err(|e| JsError::new(&e.to_string()))?;
+        let a = crate::scenario::parse_action(&v, &self.lab.scenario.spec)
+            .map_err(|e| JsError::new(&e))?;
+        self.lab.cluster.apply(a).map_err(|e| JsError::new(&e))
+    }
+
+    /// The run report of SCENARIO_FORMAT.md for the current time.
+    pub fn report(&self) -> Result<JsValue, JsError> {
+        to_js(&self.lab.report())
+    }
+
+    pub fn describe(&self) -> String {
+        self.lab.describe()
+    }
+
+    /// Trace events from index `cursor` on.
+    #[wasm_bindgen(js_name = traceSince)]
+    pub fn trace_since(&self, cursor: usize) -> Result<JsValue, JsError> {
+        to_js(&self.lab.cluster.trace.since(cursor))
+    }
+
+    #[wasm_bindgen(js_name = traceLength)]
+    pub fn trace_length(&self) -> usize {
+        self.lab.cluster.trace.len()
+    }
+
+    #[wasm_bindgen(js_name = traceHash)]
+    pub fn trace_hash(&self) -> String {
+        self.lab.cluster.trace.hash_hex()
+    }
+}

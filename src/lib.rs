@@ -9,6 +9,7 @@
 pub mod report;
 pub mod scenario;
 pub mod sim;
+pub mod view;
 
 #[cfg(target_arch = "wasm32")]
 pub mod wasm;

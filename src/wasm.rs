@@ -104,6 +104,22 @@ impl WasmLab {
         self.lab.cluster.trace.len()
     }
 
+    /// Everything needed to draw one frame (detailed state for the first
+    /// `max_partitions` partitions, counters for all).
+    pub fn view(&self, max_partitions: usize) -> Result<JsValue, JsError> {
+        to_js(&crate::view::build(&self.lab.cluster, max_partitions))
+    }
+
+    /// The scenario as loaded (for export and the scenario picker).
+    pub fn scenario(&self) -> Result<JsValue, JsError> {
+        to_js(&self.lab.scenario.source)
+    }
+
+    #[wasm_bindgen(js_name = scenarioName)]
+    pub fn scenario_name(&self) -> String {
+        self.lab.scenario.name.clone()
+    }
+
     #[wasm_bindgen(js_name = traceHash)]
     pub fn trace_hash(&self) -> String {
         self.lab.cluster.trace.hash_hex()

@@ -62,6 +62,7 @@ pub enum Event {
     Deliver {
         from: Node,
         to: Node,
+        sent_at: u64,
         msg: Message,
     },
     Timer {
@@ -275,7 +276,7 @@ impl Cluster {
         self.now = self.now.max(at);
         self.events_processed += 1;
         match event {
-            Event::Deliver { from, to, msg } => self.deliver(from, to, msg),
+            Event::Deliver { from, to, msg, .. } => self.deliver(from, to, msg),
             Event::Timer {
                 node,
                 incarnation,
@@ -342,7 +343,16 @@ impl Cluster {
             return;
         }
         let at = self.net.delivery_time(self.now, from, to);
-        self.queue.schedule(at, Event::Deliver { from, to, msg });
+        let sent_at = self.now;
+        self.queue.schedule(
+            at,
+            Event::Deliver {
+                from,
+                to,
+                sent_at,
+                msg,
+            },
+        );
     }
 
     /// Run one node's handler with a fresh context, then route its outputs.
@@ -737,12 +747,18 @@ impl Cluster {
     }
 
     /// Every message currently travelling, for the UI's animation.
-    pub fn in_flight(&self) -> Vec<(u64, Node, Node, &'static str)> {
+    /// (sent at, arrives at, from, to, kind) of every message in flight.
+    pub fn in_flight(&self) -> Vec<(u64, u64, Node, Node, &'static str)> {
         let mut v: Vec<_> = self
             .queue
             .iter()
             .filter_map(|(at, e)| match e {
-                Event::Deliver { from, to, msg } => Some((at, *from, *to, msg.kind())),
+                Event::Deliver {
+                    from,
+                    to,
+                    sent_at,
+                    msg,
+                } => Some((*sent_at, at, *from, *to, msg.kind())),
                 _ => None,
             })
             .collect();

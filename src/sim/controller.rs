@@ -45,6 +45,8 @@ pub struct Controller {
     pub pending_push: bool,
     pub elections: u64,
     pub unclean_elections: u64,
+    pub isr_shrinks: u64,
+    pub isr_expands: u64,
     /// Per partition: the last unclean election (new leader, leader epoch).
     pub unclean_elected: Vec<Option<(BrokerId, u32)>>,
 }
@@ -96,6 +98,8 @@ impl Controller {
             pending_push: false,
             elections: 0,
             unclean_elections: 0,
+            isr_shrinks: 0,
+            isr_expands: 0,
         }
     }
 
@@ -496,6 +500,11 @@ impl Controller {
             );
         }
         if isr != old.isr {
+            if isr.len() < old.isr.len() {
+                self.isr_shrinks += 1;
+            } else {
+                self.isr_expands += 1;
+            }
             ctx.trace(
                 TraceKind::IsrChanged {
                     topic,
@@ -585,6 +594,11 @@ impl Controller {
         if isr != reg.isr {
             let tp = ctx.tp(p);
             let grew = isr.len() > reg.isr.len();
+            if grew {
+                self.isr_expands += 1;
+            } else {
+                self.isr_shrinks += 1;
+            }
             ctx.trace(
                 TraceKind::IsrChanged {
                     topic: ctx.partitions[p].topic.clone(),

@@ -575,6 +575,23 @@ fn topic_id(name: &str, seed: u64) -> String {
         .collect()
 }
 
+/// Parse one action written as a scenario step without `at_ms`
+/// (`{"crash": 2}`), against an already loaded scenario. Used by the browser
+/// API and any script that drives a running lab.
+pub fn parse_action(v: &Value, spec: &ClusterSpec) -> R<Action> {
+    let mut m = obj(v, "action")?.clone();
+    m.insert("at_ms".to_string(), Value::from(0u64));
+    parse_step(
+        &Value::Object(m),
+        "action",
+        spec.brokers,
+        &spec.topics,
+        &spec.partitions,
+        &spec.producers,
+    )
+    .map(|(_, a)| a)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -652,21 +669,4 @@ mod tests {
         );
         assert!(e.starts_with("clients[0].acks:"), "{e}");
     }
-}
-
-/// Parse one action written as a scenario step without `at_ms`
-/// (`{"crash": 2}`), against an already loaded scenario. Used by the browser
-/// API and any script that drives a running lab.
-pub fn parse_action(v: &Value, spec: &ClusterSpec) -> R<Action> {
-    let mut m = obj(v, "action")?.clone();
-    m.insert("at_ms".to_string(), Value::from(0u64));
-    parse_step(
-        &Value::Object(m),
-        "action",
-        spec.brokers,
-        &spec.topics,
-        &spec.partitions,
-        &spec.producers,
-    )
-    .map(|(_, a)| a)
 }

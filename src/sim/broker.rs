@@ -291,13 +291,7 @@ impl Broker {
                 }
                 ctx.after(ctx.config.flush_interval_ms, Timer::Flush);
             }
-            Timer::FetchTimeout { leader, id } => {
-                if self.fetch_in_flight.get(&leader).is_some_and(|f| f.0 == id) {
-                    self.fetch_in_flight.remove(&leader);
-                    self.back_off_leader(ctx, leader);
-                    self.send_fetches(ctx);
-                }
-            }
+            Timer::FetchTimeout { leader, id } => self.fetch_failed(ctx, leader, id),
             Timer::FetchRetry => self.send_fetches(ctx),
             Timer::DelayedFetchExpire { id } => {
                 if let Some(parked) = self.parked_fetches.remove(&id) {
@@ -441,15 +435,10 @@ impl Broker {
                 partition,
                 result,
             } => self.handle_alter_partition_response(ctx, id, partition, result),
-            Message::Disconnected { id, to } => {
-                if let Node::Broker(leader) = to {
-                    if self.fetch_in_flight.get(&leader).is_some_and(|f| f.0 == id) {
-                        self.fetch_in_flight.remove(&leader);
-                        self.back_off_leader(ctx, leader);
-                        self.send_fetches(ctx);
-                    }
-                }
-            }
+            Message::Disconnected {
+                id,
+                to: Node::Broker(leader),
+            } => self.fetch_failed(ctx, leader, id),
             _ => {}
         }
     }
@@ -1080,6 +1069,15 @@ impl Broker {
     }
 
     // ---------------------------------------------------------------- follower: fetcher
+
+    /// The fetch to `leader` timed out or its connection broke: back off.
+    fn fetch_failed(&mut self, ctx: &mut Ctx, leader: BrokerId, id: u64) {
+        if self.fetch_in_flight.get(&leader).is_some_and(|f| f.0 == id) {
+            self.fetch_in_flight.remove(&leader);
+            self.back_off_leader(ctx, leader);
+            self.send_fetches(ctx);
+        }
+    }
 
     fn back_off_leader(&mut self, ctx: &mut Ctx, leader: BrokerId) {
         let until = ctx.now + ctx.config.replica_fetch_backoff_ms;

@@ -595,17 +595,18 @@ impl Producer {
                 continue;
             };
             let _ = epoch;
-            while state.in_flight.len() < self.config.max_in_flight as usize {
+            // One batch per partition per request, up to max.in.flight.
+            if state.in_flight.len() < self.config.max_in_flight as usize {
                 let Some(front) = state.queue.front() else {
-                    break;
+                    continue;
                 };
                 if front.retry_at > ctx.now {
                     next_wake =
                         Some(next_wake.map_or(front.retry_at, |w: u64| w.min(front.retry_at)));
-                    break;
+                    continue;
                 }
                 let Some(mut b) = state.queue.pop_front() else {
-                    break;
+                    continue;
                 };
                 b.attempts += 1;
                 let records = b
@@ -628,8 +629,6 @@ impl Producer {
                         records,
                     });
                 state.in_flight.push(b);
-                // One batch per partition per request.
-                break;
             }
         }
         for ((leader, acks), batches) in requests {

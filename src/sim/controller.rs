@@ -181,7 +181,13 @@ impl Controller {
             Timer::SessionCheck { broker } => {
                 let timeout = ctx.config.broker_session_timeout_ms;
                 let Some(s) = self.broker(broker) else { return };
-                if !s.registered || s.fenced {
+                // A broker that registered but never unfenced may still be in
+                // ISRs (topics created at t=0): its session is checked too.
+                let in_any_isr = self
+                    .partitions
+                    .iter()
+                    .any(|r| r.isr.contains(&broker) || r.leader == Some(broker));
+                if !s.registered || (s.fenced && !in_any_isr) {
                     return;
                 }
                 let deadline = s.last_heartbeat_ms + timeout;
@@ -214,15 +220,12 @@ impl Controller {
     }
 
     fn register(&mut self, ctx: &mut Ctx, broker: BrokerId) {
-        let Some(s) = self.broker(broker) else { return };
-        if s.registered && !s.fenced {
-            // A new incarnation while the old one is still unfenced: the old
-            // process is gone, so fence it first (leadership moves, ISR shrinks).
-            self.fence(
-                ctx,
-                broker,
-                "re-registered with a new incarnation".to_string(),
-            );
+        // A new incarnation replaces the old registration and starts fenced.
+        // Without ELR, Kafka leaves ISRs alone here: a quickly restarted broker
+        // stays in the ISRs (and keeps the leaderships) it had, and resumes
+        // them once it unfences. Its partitions are unavailable meanwhile.
+        if self.broker(broker).is_none() {
+            return;
         }
         let epoch = self.next_broker_epoch;
         self.next_broker_epoch += 1;

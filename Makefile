@@ -1,0 +1,84 @@
+# Failover Lab: the one entry point.
+#   make run    build the wasm + static site and serve www/ on http://127.0.0.1:$(PORT)/
+#   make test   every test (format, lints, native tests, wasm build, browser tests)
+# Both install what is missing first (scripts/setup.sh): the wasm32 target,
+# wasm-bindgen-cli at the version pinned in wasm-pack.toml, Debian chromium +
+# chromium-driver, and the npm packages of package-lock.json.
+
+SHELL := bash
+.SHELLFLAGS := -euo pipefail -c
+.DEFAULT_GOAL := help
+export PATH := $(HOME)/.cargo/bin:$(PATH)
+
+PORT ?= 8080
+HOST := 127.0.0.1
+CHROMEDRIVER ?= /usr/bin/chromedriver
+
+.PHONY: help setup build wasm run test test-fmt test-clippy test-native test-wasm-build \
+        test-wasm-browser test-e2e fmt clean
+
+help:
+	@echo "make run     build and serve the app on http://$(HOST):$(PORT)/ (PORT=... to change)"
+	@echo "make test    run every test"
+	@echo "make build   build the static site into www/ (wasm package in www/pkg)"
+	@echo "make setup   install missing tools (rust target, wasm-bindgen-cli, chromium, npm packages)"
+	@echo "make fmt     format the Rust code"
+	@echo "make clean   remove build output"
+
+setup:
+	@scripts/setup.sh
+
+# The wasm package only (no setup).
+wasm:
+	@scripts/build-wasm.sh
+
+build: setup
+	@scripts/build-wasm.sh
+	@if [[ ! -f www/index.html ]]; then echo "build: warning: www/index.html does not exist yet"; fi
+	@echo "build: static site ready in www/"
+
+run: build
+	@echo "Failover Lab: http://$(HOST):$(PORT)/"
+	@python3 -m http.server $(PORT) --bind $(HOST) --directory www
+
+test: setup
+	@$(MAKE) --no-print-directory test-fmt test-clippy test-native test-wasm-build test-wasm-browser test-e2e
+	@echo "test: all passed"
+
+test-fmt:
+	@echo "== cargo fmt --check"
+	cargo fmt --check
+
+test-clippy:
+	@echo "== cargo clippy (native, all targets; wasm32 lib)"
+	cargo clippy --all-targets -- -D warnings
+	cargo clippy --lib --target wasm32-unknown-unknown -- -D warnings
+
+test-native:
+	@echo "== cargo test (native)"
+	cargo test
+
+# Proves the core builds for wasm32 (debug profile, independent of the site build).
+test-wasm-build:
+	@echo "== cargo build --lib --target wasm32-unknown-unknown"
+	cargo build --lib --target wasm32-unknown-unknown
+
+# wasm-bindgen-test in headless Chromium; webdriver.json adds --no-sandbox etc.
+test-wasm-browser:
+	@echo "== wasm-bindgen-test in headless Chromium (tests/web.rs)"
+	CHROMEDRIVER=$(CHROMEDRIVER) \
+	CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner \
+	cargo test --target wasm32-unknown-unknown --test web
+
+# Browser end-to-end tests (playwright-core + /usr/bin/chromium) against the built site.
+test-e2e:
+	@echo "== browser end-to-end tests (tests/e2e/)"
+	scripts/build-wasm.sh
+	node --test tests/e2e/
+
+fmt:
+	cargo fmt
+
+clean:
+	cargo clean
+	rm -rf www/pkg test-results

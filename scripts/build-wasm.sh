@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# Build the wasm package into www/pkg with the settings of wasm-pack.toml:
+#   cargo build --lib --target wasm32-unknown-unknown --profile <profile>
+#   wasm-bindgen --target <target> --out-dir <out-dir> --out-name <out-name> <wasm>
+#   <wasm-opt binary> <flags>   (when [wasm-opt] enabled; npm's binaryen, see wasm-pack.toml)
+# Downloads nothing. Run scripts/setup.sh (make setup) first.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export PATH="$HOME/.cargo/bin:$PATH"
+
+say() { printf 'build-wasm: %s\n' "$*"; }
+die() { printf 'build-wasm: error: %s\n' "$*" >&2; exit 1; }
+cfg() { python3 scripts/wasm_config.py "$1"; }
+
+want="$(cfg wasm-bindgen-cli.version)"
+target="$(cfg build.target)"
+out_dir="$(cfg build.out-dir)"
+out_name="$(cfg build.out-name)"
+profile="$(cfg build.profile)"
+opt_enabled="$(cfg wasm-opt.enabled)"
+opt_bin="$(cfg wasm-opt.binary)"
+mapfile -t opt_flags < <(cfg wasm-opt.flags)
+
+have="$(wasm-bindgen --version 2>/dev/null | awk '{print $2}' || true)"
+[[ "$have" == "$want" ]] || die "wasm-bindgen ${have:-missing}, wasm-pack.toml wants ${want}: run make setup"
+
+crate="$(cargo metadata --no-deps --format-version 1 \
+  | python3 -c 'import json,sys; print(json.load(sys.stdin)["packages"][0]["name"].replace("-","_"))')"
+target_dir="$(cargo metadata --no-deps --format-version 1 \
+  | python3 -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')"
+# cargo's output folder for a profile: dev -> debug, others by name.
+profile_dir="$profile"; [[ "$profile" == dev ]] && profile_dir=debug
+wasm="${target_dir}/wasm32-unknown-unknown/${profile_dir}/${crate}.wasm"
+
+say "cargo build --lib --target wasm32-unknown-unknown --profile ${profile}"
+cargo build --lib --target wasm32-unknown-unknown --profile "$profile"
+[[ -f "$wasm" ]] || die "no ${wasm} after cargo build"
+
+say "wasm-bindgen --target ${target} --out-dir ${out_dir} --out-name ${out_name}"
+rm -rf "$out_dir"
+mkdir -p "$out_dir"
+wasm-bindgen --target "$target" --out-dir "$out_dir" --out-name "$out_name" "$wasm"
+
+bg="${out_dir}/${out_name}_bg.wasm"
+[[ -f "$bg" ]] || die "no ${bg} after wasm-bindgen"
+if [[ "$opt_enabled" == true ]]; then
+  [[ -x "$opt_bin" ]] || die "${opt_bin} missing (wasm-pack.toml [wasm-opt].binary): run make setup"
+  say "wasm-opt ($("$opt_bin" --version | awk '{print $3}')) ${opt_flags[*]}"
+  before="$(stat -c %s "$bg")"
+  "$opt_bin" "${opt_flags[@]}" "$bg" -o "${bg}.opt"
+  mv "${bg}.opt" "$bg"
+  say "wasm-opt: ${before} -> $(stat -c %s "$bg") bytes"
+fi
+size="$(stat -c %s "$bg")"
+gz="$(gzip -9 -c "$bg" | wc -c)"
+say "${bg}: ${size} bytes ($((size / 1024)) KiB; gzip -9: $((gz / 1024)) KiB)"

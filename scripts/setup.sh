@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# Install what the build and the tests need, only when it is missing:
+#   - rustfmt + clippy, and the wasm32-unknown-unknown target (rustup)
+#   - wasm-bindgen-cli at the version pinned in wasm-pack.toml (cargo install)
+#   - Debian chromium + chromium-driver (apt-get)
+#   - npm packages from the committed package-lock.json (npm ci): playwright-core
+#     and binaryen (wasm-opt for the wasm build)
+# Safe to run again: a second run does nothing and prints one line per check.
+# Nothing here downloads from anywhere but the package registries (crates.io,
+# Debian, npm); in particular no browser download.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export PATH="$HOME/.cargo/bin:$PATH"
+
+say() { printf 'setup: %s\n' "$*"; }
+die() { printf 'setup: error: %s\n' "$*" >&2; exit 1; }
+cfg() { python3 scripts/wasm_config.py "$1"; }
+
+command -v python3 >/dev/null || die "python3 (3.11+, for tomllib) is required"
+command -v rustup >/dev/null || die "rustup is required (https://rustup.rs)"
+command -v cargo >/dev/null || die "cargo is required"
+
+# --- Rust components and the wasm target -----------------------------------
+for component in rustfmt clippy; do
+  if rustup component list --installed | grep -q "^${component}"; then
+    say "rust component ${component}: ok"
+  else
+    say "rust component ${component}: installing"
+    rustup component add "${component}"
+  fi
+done
+if rustup target list --installed | grep -qx wasm32-unknown-unknown; then
+  say "rust target wasm32-unknown-unknown: ok"
+else
+  say "rust target wasm32-unknown-unknown: installing"
+  rustup target add wasm32-unknown-unknown
+fi
+
+# --- wasm-bindgen-cli at the pinned version ---------------------------------
+want="$(cfg wasm-bindgen-cli.version)"
+have="$(wasm-bindgen --version 2>/dev/null | awk '{print $2}' || true)"
+have_runner="$(command -v wasm-bindgen-test-runner || true)"
+if [[ "$have" == "$want" && -n "$have_runner" ]]; then
+  say "wasm-bindgen-cli ${want}: ok"
+else
+  say "wasm-bindgen-cli ${want}: installing (found '${have:-none}'; compiles for several minutes)"
+  if ! cargo install wasm-bindgen-cli --version "$want" --locked --force; then
+    say "wasm-bindgen-cli: --locked install failed, retrying without --locked"
+    cargo install wasm-bindgen-cli --version "$want" --force
+  fi
+  have="$(wasm-bindgen --version | awk '{print $2}')"
+  [[ "$have" == "$want" ]] || die "wasm-bindgen is ${have} after install, want ${want}"
+fi
+
+# --- Debian packages: chromium + chromedriver ---------------------------------
+SUDO=""
+if [[ "$(id -u)" != 0 ]]; then
+  command -v sudo >/dev/null && SUDO="sudo" || true
+fi
+apt_missing=()
+[[ -x /usr/bin/chromium ]] || apt_missing+=(chromium)
+[[ -x /usr/bin/chromedriver ]] || apt_missing+=(chromium-driver)
+if ((${#apt_missing[@]})); then
+  command -v apt-get >/dev/null || die "apt-get not found; install ${apt_missing[*]} yourself"
+  say "apt: updating package lists"
+  $SUDO apt-get update -qq
+  say "apt: installing ${apt_missing[*]}"
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${apt_missing[@]}"
+fi
+[[ -x /usr/bin/chromium && -x /usr/bin/chromedriver ]] || die "chromium/chromedriver missing after apt"
+say "chromium + chromedriver: ok"
+
+# --- npm packages -------------------------------------------------------------
+command -v npm >/dev/null || die "node + npm (v20+) are required"
+stamp=node_modules/.setup-lock-sha256
+lock_sum="$(sha256sum package-lock.json | awk '{print $1}')"
+if [[ -d node_modules && -f "$stamp" && "$(cat "$stamp")" == "$lock_sum" ]]; then
+  say "npm packages: ok"
+else
+  say "npm packages: npm ci"
+  # playwright-core never downloads a browser (the e2e tests use /usr/bin/chromium);
+  # binaryen ships wasm-opt compiled to JS/wasm, nothing is fetched at build time.
+  PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --no-audit --no-fund --loglevel=error
+  echo "$lock_sum" > "$stamp"
+fi
+say "done"

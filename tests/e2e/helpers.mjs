@@ -1,0 +1,147 @@
+// Shared set-up for the browser end-to-end tests (node --test tests/e2e/).
+//
+// startApp() serves www/ from a plain node http server on 127.0.0.1 (a free
+// port), launches Debian's /usr/bin/chromium through playwright-core (which never
+// downloads a browser), opens a page and records every page error and console
+// error so a test can assert there were none.
+//
+//   import { startApp } from './helpers.mjs';
+//   const app = await startApp();            // { page, baseUrl, errors, close, ... }
+//   await app.page.goto(app.baseUrl + '/');
+//   assert.deepEqual(app.errors, []);
+//   await app.close();
+//
+// `make build` (or scripts/build-wasm.sh) must have run first so www/pkg exists.
+
+import http from 'node:http';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+export const WWW = path.join(ROOT, 'www');
+export const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
+export const CHROMIUM_ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+];
+
+const MIME = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.mjs': 'text/javascript; charset=utf-8',
+  '.json': 'application/json; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.wasm': 'application/wasm',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.ico': 'image/x-icon',
+  '.txt': 'text/plain; charset=utf-8',
+  '.map': 'application/json; charset=utf-8',
+  '.yaml': 'text/yaml; charset=utf-8',
+  '.yml': 'text/yaml; charset=utf-8',
+  '.toml': 'text/plain; charset=utf-8',
+};
+
+/** Content type for a file name (application/octet-stream when unknown). */
+export function mimeType(file) {
+  return MIME[path.extname(file).toLowerCase()] || 'application/octet-stream';
+}
+
+/**
+ * Serve `root` on 127.0.0.1 at a free port. Resolves to { server, baseUrl, close }.
+ * A directory serves its index.html; a missing file is a 404.
+ */
+export async function startServer(root = WWW) {
+  const rootDir = path.resolve(root);
+  const server = http.createServer((req, res) => {
+    let pathname;
+    try {
+      pathname = decodeURIComponent(new URL(req.url, 'http://localhost').pathname);
+    } catch {
+      res.writeHead(400).end('bad request');
+      return;
+    }
+    let file = path.resolve(rootDir, '.' + pathname);
+    if (file !== rootDir && !file.startsWith(rootDir + path.sep)) {
+      res.writeHead(403).end('forbidden');
+      return;
+    }
+    fs.stat(file, (err, st) => {
+      if (!err && st.isDirectory()) {
+        file = path.join(file, 'index.html');
+        st = fs.existsSync(file) ? fs.statSync(file) : null;
+      }
+      if (err || !st || !st.isFile()) {
+        res.writeHead(404, { 'Content-Type': 'text/html; charset=utf-8' });
+        res.end('<!doctype html><title>404</title><p>not found</p>');
+        return;
+      }
+      res.writeHead(200, {
+        'Content-Type': mimeType(file),
+        'Content-Length': st.size,
+        'Cache-Control': 'no-store',
+      });
+      if (req.method === 'HEAD') {
+        res.end();
+      } else {
+        fs.createReadStream(file).pipe(res);
+      }
+    });
+  });
+  await new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', resolve);
+  });
+  const { port } = server.address();
+  return {
+    server,
+    baseUrl: `http://127.0.0.1:${port}`,
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections?.();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/** Launch Debian's chromium headless through playwright-core. */
+export async function launchBrowser() {
+  if (!fs.existsSync(CHROMIUM)) {
+    throw new Error(`${CHROMIUM} not found: run \`make setup\` (apt-get install chromium)`);
+  }
+  return chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
+}
+
+/**
+ * Start the static server and a browser page. Resolves to
+ * { page, baseUrl, errors, browser, context, close }.
+ * `errors` collects uncaught page errors and console.error messages as strings.
+ */
+export async function startApp({ root = WWW, viewport = { width: 1280, height: 800 } } = {}) {
+  const srv = await startServer(root);
+  let browser;
+  try {
+    browser = await launchBrowser();
+  } catch (e) {
+    await srv.close();
+    throw e;
+  }
+  const context = await browser.newContext({ viewport });
+  const page = await context.newPage();
+  const errors = [];
+  page.on('pageerror', (err) => errors.push(`pageerror: ${err.message}`));
+  page.on('console', (msg) => {
+    if (msg.type() === 'error') errors.push(`console.error: ${msg.text()}`);
+  });
+  const close = async () => {
+    await browser.close().catch(() => {});
+    await srv.close();
+  };
+  return { page, baseUrl: srv.baseUrl, errors, browser, context, close };
+}

@@ -36,8 +36,9 @@ pub struct Violation {
 
 #[derive(Clone, Debug, Default)]
 struct PartitionWatch {
-    /// (leader, epoch, hw) last seen on the controller's leader.
-    leader_hw: Option<(BrokerId, u32, u64)>,
+    /// (leader, its process incarnation, epoch, hw) last seen on the
+    /// controller's leader: a restarted process is a new leader instance.
+    leader_hw: Option<(BrokerId, u32, u32, u64)>,
     controller_epoch: u32,
     /// Why durability is not promised here any more, if it is not.
     unpromised: Option<String>,
@@ -196,11 +197,12 @@ pub fn check(c: &mut Cluster, dirty: &[PartitionIndex]) {
         let mut new_leader_hw = watch.leader_hw;
         if let Some((l, r)) = reg
             .leader
-            .and_then(|l| replicas.iter().find(|x| x.0 == l).map(|x| (l, x.1)))
+            .and_then(|l| replicas.iter().find(|x| x.0 == l && x.2).map(|x| (l, x.1)))
         {
+            let inc = c.broker(l).map_or(0, |b| b.incarnation);
             if r.role == Role::Leader && r.leader_epoch == reg.leader_epoch {
-                if let Some((pl, pe, phw)) = watch.leader_hw {
-                    if pl == l && pe == r.leader_epoch && r.log.high_watermark < phw {
+                if let Some((pl, pi, pe, phw)) = watch.leader_hw {
+                    if pl == l && pi == inc && pe == r.leader_epoch && r.log.high_watermark < phw {
                         found.push((
                             "leader_high_watermark_monotonic",
                             format!(
@@ -210,7 +212,7 @@ pub fn check(c: &mut Cluster, dirty: &[PartitionIndex]) {
                         ));
                     }
                 }
-                new_leader_hw = Some((l, r.leader_epoch, r.log.high_watermark));
+                new_leader_hw = Some((l, inc, r.leader_epoch, r.log.high_watermark));
             }
         }
         if promised {

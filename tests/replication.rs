@@ -1,0 +1,314 @@
+//! Replication: high watermark, ISR shrink/expand, acks and min.insync.replicas,
+//! epoch-based truncation (KAFKA_REPLICATION.md §1–§4, §7; vectors T1, T2, T4,
+//! T5, T7, T9).
+
+mod common;
+use common::*;
+use failover_lab::sim::trace::TraceKind;
+use failover_lab::Action;
+
+fn produce(topic: &str, count: u32, acks: &str) -> Action {
+    Action::Produce {
+        topic: topic.into(),
+        partition: 0,
+        count,
+        acks: Some(failover_lab::sim::config::Acks::parse(&serde_json::json!(acks)).unwrap()),
+        producer: None,
+    }
+}
+
+const RF3: &str = r#"{
+  "seed": 1, "brokers": 3, "config": {"min.insync.replicas": 2},
+  "topics": [{"name": "t", "partitions": 1, "replication_factor": 3}]
+}"#;
+
+#[test]
+fn t1_followers_learn_the_high_watermark_one_fetch_round_after_the_leader() {
+    let mut l = lab(RF3);
+    l.cluster.run_until(3_000);
+    l.cluster.apply(produce("t", 2, "all")).unwrap();
+    assert_eq!(replica(&l, 1, 0).log.log_end_offset(), 0, "not yet arrived");
+    // Step until the leader's HW reaches 2.
+    while replica(&l, 1, 0).log.high_watermark < 2 {
+        assert!(l.cluster.step());
+    }
+    assert_eq!(replica(&l, 1, 0).log.log_end_offset(), 2);
+    // At that moment the followers have the records but not the new HW.
+    for b in [2, 3] {
+        let r = replica(&l, b, 0);
+        assert_eq!(r.log.log_end_offset(), 2);
+        assert_eq!(r.log.high_watermark, 0, "broker {b} learns HW 2 next round");
+    }
+    l.cluster.run_for(1_000);
+    for b in [2, 3] {
+        assert_eq!(replica(&l, b, 0).log.high_watermark, 2);
+    }
+    assert_eq!(reg(&l, 0).partition_epoch, 0, "ISR unchanged");
+    let acked = events(&l, |k| {
+        matches!(
+            k,
+            TraceKind::ProduceAcked {
+                base_offset: 0,
+                count: 2,
+                ..
+            }
+        )
+    });
+    assert_eq!(acked.len(), 1);
+}
+
+#[test]
+fn consumers_read_only_below_the_high_watermark() {
+    let mut l = lab(r#"{
+      "seed": 2, "brokers": 3,
+      "topics": [{"name": "t", "partitions": 1, "replication_factor": 3}],
+      "clients": [{"type": "consumer", "id": "c", "topic": "t"}],
+      "steps": [
+        {"at_ms": 3000, "slow": {"broker": 2, "topic": "t"}},
+        {"at_ms": 3000, "slow": {"broker": 3, "topic": "t"}},
+        {"at_ms": 3500, "produce": {"topic": "t", "count": 5, "acks": "1"}},
+        {"at_ms": 8000, "unslow": {"broker": 2, "topic": "t"}},
+        {"at_ms": 8000, "unslow": {"broker": 3, "topic": "t"}}
+      ],
+      "run_until_ms": 12000
+    }"#);
+    l.cluster.run_until(7_000);
+    assert_eq!(replica(&l, 1, 0).log.log_end_offset(), 5);
+    assert_eq!(replica(&l, 1, 0).log.high_watermark, 0);
+    assert_eq!(
+        l.cluster.consumers[0].consumed, 0,
+        "nothing is committed yet"
+    );
+    l.run_to_end();
+    assert_eq!(l.cluster.consumers[0].consumed, 5);
+}
+
+#[test]
+fn t2_lagging_follower_leaves_the_isr_after_replica_lag_time_max_ms_and_min_isr_blocks_acks_all() {
+    let mut l = lab(RF3);
+    l.cluster.run_until(2_000);
+    l.cluster.apply(produce("t", 5, "all")).unwrap();
+    l.cluster.run_until(3_000);
+    l.cluster
+        .apply(Action::Slow {
+            broker: 3,
+            topic: "t".into(),
+            partition: 0,
+        })
+        .unwrap();
+    l.cluster.apply(produce("t", 1, "all")).unwrap();
+    l.cluster.run_until(20_000);
+    // Broker 3 still counts as caught up within 30 s: the write waits.
+    assert_eq!(reg(&l, 0).isr, vec![1, 2, 3]);
+    assert_eq!(replica(&l, 1, 0).log.high_watermark, 5);
+    l.cluster.run_until(50_000);
+    assert_eq!(reg(&l, 0).isr, vec![1, 2], "shrunk by the periodic check");
+    assert_eq!(
+        reg(&l, 0).leader_epoch,
+        0,
+        "a shrink keeps the leader epoch"
+    );
+    assert_eq!(reg(&l, 0).partition_epoch, 1);
+    assert_eq!(
+        replica(&l, 1, 0).log.high_watermark,
+        6,
+        "HW moves once 3 is out"
+    );
+    assert_eq!(
+        l.cluster.producers[0].stats.acked, 6,
+        "the parked write was acked"
+    );
+    // Now broker 2 stops too: ISR {1} < min.insync.replicas=2.
+    l.cluster
+        .apply(Action::Slow {
+            broker: 2,
+            topic: "t".into(),
+            partition: 0,
+        })
+        .unwrap();
+    l.cluster.apply(produce("t", 1, "1")).unwrap();
+    l.cluster.run_until(100_000);
+    assert_eq!(reg(&l, 0).isr, vec![1]);
+    let leo = replica(&l, 1, 0).log.log_end_offset();
+    l.cluster.apply(produce("t", 1, "all")).unwrap();
+    l.cluster.run_until(101_000);
+    assert_eq!(
+        replica(&l, 1, 0).log.log_end_offset(),
+        leo,
+        "NOT_ENOUGH_REPLICAS: nothing written"
+    );
+    assert!(l.cluster.producers[0]
+        .stats
+        .errors
+        .contains_key("NOT_ENOUGH_REPLICAS"));
+    assert_eq!(
+        replica(&l, 1, 0).log.high_watermark,
+        6,
+        "3.7+: the HW does not move while the ISR is below min.insync.replicas"
+    );
+    assert_no_violations(&l);
+}
+
+#[test]
+fn t7_acks_1_record_is_lost_when_the_leader_dies_before_replication() {
+    let mut l = lab(RF3);
+    l.cluster.run_until(2_000);
+    l.cluster.apply(produce("t", 10, "all")).unwrap();
+    l.cluster.run_until(3_000);
+    for b in [2, 3] {
+        l.cluster
+            .apply(Action::Slow {
+                broker: b,
+                topic: "t".into(),
+                partition: 0,
+            })
+            .unwrap();
+    }
+    // Their last long-poll fetch expires; no new one is sent.
+    l.cluster.run_until(4_000);
+    l.cluster.apply(produce("t", 1, "1")).unwrap();
+    l.cluster.run_until(4_100);
+    assert_eq!(
+        l.cluster.producers[0].stats.acked, 11,
+        "acks=1: acked at once"
+    );
+    l.cluster.apply(Action::Crash(1)).unwrap();
+    for b in [2, 3] {
+        l.cluster
+            .apply(Action::Unslow {
+                broker: b,
+                topic: "t".into(),
+                partition: 0,
+            })
+            .unwrap();
+    }
+    l.cluster.run_until(20_000);
+    assert_eq!(reg(&l, 0).leader, Some(2));
+    l.cluster.apply(Action::Restart(1)).unwrap();
+    l.cluster.run_until(40_000);
+    assert_eq!(truncations(&l, 1), vec![(11, 10)], "broker 1 drops x@10");
+    assert_eq!(l.report().acked_records_lost, 1);
+    assert_no_violations(&l); // acks=1 promised nothing: a result, not a violation
+    let lost = events(&l, |k| matches!(k, TraceKind::AckedRecordsLost { .. }));
+    assert!(lost[0].text.contains("acks=1"));
+}
+
+#[test]
+fn t4_kip101_scenario_1_restarted_follower_keeps_committed_records_and_can_lead() {
+    // B (broker 2) leads, A (broker 1) follows; both have m1, m2 committed.
+    let mut l = lab(r#"{
+      "seed": 4, "brokers": 2,
+      "topics": [{"name": "t", "partitions": 1, "replication_factor": 2, "assignment": [[2, 1]]}],
+      "steps": [
+        {"at_ms": 2000, "produce": {"topic": "t", "count": 2, "acks": "all"}},
+        {"at_ms": 3000, "crash": 1},
+        {"at_ms": 4000, "restart": 1},
+        {"at_ms": 9000, "crash": 2},
+        {"at_ms": 30000, "restart": 2}
+      ],
+      "run_until_ms": 45000
+    }"#);
+    l.run_to_end();
+    let r = reg(&l, 0);
+    assert_eq!((r.leader, r.leader_epoch), (Some(1), 1));
+    assert_eq!(replica(&l, 1, 0).log.log_end_offset(), 2, "A kept m1, m2");
+    assert_eq!(
+        digest(&l, 1, 0),
+        digest(&l, 2, 0),
+        "B returns without truncating"
+    );
+    assert!(truncations(&l, 1).is_empty() && truncations(&l, 2).is_empty());
+    assert_eq!(l.report().acked_records_lost, 0);
+    assert_no_violations(&l);
+}
+
+#[test]
+fn t5_kip101_scenario_2_replica_truncates_to_the_start_of_the_next_epoch_after_double_power_loss() {
+    let mut l = lab(r#"{
+      "seed": 4, "brokers": 2,
+      "config": {"sim.os.flush.interval.ms": 600000},
+      "topics": [{"name": "t", "partitions": 1, "replication_factor": 2}],
+      "steps": [
+        {"at_ms": 2000, "produce": {"topic": "t", "count": 1, "acks": "all"}},
+        {"at_ms": 3000, "flush": 1},
+        {"at_ms": 3000, "flush": 2},
+        {"at_ms": 4000, "produce": {"topic": "t", "count": 1, "acks": "all"}},
+        {"at_ms": 5000, "flush": 1},
+        {"at_ms": 6000, "power_loss": 1},
+        {"at_ms": 6000, "power_loss": 2},
+        {"at_ms": 7000, "restart": 2},
+        {"at_ms": 25000, "produce": {"topic": "t", "count": 1, "acks": "all"}},
+        {"at_ms": 30000, "restart": 1}
+      ],
+      "run_until_ms": 80000
+    }"#);
+    l.cluster.run_until(7_500);
+    assert_eq!(
+        replica(&l, 1, 0).log.log_end_offset(),
+        2,
+        "A flushed m1, m2"
+    );
+    assert_eq!(replica(&l, 2, 0).log.log_end_offset(), 1, "B lost m2");
+    l.run_to_end();
+    let r = reg(&l, 0);
+    assert_eq!((r.leader, r.leader_epoch), (Some(2), 1));
+    // A asked where epoch 0 ends (offset 1) and truncated m2, then fetched m3.
+    assert_eq!(truncations(&l, 1), vec![(2, 1)]);
+    assert_eq!(digest(&l, 1, 0), digest(&l, 2, 0), "no divergence");
+    assert_eq!(replica(&l, 1, 0).log.log_end_offset(), 2);
+    assert_eq!(replica(&l, 1, 0).log.epochs(), &[(0, 0), (1, 1)]);
+    // m2 was acknowledged and is gone: every replica lost power, outside the promise.
+    assert_eq!(l.report().acked_records_lost, 1);
+    assert_no_violations(&l);
+}
+
+#[test]
+fn t9_without_elr_last_replica_standing_loses_committed_records_after_power_loss() {
+    let mut l = lab(r#"{
+      "seed": 6, "brokers": 3,
+      "config": {"min.insync.replicas": 2, "sim.os.flush.interval.ms": 600000},
+      "topics": [{"name": "t", "partitions": 1, "replication_factor": 3}],
+      "clients": [{"type": "producer", "id": "p", "topic": "t", "acks": "all", "records_per_sec": 20}],
+      "steps": [
+        {"at_ms": 4000, "crash": 1},
+        {"at_ms": 15000, "flush": 3},
+        {"at_ms": 22000, "crash": 2},
+        {"at_ms": 40000, "power_loss": 3},
+        {"at_ms": 41000, "restart": 1},
+        {"at_ms": 41000, "restart": 2},
+        {"at_ms": 42000, "restart": 3}
+      ],
+      "run_until_ms": 90000
+    }"#);
+    l.cluster.run_until(39_000);
+    let r = reg(&l, 0);
+    assert_eq!(
+        (r.leader, r.isr.clone()),
+        (Some(3), vec![3]),
+        "under min ISR"
+    );
+    let hw = replica(&l, 3, 0).log.high_watermark;
+    let flushed = replica(&l, 3, 0).log.flushed_offset;
+    assert!(flushed < hw, "committed records not yet on broker 3's disk");
+    l.run_to_end();
+    let r = reg(&l, 0);
+    assert_eq!(
+        r.leader,
+        Some(3),
+        "the sole ISR member is elected cleanly again"
+    );
+    assert!(replica(&l, 3, 0).log.records()[..flushed as usize].len() == flushed as usize);
+    assert!(
+        truncations(&l, 2).iter().any(|t| t.1 == flushed),
+        "broker 2 truncates its committed records to broker 3's log: {:?}",
+        truncations(&l, 2)
+    );
+    assert!(l.report().acked_records_lost > 0);
+    let lost = events(&l, |k| matches!(k, TraceKind::AckedRecordsLost { .. }));
+    assert!(
+        lost[0].text.contains("power loss of broker 3"),
+        "{}",
+        lost[0].text
+    );
+    assert_no_violations(&l);
+}

@@ -1,0 +1,101 @@
+//! The real CLI binary: formats, exit codes, error messages.
+
+use std::process::Command;
+
+fn cli(args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_failover-lab"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("the CLI runs")
+}
+
+#[test]
+fn run_prints_the_json_report_with_every_contract_field() {
+    let out = cli(&["run", "scenarios/leader-dies.json"]);
+    assert!(out.status.success());
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    for key in [
+        "scenario",
+        "seed",
+        "end_ms",
+        "trace_hash",
+        "brokers",
+        "partitions",
+        "producers",
+        "consumers",
+        "acked_records_lost",
+        "invariant_violations",
+    ] {
+        assert!(v.get(key).is_some(), "missing {key}");
+    }
+    let p = &v["partitions"][0];
+    for key in [
+        "topic",
+        "partition",
+        "leader",
+        "leader_epoch",
+        "replicas",
+        "isr",
+        "high_watermark",
+        "replica_logs",
+    ] {
+        assert!(p.get(key).is_some(), "missing partitions[].{key}");
+    }
+    let log = &p["replica_logs"][0];
+    for key in [
+        "broker",
+        "log_end_offset",
+        "high_watermark",
+        "epochs",
+        "log_digest",
+    ] {
+        assert!(log.get(key).is_some(), "missing replica_logs[].{key}");
+    }
+    assert_eq!(v["end_ms"], 60000);
+}
+
+#[test]
+fn describe_prints_the_kafka_topics_layout() {
+    let out = cli(&["run", "scenarios/leader-dies.json", "--format", "describe"]);
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(lines[0].starts_with("Topic: orders\tTopicId: "));
+    assert!(lines[0]
+        .ends_with("PartitionCount: 3\tReplicationFactor: 3\tConfigs: min.insync.replicas=2"));
+    assert_eq!(
+        lines[1],
+        "\tTopic: orders\tPartition: 0\tLeader: 2\tReplicas: 1,2,3\tIsr: 1,2,3\tElr: \tLastKnownElr: "
+    );
+}
+
+#[test]
+fn trace_format_narrates_the_failover() {
+    let out = cli(&["run", "scenarios/leader-dies.json", "--format", "trace"]);
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("elected broker 2 from ISR {2,3}"));
+    assert!(text.contains("leader epoch 0 → 1"));
+}
+
+#[test]
+fn a_broken_scenario_exits_2_with_one_message_naming_the_field() {
+    let dir = std::env::temp_dir().join(format!("fl-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let f = dir.join("bad.json");
+    std::fs::write(
+        &f,
+        r#"{"brokers": 3, "topics": [{"name": "orders", "replication_factor": 4}]}"#,
+    )
+    .unwrap();
+    let out = cli(&["run", f.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(out.stdout.is_empty());
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(
+        err.trim(),
+        "error: topics[0].replication_factor: 4 exceeds the 3 brokers"
+    );
+    let out = cli(&["run", "no/such/file.json"]);
+    assert_eq!(out.status.code(), Some(2));
+}

@@ -33,7 +33,7 @@ wasm:
 	@scripts/build-wasm.sh
 
 build: setup
-	@scripts/build-wasm.sh
+	@scripts/build-wasm.sh && scripts/build-site.sh
 	@if [[ ! -f www/index.html ]]; then echo "build: warning: www/index.html does not exist yet"; fi
 	@echo "build: static site ready in www/"
 
@@ -73,7 +73,7 @@ test-wasm-browser:
 # Browser end-to-end tests (playwright-core + /usr/bin/chromium) against the built site.
 test-e2e:
 	@echo "== browser end-to-end tests (tests/e2e/)"
-	scripts/build-wasm.sh
+	scripts/build-wasm.sh && scripts/build-site.sh
 	node --test tests/e2e/
 
 fmt:

@@ -1,0 +1,208 @@
+// The page (www/index.html) in headless Chromium: it loads, a newcomer's first
+// click (the leader's broker → crash) shows a failover, bad input never kills
+// the page, keyboard shortcuts work, and the wasm run gives the same trace hash
+// as the native CLI. Needs `make build` (www/pkg and www/scenarios).
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { execFileSync } from 'node:child_process';
+import { startApp, ROOT, WWW } from './helpers.mjs';
+
+let app;
+
+before(async () => {
+  for (const f of ['pkg/failover_lab.js', 'scenarios/index.json', 'index.html']) {
+    assert.ok(fs.existsSync(path.join(WWW, f)), `www/${f} is missing: run \`make build\` first`);
+  }
+  app = await startApp();
+});
+
+after(async () => {
+  await app?.close();
+});
+
+/** Open the page paused at t = 0 and wait for the first frame. */
+async function open(query = '?paused=1') {
+  app.errors.length = 0;
+  await app.page.goto(`${app.baseUrl}/${query}`);
+  await app.page.waitForSelector('body[data-ready="true"]', { timeout: 20000 });
+}
+
+function describeRow(text, topic, partition) {
+  const line = text.split('\n').find((l) => l.includes(`Topic: ${topic}`) && l.includes(`Partition: ${partition}\t`));
+  assert.ok(line, `no describe line for ${topic}-${partition} in:\n${text}`);
+  return Object.fromEntries(
+    line.trim().split('\t').map((f) => {
+      const i = f.indexOf(':');
+      return [f.slice(0, i).trim(), f.slice(i + 1).trim()];
+    }),
+  );
+}
+
+test('the page loads the default scenario, draws a frame and reports no error', async () => {
+  await open('');
+  const page = app.page;
+  assert.equal(await page.evaluate(() => typeof window.failoverLab), 'object');
+  assert.equal(await page.locator('svg [data-broker]').count(), 3);
+  assert.equal(await page.locator('.pcard').count(), 3);
+  assert.match(await page.locator('#scn-name').textContent(), /leader's broker dies/i);
+  assert.match(await page.locator('[data-testid=acked-lost]').textContent(), /0\s*acknowledged records lost/);
+  // It plays on open: simulated time moves.
+  const t0 = await page.evaluate(() => failoverLab.now());
+  await page.waitForFunction((t) => failoverLab.now() > t, t0, { timeout: 5000 });
+  assert.deepEqual(app.errors, []);
+});
+
+test("clicking the leader's broker and choosing crash fails orders-0 over to an ISR member", async () => {
+  await open();
+  const page = app.page;
+  await page.evaluate(() => failoverLab.runFor(3000));
+  const before = await page.evaluate(() => failoverLab.report().partitions.find((p) => p.topic === 'orders' && p.partition === 0));
+  assert.equal(before.leader_epoch, 0);
+  const leader = before.leader;
+  await page.locator(`svg [data-broker="${leader}"]`).click();
+  await page.locator('#broker-menu button[data-action="crash"]').click();
+  assert.equal(await page.locator(`svg [data-broker="${leader}"]`).getAttribute('data-state'), 'crashed');
+  await page.evaluate(() => failoverLab.runFor(20000));
+
+  const after = await page.evaluate(() => failoverLab.report().partitions.find((p) => p.topic === 'orders' && p.partition === 0));
+  assert.notEqual(after.leader, leader);
+  assert.ok(after.leader !== null, 'orders-0 has a leader again');
+  assert.equal(after.leader_epoch, 1);
+  assert.ok(!after.isr.includes(leader), `ISR ${after.isr} no longer holds broker ${leader}`);
+
+  // The DOM shows it: describe table, partition card, narration.
+  const row = describeRow(await page.locator('details.raw pre').textContent(), 'orders', 0);
+  assert.equal(row.Leader, String(after.leader));
+  const cell = await page.locator('table.dtable tr[data-partition="orders-0"] td[data-col="Leader"]').textContent();
+  assert.equal(cell, String(after.leader));
+  const head = await page.locator('.pcard[data-partition="orders-0"] .phead').textContent();
+  assert.match(head, new RegExp(`Leader: broker ${after.leader}`));
+  assert.match(head, /Leader epoch: 1/);
+  const narration = await page.locator('#narration').textContent();
+  assert.match(narration, /elected broker \d from ISR/);
+  assert.match(narration, /leader epoch 0 → 1/);
+  assert.deepEqual(app.errors, []);
+});
+
+test('restarting the crashed broker brings it back into the ISR', async () => {
+  await open();
+  const page = app.page;
+  await page.evaluate(() => {
+    failoverLab.runFor(3000);
+    failoverLab.crash(1);
+    failoverLab.runFor(20000);
+    failoverLab.restart(1);
+    failoverLab.runFor(15000);
+  });
+  const p = await page.evaluate(() => failoverLab.report().partitions.find((x) => x.partition === 0));
+  assert.ok(p.isr.includes(1), `ISR ${p.isr} holds broker 1 again`);
+  const row = describeRow(await page.locator('details.raw pre').textContent(), 'orders', 0);
+  assert.ok(row.Isr.split(',').includes('1'));
+  assert.match(await page.locator('#narration').textContent(), /ISR expand for orders-0/);
+  assert.deepEqual(app.errors, []);
+});
+
+test('a bad scenario throws an Error naming the field and the page keeps working', async () => {
+  await open();
+  const page = app.page;
+  const res = await page.evaluate(() => {
+    try {
+      failoverLab.load('{"brokers": 0}');
+      return { threw: false };
+    } catch (e) {
+      return { threw: true, isError: e instanceof Error, message: e.message };
+    }
+  });
+  assert.equal(res.threw, true);
+  assert.equal(res.isError, true);
+  assert.match(res.message, /brokers/);
+  // The old lab still runs and still draws.
+  const t = await page.evaluate(() => {
+    failoverLab.runFor(1000);
+    return failoverLab.now();
+  });
+  assert.equal(t, 1000);
+  assert.equal(await page.locator('svg [data-broker]').count(), 3);
+  // Bad input from the page itself shows a message in the page.
+  const bad = await page.evaluate(() => {
+    try {
+      failoverLab.produce('no-such-topic', 0, 5);
+      return null;
+    } catch (e) {
+      return e.message;
+    }
+  });
+  assert.match(bad, /no-such-topic/);
+  // A broken scenario file picked in the page shows a message in the page.
+  await page.evaluate(() => document.querySelector('#scenario').append(new Option('missing', 'missing.json')));
+  await page.locator('#scenario').selectOption('missing.json');
+  await page.locator('#banner').waitFor({ state: 'visible' });
+  assert.match(await page.locator('#banner').textContent(), /missing\.json/);
+  assert.equal(await page.evaluate(() => failoverLab.now()), 1000);
+  app.errors.splice(0, app.errors.length, ...app.errors.filter((e) => !/404/.test(e)));
+  assert.deepEqual(app.errors, []);
+});
+
+test('keyboard shortcuts: space plays/pauses, → steps, 2 crashes broker 2, ? opens help', async () => {
+  await open();
+  const page = app.page;
+  await page.locator('body').click({ position: { x: 5, y: 795 } });
+  assert.equal(await page.evaluate(() => failoverLab.playing), false);
+  await page.keyboard.press(' ');
+  assert.equal(await page.evaluate(() => failoverLab.playing), true);
+  await page.keyboard.press(' ');
+  assert.equal(await page.evaluate(() => failoverLab.playing), false);
+  const t = await page.evaluate(() => failoverLab.now());
+  await page.keyboard.press('ArrowRight');
+  assert.equal(await page.evaluate(() => failoverLab.now()), t + 100);
+  await page.keyboard.press('2');
+  assert.equal(await page.locator('svg [data-broker="2"]').getAttribute('data-state'), 'crashed');
+  await page.keyboard.press('?');
+  assert.equal(await page.locator('#help').isVisible(), true);
+  await page.keyboard.press('Escape');
+  assert.equal(await page.locator('#help').isVisible(), false);
+  assert.deepEqual(app.errors, []);
+});
+
+test('time travel: going back and forward again reproduces the same run', async () => {
+  await open();
+  const page = app.page;
+  const res = await page.evaluate(() => {
+    failoverLab.runFor(5000);
+    failoverLab.crash(2);
+    failoverLab.runFor(25000);
+    const first = failoverLab.report().trace_hash;
+    failoverLab.seek(2000);
+    const back = failoverLab.report();
+    failoverLab.seek(30000);
+    return { first, again: failoverLab.report().trace_hash, backEnd: back.end_ms };
+  });
+  assert.equal(res.backEnd, 2000);
+  assert.equal(res.again, res.first);
+  assert.deepEqual(app.errors, []);
+});
+
+test('the trace hash in the browser equals the native CLI one (determinism)', async () => {
+  const file = path.join(ROOT, 'scenarios', 'leader-dies.json');
+  const out = execFileSync('cargo', ['run', '-q', '--release', '--', 'run', file, '--format', 'json'], {
+    cwd: ROOT,
+    encoding: 'utf8',
+    env: { ...process.env, PATH: `${process.env.HOME}/.cargo/bin:${process.env.PATH}` },
+    maxBuffer: 64 << 20,
+  });
+  const native = JSON.parse(out);
+  await open();
+  const text = fs.readFileSync(file, 'utf8');
+  const wasm = await app.page.evaluate((scenario) => {
+    failoverLab.load(scenario);
+    failoverLab.runFor(60000);
+    return failoverLab.report();
+  }, text);
+  assert.equal(native.end_ms, 60000);
+  assert.equal(wasm.end_ms, native.end_ms);
+  assert.equal(wasm.trace_hash, native.trace_hash, 'trace_hash differs between native and wasm');
+  assert.deepEqual(wasm.partitions, native.partitions);
+  assert.deepEqual(app.errors, []);
+});

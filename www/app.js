@@ -1,0 +1,371 @@
+// Failover Lab's page: boots the wasm core, wires the panels and controls,
+// runs the animation clock and exposes window.failoverLab (the browser API of
+// SCENARIO_FORMAT.md).
+
+import { Lab, initWasm } from './lab.js';
+import { h, STATE_LABEL } from './render/util.js';
+import { BrokerMap, MESSAGE_LEGEND } from './render/brokers.js';
+import { PartitionsPanel, partitionLegend } from './render/partitions.js';
+import { ClientsPanel } from './render/clients.js';
+import { MetricsPanel, SAMPLE_MS } from './render/metrics.js';
+import { Narration } from './render/narration.js';
+import { DescribeTable } from './render/describe.js';
+import { Controls, SPEED_MIN, SPEED_MAX } from './controls.js';
+import { installKeyboard } from './keyboard.js';
+
+const $ = (id) => document.getElementById(id);
+const DEFAULT_SCENARIO = 'leader-dies.json';
+const MAX_PARTITIONS = 8;
+
+class App {
+  constructor() {
+    this.lab = new Lab();
+    this.lab.sampleMs = SAMPLE_MS;
+    this.playing = false;
+    this.speed = 1;
+    this.simTarget = 0;
+    this.dirty = true;
+    this.lastWall = performance.now();
+    this.scenarioFile = null;
+  }
+
+  mount() {
+    this.map = new BrokerMap($('map'), { onBrokerClick: (id, anchor) => this.openMenu(id, anchor) });
+    this.partitions = new PartitionsPanel($('partitions'));
+    this.clients = new ClientsPanel($('clients'));
+    this.metrics = new MetricsPanel($('metrics'));
+    this.narration = new Narration($('narration'), { onSeek: (t) => this.seek(t) });
+    this.describe = new DescribeTable($('describe'));
+    this.controls = new Controls({ toolbar: $('toolbar'), timeline: $('timeline-bar'), switches: $('switches'), picker: $('scenario'), app: this });
+    $('legend').append(partitionLegend());
+    $('msg-legend').append(
+      h('span.lg.muted', { text: 'Messages:' }),
+      ...MESSAGE_LEGEND.map(([k, c]) => h('span.lg', null, h('i.dotk', { style: { background: c } }), k)),
+    );
+    this.menu = $('broker-menu');
+    document.addEventListener('click', (e) => {
+      if (!this.menu.hidden && !this.menu.contains(e.target) && !e.target.closest?.('[data-broker]')) this.closeMenu();
+    });
+    $('help-btn').addEventListener('click', () => {
+      $('help').hidden = !$('help').hidden;
+    });
+    $('banner-close').addEventListener('click', () => this.hideError());
+    installKeyboard(this, $('help'));
+    this.lab.onSample = (t, m) => this.metrics.sample(t, m);
+    this.lab.onRebuild = () => this.metrics.clear();
+    window.addEventListener('resize', () => {
+      this.partitions.resize();
+      this.dirty = true;
+    });
+    this.controls.setSpeedSlider(this.speed);
+  }
+
+  // ---- loading -------------------------------------------------------------
+
+  /** Load a scenario (object or JSON text). Throws the core's Error. */
+  load(scenario) {
+    this.lab.load(scenario);
+    this.afterLoad();
+  }
+
+  afterLoad() {
+    this.simTarget = this.lab.now();
+    this.closeMenu();
+    this.hideError();
+    const view = this.lab.view(MAX_PARTITIONS);
+    this.controls.syncSettings(this.lab.settings(), view);
+    $('scn-name').textContent = this.lab.name();
+    $('scn-desc').textContent = this.lab.description();
+    $('scn-desc').title = this.lab.description();
+    document.title = `Failover Lab — ${this.lab.name()}`;
+    this.draw();
+  }
+
+  async loadScenarioFile(file) {
+    try {
+      const res = await fetch(`scenarios/${encodeURIComponent(file)}`);
+      if (!res.ok) throw new Error(`scenarios/${file}: HTTP ${res.status}`);
+      const text = await res.text();
+      this.load(text);
+      this.scenarioFile = file;
+      this.controls.picker.value = file;
+    } catch (e) {
+      this.showError(`Could not load scenario ${file}: ${e.message}`);
+      if (this.scenarioFile) this.controls.picker.value = this.scenarioFile;
+    }
+  }
+
+  async loadScenarioList() {
+    try {
+      const res = await fetch('scenarios/index.json');
+      if (!res.ok) throw new Error(`HTTP ${res.status}`);
+      return await res.json();
+    } catch (e) {
+      this.showError(`Could not read scenarios/index.json (${e.message}); run \`make build\`.`);
+      return [];
+    }
+  }
+
+  // ---- time ----------------------------------------------------------------
+
+  play() {
+    this.playing = true;
+    this.simTarget = this.lab.now();
+    this.lastWall = performance.now();
+    this.dirty = true;
+  }
+  pause() {
+    this.playing = false;
+    this.dirty = true;
+  }
+  togglePlay() {
+    if (this.playing) this.pause();
+    else this.play();
+  }
+  setSpeed(speed) {
+    this.speed = Math.min(10 ** SPEED_MAX, Math.max(10 ** SPEED_MIN, speed));
+    this.simTarget = this.lab.now();
+    this.dirty = true;
+  }
+  nudgeSpeed(dir) {
+    this.setSpeed(this.speed * 10 ** (dir * 0.25));
+    this.controls.setSpeedSlider(this.speed);
+  }
+  runFor(ms) {
+    this.lab.runFor(ms);
+    this.simTarget = this.lab.now();
+    this.draw();
+  }
+  stepBy(ms) {
+    this.guard(() => this.runFor(ms));
+  }
+  seek(t) {
+    this.guard(() => {
+      this.lab.seek(t);
+      this.simTarget = this.lab.now();
+      this.draw();
+    });
+  }
+  reset() {
+    this.guard(() => {
+      this.lab.reset();
+      this.simTarget = 0;
+      this.draw();
+    });
+  }
+  setOption(key, value) {
+    this.guard(() => {
+      this.lab.setOverride(key, value);
+      this.controls.syncSettings(this.lab.settings(), this.lab.view(MAX_PARTITIONS));
+      this.draw();
+    });
+  }
+
+  // ---- actions -------------------------------------------------------------
+
+  /** Apply a user action now; throws Error (API) — UI callers use guard(). */
+  act(action) {
+    this.lab.act(action);
+    this.draw();
+  }
+  guard(fn) {
+    try {
+      return fn();
+    } catch (e) {
+      this.showError(e instanceof Error ? e.message : String(e));
+      this.dirty = true;
+      return undefined;
+    }
+  }
+  produceBurst() {
+    const target = this.controls.burstTarget();
+    if (!target) return;
+    const acks = this.controls.acks.value;
+    this.guard(() => this.act({ produce: { topic: target[0], partition: target[1], count: 10, acks } }));
+  }
+  toggleBroker(id) {
+    const b = this.lastView?.brokers.find((x) => x.id === id);
+    if (!b) return;
+    const down = b.state === 'crashed' || b.state === 'shut_down';
+    this.guard(() => this.act(down ? { restart: id } : { crash: id }));
+  }
+
+  openMenu(id, anchor) {
+    const b = this.lastView?.brokers.find((x) => x.id === id);
+    if (!b) return;
+    const down = b.state === 'crashed' || b.state === 'shut_down';
+    const items = [
+      ['crash', 'Crash', 'the process dies; its log survives', !down],
+      ['power_loss', 'Power loss', 'unflushed records are lost', !down],
+      ['shutdown', 'Controlled shutdown', 'leadership moves away first', !down],
+      ['restart', 'Restart', 'start again and rejoin', down],
+      ['isolate', 'Isolate', 'cut it off the network', b.state !== 'isolated'],
+      ['heal', 'Heal', 'reconnect it', b.state === 'isolated' || this.isolated(id)],
+    ];
+    this.menu.replaceChildren(
+      h('div.menu-title', null, h('b', { text: `Broker ${id}` }), h(`span.st.${b.state}`, { text: STATE_LABEL[b.state] || b.state })),
+      ...items.map(([action, label, hint, enabled]) =>
+        h('button', {
+          type: 'button', 'data-action': action, disabled: !enabled,
+          onclick: () => {
+            this.closeMenu();
+            this.guard(() => this.act({ [action]: id }));
+          },
+        }, h('span', { text: label }), h('small', { text: hint })),
+      ),
+    );
+    this.menu.hidden = false;
+    const r = anchor.getBoundingClientRect();
+    const mw = this.menu.offsetWidth;
+    const mh = this.menu.offsetHeight;
+    let left = r.left + r.width / 2 - mw / 2 + window.scrollX;
+    left = Math.max(8, Math.min(left, window.scrollX + document.documentElement.clientWidth - mw - 8));
+    let top = r.bottom + 6 + window.scrollY;
+    if (r.bottom + mh + 12 > window.innerHeight) top = Math.max(8 + window.scrollY, r.top - mh - 6 + window.scrollY);
+    this.menu.style.left = `${left}px`;
+    this.menu.style.top = `${top}px`;
+    this.menu.querySelector('button:not([disabled])')?.focus({ preventScroll: true });
+  }
+  isolated(id) {
+    // A crashed broker reports "crashed" even while isolated; heal stays possible.
+    let iso = false;
+    for (const a of this.lab.actions) {
+      if (a.action.isolate === id) iso = true;
+      if (a.action.heal === id) iso = false;
+    }
+    return iso;
+  }
+  closeMenu() {
+    if (this.menu) this.menu.hidden = true;
+  }
+
+  // ---- errors --------------------------------------------------------------
+
+  showError(msg) {
+    $('banner-text').textContent = msg;
+    $('banner').hidden = false;
+    clearTimeout(this.bannerTimer);
+    this.bannerTimer = setTimeout(() => this.hideError(), 12000);
+  }
+  hideError() {
+    $('banner').hidden = true;
+  }
+
+  // ---- drawing -------------------------------------------------------------
+
+  marks() {
+    const out = [];
+    for (const st of this.lab.effectiveScenario().steps || []) {
+      const [k, v] = Object.entries(st).find(([key]) => key !== 'at_ms') || ['step', ''];
+      out.push({ at: st.at_ms, kind: 'scn', label: `scenario: ${k} ${typeof v === 'object' ? JSON.stringify(v) : v}` });
+    }
+    for (const a of this.lab.actions) {
+      const [k, v] = Object.entries(a.action)[0];
+      out.push({ at: a.at_ms, kind: 'user', label: `you: ${k} ${typeof v === 'object' ? JSON.stringify(v) : v}` });
+    }
+    return out;
+  }
+
+  draw() {
+    const lab = this.lab;
+    const view = lab.view(MAX_PARTITIONS);
+    this.lastView = view;
+    this.map.update(view, this.playing ? this.speed : 0.05, lab.generation);
+    this.partitions.update(view, lab.generation);
+    const events = this.narration.update(lab);
+    this.partitions.onTrace(events);
+    this.clients.update(view);
+    this.metrics.update();
+    this.describe.update(lab.describe());
+    this.controls.update({ now: view.now_ms, end: lab.endMs(), playing: this.playing, speed: this.speed, marks: this.marks() });
+    document.body.classList.toggle('has-loss', view.acked_records_lost > 0);
+    this.dirty = false;
+  }
+
+  frame(wall) {
+    const dt = Math.min(100, Math.max(0, wall - this.lastWall));
+    this.lastWall = wall;
+    try {
+      if (this.playing) {
+        this.simTarget += dt * this.speed;
+        const t = Math.floor(this.simTarget);
+        if (t > this.lab.now()) {
+          this.lab.runUntil(t);
+          this.dirty = true;
+        }
+      }
+      if (this.dirty) this.draw();
+      else this.map.tick();
+    } catch (e) {
+      this.pause();
+      this.showError(`Simulation stopped: ${e instanceof Error ? e.message : e}`);
+    }
+    requestAnimationFrame((w) => this.frame(w));
+  }
+}
+
+function api(app) {
+  const act = (action) => app.act(action);
+  const broker = (name) => (b) => act({ [name]: b });
+  return {
+    load: (scenario) => app.load(scenario),
+    crash: broker('crash'),
+    powerLoss: broker('power_loss'),
+    restart: broker('restart'),
+    shutdown: broker('shutdown'),
+    isolate: broker('isolate'),
+    heal: broker('heal'),
+    produce: (topic, partition, count, acks) =>
+      act({ produce: acks === undefined ? { topic, partition, count } : { topic, partition, count, acks } }),
+    apply: act,
+    runFor: (ms) => app.runFor(ms),
+    seek: (t) => app.seek(t),
+    play: () => app.play(),
+    pause: () => app.pause(),
+    setSpeed: (x) => {
+      app.setSpeed(x);
+      app.controls.setSpeedSlider(app.speed);
+    },
+    report: () => app.lab.report(),
+    describe: () => app.lab.describe(),
+    view: (n = MAX_PARTITIONS) => app.lab.view(n),
+    trace: (cursor = 0) => app.lab.traceSince(cursor),
+    now: () => app.lab.now(),
+    actions: () => app.lab.actions.map(({ at_ms, action }) => ({ at_ms, action })),
+    get playing() {
+      return app.playing;
+    },
+  };
+}
+
+async function main() {
+  const app = new App();
+  app.mount();
+  try {
+    await initWasm();
+  } catch (e) {
+    app.showError(`The WebAssembly core did not load (${e.message}). Run \`make build\` and serve www/.`);
+    return;
+  }
+  window.failoverLab = api(app);
+  const params = new URLSearchParams(location.search);
+  const list = await app.loadScenarioList();
+  const wanted = params.get('scenario') || DEFAULT_SCENARIO;
+  app.controls.setScenarioList(list.length ? list : [{ file: DEFAULT_SCENARIO, name: DEFAULT_SCENARIO }], wanted);
+  await app.loadScenarioFile(wanted);
+  if (!app.lab.core && wanted !== DEFAULT_SCENARIO) await app.loadScenarioFile(DEFAULT_SCENARIO);
+  if (app.lab.core && params.has('seed')) app.setOption('seed', Math.max(0, Math.floor(Number(params.get('seed')) || 0)));
+  if (params.has('speed')) app.setSpeed(Number(params.get('speed')) || 1);
+  app.controls.setSpeedSlider(app.speed);
+  if (app.lab.core) {
+    app.draw();
+    if (params.get('paused') !== '1') app.play();
+  }
+  requestAnimationFrame((w) => {
+    app.lastWall = w;
+    app.frame(w);
+    document.body.dataset.ready = 'true';
+  });
+}
+
+main();

@@ -1,0 +1,137 @@
+// The toolbar (play/pause, step, speed, seed, reset, produce burst, config
+// switches), the scenario picker and the timeline. It only calls back into the
+// app; it holds no simulation state of its own.
+
+import { h, fmtTime, setText } from './render/util.js';
+
+const REPLAY_NOTE =
+  'Changing this rebuilds the scenario with the new config and replays your recorded actions up to the current time (the core is deterministic, so the run is reproduced exactly).';
+
+/** Speed slider position (log10 of sim ms per wall ms) ↔ speed. */
+export const SPEED_MIN = -2; // 0.01×
+export const SPEED_MAX = 2; // 100×
+
+export function speedLabel(speed) {
+  if (speed >= 10) return `${Math.round(speed)}×`;
+  if (speed >= 1) return `${speed.toFixed(1).replace(/\.0$/, '')}×`;
+  if (speed >= 0.1) return `${speed.toFixed(2).replace(/0$/, '')}×`;
+  return `${speed.toFixed(3).replace(/0$/, '')}×`;
+}
+
+export class Controls {
+  constructor({ toolbar, timeline, switches, picker, app }) {
+    this.app = app;
+    this.picker = picker;
+    const btn = (label, title, onclick, extra = {}) => h('button', { type: 'button', title, onclick, ...extra }, label);
+
+    this.playBtn = btn('▶ Play', 'Play / pause (Space)', () => app.togglePlay(), { class: 'primary', id: 'play' });
+    this.stepBtn = btn('Step +100 ms', 'Advance simulated time by 100 ms (→)', () => app.stepBy(100), { id: 'step' });
+    this.speed = h('input', {
+      type: 'range', id: 'speed', min: SPEED_MIN, max: SPEED_MAX, step: 0.05, value: 0,
+      title: 'Speed (log scale): simulated ms per real ms. Slow it down to watch messages fly ( - / + )',
+      oninput: () => app.setSpeed(10 ** Number(this.speed.value)),
+    });
+    this.speedOut = h('output.speedout', { for: 'speed' });
+    this.clock = h('span.clock', { id: 'clock', title: 'simulated time' });
+    this.seed = h('input', {
+      type: 'number', id: 'seed', min: 0, step: 1, title: `Seed of the run. ${REPLAY_NOTE}`,
+      onchange: () => app.setOption('seed', Math.max(0, Math.floor(Number(this.seed.value) || 0))),
+    });
+    this.burstPart = h('select', { id: 'burst-partition', title: 'Partition for the produce burst' });
+    this.burstBtn = btn('Produce 10', 'Produce a burst of 10 records now with the selected acks (P)', () => app.produceBurst(), { id: 'burst' });
+    this.acks = h('select', { id: 'acks', title: `Producer acks. ${REPLAY_NOTE}`, onchange: () => app.setOption('acks', this.acks.value) },
+      ...['0', '1', 'all'].map((v) => h('option', { value: v, text: v })));
+    this.minIsr = h('select', { id: 'min-isr', title: `min.insync.replicas. ${REPLAY_NOTE}`, onchange: () => app.setOption('min.insync.replicas', Number(this.minIsr.value)) });
+    this.unclean = h('input', {
+      type: 'checkbox', id: 'unclean', title: `unclean.leader.election.enable. ${REPLAY_NOTE}`,
+      onchange: () => app.setOption('unclean.leader.election.enable', this.unclean.checked),
+    });
+
+    toolbar.append(
+      h('div.group', null, this.playBtn, this.stepBtn),
+      h('div.group', null, h('label', { for: 'speed', text: 'speed' }), this.speed, this.speedOut),
+      h('div.group', null, this.clock),
+      h('div.group', null, this.burstBtn, this.burstPart),
+      h('div.group', null,
+        btn('↺ Reset', 'Back to t = 0 and forget your actions (R)', () => app.reset(), { id: 'reset' })),
+      timeline,
+    );
+    switches.append(
+      h('label', { title: this.acks.title }, 'acks', this.acks),
+      h('label', { title: this.minIsr.title }, 'min.insync.replicas', this.minIsr),
+      h('label.check', { title: this.unclean.title }, this.unclean, 'unclean.leader.election.enable'),
+      h('label', { title: this.seed.title }, 'seed', this.seed),
+    );
+
+    this.range = h('input', {
+      type: 'range', id: 'timeline', min: 0, max: 60000, step: 10, value: 0,
+      'aria-label': 'Timeline: drag to travel in simulated time',
+      title: 'Drag to travel in time: going back reloads the scenario and replays your recorded actions',
+      oninput: () => app.seek(Number(this.range.value)),
+    });
+    this.marks = h('div.marks');
+    this.tStart = h('span.tl-label', { text: '0 s' });
+    this.tEnd = h('span.tl-label');
+    timeline.append(this.tStart, h('div.tl-track', null, this.range, this.marks), this.tEnd);
+    picker.addEventListener('change', () => app.loadScenarioFile(picker.value));
+    this.marksKey = '';
+  }
+
+  setScenarioList(list, current) {
+    this.picker.replaceChildren(...list.map((s) => h('option', { value: s.file, text: s.name })));
+    if (current) this.picker.value = current;
+  }
+
+  /** Refresh after a load or rebuild. */
+  syncSettings(settings, view) {
+    this.seed.value = settings.seed;
+    this.acks.value = settings.acks === '-1' ? 'all' : settings.acks;
+    const n = view.brokers.length;
+    if (this.minIsr.options.length !== n) {
+      this.minIsr.replaceChildren(...Array.from({ length: n }, (_, i) => h('option', { value: i + 1, text: i + 1 })));
+    }
+    this.minIsr.value = String(settings.minIsr);
+    this.unclean.checked = settings.unclean;
+    const parts = view.partitions.map((p) => `${p.topic}-${p.partition}`);
+    const key = parts.join(',');
+    if (this.burstPart.dataset.key !== key) {
+      this.burstPart.dataset.key = key;
+      this.burstPart.replaceChildren(
+        ...view.partitions.map((p) => h('option', { value: JSON.stringify([p.topic, p.partition]), text: `${p.topic}-${p.partition}` })),
+      );
+    }
+  }
+
+  burstTarget() {
+    try {
+      return JSON.parse(this.burstPart.value);
+    } catch {
+      return null;
+    }
+  }
+
+  update({ now, end, playing, speed, marks }) {
+    setText(this.playBtn, playing ? '❚❚ Pause' : '▶ Play');
+    this.playBtn.classList.toggle('on', playing);
+    setText(this.speedOut, speedLabel(speed));
+    setText(this.clock, `t = ${fmtTime(now)}`);
+    const max = Math.max(end, now);
+    if (Number(this.range.max) !== max) this.range.max = max;
+    if (document.activeElement !== this.range || playing) this.range.value = now;
+    this.range.style.setProperty('--pct', `${(100 * now) / max}%`);
+    setText(this.tEnd, `${(max / 1000).toFixed(0)} s`);
+    const mkey = `${max}|${marks.map((m) => `${m.at}${m.kind}`).join(',')}`;
+    if (mkey !== this.marksKey) {
+      this.marksKey = mkey;
+      this.marks.replaceChildren(
+        ...marks.map((m) =>
+          h(`span.tl-mark.${m.kind}`, { style: { left: `${(100 * m.at) / max}%` }, title: `${fmtTime(m.at)}: ${m.label}` }),
+        ),
+      );
+    }
+  }
+
+  setSpeedSlider(speed) {
+    this.speed.value = Math.log10(speed);
+  }
+}

@@ -1,0 +1,232 @@
+// The lab: a thin wrapper around the wasm core. It owns the scenario being run,
+// the user's recorded actions ({at_ms, action}) and time travel: going back in
+// time (or changing a config switch, or the seed) rebuilds the lab from the
+// scenario and replays the recorded actions, which the deterministic core turns
+// into exactly the same run. No Kafka rule lives here.
+
+import init, { WasmLab } from './pkg/failover_lab.js';
+
+let ready = null;
+/** Load and instantiate the wasm module once. */
+export function initWasm() {
+  ready ??= init();
+  return ready;
+}
+
+function errorMessage(e) {
+  if (e instanceof Error) return e.message;
+  return String(e);
+}
+
+/** Parse a scenario given as an object or JSON text; throws Error on bad JSON. */
+function toObject(scenario) {
+  if (typeof scenario === 'string') {
+    try {
+      return JSON.parse(scenario);
+    } catch (e) {
+      throw new Error(`scenario is not valid JSON: ${errorMessage(e)}`);
+    }
+  }
+  if (scenario && typeof scenario === 'object') return structuredClone(scenario);
+  throw new Error('expected a scenario as a JSON string or an object');
+}
+
+function producerAcks(scenario) {
+  const p = (scenario.clients || []).find((c) => c && c.type === 'producer');
+  return p && p.acks !== undefined ? String(p.acks) : 'all';
+}
+
+function topicOrCluster(scenario, key, fallback) {
+  const t = (scenario.topics || [])[0];
+  if (t && t.config && t.config[key] !== undefined) return t.config[key];
+  if (scenario.config && scenario.config[key] !== undefined) return scenario.config[key];
+  return fallback;
+}
+
+export class Lab {
+  constructor() {
+    this.base = null; // the scenario as loaded (object)
+    this.overrides = {}; // seed / acks / min.insync.replicas / unclean switches
+    this.actions = []; // [{at_ms, action}] recorded user actions
+    this.core = null;
+    this.generation = 0; // bumps on every rebuild (renderers reset their caches)
+    this.sampleMs = 500;
+    this.onSample = null; // (t, metrics) at every multiple of sampleMs
+    this.onRebuild = null; // () before a rebuilt core replays
+  }
+
+  /** Replace the lab with a scenario. Throws Error with the core's message. */
+  load(scenario) {
+    let core;
+    let obj;
+    if (typeof scenario === 'string') {
+      core = new WasmLab(scenario); // the core's own message on bad input
+      obj = JSON.parse(scenario);
+    } else {
+      obj = toObject(scenario);
+      core = new WasmLab(JSON.stringify(obj));
+    }
+    this.core?.free();
+    this.core = core;
+    this.base = obj;
+    this.overrides = {};
+    this.actions = [];
+    this.generation++;
+    this.onRebuild?.();
+    this.advance(0);
+  }
+
+  /** The scenario with the user's switches applied (what the core runs). */
+  effectiveScenario() {
+    const s = structuredClone(this.base);
+    const o = this.overrides;
+    if (o.seed !== undefined) s.seed = o.seed;
+    for (const key of ['min.insync.replicas', 'unclean.leader.election.enable']) {
+      if (o[key] === undefined) continue;
+      s.config = { ...(s.config || {}), [key]: o[key] };
+      for (const t of s.topics || []) {
+        if (t.config && key in t.config) t.config[key] = o[key];
+      }
+    }
+    if (o.acks !== undefined) {
+      for (const c of s.clients || []) if (c.type === 'producer') c.acks = o.acks;
+      for (const st of s.steps || []) if (st.produce && 'acks' in st.produce) st.produce.acks = o.acks;
+    }
+    return s;
+  }
+
+  /** Current values of the switches (for the controls). */
+  settings() {
+    const s = this.effectiveScenario();
+    return {
+      seed: s.seed ?? 0,
+      acks: producerAcks(s),
+      minIsr: Number(topicOrCluster(s, 'min.insync.replicas', 1)),
+      unclean: Boolean(topicOrCluster(s, 'unclean.leader.election.enable', false)),
+    };
+  }
+
+  /** Change a switch: rebuild from the scenario and replay up to the current time. */
+  setOverride(key, value) {
+    const prev = this.overrides[key];
+    const t = this.now();
+    this.overrides[key] = value;
+    try {
+      this.rebuild(t);
+    } catch (e) {
+      if (prev === undefined) delete this.overrides[key];
+      else this.overrides[key] = prev;
+      this.rebuild(t);
+      throw e;
+    }
+  }
+
+  /** Rebuild the core from the effective scenario and replay actions up to t. */
+  rebuild(t) {
+    const core = new WasmLab(JSON.stringify(this.effectiveScenario()));
+    this.core?.free();
+    this.core = core;
+    this.generation++;
+    this.onRebuild?.();
+    this.replayTo(t);
+  }
+
+  /** Run forward to t, applying recorded actions on the way. */
+  replayTo(t) {
+    for (const a of this.actions) {
+      const now = this.now();
+      if (a.at_ms < now || a.at_ms > t) continue;
+      if (a.applied === this.generation) continue;
+      this.advance(a.at_ms);
+      this.applyNow(a);
+    }
+    this.advance(t);
+  }
+
+  /** Advance the core to t, stopping at every sampling boundary for onSample. */
+  advance(t) {
+    const S = this.sampleMs;
+    if (this.now() === 0 && this.sampledGeneration !== this.generation) {
+      this.sampledGeneration = this.generation;
+      this.onSample?.(0, this.core.view(0).metrics);
+    }
+    while (this.now() < t) {
+      const nb = Math.min(t, (Math.floor(this.now() / S) + 1) * S);
+      this.core.runUntil(nb);
+      if (this.now() < nb) break; // the core could not advance
+      if (nb % S === 0) this.onSample?.(nb, this.core.view(0).metrics);
+    }
+  }
+
+  applyNow(a) {
+    try {
+      this.core.apply(a.action);
+    } catch {
+      // A recorded action was accepted once; replay keeps going regardless.
+    }
+    a.applied = this.generation;
+  }
+
+  /** Time travel to t (ms): forward runs on, backward rebuilds and replays. */
+  seek(t) {
+    t = Math.max(0, Math.floor(t));
+    if (t >= this.now()) this.replayTo(t);
+    else this.rebuild(t);
+  }
+
+  /** Reset to time 0 with no recorded actions (switches kept). */
+  reset() {
+    this.actions = [];
+    this.rebuild(0);
+  }
+
+  /** Apply a user action now and record it. Throws Error on bad input. */
+  act(action) {
+    const at = this.now();
+    // Acting in the past forks history: later recorded actions are dropped.
+    this.actions = this.actions.filter((a) => a.at_ms <= at);
+    this.core.apply(action); // throws the core's message
+    this.actions.push({ at_ms: at, action, applied: this.generation });
+  }
+
+  runFor(ms) {
+    const n = Number(ms);
+    if (!Number.isFinite(n) || n < 0) throw new Error(`runFor: expected a number of ms, got ${ms}`);
+    this.replayTo(this.now() + Math.floor(n));
+  }
+
+  runUntil(t) {
+    if (t > this.now()) this.replayTo(Math.floor(t));
+  }
+
+  now() {
+    return this.core ? this.core.nowMs() : 0;
+  }
+  endMs() {
+    return this.core.runUntilMs();
+  }
+  name() {
+    return this.core.scenarioName();
+  }
+  description() {
+    return this.base?.description || '';
+  }
+  view(maxPartitions = 8) {
+    return this.core.view(maxPartitions);
+  }
+  report() {
+    return this.core.report();
+  }
+  describe() {
+    return this.core.describe();
+  }
+  traceLength() {
+    return this.core.traceLength();
+  }
+  traceSince(cursor) {
+    return this.core.traceSince(cursor);
+  }
+  traceHash() {
+    return this.core.traceHash();
+  }
+}

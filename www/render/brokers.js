@@ -1,0 +1,200 @@
+// The cluster map: the KRaft controller, the brokers (state, leaderships),
+// the clients, and the messages in flight between them, as SVG. Clicking a
+// broker calls onBrokerClick(id, anchorElement).
+
+import { s, STATE_LABEL, setText } from './util.js';
+
+const W = 800;
+const H = 176;
+const MSG_COLOURS = {
+  Fetch: '#56B4E9',
+  FetchResponse: '#56B4E9',
+  Produce: '#E69F00',
+  ProduceResponse: '#E69F00',
+  BrokerHeartbeat: '#CC79A7',
+  BrokerHeartbeatResponse: '#CC79A7',
+  Metadata: '#F0E442',
+  MetadataRequest: '#F0E442',
+  MetadataResponse: '#F0E442',
+  AlterPartition: '#009E73',
+  AlterPartitionResponse: '#009E73',
+  OffsetsForLeaderEpoch: '#D55E00',
+  OffsetsForLeaderEpochResponse: '#D55E00',
+};
+const MAX_DOTS = 90;
+
+export class BrokerMap {
+  constructor(root, { onBrokerClick }) {
+    this.root = root;
+    this.onBrokerClick = onBrokerClick;
+    this.key = '';
+    this.dots = new Map();
+  }
+
+  layout(view) {
+    const n = view.brokers.length;
+    const pos = new Map();
+    pos.set("controller", { x: W / 2, y: 24, w: 190, h: 38 });
+    const left = 140;
+    const right = W - 140;
+    const bw = Math.min(150, ((right - left) / n) * 0.86);
+    view.brokers.forEach((b, i) => {
+      const x = n === 1 ? W / 2 : left + bw / 2 + (i * (right - left - bw)) / (n - 1);
+      pos.set(`broker-${b.id}`, { x, y: 116, w: bw, h: 66 });
+    });
+    const side = (list, prefix, x) =>
+      list.forEach((c, i) => {
+        const y = 116 + (i - (list.length - 1) / 2) * 44;
+        pos.set(`${prefix}-${i}`, { x, y, w: 104, h: 38, name: c.id });
+      });
+    side(view.producers, 'producer', 62);
+    side(view.consumers, 'consumer', W - 62);
+    return pos;
+  }
+
+  build(view) {
+    this.pos = this.layout(view);
+    this.root.replaceChildren();
+    const svg = s('svg', {
+      viewBox: `0 0 ${W} ${H}`,
+      class: 'map',
+      role: 'img',
+      'aria-label': 'Cluster map: controller, brokers and clients',
+    });
+    const links = s('g', { class: 'links' });
+    const nodes = s('g', { class: 'nodes' });
+    this.dotLayer = s('g', { class: 'dots' });
+    svg.append(links, nodes, this.dotLayer);
+    const c = this.pos.get('controller');
+    this.brokerEls = new Map();
+    for (const b of view.brokers) {
+      const p = this.pos.get(`broker-${b.id}`);
+      links.append(s('line', { x1: c.x, y1: c.y + c.h / 2, x2: p.x, y2: p.y - p.h / 2, class: 'link' }));
+    }
+    for (let i = 0; i < view.brokers.length - 1; i++) {
+      const a = this.pos.get(`broker-${view.brokers[i].id}`);
+      const b = this.pos.get(`broker-${view.brokers[i + 1].id}`);
+      links.append(s('line', { x1: a.x + a.w / 2, y1: a.y, x2: b.x - b.w / 2, y2: b.y, class: 'link' }));
+    }
+    // Controller.
+    nodes.append(
+      s('g', { class: 'node controller' },
+        s('rect', { x: c.x - c.w / 2, y: c.y - c.h / 2, width: c.w, height: c.h, rx: 8 }),
+        s('text', { x: c.x, y: c.y - 2, class: 'title', text: 'KRaft controller' }),
+        s('text', { x: c.x, y: c.y + 12, class: 'sub', text: 'active · separate node' }),
+      ),
+    );
+    for (const b of view.brokers) {
+      const p = this.pos.get(`broker-${b.id}`);
+      const g = s('g', {
+        class: 'node broker',
+        tabindex: 0,
+        role: 'button',
+        'data-broker': b.id,
+        'aria-label': `Broker ${b.id}: click for actions`,
+        onclick: (e) => this.onBrokerClick(b.id, g, e),
+        onkeydown: (e) => {
+          if (e.key === 'Enter') this.onBrokerClick(b.id, g, e);
+        },
+      });
+      const rect = s('rect', { x: p.x - p.w / 2, y: p.y - p.h / 2, width: p.w, height: p.h, rx: 10 });
+      const title = s('text', { x: p.x, y: p.y - 14, class: "title", text: `Broker ${b.id}` });
+      const state = s('text', { x: p.x, y: p.y + 3, class: "state" });
+      const lead = s('text', { x: p.x, y: p.y + 20, class: "sub" });
+      const crown = s('text', { x: p.x + p.w / 2 - 12, y: p.y - 20, class: 'crown', text: '' });
+      g.append(rect, title, state, lead, crown);
+      nodes.append(g);
+      this.brokerEls.set(b.id, { g, state, lead, crown });
+    }
+    const client = (key, label, cls) => {
+      const p = this.pos.get(key);
+      nodes.append(
+        s('g', { class: `node client ${cls}` },
+          s('rect', { x: p.x - p.w / 2, y: p.y - p.h / 2, width: p.w, height: p.h, rx: 19 }),
+          s('text', { x: p.x, y: p.y - 2, class: 'title', text: p.name }),
+          s('text', { x: p.x, y: p.y + 12, class: 'sub', text: label }),
+        ),
+      );
+    };
+    view.producers.forEach((_, i) => client(`producer-${i}`, 'producer', 'producer'));
+    view.consumers.forEach((_, i) => client(`consumer-${i}`, 'consumer', 'consumer'));
+    this.root.append(svg);
+  }
+
+  /** Draw one frame. `speed` is sim ms per wall ms (for message animation). */
+  update(view, speed, generation) {
+    const key = `${generation}|${view.brokers.length}|${view.producers.length}|${view.consumers.length}`;
+    if (key !== this.key) {
+      this.key = key;
+      this.dots.clear();
+      this.build(view);
+    }
+    const leads = new Map();
+    for (const p of view.partitions) {
+      if (p.leader == null) continue;
+      if (!leads.has(p.leader)) leads.set(p.leader, []);
+      leads.get(p.leader).push(`${p.topic}-${p.partition}`);
+    }
+    for (const b of view.brokers) {
+      const el = this.brokerEls.get(b.id);
+      el.g.dataset.state = b.state;
+      setText(el.state, STATE_LABEL[b.state] || b.state);
+      const names = leads.get(b.id) || [];
+      let text;
+      if (b.leader_of === 0) text = 'leads nothing';
+      else if (names.length === b.leader_of && names.length <= 2) text = `leads ${names.join(', ')}`;
+      else text = `leader of ${b.leader_of} partition${b.leader_of === 1 ? '' : 's'}`;
+      setText(el.lead, text);
+      setText(el.crown, b.leader_of > 0 ? '★' : '');
+    }
+    this.animate(view, speed);
+  }
+
+  animate(view, speed) {
+    const wall = performance.now();
+    for (const m of view.messages) {
+      const k = `${m.from}|${m.to}|${m.kind}|${m.sent_ms}|${m.arrive_ms}`;
+      if (this.dots.has(k) || this.dots.size >= MAX_DOTS) continue;
+      const a = this.pos.get(m.from);
+      const b = this.pos.get(m.to);
+      if (!a || !b) continue;
+      const simWall = speed > 0 ? (m.arrive_ms - m.sent_ms) / speed : 0;
+      const dur = Math.min(4000, Math.max(700, simWall));
+      // Requests and responses travel on slightly different lanes.
+      const dx = b.x - a.x;
+      const dy = b.y - a.y;
+      const len = Math.hypot(dx, dy) || 1;
+      const lane = m.from < m.to ? 5 : -5;
+      const ox = (-dy / len) * lane;
+      const oy = (dx / len) * lane;
+      const el = s('circle', { r: 4.2, fill: MSG_COLOURS[m.kind] || '#ccc', class: 'dot' });
+      el.append(s('title', { text: `${m.kind}: ${m.from} → ${m.to}` }));
+      this.dotLayer.append(el);
+      this.dots.set(k, { el, a: { x: a.x + ox, y: a.y + oy }, b: { x: b.x + ox, y: b.y + oy }, start: wall, dur });
+    }
+    for (const [k, d] of this.dots) {
+      const p = (wall - d.start) / d.dur;
+      if (p >= 1) {
+        d.el.remove();
+        this.dots.delete(k);
+        continue;
+      }
+      d.el.setAttribute('cx', d.a.x + (d.b.x - d.a.x) * p);
+      d.el.setAttribute('cy', d.a.y + (d.b.y - d.a.y) * p);
+    }
+  }
+
+  /** Keep dots moving while paused. */
+  tick() {
+    if (this.dots.size) this.animate({ messages: [] }, 0);
+  }
+}
+
+export const MESSAGE_LEGEND = [
+  ['Fetch', '#56B4E9'],
+  ['Produce', '#E69F00'],
+  ['Heartbeat', '#CC79A7'],
+  ['Metadata', '#F0E442'],
+  ['AlterPartition', '#009E73'],
+  ['OffsetsForLeaderEpoch', '#D55E00'],
+];

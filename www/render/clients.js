@@ -1,0 +1,75 @@
+// Producers and consumers: acked / in flight / retrying / failed, the errors
+// they saw, consumer positions, and the always-visible count of acknowledged
+// records lost.
+
+import { h, setText } from './util.js';
+
+export class ClientsPanel {
+  constructor(root) {
+    this.root = root;
+    this.lost = h('div.lost', { 'data-testid': 'acked-lost' });
+    this.list = h('div.clist');
+    this.root.append(this.lost, this.list);
+    this.sig = '';
+  }
+
+  update(view) {
+    const lost = view.acked_records_lost;
+    this.lost.classList.toggle('bad', lost > 0);
+    const viol = view.invariant_violations;
+    const lkey = `${lost}|${viol}`;
+    if (this.lost.dataset.key !== lkey) {
+      this.lost.dataset.key = lkey;
+      const parts = [
+        h('span.big', { text: String(lost) }),
+        h('span', { text: lost === 1 ? 'acknowledged record lost' : 'acknowledged records lost' }),
+      ];
+      if (viol > 0) parts.push(h('span.viol', { text: `${viol} invariant violation${viol === 1 ? '' : 's'}` }));
+      this.lost.replaceChildren(...parts);
+    }
+    const sig = JSON.stringify([view.producers, view.consumers]);
+    if (sig === this.sig) return;
+    this.sig = sig;
+    const items = [];
+    for (const p of view.producers) {
+      const errs = Object.entries(p.errors);
+      items.push(
+        h('div.client', { dataset: { producer: p.id } },
+          h('div.chead', null, h('b', { text: `Producer ${p.id}` }),
+            h('span.muted', { text: `acks=${p.acks}${p.idempotent ? ' · idempotent' : ''}` })),
+          h('div.stats', null,
+            stat('acked', p.acked, 'good'),
+            stat('in flight', p.in_flight),
+            stat('retrying', p.queued, p.queued > 0 ? 'warn' : ''),
+            stat('retries', p.retries, p.retries > 0 ? 'warn' : ''),
+            stat('failed', p.failed, p.failed > 0 ? 'bad' : '')),
+          errs.length
+            ? h('div.errs', null, ...errs.map(([e, n]) => h('span.err', { text: `${e} ×${n}`, title: 'errors seen by this producer' })))
+            : h('div.errs.muted', { text: 'no errors seen' }),
+        ),
+      );
+    }
+    for (const k of view.consumers) {
+      const errs = Object.entries(k.errors);
+      items.push(
+        h('div.client', { dataset: { consumer: k.id } },
+          h('div.chead', null, h('b', { text: `Consumer ${k.id}` }),
+            h('span.muted', { text: `consumed ${k.consumed}` })),
+          h('div.positions', null,
+            ...k.positions.map(([tp, off]) => h('span.pos', null, h('span.muted', { text: tp }), ` @ ${off}`))),
+          k.truncations_detected > 0
+            ? h('div.errs', null, h('span.err', { text: `log truncation detected ×${k.truncations_detected}` }))
+            : null,
+          errs.length ? h('div.errs', null, ...errs.map(([e, n]) => h('span.err', { text: `${e} ×${n}` }))) : null,
+        ),
+      );
+    }
+    this.list.replaceChildren(...items);
+  }
+}
+
+function stat(label, value, cls = '') {
+  return h(`span.stat${cls ? '.' + cls : ''}`, null, h('b', { text: String(value) }), h('small', { text: label }));
+}
+
+export { setText };

@@ -1,0 +1,83 @@
+// The narration: trace events in plain language with their simulated time,
+// newest first. Routine acknowledgements are summarised, not listed.
+
+import { h, fmtTime } from './util.js';
+
+const MAX_ITEMS = 400;
+const QUIET = new Set(['produce_acked']);
+const KIND = {
+  step: 'user',
+  broker_crashed: 'bad',
+  broker_power_loss: 'bad',
+  broker_fenced: 'warn',
+  broker_isolated: 'bad',
+  broker_shut_down: 'warn',
+  leader_elected: 'key',
+  truncated: 'key',
+  acked_records_lost: 'bad',
+  produce_error: 'warn',
+  consumer_truncation_detected: 'warn',
+  isr_changed: 'isr',
+  alter_partition_rejected: 'warn',
+  broker_restarted: 'good',
+  broker_healed: 'good',
+  broker_unfenced: 'good',
+};
+const ICON = {
+  step: '▶',
+  broker_crashed: '✖',
+  broker_power_loss: '⚡',
+  broker_fenced: '⛔',
+  broker_isolated: '✂',
+  leader_elected: '★',
+  truncated: '✂',
+  acked_records_lost: '!',
+  produce_error: '⚠',
+  isr_changed: '⇄',
+  broker_restarted: '↻',
+  broker_healed: '✓',
+  broker_unfenced: '✓',
+  became_leader: '★',
+  client_metadata_updated: 'ℹ',
+};
+
+export class Narration {
+  constructor(root, { onSeek }) {
+    this.root = root;
+    this.onSeek = onSeek;
+    this.list = h('ol.narr', { 'aria-live': 'polite' });
+    this.root.append(this.list);
+    this.cursor = 0;
+    this.generation = -1;
+  }
+
+  /** Pull new trace events from the lab; returns them (for other panels). */
+  update(lab) {
+    if (lab.generation !== this.generation) {
+      this.generation = lab.generation;
+      this.cursor = 0;
+      this.list.replaceChildren();
+    }
+    const len = lab.traceLength();
+    if (len === this.cursor) return [];
+    // After a long jump only the most recent events are drawn.
+    const from = Math.max(this.cursor, len - MAX_ITEMS * 2);
+    const events = lab.traceSince(from);
+    this.cursor = len;
+    const frag = document.createDocumentFragment();
+    for (const ev of events) {
+      if (QUIET.has(ev.event)) continue;
+      const li = h(
+        `li.ev.${KIND[ev.event] || 'info'}`,
+        { dataset: { event: ev.event }, title: 'click to jump to this moment' },
+        h('span.t', { text: fmtTime(ev.at_ms), onclick: () => this.onSeek(ev.at_ms) }),
+        h('span.i', { text: ICON[ev.event] || '·', 'aria-hidden': 'true' }),
+        h('span.x', { text: ev.text }),
+      );
+      frag.prepend(li);
+    }
+    this.list.prepend(frag);
+    while (this.list.childElementCount > MAX_ITEMS) this.list.lastElementChild.remove();
+    return events;
+  }
+}

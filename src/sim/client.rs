@@ -810,8 +810,16 @@ impl Consumer {
             self.metadata_request = None;
             self.bootstrap = self.bootstrap % self.brokers.max(1) + 1;
             ctx.after(self.config.retry_backoff_ms.max(1), Timer::ConsumerPoll);
-        } else if self.fetches.remove(&id).is_some() {
+        } else if let Some((_, parts)) = self.fetches.remove(&id) {
             *self.errors.entry(e.name().to_string()).or_default() += 1;
+            // Back off these partitions; other leaders' answers must not make
+            // the consumer hammer the broken connection.
+            let until = ctx.now + self.config.retry_backoff_ms;
+            for p in parts {
+                if let Some(pos) = self.positions.get_mut(&p) {
+                    pos.backoff_until = until;
+                }
+            }
             self.refresh_metadata(ctx);
             ctx.after(self.config.retry_backoff_ms.max(1), Timer::ConsumerPoll);
         } else if let Some(p) = self.validations.remove(&id) {

@@ -24,6 +24,20 @@ pub struct Scenario {
     pub spec: ClusterSpec,
     /// The scenario as given (for export and the UI).
     pub source: Value,
+    /// Narrated stops of a guided tour, in time order (optional).
+    pub tour: Vec<TourStop>,
+}
+
+/// One stop of a guided tour: at `at_ms` the page pauses and shows `text`,
+/// highlighting what to look at.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct TourStop {
+    pub at_ms: u64,
+    pub title: String,
+    pub text: String,
+    /// What to highlight: `broker:N`, `partition:TOPIC-P`, `replica:N:TOPIC-P`,
+    /// `hw:TOPIC-P`, `producer:ID`, `consumer:ID`, `describe`, `narration`, `metrics`.
+    pub highlight: Vec<String>,
 }
 
 type R<T> = Result<T, String>;
@@ -127,6 +141,7 @@ pub fn from_value(v: Value) -> R<Scenario> {
             "clients",
             "steps",
             "run_until_ms",
+            "tour",
         ],
     )?;
     let name = match m.get("name") {
@@ -376,7 +391,12 @@ pub fn from_value(v: Value) -> R<Scenario> {
         Some(r) => uint(r, "run_until_ms", 0, 86_400_000)?,
         None => steps.iter().map(|s| s.0).max().unwrap_or(0) + 30_000,
     };
+    let tour = match m.get("tour") {
+        None => Vec::new(),
+        Some(t) => parse_tour(t, run_until_ms)?,
+    };
     Ok(Scenario {
+        tour,
         name,
         description,
         run_until_ms,
@@ -392,6 +412,57 @@ pub fn from_value(v: Value) -> R<Scenario> {
         },
         source: v,
     })
+}
+
+fn parse_tour(v: &Value, run_until_ms: u64) -> R<Vec<TourStop>> {
+    let arr = v.as_array().ok_or("tour: expected an array of stops")?;
+    let mut out: Vec<TourStop> = Vec::new();
+    for (i, sv) in arr.iter().enumerate() {
+        let path = format!("tour[{i}]");
+        let m = obj(sv, &path)?;
+        check_keys(m, &path, &["at_ms", "title", "text", "highlight"])?;
+        let at_ms = uint(
+            m.get("at_ms")
+                .ok_or_else(|| format!("{path}.at_ms: required"))?,
+            &format!("{path}.at_ms"),
+            0,
+            run_until_ms,
+        )?;
+        if out.last().is_some_and(|p| p.at_ms > at_ms) {
+            return Err(format!("{path}.at_ms: stops must be in time order"));
+        }
+        let title = match m.get("title") {
+            Some(t) => string(t, &format!("{path}.title"))?,
+            None => String::new(),
+        };
+        let text = string(
+            m.get("text")
+                .ok_or_else(|| format!("{path}.text: required"))?,
+            &format!("{path}.text"),
+        )?;
+        let highlight = match m.get("highlight") {
+            None => Vec::new(),
+            Some(Value::String(s)) => vec![s.clone()],
+            Some(Value::Array(a)) => a
+                .iter()
+                .enumerate()
+                .map(|(j, h)| string(h, &format!("{path}.highlight[{j}]")))
+                .collect::<R<Vec<_>>>()?,
+            Some(other) => {
+                return Err(format!(
+                    "{path}.highlight: expected a string or an array of strings, found {}",
+                    kind(other)
+                ))
+            }
+        };
+        out.push(TourStop {
+            at_ms,
+            title,
+            text,
+            highlight,
+        });
+    }
+    Ok(out)
 }
 
 const ACTIONS: &[&str] = &[
@@ -668,5 +739,21 @@ mod tests {
             r#"{"brokers": 1, "topics": [{"name": "t"}], "clients": [{"type": "producer", "id": "p", "topic": "t", "acks": 2}]}"#,
         );
         assert!(e.starts_with("clients[0].acks:"), "{e}");
+    }
+
+    #[test]
+    fn tour_stops_are_validated_and_kept_in_order() {
+        let s = parse(
+            r#"{"brokers": 1, "topics": [{"name": "t"}], "run_until_ms": 9000,
+               "tour": [{"at_ms": 10, "title": "a", "text": "x", "highlight": "broker:1"},
+                        {"at_ms": 20, "text": "y", "highlight": ["hw:t-0", "describe"]}]}"#,
+        )
+        .unwrap();
+        assert_eq!(s.tour.len(), 2);
+        assert_eq!(s.tour[1].highlight, vec!["hw:t-0", "describe"]);
+        let e = err(
+            r#"{"brokers": 1, "topics": [{"name": "t"}], "tour": [{"at_ms": 20, "text": "a"}, {"at_ms": 10, "text": "b"}]}"#,
+        );
+        assert_eq!(e, "tour[1].at_ms: stops must be in time order");
     }
 }

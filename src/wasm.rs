@@ -115,6 +115,11 @@ impl WasmLab {
         to_js(&self.lab.scenario.source)
     }
 
+    /// The guided-tour stops of the scenario (empty when it has none).
+    pub fn tour(&self) -> Result<JsValue, JsError> {
+        to_js(&self.lab.scenario.tour)
+    }
+
     #[wasm_bindgen(js_name = scenarioName)]
     pub fn scenario_name(&self) -> String {
         self.lab.scenario.name.clone()

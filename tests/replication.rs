@@ -312,3 +312,55 @@ fn t9_without_elr_last_replica_standing_loses_committed_records_after_power_loss
     );
     assert_no_violations(&l);
 }
+
+const SHRINK_UNDER_PARKED_WRITE: &str = r#"{
+  "seed": 3, "brokers": 2,
+  "config": {"min.insync.replicas": 2, "replica.lag.time.max.ms": 10000},
+  "topics": [{"name": "t", "partitions": 1, "replication_factor": 2}],
+  "steps": [
+    {"at_ms": 2000, "slow": {"broker": 2, "topic": "t"}},
+    {"at_ms": 3000, "produce": {"topic": "t", "count": 1, "acks": "all"}}
+  ],
+  "run_until_ms": 25000
+}"#;
+
+#[test]
+fn before_3_7_the_hw_advances_with_the_leader_alone_and_the_write_gets_not_enough_replicas_after_append(
+) {
+    let mut v: serde_json::Value = serde_json::from_str(SHRINK_UNDER_PARKED_WRITE).unwrap();
+    v["config"]["sim.strict.min.isr"] = serde_json::Value::Bool(false);
+    let mut l = lab(&v.to_string());
+    l.run_to_end();
+    assert_eq!(reg(&l, 0).isr, vec![1]);
+    assert_eq!(
+        replica(&l, 1, 0).log.high_watermark,
+        1,
+        "HW moved with ISR {{1}}"
+    );
+    let p = &l.cluster.producers[0];
+    assert_eq!(
+        p.stats.errors.get("NOT_ENOUGH_REPLICAS_AFTER_APPEND"),
+        Some(&1)
+    );
+    // the record is in the log even though the producer was told it failed
+    assert_eq!(replica(&l, 1, 0).log.log_end_offset(), 1);
+}
+
+#[test]
+fn since_3_7_the_hw_waits_for_min_insync_replicas_and_the_parked_write_times_out() {
+    let mut l = lab(SHRINK_UNDER_PARKED_WRITE);
+    l.cluster.run_until(25_000);
+    assert_eq!(reg(&l, 0).isr, vec![1]);
+    assert_eq!(
+        replica(&l, 1, 0).log.high_watermark,
+        0,
+        "strict min ISR gate"
+    );
+    l.cluster.run_until(40_000);
+    let p = &l.cluster.producers[0];
+    assert!(p.stats.errors.contains_key("REQUEST_TIMED_OUT"));
+    assert!(!p
+        .stats
+        .errors
+        .contains_key("NOT_ENOUGH_REPLICAS_AFTER_APPEND"));
+}

@@ -734,7 +734,7 @@ impl Broker {
             ctx.now,
             ctx.config.replica_lag_time_max_ms,
             cfg.min_insync_replicas,
-            true,
+            ctx.config.strict_min_isr,
             &eligible_fn,
         );
         self.wake_fetches(ctx, p);
@@ -960,7 +960,7 @@ impl Broker {
             ctx.now,
             ctx.config.replica_lag_time_max_ms,
             ctx.partitions[p].config.min_insync_replicas,
-            true,
+            ctx.config.strict_min_isr,
             &eligible,
         );
         if moved {
@@ -1227,6 +1227,7 @@ impl Broker {
             for r in resp.records {
                 rep.log.append(r);
             }
+            rep.reconciled = true;
             let leo = rep.log.log_end_offset();
             rep.log.high_watermark = resp.high_watermark.min(leo);
             ctx.touch(p);

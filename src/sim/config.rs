@@ -40,6 +40,9 @@ pub struct ClusterConfig {
     pub network_latency_ms: u64,
     pub network_jitter_ms: u64,
     pub truncation: TruncationMode,
+    /// Kafka 3.7+ (KAFKA-15583): the HW does not advance while the ISR is below
+    /// min.insync.replicas. `false` gives the earlier behaviour.
+    pub strict_min_isr: bool,
     pub topic_defaults: TopicConfig,
 }
 
@@ -279,6 +282,7 @@ impl ClusterConfig {
             network_latency_ms: r.u64("sim.network.latency.ms", 1)?,
             network_jitter_ms: r.u64("sim.network.jitter.ms", 1)?,
             truncation,
+            strict_min_isr: r.bool("sim.strict.min.isr", true)?,
             topic_defaults,
         };
         r.finish(&[])?;

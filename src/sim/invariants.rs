@@ -14,10 +14,13 @@
 //! - `no_acked_record_lost`: records acknowledged with acks=all are in the
 //!   current leader's log at their offset.
 //!
-//! The data-safety checks (the last four) apply while the configuration
-//! promises durability: no unclean election and no power loss on the
-//! partition. Outside that promise a loss is a result, counted and narrated,
-//! not a violation.
+//! The data-safety checks apply while the configuration promises them:
+//! `log_matching` unless an unclean election happened on the partition (after
+//! one, replicas may disagree); `strong_isr`, `weak_isr` and
+//! `no_acked_record_lost` unless there was also no power loss (Kafka does not
+//! fsync each write, so a replica that loses power may lose committed records
+//! while in the ISR — KIP-966's "last replica standing"). Outside the promise a
+//! loss is a result, counted and narrated, not a violation.
 
 use serde::Serialize;
 
@@ -40,8 +43,11 @@ struct PartitionWatch {
     /// controller's leader: a restarted process is a new leader instance.
     leader_hw: Option<(BrokerId, u32, u32, u64)>,
     controller_epoch: u32,
-    /// Why durability is not promised here any more, if it is not.
-    unpromised: Option<String>,
+    /// An unclean election happened: replicas may legitimately diverge.
+    unclean: Option<String>,
+    /// A replica lost power: acknowledged records may legitimately be lost
+    /// (Kafka does not fsync each write), but logs must still converge.
+    power_loss: Option<String>,
     lost: u64,
     last_checked: Option<(Option<BrokerId>, u32, u64, u64)>,
 }
@@ -65,7 +71,7 @@ impl InvariantState {
 
     pub fn power_loss(&mut self, p: PartitionIndex, b: BrokerId) {
         if let Some(w) = self.watch.get_mut(p) {
-            w.unpromised
+            w.power_loss
                 .get_or_insert_with(|| format!("power loss of broker {b}"));
         }
     }
@@ -78,8 +84,17 @@ impl InvariantState {
         self.watch.iter().map(|w| w.lost).sum()
     }
 
+    /// Whether replicas must agree (no unclean election on this partition).
+    pub fn consistent(&self, p: PartitionIndex) -> bool {
+        self.watch.get(p).is_some_and(|w| w.unclean.is_none())
+    }
+
+    /// Whether acknowledged acks=all records must survive (clean elections
+    /// only, no power loss on this partition).
     pub fn promised(&self, p: PartitionIndex) -> bool {
-        self.watch.get(p).is_some_and(|w| w.unpromised.is_none())
+        self.watch
+            .get(p)
+            .is_some_and(|w| w.unclean.is_none() && w.power_loss.is_none())
     }
 
     fn violate(&mut self, at_ms: u64, p: PartitionIndex, invariant: &str, detail: String) {
@@ -131,11 +146,11 @@ pub fn check(c: &mut Cluster, dirty: &[PartitionIndex]) {
         let tp = format!("{}-{}", c.partitions[p].topic, c.partitions[p].partition);
         let reg = c.controller.partitions[p].clone();
         if let Some((b, e)) = c.controller.unclean_elected[p] {
-            c.invariants.watch[p].unpromised.get_or_insert_with(|| {
+            c.invariants.watch[p].unclean.get_or_insert_with(|| {
                 format!("unclean election of broker {b} at leader epoch {e}")
             });
         }
-        let promised = c.invariants.promised(p);
+        let consistent = c.invariants.consistent(p);
         let replicas: Vec<(BrokerId, &super::partition::Replica, bool)> = reg
             .replicas
             .iter()
@@ -215,10 +230,20 @@ pub fn check(c: &mut Cluster, dirty: &[PartitionIndex]) {
                 new_leader_hw = Some((l, inc, r.leader_epoch, r.log.high_watermark));
             }
         }
-        if promised {
-            // Log matching below the smaller HW.
-            for (i, (a, ra, _)) in replicas.iter().enumerate() {
-                for (b, rb, _) in &replicas[i + 1..] {
+        if consistent {
+            // Log matching below the smaller HW, among live replicas that are
+            // leaders or have reconciled with their leader in its current epoch
+            // (a replica that just restarted may still hold a tail it is about
+            // to truncate).
+            let settled: Vec<&(BrokerId, &super::partition::Replica, bool)> = replicas
+                .iter()
+                .filter(|(_, r, running)| {
+                    *running
+                        && (r.role == Role::Leader || (r.role == Role::Follower && r.reconciled))
+                })
+                .collect();
+            for (i, (a, ra, _)) in settled.iter().copied().enumerate() {
+                for (b, rb, _) in settled[i + 1..].iter().copied() {
                     let hw = ra.log.high_watermark.min(rb.log.high_watermark);
                     if ra.log.prefix_hash(hw) != rb.log.prefix_hash(hw) {
                         found.push((
@@ -228,6 +253,8 @@ pub fn check(c: &mut Cluster, dirty: &[PartitionIndex]) {
                     }
                 }
             }
+        }
+        if c.invariants.promised(p) {
             // StrongIsr: the controller's ISR holds the leader's committed prefix.
             if let Some((l, lr)) = reg
                 .leader
@@ -323,7 +350,8 @@ pub fn check(c: &mut Cluster, dirty: &[PartitionIndex]) {
 }
 
 fn loss_cause(c: &Cluster, p: PartitionIndex, lost: &[(u64, u64, Acks)]) -> String {
-    if let Some(reason) = &c.invariants.watch[p].unpromised {
+    let w = &c.invariants.watch[p];
+    if let Some(reason) = w.unclean.as_ref().or(w.power_loss.as_ref()) {
         return reason.clone();
     }
     if lost.iter().all(|x| x.2 != Acks::All) {

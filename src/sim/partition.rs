@@ -59,6 +59,9 @@ pub struct Replica {
     /// Whether this replica has fetched in its current follower epoch (used by
     /// the pre-KIP-101 mode, which truncates to the HW when it starts following).
     pub known_registration: bool,
+    /// Follower side: it has appended from its leader in the current epoch,
+    /// so its log has been reconciled with the leader's (truncation done).
+    pub reconciled: bool,
 }
 
 /// How a follower reconciles after a `DivergingEpoch` answer.
@@ -86,6 +89,7 @@ impl Replica {
             followers: Vec::new(),
             fetch_backoff_until: 0,
             known_registration: false,
+            reconciled: false,
         }
     }
 
@@ -160,6 +164,7 @@ impl Replica {
         self.pending_isr = None;
         self.followers.clear();
         self.fetch_backoff_until = 0;
+        self.reconciled = false;
     }
 
     /// lastCaughtUpTimeMs update on a follower fetch (Replica.updateFetchStateOrThrow).

@@ -6,9 +6,11 @@
 //! world into the run report and the `--describe` table; `wasm` (wasm32 only) is
 //! the thin browser façade; the `failover-lab` binary is the CLI.
 
+pub mod bench;
 pub mod report;
 pub mod scenario;
 pub mod sim;
+pub mod sweep;
 pub mod view;
 
 #[cfg(target_arch = "wasm32")]

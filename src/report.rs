@@ -197,7 +197,14 @@ fn join(v: &[u32]) -> String {
 
 /// `kafka-topics.sh --describe` for every topic.
 pub fn describe(c: &Cluster) -> String {
+    describe_head(c, usize::MAX)
+}
+
+/// [`describe`] limited to the first `max_partitions` partition lines, then one
+/// line saying how many were left out (the page's table for huge clusters).
+pub fn describe_head(c: &Cluster, max_partitions: usize) -> String {
     let mut out = String::new();
+    let mut shown = 0usize;
     for t in &c.topics {
         out.push_str(&format!(
             "Topic: {}\tTopicId: {}\tPartitionCount: {}\tReplicationFactor: {}\tConfigs: {}\n",
@@ -208,16 +215,34 @@ pub fn describe(c: &Cluster) -> String {
             t.config.describe_configs()
         ));
         for &p in &t.partitions {
-            let reg = &c.controller.partitions[p];
-            out.push_str(&format!(
-                "\tTopic: {}\tPartition: {}\tLeader: {}\tReplicas: {}\tIsr: {}\tElr: \tLastKnownElr: \n",
-                t.name,
-                c.partitions[p].partition,
-                reg.leader.map_or("none".to_string(), |l| l.to_string()),
-                join(&reg.replicas),
-                join(&reg.isr)
-            ));
+            if shown >= max_partitions {
+                break;
+            }
+            shown += 1;
+            out.push_str(&describe_partition(c, p));
+            out.push('\n');
         }
     }
+    if shown < c.partitions.len() {
+        out.push_str(&format!(
+            "({} more partitions not listed)\n",
+            c.partitions.len() - shown
+        ));
+    }
     out
+}
+
+/// One partition's line of [`describe`] (tab-led, without the newline).
+pub fn describe_partition(c: &Cluster, p: usize) -> String {
+    let (Some(info), Some(reg)) = (c.partitions.get(p), c.controller.partitions.get(p)) else {
+        return String::new();
+    };
+    format!(
+        "\tTopic: {}\tPartition: {}\tLeader: {}\tReplicas: {}\tIsr: {}\tElr: \tLastKnownElr: ",
+        info.topic,
+        info.partition,
+        reg.leader.map_or("none".to_string(), |l| l.to_string()),
+        join(&reg.replicas),
+        join(&reg.isr)
+    )
 }

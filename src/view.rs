@@ -131,6 +131,12 @@ fn node_name(n: Node) -> String {
 }
 
 pub fn build(c: &Cluster, max_partitions: usize) -> View {
+    build_selected(c, max_partitions, &[])
+}
+
+/// [`build`] with the detailed state of the first `max_partitions` partitions
+/// plus those in `focus` (partition indexes, e.g. one picked in the overview).
+pub fn build_selected(c: &Cluster, max_partitions: usize, focus: &[usize]) -> View {
     let brokers = (1..=c.brokers.len() as u32)
         .map(|b| BrokerView {
             id: b,
@@ -175,7 +181,7 @@ pub fn build(c: &Cluster, max_partitions: usize) -> View {
         metrics.UnderMinIsrPartitionCount += usize::from(under_min);
         metrics.AtMinIsrPartitionCount += usize::from(at_min);
         metrics.OfflinePartitionsCount += usize::from(offline);
-        if p >= max_partitions {
+        if p >= max_partitions && !focus.contains(&p) {
             continue;
         }
         let replica_views = info
@@ -294,5 +300,130 @@ pub fn build(c: &Cluster, max_partitions: usize) -> View {
         acked_records_lost: c.invariants.total_lost(),
         invariant_violations: c.violations().len(),
         trace_length: c.trace.len(),
+    }
+}
+
+// ================================================================== overview
+
+/// Words per partition in [`overview`].
+pub const OVERVIEW_STRIDE: usize = 4;
+/// No leader (`Leader: none`).
+pub const FLAG_OFFLINE: u32 = 1;
+/// ISR smaller than the replica set.
+pub const FLAG_UNDER_REPLICATED: u32 = 2;
+/// ISR size equals `min.insync.replicas` (one more loss blocks acks=all).
+pub const FLAG_AT_MIN_ISR: u32 = 4;
+/// ISR below `min.insync.replicas` (acks=all writes are refused), or offline.
+pub const FLAG_UNDER_MIN_ISR: u32 = 8;
+/// A replica truncated its log within the last [`TRUNCATING_WINDOW_MS`].
+pub const FLAG_TRUNCATING: u32 = 16;
+/// Acknowledged records of this partition are lost.
+pub const FLAG_ACKED_LOST: u32 = 32;
+/// The registered leader's broker is not running normally (crashed, shut
+/// down, isolated or fenced) and the controller has not moved leadership yet.
+pub const FLAG_LEADER_DOWN: u32 = 64;
+/// How long after a truncation a partition counts as truncating.
+pub const TRUNCATING_WINDOW_MS: u64 = 2_000;
+
+/// Every partition at once, for the canvas overview: `OVERVIEW_STRIDE` words
+/// per partition index — `[leader (0 = none), isr | replicas << 8 |
+/// min_isr << 16, leader_epoch, flags]`. Read-only; the flags are the same
+/// facts as the detailed view's `offline` / `under_replicated` / … fields.
+pub fn overview(c: &Cluster) -> Vec<u32> {
+    let states: Vec<bool> = (1..=c.brokers.len() as u32)
+        .map(|b| broker_state(c, b) == "running")
+        .collect();
+    let mut truncating = vec![false; c.partitions.len()];
+    let since = c.now.saturating_sub(TRUNCATING_WINDOW_MS);
+    for e in c.trace.events().iter().rev() {
+        if e.at_ms < since {
+            break;
+        }
+        if let crate::sim::trace::TraceKind::Truncated {
+            topic, partition, ..
+        } = &e.kind
+        {
+            if let Ok(p) = c.partition_index(topic, *partition) {
+                truncating[p] = true;
+            }
+        }
+    }
+    let mut out = Vec::with_capacity(c.partitions.len() * OVERVIEW_STRIDE);
+    for (p, info) in c.partitions.iter().enumerate() {
+        let reg = &c.controller.partitions[p];
+        let min_isr = (info.config.min_insync_replicas as usize).min(reg.replicas.len());
+        let offline = reg.leader.is_none();
+        let mut flags = 0;
+        if offline {
+            flags |= FLAG_OFFLINE;
+        }
+        if reg.isr.len() < reg.replicas.len() {
+            flags |= FLAG_UNDER_REPLICATED;
+        }
+        if !offline && reg.isr.len() == min_isr {
+            flags |= FLAG_AT_MIN_ISR;
+        }
+        if offline || reg.isr.len() < min_isr {
+            flags |= FLAG_UNDER_MIN_ISR;
+        }
+        if truncating[p] {
+            flags |= FLAG_TRUNCATING;
+        }
+        if c.invariants.lost(p) > 0 {
+            flags |= FLAG_ACKED_LOST;
+        }
+        if reg
+            .leader
+            .is_some_and(|l| !states.get(l as usize - 1).copied().unwrap_or(false))
+        {
+            flags |= FLAG_LEADER_DOWN;
+        }
+        let sizes = (reg.isr.len().min(255) as u32)
+            | ((reg.replicas.len().min(255) as u32) << 8)
+            | ((min_isr.min(255) as u32) << 16);
+        out.extend_from_slice(&[reg.leader.unwrap_or(0), sizes, reg.leader_epoch, flags]);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Action, Lab};
+
+    const SCENARIO: &str = r#"{"name": "t", "seed": 1, "brokers": 3,
+        "config": {"min.insync.replicas": 2},
+        "topics": [{"name": "t", "partitions": 6, "replication_factor": 3}],
+        "run_until_ms": 60000}"#;
+
+    #[test]
+    fn the_overview_has_one_record_per_partition_and_shows_a_crash() {
+        let mut lab = Lab::from_json(SCENARIO).unwrap();
+        lab.cluster.run_until(5_000);
+        let o = overview(&lab.cluster);
+        assert_eq!(o.len(), 6 * OVERVIEW_STRIDE);
+        for p in o.chunks(OVERVIEW_STRIDE) {
+            assert!(p[0] >= 1 && p[0] <= 3);
+            assert_eq!(p[1], 3 | (3 << 8) | (2 << 16));
+            assert_eq!(p[3], 0);
+        }
+        lab.cluster.apply(Action::Crash(1)).unwrap();
+        lab.cluster.run_until(5_001);
+        let o = overview(&lab.cluster);
+        // Before the session expires, broker 1's partitions keep a dead leader.
+        assert!(o
+            .chunks(OVERVIEW_STRIDE)
+            .any(|p| p[0] == 1 && p[3] & FLAG_LEADER_DOWN != 0));
+        lab.cluster.run_until(30_000);
+        let o = overview(&lab.cluster);
+        for p in o.chunks(OVERVIEW_STRIDE) {
+            assert_ne!(p[0], 1, "leadership moved away from broker 1");
+            assert_ne!(p[3] & FLAG_UNDER_REPLICATED, 0);
+            assert_ne!(p[3] & FLAG_AT_MIN_ISR, 0);
+        }
+        assert_eq!(
+            crate::report::describe_partition(&lab.cluster, 0),
+            lab.describe().lines().nth(1).unwrap()
+        );
     }
 }

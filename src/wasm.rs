@@ -12,9 +12,13 @@ pub fn start() {
     console_error_panic_hook::set_once();
 }
 
+/// Views cross the boundary as JSON text parsed by the engine's `JSON.parse`:
+/// one serializer (serde_json, which the core needs anyway) instead of a
+/// second one per view type keeps the wasm smaller, and one large string is
+/// cheaper to hand over than thousands of property sets.
 fn to_js<T: serde::Serialize>(v: &T) -> Result<JsValue, JsError> {
-    let s = serde_wasm_bindgen::Serializer::json_compatible();
-    v.serialize(&s).map_err(|e| JsError::new(&e.to_string()))
+    let text = serde_json::to_string(v).map_err(|e| JsError::new(&e.to_string()))?;
+    js_sys::JSON::parse(&text).map_err(|_| JsError::new("JSON.parse failed on a view"))
 }
 
 /// Accept a JSON string or a plain JS object.
@@ -108,6 +112,48 @@ impl WasmLab {
     /// `max_partitions` partitions, counters for all).
     pub fn view(&self, max_partitions: usize) -> Result<JsValue, JsError> {
         to_js(&crate::view::build(&self.lab.cluster, max_partitions))
+    }
+
+    /// [`WasmLab::view`] plus the detailed state of the partitions in `focus`
+    /// (partition indexes, as in [`WasmLab::overview`]).
+    #[wasm_bindgen(js_name = viewFocus)]
+    pub fn view_focus(&self, max_partitions: usize, focus: Vec<u32>) -> Result<JsValue, JsError> {
+        let focus: Vec<usize> = focus.into_iter().map(|p| p as usize).collect();
+        to_js(&crate::view::build_selected(
+            &self.lab.cluster,
+            max_partitions,
+            &focus,
+        ))
+    }
+
+    /// Every partition at once for the canvas overview, as a `Uint32Array` of
+    /// 4 words per partition index: leader (0 = none), `isr | replicas << 8 |
+    /// min_isr << 16`, leader epoch, flags (see `view::FLAG_*`).
+    pub fn overview(&self) -> Vec<u32> {
+        crate::view::overview(&self.lab.cluster)
+    }
+
+    #[wasm_bindgen(js_name = partitionCount)]
+    pub fn partition_count(&self) -> usize {
+        self.lab.cluster.partitions.len()
+    }
+
+    /// [`WasmLab::describe`] limited to the first `max_partitions` lines.
+    #[wasm_bindgen(js_name = describeHead)]
+    pub fn describe_head(&self, max_partitions: usize) -> String {
+        crate::report::describe_head(&self.lab.cluster, max_partitions)
+    }
+
+    /// The `--describe` line of partition index `p` (empty if out of range).
+    #[wasm_bindgen(js_name = describePartition)]
+    pub fn describe_partition(&self, p: usize) -> String {
+        crate::report::describe_partition(&self.lab.cluster, p)
+    }
+
+    /// Events the core has processed so far (benchmarks).
+    #[wasm_bindgen(js_name = eventsProcessed)]
+    pub fn events_processed(&self) -> f64 {
+        self.lab.cluster.events_processed as f64
     }
 
     /// The scenario as loaded (for export and the scenario picker).

@@ -226,7 +226,7 @@ fn t4_kip101_scenario_1_restarted_follower_keeps_committed_records_and_can_lead(
 fn t5_kip101_scenario_2_replica_truncates_to_the_start_of_the_next_epoch_after_double_power_loss() {
     let mut l = lab(r#"{
       "seed": 4, "brokers": 2,
-      "config": {"sim.os.flush.interval.ms": 600000},
+      "config": {"sim.os.flush.interval.ms": 600000, "sim.fence.on.reregistration": false},
       "topics": [{"name": "t", "partitions": 1, "replication_factor": 2}],
       "steps": [
         {"at_ms": 2000, "produce": {"topic": "t", "count": 1, "acks": "all"}},
@@ -363,4 +363,44 @@ fn since_3_7_the_hw_waits_for_min_insync_replicas_and_the_parked_write_times_out
         .stats
         .errors
         .contains_key("NOT_ENOUGH_REPLICAS_AFTER_APPEND"));
+}
+
+#[test]
+fn a_broker_restarting_after_power_loss_is_fenced_first_so_it_cannot_lead_with_a_shorter_log() {
+    // KIP-101 scenario 2 on a modern controller: B's new incarnation is handled
+    // as a fenced broker, so it leaves the ISR instead of being elected with a
+    // log that lost m2. The partition waits for A, which still has m2.
+    let mut l = lab(r#"{
+      "seed": 4, "brokers": 2,
+      "config": {"sim.os.flush.interval.ms": 600000},
+      "topics": [{"name": "t", "partitions": 1, "replication_factor": 2}],
+      "steps": [
+        {"at_ms": 2000, "produce": {"topic": "t", "count": 1, "acks": "all"}},
+        {"at_ms": 3000, "flush": 1},
+        {"at_ms": 3000, "flush": 2},
+        {"at_ms": 4000, "produce": {"topic": "t", "count": 1, "acks": "all"}},
+        {"at_ms": 5000, "flush": 1},
+        {"at_ms": 6000, "power_loss": 1},
+        {"at_ms": 6000, "power_loss": 2},
+        {"at_ms": 7000, "restart": 2},
+        {"at_ms": 30000, "restart": 1}
+      ],
+      "run_until_ms": 60000
+    }"#);
+    l.cluster.run_until(20_000);
+    let r = reg(&l, 0);
+    assert_eq!(
+        (r.leader, r.isr.clone()),
+        (None, vec![1]),
+        "offline, waiting for A"
+    );
+    l.run_to_end();
+    assert_eq!(reg(&l, 0).leader, Some(1));
+    assert_eq!(
+        replica(&l, 2, 0).log.log_end_offset(),
+        2,
+        "B fetched m2 back"
+    );
+    assert_eq!(l.report().acked_records_lost, 0);
+    assert_no_violations(&l);
 }

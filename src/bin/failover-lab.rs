@@ -35,8 +35,19 @@ mod cli {
     enum Command {
         /// Run a scenario file to its end and print the result.
         Run {
-            /// Scenario JSON file ("-" for stdin).
-            file: String,
+            /// Scenario JSON file ("-" for stdin); omit with --sweep-seed.
+            #[arg(required_unless_present = "sweep_seed")]
+            file: Option<String>,
+            /// Replay run SEED of a sweep instead of a file.
+            #[arg(long)]
+            sweep_seed: Option<u64>,
+            /// The sweep configuration of --sweep-seed, as the sweep prints it
+            /// (e.g. "acks=all,rf=3,min.isr=2,unclean=false").
+            #[arg(long, default_value = "acks=all,rf=3,min.isr=2,unclean=false")]
+            sweep_config: String,
+            /// Print the scenario instead of running it (to open it in the browser).
+            #[arg(long)]
+            emit_scenario: bool,
             #[arg(long, value_enum, default_value_t = Format::Json)]
             format: Format,
             /// Override the scenario's seed.
@@ -48,6 +59,28 @@ mod cli {
         },
         /// Check a scenario file without running it.
         Check { file: String },
+        /// Run N seeds of random fault schedules over a matrix of configurations.
+        Sweep {
+            #[arg(long, default_value_t = 100)]
+            seeds: u64,
+            #[arg(long, default_value_t = 1)]
+            first_seed: u64,
+            /// Fix a setting for every configuration (acks, rf, min.insync.replicas,
+            /// unclean.leader.election.enable, or any config key such as sim.truncation).
+            #[arg(long = "set", value_name = "KEY=VALUE")]
+            set: Vec<String>,
+            #[arg(long, value_enum, default_value_t = SweepFormat::Table)]
+            format: SweepFormat,
+            /// Worker threads (default: all cores).
+            #[arg(long)]
+            threads: Option<usize>,
+        },
+    }
+
+    #[derive(Clone, Copy, ValueEnum)]
+    enum SweepFormat {
+        Table,
+        Json,
     }
 
     #[derive(Clone, Copy, ValueEnum)]
@@ -68,6 +101,76 @@ mod cli {
         }
     }
 
+    fn sweep(
+        seeds: u64,
+        first_seed: u64,
+        set: &[String],
+        format: SweepFormat,
+        threads: Option<usize>,
+    ) -> ExitCode {
+        use failover_lab::sweep;
+        let mut sets = Vec::new();
+        for s in set {
+            match s.split_once('=') {
+                Some((k, v)) => sets.push((k.trim().to_string(), v.trim().to_string())),
+                None => {
+                    eprintln!("error: --set {s}: expected KEY=VALUE");
+                    return ExitCode::from(2);
+                }
+            }
+        }
+        let configs = match sweep::matrix(&sets) {
+            Ok(c) => c,
+            Err(e) => {
+                eprintln!("error: {e}");
+                return ExitCode::from(2);
+            }
+        };
+        let threads =
+            threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+        let started = std::time::Instant::now();
+        let last = std::sync::atomic::AtomicUsize::new(0);
+        let progress = |done: usize, total: usize| {
+            let pct = done * 100 / total.max(1);
+            if pct != last.swap(pct, std::sync::atomic::Ordering::Relaxed) || done == total {
+                eprint!("\rsweep: {done}/{total} runs ({pct}%)");
+                if done == total {
+                    eprintln!(" in {:.1} s", started.elapsed().as_secs_f64());
+                }
+            }
+        };
+        match sweep::sweep(&configs, first_seed, seeds, threads, &progress) {
+            Ok(summaries) => {
+                match format {
+                    SweepFormat::Table => print!("{}", sweep::table(&summaries)),
+                    SweepFormat::Json => {
+                        for s in &summaries {
+                            let v = serde_json::json!({
+                                "config": s.config,
+                                "key": s.key,
+                                "promises_durability": s.promises_durability,
+                                "runs": s.runs,
+                                "acked": s.acked,
+                                "lost": s.lost,
+                                "violations": s.violations,
+                                "first_seed_with_loss": s.first_seed_with_loss,
+                                "first_seed_with_violation": s.first_seed_with_violation,
+                                "loss_causes": s.loss_causes,
+                                "violation_kinds": s.violation_kinds,
+                            });
+                            println!("{v}");
+                        }
+                    }
+                }
+                ExitCode::SUCCESS
+            }
+            Err(e) => {
+                eprintln!("error: {e}");
+                ExitCode::FAILURE
+            }
+        }
+    }
+
     pub fn main() -> ExitCode {
         let cli = Cli::parse();
         match cli.command {
@@ -81,14 +184,43 @@ mod cli {
                     ExitCode::from(2)
                 }
             },
+            Command::Sweep {
+                seeds,
+                first_seed,
+                set,
+                format,
+                threads,
+            } => sweep(seeds, first_seed, &set, format, threads),
             Command::Run {
                 file,
+                sweep_seed,
+                sweep_config,
+                emit_scenario,
                 format,
                 seed,
                 until,
             } => {
-                let mut scenario = match load(&file).and_then(|t| failover_lab::scenario::parse(&t))
-                {
+                let text = match (sweep_seed, file) {
+                    (Some(s), _) => failover_lab::sweep::SweepConfig::parse_key(&sweep_config)
+                        .map(|c| failover_lab::sweep::scenario(&c, s).to_string()),
+                    (None, Some(f)) => load(&f),
+                    (None, None) => Err("a scenario file or --sweep-seed is required".into()),
+                };
+                if emit_scenario {
+                    return match text.and_then(|t| {
+                        serde_json::from_str::<serde_json::Value>(&t).map_err(|e| e.to_string())
+                    }) {
+                        Ok(v) => {
+                            println!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
+                            ExitCode::SUCCESS
+                        }
+                        Err(e) => {
+                            eprintln!("error: {e}");
+                            ExitCode::from(2)
+                        }
+                    };
+                }
+                let mut scenario = match text.and_then(|t| failover_lab::scenario::parse(&t)) {
                     Ok(s) => s,
                     Err(e) => {
                         eprintln!("error: {e}");

@@ -565,7 +565,11 @@ impl Broker {
                         None => format!("Broker {me} has no leader to follow for {tp}: the partition is offline."),
                     },
                 );
-                if let Some(to) = rep.truncation_on_become_follower(ctx.config.truncation) {
+                let follows = reg.leader.is_some();
+                if let Some(to) = rep
+                    .truncation_on_become_follower(ctx.config.truncation)
+                    .filter(|_| follows)
+                {
                     let from = rep.log.log_end_offset();
                     let removed = rep.log.truncate_to(to);
                     if !removed.is_empty() {

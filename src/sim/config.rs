@@ -43,6 +43,9 @@ pub struct ClusterConfig {
     /// Kafka 3.7+ (KAFKA-15583): the HW does not advance while the ISR is below
     /// min.insync.replicas. `false` gives the earlier behaviour.
     pub strict_min_isr: bool,
+    /// Whether a broker re-registering with a new incarnation is first handled
+    /// as fenced (modern KRaft and ZooKeeper's bounced-broker handling).
+    pub fence_on_reregistration: bool,
     pub topic_defaults: TopicConfig,
 }
 
@@ -283,6 +286,12 @@ impl ClusterConfig {
             network_jitter_ms: r.u64("sim.network.jitter.ms", 1)?,
             truncation,
             strict_min_isr: r.bool("sim.strict.min.isr", true)?,
+            // The pre-KIP-101 mode models 0.10.x, which also predates KIP-380's
+            // detection of bounced brokers.
+            fence_on_reregistration: r.bool(
+                "sim.fence.on.reregistration",
+                truncation == TruncationMode::LeaderEpoch,
+            )?,
             topic_defaults,
         };
         r.finish(&[])?;

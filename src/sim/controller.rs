@@ -220,12 +220,24 @@ impl Controller {
     }
 
     fn register(&mut self, ctx: &mut Ctx, broker: BrokerId) {
-        // A new incarnation replaces the old registration and starts fenced.
-        // Without ELR, Kafka leaves ISRs alone here: a quickly restarted broker
-        // stays in the ISRs (and keeps the leaderships) it had, and resumes
-        // them once it unfences. Its partitions are unavailable meanwhile.
-        if self.broker(broker).is_none() {
-            return;
+        let Some(s) = self.broker(broker) else { return };
+        // A new incarnation: the old process is gone, so the controller handles
+        // it as if the old registration were fenced — out of every ISR,
+        // leadership elsewhere, a new leader epoch — before registering the new
+        // one (RCM.handleBrokerShutdown). Without this a leader that lost its
+        // unflushed tail could resume in the same epoch and overwrite offsets
+        // its followers hold. `sim.fence.on.reregistration=false` gives the
+        // older behaviour, in which a quick restart kept its ISR memberships.
+        let holds_state = self
+            .partitions
+            .iter()
+            .any(|r| r.isr.contains(&broker) || r.leader == Some(broker));
+        if s.registered && holds_state && ctx.config.fence_on_reregistration {
+            self.fence(
+                ctx,
+                broker,
+                "it re-registered with a new incarnation".to_string(),
+            );
         }
         let epoch = self.next_broker_epoch;
         self.next_broker_epoch += 1;

@@ -1,0 +1,228 @@
+//! `failover-bench`: whole-workload timings and the failover-scaling sweep of
+//! issue 6 (`make bench` runs it; numbers go to the README's Performance
+//! section). Speed is reported here, never asserted.
+//!
+//! ```sh
+//! failover-bench run scenarios/bench/medium.json [--until MS]     # one JSON line
+//! failover-bench scaling --partitions 1000,5000,10000,20000 \
+//!     --svg docs/failover-scaling.svg --json target/bench/scaling.json
+//! ```
+
+#[cfg(not(target_arch = "wasm32"))]
+fn main() -> std::process::ExitCode {
+    cli::main()
+}
+
+#[cfg(target_arch = "wasm32")]
+fn main() {}
+
+#[cfg(not(target_arch = "wasm32"))]
+mod cli {
+    use std::process::ExitCode;
+    use std::time::Instant;
+
+    use clap::{Parser, Subcommand};
+    use failover_lab::bench::{self, Workload};
+    use failover_lab::Lab;
+    use serde_json::json;
+
+    #[derive(Parser)]
+    #[command(name = "failover-bench", about = "Failover Lab benchmarks (issue 6)")]
+    struct Cli {
+        #[command(subcommand)]
+        command: Command,
+    }
+
+    #[derive(Subcommand)]
+    enum Command {
+        /// Run one scenario file to its end; print wall time, sim-to-wall
+        /// ratio, events, peak memory and per-phase timings as one JSON line.
+        Run {
+            file: String,
+            /// Override the scenario's run_until_ms.
+            #[arg(long)]
+            until: Option<u64>,
+        },
+        /// Failover cost against the number of partitions the dead broker led.
+        Scaling {
+            /// Comma-separated partition counts.
+            #[arg(long, default_value = "1000,5000,10000,20000")]
+            partitions: String,
+            #[arg(long, default_value_t = 60)]
+            brokers: u32,
+            #[arg(long, default_value_t = 10_000)]
+            records_per_sec: u64,
+            /// When broker 1 crashes (simulated ms).
+            #[arg(long, default_value_t = 5_000)]
+            crash_at: u64,
+            /// Length of the baseline and after-fencing windows (ms).
+            #[arg(long, default_value_t = 2_000)]
+            window: u64,
+            /// Write the plot here.
+            #[arg(long)]
+            svg: Option<String>,
+            /// Write the figures here as JSON.
+            #[arg(long)]
+            json: Option<String>,
+        },
+    }
+
+    /// Peak resident set size of this process (Linux `VmHWM`), in KiB.
+    fn peak_rss_kib() -> Option<u64> {
+        let s = std::fs::read_to_string("/proc/self/status").ok()?;
+        let line = s.lines().find(|l| l.starts_with("VmHWM:"))?;
+        line.split_whitespace().nth(1)?.parse().ok()
+    }
+
+    fn ms_since(t0: Instant) -> f64 {
+        t0.elapsed().as_secs_f64() * 1e3
+    }
+
+    fn run(file: &str, until: Option<u64>) -> Result<(), String> {
+        let text = std::fs::read_to_string(file).map_err(|e| format!("{file}: {e}"))?;
+        let t0 = Instant::now();
+        let mut lab = Lab::from_json(&text)?;
+        let setup_ms = ms_since(t0);
+        let end = until.unwrap_or(lab.scenario.run_until_ms);
+        let busiest = bench::busiest_leader(&lab.cluster);
+        let marks: Vec<(&str, u64)> = [
+            ("0-20s steady", 20_000u64),
+            ("20-40s broker down", 40_000),
+            ("40-60s rejoin", 60_000),
+        ]
+        .into_iter()
+        .map(|(n, t)| (n, t.min(end)))
+        .chain(std::iter::once(("rest", end)))
+        .filter(|(_, t)| *t > 0)
+        .collect();
+        let origin = Instant::now();
+        let mut clock = || ms_since(origin);
+        let phases = bench::run_phases(&mut lab, &marks, &mut clock);
+        let wall_ms: f64 = phases.iter().map(|p| p.wall_ms).sum();
+        let report = lab.report();
+        let out = json!({
+            "scenario": file,
+            "partitions": lab.cluster.partitions.len(),
+            "brokers": lab.cluster.brokers.len(),
+            "busiest_leader_at_start": busiest,
+            "setup_ms": setup_ms,
+            "sim_ms": lab.cluster.now,
+            "wall_ms": wall_ms,
+            "sim_to_wall": lab.cluster.now as f64 / wall_ms.max(1e-9),
+            "events": lab.cluster.events_processed,
+            "events_per_sec": lab.cluster.events_processed as f64 / (wall_ms.max(1e-9) / 1e3),
+            "peak_rss_kib": peak_rss_kib(),
+            "trace_hash": report.trace_hash,
+            "trace_events": lab.cluster.trace.len(),
+            "acked_records_lost": report.acked_records_lost,
+            "invariant_violations": report.invariant_violations.len(),
+            "phases": phases.iter().filter(|p| p.to_ms > p.from_ms).collect::<Vec<_>>(),
+        });
+        println!("{out}");
+        Ok(())
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn scaling(
+        partitions: &str,
+        brokers: u32,
+        records_per_sec: u64,
+        crash_at: u64,
+        window: u64,
+        svg: Option<String>,
+        json_out: Option<String>,
+    ) -> Result<(), String> {
+        let counts: Vec<u32> = partitions
+            .split(',')
+            .map(|s| {
+                s.trim()
+                    .parse()
+                    .map_err(|_| format!("--partitions: bad number {s:?}"))
+            })
+            .collect::<Result<_, _>>()?;
+        let mut points = Vec::new();
+        for n in counts {
+            let w = Workload {
+                crash_at_ms: crash_at,
+                restart_at_ms: crash_at + 60_000,
+                run_until_ms: crash_at + 60_000,
+                ..Workload::standard(brokers, n, records_per_sec)
+            };
+            let mut lab = Lab::from_json(&w.to_json())?;
+            let t0 = Instant::now();
+            let mut clock = || ms_since(t0);
+            let f = bench::measure_failover(
+                &mut lab,
+                w.victim,
+                crash_at,
+                window,
+                crash_at + 30_000,
+                &mut clock,
+            );
+            let total = ms_since(t0);
+            eprintln!(
+                "scaling: {n} partitions, broker {} led {}: fenced at {:?} ms, fencing event {:.2} ms wall ({} elections, {} metadata records); {} s after fencing: {} events in {:.0} ms wall (steady: {} events in {:.0} ms); slowest event {:.2} ms; {:.1} s wall in all",
+                f.victim,
+                f.led_by_victim,
+                f.fenced_at_ms,
+                f.fence_event_wall_ms,
+                f.fence_event_elections,
+                f.fence_event_metadata_records,
+                window / 1000,
+                f.after_fence.events,
+                f.after_fence.wall_ms,
+                f.baseline.events,
+                f.baseline.wall_ms,
+                f.max_event_wall_ms,
+                total / 1e3
+            );
+            points.push(f);
+        }
+        let caption = format!(
+            "{brokers} brokers, RF 3, {records_per_sec} records/s acks=all; broker 1 crashes at {} s; native release build",
+            crash_at / 1000
+        );
+        if let Some(path) = svg {
+            std::fs::write(&path, bench::failover_svg(&points, window, &caption))
+                .map_err(|e| format!("{path}: {e}"))?;
+            eprintln!("scaling: wrote {path}");
+        }
+        let out = json!({ "caption": caption, "window_ms": window, "points": points });
+        if let Some(path) = json_out {
+            std::fs::write(&path, format!("{out:#}\n")).map_err(|e| format!("{path}: {e}"))?;
+            eprintln!("scaling: wrote {path}");
+        }
+        println!("{out}");
+        Ok(())
+    }
+
+    pub fn main() -> ExitCode {
+        let result = match Cli::parse().command {
+            Command::Run { file, until } => run(&file, until),
+            Command::Scaling {
+                partitions,
+                brokers,
+                records_per_sec,
+                crash_at,
+                window,
+                svg,
+                json,
+            } => scaling(
+                &partitions,
+                brokers,
+                records_per_sec,
+                crash_at,
+                window,
+                svg,
+                json,
+            ),
+        };
+        match result {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("error: {e}");
+                ExitCode::from(2)
+            }
+        }
+    }
+}

@@ -1,0 +1,491 @@
+//! Sweeps: many seeds × random, seeded fault schedules over a matrix of
+//! configurations, with the invariants checked throughout.
+//!
+//! Each run is an ordinary scenario (so any seed can be replayed with the CLI or
+//! opened in the browser): a topic with two partitions, a steady producer with
+//! the configuration's `acks`, a consumer, and a fault schedule drawn from the
+//! seed — crashes and restarts, isolations and heals, slow followers, controlled
+//! shutdowns, and (only where the configuration does not promise durability)
+//! power losses. At most `max(RF − 1, 1)` brokers are down at once: fewer
+//! simultaneous failures than the ISR can absorb. At the end every broker comes
+//! back and the cluster is given time to converge.
+//!
+//! Where the configuration promises durability (acks=all, min.insync.replicas
+//! ≥ 2, clean election, RF ≥ 2) a single lost acknowledged record or invariant
+//! violation is a bug in the simulation. Elsewhere losses are expected results
+//! and are attributed to their cause.
+
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+
+use rand_core::Rng;
+use rand_pcg::Pcg64Mcg;
+use serde::Serialize;
+use serde_json::{json, Value};
+
+use crate::sim::trace::TraceKind;
+use crate::Lab;
+
+pub const RUN_UNTIL_MS: u64 = 45_000;
+const FAULTS_UNTIL_MS: u64 = 30_000;
+
+/// One point of the configuration matrix.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct SweepConfig {
+    pub acks: String,
+    pub min_insync_replicas: u32,
+    pub unclean_leader_election_enable: bool,
+    pub replication_factor: u32,
+    /// Other settings fixed with `--set` (e.g. `sim.truncation`).
+    pub extra: BTreeMap<String, Value>,
+}
+
+impl SweepConfig {
+    pub fn promises_durability(&self) -> bool {
+        self.acks == "all"
+            && self.min_insync_replicas >= 2
+            && !self.unclean_leader_election_enable
+            && self.replication_factor >= 2
+    }
+
+    /// A short, parseable name: `acks=all,rf=3,min.isr=2,unclean=false`.
+    pub fn key(&self) -> String {
+        let mut s = format!(
+            "acks={},rf={},min.isr={},unclean={}",
+            self.acks,
+            self.replication_factor,
+            self.min_insync_replicas,
+            self.unclean_leader_election_enable
+        );
+        for (k, v) in &self.extra {
+            s.push_str(&format!(
+                ",{k}={}",
+                v.as_str().map_or(v.to_string(), str::to_string)
+            ));
+        }
+        s
+    }
+
+    pub fn parse_key(key: &str) -> Result<SweepConfig, String> {
+        let mut c = SweepConfig {
+            acks: "all".into(),
+            min_insync_replicas: 2,
+            unclean_leader_election_enable: false,
+            replication_factor: 3,
+            extra: BTreeMap::new(),
+        };
+        for part in key.split(',').filter(|p| !p.is_empty()) {
+            let (k, v) = part
+                .split_once('=')
+                .ok_or_else(|| format!("config \"{part}\": expected key=value"))?;
+            c.set(k.trim(), v.trim())?;
+        }
+        Ok(c)
+    }
+
+    fn set(&mut self, k: &str, v: &str) -> Result<(), String> {
+        let num = |v: &str| {
+            v.parse::<u32>()
+                .map_err(|_| format!("{k}={v}: expected a number"))
+        };
+        match k {
+            "acks" => {
+                if !["0", "1", "all", "-1"].contains(&v) {
+                    return Err(format!("acks={v}: expected 0, 1 or all"));
+                }
+                self.acks = if v == "-1" { "all".into() } else { v.into() };
+            }
+            "rf" | "replication.factor" | "replication_factor" => {
+                let rf = num(v)?;
+                if !(1..=5).contains(&rf) {
+                    return Err(format!("{k}={v}: expected 1..=5"));
+                }
+                self.replication_factor = rf;
+            }
+            "min.isr" | "min.insync.replicas" => {
+                let m = num(v)?;
+                if m == 0 {
+                    return Err(format!("{k}={v}: must be at least 1"));
+                }
+                self.min_insync_replicas = m;
+            }
+            "unclean" | "unclean.leader.election.enable" => {
+                self.unclean_leader_election_enable = match v {
+                    "true" => true,
+                    "false" => false,
+                    _ => return Err(format!("{k}={v}: expected true or false")),
+                }
+            }
+            other => {
+                let value = match v {
+                    "true" => Value::Bool(true),
+                    "false" => Value::Bool(false),
+                    _ => v
+                        .parse::<u64>()
+                        .map(Value::from)
+                        .unwrap_or_else(|_| Value::from(v)),
+                };
+                self.extra.insert(other.to_string(), value);
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The default matrix (acks 1/all × min ISR 1/2 × unclean on/off × RF 1–5),
+/// with every `--set key=value` fixing its dimension or adding a setting.
+pub fn matrix(sets: &[(String, String)]) -> Result<Vec<SweepConfig>, String> {
+    let mut out = Vec::new();
+    for rf in 1..=5u32 {
+        for acks in ["1", "all"] {
+            for min_isr in [1u32, 2] {
+                for unclean in [false, true] {
+                    let mut c = SweepConfig {
+                        acks: acks.into(),
+                        min_insync_replicas: min_isr,
+                        unclean_leader_election_enable: unclean,
+                        replication_factor: rf,
+                        extra: BTreeMap::new(),
+                    };
+                    for (k, v) in sets {
+                        c.set(k, v)?;
+                    }
+                    if !out.contains(&c) {
+                        out.push(c);
+                    }
+                }
+            }
+        }
+    }
+    Ok(out)
+}
+
+fn pick(rng: &mut Pcg64Mcg, n: u64) -> u64 {
+    if n == 0 {
+        0
+    } else {
+        rng.next_u64() % n
+    }
+}
+
+/// The scenario of run `seed` under `cfg`: deterministic in both.
+pub fn scenario(cfg: &SweepConfig, seed: u64) -> Value {
+    let mut rng = Pcg64Mcg::new(0x005e_ed0f_5eed ^ (u128::from(seed) << 7) | 1);
+    let rf = cfg.replication_factor;
+    let brokers = rf.max(3);
+    let max_down = (rf.saturating_sub(1)).max(1) as usize;
+    let mut config = serde_json::Map::new();
+    config.insert("min.insync.replicas".into(), json!(cfg.min_insync_replicas));
+    config.insert(
+        "unclean.leader.election.enable".into(),
+        json!(cfg.unclean_leader_election_enable),
+    );
+    config.insert("replica.lag.time.max.ms".into(), json!(10_000));
+    for (k, v) in &cfg.extra {
+        config.insert(k.clone(), v.clone());
+    }
+    let assignment = crate::sim::round_robin_assignment(brokers, 2, rf);
+    let mut steps = Vec::new();
+    // state per broker: 0 up, 1 crashed, 2 isolated, 3 shut down
+    let mut state = vec![0u8; brokers as usize + 1];
+    let mut slow: Vec<(u32, u32)> = Vec::new();
+    let mut t = 1_500 + pick(&mut rng, 2_000);
+    while t < FAULTS_UNTIL_MS {
+        let b = 1 + pick(&mut rng, u64::from(brokers)) as u32;
+        let down = state.iter().filter(|s| **s != 0).count();
+        let step = match (state[b as usize], pick(&mut rng, 10)) {
+            (0, k) if down < max_down && k < 4 => {
+                state[b as usize] = 1;
+                if !cfg.promises_durability() && k == 0 {
+                    json!({"at_ms": t, "power_loss": b})
+                } else {
+                    json!({"at_ms": t, "crash": b})
+                }
+            }
+            (0, k) if down < max_down && k < 6 => {
+                state[b as usize] = 2;
+                json!({"at_ms": t, "isolate": b})
+            }
+            (0, 6) if down < max_down => {
+                state[b as usize] = 3;
+                json!({"at_ms": t, "shutdown": b})
+            }
+            (0, _) => {
+                let p = pick(&mut rng, 2) as u32;
+                if !assignment[p as usize].contains(&b) {
+                    t += 300 + pick(&mut rng, 2_000);
+                    continue;
+                }
+                if let Some(i) = slow.iter().position(|x| *x == (b, p)) {
+                    slow.remove(i);
+                    json!({"at_ms": t, "unslow": {"broker": b, "topic": "t", "partition": p}})
+                } else {
+                    slow.push((b, p));
+                    json!({"at_ms": t, "slow": {"broker": b, "topic": "t", "partition": p}})
+                }
+            }
+            (2, _) => {
+                state[b as usize] = 0;
+                json!({"at_ms": t, "heal": b})
+            }
+            (_, _) => {
+                state[b as usize] = 0;
+                json!({"at_ms": t, "restart": b})
+            }
+        };
+        steps.push(step);
+        t += 300 + pick(&mut rng, 5_000);
+    }
+    // Everything comes back; the cluster gets time to converge.
+    for b in 1..=brokers {
+        match state[b as usize] {
+            2 => steps.push(json!({"at_ms": FAULTS_UNTIL_MS, "heal": b})),
+            1 | 3 => steps.push(json!({"at_ms": FAULTS_UNTIL_MS, "restart": b})),
+            _ => {}
+        }
+    }
+    for (b, p) in slow {
+        steps.push(json!({"at_ms": FAULTS_UNTIL_MS, "unslow": {"broker": b, "topic": "t", "partition": p}}));
+    }
+    json!({
+        "name": format!("sweep seed {seed} ({})", cfg.key()),
+        "description": "A random fault schedule generated by failover-lab sweep.",
+        "seed": seed,
+        "brokers": brokers,
+        "config": Value::Object(config),
+        "topics": [{"name": "t", "partitions": 2, "replication_factor": rf}],
+        "clients": [
+            {"type": "producer", "id": "p", "topic": "t", "acks": cfg.acks, "records_per_sec": 40,
+             "config": {"request.timeout.ms": 5000, "delivery.timeout.ms": 20000}},
+            {"type": "consumer", "id": "c", "topic": "t"}
+        ],
+        "steps": steps,
+        "run_until_ms": RUN_UNTIL_MS
+    })
+}
+
+/// What one run produced.
+#[derive(Clone, Debug, Serialize)]
+pub struct RunOutcome {
+    pub seed: u64,
+    pub acked: u64,
+    pub lost: u64,
+    pub violations: Vec<String>,
+    pub loss_causes: Vec<String>,
+}
+
+/// Coarse cause of a loss, from the narrated cause in the trace.
+fn cause_class(cause: &str) -> String {
+    if cause.starts_with("unclean election") {
+        "unclean election".into()
+    } else if cause.starts_with("acks=1") {
+        "acks=1: leader died before replication".into()
+    } else if cause.starts_with("power loss") {
+        "power loss (unflushed records)".into()
+    } else if cause.starts_with("pre-KIP-101") {
+        "pre-KIP-101 truncation to the high watermark".into()
+    } else {
+        cause.to_string()
+    }
+}
+
+pub fn run_one(cfg: &SweepConfig, seed: u64) -> Result<RunOutcome, String> {
+    let text = scenario(cfg, seed).to_string();
+    let mut lab = Lab::from_json(&text)?;
+    lab.run_to_end();
+    let report = lab.report();
+    let mut loss_causes: Vec<String> = lab
+        .cluster
+        .trace
+        .events()
+        .iter()
+        .filter_map(|e| match &e.kind {
+            TraceKind::AckedRecordsLost { cause, .. } => Some(cause_class(cause)),
+            _ => None,
+        })
+        .collect();
+    loss_causes.sort();
+    loss_causes.dedup();
+    Ok(RunOutcome {
+        seed,
+        acked: report.producers.iter().map(|p| p.acked).sum(),
+        lost: report.acked_records_lost,
+        violations: report
+            .invariant_violations
+            .iter()
+            .map(|v| v.invariant.clone())
+            .collect(),
+        loss_causes,
+    })
+}
+
+/// Totals for one configuration.
+#[derive(Clone, Debug, Serialize)]
+pub struct ConfigSummary {
+    pub config: SweepConfig,
+    pub key: String,
+    pub promises_durability: bool,
+    pub runs: u64,
+    pub acked: u64,
+    pub lost: u64,
+    pub runs_with_loss: u64,
+    pub violations: u64,
+    pub first_seed_with_loss: Option<u64>,
+    pub first_seed_with_violation: Option<u64>,
+    pub loss_causes: BTreeMap<String, u64>,
+    pub violation_kinds: BTreeMap<String, u64>,
+}
+
+/// Run `seeds` seeds (from `first_seed`) of every configuration on `threads`
+/// threads. `progress(done, total)` is called as runs finish.
+pub fn sweep(
+    configs: &[SweepConfig],
+    first_seed: u64,
+    seeds: u64,
+    threads: usize,
+    progress: &(dyn Fn(usize, usize) + Sync),
+) -> Result<Vec<ConfigSummary>, String> {
+    let jobs: Vec<(usize, u64)> = (0..configs.len())
+        .flat_map(|c| (first_seed..first_seed + seeds).map(move |s| (c, s)))
+        .collect();
+    let next = AtomicUsize::new(0);
+    let done = AtomicUsize::new(0);
+    let results: Mutex<Vec<(usize, RunOutcome)>> = Mutex::new(Vec::with_capacity(jobs.len()));
+    let error: Mutex<Option<String>> = Mutex::new(None);
+    std::thread::scope(|scope| {
+        for _ in 0..threads.max(1) {
+            scope.spawn(|| loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                let Some(&(c, seed)) = jobs.get(i) else { break };
+                match run_one(&configs[c], seed) {
+                    Ok(o) => {
+                        if let Ok(mut r) = results.lock() {
+                            r.push((c, o));
+                        }
+                    }
+                    Err(e) => {
+                        if let Ok(mut slot) = error.lock() {
+                            slot.get_or_insert(e);
+                        }
+                    }
+                }
+                let d = done.fetch_add(1, Ordering::Relaxed) + 1;
+                progress(d, jobs.len());
+            });
+        }
+    });
+    if let Some(e) = error.into_inner().ok().flatten() {
+        return Err(e);
+    }
+    let mut results = results
+        .into_inner()
+        .map_err(|_| "a sweep worker panicked")?;
+    results.sort_by_key(|(c, o)| (*c, o.seed));
+    let mut out: Vec<ConfigSummary> = configs
+        .iter()
+        .map(|c| ConfigSummary {
+            config: c.clone(),
+            key: c.key(),
+            promises_durability: c.promises_durability(),
+            runs: 0,
+            acked: 0,
+            lost: 0,
+            runs_with_loss: 0,
+            violations: 0,
+            first_seed_with_loss: None,
+            first_seed_with_violation: None,
+            loss_causes: BTreeMap::new(),
+            violation_kinds: BTreeMap::new(),
+        })
+        .collect();
+    for (c, o) in results {
+        let s = &mut out[c];
+        s.runs += 1;
+        s.acked += o.acked;
+        s.lost += o.lost;
+        if o.lost > 0 {
+            s.runs_with_loss += 1;
+            s.first_seed_with_loss.get_or_insert(o.seed);
+        }
+        if !o.violations.is_empty() {
+            s.violations += o.violations.len() as u64;
+            s.first_seed_with_violation.get_or_insert(o.seed);
+        }
+        for cause in o.loss_causes {
+            *s.loss_causes.entry(cause).or_default() += 1;
+        }
+        for v in o.violations {
+            *s.violation_kinds.entry(v).or_default() += 1;
+        }
+    }
+    Ok(out)
+}
+
+/// The sweep as a plain-text table.
+pub fn table(summaries: &[ConfigSummary]) -> String {
+    let mut s = format!(
+        "{:<44} {:>8} {:>6} {:>10} {:>8} {:>9} {:>10} {:>15}\n",
+        "config", "promises", "runs", "acked", "lost", "loss runs", "violations", "first seed"
+    );
+    for c in summaries {
+        let first = match (c.first_seed_with_violation, c.first_seed_with_loss) {
+            (Some(v), _) => format!("violation {v}"),
+            (None, Some(l)) => format!("loss {l}"),
+            (None, None) => "-".into(),
+        };
+        s.push_str(&format!(
+            "{:<44} {:>8} {:>6} {:>10} {:>8} {:>9} {:>10} {:>15}\n",
+            c.key,
+            if c.promises_durability { "yes" } else { "no" },
+            c.runs,
+            c.acked,
+            c.lost,
+            c.runs_with_loss,
+            c.violations,
+            first
+        ));
+        for (cause, n) in &c.loss_causes {
+            s.push_str(&format!("{:<44}   loss cause: {cause} ({n} runs)\n", ""));
+        }
+        for (kind, n) in &c.violation_kinds {
+            s.push_str(&format!("{:<44}   violation: {kind} ({n})\n", ""));
+        }
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn config_keys_round_trip() {
+        let c = SweepConfig::parse_key(
+            "acks=1,rf=2,min.isr=1,unclean=true,sim.truncation=high_watermark",
+        )
+        .unwrap();
+        assert_eq!(SweepConfig::parse_key(&c.key()).unwrap(), c);
+        assert!(!c.promises_durability());
+        assert!(
+            SweepConfig::parse_key("acks=all,rf=3,min.isr=2,unclean=false")
+                .unwrap()
+                .promises_durability()
+        );
+    }
+
+    #[test]
+    fn default_matrix_has_forty_configurations_and_set_fixes_a_dimension() {
+        assert_eq!(matrix(&[]).unwrap().len(), 40);
+        let m = matrix(&[("acks".into(), "all".into())]).unwrap();
+        assert_eq!(m.len(), 20);
+        assert!(m.iter().all(|c| c.acks == "all"));
+    }
+
+    #[test]
+    fn the_same_seed_gives_the_same_schedule() {
+        let c = SweepConfig::parse_key("").unwrap();
+        assert_eq!(scenario(&c, 42), scenario(&c, 42));
+        assert_ne!(scenario(&c, 42), scenario(&c, 43));
+    }
+}

@@ -1,0 +1,287 @@
+// The <failover-lab> custom element, the iframe page and the docs example:
+// three independent instances on www/embed-demo.html, attributes, range lock,
+// no leaked globals, bad attributes shown inside the element without any
+// uncaught exception, and the npm-shaped package in dist/element working on
+// its own. Needs `make build`.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { startApp, startServer, WWW, ROOT } from './helpers.mjs';
+
+let app;
+
+before(async () => {
+  for (const f of ['pkg/failover_lab.js', 'scenarios/index.json', 'failover-lab.js', 'embed.html', 'embed-demo.html']) {
+    assert.ok(fs.existsSync(path.join(WWW, f)), `www/${f} is missing: run \`make build\` first`);
+  }
+  app = await startApp();
+});
+
+after(async () => {
+  await app?.close();
+});
+
+/** Serve `html` at `name` under the site root (so relative URLs reach www/). */
+async function openHtml(name, html) {
+  const url = `${app.baseUrl}/${name}`;
+  await app.page.route(url, (route) => route.fulfill({ contentType: 'text/html', body: html }));
+  app.errors.length = 0;
+  await app.page.goto(url);
+  return url;
+}
+
+const settled = (sel) =>
+  app.page.waitForFunction((s) => [...document.querySelectorAll(s)].every((e) => e.dataset.ready === 'true' || e.hasAttribute('data-error')), sel, { timeout: 20000 });
+
+test('the docs example runs three independent instances; crashing a broker in one leaves the others untouched', async () => {
+  app.errors.length = 0;
+  const page = app.page;
+  await page.goto(`${app.baseUrl}/embed-demo.html`);
+  await page.waitForFunction(() => document.querySelectorAll('failover-lab[data-ready="true"]').length === 3, null, { timeout: 20000 });
+  const names = await page.evaluate(() => [...document.querySelectorAll('failover-lab')].map((e) => e.report().scenario));
+  assert.equal(new Set(names).size, 3, `three different scenarios: ${names}`);
+  assert.match(names[1], /acks=1/, 'the inline <script type="application/json"> scenario is loaded');
+  // Each instance owns its cluster: pause them all and remember b and c.
+  const before = await page.evaluate(() => {
+    const [a, b, c] = document.querySelectorAll('failover-lab');
+    for (const e of [a, b, c]) e.pause();
+    return { b: b.report(), c: c.report(), bNow: b.now(), cNow: c.now(), aLeader: a.report().partitions[0].leader };
+  });
+  // Crash lab A's leader through its own UI (inside its shadow root).
+  const leader = before.aLeader;
+  await page.locator(`#lab-a svg [data-broker="${leader}"]`).click();
+  await page.locator('#lab-a .menu button[data-action="crash"]').click();
+  assert.equal(await page.locator(`#lab-a svg [data-broker="${leader}"]`).getAttribute('data-state'), 'crashed');
+  const after = await page.evaluate(() => {
+    const [a, b, c] = document.querySelectorAll('failover-lab');
+    a.runFor(15000);
+    return { a: a.report(), aActions: a.actions(), b: b.report(), c: c.report(), bActions: b.actions(), cActions: c.actions() };
+  });
+  const pa = after.a.partitions[0];
+  assert.notEqual(pa.leader, leader, 'lab A failed over');
+  assert.equal(after.aActions.length, 1);
+  assert.deepEqual(after.b, before.b, 'lab B did not change');
+  assert.deepEqual(after.c, before.c, 'lab C did not change');
+  assert.deepEqual(after.bActions, []);
+  assert.deepEqual(after.cActions, []);
+  // The host page's own script drives an element through its methods.
+  await page.locator('button[data-call="crash"][data-lab="lab-a"]').click();
+  assert.equal(await page.evaluate(() => document.getElementById('lab-a').actions().length), 2);
+  // Sized by its container.
+  const widths = await page.evaluate(() => [...document.querySelectorAll('failover-lab')].map((e) => [e.getBoundingClientRect().width, e.parentElement.getBoundingClientRect().width]));
+  for (const [w, pw] of widths) assert.ok(Math.abs(w - pw) < 2, `element ${w}px wide in a ${pw}px column`);
+  assert.deepEqual(app.errors, []);
+});
+
+test('the module defines <failover-lab> and leaks no global; the element has the failoverLab methods', async () => {
+  const url = await openHtml('blank-element.html', '<!doctype html><title>blank</title><body></body>');
+  assert.ok(url);
+  const res = await app.page.evaluate(async () => {
+    const before = new Set(Object.getOwnPropertyNames(window));
+    await import('/failover-lab.js');
+    const added = Object.getOwnPropertyNames(window).filter((k) => !before.has(k));
+    const el = document.createElement('failover-lab');
+    el.setAttribute('scenario', 'scenarios/leader-dies.json');
+    el.setAttribute('seed', '11');
+    document.body.append(el);
+    const ok = await el.ready;
+    const methods = ['load', 'crash', 'powerLoss', 'restart', 'shutdown', 'isolate', 'heal', 'produce', 'apply', 'runFor', 'seek', 'play', 'pause', 'setSpeed', 'report', 'describe', 'view', 'trace', 'now', 'actions'];
+    const missing = methods.filter((m) => typeof el[m] !== 'function');
+    el.runFor(12000);
+    el.produce('orders', 1, 5, 'all');
+    el.apply({ isolate: 3 });
+    el.runFor(1000);
+    return {
+      added, ok, missing, ready: el.dataset.ready, seed: el.report().seed, now: el.now(),
+      actions: el.actions(), desc: el.describe(), trace: el.trace(0).length, view: el.view(1).partitions.length,
+      shadow: !!el.shadowRoot, styleInShadow: !!el.shadowRoot.querySelector('style'), globalLab: typeof window.failoverLab,
+    };
+  });
+  assert.deepEqual(res.added, [], `globals leaked: ${res.added}`);
+  assert.equal(res.ok, true);
+  assert.deepEqual(res.missing, []);
+  assert.equal(res.ready, 'true');
+  assert.equal(res.seed, 11, 'the seed attribute overrides the scenario seed');
+  assert.equal(res.now, 13000);
+  assert.deepEqual(res.actions.map((a) => a.at_ms), [12000, 12000]);
+  assert.match(res.desc, /Topic: orders/);
+  assert.ok(res.trace > 10);
+  assert.equal(res.view, 1);
+  assert.equal(res.shadow && res.styleInShadow, true);
+  assert.equal(res.globalLab, 'undefined');
+  assert.deepEqual(app.errors, []);
+});
+
+test('broken attributes show a clear message inside the element; no uncaught exception; the host page keeps working', async () => {
+  const cases = [
+    ['seed="abc"', '<failover-lab id="e1" scenario="scenarios/leader-dies.json" seed="abc"></failover-lab>', /seed="abc": expected a whole number/],
+    ['missing file', '<failover-lab id="e2" scenario="scenarios/no-such.json"></failover-lab>', /no-such\.json.*HTTP 404/],
+    ['no scenario', '<failover-lab id="e3"></failover-lab>', /no scenario/],
+    ['unknown control', '<failover-lab id="e4" scenario="scenarios/leader-dies.json" controls="play bogus"></failover-lab>', /controls="play bogus": unknown "bogus"/],
+    ['bad inline JSON', '<failover-lab id="e5"><script type="application/json">{"brokers": 3,</script></failover-lab>', /inline scenario: scenario is not valid JSON|inline scenario: .*(EOF|expected)/i],
+    ['invalid scenario', '<failover-lab id="e6"><script type="application/json">{"brokers": 3, "topics": [{"name": "t", "replication_factor": 4}]}</script></failover-lab>', /replication_factor: 4 exceeds the 3 brokers/],
+    ['bad speed', '<failover-lab id="e7" scenario="scenarios/leader-dies.json" speed="fast"></failover-lab>', /speed="fast"/],
+    ['bad range', '<failover-lab id="e8" scenario="scenarios/leader-dies.json" range="20s-10s"></failover-lab>', /range="20s-10s": the end must come after the start/],
+    ['range past the end', '<failover-lab id="e9" scenario="scenarios/leader-dies.json" range="90s-"></failover-lab>', /after the scenario ends/],
+  ];
+  const html = `<!doctype html><meta charset="utf-8"><script type="module" src="failover-lab.js"></script>
+    <button id="host-btn" onclick="this.dataset.n = (+this.dataset.n || 0) + 1">host</button>
+    <failover-lab id="good" scenario="scenarios/leader-dies.json"></failover-lab>
+    ${cases.map((c) => c[1]).join('\n')}`;
+  await openHtml('broken-attributes.html', html);
+  const page = app.page;
+  await settled('failover-lab');
+  for (const [i, [what, , re]] of cases.entries()) {
+    const sel = `#e${i + 1}`;
+    const attr = await page.locator(sel).getAttribute('data-error');
+    assert.match(attr || '', re, `${what}: data-error="${attr}"`);
+    const shown = await page.locator(`${sel} .fl-error`).textContent();
+    assert.match(shown, re, `${what}: message inside the element`);
+    assert.match(shown, /failover-lab/);
+    assert.equal(await page.locator(sel).getAttribute('data-ready'), null);
+  }
+  // The good one next to them works, and so does the host page.
+  assert.equal(await page.locator('#good').getAttribute('data-ready'), 'true');
+  await page.evaluate(() => document.getElementById('good').runFor(1000));
+  await page.locator('#host-btn').click();
+  assert.equal(await page.locator('#host-btn').getAttribute('data-n'), '1');
+  // Fixing the attribute restarts the element.
+  await page.evaluate(() => document.getElementById('e1').setAttribute('seed', '4'));
+  await page.waitForFunction(() => document.getElementById('e1').dataset.ready === 'true', null, { timeout: 20000 });
+  assert.equal(await page.evaluate(() => document.getElementById('e1').report().seed), 4);
+  // Calling a method before it is ready throws a clear Error, not a TypeError.
+  const early = await page.evaluate(() => {
+    try {
+      document.getElementById('e2').crash(1);
+      return null;
+    } catch (e) {
+      return e.message;
+    }
+  });
+  assert.match(early, /not ready yet/);
+  const notFound = app.errors.filter((e) => !/404/.test(e));
+  assert.deepEqual(notFound, [], 'no uncaught exception, no console error besides the 404 of the missing file');
+});
+
+test('range locks the run to a window; compact and controls shape the element', async () => {
+  await openHtml('range.html', `<!doctype html><meta charset="utf-8"><script type="module" src="failover-lab.js"></script>
+    <div style="width: 520px"><failover-lab id="r" scenario="scenarios/leader-dies.json" range="8s-25s" compact controls="play timeline"></failover-lab></div>
+    <failover-lab id="s" scenario="scenarios/leader-epoch.json" range="steps:1-2" controls="none" panels="map describe"></failover-lab>`);
+  const page = app.page;
+  await settled('failover-lab');
+  const res = await page.evaluate(() => {
+    const r = document.getElementById('r');
+    const s = document.getElementById('s');
+    const start = r.now();
+    r.runFor(60000);
+    const end = r.now();
+    r.seek(2000);
+    const clampedLow = r.now();
+    const rs = r.shadowRoot;
+    return {
+      start, end, clampedLow, sStart: s.now(),
+      width: r.getBoundingClientRect().width,
+      buttons: [...rs.querySelectorAll('[data-control]')].map((b) => b.dataset.control),
+      timeline: !!rs.querySelector('.fl-timeline'),
+      panels: [...rs.querySelectorAll('[data-panel]')].map((p) => p.dataset.panel),
+      sPanels: [...s.shadowRoot.querySelectorAll('[data-panel]')].map((p) => p.dataset.panel),
+      sButtons: s.shadowRoot.querySelectorAll('button').length,
+    };
+  });
+  assert.equal(res.start, 8000, 'starts at the start of the range');
+  assert.equal(res.end, 25000, 'runFor stops at the end of the range');
+  assert.equal(res.clampedLow, 8000, 'seek is clamped to the range');
+  assert.equal(res.sStart, 5000, 'steps:1-2 starts at the first step (crash at 5 s)');
+  assert.equal(Math.round(res.width), 520, 'sized by its container');
+  assert.deepEqual(res.buttons, ['play']);
+  assert.equal(res.timeline, true);
+  assert.deepEqual(res.panels, ['map', 'partitions'], 'compact: map and partitions');
+  assert.deepEqual(res.sPanels, ['map', 'describe']);
+  assert.equal(res.sButtons, 0, 'controls="none"');
+  // Playing stops at the end of the range.
+  await page.evaluate(() => {
+    const r = document.getElementById('r');
+    r.seek(24000);
+    r.setSpeed(50);
+    r.play();
+  });
+  await page.waitForFunction(() => !document.getElementById('r').playing, null, { timeout: 10000 });
+  assert.equal(await page.evaluate(() => document.getElementById('r').now()), 25000);
+  assert.deepEqual(app.errors, []);
+});
+
+test('a tour inside the element: Next runs to each stop and highlights it', async () => {
+  await openHtml('element-tour.html', `<!doctype html><meta charset="utf-8"><script type="module" src="failover-lab.js"></script>
+    <failover-lab id="t" scenario="scenarios/tour-7-acks1-loses-data.json"></failover-lab>`);
+  const page = app.page;
+  await settled('failover-lab');
+  const stops = JSON.parse(fs.readFileSync(path.join(ROOT, 'scenarios', 'tour-7-acks1-loses-data.json'), 'utf8')).tour;
+  assert.equal(await page.locator('#t .tour').isVisible(), true);
+  for (let i = 0; i < stops.length; i++) {
+    await page.locator('#t button[data-tour="next"]').click();
+    assert.equal(await page.evaluate(() => document.getElementById('t').now()), stops[i].at_ms);
+    assert.equal(await page.locator('#t .tour-title').textContent(), stops[i].title);
+    assert.ok((await page.locator('#t .tour-hl').count()) > 0, `stop ${i + 1} highlights something`);
+  }
+  assert.equal(await page.evaluate(() => document.getElementById('t').report().acked_records_lost), 1);
+  assert.deepEqual(app.errors, []);
+});
+
+test('embed.html takes the attributes as URL parameters and reports bad ones in the frame', async () => {
+  const page = app.page;
+  app.errors.length = 0;
+  await page.goto(`${app.baseUrl}/embed.html?scenario=leader-dies.json&seed=9&compact=1&range=8s-25s&controls=play,timeline&autoplay=0`);
+  await page.waitForSelector('failover-lab[data-ready="true"]', { timeout: 20000 });
+  const r = await page.evaluate(() => {
+    const el = document.querySelector('failover-lab');
+    return { now: el.now(), seed: el.report().seed, compact: el.hasAttribute('compact'), autoplay: el.hasAttribute('autoplay'), playing: el.playing };
+  });
+  assert.deepEqual(r, { now: 8000, seed: 9, compact: true, autoplay: false, playing: false });
+  assert.deepEqual(app.errors, []);
+
+  await page.goto(`${app.baseUrl}/embed.html?scenario=leader-dies.json&seed=-1`);
+  await page.waitForSelector('failover-lab[data-error]', { timeout: 20000 });
+  assert.match(await page.locator('failover-lab .fl-error').textContent(), /seed="-1": expected a whole number/);
+  await page.goto(`${app.baseUrl}/embed.html?scenario=leader-dies.json&sed=3`);
+  await page.locator('.embed-error').waitFor();
+  assert.match(await page.locator('.embed-error').textContent(), /unknown parameter "sed"/);
+  assert.deepEqual(app.errors, []);
+});
+
+test('the npm-shaped package in dist/element is self-contained: exports resolve, and it runs served on its own', async () => {
+  const dir = path.join(ROOT, 'dist', 'element');
+  assert.ok(fs.existsSync(path.join(dir, 'package.json')), 'dist/element is missing: run `make build`');
+  const pkg = JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8'));
+  assert.equal(pkg.type, 'module');
+  assert.equal(pkg.exports['.'], './failover-lab.js');
+  for (const [k, v] of Object.entries(pkg.exports)) {
+    if (!v.includes('*')) assert.ok(fs.existsSync(path.join(dir, v)), `exports["${k}"] → ${v} exists`);
+  }
+  assert.ok(fs.existsSync(path.join(dir, 'pkg', 'failover_lab_bg.wasm')));
+  // Serve the package folder alone (no www/) with a page that uses it.
+  const srv = await startServer(dir);
+  try {
+    const page = await app.context.newPage();
+    const errors = [];
+    page.on('pageerror', (e) => errors.push(e.message));
+    await page.route(`${srv.baseUrl}/demo.html`, (route) =>
+      route.fulfill({
+        contentType: 'text/html',
+        body: '<!doctype html><script type="module" src="./failover-lab.js"></script><failover-lab scenario="scenarios/unclean-election.json"></failover-lab>',
+      }),
+    );
+    await page.goto(`${srv.baseUrl}/demo.html`);
+    await page.waitForSelector('failover-lab[data-ready="true"]', { timeout: 20000 });
+    const lost = await page.evaluate(() => {
+      const el = document.querySelector('failover-lab');
+      el.runFor(70000);
+      return el.report().acked_records_lost;
+    });
+    assert.equal(lost, 269);
+    assert.deepEqual(errors, []);
+    await page.close();
+  } finally {
+    await srv.close();
+  }
+});

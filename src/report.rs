@@ -48,6 +48,8 @@ pub struct PartitionReport {
     pub partition_epoch: u32,
     pub replicas: Vec<u32>,
     pub isr: Vec<u32>,
+    pub elr: Vec<u32>,
+    pub last_known_elr: Vec<u32>,
     pub high_watermark: u64,
     pub replica_logs: Vec<ReplicaLogReport>,
     pub acked_records_lost: u64,
@@ -137,6 +139,8 @@ pub fn build(c: &Cluster, scenario: &str) -> Report {
                 partition_epoch: reg.partition_epoch,
                 replicas: reg.replicas.clone(),
                 isr: reg.isr.clone(),
+                elr: reg.elr.clone(),
+                last_known_elr: reg.last_known_elr.clone(),
                 high_watermark,
                 replica_logs,
                 acked_records_lost: c.invariants.lost(p),
@@ -238,11 +242,13 @@ pub fn describe_partition(c: &Cluster, p: usize) -> String {
         return String::new();
     };
     format!(
-        "\tTopic: {}\tPartition: {}\tLeader: {}\tReplicas: {}\tIsr: {}\tElr: \tLastKnownElr: ",
+        "\tTopic: {}\tPartition: {}\tLeader: {}\tReplicas: {}\tIsr: {}\tElr: {}\tLastKnownElr: {}",
         info.topic,
         info.partition,
         reg.leader.map_or("none".to_string(), |l| l.to_string()),
         join(&reg.replicas),
-        join(&reg.isr)
+        join(&reg.isr),
+        join(&reg.elr),
+        join(&reg.last_known_elr)
     )
 }

@@ -46,6 +46,8 @@ pub struct ClusterConfig {
     /// Whether a broker re-registering with a new incarnation is first handled
     /// as fenced (modern KRaft and ZooKeeper's bounced-broker handling).
     pub fence_on_reregistration: bool,
+    /// KIP-966 eligible leader replicas (`eligible.leader.replicas.enable`).
+    pub eligible_leader_replicas_enable: bool,
     pub topic_defaults: TopicConfig,
 }
 
@@ -292,6 +294,7 @@ impl ClusterConfig {
                 "sim.fence.on.reregistration",
                 truncation == TruncationMode::LeaderEpoch,
             )?,
+            eligible_leader_replicas_enable: r.bool("eligible.leader.replicas.enable", false)?,
             topic_defaults,
         };
         r.finish(&[])?;

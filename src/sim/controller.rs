@@ -68,6 +68,8 @@ impl Controller {
                 leader_epoch: 0,
                 partition_epoch: 0,
                 leader_recovery_state: LeaderRecoveryState::Recovered,
+                elr: Vec::new(),
+                last_known_elr: Vec::new(),
             })
             .collect();
         let metadata_log = partitions
@@ -136,7 +138,10 @@ impl Controller {
 
     pub fn on_message(&mut self, ctx: &mut Ctx, from: Node, msg: Message) {
         match msg {
-            Message::BrokerRegistration { broker, .. } => self.register(ctx, broker),
+            Message::BrokerRegistration {
+                broker,
+                clean_shutdown,
+            } => self.register(ctx, broker, clean_shutdown),
             Message::BrokerHeartbeat {
                 broker,
                 broker_epoch,
@@ -219,7 +224,7 @@ impl Controller {
         }
     }
 
-    fn register(&mut self, ctx: &mut Ctx, broker: BrokerId) {
+    fn register(&mut self, ctx: &mut Ctx, broker: BrokerId, clean_shutdown: bool) {
         let Some(s) = self.broker(broker) else { return };
         // A new incarnation: the old process is gone, so the controller handles
         // it as if the old registration were fenced — out of every ISR,
@@ -232,7 +237,42 @@ impl Controller {
             .partitions
             .iter()
             .any(|r| r.isr.contains(&broker) || r.leader == Some(broker));
-        if s.registered && holds_state && ctx.config.fence_on_reregistration {
+        let in_elr = self.partitions.iter().any(|r| r.elr.contains(&broker));
+        if ctx.config.eligible_leader_replicas_enable && !clean_shutdown {
+            // KIP-966 (RCM.handleBrokerUncleanShutdown): a broker that cannot
+            // prove a clean shutdown may have lost unflushed records, so it
+            // leaves every ISR and ELR; it must catch up to be eligible again.
+            if s.registered && (holds_state || in_elr) {
+                if let Some(st) = self.broker_mut(broker) {
+                    st.fenced = true;
+                }
+                self.append_broker_record(broker);
+                ctx.trace(
+                    TraceKind::BrokerFenced {
+                        broker,
+                        reason: "unclean shutdown".to_string(),
+                    },
+                    format!("Broker {broker} re-registered after an unclean shutdown: it may have lost unflushed records, so the controller removes it from every ISR and ELR (KIP-966)."),
+                );
+                for p in 0..self.partitions.len() {
+                    let reg = &self.partitions[p];
+                    if reg.isr.contains(&broker)
+                        || reg.elr.contains(&broker)
+                        || reg.leader == Some(broker)
+                    {
+                        let isr = reg.isr.iter().copied().filter(|b| *b != broker).collect();
+                        self.change(
+                            ctx,
+                            p,
+                            isr,
+                            ElectionKind::Clean,
+                            "unclean_shutdown",
+                            Some(broker),
+                        );
+                    }
+                }
+            }
+        } else if s.registered && holds_state && ctx.config.fence_on_reregistration {
             self.fence(
                 ctx,
                 broker,
@@ -366,11 +406,11 @@ impl Controller {
                 continue;
             }
             let mut isr: Vec<BrokerId> = reg.isr.iter().copied().filter(|b| *b != broker).collect();
-            if isr.is_empty() {
-                // The ISR never becomes empty: the last member stays.
+            if isr.is_empty() && !ctx.config.eligible_leader_replicas_enable {
+                // Without ELR the ISR never becomes empty: the last member stays.
                 isr = reg.isr.clone();
             }
-            self.change(ctx, p, isr, ElectionKind::Clean, why);
+            self.change(ctx, p, isr, ElectionKind::Clean, why, None);
         }
     }
 
@@ -379,7 +419,7 @@ impl Controller {
         for p in 0..self.partitions.len() {
             if self.partitions[p].leader.is_none() {
                 let isr = self.partitions[p].isr.clone();
-                self.change(ctx, p, isr, ElectionKind::Clean, "broker_unfenced");
+                self.change(ctx, p, isr, ElectionKind::Clean, "broker_unfenced", None);
             }
         }
     }
@@ -387,7 +427,7 @@ impl Controller {
     pub fn elect_preferred(&mut self, ctx: &mut Ctx, p: PartitionIndex) {
         if p < self.partitions.len() {
             let isr = self.partitions[p].isr.clone();
-            self.change(ctx, p, isr, ElectionKind::Preferred, "preferred");
+            self.change(ctx, p, isr, ElectionKind::Preferred, "preferred", None);
         }
     }
 
@@ -399,8 +439,10 @@ impl Controller {
         target_isr: Vec<BrokerId>,
         kind: ElectionKind,
         why: &str,
+        unclean_shutdown: Option<BrokerId>,
     ) {
         let old = self.partitions[p].clone();
+        let elr_enabled = ctx.config.eligible_leader_replicas_enable;
         let unclean_enabled = ctx.partitions[p].config.unclean_leader_election_enable;
         let acceptable = |b: &BrokerId| self.acceptable(*b);
         let keep_current = old
@@ -422,6 +464,29 @@ impl Controller {
         };
         let mut isr = target_isr;
         let mut recovery = old.leader_recovery_state;
+        let mut from_elr = false;
+        // KIP-966: with an empty ISR, an unfenced eligible leader replica leads.
+        if leader.is_none() && elr_enabled && isr.is_empty() {
+            let elr_candidate = old
+                .replicas
+                .iter()
+                .copied()
+                .find(|b| old.elr.contains(b) && Some(*b) != unclean_shutdown && acceptable(b))
+                .or_else(|| {
+                    // The last known leader may have lost records: trying it is
+                    // an unclean choice, taken only when unclean election is on.
+                    old.last_known_elr
+                        .iter()
+                        .copied()
+                        .filter(|_| unclean_enabled)
+                        .find(|b| Some(*b) != unclean_shutdown && acceptable(b))
+                });
+            if let Some(b) = elr_candidate {
+                leader = Some(b);
+                isr = vec![b];
+                from_elr = true;
+            }
+        }
         if leader.is_none() && unclean_enabled {
             if let Some(b) = old.replicas.iter().copied().find(|b| acceptable(b)) {
                 leader = Some(b);
@@ -430,8 +495,42 @@ impl Controller {
                 recovery = LeaderRecoveryState::Recovering;
             }
         }
+        // ELR bookkeeping (PartitionChangeBuilder.maybePopulateTargetElr).
+        let (elr, last_known_elr) = if !elr_enabled || unclean {
+            (Vec::new(), Vec::new())
+        } else {
+            let min_isr =
+                (ctx.partitions[p].config.min_insync_replicas as usize).min(old.replicas.len());
+            if isr.len() >= min_isr {
+                (Vec::new(), Vec::new())
+            } else {
+                let elr: Vec<BrokerId> = old
+                    .replicas
+                    .iter()
+                    .copied()
+                    .filter(|b| old.isr.contains(b) || old.elr.contains(b))
+                    .filter(|b| !isr.contains(b) && Some(*b) != unclean_shutdown)
+                    .collect();
+                let last_known = if isr.is_empty() && leader.is_none() {
+                    old.leader
+                        .or(old.last_known_elr.first().copied())
+                        .into_iter()
+                        .collect()
+                } else if isr.is_empty() {
+                    old.last_known_elr.clone()
+                } else {
+                    Vec::new()
+                };
+                (elr, last_known)
+            }
+        };
         let leader_changed = leader != old.leader;
-        if !leader_changed && isr == old.isr && recovery == old.leader_recovery_state {
+        if !leader_changed
+            && isr == old.isr
+            && recovery == old.leader_recovery_state
+            && elr == old.elr
+            && last_known_elr == old.last_known_elr
+        {
             return;
         }
         let reg = PartitionRegistration {
@@ -441,6 +540,8 @@ impl Controller {
             leader_epoch: old.leader_epoch + u32::from(leader_changed),
             partition_epoch: old.partition_epoch + 1,
             leader_recovery_state: recovery,
+            elr: elr.clone(),
+            last_known_elr,
         };
         self.partitions[p] = reg.clone();
         self.append(MetadataRecord::Partition {
@@ -459,7 +560,9 @@ impl Controller {
                     self.unclean_elected[p] = Some((l, reg.leader_epoch));
                 }
             }
-            let election = if unclean {
+            let election = if from_elr {
+                "eligible_leader_replica"
+            } else if unclean {
                 "unclean"
             } else if kind == ElectionKind::Preferred {
                 "preferred"
@@ -467,6 +570,12 @@ impl Controller {
                 why
             };
             let text = match (leader, old.leader) {
+                (Some(l), _) if from_elr => format!(
+                    "{tp} had an empty ISR; the controller elected broker {l} from the eligible leader replicas {} (KIP-966): it left the ISR while the high watermark was frozen below min.insync.replicas, so it holds every committed record. ISR := {{{l}}}, leader epoch {} → {}.",
+                    list(&old.elr),
+                    old.leader_epoch,
+                    reg.leader_epoch
+                ),
                 (Some(l), prev) if unclean => format!(
                     "No in-sync replica of {tp} can lead (ISR was {}), and unclean.leader.election.enable=true: the controller elected out-of-sync broker {l} (ISR := {{{l}}}), leader epoch {} → {}. Records only the old ISR had are lost.{}",
                     list(&old.isr),

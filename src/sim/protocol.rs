@@ -109,6 +109,9 @@ pub struct PartitionRegistration {
     pub leader_epoch: u32,
     pub partition_epoch: u32,
     pub leader_recovery_state: LeaderRecoveryState,
+    /// KIP-966 eligible leader replicas (empty unless ELR is enabled).
+    pub elr: Vec<BrokerId>,
+    pub last_known_elr: Vec<BrokerId>,
 }
 
 /// One record of the KRaft metadata log, replayed by every broker.

@@ -24,10 +24,12 @@
 
 use serde::Serialize;
 
+use super::client::Acked;
 use super::cluster::Cluster;
 use super::config::Acks;
+use super::log::Log;
 use super::partition::Role;
-use super::protocol::{BrokerId, PartitionIndex};
+use super::protocol::{BrokerId, PartitionIndex, PartitionRegistration};
 use super::trace::TraceKind;
 
 #[derive(Clone, Debug, Serialize, PartialEq)]
@@ -111,16 +113,17 @@ impl InvariantState {
     }
 }
 
-/// Records acknowledged to a producer that the partition no longer has.
+/// Records acknowledged to a producer that the partition no longer has: not in
+/// the current leader's log at their offset, or — while the partition is
+/// offline — in no replica's log at all.
 pub fn lost_records(c: &Cluster, p: PartitionIndex) -> Vec<(u64, u64, Acks)> {
     let reg = &c.controller.partitions[p];
-    let holders: Vec<&super::log::Log> = match reg.leader {
+    let holders: Vec<&Log> = match reg.leader {
         Some(l) => c
             .broker(l)
             .and_then(|b| b.replicas.get(&p))
             .map(|r| vec![&r.log])
             .unwrap_or_default(),
-        // Offline: lost only if no replica, running or not, still holds it.
         None => reg
             .replicas
             .iter()
@@ -128,7 +131,157 @@ pub fn lost_records(c: &Cluster, p: PartitionIndex) -> Vec<(u64, u64, Acks)> {
             .map(|r| &r.log)
             .collect(),
     };
-    c.acked[p]
+    missing_acked(&c.acked[p], &holders)
+}
+
+/// One replica as the invariants see it.
+#[derive(Clone, Copy, Debug)]
+pub struct ReplicaState<'a> {
+    pub broker: BrokerId,
+    pub log: &'a Log,
+    pub running: bool,
+    pub role: Role,
+    pub leader_epoch: u32,
+    /// The ISR this replica believes in (meaningful on a leader).
+    pub isr: &'a [BrokerId],
+    /// A follower that has appended from its leader in the current epoch.
+    pub reconciled: bool,
+}
+
+/// HW ≤ LEO on every replica.
+pub fn high_watermark_within_log_end(tp: &str, replicas: &[ReplicaState]) -> Option<String> {
+    replicas.iter().find_map(|r| {
+        (r.log.high_watermark > r.log.log_end_offset()).then(|| {
+            format!(
+                "{tp} on broker {}: HW {} > LEO {}",
+                r.broker,
+                r.log.high_watermark,
+                r.log.log_end_offset()
+            )
+        })
+    })
+}
+
+/// No two live brokers lead the partition in the same leader epoch.
+pub fn one_leader_per_epoch(tp: &str, replicas: &[ReplicaState]) -> Option<String> {
+    let leaders: Vec<&ReplicaState> = replicas
+        .iter()
+        .filter(|r| r.running && r.role == Role::Leader)
+        .collect();
+    for (i, a) in leaders.iter().enumerate() {
+        if let Some(b) = leaders[i + 1..]
+            .iter()
+            .find(|b| b.leader_epoch == a.leader_epoch)
+        {
+            return Some(format!(
+                "{tp}: brokers {} and {} both lead in epoch {}",
+                a.broker, b.broker, a.leader_epoch
+            ));
+        }
+    }
+    None
+}
+
+/// The controller's leader epoch never goes back.
+pub fn leader_epoch_monotonic(tp: &str, previous: u32, current: u32) -> Option<String> {
+    (current < previous).then(|| format!("{tp}: leader epoch went from {previous} to {current}"))
+}
+
+/// The controller's leader, when there is one, is in its ISR.
+pub fn leader_in_isr(tp: &str, reg: &PartitionRegistration) -> Option<String> {
+    let l = reg.leader?;
+    (!reg.isr.contains(&l)).then(|| format!("{tp}: leader {l} is not in ISR {:?}", reg.isr))
+}
+
+/// A leader process's HW never decreases within its epoch. `previous` and
+/// `current` are (leader, process incarnation, leader epoch, HW).
+pub fn leader_high_watermark_monotonic(
+    tp: &str,
+    previous: Option<(BrokerId, u32, u32, u64)>,
+    current: (BrokerId, u32, u32, u64),
+) -> Option<String> {
+    let (pl, pi, pe, phw) = previous?;
+    let (l, i, e, hw) = current;
+    (pl == l && pi == i && pe == e && hw < phw)
+        .then(|| format!("{tp}: leader {l}'s HW fell from {phw} to {hw} in epoch {e}"))
+}
+
+/// Live, settled replicas (leaders, and followers that reconciled with their
+/// leader in its epoch) agree on every offset below the smaller of their HWs.
+pub fn log_matching(tp: &str, replicas: &[ReplicaState]) -> Option<String> {
+    let settled: Vec<&ReplicaState> = replicas
+        .iter()
+        .filter(|r| {
+            r.running && (r.role == Role::Leader || (r.role == Role::Follower && r.reconciled))
+        })
+        .collect();
+    for (i, a) in settled.iter().enumerate() {
+        for b in &settled[i + 1..] {
+            let hw = a.log.high_watermark.min(b.log.high_watermark);
+            if a.log.prefix_hash(hw) != b.log.prefix_hash(hw) {
+                return Some(format!(
+                    "{tp}: brokers {} and {} disagree below offset {hw}",
+                    a.broker, b.broker
+                ));
+            }
+        }
+    }
+    None
+}
+
+fn holds_prefix(member: &Log, leader: &Log, hw: u64) -> bool {
+    member.log_end_offset() >= hw && member.prefix_hash(hw) == leader.prefix_hash(hw)
+}
+
+/// TLA+ StrongIsr: every member of the controller's ISR holds the
+/// controller's leader's records below that leader's HW.
+pub fn strong_isr(
+    tp: &str,
+    reg: &PartitionRegistration,
+    replicas: &[ReplicaState],
+) -> Option<String> {
+    let l = reg.leader?;
+    let leader = replicas.iter().find(|r| r.broker == l && r.running)?;
+    let hw = leader.log.high_watermark;
+    replicas
+        .iter()
+        .find(|r| {
+            r.broker != l && reg.isr.contains(&r.broker) && !holds_prefix(r.log, leader.log, hw)
+        })
+        .map(|r| {
+            format!(
+                "{tp}: ISR member {} lacks leader {l}'s records below HW {hw}",
+                r.broker
+            )
+        })
+}
+
+/// TLA+ WeakIsr: every member of a self-believed leader's own ISR holds that
+/// leader's records below its HW.
+pub fn weak_isr(tp: &str, replicas: &[ReplicaState]) -> Option<String> {
+    for leader in replicas
+        .iter()
+        .filter(|r| r.running && r.role == Role::Leader)
+    {
+        let hw = leader.log.high_watermark;
+        if let Some(m) = replicas.iter().find(|r| {
+            r.broker != leader.broker
+                && leader.isr.contains(&r.broker)
+                && !holds_prefix(r.log, leader.log, hw)
+        }) {
+            return Some(format!(
+                "{tp}: member {} of leader {}'s ISR lacks its records below HW {hw}",
+                m.broker, leader.broker
+            ));
+        }
+    }
+    None
+}
+
+/// Acknowledged records (offset, id, acks) that none of `holders` has at their
+/// offset.
+pub fn missing_acked(acked: &[Acked], holders: &[&Log]) -> Vec<(u64, u64, Acks)> {
+    acked
         .iter()
         .filter(|a| {
             !holders
@@ -150,163 +303,73 @@ pub fn check(c: &mut Cluster, dirty: &[PartitionIndex]) {
                 format!("unclean election of broker {b} at leader epoch {e}")
             });
         }
-        let consistent = c.invariants.consistent(p);
-        let replicas: Vec<(BrokerId, &super::partition::Replica, bool)> = reg
+        let replicas: Vec<ReplicaState> = reg
             .replicas
             .iter()
             .filter_map(|b| {
-                c.broker(*b)
-                    .and_then(|x| x.replicas.get(&p).map(|r| (*b, r, x.is_running())))
+                let broker = c.broker(*b)?;
+                let r = broker.replicas.get(&p)?;
+                Some(ReplicaState {
+                    broker: *b,
+                    log: &r.log,
+                    running: broker.is_running(),
+                    role: r.role,
+                    leader_epoch: r.leader_epoch,
+                    isr: &r.isr,
+                    reconciled: r.reconciled,
+                })
             })
             .collect();
-        for (b, r, _) in &replicas {
-            if r.log.high_watermark > r.log.log_end_offset() {
-                found.push((
-                    "high_watermark_within_log_end",
-                    format!(
-                        "{tp} on broker {b}: HW {} > LEO {}",
-                        r.log.high_watermark,
-                        r.log.log_end_offset()
-                    ),
-                ));
-            }
-        }
-        // One leader per epoch among live brokers.
-        let leaders: Vec<(BrokerId, u32)> = replicas
-            .iter()
-            .filter(|(_, r, running)| *running && r.role == Role::Leader)
-            .map(|(b, r, _)| (*b, r.leader_epoch))
-            .collect();
-        for (i, a) in leaders.iter().enumerate() {
-            for b in &leaders[i + 1..] {
-                if a.1 == b.1 {
-                    found.push((
-                        "one_leader_per_epoch",
-                        format!(
-                            "{tp}: brokers {} and {} both lead in epoch {}",
-                            a.0, b.0, a.1
-                        ),
-                    ));
-                }
-            }
-        }
         let watch = &c.invariants.watch[p];
-        if reg.leader_epoch < watch.controller_epoch {
-            found.push((
-                "leader_epoch_monotonic",
-                format!(
-                    "{tp}: leader epoch went from {} to {}",
-                    watch.controller_epoch, reg.leader_epoch
-                ),
-            ));
-        }
-        if let Some(l) = reg.leader {
-            if !reg.isr.contains(&l) {
-                found.push((
-                    "leader_in_isr",
-                    format!("{tp}: leader {l} is not in ISR {:?}", reg.isr),
-                ));
+        let mut push = |name: &'static str, v: Option<String>| {
+            if let Some(d) = v {
+                found.push((name, d));
             }
-        }
-        // Leader HW monotonic within an epoch.
+        };
+        push(
+            "high_watermark_within_log_end",
+            high_watermark_within_log_end(&tp, &replicas),
+        );
+        push("one_leader_per_epoch", one_leader_per_epoch(&tp, &replicas));
+        push(
+            "leader_epoch_monotonic",
+            leader_epoch_monotonic(&tp, watch.controller_epoch, reg.leader_epoch),
+        );
+        push("leader_in_isr", leader_in_isr(&tp, &reg));
         let mut new_leader_hw = watch.leader_hw;
-        if let Some((l, r)) = reg
+        if let Some(r) = reg
             .leader
-            .and_then(|l| replicas.iter().find(|x| x.0 == l && x.2).map(|x| (l, x.1)))
+            .and_then(|l| replicas.iter().find(|x| x.broker == l && x.running))
         {
-            let inc = c.broker(l).map_or(0, |b| b.incarnation);
             if r.role == Role::Leader && r.leader_epoch == reg.leader_epoch {
-                if let Some((pl, pi, pe, phw)) = watch.leader_hw {
-                    if pl == l && pi == inc && pe == r.leader_epoch && r.log.high_watermark < phw {
-                        found.push((
-                            "leader_high_watermark_monotonic",
-                            format!(
-                                "{tp}: leader {l}'s HW fell from {phw} to {} in epoch {pe}",
-                                r.log.high_watermark
-                            ),
-                        ));
-                    }
-                }
-                new_leader_hw = Some((l, inc, r.leader_epoch, r.log.high_watermark));
+                let inc = c.broker(r.broker).map_or(0, |b| b.incarnation);
+                let current = (r.broker, inc, r.leader_epoch, r.log.high_watermark);
+                push(
+                    "leader_high_watermark_monotonic",
+                    leader_high_watermark_monotonic(&tp, watch.leader_hw, current),
+                );
+                new_leader_hw = Some(current);
             }
         }
-        if consistent {
-            // Log matching below the smaller HW, among live replicas that are
-            // leaders or have reconciled with their leader in its current epoch
-            // (a replica that just restarted may still hold a tail it is about
-            // to truncate).
-            let settled: Vec<&(BrokerId, &super::partition::Replica, bool)> = replicas
-                .iter()
-                .filter(|(_, r, running)| {
-                    *running
-                        && (r.role == Role::Leader || (r.role == Role::Follower && r.reconciled))
-                })
-                .collect();
-            for (i, (a, ra, _)) in settled.iter().copied().enumerate() {
-                for (b, rb, _) in settled[i + 1..].iter().copied() {
-                    let hw = ra.log.high_watermark.min(rb.log.high_watermark);
-                    if ra.log.prefix_hash(hw) != rb.log.prefix_hash(hw) {
-                        found.push((
-                            "log_matching",
-                            format!("{tp}: brokers {a} and {b} disagree below offset {hw}"),
-                        ));
-                    }
-                }
-            }
+        if c.invariants.consistent(p) {
+            push("log_matching", log_matching(&tp, &replicas));
         }
         if c.invariants.promised(p) {
-            // StrongIsr: the controller's ISR holds the leader's committed prefix.
-            if let Some((l, lr)) = reg
-                .leader
-                .and_then(|l| replicas.iter().find(|x| x.0 == l).map(|x| (l, x.1)))
-            {
-                let hw = lr.log.high_watermark;
-                for (b, r, _) in &replicas {
-                    if *b != l
-                        && reg.isr.contains(b)
-                        && (r.log.log_end_offset() < hw
-                            || r.log.prefix_hash(hw) != lr.log.prefix_hash(hw))
-                    {
-                        found.push((
-                            "strong_isr",
-                            format!(
-                                "{tp}: ISR member {b} lacks leader {l}'s records below HW {hw}"
-                            ),
-                        ));
-                    }
-                }
-            }
-            // WeakIsr: each self-believed leader's own ISR holds its committed prefix.
-            for (l, lr, running) in &replicas {
-                if !running || lr.role != Role::Leader {
-                    continue;
-                }
-                let hw = lr.log.high_watermark;
-                for (b, r, _) in &replicas {
-                    if b != l
-                        && lr.isr.contains(b)
-                        && (r.log.log_end_offset() < hw
-                            || r.log.prefix_hash(hw) != lr.log.prefix_hash(hw))
-                    {
-                        found.push((
-                            "weak_isr",
-                            format!("{tp}: member {b} of leader {l}'s ISR lacks its records below HW {hw}"),
-                        ));
-                    }
-                }
-            }
+            push("strong_isr", strong_isr(&tp, &reg, &replicas));
+            push("weak_isr", weak_isr(&tp, &replicas));
         }
         // Acknowledged records: recount when the leader or its log end moved back.
         let leader_leo = reg
             .leader
-            .and_then(|l| replicas.iter().find(|x| x.0 == l))
-            .map_or(0, |x| x.1.log.log_end_offset());
+            .and_then(|l| replicas.iter().find(|x| x.broker == l))
+            .map_or(0, |x| x.log.log_end_offset());
         let key = (
             reg.leader,
             reg.leader_epoch,
             leader_leo,
             c.acked[p].len() as u64,
         );
+        drop(replicas);
         let previous = c.invariants.watch[p].last_checked;
         let recount = match previous {
             None => !c.acked[p].is_empty(),
@@ -364,5 +427,175 @@ fn loss_cause(c: &Cluster, p: PartitionIndex, lost: &[(u64, u64, Acks)]) -> Stri
         super::config::TruncationMode::LeaderEpoch => {
             "records missing from the leader's log".to_string()
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! Each invariant catches a deliberately broken state and accepts a sound one.
+    use super::*;
+    use crate::sim::log::Record;
+    use crate::sim::protocol::LeaderRecoveryState;
+
+    fn log(ids: &[u64], hw: u64) -> Log {
+        let mut l = Log::default();
+        for id in ids {
+            l.append(Record {
+                id: *id,
+                epoch: 0,
+                producer_id: 0,
+                seq: 0,
+                batch_start: true,
+            });
+        }
+        l.high_watermark = hw;
+        l
+    }
+
+    fn st<'a>(broker: BrokerId, log: &'a Log, role: Role, isr: &'a [BrokerId]) -> ReplicaState<'a> {
+        ReplicaState {
+            broker,
+            log,
+            running: true,
+            role,
+            leader_epoch: 1,
+            isr,
+            reconciled: true,
+        }
+    }
+
+    fn reg(leader: Option<BrokerId>, isr: &[BrokerId]) -> PartitionRegistration {
+        PartitionRegistration {
+            replicas: vec![1, 2, 3],
+            isr: isr.to_vec(),
+            leader,
+            leader_epoch: 1,
+            partition_epoch: 1,
+            leader_recovery_state: LeaderRecoveryState::Recovered,
+            elr: Vec::new(),
+            last_known_elr: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn high_watermark_above_log_end_is_caught() {
+        let ok = log(&[1, 2], 2);
+        let bad = log(&[1, 2], 3);
+        assert!(high_watermark_within_log_end("t-0", &[st(1, &ok, Role::Leader, &[])]).is_none());
+        assert!(high_watermark_within_log_end("t-0", &[st(1, &bad, Role::Leader, &[])]).is_some());
+    }
+
+    #[test]
+    fn two_leaders_in_one_epoch_are_caught() {
+        let l = log(&[1], 1);
+        let a = st(1, &l, Role::Leader, &[]);
+        let mut b = st(2, &l, Role::Leader, &[]);
+        assert!(one_leader_per_epoch("t-0", &[a, b]).is_some());
+        b.leader_epoch = 2;
+        assert!(
+            one_leader_per_epoch("t-0", &[a, b]).is_none(),
+            "a zombie in an older epoch is fine"
+        );
+    }
+
+    #[test]
+    fn a_leader_epoch_going_back_is_caught() {
+        assert!(leader_epoch_monotonic("t-0", 3, 2).is_some());
+        assert!(leader_epoch_monotonic("t-0", 3, 3).is_none());
+    }
+
+    #[test]
+    fn a_leader_outside_its_isr_is_caught() {
+        assert!(leader_in_isr("t-0", &reg(Some(1), &[2, 3])).is_some());
+        assert!(leader_in_isr("t-0", &reg(Some(1), &[1, 2])).is_none());
+        assert!(leader_in_isr("t-0", &reg(None, &[2])).is_none());
+    }
+
+    #[test]
+    fn a_falling_leader_high_watermark_is_caught_within_one_process_and_epoch() {
+        assert!(
+            leader_high_watermark_monotonic("t-0", Some((1, 1, 4, 10)), (1, 1, 4, 9)).is_some()
+        );
+        assert!(
+            leader_high_watermark_monotonic("t-0", Some((1, 1, 4, 10)), (1, 2, 4, 9)).is_none()
+        );
+        assert!(
+            leader_high_watermark_monotonic("t-0", Some((1, 1, 4, 10)), (1, 1, 5, 9)).is_none()
+        );
+    }
+
+    #[test]
+    fn replicas_disagreeing_below_their_high_watermarks_are_caught() {
+        let a = log(&[1, 2, 3], 3);
+        let b = log(&[1, 9, 3], 2);
+        let c = log(&[1, 2], 2);
+        assert!(log_matching(
+            "t-0",
+            &[st(1, &a, Role::Leader, &[]), st(2, &b, Role::Follower, &[])]
+        )
+        .is_some());
+        assert!(log_matching(
+            "t-0",
+            &[st(1, &a, Role::Leader, &[]), st(3, &c, Role::Follower, &[])]
+        )
+        .is_none());
+        // a follower that has not reconciled yet may still hold a stale tail
+        let mut unsettled = st(2, &b, Role::Follower, &[]);
+        unsettled.reconciled = false;
+        assert!(log_matching("t-0", &[st(1, &a, Role::Leader, &[]), unsettled]).is_none());
+    }
+
+    #[test]
+    fn an_isr_member_missing_committed_records_breaks_strong_isr() {
+        let leader = log(&[1, 2, 3], 3);
+        let short = log(&[1, 2], 2);
+        let full = log(&[1, 2, 3], 3);
+        let isr = [1, 2];
+        let replicas = [
+            st(1, &leader, Role::Leader, &isr),
+            st(2, &short, Role::Follower, &[]),
+        ];
+        assert!(strong_isr("t-0", &reg(Some(1), &[1, 2]), &replicas).is_some());
+        assert!(weak_isr("t-0", &replicas).is_some());
+        let replicas = [
+            st(1, &leader, Role::Leader, &isr),
+            st(2, &full, Role::Follower, &[]),
+        ];
+        assert!(strong_isr("t-0", &reg(Some(1), &[1, 2]), &replicas).is_none());
+        assert!(weak_isr("t-0", &replicas).is_none());
+        // outside the ISR, a short log is allowed
+        let replicas = [
+            st(1, &leader, Role::Leader, &[1]),
+            st(2, &short, Role::Follower, &[]),
+        ];
+        assert!(strong_isr("t-0", &reg(Some(1), &[1]), &replicas).is_none());
+        assert!(weak_isr("t-0", &replicas).is_none());
+    }
+
+    #[test]
+    fn acknowledged_records_missing_from_the_leader_are_counted() {
+        let acked = [
+            Acked {
+                partition: 0,
+                offset: 0,
+                id: 1,
+                acks: Acks::All,
+            },
+            Acked {
+                partition: 0,
+                offset: 1,
+                id: 2,
+                acks: Acks::All,
+            },
+        ];
+        let leader = log(&[1, 7], 2);
+        let lost = missing_acked(&acked, &[&leader]);
+        assert_eq!(
+            lost,
+            vec![(1, 2, Acks::All)],
+            "offset 1 holds another record"
+        );
+        let other = log(&[1, 2], 2);
+        assert!(missing_acked(&acked, &[&leader, &other]).is_empty());
     }
 }

@@ -14,6 +14,7 @@ use crate::sim::{round_robin_assignment, Action, ClusterSpec, PartitionInfo, Top
 
 pub const MAX_BROKERS: u64 = 1_000;
 pub const MAX_PARTITIONS: u64 = 100_000;
+pub const MAX_BROKER_PARTITIONS: u64 = 20_000_000;
 
 /// A validated scenario: its metadata and the spec a cluster is built from.
 #[derive(Clone, Debug)]
@@ -305,6 +306,13 @@ pub fn from_value(v: Value) -> R<Scenario> {
         });
     }
 
+    // Every broker caches metadata for every partition: bound the product.
+    if partitions.len() as u64 * u64::from(brokers) > MAX_BROKER_PARTITIONS {
+        return Err(format!(
+            "topics: {} partitions × {brokers} brokers exceeds the simulator's limit of {MAX_BROKER_PARTITIONS} broker-partitions",
+            partitions.len()
+        ));
+    }
     let mut producers = Vec::new();
     let mut consumers = Vec::new();
     if let Some(cv) = m.get("clients") {

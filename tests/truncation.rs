@@ -152,3 +152,21 @@ fn t6_fast_double_failover_with_high_watermark_truncation_diverges() {
     let l = with_mode(KIP279_DOUBLE_FAILOVER, "high_watermark");
     assert_ne!(digest(&l, 1, 0), digest(&l, 2, 0), "logs diverge silently");
 }
+
+#[test]
+fn the_why_not_truncate_to_hw_tour_loses_records_only_in_the_old_mode() {
+    let old = {
+        let mut l = scenario_file("tour-9-why-not-truncate-to-hw.json");
+        l.run_to_end();
+        l
+    };
+    assert_eq!(old.report().acked_records_lost, 2);
+    assert!(violated(&old, "no_acked_record_lost"));
+    let mut v = old.scenario.source.clone();
+    v["config"]["sim.truncation"] = serde_json::Value::from("leader_epoch");
+    v["config"]["sim.fence.on.reregistration"] = serde_json::Value::Bool(false);
+    let mut new = lab(&v.to_string());
+    new.run_to_end();
+    assert_eq!(new.report().acked_records_lost, 0);
+    assert_no_violations(&new);
+}

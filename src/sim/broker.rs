@@ -618,9 +618,15 @@ impl Broker {
                 Ok((base, required)) => {
                     let hw = self.replicas.get(&p).map_or(0, |r| r.log.high_watermark);
                     if acks != Acks::All || hw >= required {
+                        // min.insync.replicas only concerns acks=all.
+                        let result = if acks == Acks::All {
+                            self.ack_result(ctx, p, base)
+                        } else {
+                            Ok(base)
+                        };
                         done.push(ProducePartitionResponse {
                             partition: p,
-                            result: self.ack_result(ctx, p, base),
+                            result,
                             current_leader: None,
                         });
                     } else {

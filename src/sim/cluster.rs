@@ -63,7 +63,8 @@ pub enum Event {
         from: Node,
         to: Node,
         sent_at: u64,
-        msg: Message,
+        /// Boxed: the queue moves events around, and messages are large.
+        msg: Box<Message>,
     },
     Timer {
         node: Node,
@@ -216,7 +217,7 @@ impl Cluster {
             slow: Vec::new(),
         };
         for (i, (at, _)) in c.steps.clone().iter().enumerate() {
-            c.queue.schedule(*at, Event::Step(i));
+            c.queue.schedule_late(*at, Event::Step(i));
         }
         // Everything starts at t=0: brokers register, the controller starts its
         // rebalance timer, clients fetch metadata.
@@ -276,7 +277,7 @@ impl Cluster {
         self.now = self.now.max(at);
         self.events_processed += 1;
         match event {
-            Event::Deliver { from, to, msg, .. } => self.deliver(from, to, msg),
+            Event::Deliver { from, to, msg, .. } => self.deliver(from, to, *msg),
             Event::Timer {
                 node,
                 incarnation,
@@ -350,7 +351,7 @@ impl Cluster {
                 from,
                 to,
                 sent_at,
-                msg,
+                msg: Box::new(msg),
             },
         );
     }

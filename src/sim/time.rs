@@ -11,13 +11,15 @@ use std::collections::BinaryHeap;
 #[derive(Clone, Debug)]
 struct Scheduled<E> {
     at: u64,
+    /// Runs after every ordinary event of the same millisecond.
+    late: bool,
     seq: u64,
     event: E,
 }
 
 impl<E> PartialEq for Scheduled<E> {
     fn eq(&self, other: &Self) -> bool {
-        self.at == other.at && self.seq == other.seq
+        self.at == other.at && self.late == other.late && self.seq == other.seq
     }
 }
 impl<E> Eq for Scheduled<E> {}
@@ -29,7 +31,7 @@ impl<E> PartialOrd for Scheduled<E> {
 impl<E> Ord for Scheduled<E> {
     // Reversed: BinaryHeap is a max-heap and we want the earliest first.
     fn cmp(&self, other: &Self) -> Ordering {
-        (other.at, other.seq).cmp(&(self.at, self.seq))
+        (other.at, other.late, other.seq).cmp(&(self.at, self.late, self.seq))
     }
 }
 
@@ -50,9 +52,25 @@ impl<E> Default for EventQueue<E> {
 
 impl<E> EventQueue<E> {
     pub fn schedule(&mut self, at: u64, event: E) {
+        self.push(at, false, event);
+    }
+
+    /// Schedule `event` after every ordinary event due at `at` (scenario
+    /// steps: a step at t acts on the world as it is at the end of
+    /// millisecond t, exactly like a user's action at t).
+    pub fn schedule_late(&mut self, at: u64, event: E) {
+        self.push(at, true, event);
+    }
+
+    fn push(&mut self, at: u64, late: bool, event: E) {
         let seq = self.next_seq;
         self.next_seq += 1;
-        self.heap.push(Scheduled { at, seq, event });
+        self.heap.push(Scheduled {
+            at,
+            late,
+            seq,
+            event,
+        });
     }
 
     pub fn peek_time(&self) -> Option<u64> {
@@ -89,5 +107,15 @@ mod tests {
         q.schedule(5, "c");
         let order: Vec<_> = std::iter::from_fn(|| q.pop()).collect();
         assert_eq!(order, vec![(1, "a"), (5, "b"), (5, "c")]);
+    }
+
+    #[test]
+    fn late_events_run_after_every_ordinary_event_of_their_millisecond() {
+        let mut q = EventQueue::default();
+        q.schedule_late(5, "step");
+        q.schedule(5, "message");
+        q.schedule(6, "next");
+        let order: Vec<_> = std::iter::from_fn(|| q.pop()).collect();
+        assert_eq!(order, vec![(5, "message"), (5, "step"), (6, "next")]);
     }
 }

@@ -15,12 +15,13 @@ HOST := 127.0.0.1
 CHROMEDRIVER ?= /usr/bin/chromedriver
 
 .PHONY: help setup build wasm run test test-fmt test-clippy test-native test-wasm-build \
-        test-wasm-browser test-e2e fmt clean
+        test-wasm-browser test-e2e test-size bench fmt clean
 
 help:
 	@echo "make run     build and serve the app on http://$(HOST):$(PORT)/ (PORT=... to change)"
 	@echo "make test    run every test"
 	@echo "make build   build the static site into www/ (wasm package in www/pkg)"
+	@echo "make bench   benchmarks: criterion, CLI, failover scaling, headless Chromium (scripts/bench.sh)"
 	@echo "make setup   install missing tools (rust target, wasm-bindgen-cli, chromium, npm packages)"
 	@echo "make fmt     format the Rust code"
 	@echo "make clean   remove build output"
@@ -33,7 +34,7 @@ wasm:
 	@scripts/build-wasm.sh
 
 build: setup
-	@scripts/build-wasm.sh && scripts/build-site.sh
+	@scripts/build-wasm.sh && scripts/build-site.sh && scripts/build-element.sh
 	@if [[ ! -f www/index.html ]]; then echo "build: warning: www/index.html does not exist yet"; fi
 	@echo "build: static site ready in www/"
 
@@ -42,7 +43,7 @@ run: build
 	@python3 -m http.server $(PORT) --bind $(HOST) --directory www
 
 test: setup
-	@$(MAKE) --no-print-directory test-fmt test-clippy test-native test-wasm-build test-wasm-browser test-e2e
+	@$(MAKE) --no-print-directory test-fmt test-clippy test-native test-wasm-build test-wasm-browser test-e2e test-size
 	@echo "test: all passed"
 
 test-fmt:
@@ -73,12 +74,22 @@ test-wasm-browser:
 # Browser end-to-end tests (playwright-core + /usr/bin/chromium) against the built site.
 test-e2e:
 	@echo "== browser end-to-end tests (tests/e2e/)"
-	scripts/build-wasm.sh && scripts/build-site.sh
+	scripts/build-wasm.sh && scripts/build-site.sh && scripts/build-element.sh
 	node --test tests/e2e/
+
+# The page's wasm + JS + CSS, gzipped, against the 200 kB budget (after test-e2e built www/pkg).
+test-size:
+	@echo "== size budget (scripts/size-budget.mjs)"
+	node scripts/size-budget.mjs
+
+# Speed is reported, never asserted. BENCH_WORKLOADS / BENCH_UNTIL_MS / BENCH_SCALING /
+# BENCH_STEPS narrow it (see scripts/bench.sh); the full large workload takes a while.
+bench: build
+	@scripts/bench.sh
 
 fmt:
 	cargo fmt
 
 clean:
 	cargo clean
-	rm -rf www/pkg test-results
+	rm -rf www/pkg test-results dist

@@ -7,6 +7,8 @@ cd "$(dirname "$0")/.."
 rm -rf www/scenarios
 mkdir -p www/scenarios
 cp scenarios/*.json www/scenarios/
+# The benchmark workloads (www/bench.html, ?scenario=bench/large.json); not in the picker.
+mkdir -p www/scenarios/bench && cp scenarios/bench/*.json www/scenarios/bench/
 python3 - <<'PY'
 import json, pathlib
 out = []

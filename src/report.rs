@@ -4,6 +4,7 @@
 use serde::Serialize;
 
 use crate::sim::broker::Process;
+use crate::sim::client::Consumer;
 use crate::sim::invariants::Violation;
 use crate::sim::Cluster;
 
@@ -28,6 +29,8 @@ pub struct BrokerReport {
     pub id: u32,
     pub state: &'static str,
     pub broker_epoch: u64,
+    /// `broker.rack`, or null when the brokers have no racks.
+    pub rack: Option<String>,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -71,6 +74,54 @@ pub struct ConsumerReport {
     pub consumed: u64,
     pub truncations_detected: u64,
     pub positions: Vec<(String, u64)>,
+    /// `client.rack`, or null.
+    pub client_rack: Option<String>,
+    pub partitions: Vec<ConsumerPartitionReport>,
+}
+
+/// Where a consumer reads one partition from, and how far behind it is.
+#[derive(Clone, Debug, Serialize)]
+pub struct ConsumerPartitionReport {
+    /// `topic-partition`.
+    pub partition: String,
+    pub position: u64,
+    /// The broker its next fetch goes to: the preferred read replica while
+    /// the leader's advice holds (KIP-392), else the leader it knows.
+    pub reading_from: Option<u32>,
+    /// Whether `reading_from` is the partition's current leader.
+    pub reading_from_leader: bool,
+    /// The replica the leader named for it, if any (and not expired).
+    pub preferred_read_replica: Option<u32>,
+    /// The leader's high watermark minus the position: committed records it
+    /// has not consumed yet (null while the partition is offline).
+    pub lag: Option<u64>,
+}
+
+/// [`ConsumerPartitionReport`]s of consumer `k`, in partition order.
+pub fn consumer_partitions(c: &Cluster, k: &Consumer) -> Vec<ConsumerPartitionReport> {
+    k.positions
+        .iter()
+        .map(|(p, pos)| {
+            let info = &c.partitions[*p];
+            let leader = c.controller.partitions[*p].leader;
+            let leader_hw = leader
+                .and_then(|l| c.broker(l))
+                .and_then(|b| b.replicas.get(p))
+                .map(|r| r.log.high_watermark);
+            let reading_from = k.fetch_target(*p, c.now);
+            ConsumerPartitionReport {
+                partition: format!("{}-{}", info.topic, info.partition),
+                position: pos.offset,
+                reading_from,
+                reading_from_leader: reading_from.is_some() && reading_from == leader,
+                preferred_read_replica: pos
+                    .preferred_read_replica
+                    .filter(|(_, until)| *until > c.now)
+                    .map(|(b, _)| b),
+                lag: leader_hw.map(|hw| hw.saturating_sub(pos.offset)),
+            }
+        })
+        .collect()
 }
 
 pub fn broker_state(c: &Cluster, b: u32) -> &'static str {
@@ -103,6 +154,7 @@ pub fn build(c: &Cluster, scenario: &str) -> Report {
             id: b,
             state: broker_state(c, b),
             broker_epoch: c.controller.brokers[b as usize - 1].broker_epoch,
+            rack: c.rack_of(b).map(str::to_string),
         })
         .collect();
     let partitions = c
@@ -174,6 +226,8 @@ pub fn build(c: &Cluster, scenario: &str) -> Report {
                     (format!("{}-{}", info.topic, info.partition), pos.offset)
                 })
                 .collect(),
+            client_rack: k.config.client_rack.clone(),
+            partitions: consumer_partitions(c, k),
         })
         .collect();
     Report {

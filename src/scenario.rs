@@ -10,7 +10,9 @@ use crate::sim::config::{
     Acks, ClusterConfig, ConfigMap, ConsumerConfig, ProducerConfig, TopicConfig,
 };
 use crate::sim::protocol::BrokerId;
-use crate::sim::{round_robin_assignment, Action, ClusterSpec, PartitionInfo, TopicInfo};
+use crate::sim::{
+    rack_aware_assignment, round_robin_assignment, Action, ClusterSpec, PartitionInfo, TopicInfo,
+};
 
 pub const MAX_BROKERS: u64 = 1_000;
 pub const MAX_PARTITIONS: u64 = 100_000;
@@ -137,6 +139,7 @@ pub fn from_value(v: Value) -> R<Scenario> {
             "description",
             "seed",
             "brokers",
+            "racks",
             "config",
             "topics",
             "clients",
@@ -164,6 +167,7 @@ pub fn from_value(v: Value) -> R<Scenario> {
         1,
         MAX_BROKERS,
     )? as u32;
+    let racks = parse_racks(m.get("racks"), brokers)?;
     let config = ClusterConfig::parse(&config_map(m.get("config"), "config")?, "config")?;
 
     let topics_v = m
@@ -274,7 +278,8 @@ pub fn from_value(v: Value) -> R<Scenario> {
                 }
                 a
             }
-            None => round_robin_assignment(brokers, nparts, rf),
+            None if racks.is_empty() => round_robin_assignment(brokers, nparts, rf),
+            None => rack_aware_assignment(&racks, nparts, rf),
         };
         if partitions.len() as u64 + nparts as u64 > MAX_PARTITIONS {
             return Err(format!(
@@ -411,6 +416,7 @@ pub fn from_value(v: Value) -> R<Scenario> {
         spec: ClusterSpec {
             seed,
             brokers,
+            racks,
             config,
             topics,
             partitions,
@@ -420,6 +426,63 @@ pub fn from_value(v: Value) -> R<Scenario> {
         },
         source: v,
     })
+}
+
+/// `"racks": {"1": "a", "2": "b", "3": "c"}`: each broker's `broker.rack`.
+/// Every broker gets one or none does (Kafka refuses a rack-aware assignment
+/// when only some brokers have a rack). Returns one rack per broker, in id
+/// order, or nothing.
+fn parse_racks(v: Option<&Value>, brokers: u32) -> R<Vec<String>> {
+    let Some(v) = v else {
+        return Ok(Vec::new());
+    };
+    let m = v.as_object().ok_or_else(|| {
+        format!(
+            "racks: expected an object of broker id to rack, like {{\"1\": \"a\", \"2\": \"b\"}}, found {}",
+            kind(v)
+        )
+    })?;
+    if m.is_empty() {
+        return Ok(Vec::new());
+    }
+    let mut racks: Vec<Option<String>> = vec![None; brokers as usize];
+    for (key, rv) in m {
+        let path = format!("racks.{key}");
+        let b = key
+            .trim()
+            .parse::<u64>()
+            .map_err(|_| format!("{path}: \"{key}\" is not a broker id"))?;
+        if b == 0 || b > brokers as u64 {
+            return Err(format!(
+                "{path}: broker {b} does not exist (brokers are 1..={brokers})"
+            ));
+        }
+        let rack = string(rv, &path)?;
+        let rack = rack.trim();
+        if rack.is_empty() {
+            return Err(format!("{path}: a rack id must not be empty"));
+        }
+        let slot = &mut racks[b as usize - 1];
+        if slot.is_some() {
+            return Err(format!("{path}: broker {b} is given a rack twice"));
+        }
+        *slot = Some(rack.to_string());
+    }
+    let missing: Vec<String> = racks
+        .iter()
+        .enumerate()
+        .filter(|(_, r)| r.is_none())
+        .map(|(i, _)| (i + 1).to_string())
+        .collect();
+    if !missing.is_empty() {
+        return Err(format!(
+            "racks: broker{} {} {} no rack; give every broker a rack or leave racks out (Kafka refuses a rack-aware assignment when only some brokers have one)",
+            if missing.len() == 1 { "" } else { "s" },
+            missing.join(", "),
+            if missing.len() == 1 { "has" } else { "have" }
+        ));
+    }
+    Ok(racks.into_iter().flatten().collect())
 }
 
 fn parse_tour(v: &Value, run_until_ms: u64) -> R<Vec<TourStop>> {
@@ -719,6 +782,47 @@ mod tests {
             e.starts_with("steps[0].crash: 7 is out of range 1..=3"),
             "{e}"
         );
+    }
+
+    #[test]
+    fn racks_name_every_broker_or_none() {
+        let s = parse(
+            r#"{"brokers": 3, "racks": {"1": "a", "2": "b", "3": "c"}, "topics": [{"name": "t", "partitions": 3, "replication_factor": 3}]}"#,
+        )
+        .unwrap();
+        assert_eq!(s.spec.racks, vec!["a", "b", "c"]);
+        let e = err(r#"{"brokers": 3, "racks": {"1": "a", "2": "b"}, "topics": [{"name": "t"}]}"#);
+        assert!(e.starts_with("racks: broker 3 has no rack;"), "{e}");
+        let e = err(r#"{"brokers": 3, "racks": {"1": "a", "4": "b"}, "topics": [{"name": "t"}]}"#);
+        assert_eq!(e, "racks.4: broker 4 does not exist (brokers are 1..=3)");
+        let e = err(r#"{"brokers": 3, "racks": {"one": "a"}, "topics": [{"name": "t"}]}"#);
+        assert_eq!(e, "racks.one: \"one\" is not a broker id");
+        let e = err(r#"{"brokers": 1, "racks": {"1": 7}, "topics": [{"name": "t"}]}"#);
+        assert_eq!(e, "racks.1: expected a string, found a number");
+        let e = err(r#"{"brokers": 1, "racks": {"1": " "}, "topics": [{"name": "t"}]}"#);
+        assert_eq!(e, "racks.1: a rack id must not be empty");
+        let e = err(r#"{"brokers": 1, "racks": ["a"], "topics": [{"name": "t"}]}"#);
+        assert!(e.starts_with("racks: expected an object"), "{e}");
+        let e = err(r#"{"brokers": 2, "racks": {"1": "a", "01": "b"}, "topics": [{"name": "t"}]}"#);
+        assert_eq!(e, "racks.1: broker 1 is given a rack twice");
+    }
+
+    #[test]
+    fn racks_without_an_assignment_place_replicas_rack_by_rack() {
+        let s = parse(
+            r#"{"brokers": 4, "racks": {"1": "a", "2": "a", "3": "b", "4": "b"},
+                "topics": [{"name": "t", "partitions": 2, "replication_factor": 2}]}"#,
+        )
+        .unwrap();
+        assert_eq!(s.spec.partitions[0].replicas, vec![1, 3]);
+        assert_eq!(s.spec.partitions[1].replicas, vec![3, 2]);
+        // An explicit assignment wins.
+        let s = parse(
+            r#"{"brokers": 2, "racks": {"1": "a", "2": "b"},
+                "topics": [{"name": "t", "assignment": [[2, 1]]}]}"#,
+        )
+        .unwrap();
+        assert_eq!(s.spec.partitions[0].replicas, vec![2, 1]);
     }
 
     #[test]

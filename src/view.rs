@@ -4,7 +4,7 @@
 
 use serde::Serialize;
 
-use crate::report::broker_state;
+use crate::report::{broker_state, consumer_partitions, ConsumerPartitionReport};
 use crate::sim::partition::Role;
 use crate::sim::protocol::Node;
 use crate::sim::Cluster;
@@ -32,6 +32,8 @@ pub struct BrokerView {
     pub state: &'static str,
     pub broker_epoch: u64,
     pub leader_of: usize,
+    /// `broker.rack`, or null when the brokers have no racks.
+    pub rack: Option<String>,
 }
 
 #[derive(Serialize)]
@@ -92,6 +94,10 @@ pub struct ConsumerView {
     pub truncations_detected: u64,
     pub positions: Vec<(String, u64)>,
     pub errors: std::collections::BTreeMap<String, u64>,
+    /// `client.rack`, or null.
+    pub client_rack: Option<String>,
+    /// Per partition: the broker it reads from (KIP-392), its lag.
+    pub partitions: Vec<ConsumerPartitionReport>,
 }
 
 #[derive(Serialize)]
@@ -150,6 +156,7 @@ pub fn build_selected(c: &Cluster, max_partitions: usize, focus: &[usize]) -> Vi
                 .iter()
                 .filter(|r| r.leader == Some(b))
                 .count(),
+            rack: c.rack_of(b).map(str::to_string),
         })
         .collect();
     let mut metrics = Metrics {
@@ -279,6 +286,8 @@ pub fn build_selected(c: &Cluster, max_partitions: usize, focus: &[usize]) -> Vi
                 })
                 .collect(),
             errors: k.errors.clone(),
+            client_rack: k.config.client_rack.clone(),
+            partitions: consumer_partitions(c, k),
         })
         .collect();
     let messages = c

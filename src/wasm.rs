@@ -72,6 +72,14 @@ impl WasmLab {
         }
     }
 
+    /// A deep copy of the whole world: the page keeps these as time-travel
+    /// checkpoints and replays recorded actions from the nearest one.
+    pub fn snapshot(&self) -> WasmLab {
+        WasmLab {
+            lab: self.lab.clone(),
+        }
+    }
+
     /// Process one event; false when none is left.
     pub fn step(&mut self) -> bool {
         self.lab.cluster.step()

@@ -186,3 +186,94 @@ fn a_follower_that_stops_fetching_leaves_the_isr_and_rejoins_when_caught_up() {
     );
     assert_no_violations(&l);
 }
+
+#[test]
+fn a_whole_rack_fails_and_rf_3_across_three_racks_keeps_every_partition_available() {
+    let mut l = scenario_file("rack-failure.json");
+    // Rack-aware layout: every partition has one replica in each rack.
+    for p in &l.cluster.partitions {
+        let mut racks: Vec<&str> = p
+            .replicas
+            .iter()
+            .map(|b| l.cluster.rack_of(*b).unwrap())
+            .collect();
+        racks.sort_unstable();
+        assert_eq!(racks, ["a", "b", "c"], "orders-{}", p.partition);
+    }
+    l.cluster.run_until(14_000);
+    let acked_before = l.cluster.producers[0].stats.acked;
+    l.cluster.run_until(30_000);
+    // Rack a (brokers 1 and 2) is down: every partition is led from rack b or c
+    // with an ISR of two, which still satisfies min.insync.replicas=2.
+    let rep = l.report();
+    assert_eq!(rep.brokers[0].state, "crashed");
+    assert_eq!(rep.brokers[1].state, "crashed");
+    for p in &rep.partitions {
+        let leader = p.leader.expect("every partition has a leader");
+        assert_ne!(
+            l.cluster.rack_of(leader),
+            Some("a"),
+            "orders-{}",
+            p.partition
+        );
+        assert_eq!(p.isr.len(), 2, "orders-{}: ISR {:?}", p.partition, p.isr);
+    }
+    assert!(
+        l.cluster.producers[0].stats.acked > acked_before + 500,
+        "acks=all writes continue"
+    );
+    l.run_to_end();
+    let rep = l.report();
+    assert_eq!(rep.acked_records_lost, 0);
+    assert_eq!(rep.producers[0].failed, 0, "retries covered the failover");
+    assert!(
+        rep.partitions.iter().all(|p| p.isr.len() == 3),
+        "rack a rejoined"
+    );
+    let c = &l.cluster.consumers[0];
+    let seen: Vec<u64> = c.consumed_records.iter().map(|x| x.2).collect();
+    assert!(no_duplicates(&seen));
+    assert_eq!(
+        c.consumed, rep.producers[0].acked,
+        "every acked record was read"
+    );
+    assert_no_violations(&l);
+}
+
+#[test]
+fn follower_fetching_consumer_reads_from_its_rack_and_falls_back_to_the_leader() {
+    let mut l = scenario_file("follower-fetching.json");
+    let target =
+        |l: &failover_lab::Lab, c: usize| l.cluster.consumers[c].fetch_target(0, l.cluster.now);
+    l.cluster.run_until(15_000);
+    assert_eq!(target(&l, 0), Some(2), "c-b reads from the rack-b follower");
+    assert_eq!(target(&l, 1), Some(1), "c-any reads from the leader");
+    l.cluster.run_until(35_000);
+    assert_eq!(
+        target(&l, 0),
+        Some(1),
+        "broker 2 died: c-b is back on the leader"
+    );
+    l.run_to_end();
+    assert_eq!(
+        target(&l, 0),
+        Some(2),
+        "broker 2 is back in the ISR: named again"
+    );
+    for c in &l.cluster.consumers {
+        let offsets: Vec<u64> = c.consumed_records.iter().map(|x| x.1).collect();
+        assert_eq!(
+            offsets,
+            (0..offsets.len() as u64).collect::<Vec<_>>(),
+            "{}",
+            c.name
+        );
+        let log = ids(&l, 1, 0);
+        assert!(c
+            .consumed_records
+            .iter()
+            .all(|(_, o, id)| log[*o as usize] == *id));
+    }
+    assert_eq!(l.report().acked_records_lost, 0);
+    assert_no_violations(&l);
+}

@@ -12,6 +12,9 @@ import { Narration } from './render/narration.js';
 import { DescribeTable } from './render/describe.js';
 import { Controls, SPEED_MIN, SPEED_MAX } from './controls.js';
 import { installKeyboard } from './keyboard.js';
+import { TourGuide } from './tour.js';
+import { ShareBar } from './sharebar.js';
+import { OverviewPanel } from './render/overview.js';
 
 const $ = (id) => document.getElementById(id);
 const DEFAULT_SCENARIO = 'leader-dies.json';
@@ -31,11 +34,20 @@ class App {
 
   mount() {
     this.map = new BrokerMap($('map'), { onBrokerClick: (id, anchor) => this.openMenu(id, anchor) });
-    this.partitions = new PartitionsPanel($('partitions'));
+    this.partitions = new PartitionsPanel($('partitions'), (action) => this.guard(() => this.act(action)));
     this.clients = new ClientsPanel($('clients'));
     this.metrics = new MetricsPanel($('metrics'));
     this.narration = new Narration($('narration'), { onSeek: (t) => this.seek(t) });
     this.describe = new DescribeTable($('describe'));
+    this.focus = -1; // a partition picked in the overview gets a detailed card
+    this.overview = new OverviewPanel($('overview'), {
+      describe: (i) => this.lab.core?.describePartition(i) ?? '',
+      onPick: (i, name) => {
+        this.focus = i;
+        this.draw();
+        document.querySelector(`.pcard[data-partition="${CSS.escape(name)}"]`)?.scrollIntoView({ block: 'nearest' });
+      },
+    });
     this.controls = new Controls({ toolbar: $('toolbar'), timeline: $('timeline-bar'), switches: $('switches'), picker: $('scenario'), app: this });
     $('legend').append(partitionLegend());
     $('msg-legend').append(
@@ -51,6 +63,15 @@ class App {
     });
     $('banner-close').addEventListener('click', () => this.hideError());
     installKeyboard(this, $('help'));
+    this.tour = new TourGuide($('tour'), {
+      now: () => this.lab.now(),
+      goTo: (t) => {
+        this.pause();
+        this.seek(t);
+      },
+      queryRoot: document,
+    });
+    this.share = new ShareBar($('share-tools'), this);
     this.lab.onSample = (t, m) => this.metrics.sample(t, m);
     this.lab.onRebuild = () => this.metrics.clear();
     window.addEventListener('resize', () => {
@@ -69,6 +90,7 @@ class App {
   }
 
   afterLoad() {
+    this.focus = -1;
     this.simTarget = this.lab.now();
     this.closeMenu();
     this.hideError();
@@ -78,7 +100,28 @@ class App {
     $('scn-desc').textContent = this.lab.description();
     $('scn-desc').title = this.lab.description();
     document.title = `Failover Lab — ${this.lab.name()}`;
+    this.tour.load(this.lab.tour(), { name: this.lab.name(), description: this.lab.description() });
+    if (this.tour.active) this.pause();
     this.draw();
+  }
+
+  /** After a shared link's switches and actions were replayed. */
+  afterRestore() {
+    this.simTarget = this.lab.now();
+    this.controls.syncSettings(this.lab.settings(), this.lab.view(MAX_PARTITIONS));
+    this.draw();
+  }
+
+  /** The scenario file shown in the picker (null: an imported scenario, `label`). */
+  setScenarioFile(file, label) {
+    this.scenarioFile = file;
+    const picker = this.controls.picker;
+    picker.querySelector('option[data-imported]')?.remove();
+    if (file) picker.value = file;
+    else if (label) {
+      picker.prepend(h('option', { value: '', text: label, dataset: { imported: '1' } }));
+      picker.value = '';
+    }
   }
 
   async loadScenarioFile(file) {
@@ -87,8 +130,7 @@ class App {
       if (!res.ok) throw new Error(`scenarios/${file}: HTTP ${res.status}`);
       const text = await res.text();
       this.load(text);
-      this.scenarioFile = file;
-      this.controls.picker.value = file;
+      this.setScenarioFile(file);
     } catch (e) {
       this.showError(`Could not load scenario ${file}: ${e.message}`);
       if (this.scenarioFile) this.controls.picker.value = this.scenarioFile;
@@ -259,6 +301,7 @@ class App {
       const [k, v] = Object.entries(st).find(([key]) => key !== 'at_ms') || ['step', ''];
       out.push({ at: st.at_ms, kind: 'scn', label: `scenario: ${k} ${typeof v === 'object' ? JSON.stringify(v) : v}` });
     }
+    for (const st of this.tour.stops) out.push({ at: st.at_ms, kind: 'tourstop', label: `tour: ${st.title}` });
     for (const a of this.lab.actions) {
       const [k, v] = Object.entries(a.action)[0];
       out.push({ at: a.at_ms, kind: 'user', label: `you: ${k} ${typeof v === 'object' ? JSON.stringify(v) : v}` });
@@ -268,17 +311,20 @@ class App {
 
   draw() {
     const lab = this.lab;
-    const view = lab.view(MAX_PARTITIONS);
+    const view = this.focus >= 0 ? lab.core.viewFocus(MAX_PARTITIONS, [this.focus]) : lab.view(MAX_PARTITIONS);
     this.lastView = view;
+    this.overview.sync(lab.core, view, lab.generation, MAX_PARTITIONS);
     this.map.update(view, this.playing ? this.speed : 0.05, lab.generation);
     this.partitions.update(view, lab.generation);
     const events = this.narration.update(lab);
     this.partitions.onTrace(events);
     this.clients.update(view);
     this.metrics.update();
-    this.describe.update(lab.describe());
+    this.describe.update(lab.core.partitionCount() > 64 ? lab.core.describeHead(64) : lab.describe());
     this.controls.update({ now: view.now_ms, end: lab.endMs(), playing: this.playing, speed: this.speed, marks: this.marks() });
     document.body.classList.toggle('has-loss', view.acked_records_lost > 0);
+    this.tour.sync(view.now_ms);
+    this.share.sync();
     this.dirty = false;
   }
 
@@ -288,14 +334,22 @@ class App {
     try {
       if (this.playing) {
         this.simTarget += dt * this.speed;
-        const t = Math.floor(this.simTarget);
+        // A guided tour stops the clock at each of its stops.
+        const { t, stop } = this.tour.limit(Math.floor(this.simTarget));
         if (t > this.lab.now()) {
           this.lab.runUntil(t);
           this.dirty = true;
         }
+        if (stop >= 0) {
+          this.pause();
+          this.tour.arrive(stop);
+        }
       }
       if (this.dirty) this.draw();
-      else this.map.tick();
+      else {
+        this.map.tick();
+        this.overview.tick();
+      }
     } catch (e) {
       this.pause();
       this.showError(`Simulation stopped: ${e instanceof Error ? e.message : e}`);
@@ -332,6 +386,11 @@ function api(app) {
     trace: (cursor = 0) => app.lab.traceSince(cursor),
     now: () => app.lab.now(),
     actions: () => app.lab.actions.map(({ at_ms, action }) => ({ at_ms, action })),
+    tour: () => ({ stops: app.lab.tour(), index: app.tour.index }),
+    tourNext: () => app.tour.go(app.tour.index + 1),
+    tourBack: () => app.tour.go(app.tour.index - 1),
+    shareUrl: () => app.share.link(),
+    exportScenario: () => app.share.scenarioWithActions(),
     get playing() {
       return app.playing;
     },
@@ -352,18 +411,27 @@ async function main() {
   const list = await app.loadScenarioList();
   const wanted = params.get('scenario') || DEFAULT_SCENARIO;
   app.controls.setScenarioList(list.length ? list : [{ file: DEFAULT_SCENARIO, name: DEFAULT_SCENARIO }], wanted);
-  await app.loadScenarioFile(wanted);
-  if (!app.lab.core && wanted !== DEFAULT_SCENARIO) await app.loadScenarioFile(DEFAULT_SCENARIO);
-  if (app.lab.core && params.has('seed')) app.setOption('seed', Math.max(0, Math.floor(Number(params.get('seed')) || 0)));
+  // A shared link (#scenario=…&actions=…&t=…) wins over the query parameters.
+  const shared = app.share.readHash();
+  const restored = shared && (await app.share.restore(shared, wanted));
+  if (!restored) {
+    await app.loadScenarioFile(wanted);
+    if (!app.lab.core && wanted !== DEFAULT_SCENARIO) await app.loadScenarioFile(DEFAULT_SCENARIO);
+    if (app.lab.core && params.has('seed')) app.setOption('seed', Math.max(0, Math.floor(Number(params.get('seed')) || 0)));
+  }
   if (params.has('speed')) app.setSpeed(Number(params.get('speed')) || 1);
   app.controls.setSpeedSlider(app.speed);
   if (app.lab.core) {
     app.draw();
-    if (params.get('paused') !== '1') app.play();
+    const play = restored ? shared.play : params.get('paused') !== '1' && !app.tour.active;
+    if (play) app.play();
   }
+  app.share.enabled = true;
+  app.share.sync();
   requestAnimationFrame((w) => {
     app.lastWall = w;
     app.frame(w);
+    performance.mark('failover-lab:first-frame');
     document.body.dataset.ready = 'true';
   });
 }

@@ -47,6 +47,17 @@ export class Controls {
       onchange: () => app.setOption('unclean.leader.election.enable', this.unclean.checked),
     });
 
+    this.truncation = h('select', {
+      id: 'truncation',
+      title: `How a rejoining replica reconciles its log: by leader epoch (KIP-101/279, Kafka 0.11+) or, as before 0.11, by truncating to its own high watermark — which can lose committed records (see the tour "Why Kafka stopped truncating to the high watermark"). ${REPLAY_NOTE}`,
+      onchange: () => app.setOption('sim.truncation', this.truncation.value),
+    }, h('option', { value: 'leader_epoch', text: 'leader epoch' }), h('option', { value: 'high_watermark', text: 'high watermark (pre-0.11)' }));
+    this.elr = h('input', {
+      type: 'checkbox', id: 'elr',
+      title: `eligible.leader.replicas.enable (KIP-966, Kafka 4.x): replicas that leave the ISR while it is below min.insync.replicas stay eligible to lead. ${REPLAY_NOTE}`,
+      onchange: () => app.setOption('eligible.leader.replicas.enable', this.elr.checked),
+    });
+
     toolbar.append(
       h('div.group', null, this.playBtn, this.stepBtn),
       h('div.group', null, h('label', { for: 'speed', text: 'speed' }), this.speed, this.speedOut),
@@ -60,6 +71,8 @@ export class Controls {
       h('label', { title: this.acks.title }, 'acks', this.acks),
       h('label', { title: this.minIsr.title }, 'min.insync.replicas', this.minIsr),
       h('label.check', { title: this.unclean.title }, this.unclean, 'unclean.leader.election.enable'),
+      h('label.check', { title: this.elr.title }, this.elr, 'ELR'),
+      h('label', { title: this.truncation.title }, 'truncation', this.truncation),
       h('label', { title: this.seed.title }, 'seed', this.seed),
     );
 
@@ -78,7 +91,12 @@ export class Controls {
   }
 
   setScenarioList(list, current) {
-    this.picker.replaceChildren(...list.map((s) => h('option', { value: s.file, text: s.name })));
+    const opt = (s) => h('option', { value: s.file, text: s.name });
+    const tours = list.filter((s) => s.file.startsWith('tour-'));
+    const rest = list.filter((s) => !s.file.startsWith('tour-'));
+    this.picker.replaceChildren(
+      ...(tours.length ? [h('optgroup', { label: 'Scenarios' }, ...rest.map(opt)), h('optgroup', { label: 'Guided tours' }, ...tours.map(opt))] : rest.map(opt)),
+    );
     if (current) this.picker.value = current;
   }
 
@@ -92,6 +110,8 @@ export class Controls {
     }
     this.minIsr.value = String(settings.minIsr);
     this.unclean.checked = settings.unclean;
+    this.truncation.value = settings.truncation;
+    this.elr.checked = settings.elr;
     const parts = view.partitions.map((p) => `${p.topic}-${p.partition}`);
     const key = parts.join(',');
     if (this.burstPart.dataset.key !== key) {

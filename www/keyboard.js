@@ -11,6 +11,7 @@ export const SHORTCUTS = [
   ['P', 'produce a burst of 10 records'],
   ['+ / −', 'faster / slower'],
   ['R', 'reset to t = 0'],
+  ['N', 'guided tour: next stop'],
   ['?', 'this help'],
   ['Esc', 'close menus and help'],
 ];
@@ -51,6 +52,7 @@ export function installKeyboard(app, overlay) {
     else if (k === '+' || k === '=') app.nudgeSpeed(1);
     else if (k === '-' || k === '_') app.nudgeSpeed(-1);
     else if (k === 'r' || k === 'R') app.reset();
+    else if ((k === 'n' || k === 'N') && app.tour?.active) app.tour.go(app.tour.index + 1);
     else handled = false;
     if (handled) e.preventDefault();
   });

@@ -53,6 +53,35 @@ export class Lab {
     this.sampleMs = 500;
     this.onSample = null; // (t, metrics) at every multiple of sampleMs
     this.onRebuild = null; // () before a rebuilt core replays
+    // Time-travel checkpoints: [{t, core}] snapshots of the world taken every
+    // checkpointMs of simulated time; seeking back restores the nearest one at
+    // or before the target and replays the recorded actions after it.
+    this.checkpoints = [];
+    this.checkpointMs = 5000;
+    this.maxCheckpoints = 48;
+  }
+
+  dropCheckpoints(after = -1) {
+    this.checkpoints = this.checkpoints.filter((c) => {
+      if (c.t > after) {
+        c.core.free();
+        return false;
+      }
+      return true;
+    });
+  }
+
+  maybeCheckpoint(t) {
+    if (t % this.checkpointMs !== 0 || this.checkpoints.some((c) => c.t === t)) return;
+    this.checkpoints.push({ t, core: this.core.snapshot() });
+    this.checkpoints.sort((a, b) => a.t - b.t);
+    if (this.checkpoints.length > this.maxCheckpoints) {
+      // Thin out: keep every other one, so long runs stay bounded in memory.
+      const keep = this.checkpoints.filter((_, i) => i % 2 === 0);
+      for (const c of this.checkpoints) if (!keep.includes(c)) c.core.free();
+      this.checkpoints = keep;
+      this.checkpointMs *= 2;
+    }
   }
 
   /** Replace the lab with a scenario. Throws Error with the core's message. */
@@ -67,6 +96,8 @@ export class Lab {
       core = new WasmLab(JSON.stringify(obj));
     }
     this.core?.free();
+    this.dropCheckpoints();
+    this.checkpointMs = 5000;
     this.core = core;
     this.base = obj;
     this.overrides = {};
@@ -88,6 +119,10 @@ export class Lab {
         if (t.config && key in t.config) t.config[key] = o[key];
       }
     }
+    // Cluster-level switches (the pre-KIP-101 mode and KIP-966 ELR).
+    for (const key of ['sim.truncation', 'eligible.leader.replicas.enable']) {
+      if (o[key] !== undefined) s.config = { ...(s.config || {}), [key]: o[key] };
+    }
     if (o.acks !== undefined) {
       for (const c of s.clients || []) if (c.type === 'producer') c.acks = o.acks;
       for (const st of s.steps || []) if (st.produce && 'acks' in st.produce) st.produce.acks = o.acks;
@@ -103,6 +138,8 @@ export class Lab {
       acks: producerAcks(s),
       minIsr: Number(topicOrCluster(s, 'min.insync.replicas', 1)),
       unclean: Boolean(topicOrCluster(s, 'unclean.leader.election.enable', false)),
+      truncation: String((s.config || {})['sim.truncation'] ?? 'leader_epoch'),
+      elr: Boolean((s.config || {})['eligible.leader.replicas.enable'] ?? false),
     };
   }
 
@@ -121,10 +158,31 @@ export class Lab {
     }
   }
 
+  /**
+   * Set switches and recorded actions at once (a shared link), rebuild and
+   * replay up to t. On a bad switch the previous state comes back and the
+   * core's Error is thrown.
+   */
+  restore({ overrides = {}, actions = [], t = 0 }) {
+    const prev = { overrides: this.overrides, actions: this.actions, t: this.now() };
+    this.overrides = { ...overrides };
+    this.actions = actions.map(({ at_ms, action }) => ({ at_ms, action }));
+    try {
+      this.rebuild(Math.max(0, Math.floor(t)));
+    } catch (e) {
+      this.overrides = prev.overrides;
+      this.actions = prev.actions;
+      this.rebuild(prev.t);
+      throw e;
+    }
+  }
+
   /** Rebuild the core from the effective scenario and replay actions up to t. */
   rebuild(t) {
     const core = new WasmLab(JSON.stringify(this.effectiveScenario()));
     this.core?.free();
+    this.dropCheckpoints();
+    this.checkpointMs = 5000;
     this.core = core;
     this.generation++;
     this.onRebuild?.();
@@ -154,6 +212,7 @@ export class Lab {
       const nb = Math.min(t, (Math.floor(this.now() / S) + 1) * S);
       this.core.runUntil(nb);
       if (this.now() < nb) break; // the core could not advance
+      this.maybeCheckpoint(nb);
       if (nb % S === 0) this.onSample?.(nb, this.core.view(0).metrics);
     }
   }
@@ -170,8 +229,21 @@ export class Lab {
   /** Time travel to t (ms): forward runs on, backward rebuilds and replays. */
   seek(t) {
     t = Math.max(0, Math.floor(t));
-    if (t >= this.now()) this.replayTo(t);
-    else this.rebuild(t);
+    if (t >= this.now()) {
+      this.replayTo(t);
+      return;
+    }
+    const cp = this.checkpoints.filter((c) => c.t <= t).pop();
+    if (!cp) {
+      this.rebuild(t);
+      return;
+    }
+    // Restore a copy (the checkpoint stays pristine) and replay from there.
+    this.core?.free();
+    this.core = cp.core.snapshot();
+    this.generation++;
+    this.onRebuild?.();
+    this.replayTo(t);
   }
 
   /** Reset to time 0 with no recorded actions (switches kept). */
@@ -186,6 +258,7 @@ export class Lab {
     // Acting in the past forks history: later recorded actions are dropped.
     this.actions = this.actions.filter((a) => a.at_ms <= at);
     this.core.apply(action); // throws the core's message
+    this.dropCheckpoints(at); // later checkpoints lack this action
     this.actions.push({ at_ms: at, action, applied: this.generation });
   }
 
@@ -201,6 +274,10 @@ export class Lab {
 
   now() {
     return this.core ? this.core.nowMs() : 0;
+  }
+  /** The guided-tour stops of the scenario ([] when it has none). */
+  tour() {
+    return this.core ? this.core.tour() : [];
   }
   endMs() {
     return this.core.runUntilMs();

@@ -10,6 +10,11 @@
 //!   §4) and Fetch (epoch fencing, diverging epoch, HW advance, ISR expand, §1–3),
 //!   shrinks the ISR every `replica.lag.time.max.ms / 2`, and asks the
 //!   controller to change the ISR with AlterPartition (KIP-497).
+//! - Follower fetching (KIP-392): with `replica.selector.class` set to the
+//!   rack-aware selector, a leader answers a consumer whose `client.rack`
+//!   matches an in-sync follower's `broker.rack` with that follower as its
+//!   preferred read replica, and no records; a follower serves a consumer in
+//!   its own leader epoch from its own log, below its own high watermark.
 //!
 //! A process crash keeps the log (page cache survives) but loses everything in
 //! memory; the high watermark comes back from the last checkpoint. A power loss
@@ -20,7 +25,7 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use super::config::{Acks, TruncationMode};
+use super::config::{Acks, ReplicaSelector, TruncationMode};
 use super::io::{Ctx, Timer};
 use super::log::Record;
 use super::partition::{Replica, Role};
@@ -48,6 +53,8 @@ struct ParkedFetch {
     replica: Option<BrokerId>,
     broker_epoch: u64,
     partitions: Vec<FetchPartition>,
+    /// The consumer's `client.rack` (empty for followers and rackless consumers).
+    rack_id: String,
 }
 
 #[derive(Clone, Debug)]
@@ -369,6 +376,7 @@ impl Broker {
                 broker_epoch,
                 max_wait_ms,
                 partitions,
+                rack_id,
             } => {
                 let parked = ParkedFetch {
                     from,
@@ -376,6 +384,7 @@ impl Broker {
                     replica,
                     broker_epoch,
                     partitions,
+                    rack_id,
                 };
                 self.handle_fetch(ctx, parked, max_wait_ms);
             }
@@ -499,6 +508,7 @@ impl Broker {
         ctx.touch(p);
         if reg.leader == Some(me) {
             let same_epoch = rep.is_leader() && rep.leader_epoch == reg.leader_epoch;
+            let was_follower = rep.role == Role::Follower;
             rep.make_leader(me, reg, now);
             if !same_epoch {
                 let text = format!(
@@ -541,6 +551,11 @@ impl Broker {
                 }
             }
             self.after_leader_state_change(ctx, p);
+            if was_follower {
+                // Consumers parked here while it was a follower (KIP-392)
+                // learn at once that their epoch is stale.
+                self.wake_fetches(ctx, p);
+            }
         } else {
             let was_leader = rep.is_leader();
             let same = rep.role == Role::Follower
@@ -587,6 +602,10 @@ impl Broker {
             }
             if was_leader {
                 self.fail_parked_produces(ctx, p, ErrorCode::NotLeaderOrFollower);
+                self.wake_fetches(ctx, p);
+            } else if !same {
+                // A new leader or epoch: consumers parked on this follower
+                // (KIP-392) are answered now, with an error.
                 self.wake_fetches(ctx, p);
             }
         }
@@ -862,12 +881,26 @@ impl Broker {
 
     /// Whether an immediate answer is due: data, an error, or a divergence.
     fn fetch_would_return(&self, ctx: &Ctx, parked: &ParkedFetch) -> bool {
-        let _ = ctx;
         parked.partitions.iter().any(|fp| {
             let Some(r) = self.replicas.get(&fp.partition) else {
                 return true;
             };
+            if parked.replica.is_none() && serves_consumer_as_follower(r, fp) {
+                // Records below this follower's own HW, or an offset past its
+                // log: answer now. Otherwise wait for its HW to move.
+                return fp.fetch_offset < r.log.high_watermark
+                    || fp.fetch_offset > r.log.log_end_offset();
+            }
             if !r.is_leader() || fp.current_leader_epoch != r.leader_epoch {
+                return true;
+            }
+            if parked.replica.is_none()
+                && self
+                    .preferred_read_replica(ctx, r, fp.fetch_offset, &parked.rack_id)
+                    .is_some()
+            {
+                // A redirect is answered at once (ReplicaManager does not
+                // delay a fetch that names a preferred read replica).
                 return true;
             }
             let end = if parked.replica.is_some() {
@@ -984,7 +1017,13 @@ impl Broker {
         let _ = expired;
         let mut out = Vec::with_capacity(parked.partitions.len());
         for fp in &parked.partitions {
-            out.push(self.read_partition(ctx, parked.replica, parked.broker_epoch, fp));
+            out.push(self.read_partition(
+                ctx,
+                parked.replica,
+                parked.broker_epoch,
+                &parked.rack_id,
+                fp,
+            ));
         }
         ctx.send(
             parked.from,
@@ -1001,6 +1040,7 @@ impl Broker {
         ctx: &mut Ctx,
         replica: Option<BrokerId>,
         broker_epoch: u64,
+        rack_id: &str,
         fp: &FetchPartition,
     ) -> FetchPartitionResponse {
         let p = fp.partition;
@@ -1014,9 +1054,11 @@ impl Broker {
             current_leader: None,
             records: Vec::new(),
             base_offset: fp.fetch_offset,
+            preferred_read_replica: None,
         };
         let error = match self.replicas.get(&p) {
             None => Some(ErrorCode::NotLeaderOrFollower),
+            Some(r) if replica.is_none() && serves_consumer_as_follower(r, fp) => None,
             Some(r) if !r.is_leader() => Some(ErrorCode::NotLeaderOrFollower),
             Some(r) if fp.current_leader_epoch < r.leader_epoch => {
                 Some(ErrorCode::FencedLeaderEpoch)
@@ -1042,11 +1084,29 @@ impl Broker {
         let Some(r) = self.replicas.get(&p) else {
             return resp;
         };
+        if !r.is_leader() {
+            // KIP-392: a follower serves a consumer from its own log, below
+            // its own high watermark, which trails the leader's by a round.
+            let (hw, leo) = (r.log.high_watermark, r.log.log_end_offset());
+            resp.high_watermark = hw;
+            resp.log_end_offset = leo;
+            if fp.fetch_offset > leo {
+                resp.error = Some(ErrorCode::OffsetOutOfRange);
+            } else if fp.fetch_offset < hw {
+                resp.records = r.log.records()[fp.fetch_offset as usize..hw as usize].to_vec();
+            }
+            return resp;
+        }
         // Snapshot before the read: the follower learns a new HW one round later.
         resp.high_watermark = r.log.high_watermark;
         resp.log_end_offset = r.log.log_end_offset();
         resp.current_leader = Some((self.id, r.leader_epoch));
         let Some(follower) = replica else {
+            if let Some(b) = self.preferred_read_replica(ctx, r, fp.fetch_offset, rack_id) {
+                // KIP-392: no records, only where to read from.
+                resp.preferred_read_replica = Some(b);
+                return resp;
+            }
             // A consumer reads only below the HW (read_uncommitted).
             let hw = r.log.high_watermark;
             if fp.fetch_offset > r.log.log_end_offset() {
@@ -1076,6 +1136,41 @@ impl Broker {
         resp.records = r.log.records()[fp.fetch_offset as usize..].to_vec();
         self.record_follower_position(ctx, follower, broker_epoch, fp);
         resp
+    }
+
+    /// KIP-392 on the leader: the replica a consumer in rack `rack_id` should
+    /// read from, when it is not the leader itself (ReplicaManager's
+    /// findPreferredReadReplica with the rack-aware selector). Candidates are
+    /// followers in the ISR, not fenced, whose log reaches the fetch offset and
+    /// whose `broker.rack` is the consumer's `client.rack`; the most caught-up
+    /// one wins (highest LEO, then most recently caught up, then lowest id).
+    /// `None` without a selector, without a client rack, or when the leader is
+    /// itself in that rack or no follower there qualifies.
+    fn preferred_read_replica(
+        &self,
+        ctx: &Ctx,
+        r: &Replica,
+        fetch_offset: u64,
+        rack_id: &str,
+    ) -> Option<BrokerId> {
+        if ctx.config.replica_selector != Some(ReplicaSelector::RackAware) || rack_id.is_empty() {
+            return None;
+        }
+        if !r.is_leader() || ctx.rack_of(self.id) == Some(rack_id) {
+            return None;
+        }
+        r.followers
+            .iter()
+            .filter(|f| r.isr.contains(&f.broker) && !self.meta_ineligible.contains(&f.broker))
+            .filter(|f| f.log_end_offset.is_some_and(|leo| leo >= fetch_offset))
+            .filter(|f| ctx.rack_of(f.broker) == Some(rack_id))
+            .max_by(|a, b| {
+                a.log_end_offset
+                    .cmp(&b.log_end_offset)
+                    .then(a.last_caught_up_ms.cmp(&b.last_caught_up_ms))
+                    .then(b.broker.cmp(&a.broker))
+            })
+            .map(|f| f.broker)
     }
 
     // ---------------------------------------------------------------- follower: fetcher
@@ -1143,6 +1238,7 @@ impl Broker {
                     broker_epoch: self.broker_epoch,
                     max_wait_ms: ctx.config.replica_fetch_wait_max_ms,
                     partitions,
+                    rack_id: String::new(),
                 },
             );
             ctx.after(
@@ -1167,6 +1263,9 @@ impl Broker {
             return;
         };
         let mut retry_later = false;
+        // Partitions whose log or HW changed: consumers parked here may now
+        // have something to read (KIP-392 follower fetching).
+        let mut changed: Vec<PartitionIndex> = Vec::new();
         for resp in partitions {
             let p = resp.partition;
             let Some(sent_epoch) = sent.iter().find(|s| s.0 == p).map(|s| s.1) else {
@@ -1187,6 +1286,7 @@ impl Broker {
                 Some(ErrorCode::OffsetOutOfRange) => {
                     let leo = rep.log.log_end_offset();
                     if resp.log_end_offset < leo {
+                        changed.push(p);
                         let removed = rep.log.truncate_to(resp.log_end_offset);
                         let to = resp.log_end_offset;
                         trace_truncation(
@@ -1215,6 +1315,7 @@ impl Broker {
                 let from = rep.log.log_end_offset();
                 let removed = rep.log.truncate_to(t.to);
                 ctx.touch(p);
+                changed.push(p);
                 if !removed.is_empty() {
                     trace_truncation(
                         ctx,
@@ -1241,6 +1342,10 @@ impl Broker {
             let leo = rep.log.log_end_offset();
             rep.log.high_watermark = resp.high_watermark.min(leo);
             ctx.touch(p);
+            changed.push(p);
+        }
+        for p in changed {
+            self.wake_fetches(ctx, p);
         }
         if retry_later {
             ctx.after(ctx.config.replica_fetch_backoff_ms, Timer::FetchRetry);
@@ -1350,6 +1455,16 @@ impl Broker {
             .get(&p)
             .map_or(String::new(), |r| list(&r.isr))
     }
+}
+
+/// Whether this replica, as a follower, serves a consumer's fetch itself
+/// (KIP-392). Since Fetch v11 a consumer's fetch carries client metadata, and
+/// a follower answers it from its own log whatever `replica.selector.class`
+/// says: the selector only decides, on the leader, where to send consumers.
+/// The epochs must match; a consumer with another epoch gets the lab's usual
+/// NOT_LEADER_OR_FOLLOWER and refreshes its metadata.
+fn serves_consumer_as_follower(r: &Replica, fp: &FetchPartition) -> bool {
+    r.role == Role::Follower && fp.current_leader_epoch == r.leader_epoch
 }
 
 pub fn trace_truncation(

@@ -18,6 +18,15 @@
 //! leader epoch of the last record it consumed, and after a leader change
 //! validates its position with OffsetsForLeaderEpoch: if the new leader's log
 //! ends that epoch before the position, the log was truncated under it.
+//!
+//! Follower fetching (KIP-392): every fetch carries the consumer's
+//! `client.rack`. When the leader answers with a preferred read replica, the
+//! consumer fetches that partition from the named follower until the advice
+//! expires (`metadata.max.age.ms`, as the Java consumer does) or the follower
+//! fails it: an error, a broken connection or OFFSET_OUT_OF_RANGE makes it
+//! forget the replica and go back to the leader, which may name a new one.
+//! The position is never reset by such a failure, so nothing is skipped or
+//! read twice.
 
 use std::collections::{BTreeMap, VecDeque};
 
@@ -712,6 +721,12 @@ pub struct ConsumerPosition {
     pub backoff_until: u64,
     pub consumed: u64,
     pub stopped: bool,
+    /// KIP-392: the replica the leader named for this partition, and when
+    /// that advice expires (`metadata.max.age.ms` after it was given).
+    pub preferred_read_replica: Option<(BrokerId, u64)>,
+    /// The broker that last answered a fetch of this partition with data
+    /// (or an empty long poll) rather than an error or a redirect.
+    pub read_from: Option<BrokerId>,
 }
 
 #[derive(Clone, Debug)]
@@ -774,6 +789,102 @@ impl Consumer {
         ctx.after(self.config.metadata_max_age_ms, Timer::MetadataRefresh);
     }
 
+    /// The broker this consumer fetches partition `p` from at time `now`: its
+    /// unexpired preferred read replica, else the leader in its metadata.
+    pub fn fetch_target(&self, p: PartitionIndex, now: u64) -> Option<BrokerId> {
+        let preferred = self
+            .positions
+            .get(&p)
+            .and_then(|pos| pos.preferred_read_replica)
+            .filter(|(_, until)| *until > now)
+            .map(|(b, _)| b);
+        preferred.or_else(|| self.metadata.get(&p).and_then(|m| m.0))
+    }
+
+    /// Narration of follower fetching is for consumers that set `client.rack`
+    /// (the only ones a leader may send elsewhere); others keep the trace as
+    /// it always was.
+    fn narrates_read_replica(&self) -> bool {
+        self.config.client_rack.is_some()
+    }
+
+    /// The consumer now reads `p` from `broker` (first answer from it).
+    fn trace_read_from(&self, ctx: &mut Ctx, p: PartitionIndex, broker: BrokerId) {
+        if !self.narrates_read_replica() {
+            return;
+        }
+        let leader = self.metadata.get(&p).and_then(|m| m.0) == Some(broker);
+        let rack = ctx.rack_of(broker).unwrap_or("none").to_string();
+        let client_rack = self.config.client_rack.clone().unwrap_or_default();
+        let tp = ctx.tp(p);
+        let text = if leader {
+            format!(
+                "Consumer {} (client.rack={client_rack}) reads {tp} from the leader, broker {broker} (rack {rack}).",
+                self.name
+            )
+        } else {
+            format!(
+                "Consumer {} (client.rack={client_rack}) now reads {tp} from broker {broker}, a follower in rack {rack}: the leader named it the preferred read replica (KIP-392). A follower serves only records below its own high watermark, so the consumer trails the leader by a replication round.",
+                self.name
+            )
+        };
+        let info = &ctx.partitions[p];
+        ctx.trace(
+            TraceKind::ConsumerReadReplicaChanged {
+                consumer: self.name.clone(),
+                topic: info.topic.clone(),
+                partition: info.partition,
+                broker,
+                leader,
+            },
+            text,
+        );
+    }
+
+    /// Forget `broker` if it is the preferred read replica for `p` (a failed
+    /// fetch to the leader changes nothing here). Narrated once per stretch
+    /// of actually reading from it.
+    fn forget_read_replica(
+        &mut self,
+        ctx: &mut Ctx,
+        p: PartitionIndex,
+        broker: BrokerId,
+        reason: String,
+    ) {
+        let narrate = self.narrates_read_replica();
+        let Some(pos) = self.positions.get_mut(&p) else {
+            return;
+        };
+        if pos.preferred_read_replica.map(|x| x.0) != Some(broker) {
+            return;
+        }
+        pos.preferred_read_replica = None;
+        if pos.read_from != Some(broker) {
+            return;
+        }
+        pos.read_from = None;
+        if !narrate {
+            return;
+        }
+        let info = &ctx.partitions[p];
+        let text = format!(
+            "Consumer {} stops reading {} from broker {broker}, its preferred read replica: {reason}. It goes back to the leader, which may name a replica again; its position {} is kept.",
+            self.name,
+            ctx.tp(p),
+            pos.offset
+        );
+        ctx.trace(
+            TraceKind::ConsumerPreferredReplicaLost {
+                consumer: self.name.clone(),
+                topic: info.topic.clone(),
+                partition: info.partition,
+                broker,
+                reason,
+            },
+            text,
+        );
+    }
+
     fn refresh_metadata(&mut self, ctx: &mut Ctx) {
         if self.metadata_request.is_some() {
             return;
@@ -810,15 +921,18 @@ impl Consumer {
             self.metadata_request = None;
             self.bootstrap = self.bootstrap % self.brokers.max(1) + 1;
             ctx.after(self.config.retry_backoff_ms.max(1), Timer::ConsumerPoll);
-        } else if let Some((_, parts)) = self.fetches.remove(&id) {
+        } else if let Some((broker, parts)) = self.fetches.remove(&id) {
             *self.errors.entry(e.name().to_string()).or_default() += 1;
             // Back off these partitions; other leaders' answers must not make
-            // the consumer hammer the broken connection.
+            // the consumer hammer the broken connection. A preferred read
+            // replica that failed is forgotten (the Java consumer clears it
+            // for every partition of the failed fetch).
             let until = ctx.now + self.config.retry_backoff_ms;
             for p in parts {
                 if let Some(pos) = self.positions.get_mut(&p) {
                     pos.backoff_until = until;
                 }
+                self.forget_read_replica(ctx, p, broker, format!("the fetch failed ({e})"));
             }
             self.refresh_metadata(ctx);
             ctx.after(self.config.retry_backoff_ms.max(1), Timer::ConsumerPoll);
@@ -875,17 +989,31 @@ impl Consumer {
                 self.poll(ctx);
             }
             Message::FetchResponse { id, partitions } => {
-                if self.fetches.remove(&id).is_none() {
+                let Some((broker, _)) = self.fetches.remove(&id) else {
                     return;
-                }
+                };
                 let mut refresh = false;
+                let max_age = self.config.metadata_max_age_ms;
                 for r in partitions {
                     let p = r.partition;
-                    let Some(pos) = self.positions.get_mut(&p) else {
+                    let Some(pos) = self.positions.get(&p) else {
                         continue;
                     };
+                    let from_preferred = pos.preferred_read_replica.map(|x| x.0) == Some(broker);
                     if let Some(e) = r.error {
                         *self.errors.entry(e.name().to_string()).or_default() += 1;
+                        if from_preferred {
+                            // KIP-392: any error from the preferred replica sends
+                            // the consumer back to the leader; OFFSET_OUT_OF_RANGE
+                            // from a follower never resets the position.
+                            self.forget_read_replica(ctx, p, broker, format!("it answered {e}"));
+                            if e == ErrorCode::OffsetOutOfRange {
+                                continue;
+                            }
+                        }
+                        let Some(pos) = self.positions.get_mut(&p) else {
+                            continue;
+                        };
                         match e {
                             ErrorCode::OffsetOutOfRange => {
                                 pos.offset = match self.config.auto_offset_reset {
@@ -900,6 +1028,22 @@ impl Consumer {
                         }
                         continue;
                     }
+                    if let Some(replica) = r.preferred_read_replica {
+                        // The leader sent no records, only where to read from.
+                        if let Some(pos) = self.positions.get_mut(&p) {
+                            pos.preferred_read_replica = Some((replica, ctx.now + max_age));
+                        }
+                        continue;
+                    }
+                    if pos.read_from != Some(broker) {
+                        if let Some(pos) = self.positions.get_mut(&p) {
+                            pos.read_from = Some(broker);
+                        }
+                        self.trace_read_from(ctx, p, broker);
+                    }
+                    let Some(pos) = self.positions.get_mut(&p) else {
+                        continue;
+                    };
                     if r.base_offset != pos.offset {
                         continue;
                     }
@@ -982,9 +1126,10 @@ impl Consumer {
         }
     }
 
-    /// Fetch every partition that is idle, one request per leader.
+    /// Fetch every partition that is idle, one request per broker: its
+    /// leader, or its preferred read replica (KIP-392).
     fn poll(&mut self, ctx: &mut Ctx) {
-        let mut by_leader: BTreeMap<BrokerId, Vec<FetchPartition>> = BTreeMap::new();
+        let mut by_broker: BTreeMap<BrokerId, Vec<FetchPartition>> = BTreeMap::new();
         let busy: Vec<PartitionIndex> = self
             .fetches
             .values()
@@ -992,6 +1137,7 @@ impl Consumer {
             .collect();
         let mut wake: Option<u64> = None;
         let mut need_metadata = false;
+        let mut expired: Vec<(PartitionIndex, BrokerId)> = Vec::new();
         for (&p, pos) in self.positions.iter_mut() {
             if pos.stopped || pos.awaiting.is_some() || busy.contains(&p) {
                 continue;
@@ -1022,25 +1168,46 @@ impl Consumer {
                     continue;
                 }
             }
-            by_leader.entry(leader).or_default().push(FetchPartition {
+            // KIP-392: fetch from the preferred read replica while the
+            // leader's advice is fresh; once it expires, ask the leader again.
+            let target = match pos.preferred_read_replica {
+                Some((b, until)) if until > ctx.now => b,
+                Some((b, _)) => {
+                    expired.push((p, b));
+                    leader
+                }
+                None => leader,
+            };
+            by_broker.entry(target).or_default().push(FetchPartition {
                 partition: p,
                 fetch_offset: pos.offset,
                 current_leader_epoch: epoch,
                 last_fetched_epoch: None,
             });
         }
-        for (leader, partitions) in by_leader {
+        let max_age = self.config.metadata_max_age_ms;
+        for (p, b) in expired {
+            self.forget_read_replica(
+                ctx,
+                p,
+                b,
+                format!("the leader's advice expired after metadata.max.age.ms={max_age}"),
+            );
+        }
+        let rack_id = self.config.client_rack.clone().unwrap_or_default();
+        for (broker, partitions) in by_broker {
             let id = ctx.new_id();
             let ps = partitions.iter().map(|f| f.partition).collect();
-            self.fetches.insert(id, (leader, ps));
+            self.fetches.insert(id, (broker, ps));
             ctx.send(
-                Node::Broker(leader),
+                Node::Broker(broker),
                 Message::Fetch {
                     id,
                     replica: None,
                     broker_epoch: 0,
                     max_wait_ms: self.config.fetch_max_wait_ms,
                     partitions,
+                    rack_id: rack_id.clone(),
                 },
             );
             ctx.after(self.config.request_timeout_ms, Timer::RequestTimeout { id });

@@ -93,6 +93,8 @@ enum Input {
 pub struct ClusterSpec {
     pub seed: u64,
     pub brokers: u32,
+    /// `broker.rack` of broker `i + 1`; empty when the brokers have no racks.
+    pub racks: Vec<String>,
     pub config: ClusterConfig,
     pub topics: Vec<TopicInfo>,
     pub partitions: Vec<PartitionInfo>,
@@ -123,6 +125,8 @@ pub struct Cluster {
     queue: EventQueue<Event>,
     pub net: Network,
     pub config: ClusterConfig,
+    /// `broker.rack` of broker `i + 1`; empty when the brokers have no racks.
+    pub racks: Vec<String>,
     pub topics: Vec<TopicInfo>,
     pub partitions: Vec<PartitionInfo>,
     pub brokers: Vec<Broker>,
@@ -202,6 +206,7 @@ impl Cluster {
             ),
             controller: Controller::new(spec.brokers, &assignment),
             config: spec.config,
+            racks: spec.racks,
             topics: spec.topics,
             partitions: spec.partitions,
             brokers,
@@ -263,6 +268,13 @@ impl Cluster {
 
     pub fn broker(&self, b: BrokerId) -> Option<&Broker> {
         self.brokers.get((b as usize).wrapping_sub(1))
+    }
+
+    /// Broker `b`'s `broker.rack`, if the brokers have racks.
+    pub fn rack_of(&self, b: BrokerId) -> Option<&str> {
+        self.racks
+            .get((b as usize).wrapping_sub(1))
+            .map(String::as_str)
     }
 
     pub fn next_event_time(&self) -> Option<u64> {
@@ -367,6 +379,7 @@ impl Cluster {
             trace,
             next_id,
             config,
+            racks,
             partitions,
             dirty,
             now,
@@ -377,6 +390,7 @@ impl Cluster {
                 Ctx {
                     now: *now,
                     config,
+                    racks,
                     partitions,
                     metadata: $metadata,
                     trace,

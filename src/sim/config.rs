@@ -48,7 +48,34 @@ pub struct ClusterConfig {
     pub fence_on_reregistration: bool,
     /// KIP-966 eligible leader replicas (`eligible.leader.replicas.enable`).
     pub eligible_leader_replicas_enable: bool,
+    /// KIP-392 `replica.selector.class`: how a leader picks the replica a
+    /// consumer should read from. `None` (Kafka's default) = always the leader.
+    pub replica_selector: Option<ReplicaSelector>,
     pub topic_defaults: TopicConfig,
+}
+
+/// The `replica.selector.class` implementations Kafka ships (KIP-392).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum ReplicaSelector {
+    /// `org.apache.kafka.common.replica.LeaderSelector`: always the leader,
+    /// which is what an unset `replica.selector.class` does too.
+    Leader,
+    /// `org.apache.kafka.common.replica.RackAwareReplicaSelector`: an in-sync
+    /// replica in the consumer's `client.rack`, else the leader.
+    RackAware,
+}
+
+impl ReplicaSelector {
+    pub const LEADER_CLASS: &'static str = "org.apache.kafka.common.replica.LeaderSelector";
+    pub const RACK_AWARE_CLASS: &'static str =
+        "org.apache.kafka.common.replica.RackAwareReplicaSelector";
+
+    pub fn class_name(self) -> &'static str {
+        match self {
+            ReplicaSelector::Leader => Self::LEADER_CLASS,
+            ReplicaSelector::RackAware => Self::RACK_AWARE_CLASS,
+        }
+    }
 }
 
 #[derive(Clone, Debug, Serialize, PartialEq)]
@@ -124,6 +151,8 @@ pub struct ConsumerConfig {
     pub request_timeout_ms: u64,
     pub retry_backoff_ms: u64,
     pub metadata_max_age_ms: u64,
+    /// `client.rack` (KIP-392): sent with every fetch; empty means none.
+    pub client_rack: Option<String>,
 }
 
 /// Reads typed values out of a config map, remembering which keys were used so
@@ -271,6 +300,27 @@ impl ClusterConfig {
                 ))
             }
         };
+        let replica_selector = match r.string("replica.selector.class").map(str::trim) {
+            None | Some("") => None,
+            Some(ReplicaSelector::LEADER_CLASS) => Some(ReplicaSelector::Leader),
+            Some(ReplicaSelector::RACK_AWARE_CLASS) => Some(ReplicaSelector::RackAware),
+            Some(other) => {
+                return Err(r.err(
+                    "replica.selector.class",
+                    format!(
+                        "\"{other}\" is not a replica selector this lab models ({} or {})",
+                        ReplicaSelector::RACK_AWARE_CLASS,
+                        ReplicaSelector::LEADER_CLASS
+                    ),
+                ))
+            }
+        };
+        if r.map
+            .get("replica.selector.class")
+            .is_some_and(|v| !v.is_null() && !v.is_string())
+        {
+            return Err(r.err("replica.selector.class", "expected a class name (a string)"));
+        }
         let c = ClusterConfig {
             replica_lag_time_max_ms: r.positive("replica.lag.time.max.ms", 30_000)?,
             replica_fetch_wait_max_ms: r.u64("replica.fetch.wait.max.ms", 500)?,
@@ -295,6 +345,7 @@ impl ClusterConfig {
                 truncation == TruncationMode::LeaderEpoch,
             )?,
             eligible_leader_replicas_enable: r.bool("eligible.leader.replicas.enable", false)?,
+            replica_selector,
             topic_defaults,
         };
         r.finish(&[])?;
@@ -370,6 +421,21 @@ impl ConsumerConfig {
             request_timeout_ms: r.positive("request.timeout.ms", 30_000)?,
             retry_backoff_ms: r.u64("retry.backoff.ms", 100)?,
             metadata_max_age_ms: r.positive("metadata.max.age.ms", 300_000)?,
+            client_rack: None,
+        };
+        let c = ConsumerConfig {
+            client_rack: match r.raw("client.rack") {
+                None => None,
+                Some(serde_json::Value::String(s)) if s.trim().is_empty() => None,
+                Some(serde_json::Value::String(s)) => Some(s.trim().to_string()),
+                Some(other) => {
+                    return Err(r.err(
+                        "client.rack",
+                        format!("{other} is not a rack id (a string)"),
+                    ))
+                }
+            },
+            ..c
         };
         r.finish(&[])?;
         Ok(c)
@@ -408,6 +474,39 @@ mod tests {
         .unwrap();
         assert_eq!(c.replica_lag_time_max_ms, 10_000);
         assert!(c.topic_defaults.unclean_leader_election_enable);
+    }
+
+    #[test]
+    fn replica_selector_class_accepts_kafkas_class_names_only() {
+        assert_eq!(ClusterConfig::default().replica_selector, None);
+        let c = ClusterConfig::parse(
+            &map(r#"{"replica.selector.class":"org.apache.kafka.common.replica.RackAwareReplicaSelector"}"#),
+            "config",
+        )
+        .unwrap();
+        assert_eq!(c.replica_selector, Some(ReplicaSelector::RackAware));
+        let e = ClusterConfig::parse(&map(r#"{"replica.selector.class":"RackAware"}"#), "config")
+            .unwrap_err();
+        assert!(
+            e.starts_with("config[\"replica.selector.class\"]: \"RackAware\" is not"),
+            "{e}"
+        );
+        let e =
+            ClusterConfig::parse(&map(r#"{"replica.selector.class":3}"#), "config").unwrap_err();
+        assert!(e.contains("expected a class name"), "{e}");
+    }
+
+    #[test]
+    fn client_rack_is_a_consumer_setting() {
+        let c = ConsumerConfig::parse(&map(r#"{"client.rack":"b"}"#), "c").unwrap();
+        assert_eq!(c.client_rack.as_deref(), Some("b"));
+        assert_eq!(
+            ConsumerConfig::parse(&ConfigMap::new(), "c")
+                .unwrap()
+                .client_rack,
+            None
+        );
+        assert!(ConsumerConfig::parse(&map(r#"{"client.rack":1}"#), "c").is_err());
     }
 
     #[test]

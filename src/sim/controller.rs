@@ -33,6 +33,9 @@ pub struct BrokerRegistrationState {
     /// Metadata offset of this broker's registration record: it unfences once
     /// it has replayed that far.
     pub registration_offset: u64,
+    /// The session has expired and the broker was fenced for it; checked
+    /// again only after the broker heartbeats or registers anew.
+    pub session_expired: bool,
 }
 
 #[derive(Clone, Debug)]
@@ -92,6 +95,7 @@ impl Controller {
                     in_controlled_shutdown: false,
                     last_heartbeat_ms: 0,
                     registration_offset: 0,
+                    session_expired: false,
                 })
                 .collect(),
             partitions,
@@ -192,11 +196,14 @@ impl Controller {
                     .partitions
                     .iter()
                     .any(|r| r.isr.contains(&broker) || r.leader == Some(broker));
-                if !s.registered || (s.fenced && !in_any_isr) {
+                if !s.registered || s.session_expired || (s.fenced && !in_any_isr) {
                     return;
                 }
                 let deadline = s.last_heartbeat_ms + timeout;
                 if ctx.now >= deadline {
+                    if let Some(st) = self.broker_mut(broker) {
+                        st.session_expired = true;
+                    }
                     self.fence(
                         ctx,
                         broker,
@@ -288,6 +295,7 @@ impl Controller {
             s.fenced = true;
             s.in_controlled_shutdown = false;
             s.last_heartbeat_ms = ctx.now;
+            s.session_expired = false;
             s.registration_offset = offset;
         }
         self.append_broker_record(broker);
@@ -335,6 +343,7 @@ impl Controller {
         let caught_up = metadata_offset > s.registration_offset;
         if let Some(s) = self.broker_mut(broker) {
             s.last_heartbeat_ms = ctx.now;
+            s.session_expired = false;
         }
         if was_fenced && caught_up && !want_shutdown {
             if let Some(s) = self.broker_mut(broker) {

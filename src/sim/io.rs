@@ -34,6 +34,8 @@ pub enum Timer {
 pub struct Ctx<'a> {
     pub now: u64,
     pub config: &'a ClusterConfig,
+    /// `broker.rack` of broker `i + 1` (static broker config, known to all).
+    pub racks: &'a [String],
     pub partitions: &'a [PartitionInfo],
     pub metadata: &'a [MetadataRecord],
     pub trace: &'a mut Trace,
@@ -44,7 +46,7 @@ pub struct Ctx<'a> {
     pub dirty: &'a mut Vec<PartitionIndex>,
 }
 
-impl Ctx<'_> {
+impl<'a> Ctx<'a> {
     pub fn send(&mut self, to: Node, msg: Message) {
         self.sends.push((to, msg));
     }
@@ -64,6 +66,13 @@ impl Ctx<'_> {
 
     pub fn touch(&mut self, p: PartitionIndex) {
         self.dirty.push(p);
+    }
+
+    /// Broker `b`'s `broker.rack`, if the brokers have racks.
+    pub fn rack_of(&self, b: BrokerId) -> Option<&'a str> {
+        self.racks
+            .get((b as usize).wrapping_sub(1))
+            .map(String::as_str)
     }
 
     /// `topic-partition` as Kafka prints it.

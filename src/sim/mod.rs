@@ -3,7 +3,8 @@
 //!
 //! Module map (one concept each): `time` (clock and event queue), `net`
 //! (latency, isolation), `log` (one replica's log and epoch cache), `partition`
-//! (a replica's role and the leader-side rules), `broker`, `controller`,
+//! (a replica's role and the leader-side rules), `placement` (rack-aware
+//! replica assignment), `broker`, `controller`,
 //! `client` (producer and consumer), `protocol` (messages and error codes),
 //! `cluster` (the world and its fault verbs), `invariants`, `trace`.
 
@@ -17,6 +18,7 @@ pub mod io;
 pub mod log;
 pub mod net;
 pub mod partition;
+pub mod placement;
 pub mod protocol;
 pub mod time;
 pub mod trace;
@@ -25,6 +27,7 @@ use serde::Serialize;
 
 pub use cluster::{Action, Cluster, ClusterSpec};
 use config::TopicConfig;
+pub use placement::rack_aware_assignment;
 use protocol::{BrokerId, PartitionIndex};
 
 /// Static facts about one partition.

@@ -149,6 +149,9 @@ pub struct FetchPartitionResponse {
     pub records: Vec<Record>,
     /// Offset of `records[0]`.
     pub base_offset: u64,
+    /// KIP-392: the leader tells a consumer to read from this replica instead
+    /// (the answer then carries no records).
+    pub preferred_read_replica: Option<BrokerId>,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -219,6 +222,10 @@ pub enum Message {
         broker_epoch: u64,
         max_wait_ms: u64,
         partitions: Vec<FetchPartition>,
+        /// A consumer's `client.rack` (Fetch v11+, KIP-392); empty when unset
+        /// and for followers. Every modelled consumer speaks v11+, so its
+        /// fetch always carries client metadata, and a follower may serve it.
+        rack_id: String,
     },
     FetchResponse {
         id: u64,

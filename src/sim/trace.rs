@@ -116,6 +116,24 @@ pub enum TraceKind {
         leader: Option<BrokerId>,
         leader_epoch: u32,
     },
+    /// A consumer with `client.rack` starts reading a partition from another
+    /// broker: a follower named by the leader (KIP-392) or the leader.
+    ConsumerReadReplicaChanged {
+        consumer: String,
+        topic: String,
+        partition: u32,
+        broker: BrokerId,
+        leader: bool,
+    },
+    /// A consumer forgets its preferred read replica (error, failed
+    /// connection, out-of-range offset, or the advice expired).
+    ConsumerPreferredReplicaLost {
+        consumer: String,
+        topic: String,
+        partition: u32,
+        broker: BrokerId,
+        reason: String,
+    },
     ConsumerTruncationDetected {
         consumer: String,
         topic: String,

@@ -184,6 +184,28 @@ test('time travel: going back and forward again reproduces the same run', async 
   assert.deepEqual(app.errors, []);
 });
 
+test('time travel from a checkpoint: seeking back restores a snapshot and replays actions exactly', async () => {
+  await open();
+  const page = app.page;
+  const res = await page.evaluate(() => {
+    failoverLab.pause();
+    failoverLab.runFor(7000);
+    failoverLab.crash(1);
+    failoverLab.runFor(14000);
+    failoverLab.restart(1);
+    failoverLab.runFor(19000);
+    const first = failoverLab.report().trace_hash;
+    // 40 s → 12 s: restores the 10 s checkpoint, replays the restart at 21 s on the way back up
+    failoverLab.seek(12000);
+    const mid = failoverLab.report().end_ms;
+    failoverLab.seek(40000);
+    return { first, again: failoverLab.report().trace_hash, mid };
+  });
+  assert.equal(res.mid, 12000);
+  assert.equal(res.again, res.first);
+  assert.deepEqual(app.errors, []);
+});
+
 test('the trace hash in the browser equals the native CLI one (determinism)', async () => {
   const file = path.join(ROOT, 'scenarios', 'leader-dies.json');
   const out = execFileSync('cargo', ['run', '-q', '--release', '--', 'run', file, '--format', 'json'], {

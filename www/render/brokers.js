@@ -1,11 +1,13 @@
 // The cluster map: the KRaft controller, the brokers (state, leaderships),
 // the clients, and the messages in flight between them, as SVG. Clicking a
-// broker calls onBrokerClick(id, anchorElement).
+// broker calls onBrokerClick(id, anchorElement). With `fit: true` the drawing
+// takes the width of its container (text stays at its natural size) and, when
+// narrow, puts the clients on a row under the brokers.
 
 import { s, STATE_LABEL, setText } from './util.js';
 
-const W = 800;
-const H = 176;
+const MAP_W = 800;
+const MAP_H = 176;
 const MSG_COLOURS = {
   Fetch: '#56B4E9',
   FetchResponse: '#56B4E9',
@@ -23,22 +25,37 @@ const MSG_COLOURS = {
 };
 const MAX_DOTS = 90;
 
+/** Brokers grouped by rack (rack name, then id) when they have racks. */
+function byRack(brokers) {
+  if (!brokers.some((b) => b.rack)) return brokers;
+  return [...brokers].sort((a, b) => (a.rack || '').localeCompare(b.rack || '') || a.id - b.id);
+}
+
 export class BrokerMap {
-  constructor(root, { onBrokerClick }) {
+  constructor(root, { onBrokerClick, fit = false }) {
     this.root = root;
     this.onBrokerClick = onBrokerClick;
+    this.fit = fit;
+    this.W = MAP_W;
+    this.H = MAP_H;
     this.key = '';
     this.dots = new Map();
   }
 
   layout(view) {
+    if (this.fit) {
+      this.W = Math.max(300, Math.min(MAP_W, Math.round(this.root.clientWidth || MAP_W)));
+      if (this.W < 620) return this.stackedLayout(view);
+    }
+    const W = this.W;
+    this.H = MAP_H;
     const n = view.brokers.length;
     const pos = new Map();
     pos.set("controller", { x: W / 2, y: 24, w: 190, h: 38 });
     const left = 140;
     const right = W - 140;
     const bw = Math.min(150, ((right - left) / n) * 0.86);
-    view.brokers.forEach((b, i) => {
+    byRack(view.brokers).forEach((b, i) => {
       const x = n === 1 ? W / 2 : left + bw / 2 + (i * (right - left - bw)) / (n - 1);
       pos.set(`broker-${b.id}`, { x, y: 116, w: bw, h: 66 });
     });
@@ -52,11 +69,40 @@ export class BrokerMap {
     return pos;
   }
 
+  /** Narrow containers: controller, then brokers across the width, then clients. */
+  stackedLayout(view) {
+    const W = this.W;
+    const n = view.brokers.length;
+    const pos = new Map();
+    pos.set('controller', { x: W / 2, y: 22, w: Math.min(190, W - 20), h: 36 });
+    const bw = Math.min(150, ((W - 16) / n) * 0.9);
+    byRack(view.brokers).forEach((b, i) => {
+      const x = n === 1 ? W / 2 : 8 + bw / 2 + (i * (W - 16 - bw)) / (n - 1);
+      pos.set(`broker-${b.id}`, { x, y: 104, w: bw, h: 66 });
+    });
+    const clients = [
+      ...view.producers.map((c, i) => [`producer-${i}`, c.id]),
+      ...view.consumers.map((c, i) => [`consumer-${i}`, c.id]),
+    ];
+    const cw = Math.min(104, clients.length ? ((W - 16) / clients.length) * 0.9 : 104);
+    clients.forEach(([key, name], i) => {
+      const x = clients.length === 1 ? W / 2 : 8 + cw / 2 + (i * (W - 16 - cw)) / (clients.length - 1);
+      pos.set(key, { x, y: 184, w: cw, h: 34, name });
+    });
+    this.H = clients.length ? 204 : 142;
+    return pos;
+  }
+
+  /** Rebuild on the next update (the container was resized). */
+  resize() {
+    this.key = '';
+  }
+
   build(view) {
     this.pos = this.layout(view);
     this.root.replaceChildren();
     const svg = s('svg', {
-      viewBox: `0 0 ${W} ${H}`,
+      viewBox: `0 0 ${this.W} ${this.H}`,
       class: 'map',
       role: 'img',
       'aria-label': 'Cluster map: controller, brokers and clients',
@@ -71,10 +117,30 @@ export class BrokerMap {
       const p = this.pos.get(`broker-${b.id}`);
       links.append(s('line', { x1: c.x, y1: c.y + c.h / 2, x2: p.x, y2: p.y - p.h / 2, class: 'link' }));
     }
-    for (let i = 0; i < view.brokers.length - 1; i++) {
-      const a = this.pos.get(`broker-${view.brokers[i].id}`);
-      const b = this.pos.get(`broker-${view.brokers[i + 1].id}`);
+    const ordered = byRack(view.brokers);
+    for (let i = 0; i < ordered.length - 1; i++) {
+      const a = this.pos.get(`broker-${ordered[i].id}`);
+      const b = this.pos.get(`broker-${ordered[i + 1].id}`);
       links.append(s('line', { x1: a.x + a.w / 2, y1: a.y, x2: b.x - b.w / 2, y2: b.y, class: 'link' }));
+    }
+    // Racks (broker.rack): a labelled frame around each rack's brokers.
+    for (let i = 0; i < ordered.length; ) {
+      const rack = ordered[i].rack;
+      let j = i;
+      while (j + 1 < ordered.length && ordered[j + 1].rack === rack) j++;
+      if (rack) {
+        const first = this.pos.get(`broker-${ordered[i].id}`);
+        const last = this.pos.get(`broker-${ordered[j].id}`);
+        const x = first.x - first.w / 2 - 4;
+        const y = first.y - first.h / 2 - 13;
+        links.append(
+          s('g', { class: 'rack', 'data-rack': rack },
+            s('rect', { x, y, width: last.x + last.w / 2 + 4 - x, height: first.h + 17, rx: 12 }),
+            s('text', { x: x + 8, y: y + 10, text: `rack ${rack}` }),
+          ),
+        );
+      }
+      i = j + 1;
     }
     // Controller.
     nodes.append(
@@ -91,7 +157,8 @@ export class BrokerMap {
         tabindex: 0,
         role: 'button',
         'data-broker': b.id,
-        'aria-label': `Broker ${b.id}: click for actions`,
+        'data-rack': b.rack ?? undefined,
+        'aria-label': `Broker ${b.id}${b.rack ? ` (rack ${b.rack})` : ''}: click for actions`,
         onclick: (e) => this.onBrokerClick(b.id, g, e),
         onkeydown: (e) => {
           if (e.key === 'Enter') this.onBrokerClick(b.id, g, e);
@@ -101,10 +168,13 @@ export class BrokerMap {
       const title = s('text', { x: p.x, y: p.y - 14, class: "title", text: `Broker ${b.id}` });
       const state = s('text', { x: p.x, y: p.y + 3, class: "state" });
       const lead = s('text', { x: p.x, y: p.y + 20, class: "sub" });
-      const crown = s('text', { x: p.x + p.w / 2 - 12, y: p.y - 20, class: 'crown', text: '' });
+      const narrow = p.w < 110;
+      const crown = narrow
+        ? s('text', { x: p.x + p.w / 2 - 9, y: p.y - p.h / 2 + 13, class: 'crown', text: '' })
+        : s('text', { x: p.x + p.w / 2 - 12, y: p.y - 20, class: 'crown', text: '' });
       g.append(rect, title, state, lead, crown);
       nodes.append(g);
-      this.brokerEls.set(b.id, { g, state, lead, crown });
+      this.brokerEls.set(b.id, { g, state, lead, crown, narrow });
     }
     const client = (key, label, cls) => {
       const p = this.pos.get(key);
@@ -123,7 +193,7 @@ export class BrokerMap {
 
   /** Draw one frame. `speed` is sim ms per wall ms (for message animation). */
   update(view, speed, generation) {
-    const key = `${generation}|${view.brokers.length}|${view.producers.length}|${view.consumers.length}`;
+    const key = `${generation}|${view.brokers.length}|${view.producers.length}|${view.consumers.length}|${this.fit ? Math.round(this.root.clientWidth) : ''}`;
     if (key !== this.key) {
       this.key = key;
       this.dots.clear();
@@ -141,9 +211,10 @@ export class BrokerMap {
       setText(el.state, STATE_LABEL[b.state] || b.state);
       const names = leads.get(b.id) || [];
       let text;
-      if (b.leader_of === 0) text = 'leads nothing';
+      if (el.narrow) text = b.leader_of === 0 ? '' : `leads ${b.leader_of}`;
+      else if (b.leader_of === 0) text = 'leads nothing';
       else if (names.length === b.leader_of && names.length <= 2) text = `leads ${names.join(', ')}`;
-      else text = `leader of ${b.leader_of} partition${b.leader_of === 1 ? '' : 's'}`;
+      else text = `leads ${b.leader_of} partition${b.leader_of === 1 ? '' : 's'}`;
       setText(el.lead, text);
       setText(el.crown, b.leader_of > 0 ? '★' : '');
     }

@@ -44,7 +44,7 @@ export class ClientsPanel {
             stat('retries', p.retries, p.retries > 0 ? 'warn' : ''),
             stat('failed', p.failed, p.failed > 0 ? 'bad' : '')),
           errs.length
-            ? h('div.errs', null, ...errs.map(([e, n]) => h('span.err', { text: `${e} ×${n}`, title: 'errors seen by this producer' })))
+            ? h('div.errs', null, ...errs.map(([e, n]) => h('span.err', { text: `${e} ×${n}`, title: 'errors seen by this producer', dataset: { error: e } })))
             : h('div.errs.muted', { text: 'no errors seen' }),
         ),
       );
@@ -54,13 +54,19 @@ export class ClientsPanel {
       items.push(
         h('div.client', { dataset: { consumer: k.id } },
           h('div.chead', null, h('b', { text: `Consumer ${k.id}` }),
-            h('span.muted', { text: `consumed ${k.consumed}` })),
+            h('span.muted', { text: `consumed ${k.consumed}${k.client_rack ? ` · client.rack=${k.client_rack}` : ''}` })),
           h('div.positions', null,
-            ...k.positions.map(([tp, off]) => h('span.pos', null, h('span.muted', { text: tp }), ` @ ${off}`))),
+            ...(k.partitions || []).map((p) => h('span.pos', { dataset: { partition: p.partition, readingFrom: p.reading_from ?? '' } },
+              h('span.muted', { text: p.partition }), ` @ ${p.position}`,
+              p.reading_from == null ? null : h('span.from', {
+                text: ` ← broker ${p.reading_from}${p.reading_from_leader ? '' : ' (follower)'}`,
+                title: p.reading_from_leader ? 'reads from the leader' : 'reads from its preferred read replica (KIP-392): below that follower\'s high watermark',
+              }),
+              p.lag == null ? null : h('span.muted', { text: ` · lag ${p.lag}`, title: "the leader's high watermark minus this position" })))),
           k.truncations_detected > 0
             ? h('div.errs', null, h('span.err', { text: `log truncation detected ×${k.truncations_detected}` }))
             : null,
-          errs.length ? h('div.errs', null, ...errs.map(([e, n]) => h('span.err', { text: `${e} ×${n}` }))) : null,
+          errs.length ? h('div.errs', null, ...errs.map(([e, n]) => h('span.err', { text: `${e} ×${n}`, dataset: { error: e } }))) : null,
         ),
       );
     }

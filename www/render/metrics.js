@@ -30,7 +30,7 @@ export class MetricsPanel {
     this.rows = METRICS.map((d) => {
       const value = h('span.mval');
       const spark = h('canvas.spark', { width: 96, height: 22 });
-      const row = h('div.metric', { title: d.title || d.name }, h('span.mname', { text: d.name }), spark, value);
+      const row = h('div.metric', { title: d.title || d.name, dataset: { metric: d.name } }, h('span.mname', { text: d.name }), spark, value);
       this.root.append(row);
       return { d, value, spark, row };
     });

@@ -17,6 +17,7 @@ const KIND = {
   acked_records_lost: 'bad',
   produce_error: 'warn',
   consumer_truncation_detected: 'warn',
+  consumer_preferred_replica_lost: 'warn',
   isr_changed: 'isr',
   alter_partition_rejected: 'warn',
   broker_restarted: 'good',
@@ -39,6 +40,8 @@ const ICON = {
   broker_unfenced: '✓',
   became_leader: '★',
   client_metadata_updated: 'ℹ',
+  consumer_read_replica_changed: '⇢',
+  consumer_preferred_replica_lost: '↩',
 };
 
 export class Narration {

@@ -9,8 +9,10 @@ const PITCH = 17; // px per offset (cell 15 + gap 2)
 const MAX_WINDOW = 48; // the view sends at most 48 cells per replica
 
 export class PartitionsPanel {
-  constructor(root) {
+  /** `onAction(action)`, when given, adds per-partition action buttons. */
+  constructor(root, onAction = null) {
     this.root = root;
+    this.onAction = onAction;
     this.cards = new Map();
     this.key = '';
     this.windowSize = 30;
@@ -18,8 +20,10 @@ export class PartitionsPanel {
 
   measure() {
     const width = this.root.clientWidth || 600;
-    // label column 112px, right info 92px, paddings.
-    const n = Math.floor((width - 112 - 96 - 30) / PITCH);
+    // label column 112px, right info 92px (hidden when narrow), paddings.
+    const narrow = width < 420;
+    this.root.classList.toggle('narrow', narrow);
+    const n = Math.floor((width - 112 - (narrow ? 0 : 96) - 30) / PITCH);
     this.windowSize = Math.max(8, Math.min(MAX_WINDOW, n));
   }
 
@@ -30,9 +34,9 @@ export class PartitionsPanel {
     for (const p of view.partitions) {
       const name = `${p.topic}-${p.partition}`;
       const title = h('span.pname', { text: name });
-      const leader = h('span.kv');
-      const epoch = h('span.kv');
-      const isr = h('span.kv');
+      const leader = h('span.kv', { dataset: { k: 'leader' } });
+      const epoch = h('span.kv', { dataset: { k: 'epoch' } });
+      const isr = h('span.kv', { dataset: { k: 'isr' } });
       const badges = h('span.badges');
       const ruler = h('div.ruler');
       const rows = new Map();
@@ -55,10 +59,18 @@ export class PartitionsPanel {
         rowsEl.append(row);
         rows.set(r.broker, { row, label, track, slots, hw, leo, info, last: null });
       }
+      const tools = this.onAction
+        ? h('button.ptool', {
+            type: 'button',
+            text: '⇄ preferred',
+            title: `Preferred leader election for ${name}: leadership goes back to the first replica (${p.replicas[0]}) if it is in the ISR (kafka-leader-election.sh --election-type PREFERRED)`,
+            onclick: () => this.onAction({ elect_preferred: { topic: p.topic, partition: p.partition } }),
+          })
+        : null;
       const card = h(
         'section.pcard',
         { dataset: { partition: name } },
-        h('header.phead', null, title, leader, epoch, isr, badges),
+        h('header.phead', null, title, leader, epoch, isr, badges, tools),
         h('div.rulerrow', null, h('div.rlabel.muted', { text: 'offset' }), ruler),
         rowsEl,
       );
@@ -147,6 +159,8 @@ export class PartitionsPanel {
         place(row.hw, r.high_watermark);
         place(row.leo, r.log_end_offset);
         setText(row.info, `LEO ${r.log_end_offset} · HW ${r.high_watermark}`);
+        const cache = `leader-epoch cache: ${(r.epochs || []).map(([e, o]) => `${e} → ${o}`).join(', ')}`;
+        if (row.info.title !== cache) row.info.title = cache;
         row.last = { first: r.first_cell, cells: r.cells, start };
       }
     }

@@ -1,0 +1,132 @@
+#!/usr/bin/env node
+// Runs www/bench.html in headless Chromium (playwright-core + /usr/bin/chromium),
+// one fresh page per workload so each one's memory figure is its own, then the
+// overview frame-time measurement; runs the same workloads natively
+// (target/release/failover-bench) for the wasm/native ratio and checks that
+// both give the same trace hash. Prints a table and writes JSON. Speed is
+// reported, never asserted: this is `make bench`, not `make test`.
+//
+//   node scripts/bench-browser.mjs [--workloads small,medium,large] [--until MS]
+//        [--frames N] [--no-native] [--json target/bench/browser.json]
+//
+// Needs `make build` (www/pkg, www/scenarios/bench) and, for the native side,
+// `cargo build --release --bin failover-bench`.
+
+import fs from 'node:fs';
+import path from 'node:path';
+import { execFileSync } from 'node:child_process';
+import { startServer, launchBrowser, ROOT, CHROMIUM_ARGS } from '../tests/e2e/helpers.mjs';
+import { chromium } from 'playwright-core';
+
+function arg(name, fallback) {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 && i + 1 < process.argv.length ? process.argv[i + 1] : fallback;
+}
+const WORKLOADS = arg('workloads', 'small,medium,large').split(',').filter(Boolean);
+const UNTIL = arg('until', '');
+const FRAMES = Number(arg('frames', '300'));
+const NATIVE = !process.argv.includes('--no-native');
+const OUT = arg('json', path.join(ROOT, 'target', 'bench', 'browser.json'));
+const TIMEOUT_MS = Number(arg('timeout-min', '120')) * 60_000;
+const NATIVE_BIN = path.join(ROOT, 'target', 'release', 'failover-bench');
+
+const fmt = (x, d = 0) => (x == null || Number.isNaN(x) ? '—' : Number(x).toFixed(d));
+
+async function benchPage(browser, baseUrl, query) {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  const page = await context.newPage();
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  page.on('console', (m) => m.type() === 'error' && errors.push(m.text()));
+  await page.goto(`${baseUrl}/bench.html?${query}`);
+  await page.waitForFunction(() => window.benchResults?.done === true, null, { timeout: TIMEOUT_MS, polling: 1000 });
+  const res = await page.evaluate(() => window.benchResults);
+  await context.close();
+  if (res.error || errors.length) throw new Error(`bench.html?${query}: ${res.error || errors.join('; ')}`);
+  return res;
+}
+
+function native(workload) {
+  const args = ['run', path.join(ROOT, 'scenarios', 'bench', `${workload}.json`)];
+  if (UNTIL) args.push('--until', UNTIL);
+  const out = execFileSync(NATIVE_BIN, args, { encoding: 'utf8', maxBuffer: 1 << 26 });
+  return JSON.parse(out.trim().split('\n').pop());
+}
+
+async function main() {
+  if (!fs.existsSync(path.join(ROOT, 'www', 'pkg', 'failover_lab_bg.wasm'))) {
+    throw new Error('www/pkg is missing: run `make build` first');
+  }
+  if (NATIVE && !fs.existsSync(NATIVE_BIN)) {
+    throw new Error(`${path.relative(ROOT, NATIVE_BIN)} is missing: cargo build --release --bin failover-bench (or pass --no-native)`);
+  }
+  const srv = await startServer();
+  // Precise performance.memory figures; otherwise the same flags as the tests.
+  const browser = fs.existsSync('/usr/bin/chromium')
+    ? await chromium.launch({ executablePath: '/usr/bin/chromium', headless: true, args: [...CHROMIUM_ARGS, '--enable-precise-memory-info'] })
+    : await launchBrowser();
+  const rows = [];
+  let frames = null;
+  let env = null;
+  try {
+    for (const w of WORKLOADS) {
+      const q = new URLSearchParams({ workloads: w, frames: '0' });
+      if (UNTIL) q.set('until', UNTIL);
+      process.stderr.write(`bench-browser: ${w} in Chromium …\n`);
+      const res = await benchPage(browser, srv.baseUrl, q.toString());
+      env = res.env;
+      const wasm = res.results[0];
+      let nat = null;
+      if (NATIVE) {
+        process.stderr.write(`bench-browser: ${w} native …\n`);
+        nat = native(w);
+      }
+      rows.push({ workload: w, wasm, native: nat });
+    }
+    if (FRAMES > 0) {
+      process.stderr.write(`bench-browser: overview frames (${FRAMES}) …\n`);
+      frames = (await benchPage(browser, srv.baseUrl, new URLSearchParams({ workloads: '', frames: String(FRAMES) }).toString())).frames;
+    }
+  } finally {
+    await browser.close().catch(() => {});
+    await srv.close();
+  }
+
+  console.log('\nworkload  sim s  native wall ms  sim/wall  chromium wall ms  sim/wall  wasm/native speed  native peak RSS MiB  wasm memory MiB  JS heap MiB  same trace hash');
+  for (const r of rows) {
+    const n = r.native;
+    const speed = n ? n.wall_ms / r.wasm.wall_ms : null;
+    r.wasm_native_speed = speed;
+    r.same_trace_hash = n ? n.trace_hash === r.wasm.trace_hash : null;
+    console.log(
+      [
+        r.workload.padEnd(8),
+        fmt(r.wasm.sim_ms / 1000, 1).padStart(5),
+        fmt(n?.wall_ms).padStart(14),
+        `${fmt(n && n.sim_to_wall, 2)}×`.padStart(8),
+        fmt(r.wasm.wall_ms).padStart(16),
+        `${fmt(r.wasm.sim_to_wall, 2)}×`.padStart(8),
+        `${fmt(speed, 2)}×`.padStart(17),
+        fmt(n && n.peak_rss_kib / 1024, 1).padStart(19),
+        fmt(r.wasm.wasm_memory_bytes / 1048576, 1).padStart(15),
+        fmt(r.wasm.js_heap_bytes && r.wasm.js_heap_bytes / 1048576, 1).padStart(11),
+        String(r.same_trace_hash ?? '—').padStart(15),
+      ].join('  '),
+    );
+  }
+  if (frames) {
+    console.log(
+      `\noverview: ${frames.partitions} partitions (${frames.cell_px}px cells), ${frames.frames} frames: ` +
+        `draw p50 ${fmt(frames.draw_p50_ms, 2)} ms, p95 ${fmt(frames.draw_p95_ms, 2)} ms, max ${fmt(frames.draw_max_ms, 2)} ms; ` +
+        `rAF interval p95 ${fmt(frames.raf_interval_p95_ms, 2)} ms`,
+    );
+  }
+  fs.mkdirSync(path.dirname(OUT), { recursive: true });
+  fs.writeFileSync(OUT, JSON.stringify({ env, until: UNTIL || null, rows, frames }, null, 1) + '\n');
+  console.log(`\nbench-browser: wrote ${path.relative(ROOT, OUT)}`);
+}
+
+main().catch((e) => {
+  console.error(`bench-browser: ${e.message}`);
+  process.exit(1);
+});

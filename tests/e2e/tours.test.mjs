@@ -1,0 +1,219 @@
+// Guided tours (scenarios/tour-*.json) in the full page: each opens paused with
+// its tour panel, "Next" runs the simulation to every stop in turn, pauses,
+// shows the stop's text and highlights what it names (every highlight must
+// find something to light up), and the tour ends with the outcome its text
+// states. The what-if claims the stops make about the switches are checked
+// too. Needs `make build`.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { startApp, ROOT, WWW } from './helpers.mjs';
+
+let app;
+
+before(async () => {
+  assert.ok(fs.existsSync(path.join(WWW, 'scenarios', 'tour-1-leader-dies.json')), 'run `make build` first');
+  app = await startApp();
+});
+
+after(async () => {
+  await app?.close();
+});
+
+const part = (r) => r.partitions.find((p) => p.topic === 'orders' && p.partition === 0);
+
+/** The outcome each tour's last stop states, checked on report(). */
+const OUTCOMES = {
+  'tour-1-leader-dies.json': (r) => {
+    assert.equal(part(r).leader, 2);
+    assert.equal(part(r).leader_epoch, 1);
+    assert.deepEqual(part(r).isr, [1, 2, 3]);
+    assert.equal(r.acked_records_lost, 0);
+  },
+  'tour-2-producer-finds-leader.json': (r) => {
+    assert.equal(part(r).leader, 1);
+    assert.equal(part(r).leader_epoch, 2);
+    assert.equal(r.acked_records_lost, 0);
+    const p1 = r.producers.find((p) => p.id === 'p1');
+    assert.ok(p1.errors.NOT_LEADER_OR_FOLLOWER >= 1, 'the old leader said NOT_LEADER_OR_FOLLOWER');
+    assert.ok(p1.errors.REQUEST_TIMED_OUT >= 1, 'the silent leader cost timeouts');
+  },
+  'tour-3-leader-epoch.json': (r) => {
+    assert.equal(part(r).leader, 1);
+    assert.equal(part(r).leader_epoch, 2);
+    for (const l of part(r).replica_logs) assert.deepEqual(l.epochs, [[0, 0], [1, 49], [2, 349]], `broker ${l.broker}'s epoch cache`);
+    assert.equal(r.acked_records_lost, 0);
+  },
+  'tour-4-unclean-election.json': (r) => {
+    assert.equal(part(r).leader, 2);
+    assert.equal(part(r).leader_epoch, 1);
+    assert.equal(r.acked_records_lost, 269);
+    assert.equal(r.consumers[0].truncations_detected, 1);
+  },
+  'tour-5-rejoining-leader.json': (r) => {
+    assert.equal(part(r).leader, 2);
+    assert.equal(part(r).leader_epoch, 1);
+    assert.equal(r.acked_records_lost, 0);
+    const logs = part(r).replica_logs;
+    assert.equal(new Set(logs.map((l) => l.log_digest)).size, 1, 'every log ends identical');
+    assert.ok(logs.every((l) => l.log_end_offset === 7 && l.high_watermark === 7));
+  },
+  'tour-6-leader-vs-follower.json': (r) => {
+    assert.equal(part(r).leader, 1);
+    assert.equal(part(r).leader_epoch, 0);
+    assert.deepEqual(part(r).isr, [1, 2, 3]);
+    assert.equal(r.acked_records_lost, 0);
+  },
+  'tour-7-acks1-loses-data.json': (r) => {
+    assert.equal(part(r).leader, 2);
+    assert.equal(part(r).leader_epoch, 1);
+    assert.equal(r.acked_records_lost, 1);
+    assert.equal(r.consumers[0].positions[0][1], 10, 'no consumer read offset 10');
+  },
+  'tour-8-min-insync-replicas.json': (r) => {
+    assert.equal(part(r).leader, 1);
+    assert.equal(part(r).leader_epoch, 0);
+    assert.equal(r.acked_records_lost, 0);
+    assert.ok(r.producers[0].errors.NOT_ENOUGH_REPLICAS >= 1);
+  },
+  'tour-9-why-not-truncate-to-hw.json': (r) => {
+    assert.equal(part(r).leader, 1);
+    assert.equal(part(r).leader_epoch, 1);
+    assert.equal(r.acked_records_lost, 2);
+    assert.ok(r.invariant_violations.some((v) => v.invariant === 'no_acked_record_lost'), 'the lost acknowledged records are reported');
+    const logs = part(r).replica_logs;
+    assert.ok(logs.every((l) => l.log_end_offset === 0), 'the replicas agree on the empty log: the records are gone for good');
+  },
+};
+
+/**
+ * Stops that narrate an event sit exactly at that event's time in the trace
+ * (a change in the core that moves an event makes this fail, so the texts get
+ * re-checked). The other stops describe a state between events.
+ */
+const ANCHORS = {
+  'tour-1-leader-dies.json': { 10000: 'broker_crashed', 19001: 'leader_elected', 19002: 'became_leader', 19638: 'produce_acked', 30004: 'became_follower', 32005: 'isr_changed' },
+  'tour-2-producer-finds-leader.json': { 5004: 'produce_error', 5108: 'produce_acked', 25000: 'broker_isolated', 30000: 'produce_error', 33001: 'leader_elected', 35305: 'produce_acked', 52011: 'isr_changed' },
+  'tour-3-leader-epoch.json': { 13001: 'leader_elected', 13003: 'became_leader', 22005: 'isr_changed', 43003: 'became_leader' },
+  'tour-4-unclean-election.json': { 15002: 'isr_changed', 39001: 'acked_records_lost', 39897: 'consumer_truncation_detected', 50006: 'truncated' },
+  'tour-5-rejoining-leader.json': { 15003: 'became_leader', 15538: 'produce_acked', 25007: 'truncated', 27020: 'isr_changed' },
+  'tour-6-leader-vs-follower.json': { 35000: 'produce_error', 45005: 'produce_acked', 50005: 'isr_changed' },
+  'tour-7-acks1-loses-data.json': { 4003: 'produce_acked', 4100: 'broker_crashed', 13001: 'acked_records_lost', 20007: 'truncated' },
+  'tour-8-min-insync-replicas.json': { 5000: 'broker_crashed', 13002: 'isr_changed', 35102: 'produce_error', 42527: 'produce_acked' },
+  'tour-9-why-not-truncate-to-hw.json': { 3502: 'truncated', 11002: 'acked_records_lost', 30004: 'truncated' },
+};
+
+const TOURS = fs.readdirSync(path.join(ROOT, 'scenarios')).filter((f) => /^tour-.*\.json$/.test(f)).sort();
+
+test('there is a tour for each failover question, plus acks=1, min.insync.replicas and pre-KIP-101 truncation', () => {
+  assert.deepEqual(TOURS, Object.keys(OUTCOMES).sort());
+  for (const f of TOURS) {
+    const s = JSON.parse(fs.readFileSync(path.join(ROOT, 'scenarios', f), 'utf8'));
+    assert.ok(s.tour.length >= 5, `${f} has at least 5 stops`);
+    assert.ok(s.tour.every((st) => st.title && st.text && st.highlight?.length), `${f}: every stop has a title, a text and highlights`);
+    assert.equal(s.tour.at(-1).at_ms, s.run_until_ms, `${f}: the last stop is the end of the run (its outcome)`);
+  }
+});
+
+for (const file of TOURS) {
+  test(`${file}: Next walks every stop and the tour ends with its stated outcome`, async () => {
+    app.errors.length = 0;
+    const page = app.page;
+    const stops = JSON.parse(fs.readFileSync(path.join(ROOT, 'scenarios', file), 'utf8')).tour;
+    await page.goto(`${app.baseUrl}/?scenario=${file}`);
+    await page.waitForSelector('body[data-ready="true"]', { timeout: 20000 });
+    assert.equal(await page.evaluate(() => failoverLab.playing), false, 'a tour opens paused');
+    assert.equal(await page.locator('#tour').isVisible(), true);
+    assert.equal(await page.locator('#tour [data-tour="next"]').textContent(), 'Start ▶');
+    for (const [i, st] of stops.entries()) {
+      await page.locator('#tour [data-tour="next"]').click();
+      const s = await page.evaluate(() => ({ now: failoverLab.now(), playing: failoverLab.playing, index: failoverLab.tour().index }));
+      assert.deepEqual(s, { now: st.at_ms, playing: false, index: i }, `stop ${i + 1}`);
+      assert.equal(await page.locator('#tour .tour-title').textContent(), st.title);
+      assert.equal(await page.locator('#tour .tour-text').textContent(), st.text);
+      assert.equal(await page.locator('#tour .tour-count').textContent(), `${i + 1} / ${stops.length}`);
+      for (const name of st.highlight) {
+        const n = await page.evaluate(async (nm) => {
+          const { highlightSelectors } = await import('/tour.js');
+          return highlightSelectors(nm).reduce((k, sel) => k + document.querySelectorAll(`${sel}.tour-hl`).length, 0);
+        }, name);
+        assert.ok(n > 0, `${file} stop ${i + 1}: highlight "${name}" lights up something`);
+      }
+    }
+    assert.equal(await page.locator('#tour [data-tour="next"]').isDisabled(), true, 'Next is disabled at the last stop');
+    const trace = await page.evaluate(() => failoverLab.trace(0).map((e) => [e.at_ms, e.event]));
+    for (const [at, kind] of Object.entries(ANCHORS[file])) {
+      assert.ok(stops.some((st) => st.at_ms === Number(at)), `${file}: a stop at ${at}`);
+      assert.ok(trace.some(([t, k]) => t === Number(at) && k === kind), `${file}: a ${kind} event at exactly ${at} ms`);
+    }
+    OUTCOMES[file](await page.evaluate(() => failoverLab.report()));
+    // Back goes to the previous stop (rewinding the deterministic run).
+    await page.locator('#tour [data-tour="back"]').click();
+    assert.equal(await page.evaluate(() => failoverLab.now()), stops.at(-2).at_ms);
+    assert.deepEqual(app.errors, []);
+  });
+}
+
+test('playing a tour stops at each stop by itself', async () => {
+  const page = app.page;
+  app.errors.length = 0;
+  await page.goto(`${app.baseUrl}/?scenario=tour-7-acks1-loses-data.json`);
+  await page.waitForSelector('body[data-ready="true"]', { timeout: 20000 });
+  const stops = JSON.parse(fs.readFileSync(path.join(ROOT, 'scenarios', 'tour-7-acks1-loses-data.json'), 'utf8')).tour;
+  await page.evaluate(() => {
+    failoverLab.setSpeed(20);
+    failoverLab.play();
+  });
+  await page.waitForFunction(() => !failoverLab.playing, null, { timeout: 10000 });
+  assert.equal(await page.evaluate(() => failoverLab.now()), stops[0].at_ms);
+  assert.equal(await page.locator('#tour .tour-title').textContent(), stops[0].title);
+  await page.keyboard.press('n');
+  assert.equal(await page.evaluate(() => failoverLab.now()), stops[1].at_ms, 'N is the Next key');
+  assert.deepEqual(app.errors, []);
+});
+
+test('the what-ifs the tours state hold: unclean off, acks=all, min.insync.replicas=1, truncation by leader epoch', async () => {
+  const page = app.page;
+  app.errors.length = 0;
+  /** Open a tour, flip one switch, and return the reports at the given times. */
+  const run = async (file, key, value, times) => {
+    await page.goto(`${app.baseUrl}/?scenario=${file}`);
+    await page.waitForSelector('body[data-ready="true"]', { timeout: 20000 });
+    if (key === 'unclean') await page.locator('#unclean').setChecked(value);
+    else await page.locator(key).selectOption(String(value));
+    return page.evaluate((ts) => ts.map((t) => {
+      failoverLab.seek(t);
+      return failoverLab.report();
+    }), times);
+  };
+  // Tour 4: without unclean election, offline from 39 s until broker 1 is re-elected at 52 s, nothing lost.
+  const [u39, u51, u53, u] = await run('tour-4-unclean-election.json', 'unclean', false, [39001, 51900, 52100, 70000]);
+  assert.equal(part(u39).leader, null, 'offline at 39 s');
+  assert.equal(part(u51).leader, null, 'still offline just before 52 s');
+  assert.deepEqual([part(u53).leader, part(u53).leader_epoch], [1, 2], 'broker 1 re-elected at 52 s');
+  assert.equal(part(u).leader, 1);
+  assert.equal(u.acked_records_lost, 0);
+  // Tour 7: with acks=all the record is retried on broker 2 and lands once at offset 10, in epoch 1.
+  const [a] = await run('tour-7-acks1-loses-data.json', '#acks', 'all', [40000]);
+  assert.equal(a.acked_records_lost, 0);
+  assert.equal(part(a).high_watermark, 11);
+  for (const l of part(a).replica_logs) {
+    assert.equal(l.log_end_offset, 11, `broker ${l.broker} has the record once`);
+    assert.deepEqual(l.epochs, [[0, 0], [1, 10]], `broker ${l.broker}: offset 10 is in epoch 1`);
+  }
+  // Tour 8: with min.insync.replicas=1 broker 1 keeps acknowledging alone.
+  const [m40, m] = await run('tour-8-min-insync-replicas.json', '#min-isr', 1, [40000, 60000]);
+  assert.equal(m.producers[0].errors.NOT_ENOUGH_REPLICAS, undefined);
+  assert.ok(m40.producers[0].acked > 300, `acked ${m40.producers[0].acked} by 40 s`);
+  assert.deepEqual(part(m40).isr, [1], 'acknowledged by broker 1 alone');
+  // Tour 9: truncating by leader epoch, broker 1 keeps both records and nothing is lost; its
+  // re-registration takes it out of the ISR, so orders-0 waits offline for broker 2 (epoch 2).
+  const [k20, k] = await run('tour-9-why-not-truncate-to-hw.json', '#truncation', 'leader_epoch', [20000, 45000]);
+  assert.equal(part(k20).leader, null, 'offline while broker 2 is down');
+  assert.deepEqual([part(k).leader, part(k).leader_epoch], [2, 2]);
+  assert.equal(k.acked_records_lost, 0);
+  assert.deepEqual(k.invariant_violations, []);
+  assert.ok(part(k).replica_logs.every((l) => l.log_end_offset === 2), 'both replicas hold both records');
+  assert.deepEqual(app.errors, []);
+});

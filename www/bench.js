@@ -1,0 +1,180 @@
+// The in-browser benchmark (www/bench.html): runs the workloads of
+// scenarios/bench/ with the real wasm core in this page, times them with
+// performance.now(), then times the overview canvas with every partition of
+// the largest workload on screen. Results: a table and window.benchResults
+// ({ done, results: [...], frames: {...}, error? }); scripts/bench-browser.mjs
+// drives it headless. Speed is reported, never asserted.
+
+import init, { WasmLab } from './pkg/failover_lab.js';
+import { OverviewPanel } from './render/overview.js';
+import { h } from './render/util.js';
+
+const params = new URLSearchParams(location.search);
+const WORKLOADS = (params.has('workloads') ? params.get('workloads') : 'small,medium,large').split(',').map((s) => s.trim()).filter(Boolean);
+const UNTIL = params.has('until') ? Number(params.get('until')) : null;
+const CHUNK = Math.max(1, Number(params.get('chunk') || 1000));
+const FRAMES = Math.max(0, Number(params.get('frames') ?? 300));
+const $ = (id) => document.getElementById(id);
+const MiB = (b) => (b / 1048576).toFixed(1);
+const yieldToPage = () => new Promise((r) => setTimeout(r, 0));
+const nextFrame = () => new Promise((r) => requestAnimationFrame(r));
+
+window.benchResults = { done: false, results: [], frames: null };
+let wasm;
+
+function status(text) {
+  $('status').textContent = text;
+}
+
+function percentile(xs, p) {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length ? s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)] : NaN;
+}
+
+function heap() {
+  return performance.memory ? performance.memory.usedJSHeapSize : null;
+}
+
+async function runWorkload(name) {
+  const res = await fetch(`scenarios/bench/${name}.json`);
+  if (!res.ok) throw new Error(`scenarios/bench/${name}.json: HTTP ${res.status}`);
+  const text = await res.text();
+  const t0 = performance.now();
+  const lab = new WasmLab(text);
+  const setupMs = performance.now() - t0;
+  const end = UNTIL ?? lab.runUntilMs();
+  const chunks = [];
+  let wall = 0;
+  let peakHeap = heap();
+  for (let t = Math.min(CHUNK, end); ; t = Math.min(t + CHUNK, end)) {
+    const w = performance.now();
+    lab.runUntil(t);
+    const dt = performance.now() - w;
+    wall += dt;
+    chunks.push({ to_ms: t, wall_ms: dt });
+    peakHeap = Math.max(peakHeap ?? 0, heap() ?? 0) || null;
+    status(`${name}: ${(t / 1000).toFixed(0)} / ${(end / 1000).toFixed(0)} simulated s, ${(wall / 1000).toFixed(1)} s wall`);
+    if (t >= end) break;
+    await yieldToPage();
+  }
+  const phase = (from, to) => {
+    const cs = chunks.filter((c) => c.to_ms > from && c.to_ms <= to);
+    return cs.length ? { from_ms: from, to_ms: Math.min(to, end), wall_ms: cs.reduce((s, c) => s + c.wall_ms, 0) } : null;
+  };
+  const result = {
+    workload: name,
+    partitions: lab.partitionCount(),
+    setup_ms: setupMs,
+    sim_ms: lab.nowMs(),
+    wall_ms: wall,
+    sim_to_wall: lab.nowMs() / wall,
+    events: lab.eventsProcessed(),
+    events_per_sec: lab.eventsProcessed() / (wall / 1000),
+    slowest_chunk_ms: Math.max(...chunks.map((c) => c.wall_ms)),
+    chunk_ms: CHUNK,
+    wasm_memory_bytes: wasm.memory.buffer.byteLength,
+    js_heap_bytes: peakHeap,
+    trace_hash: lab.traceHash(),
+    phases: [phase(0, 20000), phase(20000, 40000), phase(40000, 60000)].filter(Boolean),
+  };
+  lab.free();
+  return result;
+}
+
+function showResult(r) {
+  $('results').tBodies[0].append(h('tr', { dataset: { workload: r.workload } },
+    ...[r.workload, r.partitions.toLocaleString('en'), r.setup_ms.toFixed(1), (r.sim_ms / 1000).toFixed(1), r.wall_ms.toFixed(0),
+      `${r.sim_to_wall.toFixed(2)}×`, r.events.toLocaleString('en'), Math.round(r.events_per_sec).toLocaleString('en'),
+      r.slowest_chunk_ms.toFixed(0), MiB(r.wasm_memory_bytes), r.js_heap_bytes == null ? '—' : MiB(r.js_heap_bytes), r.trace_hash.slice(0, 12)]
+      .map((v) => h('td', { text: v }))));
+}
+
+/**
+ * Time the overview with the largest workload on screen: each frame reads the
+ * core's overview (wasm → Uint32Array) and redraws every cell. A crash is
+ * applied first so the leader-down cells and the flash outlines are drawn too.
+ */
+async function runFrames() {
+  const name = params.get('frames_workload') || 'large';
+  const res = await fetch(`scenarios/bench/${name}.json`);
+  if (!res.ok) throw new Error(`scenarios/bench/${name}.json: HTTP ${res.status}`);
+  const lab = new WasmLab(await res.text());
+  const settle = Number(params.get('frames_at') || 300);
+  lab.runUntil(settle);
+  const panel = new OverviewPanel($('overview'), { describe: (i) => lab.describePartition(i) });
+  const brokers = JSON.parse(await (await fetch(`scenarios/bench/${name}.json`)).text()).brokers;
+  panel.update(lab.overview(), brokers, 1);
+  lab.apply({ crash: 1 });
+  lab.runUntil(settle + 50);
+  const draw = [];
+  const intervals = [];
+  let last = await nextFrame();
+  for (let i = 0; i < FRAMES; i++) {
+    const t0 = performance.now();
+    panel.update(lab.overview(), brokers, 1);
+    draw.push(performance.now() - t0);
+    const now = await nextFrame();
+    intervals.push(now - last);
+    last = now;
+    if (i % 50 === 0) status(`overview: frame ${i} / ${FRAMES}`);
+  }
+  const frames = {
+    workload: name,
+    partitions: lab.partitionCount(),
+    frames: FRAMES,
+    draw_p50_ms: percentile(draw, 50),
+    draw_p95_ms: percentile(draw, 95),
+    draw_max_ms: Math.max(...draw),
+    raf_interval_p95_ms: percentile(intervals, 95),
+    cell_px: panel.pitch,
+  };
+  lab.free();
+  $('frames').tBodies[0].append(h('tr', null,
+    ...[frames.partitions.toLocaleString('en'), frames.frames, frames.draw_p50_ms.toFixed(2), frames.draw_p95_ms.toFixed(2),
+      frames.draw_max_ms.toFixed(2), frames.raf_interval_p95_ms.toFixed(2)].map((v) => h('td', { text: v }))));
+  return frames;
+}
+
+async function runAll() {
+  $('run').disabled = true;
+  const out = window.benchResults;
+  out.done = false;
+  out.results = [];
+  out.env = { userAgent: navigator.userAgent, until: UNTIL, chunk_ms: CHUNK, hardwareConcurrency: navigator.hardwareConcurrency };
+  try {
+    // Warm-up (untimed): let the engine tier the hot wasm functions up from
+    // its baseline compiler first, as a page that has been running would.
+    if (params.get('warmup') !== '0') {
+      const res = await fetch('scenarios/bench/small.json');
+      const lab = new WasmLab(await res.text());
+      lab.runUntil(60000);
+      lab.free();
+    }
+    for (const name of WORKLOADS) {
+      const r = await runWorkload(name);
+      out.results.push(r);
+      showResult(r);
+      await yieldToPage();
+    }
+    if (FRAMES > 0) out.frames = await runFrames();
+    status('done');
+  } catch (e) {
+    out.error = e instanceof Error ? e.message : String(e);
+    status(`error: ${out.error}`);
+  }
+  out.done = true;
+  document.body.dataset.benchDone = 'true';
+  $('run').disabled = false;
+}
+
+async function main() {
+  wasm = await init();
+  $('run').addEventListener('click', runAll);
+  if (params.get('auto') !== '0') runAll();
+  else status('ready');
+}
+
+main().catch((e) => {
+  window.benchResults = { done: true, results: [], error: e instanceof Error ? e.message : String(e) };
+  status(`error: ${window.benchResults.error}`);
+});

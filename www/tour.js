@@ -1,0 +1,203 @@
+// Guided tours: a scenario's narrated stops ({at_ms, title, text, highlight})
+// shown one at a time. "Next" runs the simulation to the next stop's time and
+// pauses there; playing stops at every stop. Highlights name what to look at
+// (`broker:2`, `hw:orders-0`, `error:NOT_ENOUGH_REPLICAS` …) and are drawn by
+// adding the class `tour-hl` to the matching elements after every frame, so
+// they survive the panels redrawing themselves. Used by the full page and by
+// the <failover-lab> element; `root` is the document or a shadow root.
+
+import { h, fmtTime, setText } from './render/util.js';
+
+const cssId = (v) => String(v).replace(/["\\]/g, '\\$&');
+
+/** CSS selectors for one highlight name; unknown names select nothing. */
+export function highlightSelectors(name) {
+  const [kind, ...rest] = String(name).split(':');
+  const arg = cssId(rest.join(':'));
+  const part = (p) => `.pcard[data-partition="${p}"]`;
+  switch (kind) {
+    case 'broker':
+      return [`svg [data-broker="${arg}"]`];
+    case 'controller':
+      return ['svg .node.controller'];
+    case 'partition':
+      return [part(arg), `.dtable tr[data-partition="${arg}"]`];
+    case 'replica': {
+      const [b, ...tp] = rest;
+      return [`${part(cssId(tp.join(':')))} .rrow[data-broker="${cssId(b)}"]`];
+    }
+    case 'hw':
+      return [`${part(arg)} .marker.hw`];
+    case 'leo':
+      return [`${part(arg)} .marker.leo`];
+    case 'epoch':
+      return [`${part(arg)} [data-k="epoch"]`];
+    case 'leader':
+    case 'isr': {
+      const col = kind === 'isr' ? 'Isr' : 'Leader';
+      return [`${part(arg)} [data-k="${kind}"]`, `.dtable tr[data-partition="${arg}"] td[data-col="${col}"]`];
+    }
+    case 'producer':
+      return [`.client[data-producer="${arg}"]`];
+    case 'consumer':
+      return [`.client[data-consumer="${arg}"]`];
+    case 'error':
+      return [`.err[data-error="${arg}"]`];
+    case 'metric':
+      return [`.metric[data-metric="${arg}"]`];
+    case 'lost':
+      return ['[data-testid="acked-lost"]'];
+    case 'describe':
+    case 'narration':
+    case 'metrics':
+    case 'clients':
+      return [`[data-panel="${kind}"]`];
+    default:
+      return [];
+  }
+}
+
+/** Put `tour-hl` on exactly the elements named by `names` under `root`. */
+export function applyHighlights(root, names) {
+  const want = new Set();
+  for (const n of names || []) {
+    for (const sel of highlightSelectors(n)) {
+      try {
+        root.querySelectorAll(sel).forEach((el) => want.add(el));
+      } catch {
+        // A malformed name in a hand-written tour selects nothing.
+      }
+    }
+  }
+  root.querySelectorAll('.tour-hl').forEach((el) => {
+    if (!want.has(el)) el.classList.remove('tour-hl');
+  });
+  for (const el of want) if (!el.classList.contains('tour-hl')) el.classList.add('tour-hl');
+}
+
+/**
+ * The tour strip. `host` is the player it drives:
+ *   { now(), goTo(t) — seek to t and pause, queryRoot — document or shadow root }
+ */
+export class TourGuide {
+  constructor(container, host) {
+    this.container = container;
+    this.host = host;
+    this.stops = [];
+    this.index = -1; // -1: the intro card, before the first stop
+    this.intro = { name: '', description: '' };
+    this.counter = h('span.tour-count');
+    this.title = h('b.tour-title');
+    this.text = h('p.tour-text');
+    this.time = h('span.tour-time.muted');
+    this.back = h('button', { type: 'button', 'data-tour': 'back', title: 'Previous stop', onclick: () => this.go(this.index - 1) }, '◀ Back');
+    this.next = h('button.primary', { type: 'button', 'data-tour': 'next', title: 'Run the simulation to the next stop and pause there (N)', onclick: () => this.go(this.index + 1) }, 'Next ▶');
+    this.restart = h('button', { type: 'button', 'data-tour': 'restart', title: 'Back to the start of the tour', onclick: () => this.go(-1) }, '↺');
+    this.dots = h('span.tour-dots');
+    container.classList.add('tour');
+    container.replaceChildren(
+      h('div.tour-head', null, h('span.tour-badge', { text: 'Guided tour' }), this.counter, this.title, this.time),
+      this.text,
+      h('div.tour-nav', null, this.dots, this.restart, this.back, this.next),
+    );
+    container.hidden = true;
+  }
+
+  get active() {
+    return this.stops.length > 0;
+  }
+
+  /** A new scenario: its stops (possibly none) and intro text. */
+  load(stops, intro) {
+    this.stops = Array.isArray(stops) ? stops : [];
+    this.intro = intro || { name: '', description: '' };
+    this.index = -1;
+    this.container.hidden = !this.active;
+    this.dots.replaceChildren(
+      ...this.stops.map((st, i) =>
+        h('button.tour-dot', { type: 'button', title: `${i + 1}. ${st.title || fmtTime(st.at_ms)}`, 'aria-label': `stop ${i + 1}`, onclick: () => this.go(i) }),
+      ),
+    );
+    this.render();
+  }
+
+  /** Go to stop i (-1 = intro): run or rewind the simulation there and pause. */
+  go(i) {
+    if (!this.active) return;
+    i = Math.max(-1, Math.min(this.stops.length - 1, i));
+    this.index = i;
+    this.host.goTo(i < 0 ? 0 : this.stops[i].at_ms);
+    this.render();
+  }
+
+  /**
+   * While playing: the time the clock may advance to without passing the next
+   * stop. `t` is where the clock wants to go.
+   */
+  limit(t) {
+    if (!this.active) return { t, stop: -1 };
+    const next = this.stops[this.index + 1];
+    if (next && t >= next.at_ms && this.host.now() <= next.at_ms) return { t: next.at_ms, stop: this.index + 1 };
+    return { t, stop: -1 };
+  }
+
+  /** The clock reached stop i while playing: show it. */
+  arrive(i) {
+    this.index = i;
+    this.render();
+  }
+
+  /** After any time change: keep the card in step with the clock. */
+  sync(now) {
+    if (!this.active) return;
+    const cur = this.stops[this.index];
+    const next = this.stops[this.index + 1];
+    const inWindow = (this.index < 0 || now >= cur.at_ms) && (!next || now < next.at_ms);
+    const atStop = cur && now === cur.at_ms;
+    if (!inWindow && !atStop) {
+      let i = -1;
+      this.stops.forEach((st, j) => {
+        if (st.at_ms <= now) i = j;
+      });
+      if (i !== this.index) {
+        this.index = i;
+        this.render();
+      }
+    }
+    this.decorate();
+  }
+
+  /** Draw the current stop's highlights (call after every frame). */
+  decorate() {
+    const st = this.active ? this.stops[this.index] : null;
+    applyHighlights(this.host.queryRoot, st ? st.highlight : []);
+  }
+
+  render() {
+    if (!this.active) return;
+    const n = this.stops.length;
+    const i = this.index;
+    this.container.dataset.stop = String(i + 1);
+    if (i < 0) {
+      setText(this.counter, `${n} stops`);
+      setText(this.title, this.intro.name);
+      setText(this.time, '');
+      setText(this.text, this.intro.description || 'Press Next to run the simulation to the first moment worth explaining.');
+      setText(this.next, 'Start ▶');
+    } else {
+      const st = this.stops[i];
+      setText(this.counter, `${i + 1} / ${n}`);
+      setText(this.title, st.title || '');
+      setText(this.time, `t = ${fmtTime(st.at_ms)}`);
+      setText(this.text, st.text);
+      setText(this.next, i === n - 1 ? 'End of tour' : 'Next ▶');
+    }
+    this.next.disabled = i >= n - 1;
+    this.back.disabled = i < 0;
+    [...this.dots.children].forEach((d, j) => {
+      d.classList.toggle('done', j < i);
+      d.classList.toggle('on', j === i);
+    });
+    this.decorate();
+  }
+}

@@ -99,3 +99,20 @@ fn a_broken_scenario_exits_2_with_one_message_naming_the_field() {
     let out = cli(&["run", "no/such/file.json"]);
     assert_eq!(out.status.code(), Some(2));
 }
+
+#[test]
+fn a_closed_output_pipe_ends_the_cli_quietly_without_a_panic() {
+    use std::process::Stdio;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_failover-lab"))
+        .args(["run", "scenarios/leader-dies.json", "--format", "trace"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the CLI starts");
+    // Close our end of the pipe before the CLI writes, as `| head -0` would.
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(!err.contains("panicked"), "{err}");
+}

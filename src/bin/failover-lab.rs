@@ -101,6 +101,18 @@ mod cli {
         }
     }
 
+    /// Write to stdout; a closed pipe (`| head`) ends the output quietly
+    /// instead of panicking.
+    fn emit(text: &str) {
+        use std::io::Write;
+        let mut out = std::io::stdout().lock();
+        if let Err(e) = out.write_all(text.as_bytes()).and_then(|_| out.flush()) {
+            if e.kind() != std::io::ErrorKind::BrokenPipe {
+                eprintln!("error: cannot write the output: {e}");
+            }
+        }
+    }
+
     fn sweep(
         seeds: u64,
         first_seed: u64,
@@ -142,7 +154,7 @@ mod cli {
         match sweep::sweep(&configs, first_seed, seeds, threads, &progress) {
             Ok(summaries) => {
                 match format {
-                    SweepFormat::Table => print!("{}", sweep::table(&summaries)),
+                    SweepFormat::Table => emit(&sweep::table(&summaries)),
                     SweepFormat::Json => {
                         for s in &summaries {
                             let v = serde_json::json!({
@@ -158,7 +170,7 @@ mod cli {
                                 "loss_causes": s.loss_causes,
                                 "violation_kinds": s.violation_kinds,
                             });
-                            println!("{v}");
+                            emit(&format!("{v}\n"));
                         }
                     }
                 }
@@ -176,7 +188,7 @@ mod cli {
         match cli.command {
             Command::Check { file } => match load(&file).and_then(|t| Lab::from_json(&t)) {
                 Ok(lab) => {
-                    println!("{file}: ok ({})", lab.scenario.name);
+                    emit(&format!("{file}: ok ({})\n", lab.scenario.name));
                     ExitCode::SUCCESS
                 }
                 Err(e) => {
@@ -211,7 +223,10 @@ mod cli {
                         serde_json::from_str::<serde_json::Value>(&t).map_err(|e| e.to_string())
                     }) {
                         Ok(v) => {
-                            println!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
+                            emit(&format!(
+                                "{}\n",
+                                serde_json::to_string_pretty(&v).unwrap_or_default()
+                            ));
                             ExitCode::SUCCESS
                         }
                         Err(e) => {
@@ -237,17 +252,22 @@ mod cli {
                 lab.run_to_end();
                 match format {
                     Format::Json => match serde_json::to_string_pretty(&lab.report()) {
-                        Ok(s) => println!("{s}"),
+                        Ok(s) => emit(&format!("{s}\n")),
                         Err(e) => {
                             eprintln!("error: {e}");
                             return ExitCode::FAILURE;
                         }
                     },
-                    Format::Describe => print!("{}", lab.describe()),
+                    Format::Describe => emit(&lab.describe()),
                     Format::Trace => {
-                        for e in lab.cluster.trace.events() {
-                            println!("{:>8} ms  {}", e.at_ms, e.text);
-                        }
+                        let text: String = lab
+                            .cluster
+                            .trace
+                            .events()
+                            .iter()
+                            .map(|e| format!("{:>8} ms  {}\n", e.at_ms, e.text))
+                            .collect();
+                        emit(&text);
                     }
                 }
                 ExitCode::SUCCESS

@@ -91,6 +91,11 @@ pub struct Broker {
     registration_in_flight: bool,
     /// Partitions this broker's fetcher skips (the `slow` fault).
     pub slow_partitions: Vec<PartitionIndex>,
+    /// Followed partitions per leader, in partition order (a cache of the
+    /// replicas' roles, rebuilt when a role or leader changes), so a fetch
+    /// response costs the partitions of one leader, not of the whole broker.
+    followed: BTreeMap<BrokerId, Vec<PartitionIndex>>,
+    followed_stale: bool,
 }
 
 impl Broker {
@@ -115,6 +120,8 @@ impl Broker {
             produce_waiters: BTreeMap::new(),
             registration_in_flight: false,
             slow_partitions: Vec::new(),
+            followed: BTreeMap::new(),
+            followed_stale: true,
         }
     }
 
@@ -151,6 +158,7 @@ impl Broker {
             let replicas = std::mem::take(&mut r.replicas);
             let log = std::mem::take(&mut r.log);
             *r = Replica::new(r.partition, replicas);
+            self.followed_stale = true;
             r.log = log;
         }
         self.send_registration(ctx);
@@ -510,6 +518,7 @@ impl Broker {
             let same_epoch = rep.is_leader() && rep.leader_epoch == reg.leader_epoch;
             let was_follower = rep.role == Role::Follower;
             rep.make_leader(me, reg, now);
+            self.followed_stale = true;
             if !same_epoch {
                 let text = format!(
                     "Broker {me} is now leader of {} in epoch {}: it writes (epoch {}, start offset {}) to its leader-epoch cache before accepting writes; LEO {}, HW {} (kept from before, it may lag).",
@@ -562,6 +571,7 @@ impl Broker {
                 && rep.leader == reg.leader
                 && rep.leader_epoch == reg.leader_epoch;
             rep.make_follower(reg);
+            self.followed_stale = true;
             if !same {
                 let tp = ctx.tp(p);
                 ctx.trace(
@@ -1199,31 +1209,47 @@ impl Broker {
         if !self.is_running() || !self.registered {
             return;
         }
-        let mut by_leader: BTreeMap<BrokerId, Vec<FetchPartition>> = BTreeMap::new();
-        for r in self.replicas.values() {
-            let Some(leader) = r.leader else { continue };
-            if r.role != Role::Follower
-                || leader == self.id
-                || r.fetch_backoff_until > ctx.now
-                || self.slow_partitions.contains(&r.partition)
-            {
-                continue;
+        if self.followed_stale {
+            self.followed_stale = false;
+            self.followed.clear();
+            for r in self.replicas.values() {
+                match r.leader {
+                    Some(leader) if r.role == Role::Follower && leader != self.id => {
+                        self.followed.entry(leader).or_default().push(r.partition)
+                    }
+                    _ => {}
+                }
             }
-            let last_fetched_epoch = match ctx.config.truncation {
-                TruncationMode::LeaderEpoch => r.log.last_record_epoch(),
-                TruncationMode::HighWatermark => None,
-            };
-            by_leader.entry(leader).or_default().push(FetchPartition {
-                partition: r.partition,
-                fetch_offset: r.log.log_end_offset(),
-                current_leader_epoch: r.leader_epoch,
-                last_fetched_epoch,
-            });
         }
-        for (leader, partitions) in by_leader {
+        let mut by_leader: Vec<(BrokerId, Vec<FetchPartition>)> = Vec::new();
+        for (&leader, parts) in &self.followed {
             if self.fetch_in_flight.contains_key(&leader) {
                 continue;
             }
+            let mut partitions = Vec::new();
+            for p in parts {
+                let Some(r) = self.replicas.get(p) else {
+                    continue;
+                };
+                if r.fetch_backoff_until > ctx.now || self.slow_partitions.contains(p) {
+                    continue;
+                }
+                let last_fetched_epoch = match ctx.config.truncation {
+                    TruncationMode::LeaderEpoch => r.log.last_record_epoch(),
+                    TruncationMode::HighWatermark => None,
+                };
+                partitions.push(FetchPartition {
+                    partition: r.partition,
+                    fetch_offset: r.log.log_end_offset(),
+                    current_leader_epoch: r.leader_epoch,
+                    last_fetched_epoch,
+                });
+            }
+            if !partitions.is_empty() {
+                by_leader.push((leader, partitions));
+            }
+        }
+        for (leader, partitions) in by_leader {
             let id = ctx.new_id();
             let sent = partitions
                 .iter()
@@ -1422,6 +1448,7 @@ impl Broker {
             Ok(reg) => {
                 if reg.partition_epoch > rep.partition_epoch && reg.leader == Some(me) {
                     rep.make_leader(me, &reg, ctx.now);
+                    self.followed_stale = true;
                     ctx.touch(p);
                     self.after_leader_state_change(ctx, p);
                 }

@@ -28,7 +28,7 @@
 //! The position is never reset by such a failure, so nothing is skipped or
 //! read twice.
 
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 use serde::Serialize;
 
@@ -102,6 +102,9 @@ pub struct Producer {
     next_producer_id: u32,
     brokers: u32,
     pump_scheduled: bool,
+    /// Partitions whose queue may hold batches (a superset, in partition
+    /// order), so pump() does not scan every partition the producer knows.
+    queued: BTreeSet<PartitionIndex>,
     next_metadata_ms: u64,
     metadata_refreshes: u32,
 }
@@ -141,6 +144,7 @@ impl Producer {
             next_producer_id: 0,
             brokers,
             pump_scheduled: false,
+            queued: BTreeSet::new(),
             next_metadata_ms: 0,
             metadata_refreshes: 0,
         }
@@ -204,6 +208,7 @@ impl Producer {
         } else {
             0
         };
+        self.queued.insert(p);
         state.queue.push_back(Batch {
             records: ids,
             acks,
@@ -550,6 +555,7 @@ impl Producer {
                         b.request = None;
                         b.retry_at = ctx.now + wait;
                         state.queue.push_front(b);
+                        self.queued.insert(p);
                     }
                     if let Some(pid) = new_pid {
                         // The log lost this producer's state (truncation): start
@@ -580,7 +586,12 @@ impl Producer {
         let mut requests: BTreeMap<(BrokerId, Acks), Vec<ProduceBatch>> = BTreeMap::new();
         let mut need_metadata = false;
         let mut next_wake: Option<u64> = None;
-        for (p, state) in self.partitions.iter_mut() {
+        let candidates: Vec<PartitionIndex> = self.queued.iter().copied().collect();
+        for p in &candidates {
+            let Some(state) = self.partitions.get_mut(p) else {
+                self.queued.remove(p);
+                continue;
+            };
             while let Some(b) = state.queue.front() {
                 if ctx.now.saturating_sub(b.created_ms) >= timeout && b.request.is_none() {
                     let b = state.queue.pop_front();
@@ -597,6 +608,7 @@ impl Producer {
                 }
             }
             if state.queue.is_empty() {
+                self.queued.remove(p);
                 continue;
             }
             let Some((Some(leader), epoch)) = self.metadata.get(p).copied() else {

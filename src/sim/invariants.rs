@@ -22,6 +22,8 @@
 //! while in the ISR — KIP-966's "last replica standing"). Outside the promise a
 //! loss is a result, counted and narrated, not a violation.
 
+use std::fmt::{self, Display};
+
 use serde::Serialize;
 
 use super::client::Acked;
@@ -134,6 +136,16 @@ pub fn lost_records(c: &Cluster, p: PartitionIndex) -> Vec<(u64, u64, Acks)> {
     missing_acked(&c.acked[p], &holders)
 }
 
+/// `topic-partition`, formatted only when a message needs it (the checks run
+/// after every event; formatting eagerly was a measurable share of the run).
+struct Tp<'a>(&'a str, u32);
+
+impl Display for Tp<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}-{}", self.0, self.1)
+    }
+}
+
 /// One replica as the invariants see it.
 #[derive(Clone, Copy, Debug)]
 pub struct ReplicaState<'a> {
@@ -149,7 +161,10 @@ pub struct ReplicaState<'a> {
 }
 
 /// HW ≤ LEO on every replica.
-pub fn high_watermark_within_log_end(tp: &str, replicas: &[ReplicaState]) -> Option<String> {
+pub fn high_watermark_within_log_end(
+    tp: &dyn Display,
+    replicas: &[ReplicaState],
+) -> Option<String> {
     replicas.iter().find_map(|r| {
         (r.log.high_watermark > r.log.log_end_offset()).then(|| {
             format!(
@@ -163,7 +178,7 @@ pub fn high_watermark_within_log_end(tp: &str, replicas: &[ReplicaState]) -> Opt
 }
 
 /// No two live brokers lead the partition in the same leader epoch.
-pub fn one_leader_per_epoch(tp: &str, replicas: &[ReplicaState]) -> Option<String> {
+pub fn one_leader_per_epoch(tp: &dyn Display, replicas: &[ReplicaState]) -> Option<String> {
     let leaders: Vec<&ReplicaState> = replicas
         .iter()
         .filter(|r| r.running && r.role == Role::Leader)
@@ -183,12 +198,12 @@ pub fn one_leader_per_epoch(tp: &str, replicas: &[ReplicaState]) -> Option<Strin
 }
 
 /// The controller's leader epoch never goes back.
-pub fn leader_epoch_monotonic(tp: &str, previous: u32, current: u32) -> Option<String> {
+pub fn leader_epoch_monotonic(tp: &dyn Display, previous: u32, current: u32) -> Option<String> {
     (current < previous).then(|| format!("{tp}: leader epoch went from {previous} to {current}"))
 }
 
 /// The controller's leader, when there is one, is in its ISR.
-pub fn leader_in_isr(tp: &str, reg: &PartitionRegistration) -> Option<String> {
+pub fn leader_in_isr(tp: &dyn Display, reg: &PartitionRegistration) -> Option<String> {
     let l = reg.leader?;
     (!reg.isr.contains(&l)).then(|| format!("{tp}: leader {l} is not in ISR {:?}", reg.isr))
 }
@@ -196,7 +211,7 @@ pub fn leader_in_isr(tp: &str, reg: &PartitionRegistration) -> Option<String> {
 /// A leader process's HW never decreases within its epoch. `previous` and
 /// `current` are (leader, process incarnation, leader epoch, HW).
 pub fn leader_high_watermark_monotonic(
-    tp: &str,
+    tp: &dyn Display,
     previous: Option<(BrokerId, u32, u32, u64)>,
     current: (BrokerId, u32, u32, u64),
 ) -> Option<String> {
@@ -208,7 +223,7 @@ pub fn leader_high_watermark_monotonic(
 
 /// Live, settled replicas (leaders, and followers that reconciled with their
 /// leader in its epoch) agree on every offset below the smaller of their HWs.
-pub fn log_matching(tp: &str, replicas: &[ReplicaState]) -> Option<String> {
+pub fn log_matching(tp: &dyn Display, replicas: &[ReplicaState]) -> Option<String> {
     let settled: Vec<&ReplicaState> = replicas
         .iter()
         .filter(|r| {
@@ -236,7 +251,7 @@ fn holds_prefix(member: &Log, leader: &Log, hw: u64) -> bool {
 /// TLA+ StrongIsr: every member of the controller's ISR holds the
 /// controller's leader's records below that leader's HW.
 pub fn strong_isr(
-    tp: &str,
+    tp: &dyn Display,
     reg: &PartitionRegistration,
     replicas: &[ReplicaState],
 ) -> Option<String> {
@@ -258,7 +273,7 @@ pub fn strong_isr(
 
 /// TLA+ WeakIsr: every member of a self-believed leader's own ISR holds that
 /// leader's records below its HW.
-pub fn weak_isr(tp: &str, replicas: &[ReplicaState]) -> Option<String> {
+pub fn weak_isr(tp: &dyn Display, replicas: &[ReplicaState]) -> Option<String> {
     for leader in replicas
         .iter()
         .filter(|r| r.running && r.role == Role::Leader)
@@ -295,88 +310,92 @@ pub fn missing_acked(acked: &[Acked], holders: &[&Log]) -> Vec<(u64, u64, Acks)>
 pub fn check(c: &mut Cluster, dirty: &[PartitionIndex]) {
     let now = c.now;
     for &p in dirty {
-        let mut found: Vec<(&'static str, String)> = Vec::new();
-        let tp = format!("{}-{}", c.partitions[p].topic, c.partitions[p].partition);
-        let reg = c.controller.partitions[p].clone();
         if let Some((b, e)) = c.controller.unclean_elected[p] {
             c.invariants.watch[p].unclean.get_or_insert_with(|| {
                 format!("unclean election of broker {b} at leader epoch {e}")
             });
         }
-        let replicas: Vec<ReplicaState> = reg
-            .replicas
-            .iter()
-            .filter_map(|b| {
-                let broker = c.broker(*b)?;
-                let r = broker.replicas.get(&p)?;
-                Some(ReplicaState {
-                    broker: *b,
-                    log: &r.log,
-                    running: broker.is_running(),
-                    role: r.role,
-                    leader_epoch: r.leader_epoch,
-                    isr: &r.isr,
-                    reconciled: r.reconciled,
+        // Read-only phase: evaluate every invariant on the current state.
+        let (mut found, new_leader_hw, key, leader_epoch) = {
+            let mut found: Vec<(&'static str, String)> = Vec::new();
+            let tp = Tp(&c.partitions[p].topic, c.partitions[p].partition);
+            let tp: &dyn Display = &tp;
+            let reg = &c.controller.partitions[p];
+            let replicas: Vec<ReplicaState> = reg
+                .replicas
+                .iter()
+                .filter_map(|b| {
+                    let broker = c.broker(*b)?;
+                    let r = broker.replicas.get(&p)?;
+                    Some(ReplicaState {
+                        broker: *b,
+                        log: &r.log,
+                        running: broker.is_running(),
+                        role: r.role,
+                        leader_epoch: r.leader_epoch,
+                        isr: &r.isr,
+                        reconciled: r.reconciled,
+                    })
                 })
-            })
-            .collect();
-        let watch = &c.invariants.watch[p];
-        let mut push = |name: &'static str, v: Option<String>| {
-            if let Some(d) = v {
-                found.push((name, d));
+                .collect();
+            let watch = &c.invariants.watch[p];
+            let mut push = |name: &'static str, v: Option<String>| {
+                if let Some(d) = v {
+                    found.push((name, d));
+                }
+            };
+            push(
+                "high_watermark_within_log_end",
+                high_watermark_within_log_end(tp, &replicas),
+            );
+            push("one_leader_per_epoch", one_leader_per_epoch(tp, &replicas));
+            push(
+                "leader_epoch_monotonic",
+                leader_epoch_monotonic(tp, watch.controller_epoch, reg.leader_epoch),
+            );
+            push("leader_in_isr", leader_in_isr(tp, reg));
+            let mut new_leader_hw = watch.leader_hw;
+            if let Some(r) = reg
+                .leader
+                .and_then(|l| replicas.iter().find(|x| x.broker == l && x.running))
+            {
+                if r.role == Role::Leader && r.leader_epoch == reg.leader_epoch {
+                    let inc = c.broker(r.broker).map_or(0, |b| b.incarnation);
+                    let current = (r.broker, inc, r.leader_epoch, r.log.high_watermark);
+                    push(
+                        "leader_high_watermark_monotonic",
+                        leader_high_watermark_monotonic(tp, watch.leader_hw, current),
+                    );
+                    new_leader_hw = Some(current);
+                }
             }
+            if c.invariants.consistent(p) {
+                push("log_matching", log_matching(tp, &replicas));
+            }
+            if c.invariants.promised(p) {
+                push("strong_isr", strong_isr(tp, reg, &replicas));
+                push("weak_isr", weak_isr(tp, &replicas));
+            }
+            // Acknowledged records: recount when the leader or its log end moved back.
+            let leader_leo = reg
+                .leader
+                .and_then(|l| replicas.iter().find(|x| x.broker == l))
+                .map_or(0, |x| x.log.log_end_offset());
+            let key = (
+                reg.leader,
+                reg.leader_epoch,
+                leader_leo,
+                c.acked[p].len() as u64,
+            );
+            (found, new_leader_hw, key, reg.leader_epoch)
         };
-        push(
-            "high_watermark_within_log_end",
-            high_watermark_within_log_end(&tp, &replicas),
-        );
-        push("one_leader_per_epoch", one_leader_per_epoch(&tp, &replicas));
-        push(
-            "leader_epoch_monotonic",
-            leader_epoch_monotonic(&tp, watch.controller_epoch, reg.leader_epoch),
-        );
-        push("leader_in_isr", leader_in_isr(&tp, &reg));
-        let mut new_leader_hw = watch.leader_hw;
-        if let Some(r) = reg
-            .leader
-            .and_then(|l| replicas.iter().find(|x| x.broker == l && x.running))
-        {
-            if r.role == Role::Leader && r.leader_epoch == reg.leader_epoch {
-                let inc = c.broker(r.broker).map_or(0, |b| b.incarnation);
-                let current = (r.broker, inc, r.leader_epoch, r.log.high_watermark);
-                push(
-                    "leader_high_watermark_monotonic",
-                    leader_high_watermark_monotonic(&tp, watch.leader_hw, current),
-                );
-                new_leader_hw = Some(current);
-            }
-        }
-        if c.invariants.consistent(p) {
-            push("log_matching", log_matching(&tp, &replicas));
-        }
-        if c.invariants.promised(p) {
-            push("strong_isr", strong_isr(&tp, &reg, &replicas));
-            push("weak_isr", weak_isr(&tp, &replicas));
-        }
-        // Acknowledged records: recount when the leader or its log end moved back.
-        let leader_leo = reg
-            .leader
-            .and_then(|l| replicas.iter().find(|x| x.broker == l))
-            .map_or(0, |x| x.log.log_end_offset());
-        let key = (
-            reg.leader,
-            reg.leader_epoch,
-            leader_leo,
-            c.acked[p].len() as u64,
-        );
-        drop(replicas);
         let previous = c.invariants.watch[p].last_checked;
         let recount = match previous {
             None => !c.acked[p].is_empty(),
             Some(prev) => prev.0 != key.0 || prev.1 != key.1 || key.2 < prev.2,
         };
         let watch = &mut c.invariants.watch[p];
-        watch.controller_epoch = watch.controller_epoch.max(reg.leader_epoch);
+        watch.controller_epoch = watch.controller_epoch.max(leader_epoch);
         watch.leader_hw = new_leader_hw;
         watch.last_checked = Some(key);
         if recount {
@@ -385,6 +404,7 @@ pub fn check(c: &mut Cluster, dirty: &[PartitionIndex]) {
             let before = c.invariants.watch[p].lost;
             c.invariants.watch[p].lost = count;
             if count > before {
+                let tp = Tp(&c.partitions[p].topic, c.partitions[p].partition).to_string();
                 let cause = loss_cause(c, p, &lost);
                 let n = count - before;
                 c.trace.push(
@@ -481,8 +501,8 @@ mod tests {
     fn high_watermark_above_log_end_is_caught() {
         let ok = log(&[1, 2], 2);
         let bad = log(&[1, 2], 3);
-        assert!(high_watermark_within_log_end("t-0", &[st(1, &ok, Role::Leader, &[])]).is_none());
-        assert!(high_watermark_within_log_end("t-0", &[st(1, &bad, Role::Leader, &[])]).is_some());
+        assert!(high_watermark_within_log_end(&"t-0", &[st(1, &ok, Role::Leader, &[])]).is_none());
+        assert!(high_watermark_within_log_end(&"t-0", &[st(1, &bad, Role::Leader, &[])]).is_some());
     }
 
     #[test]
@@ -490,37 +510,37 @@ mod tests {
         let l = log(&[1], 1);
         let a = st(1, &l, Role::Leader, &[]);
         let mut b = st(2, &l, Role::Leader, &[]);
-        assert!(one_leader_per_epoch("t-0", &[a, b]).is_some());
+        assert!(one_leader_per_epoch(&"t-0", &[a, b]).is_some());
         b.leader_epoch = 2;
         assert!(
-            one_leader_per_epoch("t-0", &[a, b]).is_none(),
+            one_leader_per_epoch(&"t-0", &[a, b]).is_none(),
             "a zombie in an older epoch is fine"
         );
     }
 
     #[test]
     fn a_leader_epoch_going_back_is_caught() {
-        assert!(leader_epoch_monotonic("t-0", 3, 2).is_some());
-        assert!(leader_epoch_monotonic("t-0", 3, 3).is_none());
+        assert!(leader_epoch_monotonic(&"t-0", 3, 2).is_some());
+        assert!(leader_epoch_monotonic(&"t-0", 3, 3).is_none());
     }
 
     #[test]
     fn a_leader_outside_its_isr_is_caught() {
-        assert!(leader_in_isr("t-0", &reg(Some(1), &[2, 3])).is_some());
-        assert!(leader_in_isr("t-0", &reg(Some(1), &[1, 2])).is_none());
-        assert!(leader_in_isr("t-0", &reg(None, &[2])).is_none());
+        assert!(leader_in_isr(&"t-0", &reg(Some(1), &[2, 3])).is_some());
+        assert!(leader_in_isr(&"t-0", &reg(Some(1), &[1, 2])).is_none());
+        assert!(leader_in_isr(&"t-0", &reg(None, &[2])).is_none());
     }
 
     #[test]
     fn a_falling_leader_high_watermark_is_caught_within_one_process_and_epoch() {
         assert!(
-            leader_high_watermark_monotonic("t-0", Some((1, 1, 4, 10)), (1, 1, 4, 9)).is_some()
+            leader_high_watermark_monotonic(&"t-0", Some((1, 1, 4, 10)), (1, 1, 4, 9)).is_some()
         );
         assert!(
-            leader_high_watermark_monotonic("t-0", Some((1, 1, 4, 10)), (1, 2, 4, 9)).is_none()
+            leader_high_watermark_monotonic(&"t-0", Some((1, 1, 4, 10)), (1, 2, 4, 9)).is_none()
         );
         assert!(
-            leader_high_watermark_monotonic("t-0", Some((1, 1, 4, 10)), (1, 1, 5, 9)).is_none()
+            leader_high_watermark_monotonic(&"t-0", Some((1, 1, 4, 10)), (1, 1, 5, 9)).is_none()
         );
     }
 
@@ -542,7 +562,7 @@ mod tests {
         // a follower that has not reconciled yet may still hold a stale tail
         let mut unsettled = st(2, &b, Role::Follower, &[]);
         unsettled.reconciled = false;
-        assert!(log_matching("t-0", &[st(1, &a, Role::Leader, &[]), unsettled]).is_none());
+        assert!(log_matching(&"t-0", &[st(1, &a, Role::Leader, &[]), unsettled]).is_none());
     }
 
     #[test]
@@ -555,21 +575,21 @@ mod tests {
             st(1, &leader, Role::Leader, &isr),
             st(2, &short, Role::Follower, &[]),
         ];
-        assert!(strong_isr("t-0", &reg(Some(1), &[1, 2]), &replicas).is_some());
-        assert!(weak_isr("t-0", &replicas).is_some());
+        assert!(strong_isr(&"t-0", &reg(Some(1), &[1, 2]), &replicas).is_some());
+        assert!(weak_isr(&"t-0", &replicas).is_some());
         let replicas = [
             st(1, &leader, Role::Leader, &isr),
             st(2, &full, Role::Follower, &[]),
         ];
-        assert!(strong_isr("t-0", &reg(Some(1), &[1, 2]), &replicas).is_none());
-        assert!(weak_isr("t-0", &replicas).is_none());
+        assert!(strong_isr(&"t-0", &reg(Some(1), &[1, 2]), &replicas).is_none());
+        assert!(weak_isr(&"t-0", &replicas).is_none());
         // outside the ISR, a short log is allowed
         let replicas = [
             st(1, &leader, Role::Leader, &[1]),
             st(2, &short, Role::Follower, &[]),
         ];
-        assert!(strong_isr("t-0", &reg(Some(1), &[1]), &replicas).is_none());
-        assert!(weak_isr("t-0", &replicas).is_none());
+        assert!(strong_isr(&"t-0", &reg(Some(1), &[1]), &replicas).is_none());
+        assert!(weak_isr(&"t-0", &replicas).is_none());
     }
 
     #[test]

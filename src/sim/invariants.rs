@@ -550,12 +550,12 @@ mod tests {
         let b = log(&[1, 9, 3], 2);
         let c = log(&[1, 2], 2);
         assert!(log_matching(
-            "t-0",
+            &"t-0",
             &[st(1, &a, Role::Leader, &[]), st(2, &b, Role::Follower, &[])]
         )
         .is_some());
         assert!(log_matching(
-            "t-0",
+            &"t-0",
             &[st(1, &a, Role::Leader, &[]), st(3, &c, Role::Follower, &[])]
         )
         .is_none());

@@ -221,13 +221,18 @@ pub fn leader_high_watermark_monotonic(
         .then(|| format!("{tp}: leader {l}'s HW fell from {phw} to {hw} in epoch {e}"))
 }
 
-/// Live, settled replicas (leaders, and followers that reconciled with their
-/// leader in its epoch) agree on every offset below the smaller of their HWs.
-pub fn log_matching(tp: &dyn Display, replicas: &[ReplicaState]) -> Option<String> {
+/// Live replicas settled in the current leader epoch — its leader, and
+/// followers that have reconciled with that leader — agree on every offset
+/// below the smaller of their HWs. A replica still in an older epoch (a zombie
+/// leader, a follower that has not heard of the new epoch) is not compared: it
+/// will truncate when it catches up, and a loss it reveals is counted as one.
+pub fn log_matching(tp: &dyn Display, epoch: u32, replicas: &[ReplicaState]) -> Option<String> {
     let settled: Vec<&ReplicaState> = replicas
         .iter()
         .filter(|r| {
-            r.running && (r.role == Role::Leader || (r.role == Role::Follower && r.reconciled))
+            r.running
+                && r.leader_epoch == epoch
+                && (r.role == Role::Leader || (r.role == Role::Follower && r.reconciled))
         })
         .collect();
     for (i, a) in settled.iter().enumerate() {
@@ -370,7 +375,10 @@ pub fn check(c: &mut Cluster, dirty: &[PartitionIndex]) {
                 }
             }
             if c.invariants.consistent(p) {
-                push("log_matching", log_matching(tp, &replicas));
+                push(
+                    "log_matching",
+                    log_matching(tp, reg.leader_epoch, &replicas),
+                );
             }
             if c.invariants.promised(p) {
                 push("strong_isr", strong_isr(tp, reg, &replicas));
@@ -551,18 +559,24 @@ mod tests {
         let c = log(&[1, 2], 2);
         assert!(log_matching(
             &"t-0",
+            1,
             &[st(1, &a, Role::Leader, &[]), st(2, &b, Role::Follower, &[])]
         )
         .is_some());
         assert!(log_matching(
             &"t-0",
+            1,
             &[st(1, &a, Role::Leader, &[]), st(3, &c, Role::Follower, &[])]
         )
         .is_none());
         // a follower that has not reconciled yet may still hold a stale tail
         let mut unsettled = st(2, &b, Role::Follower, &[]);
         unsettled.reconciled = false;
-        assert!(log_matching(&"t-0", &[st(1, &a, Role::Leader, &[]), unsettled]).is_none());
+        assert!(log_matching(&"t-0", 1, &[st(1, &a, Role::Leader, &[]), unsettled]).is_none());
+        // a zombie leader of an older epoch is not compared either
+        let mut zombie = st(2, &b, Role::Leader, &[]);
+        zombie.leader_epoch = 0;
+        assert!(log_matching(&"t-0", 1, &[st(1, &a, Role::Leader, &[]), zombie]).is_none());
     }
 
     #[test]

@@ -110,7 +110,7 @@ pub fn consumer_partitions(c: &Cluster, k: &Consumer) -> Vec<ConsumerPartitionRe
                 .map(|r| r.log.high_watermark);
             let reading_from = k.fetch_target(*p, c.now);
             ConsumerPartitionReport {
-                partition: format!("{}-{}", info.topic, info.partition),
+                partition: info.name(),
                 position: pos.offset,
                 reading_from,
                 reading_from_leader: reading_from.is_some() && reading_from == leader,
@@ -223,7 +223,7 @@ pub fn build(c: &Cluster, scenario: &str) -> Report {
                 .iter()
                 .map(|(p, pos)| {
                     let info = &c.partitions[*p];
-                    (format!("{}-{}", info.topic, info.partition), pos.offset)
+                    (info.name(), pos.offset)
                 })
                 .collect(),
             client_rack: k.config.client_rack.clone(),

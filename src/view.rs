@@ -261,10 +261,7 @@ pub fn build_selected(c: &Cluster, max_partitions: usize, focus: &[usize]) -> Vi
                 .filter_map(|(pi, s)| {
                     s.last_error.map(|e| {
                         let info = &c.partitions[*pi];
-                        (
-                            format!("{}-{}", info.topic, info.partition),
-                            e.name().to_string(),
-                        )
+                        (info.name(), e.name().to_string())
                     })
                 })
                 .collect(),
@@ -282,7 +279,7 @@ pub fn build_selected(c: &Cluster, max_partitions: usize, focus: &[usize]) -> Vi
                 .iter()
                 .map(|(p, pos)| {
                     let info = &c.partitions[*p];
-                    (format!("{}-{}", info.topic, info.partition), pos.offset)
+                    (info.name(), pos.offset)
                 })
                 .collect(),
             errors: k.errors.clone(),

@@ -77,7 +77,6 @@ impl<'a> Ctx<'a> {
 
     /// `topic-partition` as Kafka prints it.
     pub fn tp(&self, p: PartitionIndex) -> String {
-        let info = &self.partitions[p];
-        format!("{}-{}", info.topic, info.partition)
+        self.partitions[p].name()
     }
 }

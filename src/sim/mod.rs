@@ -40,6 +40,13 @@ pub struct PartitionInfo {
     pub config: TopicConfig,
 }
 
+impl PartitionInfo {
+    /// `topic-partition`, as Kafka prints it.
+    pub fn name(&self) -> String {
+        format!("{}-{}", self.topic, self.partition)
+    }
+}
+
 #[derive(Clone, Debug, Serialize)]
 pub struct TopicInfo {
     pub name: String,

@@ -3,7 +3,8 @@
 // SCENARIO_FORMAT.md).
 
 import { Lab, initWasm } from './lab.js';
-import { h, STATE_LABEL } from './render/util.js';
+import { h } from './render/util.js';
+import { fillBrokerMenu } from './render/broker-menu.js';
 import { BrokerMap, MESSAGE_LEGEND } from './render/brokers.js';
 import { PartitionsPanel, partitionLegend } from './render/partitions.js';
 import { ClientsPanel } from './render/clients.js';
@@ -235,27 +236,13 @@ class App {
   openMenu(id, anchor) {
     const b = this.lastView?.brokers.find((x) => x.id === id);
     if (!b) return;
-    const down = b.state === 'crashed' || b.state === 'shut_down';
-    const items = [
-      ['crash', 'Crash', 'the process dies; its log survives', !down],
-      ['power_loss', 'Power loss', 'unflushed records are lost', !down],
-      ['shutdown', 'Controlled shutdown', 'leadership moves away first', !down],
-      ['restart', 'Restart', 'start again and rejoin', down],
-      ['isolate', 'Isolate', 'cut it off the network', b.state !== 'isolated'],
-      ['heal', 'Heal', 'reconnect it', b.state === 'isolated' || this.isolated(id)],
-    ];
-    this.menu.replaceChildren(
-      h('div.menu-title', null, h('b', { text: `Broker ${id}` }), h(`span.st.${b.state}`, { text: STATE_LABEL[b.state] || b.state })),
-      ...items.map(([action, label, hint, enabled]) =>
-        h('button', {
-          type: 'button', 'data-action': action, disabled: !enabled,
-          onclick: () => {
-            this.closeMenu();
-            this.guard(() => this.act({ [action]: id }));
-          },
-        }, h('span', { text: label }), h('small', { text: hint })),
-      ),
-    );
+    fillBrokerMenu(this.menu, b, {
+      healEnabled: b.state === 'isolated' || this.isolated(id),
+      onPick: (action) => {
+        this.closeMenu();
+        this.guard(() => this.act(action));
+      },
+    });
     this.menu.hidden = false;
     const r = anchor.getBoundingClientRect();
     const mw = this.menu.offsetWidth;

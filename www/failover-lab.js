@@ -31,7 +31,8 @@
 // data-error); it never throws into the host page.
 
 import { Lab, initWasm } from './lab.js';
-import { h, fmtTime, setText, STATE_LABEL } from './render/util.js';
+import { h, fmtTime, setText } from './render/util.js';
+import { fillBrokerMenu } from './render/broker-menu.js';
 import { BrokerMap } from './render/brokers.js';
 import { PartitionsPanel, partitionLegend } from './render/partitions.js';
 import { ClientsPanel } from './render/clients.js';
@@ -664,27 +665,13 @@ class FailoverLabElement extends HTMLElement {
   openMenu(id, anchor) {
     const b = this.lastView?.brokers.find((x) => x.id === id);
     if (!b) return;
-    const down = b.state === 'crashed' || b.state === 'shut_down';
-    const items = [
-      ['crash', 'Crash', 'the process dies; its log survives', !down],
-      ['power_loss', 'Power loss', 'unflushed records are lost', !down],
-      ['shutdown', 'Controlled shutdown', 'leadership moves away first', !down],
-      ['restart', 'Restart', 'start again and rejoin', down],
-      ['isolate', 'Isolate', 'cut it off the network', b.state !== 'isolated'],
-      ['heal', 'Heal', 'reconnect it', true],
-    ];
-    this.menu.replaceChildren(
-      h('div.menu-title', null, h('b', { text: `Broker ${id}` }), h(`span.st.${b.state}`, { text: STATE_LABEL[b.state] || b.state })),
-      ...items.map(([action, label, hint, enabled]) =>
-        h('button', {
-          type: 'button', 'data-action': action, disabled: !enabled,
-          onclick: () => {
-            this.closeMenu();
-            this.guard(() => this.act({ [action]: id }));
-          },
-        }, h('span', { text: label }), h('small', { text: hint })),
-      ),
-    );
+    fillBrokerMenu(this.menu, b, {
+      healEnabled: true,
+      onPick: (action) => {
+        this.closeMenu();
+        this.guard(() => this.act(action));
+      },
+    });
     this.menu.hidden = false;
     const box = this.frameEl.getBoundingClientRect();
     const r = anchor.getBoundingClientRect();

@@ -29,6 +29,7 @@ use super::config::{Acks, ReplicaSelector, TruncationMode};
 use super::io::{Ctx, Timer};
 use super::log::Record;
 use super::partition::{Replica, Role};
+use super::pmap::PartitionMap;
 use super::protocol::*;
 use super::trace::{list, TraceKind};
 
@@ -82,12 +83,14 @@ pub struct Broker {
     pub meta_leaders: Vec<(Option<BrokerId>, u32)>,
     /// Fenced / shutting-down brokers as this broker's metadata says.
     pub meta_ineligible: Vec<BrokerId>,
-    pub replicas: BTreeMap<PartitionIndex, Replica>,
+    pub replicas: PartitionMap<Replica>,
     fetch_in_flight: BTreeMap<BrokerId, (u64, Vec<(PartitionIndex, u32)>)>,
     parked_fetches: BTreeMap<u64, ParkedFetch>,
-    fetch_waiters: BTreeMap<PartitionIndex, Vec<u64>>,
+    /// Parked fetches per hosted partition, by the replica's slot.
+    fetch_waiters: Vec<Vec<u64>>,
     parked_produces: BTreeMap<u64, ParkedProduce>,
-    produce_waiters: BTreeMap<PartitionIndex, Vec<u64>>,
+    /// Parked produces per hosted partition, by the replica's slot.
+    produce_waiters: Vec<Vec<u64>>,
     registration_in_flight: bool,
     /// Partitions this broker's fetcher skips (the `slow` fault).
     pub slow_partitions: Vec<PartitionIndex>,
@@ -112,17 +115,40 @@ impl Broker {
             metadata_offset: 0,
             meta_leaders: vec![(None, 0); partitions],
             meta_ineligible: Vec::new(),
-            replicas: BTreeMap::new(),
+            replicas: PartitionMap::new(),
             fetch_in_flight: BTreeMap::new(),
             parked_fetches: BTreeMap::new(),
-            fetch_waiters: BTreeMap::new(),
+            fetch_waiters: Vec::new(),
             parked_produces: BTreeMap::new(),
-            produce_waiters: BTreeMap::new(),
+            produce_waiters: Vec::new(),
             registration_in_flight: false,
             slow_partitions: Vec::new(),
             followed: BTreeMap::new(),
             followed_stale: true,
         }
+    }
+
+    /// Give this broker a replica of partition `p` (when the cluster is built).
+    pub fn host(&mut self, p: PartitionIndex, replica: Replica) {
+        self.replicas.insert(p, replica);
+        self.fetch_waiters
+            .resize_with(self.replicas.len(), Vec::new);
+        self.produce_waiters
+            .resize_with(self.replicas.len(), Vec::new);
+    }
+
+    /// Take the keys of the fetches (or produces) parked on partition `p`.
+    fn take_waiters(&mut self, p: PartitionIndex, fetches: bool) -> Vec<u64> {
+        let waiters = if fetches {
+            &mut self.fetch_waiters
+        } else {
+            &mut self.produce_waiters
+        };
+        self.replicas
+            .slot_of(p)
+            .and_then(|s| waiters.get_mut(s))
+            .map(std::mem::take)
+            .unwrap_or_default()
     }
 
     pub fn is_running(&self) -> bool {
@@ -146,9 +172,9 @@ impl Broker {
         self.meta_ineligible.clear();
         self.fetch_in_flight.clear();
         self.parked_fetches.clear();
-        self.fetch_waiters.clear();
+        self.fetch_waiters.iter_mut().for_each(Vec::clear);
         self.parked_produces.clear();
-        self.produce_waiters.clear();
+        self.produce_waiters.iter_mut().for_each(Vec::clear);
         for r in self.replicas.values_mut() {
             // The HW lives in memory; a restart reads the last checkpoint.
             r.log.high_watermark = r
@@ -679,7 +705,9 @@ impl Broker {
         }
         let key = ctx.new_id();
         for (p, _, _) in &waiting {
-            self.produce_waiters.entry(*p).or_default().push(key);
+            if let Some(s) = self.replicas.slot_of(*p) {
+                self.produce_waiters[s].push(key);
+            }
         }
         self.parked_produces.insert(
             key,
@@ -784,9 +812,7 @@ impl Broker {
     }
 
     fn complete_parked_produces(&mut self, ctx: &mut Ctx, p: PartitionIndex) {
-        let Some(keys) = self.produce_waiters.remove(&p) else {
-            return;
-        };
+        let keys = self.take_waiters(p, false);
         let hw = self.replicas.get(&p).map_or(0, |r| r.log.high_watermark);
         let mut still = Vec::new();
         for key in keys {
@@ -824,14 +850,14 @@ impl Broker {
         }
         if !still.is_empty() {
             still.dedup();
-            self.produce_waiters.insert(p, still);
+            if let Some(s) = self.replicas.slot_of(p) {
+                self.produce_waiters[s] = still;
+            }
         }
     }
 
     fn fail_parked_produces(&mut self, ctx: &mut Ctx, p: PartitionIndex, error: ErrorCode) {
-        let Some(keys) = self.produce_waiters.remove(&p) else {
-            return;
-        };
+        let keys = self.take_waiters(p, false);
         let hint = self.leader_hint(p);
         for key in keys {
             let Some(mut parked) = self.parked_produces.remove(&key) else {
@@ -880,10 +906,9 @@ impl Broker {
         }
         let key = ctx.new_id();
         for fp in &parked.partitions {
-            self.fetch_waiters
-                .entry(fp.partition)
-                .or_default()
-                .push(key);
+            if let Some(s) = self.replicas.slot_of(fp.partition) {
+                self.fetch_waiters[s].push(key);
+            }
         }
         self.parked_fetches.insert(key, parked);
         ctx.after(max_wait_ms, Timer::DelayedFetchExpire { id: key });
@@ -933,10 +958,7 @@ impl Broker {
     }
 
     fn wake_fetches(&mut self, ctx: &mut Ctx, p: PartitionIndex) {
-        let Some(keys) = self.fetch_waiters.remove(&p) else {
-            return;
-        };
-        for key in keys {
+        for key in self.take_waiters(p, true) {
             if let Some(parked) = self.parked_fetches.remove(&key) {
                 self.answer_fetch(ctx, parked, false);
             }
@@ -1361,13 +1383,18 @@ impl Broker {
             if resp.base_offset != rep.log.log_end_offset() {
                 continue;
             }
+            let appended = !resp.records.is_empty();
             for r in resp.records {
                 rep.log.append(r);
             }
-            rep.reconciled = true;
             let leo = rep.log.log_end_offset();
-            rep.log.high_watermark = resp.high_watermark.min(leo);
-            ctx.touch(p);
+            let hw = resp.high_watermark.min(leo);
+            // The invariants need a look only when this replica's state moved.
+            if appended || !rep.reconciled || hw != rep.log.high_watermark {
+                ctx.touch(p);
+            }
+            rep.reconciled = true;
+            rep.log.high_watermark = hw;
             changed.push(p);
         }
         for p in changed {

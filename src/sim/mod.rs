@@ -19,6 +19,7 @@ pub mod log;
 pub mod net;
 pub mod partition;
 pub mod placement;
+pub mod pmap;
 pub mod protocol;
 pub mod time;
 pub mod trace;

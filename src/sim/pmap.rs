@@ -1,0 +1,264 @@
+//! Maps keyed by partition index, for the hot paths of large clusters.
+//!
+//! A broker of the 20,000-partition bench workload hosts about 1,000 replicas
+//! and looks one up for every partition of every Fetch and Produce; with a
+//! `BTreeMap` that search was the largest single cost of a run. Both maps here
+//! answer a lookup with one index, and iterate in ascending key order exactly as
+//! a `BTreeMap` would, so swapping one for the other keeps every run's trace.
+//!
+//! - [`PartitionMap`]: few entries out of many partitions (a broker's replicas).
+//!   A dense table of slots points into a sorted vector of entries; inserting a
+//!   key above every other is O(1), anywhere else O(n) (maps are filled once,
+//!   in key order, when the cluster is built).
+//! - [`DenseMap`]: any subset of the partitions, one `Option` per partition
+//!   (a client's per-partition state; there are few clients).
+
+use super::protocol::PartitionIndex;
+
+const NONE: u32 = u32::MAX;
+
+#[derive(Clone, Debug)]
+pub struct PartitionMap<V> {
+    /// By partition index: the entry's position in `keys`/`values`, or `NONE`.
+    slot: Vec<u32>,
+    keys: Vec<PartitionIndex>,
+    values: Vec<V>,
+}
+
+impl<V> Default for PartitionMap<V> {
+    fn default() -> Self {
+        PartitionMap {
+            slot: Vec::new(),
+            keys: Vec::new(),
+            values: Vec::new(),
+        }
+    }
+}
+
+impl<V> PartitionMap<V> {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The position of `p`'s entry (stable until the next insert or remove).
+    pub fn slot_of(&self, p: PartitionIndex) -> Option<usize> {
+        match self.slot.get(p) {
+            Some(&s) if s != NONE => Some(s as usize),
+            _ => None,
+        }
+    }
+
+    pub fn get(&self, p: &PartitionIndex) -> Option<&V> {
+        self.slot_of(*p).map(|s| &self.values[s])
+    }
+
+    pub fn get_mut(&mut self, p: &PartitionIndex) -> Option<&mut V> {
+        self.slot_of(*p).map(|s| &mut self.values[s])
+    }
+
+    pub fn contains_key(&self, p: &PartitionIndex) -> bool {
+        self.slot_of(*p).is_some()
+    }
+
+    pub fn len(&self) -> usize {
+        self.keys.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.keys.is_empty()
+    }
+
+    pub fn insert(&mut self, p: PartitionIndex, v: V) -> Option<V> {
+        if let Some(s) = self.slot_of(p) {
+            return Some(std::mem::replace(&mut self.values[s], v));
+        }
+        if self.slot.len() <= p {
+            self.slot.resize(p + 1, NONE);
+        }
+        let at = self.keys.partition_point(|k| *k < p);
+        self.keys.insert(at, p);
+        self.values.insert(at, v);
+        self.renumber(at);
+        None
+    }
+
+    pub fn remove(&mut self, p: &PartitionIndex) -> Option<V> {
+        let s = self.slot_of(*p)?;
+        self.slot[*p] = NONE;
+        self.keys.remove(s);
+        let v = self.values.remove(s);
+        self.renumber(s);
+        Some(v)
+    }
+
+    fn renumber(&mut self, from: usize) {
+        for (i, k) in self.keys.iter().enumerate().skip(from) {
+            self.slot[*k] = i as u32;
+        }
+    }
+
+    pub fn keys(&self) -> impl Iterator<Item = &PartitionIndex> + '_ {
+        self.keys.iter()
+    }
+
+    pub fn values(&self) -> std::slice::Iter<'_, V> {
+        self.values.iter()
+    }
+
+    pub fn values_mut(&mut self) -> std::slice::IterMut<'_, V> {
+        self.values.iter_mut()
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = (&PartitionIndex, &V)> + '_ {
+        self.keys.iter().zip(self.values.iter())
+    }
+}
+
+/// One optional value per partition, iterated in partition order.
+#[derive(Clone, Debug)]
+pub struct DenseMap<V> {
+    values: Vec<Option<V>>,
+    len: usize,
+}
+
+impl<V> Default for DenseMap<V> {
+    fn default() -> Self {
+        DenseMap {
+            values: Vec::new(),
+            len: 0,
+        }
+    }
+}
+
+impl<V> DenseMap<V> {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    pub fn get(&self, p: &PartitionIndex) -> Option<&V> {
+        self.values.get(*p).and_then(Option::as_ref)
+    }
+
+    pub fn get_mut(&mut self, p: &PartitionIndex) -> Option<&mut V> {
+        self.values.get_mut(*p).and_then(Option::as_mut)
+    }
+
+    pub fn contains_key(&self, p: &PartitionIndex) -> bool {
+        self.get(p).is_some()
+    }
+
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    fn cell(&mut self, p: PartitionIndex) -> &mut Option<V> {
+        if self.values.len() <= p {
+            self.values.resize_with(p + 1, || None);
+        }
+        &mut self.values[p]
+    }
+
+    pub fn insert(&mut self, p: PartitionIndex, v: V) -> Option<V> {
+        let old = self.cell(p).replace(v);
+        if old.is_none() {
+            self.len += 1;
+        }
+        old
+    }
+
+    pub fn remove(&mut self, p: &PartitionIndex) -> Option<V> {
+        let old = self.values.get_mut(*p).and_then(Option::take);
+        if old.is_some() {
+            self.len -= 1;
+        }
+        old
+    }
+
+    /// `p`'s value, inserting `V::default()` first when there is none
+    /// (`BTreeMap::entry(p).or_default()`).
+    pub fn or_default(&mut self, p: PartitionIndex) -> &mut V
+    where
+        V: Default,
+    {
+        if self.get(&p).is_none() {
+            self.len += 1;
+        }
+        self.cell(p).get_or_insert_with(V::default)
+    }
+
+    pub fn clear(&mut self) {
+        self.values.clear();
+        self.len = 0;
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = (PartitionIndex, &V)> + '_ {
+        self.values
+            .iter()
+            .enumerate()
+            .filter_map(|(p, v)| v.as_ref().map(|v| (p, v)))
+    }
+
+    pub fn iter_mut(&mut self) -> impl Iterator<Item = (PartitionIndex, &mut V)> + '_ {
+        self.values
+            .iter_mut()
+            .enumerate()
+            .filter_map(|(p, v)| v.as_mut().map(|v| (p, v)))
+    }
+
+    pub fn keys(&self) -> impl Iterator<Item = PartitionIndex> + '_ {
+        self.iter().map(|(p, _)| p)
+    }
+
+    pub fn values(&self) -> impl Iterator<Item = &V> + '_ {
+        self.values.iter().filter_map(Option::as_ref)
+    }
+
+    pub fn values_mut(&mut self) -> impl Iterator<Item = &mut V> + '_ {
+        self.values.iter_mut().filter_map(Option::as_mut)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::BTreeMap;
+
+    /// The maps behave as a BTreeMap under the same inserts and removes,
+    /// iteration order included.
+    #[test]
+    fn partition_maps_agree_with_a_btreemap() {
+        let ops: Vec<(bool, usize)> = (0..400u64)
+            .map(|i| {
+                let x = i.wrapping_mul(2_654_435_761) % 97;
+                (x % 3 != 0, (x * 7 % 89) as usize)
+            })
+            .collect();
+        let mut reference = BTreeMap::new();
+        let mut sparse = PartitionMap::new();
+        let mut dense = DenseMap::new();
+        for (n, (insert, p)) in ops.into_iter().enumerate() {
+            if insert {
+                assert_eq!(sparse.insert(p, n), reference.get(&p).copied());
+                assert_eq!(dense.insert(p, n), reference.insert(p, n));
+            } else {
+                assert_eq!(sparse.remove(&p), reference.get(&p).copied());
+                assert_eq!(dense.remove(&p), reference.remove(&p));
+            }
+            let want: Vec<(usize, usize)> = reference.iter().map(|(k, v)| (*k, *v)).collect();
+            let got: Vec<(usize, usize)> = sparse.iter().map(|(k, v)| (*k, *v)).collect();
+            assert_eq!(got, want);
+            let got: Vec<(usize, usize)> = dense.iter().map(|(k, v)| (k, *v)).collect();
+            assert_eq!(got, want);
+            assert_eq!(sparse.len(), reference.len());
+            assert_eq!(dense.len(), reference.len());
+            for k in 0..100 {
+                assert_eq!(sparse.get(&k), reference.get(&k));
+                assert_eq!(dense.get(&k), reference.get(&k));
+            }
+        }
+    }
+}

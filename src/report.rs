@@ -102,13 +102,13 @@ pub fn consumer_partitions(c: &Cluster, k: &Consumer) -> Vec<ConsumerPartitionRe
     k.positions
         .iter()
         .map(|(p, pos)| {
-            let info = &c.partitions[*p];
-            let leader = c.controller.partitions[*p].leader;
+            let info = &c.partitions[p];
+            let leader = c.controller.partitions[p].leader;
             let leader_hw = leader
                 .and_then(|l| c.broker(l))
-                .and_then(|b| b.replicas.get(p))
+                .and_then(|b| b.replicas.get(&p))
                 .map(|r| r.log.high_watermark);
-            let reading_from = k.fetch_target(*p, c.now);
+            let reading_from = k.fetch_target(p, c.now);
             ConsumerPartitionReport {
                 partition: info.name(),
                 position: pos.offset,
@@ -222,7 +222,7 @@ pub fn build(c: &Cluster, scenario: &str) -> Report {
                 .positions
                 .iter()
                 .map(|(p, pos)| {
-                    let info = &c.partitions[*p];
+                    let info = &c.partitions[p];
                     (info.name(), pos.offset)
                 })
                 .collect(),

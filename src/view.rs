@@ -260,7 +260,7 @@ pub fn build_selected(c: &Cluster, max_partitions: usize, focus: &[usize]) -> Vi
                 .iter()
                 .filter_map(|(pi, s)| {
                     s.last_error.map(|e| {
-                        let info = &c.partitions[*pi];
+                        let info = &c.partitions[pi];
                         (info.name(), e.name().to_string())
                     })
                 })
@@ -278,7 +278,7 @@ pub fn build_selected(c: &Cluster, max_partitions: usize, focus: &[usize]) -> Vi
                 .positions
                 .iter()
                 .map(|(p, pos)| {
-                    let info = &c.partitions[*p];
+                    let info = &c.partitions[p];
                     (info.name(), pos.offset)
                 })
                 .collect(),

@@ -1076,7 +1076,6 @@ impl Broker {
         fp: &FetchPartition,
     ) -> FetchPartitionResponse {
         let p = fp.partition;
-        let hint = self.leader_hint(p);
         let mut resp = FetchPartitionResponse {
             partition: p,
             error: None,
@@ -1105,7 +1104,7 @@ impl Broker {
         };
         if let Some(e) = error {
             resp.error = Some(e);
-            resp.current_leader = hint.or_else(|| {
+            resp.current_leader = self.leader_hint(p).or_else(|| {
                 self.replicas
                     .get(&p)
                     .filter(|r| r.is_leader())

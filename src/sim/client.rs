@@ -30,6 +30,8 @@
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
+use super::pmap::DenseMap;
+
 use serde::Serialize;
 
 use super::config::{Acks, ConsumerConfig, OffsetReset, ProducerConfig};
@@ -85,16 +87,18 @@ pub struct Producer {
     pub name: String,
     pub index: u32,
     pub topic_partitions: Vec<PartitionIndex>,
+    /// `topic_partitions` sorted, for membership tests.
+    topic_sorted: Vec<PartitionIndex>,
     pub config: ProducerConfig,
     pub records_per_sec: u64,
     pub generated: u64,
     pub started_ms: u64,
-    pub metadata: BTreeMap<PartitionIndex, (Option<BrokerId>, u32)>,
+    pub metadata: DenseMap<(Option<BrokerId>, u32)>,
     metadata_request: Option<(u64, BrokerId)>,
     metadata_attempts: u32,
     bootstrap: BrokerId,
     pub metadata_refresh_due: bool,
-    pub partitions: BTreeMap<PartitionIndex, ProducerPartition>,
+    pub partitions: DenseMap<ProducerPartition>,
     requests: BTreeMap<u64, (BrokerId, Vec<PartitionIndex>)>,
     round_robin: usize,
     pub stats: ProducerStats,
@@ -123,20 +127,23 @@ impl Producer {
         records_per_sec: u64,
         brokers: u32,
     ) -> Self {
+        let mut topic_sorted = topic_partitions.clone();
+        topic_sorted.sort_unstable();
         Producer {
             name,
             index,
             topic_partitions,
+            topic_sorted,
             config,
             records_per_sec,
             generated: 0,
             started_ms: 0,
-            metadata: BTreeMap::new(),
+            metadata: DenseMap::new(),
             metadata_request: None,
             metadata_attempts: 0,
             bootstrap: index % brokers.max(1) + 1,
             metadata_refresh_due: true,
-            partitions: BTreeMap::new(),
+            partitions: DenseMap::new(),
             requests: BTreeMap::new(),
             round_robin: 0,
             stats: ProducerStats::default(),
@@ -194,13 +201,13 @@ impl Producer {
             let needs = self.partitions.get(&p).is_none_or(|s| s.producer_id == 0);
             if needs {
                 let id = self.new_producer_id();
-                self.partitions.entry(p).or_default().producer_id = id;
+                self.partitions.or_default(p).producer_id = id;
             }
             self.partitions.get(&p).map_or(0, |s| s.producer_id)
         } else {
             0
         };
-        let state = self.partitions.entry(p).or_default();
+        let state = self.partitions.or_default(p);
         let first_seq = if pid != 0 {
             let s = state.next_seq;
             state.next_seq += ids.len() as u32;
@@ -312,7 +319,7 @@ impl Producer {
                 self.metadata_request = None;
                 self.metadata_attempts = 0;
                 for pm in partitions {
-                    if !self.topic_partitions.contains(&pm.partition)
+                    if self.topic_sorted.binary_search(&pm.partition).is_err()
                         && !self.partitions.contains_key(&pm.partition)
                     {
                         continue;
@@ -747,11 +754,11 @@ pub struct Consumer {
     pub index: u32,
     pub topic_partitions: Vec<PartitionIndex>,
     pub config: ConsumerConfig,
-    pub metadata: BTreeMap<PartitionIndex, (Option<BrokerId>, u32)>,
+    pub metadata: DenseMap<(Option<BrokerId>, u32)>,
     metadata_request: Option<u64>,
     bootstrap: BrokerId,
     brokers: u32,
-    pub positions: BTreeMap<PartitionIndex, ConsumerPosition>,
+    pub positions: DenseMap<ConsumerPosition>,
     fetches: BTreeMap<u64, (BrokerId, Vec<PartitionIndex>)>,
     validations: BTreeMap<u64, PartitionIndex>,
     pub consumed: u64,
@@ -780,7 +787,7 @@ impl Consumer {
             index,
             topic_partitions,
             config,
-            metadata: BTreeMap::new(),
+            metadata: DenseMap::new(),
             metadata_request: None,
             bootstrap: index % brokers.max(1) + 1,
             brokers,
@@ -1150,7 +1157,7 @@ impl Consumer {
         let mut wake: Option<u64> = None;
         let mut need_metadata = false;
         let mut expired: Vec<(PartitionIndex, BrokerId)> = Vec::new();
-        for (&p, pos) in self.positions.iter_mut() {
+        for (p, pos) in self.positions.iter_mut() {
             if pos.stopped || pos.awaiting.is_some() || busy.contains(&p) {
                 continue;
             }

@@ -222,6 +222,29 @@ impl<V> DenseMap<V> {
     }
 }
 
+impl<V> FromIterator<(PartitionIndex, V)> for DenseMap<V> {
+    fn from_iter<I: IntoIterator<Item = (PartitionIndex, V)>>(iter: I) -> Self {
+        let mut m = DenseMap::new();
+        for (p, v) in iter {
+            m.insert(p, v);
+        }
+        m
+    }
+}
+
+impl<V> std::ops::Index<&PartitionIndex> for DenseMap<V> {
+    type Output = V;
+
+    /// Panics when `p` has no value, as `BTreeMap`'s index does (tests only;
+    /// the simulation uses `get`).
+    fn index(&self, p: &PartitionIndex) -> &V {
+        match self.get(p) {
+            Some(v) => v,
+            None => panic!("no value for partition {p}"),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -140,6 +140,9 @@ pub struct Cluster {
     pub acked: Vec<Vec<Acked>>,
     pub invariants: InvariantState,
     dirty: Vec<PartitionIndex>,
+    /// A handler's output buffers, reused from event to event.
+    sends_buf: Vec<(Node, Message)>,
+    timers_buf: Vec<(u64, Timer)>,
     pub events_processed: u64,
     /// Brokers told to be slow for a partition: (broker, partition).
     pub slow: Vec<(BrokerId, PartitionIndex)>,
@@ -201,6 +204,11 @@ impl Cluster {
                 spec.config.network_latency_ms,
                 spec.config.network_jitter_ms,
                 spec.seed,
+                (
+                    spec.brokers,
+                    spec.producers.len() as u32,
+                    spec.consumers.len() as u32,
+                ),
             ),
             controller: Controller::new(spec.brokers, &assignment),
             config: spec.config,
@@ -216,6 +224,8 @@ impl Cluster {
             acked: vec![Vec::new(); n],
             invariants: InvariantState::new(n),
             dirty: Vec::new(),
+            sends_buf: Vec::new(),
+            timers_buf: Vec::new(),
             events_processed: 0,
             slow: Vec::new(),
         };
@@ -381,6 +391,8 @@ impl Cluster {
             partitions,
             dirty,
             now,
+            sends_buf,
+            timers_buf,
             ..
         } = self;
         macro_rules! ctx {
@@ -393,8 +405,8 @@ impl Cluster {
                     metadata: $metadata,
                     trace,
                     next_id,
-                    sends: Vec::new(),
-                    timers: Vec::new(),
+                    sends: std::mem::take(sends_buf),
+                    timers: std::mem::take(timers_buf),
                     dirty,
                 }
             };
@@ -465,12 +477,16 @@ impl Cluster {
                 (ctx.sends, ctx.timers)
             }
         };
-        for (to, msg) in sends {
+        let (mut sends, mut timers) = (sends, timers);
+        for (to, msg) in sends.drain(..) {
             self.send(node, to, msg);
         }
-        for (at, timer) in timers {
+        for (at, timer) in timers.drain(..) {
             self.schedule_timer(node, at, timer);
         }
+        // Keep the (now empty) buffers for the next handler: no allocation per event.
+        self.sends_buf = sends;
+        self.timers_buf = timers;
         if controller_changed && self.controller.pending_push {
             self.controller.pending_push = false;
             let end = self.controller.metadata_log.len() as u64;

@@ -21,20 +21,30 @@ pub struct Network {
     pub jitter_ms: u64,
     pub isolated: BTreeSet<BrokerId>,
     rng: Pcg64Mcg,
-    /// Last delivery time per directed link, to keep links FIFO.
-    last_delivery: BTreeMap<(Node, Node), u64>,
+    /// Last delivery time per directed link, to keep links FIFO: a dense
+    /// `nodes × nodes` table (see [`Network::slot`]); links between nodes
+    /// outside it, which a built cluster does not have, go to `other_links`.
+    last_delivery: Vec<u64>,
+    /// Brokers, producers, consumers: the shape of `last_delivery`.
+    shape: (u32, u32, u32),
+    other_links: BTreeMap<(Node, Node), u64>,
     pub messages_sent: u64,
     pub messages_dropped: u64,
 }
 
 impl Network {
-    pub fn new(latency_ms: u64, jitter_ms: u64, seed: u64) -> Self {
+    /// A network between a controller, `shape.0` brokers, `shape.1`
+    /// producers and `shape.2` consumers.
+    pub fn new(latency_ms: u64, jitter_ms: u64, seed: u64, shape: (u32, u32, u32)) -> Self {
+        let nodes = 1 + shape.0 as usize + shape.1 as usize + shape.2 as usize;
         Network {
             latency_ms,
             jitter_ms,
             isolated: BTreeSet::new(),
             rng: Pcg64Mcg::new(0xcafe_f00d_d15e_a5e5 ^ (seed as u128) << 1 | 1),
-            last_delivery: BTreeMap::new(),
+            last_delivery: vec![0; nodes * nodes],
+            shape,
+            other_links: BTreeMap::new(),
             messages_sent: 0,
             messages_dropped: 0,
         }
@@ -49,6 +59,18 @@ impl Network {
         !self.is_isolated(a) && !self.is_isolated(b)
     }
 
+    /// A node's row (and column) in `last_delivery`.
+    fn slot(&self, node: Node) -> Option<usize> {
+        let (b, p, c) = self.shape;
+        match node {
+            Node::Controller => Some(0),
+            Node::Broker(i) if (1..=b).contains(&i) => Some(i as usize),
+            Node::Producer(i) if i < p => Some((1 + b + i) as usize),
+            Node::Consumer(i) if i < c => Some((1 + b + p + i) as usize),
+            _ => None,
+        }
+    }
+
     /// The time a message sent now from `from` to `to` arrives.
     pub fn delivery_time(&mut self, now: u64, from: Node, to: Node) -> u64 {
         self.messages_sent += 1;
@@ -58,7 +80,13 @@ impl Network {
             self.rng.next_u64() % (self.jitter_ms + 1)
         };
         let mut at = now + self.latency_ms + jitter;
-        let last = self.last_delivery.entry((from, to)).or_insert(0);
+        let last = match (self.slot(from), self.slot(to)) {
+            (Some(a), Some(b)) => {
+                let nodes = 1 + (self.shape.0 + self.shape.1 + self.shape.2) as usize;
+                &mut self.last_delivery[a * nodes + b]
+            }
+            _ => self.other_links.entry((from, to)).or_insert(0),
+        };
         if at < *last {
             at = *last;
         }

@@ -29,7 +29,7 @@ use super::config::{Acks, ReplicaSelector, TruncationMode};
 use super::io::{Ctx, Timer};
 use super::log::Record;
 use super::partition::{Replica, Role};
-use super::pmap::PartitionMap;
+use super::pmap::{DenseMap, PartitionMap};
 use super::protocol::*;
 use super::trace::{list, TraceKind};
 
@@ -84,7 +84,9 @@ pub struct Broker {
     /// Fenced / shutting-down brokers as this broker's metadata says.
     pub meta_ineligible: Vec<BrokerId>,
     pub replicas: PartitionMap<Replica>,
-    fetch_in_flight: BTreeMap<BrokerId, (u64, Vec<(PartitionIndex, u32)>)>,
+    /// The Fetch in flight to each leader broker (by broker id): its id and
+    /// the (partition, leader epoch) pairs it asked for.
+    fetch_in_flight: DenseMap<(u64, Vec<(PartitionIndex, u32)>)>,
     parked_fetches: BTreeMap<u64, ParkedFetch>,
     /// Parked fetches per hosted partition, by the replica's slot.
     fetch_waiters: Vec<Vec<u64>>,
@@ -116,7 +118,7 @@ impl Broker {
             meta_leaders: vec![(None, 0); partitions],
             meta_ineligible: Vec::new(),
             replicas: PartitionMap::new(),
-            fetch_in_flight: BTreeMap::new(),
+            fetch_in_flight: DenseMap::new(),
             parked_fetches: BTreeMap::new(),
             fetch_waiters: Vec::new(),
             parked_produces: BTreeMap::new(),
@@ -497,14 +499,16 @@ impl Broker {
             return;
         }
         let metadata = ctx.metadata;
-        let mut latest: BTreeMap<PartitionIndex, &PartitionRegistration> = BTreeMap::new();
+        // The last registration of each partition in the new records, in
+        // partition order.
+        let mut latest: Vec<(PartitionIndex, &PartitionRegistration)> = Vec::new();
         for rec in &metadata[self.metadata_offset as usize..end as usize] {
             match rec {
                 MetadataRecord::Partition {
                     partition,
                     registration,
                 } => {
-                    latest.insert(*partition, registration);
+                    latest.push((*partition, registration));
                 }
                 MetadataRecord::Broker {
                     broker,
@@ -520,6 +524,9 @@ impl Broker {
             }
         }
         self.metadata_offset = end;
+        latest.reverse();
+        latest.sort_by_key(|x| x.0); // stable: the last record of a partition comes first
+        latest.dedup_by_key(|x| x.0);
         for (p, reg) in latest {
             self.meta_leaders[p] = (reg.leader, reg.leader_epoch);
             if self.replicas.contains_key(&p) {
@@ -727,7 +734,7 @@ impl Broker {
             return Err(ErrorCode::NotLeaderOrFollower);
         };
         let min_isr = r.effective_min_isr(ctx.partitions[p].config.min_insync_replicas);
-        if r.maximal_isr().len() < min_isr {
+        if r.maximal_isr_len() < min_isr {
             Err(ErrorCode::NotEnoughReplicasAfterAppend)
         } else {
             Ok(base)
@@ -1208,8 +1215,12 @@ impl Broker {
 
     /// The fetch to `leader` timed out or its connection broke: back off.
     fn fetch_failed(&mut self, ctx: &mut Ctx, leader: BrokerId, id: u64) {
-        if self.fetch_in_flight.get(&leader).is_some_and(|f| f.0 == id) {
-            self.fetch_in_flight.remove(&leader);
+        if self
+            .fetch_in_flight
+            .get(&(leader as usize))
+            .is_some_and(|f| f.0 == id)
+        {
+            self.fetch_in_flight.remove(&(leader as usize));
             self.back_off_leader(ctx, leader);
             self.send_fetches(ctx);
         }
@@ -1244,10 +1255,10 @@ impl Broker {
         }
         let mut by_leader: Vec<(BrokerId, Vec<FetchPartition>)> = Vec::new();
         for (&leader, parts) in &self.followed {
-            if self.fetch_in_flight.contains_key(&leader) {
+            if self.fetch_in_flight.contains_key(&(leader as usize)) {
                 continue;
             }
-            let mut partitions = Vec::new();
+            let mut partitions = Vec::with_capacity(parts.len());
             for p in parts {
                 let Some(r) = self.replicas.get(p) else {
                     continue;
@@ -1276,7 +1287,7 @@ impl Broker {
                 .iter()
                 .map(|fp| (fp.partition, fp.current_leader_epoch))
                 .collect();
-            self.fetch_in_flight.insert(leader, (id, sent));
+            self.fetch_in_flight.insert(leader as usize, (id, sent));
             ctx.send(
                 Node::Broker(leader),
                 Message::Fetch {
@@ -1302,11 +1313,11 @@ impl Broker {
         id: u64,
         partitions: Vec<FetchPartitionResponse>,
     ) {
-        match self.fetch_in_flight.get(&leader) {
+        match self.fetch_in_flight.get(&(leader as usize)) {
             Some((want, _)) if *want == id => {}
             _ => return,
         }
-        let Some((_, sent)) = self.fetch_in_flight.remove(&leader) else {
+        let Some((_, sent)) = self.fetch_in_flight.remove(&(leader as usize)) else {
             return;
         };
         let mut retry_later = false;

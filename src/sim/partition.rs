@@ -97,17 +97,28 @@ impl Replica {
         self.role == Role::Leader
     }
 
-    /// The committed ISR plus any member whose addition is in flight (KIP-497).
-    pub fn maximal_isr(&self) -> Vec<BrokerId> {
-        let mut m = self.isr.clone();
-        if let Some((_, pending)) = &self.pending_isr {
-            for b in pending {
-                if !m.contains(b) {
-                    m.push(*b);
-                }
-            }
-        }
-        m
+    /// Members of the pending ISR not in the committed one (the maximal ISR,
+    /// KIP-497, is the committed ISR plus these).
+    fn pending_only(&self) -> impl Iterator<Item = BrokerId> + '_ {
+        self.pending_isr
+            .iter()
+            .flat_map(|(_, pending)| pending.iter().copied())
+            .filter(|b| !self.isr.contains(b))
+    }
+
+    /// Whether `b` is in the maximal ISR (no allocation: the HW rule asks
+    /// this for every follower on every fetch).
+    pub fn in_maximal_isr(&self, b: BrokerId) -> bool {
+        self.isr.contains(&b)
+            || self
+                .pending_isr
+                .as_ref()
+                .is_some_and(|(_, pending)| pending.contains(&b))
+    }
+
+    /// The size of the maximal ISR.
+    pub fn maximal_isr_len(&self) -> usize {
+        self.isr.len() + self.pending_only().count()
     }
 
     pub fn follower_mut(&mut self, broker: BrokerId) -> Option<&mut FollowerState> {
@@ -218,10 +229,9 @@ impl Replica {
             return false;
         }
         let leo = self.log.log_end_offset();
-        let maximal = self.maximal_isr();
         let mut candidate = leo;
         for f in &self.followers {
-            let counts = maximal.contains(&f.broker)
+            let counts = self.in_maximal_isr(f.broker)
                 || (self.is_caught_up(f, now, lag_max_ms) && eligible(f.broker));
             if !counts {
                 continue;

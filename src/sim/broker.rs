@@ -1026,7 +1026,8 @@ impl Broker {
             }
         }
         if moved {
-            ctx.touch(p);
+            // What the leader knows of a follower is not something the
+            // invariants read; a HW this moves is touched below.
             self.after_leader_state_change(ctx, p);
         }
     }

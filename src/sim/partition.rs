@@ -254,6 +254,11 @@ impl Replica {
         if self.recovery == LeaderRecoveryState::Recovering {
             return Vec::new();
         }
+        // Asked on every follower fetch, and nearly always every follower is
+        // already in the ISR: look up the epoch's start only when one is not.
+        if self.followers.iter().all(|f| self.isr.contains(&f.broker)) {
+            return Vec::new();
+        }
         let epoch_start = self.log.epoch_start_offset(self.leader_epoch).unwrap_or(0);
         self.followers
             .iter()

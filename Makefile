@@ -20,7 +20,7 @@ CHROMEDRIVER ?= /usr/bin/chromedriver
 help:
 	@echo "make run     build and serve the app on http://$(HOST):$(PORT)/ (PORT=... to change)"
 	@echo "make test    run every test"
-	@echo "make build   build the static site into www/ (wasm package in www/pkg)"
+	@echo "make build   build the static site into www/ (wasm package in www/pkg, page bundle in www/dist)"
 	@echo "make bench   benchmarks: criterion, CLI, failover scaling, headless Chromium (scripts/bench.sh)"
 	@echo "make setup   install missing tools (rust target, wasm-bindgen-cli, chromium, npm packages)"
 	@echo "make fmt     format the Rust code"
@@ -33,8 +33,12 @@ setup:
 wasm:
 	@scripts/build-wasm.sh
 
+# The wasm package, the scenarios, the element package and the page's bundle
+# (www/dist/: index.html's JS and CSS, minified; scripts/build-bundle.mjs).
+BUILD_STEPS := scripts/build-wasm.sh && scripts/build-site.sh && scripts/build-element.sh && node scripts/build-bundle.mjs
+
 build: setup
-	@scripts/build-wasm.sh && scripts/build-site.sh && scripts/build-element.sh
+	@$(BUILD_STEPS)
 	@if [[ ! -f www/index.html ]]; then echo "build: warning: www/index.html does not exist yet"; fi
 	@echo "build: static site ready in www/"
 
@@ -74,10 +78,10 @@ test-wasm-browser:
 # Browser end-to-end tests (playwright-core + /usr/bin/chromium) against the built site.
 test-e2e:
 	@echo "== browser end-to-end tests (tests/e2e/)"
-	scripts/build-wasm.sh && scripts/build-site.sh && scripts/build-element.sh
+	$(BUILD_STEPS)
 	node --test tests/e2e/
 
-# The page's wasm + JS + CSS, gzipped, against the 200 kB budget (after test-e2e built www/pkg).
+# The page's wasm + JS + CSS, gzipped, against the 200 kB budget (after test-e2e built www/pkg and www/dist).
 test-size:
 	@echo "== size budget (scripts/size-budget.mjs)"
 	node scripts/size-budget.mjs
@@ -92,4 +96,4 @@ fmt:
 
 clean:
 	cargo clean
-	rm -rf www/pkg test-results dist
+	rm -rf www/pkg www/dist test-results dist

@@ -3,8 +3,8 @@
 #   - rustfmt + clippy, and the wasm32-unknown-unknown target (rustup)
 #   - wasm-bindgen-cli at the version pinned in wasm-pack.toml (cargo install)
 #   - Debian chromium + chromium-driver (apt-get)
-#   - npm packages from the committed package-lock.json (npm ci): playwright-core
-#     and binaryen (wasm-opt for the wasm build)
+#   - npm packages from the committed package-lock.json (npm ci): playwright-core,
+#     binaryen (wasm-opt for the wasm build), esbuild + terser (the page's bundle)
 # Safe to run again: a second run does nothing and prints one line per check.
 # Nothing here downloads from anywhere but the package registries (crates.io,
 # Debian, npm); in particular no browser download.
@@ -79,7 +79,8 @@ if [[ -d node_modules && -f "$stamp" && "$(cat "$stamp")" == "$lock_sum" ]]; the
 else
   say "npm packages: npm ci"
   # playwright-core never downloads a browser (the e2e tests use /usr/bin/chromium);
-  # binaryen ships wasm-opt compiled to JS/wasm, nothing is fetched at build time.
+  # binaryen ships wasm-opt compiled to JS/wasm, esbuild its binary as the npm
+  # package @esbuild/<platform>; nothing is fetched at build time.
   PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --no-audit --no-fund --loglevel=error
   echo "$lock_sum" > "$stamp"
 fi

@@ -153,6 +153,26 @@ impl Broker {
             .unwrap_or_default()
     }
 
+    /// Whether `timer`, set by incarnation `incarnation` of this broker, can
+    /// still do anything when it fires. Timers of an earlier incarnation never
+    /// run; a fetch timeout for a fetch already answered, or the expiry of a
+    /// delayed fetch or produce already completed, is a no-op (ids are never
+    /// reused). The cluster drops such timers from its queue.
+    pub fn timer_live(&self, incarnation: u32, timer: &Timer) -> bool {
+        if !self.is_running() || incarnation != self.incarnation {
+            return false;
+        }
+        match timer {
+            Timer::FetchTimeout { leader, id } => self
+                .fetch_in_flight
+                .get(&(*leader as usize))
+                .is_some_and(|f| f.0 == *id),
+            Timer::DelayedFetchExpire { id } => self.parked_fetches.contains_key(id),
+            Timer::DelayedProduceExpire { id } => self.parked_produces.contains_key(id),
+            _ => true,
+        }
+    }
+
     pub fn is_running(&self) -> bool {
         self.process == Process::Running
     }

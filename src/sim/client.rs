@@ -119,6 +119,18 @@ fn backoff(base: u64, max: u64, attempts: u32) -> u64 {
 }
 
 impl Producer {
+    /// Whether `timer`, set earlier, can still do anything when it fires: a
+    /// request timeout for a request already answered cannot (request ids
+    /// are never reused). The cluster drops such timers from its queue.
+    pub fn timer_live(&self, timer: &Timer) -> bool {
+        match timer {
+            Timer::RequestTimeout { id } => {
+                self.metadata_request.is_some_and(|m| m.0 == *id) || self.requests.contains_key(id)
+            }
+            _ => true,
+        }
+    }
+
     pub fn new(
         name: String,
         index: u32,
@@ -771,6 +783,19 @@ pub struct Consumer {
 }
 
 impl Consumer {
+    /// As [`Producer::timer_live`]: a request timeout for a request no longer
+    /// outstanding is a no-op.
+    pub fn timer_live(&self, timer: &Timer) -> bool {
+        match timer {
+            Timer::RequestTimeout { id } => {
+                self.metadata_request == Some(*id)
+                    || self.fetches.contains_key(id)
+                    || self.validations.contains_key(id)
+            }
+            _ => true,
+        }
+    }
+
     pub fn new(
         name: String,
         index: u32,

@@ -22,6 +22,9 @@ use super::time::EventQueue;
 use super::trace::{Trace, TraceKind};
 use super::{PartitionInfo, TopicInfo};
 
+/// Below this many pending events the queue is never compacted.
+const MIN_COMPACT_QUEUE: usize = 4096;
+
 /// Something a user, a scenario step or a test does to the cluster.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -140,6 +143,8 @@ pub struct Cluster {
     pub acked: Vec<Vec<Acked>>,
     pub invariants: InvariantState,
     dirty: Vec<PartitionIndex>,
+    /// Queue length at which dead timers are next dropped.
+    compact_at: usize,
     /// A handler's output buffers, reused from event to event.
     sends_buf: Vec<(Node, Message)>,
     timers_buf: Vec<(u64, Timer)>,
@@ -224,6 +229,7 @@ impl Cluster {
             acked: vec![Vec::new(); n],
             invariants: InvariantState::new(n),
             dirty: Vec::new(),
+            compact_at: MIN_COMPACT_QUEUE,
             sends_buf: Vec::new(),
             timers_buf: Vec::new(),
             events_processed: 0,
@@ -321,7 +327,45 @@ impl Cluster {
             }
         }
         self.after_event();
+        if self.queue.len() >= self.compact_at {
+            self.drop_dead_timers();
+        }
         true
+    }
+
+    /// Drop timers that can no longer do anything (timeouts of requests
+    /// long answered, timers of a dead incarnation). Every fetch and request
+    /// sets a 30 s timeout that is almost never needed, so in a large cluster
+    /// they are most of the queue; dropping them changes nothing that runs,
+    /// since a dead timer is a no-op and the others keep their order.
+    fn drop_dead_timers(&mut self) {
+        let Cluster {
+            queue,
+            brokers,
+            producers,
+            consumers,
+            ..
+        } = self;
+        queue.retain(|e| match e {
+            Event::Timer {
+                node,
+                incarnation,
+                timer,
+            } => match *node {
+                Node::Broker(b) => brokers
+                    .get((b as usize).wrapping_sub(1))
+                    .is_some_and(|x| x.timer_live(*incarnation, timer)),
+                Node::Producer(i) => producers
+                    .get(i as usize)
+                    .is_none_or(|p| p.timer_live(timer)),
+                Node::Consumer(i) => consumers
+                    .get(i as usize)
+                    .is_none_or(|c| c.timer_live(timer)),
+                Node::Controller => true,
+            },
+            _ => true,
+        });
+        self.compact_at = (self.queue.len() * 2).max(MIN_COMPACT_QUEUE);
     }
 
     /// Run every event due at or before `t`, then set the clock to `t`.

@@ -89,6 +89,12 @@ impl<E> EventQueue<E> {
         self.heap.is_empty()
     }
 
+    /// Drop the pending events `keep` says no to. The others keep their time
+    /// and sequence, so they run in exactly the order they would have.
+    pub fn retain(&mut self, mut keep: impl FnMut(&E) -> bool) {
+        self.heap.retain(|s| keep(&s.event));
+    }
+
     /// Every pending event with its due time, in no particular order.
     pub fn iter(&self) -> impl Iterator<Item = (u64, &E)> {
         self.heap.iter().map(|s| (s.at, &s.event))
@@ -107,6 +113,21 @@ mod tests {
         q.schedule(5, "c");
         let order: Vec<_> = std::iter::from_fn(|| q.pop()).collect();
         assert_eq!(order, vec![(1, "a"), (5, "b"), (5, "c")]);
+    }
+
+    #[test]
+    fn dropping_events_keeps_the_order_of_the_rest() {
+        let mut q = EventQueue::default();
+        for (t, e) in [(3, 'a'), (1, 'b'), (3, 'c'), (2, 'd'), (3, 'e'), (1, 'f')] {
+            q.schedule(t, e);
+        }
+        q.schedule_late(1, 'g');
+        q.retain(|e| !matches!(e, 'c' | 'f'));
+        let order: Vec<_> = std::iter::from_fn(|| q.pop()).collect();
+        assert_eq!(
+            order,
+            vec![(1, 'b'), (1, 'g'), (2, 'd'), (3, 'a'), (3, 'e')]
+        );
     }
 
     #[test]

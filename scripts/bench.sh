@@ -6,10 +6,12 @@
 #   3. failover cost vs partitions led by the dead broker -> docs/failover-scaling.svg
 #   4. the same workloads in headless Chromium (www/bench.html), the wasm/native
 #      ratio and the overview's frame time (scripts/bench-browser.mjs)
+#   5. the crash ripple through the large workload's overview, photographed in
+#      headless Chromium (scripts/ripple.mjs -> docs/ripple-*.png)
 # Knobs (environment): BENCH_WORKLOADS=small,medium,large  BENCH_UNTIL_MS=N (cap
 # the simulated horizon; default the files' 60 s)  BENCH_SCALING=1,5000  (0 to
 # skip, else the partition counts; default 1000,5000,10000,20000)
-# BENCH_STEPS="criterion cli scaling browser" (which parts). Speed is reported,
+# BENCH_STEPS="criterion cli scaling browser ripple" (which parts). Speed is reported,
 # never asserted. Needs `make build` first (the Makefile's bench target does it).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -18,7 +20,7 @@ export PATH="$HOME/.cargo/bin:$PATH"
 workloads="${BENCH_WORKLOADS:-small,medium,large}"
 until_ms="${BENCH_UNTIL_MS:-}"
 scaling="${BENCH_SCALING:-1000,5000,10000,20000}"
-steps="${BENCH_STEPS:-criterion cli scaling browser}"
+steps="${BENCH_STEPS:-criterion cli scaling browser ripple}"
 out=target/bench
 mkdir -p "$out"
 has() { [[ " $steps " == *" $1 "* ]]; }
@@ -59,5 +61,10 @@ fi
 if has browser; then
   say "headless Chromium (www/bench.html)"
   node scripts/bench-browser.mjs --workloads "$workloads" ${until_ms:+--until "$until_ms"} --json "${out}/browser.json"
+fi
+
+if has ripple; then
+  say "the crash ripple on the large workload's overview -> docs/ripple-*.png"
+  node scripts/ripple.mjs --out docs
 fi
 say "done; figures in ${out}/"

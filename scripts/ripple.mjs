@@ -22,11 +22,12 @@ function arg(name, fallback) {
 const SCENARIO = arg('scenario', 'bench/large.json');
 const OUT = path.resolve(ROOT, arg('out', 'docs'));
 // broker 1 crashes at 20 s; broker.session.timeout.ms = 9 s: fenced at 29.001 s.
+// [name, time, photograph it] — the README shows the two photographed.
 const SHOTS = [
-  ['before', 19_900],
-  ['crashed', 28_900],
-  ['fenced', 29_100],
-  ['settled', 31_000],
+  ['before', 19_900, false],
+  ['crashed', 28_900, true],
+  ['fenced', 29_100, true],
+  ['settled', 31_000, false],
 ];
 
 async function main() {
@@ -38,7 +39,7 @@ async function main() {
     await page.waitForSelector('body[data-ready="true"]', { timeout: 120_000 });
     console.log(`ripple: ${SCENARIO} loaded in ${Date.now() - t0} ms`);
     fs.mkdirSync(OUT, { recursive: true });
-    for (const [name, at] of SHOTS) {
+    for (const [name, at, photo] of SHOTS) {
       const res = await page.evaluate((at) => {
         const t = performance.now();
         window.failoverLab.runFor(Math.max(0, at - window.failoverLab.now()));
@@ -50,13 +51,13 @@ async function main() {
       await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
       const panel = page.locator('section.overview-panel');
       const file = path.join(OUT, `ripple-${name}.png`);
-      await panel.screenshot({ path: file });
+      if (photo) await panel.screenshot({ path: file });
       const sum = await page.locator('.ov-sum').textContent();
       const m = res.metrics;
       console.log(
         `ripple: t=${(res.now / 1000).toFixed(3)} s (${res.wall.toFixed(0)} ms to simulate): ` +
           `${m.OfflinePartitionsCount} offline, ${m.UnderMinIsrPartitionCount} under min ISR, ` +
-          `${m.UnderReplicatedPartitions} under-replicated; overview: "${sum.trim()}" -> ${path.relative(ROOT, file)}`,
+          `${m.UnderReplicatedPartitions} under-replicated; overview: "${sum.trim()}"${photo ? ` -> ${path.relative(ROOT, file)}` : ''}`,
       );
     }
     if (app.errors.length) throw new Error(`page errors: ${app.errors.join('; ')}`);

@@ -21,15 +21,13 @@
 //! also loses records not yet flushed (`log.flush.interval.ms`, else the OS's
 //! write-back, modelled by `sim.os.flush.interval.ms`).
 
-use std::collections::BTreeMap;
-
 use serde::Serialize;
 
 use super::config::{Acks, ReplicaSelector, TruncationMode};
 use super::io::{Ctx, Timer};
 use super::log::Record;
 use super::partition::{Replica, Role};
-use super::pmap::{DenseMap, PartitionMap};
+use super::pmap::{DenseMap, PartitionMap, VecMap};
 use super::protocol::*;
 use super::trace::{list, TraceKind};
 
@@ -87,10 +85,10 @@ pub struct Broker {
     /// The Fetch in flight to each leader broker (by broker id): its id and
     /// the (partition, leader epoch) pairs it asked for.
     fetch_in_flight: DenseMap<(u64, Vec<(PartitionIndex, u32)>)>,
-    parked_fetches: BTreeMap<u64, ParkedFetch>,
+    parked_fetches: VecMap<u64, ParkedFetch>,
     /// Parked fetches per hosted partition, by the replica's slot.
     fetch_waiters: Vec<Vec<u64>>,
-    parked_produces: BTreeMap<u64, ParkedProduce>,
+    parked_produces: VecMap<u64, ParkedProduce>,
     /// Parked produces per hosted partition, by the replica's slot.
     produce_waiters: Vec<Vec<u64>>,
     registration_in_flight: bool,
@@ -99,7 +97,7 @@ pub struct Broker {
     /// Followed partitions per leader, in partition order (a cache of the
     /// replicas' roles, rebuilt when a role or leader changes), so a fetch
     /// response costs the partitions of one leader, not of the whole broker.
-    followed: BTreeMap<BrokerId, Vec<PartitionIndex>>,
+    followed: VecMap<BrokerId, Vec<PartitionIndex>>,
     followed_stale: bool,
 }
 
@@ -119,13 +117,13 @@ impl Broker {
             meta_ineligible: Vec::new(),
             replicas: PartitionMap::new(),
             fetch_in_flight: DenseMap::new(),
-            parked_fetches: BTreeMap::new(),
+            parked_fetches: VecMap::new(),
             fetch_waiters: Vec::new(),
-            parked_produces: BTreeMap::new(),
+            parked_produces: VecMap::new(),
             produce_waiters: Vec::new(),
             registration_in_flight: false,
             slow_partitions: Vec::new(),
-            followed: BTreeMap::new(),
+            followed: VecMap::new(),
             followed_stale: true,
         }
     }
@@ -1268,14 +1266,14 @@ impl Broker {
             for r in self.replicas.values() {
                 match r.leader {
                     Some(leader) if r.role == Role::Follower && leader != self.id => {
-                        self.followed.entry(leader).or_default().push(r.partition)
+                        self.followed.or_default(leader).push(r.partition)
                     }
                     _ => {}
                 }
             }
         }
         let mut by_leader: Vec<(BrokerId, Vec<FetchPartition>)> = Vec::new();
-        for (&leader, parts) in &self.followed {
+        for (&leader, parts) in self.followed.iter() {
             if self.fetch_in_flight.contains_key(&(leader as usize)) {
                 continue;
             }

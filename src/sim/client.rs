@@ -30,7 +30,7 @@
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
-use super::pmap::DenseMap;
+use super::pmap::{DenseMap, VecMap};
 
 use serde::Serialize;
 
@@ -99,7 +99,7 @@ pub struct Producer {
     bootstrap: BrokerId,
     pub metadata_refresh_due: bool,
     pub partitions: DenseMap<ProducerPartition>,
-    requests: BTreeMap<u64, (BrokerId, Vec<PartitionIndex>)>,
+    requests: VecMap<u64, (BrokerId, Vec<PartitionIndex>)>,
     round_robin: usize,
     pub stats: ProducerStats,
     pub newly_acked: Vec<Acked>,
@@ -156,7 +156,7 @@ impl Producer {
             bootstrap: index % brokers.max(1) + 1,
             metadata_refresh_due: true,
             partitions: DenseMap::new(),
-            requests: BTreeMap::new(),
+            requests: VecMap::new(),
             round_robin: 0,
             stats: ProducerStats::default(),
             newly_acked: Vec::new(),
@@ -291,11 +291,11 @@ impl Producer {
                 let n = due.saturating_sub(self.generated);
                 self.generated += n;
                 let parts = self.topic_partitions.len().max(1);
-                let mut per: BTreeMap<PartitionIndex, Vec<u64>> = BTreeMap::new();
+                let mut per: VecMap<PartitionIndex, Vec<u64>> = VecMap::new();
                 for _ in 0..n {
                     let p = self.topic_partitions[self.round_robin % parts];
                     self.round_robin += 1;
-                    per.entry(p).or_default().push(ctx.new_id());
+                    per.or_default(p).push(ctx.new_id());
                 }
                 let acks = self.config.acks;
                 for (p, ids) in per {
@@ -602,7 +602,7 @@ impl Producer {
     pub fn pump(&mut self, ctx: &mut Ctx) {
         // Expire batches that never got out within delivery.timeout.ms.
         let timeout = self.config.delivery_timeout_ms;
-        let mut requests: BTreeMap<(BrokerId, Acks), Vec<ProduceBatch>> = BTreeMap::new();
+        let mut requests: VecMap<(BrokerId, Acks), Vec<ProduceBatch>> = VecMap::new();
         let mut need_metadata = false;
         let mut next_wake: Option<u64> = None;
         let candidates: Vec<PartitionIndex> = self.queued.iter().copied().collect();
@@ -661,13 +661,10 @@ impl Producer {
                         batch_start: i == 0,
                     })
                     .collect();
-                requests
-                    .entry((leader, b.acks))
-                    .or_default()
-                    .push(ProduceBatch {
-                        partition: *p,
-                        records,
-                    });
+                requests.or_default((leader, b.acks)).push(ProduceBatch {
+                    partition: *p,
+                    records,
+                });
                 state.in_flight.push(b);
             }
         }
@@ -771,8 +768,8 @@ pub struct Consumer {
     bootstrap: BrokerId,
     brokers: u32,
     pub positions: DenseMap<ConsumerPosition>,
-    fetches: BTreeMap<u64, (BrokerId, Vec<PartitionIndex>)>,
-    validations: BTreeMap<u64, PartitionIndex>,
+    fetches: VecMap<u64, (BrokerId, Vec<PartitionIndex>)>,
+    validations: VecMap<u64, PartitionIndex>,
     pub consumed: u64,
     pub truncations_detected: u64,
     pub errors: BTreeMap<String, u64>,
@@ -817,8 +814,8 @@ impl Consumer {
             bootstrap: index % brokers.max(1) + 1,
             brokers,
             positions,
-            fetches: BTreeMap::new(),
-            validations: BTreeMap::new(),
+            fetches: VecMap::new(),
+            validations: VecMap::new(),
             consumed: 0,
             truncations_detected: 0,
             errors: BTreeMap::new(),
@@ -1173,7 +1170,7 @@ impl Consumer {
     /// Fetch every partition that is idle, one request per broker: its
     /// leader, or its preferred read replica (KIP-392).
     fn poll(&mut self, ctx: &mut Ctx) {
-        let mut by_broker: BTreeMap<BrokerId, Vec<FetchPartition>> = BTreeMap::new();
+        let mut by_broker: VecMap<BrokerId, Vec<FetchPartition>> = VecMap::new();
         let busy: Vec<PartitionIndex> = self
             .fetches
             .values()
@@ -1222,7 +1219,7 @@ impl Consumer {
                 }
                 None => leader,
             };
-            by_broker.entry(target).or_default().push(FetchPartition {
+            by_broker.or_default(target).push(FetchPartition {
                 partition: p,
                 fetch_offset: pos.offset,
                 current_leader_epoch: epoch,

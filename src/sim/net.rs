@@ -8,7 +8,9 @@
 //! (`Message::Disconnected`), which is how a Kafka client notices a dead broker
 //! quickly.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
+
+use super::pmap::VecMap;
 
 use rand_core::Rng;
 use rand_pcg::Pcg64Mcg;
@@ -27,7 +29,7 @@ pub struct Network {
     last_delivery: Vec<u64>,
     /// Brokers, producers, consumers: the shape of `last_delivery`.
     shape: (u32, u32, u32),
-    other_links: BTreeMap<(Node, Node), u64>,
+    other_links: VecMap<(Node, Node), u64>,
     pub messages_sent: u64,
     pub messages_dropped: u64,
 }
@@ -44,7 +46,7 @@ impl Network {
             rng: Pcg64Mcg::new(0xcafe_f00d_d15e_a5e5 ^ (seed as u128) << 1 | 1),
             last_delivery: vec![0; nodes * nodes],
             shape,
-            other_links: BTreeMap::new(),
+            other_links: VecMap::new(),
             messages_sent: 0,
             messages_dropped: 0,
         }
@@ -85,7 +87,7 @@ impl Network {
                 let nodes = 1 + (self.shape.0 + self.shape.1 + self.shape.2) as usize;
                 &mut self.last_delivery[a * nodes + b]
             }
-            _ => self.other_links.entry((from, to)).or_insert(0),
+            _ => self.other_links.or_default((from, to)),
         };
         if at < *last {
             at = *last;

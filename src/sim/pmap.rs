@@ -12,6 +12,8 @@
 //!   in key order, when the cluster is built).
 //! - [`DenseMap`]: any subset of the partitions, one `Option` per partition
 //!   (a client's per-partition state; there are few clients).
+//! - [`VecMap`]: a few entries under any ordered key (requests in flight,
+//!   parked operations), a sorted vector.
 
 use super::protocol::PartitionIndex;
 
@@ -245,6 +247,115 @@ impl<V> std::ops::Index<&PartitionIndex> for DenseMap<V> {
     }
 }
 
+/// A small map in key order: a sorted vector, searched by bisection. For the
+/// maps of in-flight requests and parked operations (tens of entries, keyed by
+/// ids that mostly arrive in increasing order), it iterates as a `BTreeMap`
+/// would at a fraction of the code a `BTreeMap` instantiation costs the wasm.
+#[derive(Clone, Debug)]
+pub struct VecMap<K, V> {
+    entries: Vec<(K, V)>,
+}
+
+impl<K, V> Default for VecMap<K, V> {
+    fn default() -> Self {
+        VecMap {
+            entries: Vec::new(),
+        }
+    }
+}
+
+impl<K: Ord, V> VecMap<K, V> {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    fn find(&self, k: &K) -> Result<usize, usize> {
+        // Ids grow, so the newest entry is the likeliest and the last.
+        match self.entries.last() {
+            Some((last, _)) if last < k => Err(self.entries.len()),
+            _ => self.entries.binary_search_by(|(x, _)| x.cmp(k)),
+        }
+    }
+
+    pub fn get(&self, k: &K) -> Option<&V> {
+        self.find(k).ok().map(|i| &self.entries[i].1)
+    }
+
+    pub fn get_mut(&mut self, k: &K) -> Option<&mut V> {
+        self.find(k).ok().map(|i| &mut self.entries[i].1)
+    }
+
+    pub fn contains_key(&self, k: &K) -> bool {
+        self.find(k).is_ok()
+    }
+
+    pub fn insert(&mut self, k: K, v: V) -> Option<V> {
+        match self.find(&k) {
+            Ok(i) => Some(std::mem::replace(&mut self.entries[i].1, v)),
+            Err(i) => {
+                self.entries.insert(i, (k, v));
+                None
+            }
+        }
+    }
+
+    pub fn remove(&mut self, k: &K) -> Option<V> {
+        self.find(k).ok().map(|i| self.entries.remove(i).1)
+    }
+
+    /// `k`'s value, inserting `V::default()` first when there is none.
+    pub fn or_default(&mut self, k: K) -> &mut V
+    where
+        V: Default,
+    {
+        let i = match self.find(&k) {
+            Ok(i) => i,
+            Err(i) => {
+                self.entries.insert(i, (k, V::default()));
+                i
+            }
+        };
+        &mut self.entries[i].1
+    }
+
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    pub fn clear(&mut self) {
+        self.entries.clear();
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = (&K, &V)> + '_ {
+        self.entries.iter().map(|(k, v)| (k, v))
+    }
+
+    pub fn keys(&self) -> impl Iterator<Item = &K> + '_ {
+        self.entries.iter().map(|(k, _)| k)
+    }
+
+    pub fn values(&self) -> impl Iterator<Item = &V> + '_ {
+        self.entries.iter().map(|(_, v)| v)
+    }
+
+    pub fn into_values(self) -> impl Iterator<Item = V> {
+        self.entries.into_iter().map(|(_, v)| v)
+    }
+}
+
+impl<K, V> IntoIterator for VecMap<K, V> {
+    type Item = (K, V);
+    type IntoIter = std::vec::IntoIter<(K, V)>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.entries.into_iter()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -263,11 +374,14 @@ mod tests {
         let mut reference = BTreeMap::new();
         let mut sparse = PartitionMap::new();
         let mut dense = DenseMap::new();
+        let mut small = VecMap::new();
         for (n, (insert, p)) in ops.into_iter().enumerate() {
             if insert {
+                assert_eq!(small.insert(p, n), reference.get(&p).copied());
                 assert_eq!(sparse.insert(p, n), reference.get(&p).copied());
                 assert_eq!(dense.insert(p, n), reference.insert(p, n));
             } else {
+                assert_eq!(small.remove(&p), reference.get(&p).copied());
                 assert_eq!(sparse.remove(&p), reference.get(&p).copied());
                 assert_eq!(dense.remove(&p), reference.remove(&p));
             }
@@ -276,11 +390,15 @@ mod tests {
             assert_eq!(got, want);
             let got: Vec<(usize, usize)> = dense.iter().map(|(k, v)| (k, *v)).collect();
             assert_eq!(got, want);
+            let got: Vec<(usize, usize)> = small.iter().map(|(k, v)| (*k, *v)).collect();
+            assert_eq!(got, want);
+            assert_eq!(small.len(), reference.len());
             assert_eq!(sparse.len(), reference.len());
             assert_eq!(dense.len(), reference.len());
             for k in 0..100 {
                 assert_eq!(sparse.get(&k), reference.get(&k));
                 assert_eq!(dense.get(&k), reference.get(&k));
+                assert_eq!(small.get(&k), reference.get(&k));
             }
         }
     }

@@ -109,3 +109,41 @@ test('a scenario with thousands of partitions shows the overview: hover describe
   t.diagnostic(`whole-page redraw with 600 partitions: p95 ${drawMs.toFixed(1)} ms (reported, not asserted)`);
   assert.deepEqual(app.errors, []);
 });
+
+test('many brokers are drawn as a grid of tiles that still open the fault menu and show their state', async () => {
+  const page = app.page;
+  app.errors.length = 0;
+  await page.goto(`${app.baseUrl}/?paused=1`);
+  await page.waitForSelector('body[data-ready="true"]', { timeout: 30000 });
+  // Twelve brokers keep the full cards; more become tiles.
+  assert.equal(await page.locator('#map .broker.tile').count(), 0, 'the default scenario draws broker cards');
+  await page.evaluate(() =>
+    failoverLab.load({
+      name: 'tiles', seed: 1, brokers: 24, config: { 'min.insync.replicas': 2 },
+      topics: [{ name: 't', partitions: 48, replication_factor: 3 }],
+      clients: [{ type: 'producer', id: 'p1', topic: 't', acks: 'all', records_per_sec: 100 }],
+      run_until_ms: 60000,
+    }),
+  );
+  await page.evaluate(() => failoverLab.runFor(3000));
+  const tiles = page.locator('#map .broker.tile');
+  assert.equal(await tiles.count(), 24, 'one tile per broker');
+  // The tiles do not overlap: every pair of boxes is disjoint.
+  const boxes = await tiles.evaluateAll((els) => els.map((e) => e.getBoundingClientRect().toJSON()));
+  for (let i = 0; i < boxes.length; i++) {
+    for (let j = i + 1; j < boxes.length; j++) {
+      const [a, b] = [boxes[i], boxes[j]];
+      const apart = a.right <= b.left || b.right <= a.left || a.bottom <= b.top || b.bottom <= a.top;
+      assert.ok(apart, `tiles ${i + 1} and ${j + 1} overlap`);
+    }
+  }
+  const seven = page.locator('#map .broker.tile[data-broker="7"]');
+  assert.equal(await seven.getAttribute('data-state'), 'running');
+  assert.match(await seven.locator('title').textContent(), /^Broker 7: running, leads \d+ partitions?\. Click for actions\.$/);
+  await seven.click();
+  await page.locator('#broker-menu button[data-action="crash"]').click();
+  await page.evaluate(() => failoverLab.runFor(100));
+  assert.equal(await seven.getAttribute('data-state'), 'crashed');
+  assert.match(await seven.locator('title').textContent(), /^Broker 7: crashed/);
+  assert.deepEqual(app.errors, []);
+});

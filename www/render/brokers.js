@@ -24,6 +24,13 @@ const MSG_COLOURS = {
   OffsetsForLeaderEpochResponse: '#D55E00',
 };
 const MAX_DOTS = 90;
+// Above this many brokers, a row of full broker cards gets too narrow to read:
+// the brokers become a grid of small tiles (id and state colour; the state and
+// leaderships are in each tile's tooltip and in the describe table).
+const TILE_ABOVE = 12;
+const TILE_W = 40;
+const TILE_H = 26;
+const TILE_GAP = 6;
 
 /** Brokers grouped by rack (rack name, then id) when they have racks. */
 function byRack(brokers) {
@@ -50,6 +57,10 @@ export class BrokerMap {
     const W = this.W;
     this.H = MAP_H;
     const n = view.brokers.length;
+    if (n > TILE_ABOVE) {
+      // Clients sit at the sides: leave room only where there are some.
+      return this.tileLayout(view, view.producers.length ? 140 : 20, W - (view.consumers.length ? 140 : 20), true);
+    }
     const pos = new Map();
     pos.set("controller", { x: W / 2, y: 24, w: 190, h: 38 });
     const left = 140;
@@ -69,10 +80,64 @@ export class BrokerMap {
     return pos;
   }
 
+  /**
+   * Many brokers: the controller on top, the brokers as a grid of tiles in
+   * rows between `left` and `right`, the clients at the sides (`sides`) or in
+   * a row under the grid.
+   */
+  tileLayout(view, left, right, sides) {
+    const W = this.W;
+    const n = view.brokers.length;
+    const pos = new Map();
+    pos.set('controller', { x: W / 2, y: 22, w: Math.min(190, W - 20), h: 36 });
+    const cols = Math.max(1, Math.min(n, Math.floor((right - left + TILE_GAP) / (TILE_W + TILE_GAP))));
+    const rows = Math.ceil(n / cols);
+    // Spread the columns evenly over the rows (60 brokers: 4 rows of 15, not 12 + 12 + 12 + 12 + 12).
+    const perRow = Math.ceil(n / rows);
+    const top = 62;
+    byRack(view.brokers).forEach((b, i) => {
+      const row = Math.floor(i / perRow);
+      const inRow = Math.min(perRow, n - row * perRow);
+      const rowW = inRow * TILE_W + (inRow - 1) * TILE_GAP;
+      const x0 = (left + right) / 2 - rowW / 2;
+      const col = i - row * perRow;
+      pos.set(`broker-${b.id}`, {
+        x: x0 + col * (TILE_W + TILE_GAP) + TILE_W / 2,
+        y: top + row * (TILE_H + TILE_GAP) + TILE_H / 2,
+        w: TILE_W,
+        h: TILE_H,
+        tile: true,
+      });
+    });
+    const gridBottom = top + rows * (TILE_H + TILE_GAP) - TILE_GAP;
+    this.grid = { x: (left + right) / 2, y: top, w: perRow * (TILE_W + TILE_GAP) - TILE_GAP, bottom: gridBottom };
+    const clients = [
+      ...view.producers.map((c, i) => [`producer-${i}`, c.id, 'producer']),
+      ...view.consumers.map((c, i) => [`consumer-${i}`, c.id, 'consumer']),
+    ];
+    const mid = (top + gridBottom) / 2;
+    if (sides) {
+      const side = (list, x) =>
+        list.forEach(([key, name], i) => pos.set(key, { x, y: mid + (i - (list.length - 1) / 2) * 44, w: 104, h: 38, name }));
+      side(clients.filter((c) => c[2] === 'producer'), 62);
+      side(clients.filter((c) => c[2] === 'consumer'), W - 62);
+      this.H = Math.max(gridBottom + 12, MAP_H);
+    } else {
+      const cw = Math.min(104, clients.length ? ((W - 16) / clients.length) * 0.9 : 104);
+      clients.forEach(([key, name], i) => {
+        const x = clients.length === 1 ? W / 2 : 8 + cw / 2 + (i * (W - 16 - cw)) / (clients.length - 1);
+        pos.set(key, { x, y: gridBottom + 32, w: cw, h: 34, name });
+      });
+      this.H = gridBottom + (clients.length ? 56 : 12);
+    }
+    return pos;
+  }
+
   /** Narrow containers: controller, then brokers across the width, then clients. */
   stackedLayout(view) {
     const W = this.W;
     const n = view.brokers.length;
+    if (n > TILE_ABOVE) return this.tileLayout(view, 8, W - 8, false);
     const pos = new Map();
     pos.set('controller', { x: W / 2, y: 22, w: Math.min(190, W - 20), h: 36 });
     const bw = Math.min(150, ((W - 16) / n) * 0.9);
@@ -99,11 +164,12 @@ export class BrokerMap {
   }
 
   build(view) {
+    this.grid = null;
     this.pos = this.layout(view);
     this.root.replaceChildren();
     const svg = s('svg', {
       viewBox: `0 0 ${this.W} ${this.H}`,
-      class: 'map',
+      class: this.grid ? 'map tiles' : 'map',
       role: 'img',
       'aria-label': 'Cluster map: controller, brokers and clients',
     });
@@ -113,18 +179,25 @@ export class BrokerMap {
     svg.append(links, nodes, this.dotLayer);
     const c = this.pos.get('controller');
     this.brokerEls = new Map();
-    for (const b of view.brokers) {
+    const ordered = byRack(view.brokers);
+    if (this.grid) {
+      // One link to the grid, and a frame around it, instead of one per broker.
+      const g = this.grid;
+      links.append(s('line', { x1: c.x, y1: c.y + c.h / 2, x2: g.x, y2: g.y - 8, class: 'link' }));
+      links.append(s('rect', { x: g.x - g.w / 2 - 8, y: g.y - 8, width: g.w + 16, height: g.bottom - g.y + 16, rx: 10, class: 'tile-frame' }));
+    }
+    for (const b of this.grid ? [] : view.brokers) {
       const p = this.pos.get(`broker-${b.id}`);
       links.append(s('line', { x1: c.x, y1: c.y + c.h / 2, x2: p.x, y2: p.y - p.h / 2, class: 'link' }));
     }
-    const ordered = byRack(view.brokers);
-    for (let i = 0; i < ordered.length - 1; i++) {
+    for (let i = 0; i < (this.grid ? 0 : ordered.length - 1); i++) {
       const a = this.pos.get(`broker-${ordered[i].id}`);
       const b = this.pos.get(`broker-${ordered[i + 1].id}`);
       links.append(s('line', { x1: a.x + a.w / 2, y1: a.y, x2: b.x - b.w / 2, y2: b.y, class: 'link' }));
     }
-    // Racks (broker.rack): a labelled frame around each rack's brokers.
-    for (let i = 0; i < ordered.length; ) {
+    // Racks (broker.rack): a labelled frame around each rack's brokers (a
+    // row of cards; on tiles the rack is in each tile's tooltip).
+    for (let i = this.grid ? ordered.length : 0; i < ordered.length; ) {
       const rack = ordered[i].rack;
       let j = i;
       while (j + 1 < ordered.length && ordered[j + 1].rack === rack) j++;
@@ -164,6 +237,17 @@ export class BrokerMap {
           if (e.key === 'Enter') this.onBrokerClick(b.id, g, e);
         },
       });
+      if (p.tile) {
+        const rect = s('rect', { x: p.x - p.w / 2, y: p.y - p.h / 2, width: p.w, height: p.h, rx: 5 });
+        const label = s('text', { x: p.x, y: p.y + 4, class: 'title', text: String(b.id) });
+        const tip = s('title');
+        const crown = s('text', { x: p.x + p.w / 2 - 5, y: p.y - p.h / 2 + 8, class: 'crown', text: '' });
+        g.classList.add('tile');
+        g.append(rect, label, crown, tip);
+        nodes.append(g);
+        this.brokerEls.set(b.id, { g, tip, crown, tile: true });
+        continue;
+      }
       const rect = s('rect', { x: p.x - p.w / 2, y: p.y - p.h / 2, width: p.w, height: p.h, rx: 10 });
       const title = s('text', { x: p.x, y: p.y - 14, class: "title", text: `Broker ${b.id}` });
       const state = s('text', { x: p.x, y: p.y + 3, class: "state" });
@@ -208,6 +292,12 @@ export class BrokerMap {
     for (const b of view.brokers) {
       const el = this.brokerEls.get(b.id);
       el.g.dataset.state = b.state;
+      if (el.tile) {
+        const leads = b.leader_of === 0 ? 'leads nothing' : `leads ${b.leader_of} partition${b.leader_of === 1 ? '' : 's'}`;
+        setText(el.tip, `Broker ${b.id}${b.rack ? ` (rack ${b.rack})` : ''}: ${STATE_LABEL[b.state] || b.state}, ${leads}. Click for actions.`);
+        setText(el.crown, b.leader_of > 0 ? '★' : '');
+        continue;
+      }
       setText(el.state, STATE_LABEL[b.state] || b.state);
       const names = leads.get(b.id) || [];
       let text;

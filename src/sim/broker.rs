@@ -983,9 +983,18 @@ impl Broker {
     }
 
     fn wake_fetches(&mut self, ctx: &mut Ctx, p: PartitionIndex) {
-        for key in self.take_waiters(p, true) {
+        let mut keys = self.take_waiters(p, true);
+        for &key in &keys {
             if let Some(parked) = self.parked_fetches.remove(&key) {
                 self.answer_fetch(ctx, parked, false);
+            }
+        }
+        // Give the list's capacity back to the partition if nothing new parked
+        // on it meanwhile: parking the next fetch then needs no allocation.
+        if let Some(slot) = self.replicas.slot_of(p) {
+            if self.fetch_waiters[slot].is_empty() {
+                keys.clear();
+                self.fetch_waiters[slot] = keys;
             }
         }
     }
@@ -1342,7 +1351,7 @@ impl Broker {
         let mut retry_later = false;
         // Partitions whose log or HW changed: consumers parked here may now
         // have something to read (KIP-392 follower fetching).
-        let mut changed: Vec<PartitionIndex> = Vec::new();
+        let mut changed: Vec<PartitionIndex> = Vec::with_capacity(partitions.len());
         for resp in partitions {
             let p = resp.partition;
             let Some(sent_epoch) = sent.iter().find(|s| s.0 == p).map(|s| s.1) else {

@@ -57,6 +57,53 @@ fn t1_followers_learn_the_high_watermark_one_fetch_round_after_the_leader() {
     assert_eq!(acked.len(), 1);
 }
 
+/// The time at which `cond` first holds, stepping the cluster.
+fn step_until(l: &mut failover_lab::Lab, cond: impl Fn(&failover_lab::Lab) -> bool) -> u64 {
+    while !cond(l) {
+        assert!(l.cluster.step(), "the run ended first");
+    }
+    l.cluster.now
+}
+
+/// DelayedFetch.tryComplete (KAFKA_REPLICATION.md §1, `replica.fetch.wait.max.ms`):
+/// a follower's parked fetch reads to the leader's log end, so only new records
+/// (or an error, a new epoch, a divergence) complete it, not a HW that moved.
+/// With nothing more produced, the followers learn the new HW when their long
+/// poll expires, 500 ms later; a new record brings it at once.
+#[test]
+fn a_moved_high_watermark_does_not_complete_a_followers_parked_fetch() {
+    let mut l = lab(RF3);
+    l.cluster.run_until(3_000);
+    l.cluster.apply(produce("t", 1, "all")).unwrap();
+    let leader_hw = step_until(&mut l, |l| replica(l, 1, 0).log.high_watermark >= 1);
+    // The first follower to learn it: both fetches were parked when the HW
+    // moved (the last one to arrive is what moved it), and neither completes.
+    let first = step_until(&mut l, |l| {
+        replica(l, 2, 0).log.high_watermark >= 1 || replica(l, 3, 0).log.high_watermark >= 1
+    });
+    let lag = first - leader_hw;
+    assert!(
+        (450..=520).contains(&lag),
+        "a follower learned HW 1 {lag} ms after the leader: its fetch waited out replica.fetch.wait.max.ms"
+    );
+
+    // Now produce again 100 ms after the HW moved: the new record completes
+    // the parked fetches, and its response carries the HW.
+    l.cluster.run_for(1_000);
+    l.cluster.apply(produce("t", 1, "all")).unwrap();
+    let leader_hw = step_until(&mut l, |l| replica(l, 1, 0).log.high_watermark >= 2);
+    l.cluster.run_for(100);
+    l.cluster.apply(produce("t", 1, "all")).unwrap();
+    let followers_hw = step_until(&mut l, |l| {
+        replica(l, 2, 0).log.high_watermark >= 2 && replica(l, 3, 0).log.high_watermark >= 2
+    });
+    let lag = followers_hw - leader_hw;
+    assert!(
+        (100..=110).contains(&lag),
+        "the next record carried HW 2 to the followers {lag} ms after the leader's HW moved"
+    );
+}
+
 #[test]
 fn consumers_read_only_below_the_high_watermark() {
     let mut l = lab(r#"{

@@ -982,20 +982,30 @@ impl Broker {
         })
     }
 
+    /// Something changed on partition `p` (its log end, its HW, its leader):
+    /// complete the fetches parked on it that now have an answer, as
+    /// DelayedFetch.tryComplete does — a follower's fetch reads to the log
+    /// end, so only new records (or an error, a new epoch, a divergence)
+    /// complete it, not a HW that moved; a consumer's fetch reads to the HW.
     fn wake_fetches(&mut self, ctx: &mut Ctx, p: PartitionIndex) {
-        let mut keys = self.take_waiters(p, true);
+        let keys = self.take_waiters(p, true);
+        let mut still = Vec::new();
         for &key in &keys {
-            if let Some(parked) = self.parked_fetches.remove(&key) {
-                self.answer_fetch(ctx, parked, false);
+            let Some(parked) = self.parked_fetches.get(&key) else {
+                continue;
+            };
+            if self.fetch_would_return(ctx, parked) {
+                if let Some(parked) = self.parked_fetches.remove(&key) {
+                    self.answer_fetch(ctx, parked, false);
+                }
+            } else {
+                still.push(key);
             }
         }
-        // Give the list's capacity back to the partition if nothing new parked
-        // on it meanwhile: parking the next fetch then needs no allocation.
         if let Some(slot) = self.replicas.slot_of(p) {
-            if self.fetch_waiters[slot].is_empty() {
-                keys.clear();
-                self.fetch_waiters[slot] = keys;
-            }
+            let list = &mut self.fetch_waiters[slot];
+            still.append(list);
+            *list = still;
         }
     }
 

@@ -93,15 +93,15 @@ const OUTCOMES = {
  * re-checked). The other stops describe a state between events.
  */
 const ANCHORS = {
-  'tour-1-leader-dies.json': { 10000: 'broker_crashed', 19001: 'leader_elected', 19002: 'became_leader', 19638: 'produce_acked', 30004: 'became_follower', 32005: 'isr_changed' },
-  'tour-2-producer-finds-leader.json': { 5004: 'produce_error', 5108: 'produce_acked', 25000: 'broker_isolated', 30000: 'produce_error', 33001: 'leader_elected', 35305: 'produce_acked', 52011: 'isr_changed' },
-  'tour-3-leader-epoch.json': { 13001: 'leader_elected', 13003: 'became_leader', 22005: 'isr_changed', 43003: 'became_leader' },
-  'tour-4-unclean-election.json': { 15002: 'isr_changed', 39001: 'acked_records_lost', 39897: 'consumer_truncation_detected', 50006: 'truncated' },
-  'tour-5-rejoining-leader.json': { 15003: 'became_leader', 15538: 'produce_acked', 25007: 'truncated', 27020: 'isr_changed' },
-  'tour-6-leader-vs-follower.json': { 35000: 'produce_error', 45005: 'produce_acked', 50005: 'isr_changed' },
-  'tour-7-acks1-loses-data.json': { 4003: 'produce_acked', 4100: 'broker_crashed', 13001: 'acked_records_lost', 20007: 'truncated' },
-  'tour-8-min-insync-replicas.json': { 5000: 'broker_crashed', 13002: 'isr_changed', 35102: 'produce_error', 42527: 'produce_acked' },
-  'tour-9-why-not-truncate-to-hw.json': { 3502: 'truncated', 11002: 'acked_records_lost', 30004: 'truncated' },
+  'tour-1-leader-dies.json': { 10000: 'broker_crashed', 19002: 'leader_elected', 19003: 'became_leader', 19638: 'produce_acked', 30004: 'became_follower', 32005: 'isr_changed' },
+  'tour-2-producer-finds-leader.json': { 5003: 'produce_error', 5105: 'produce_acked', 25000: 'broker_isolated', 30000: 'produce_error', 33001: 'leader_elected', 35306: 'produce_acked', 52009: 'isr_changed' },
+  'tour-3-leader-epoch.json': { 13001: 'leader_elected', 13002: 'became_leader', 22006: 'isr_changed', 43004: 'became_leader' },
+  'tour-4-unclean-election.json': { 15001: 'isr_changed', 39001: 'acked_records_lost', 39898: 'consumer_truncation_detected', 50007: 'truncated' },
+  'tour-5-rejoining-leader.json': { 15003: 'became_leader', 15539: 'produce_acked', 25005: 'truncated', 27019: 'isr_changed' },
+  'tour-6-leader-vs-follower.json': { 35000: 'produce_error', 45005: 'produce_acked', 50006: 'isr_changed' },
+  'tour-7-acks1-loses-data.json': { 4003: 'produce_acked', 4100: 'broker_crashed', 13001: 'acked_records_lost', 20006: 'truncated' },
+  'tour-8-min-insync-replicas.json': { 5000: 'broker_crashed', 13002: 'isr_changed', 35103: 'produce_error', 42529: 'produce_acked' },
+  'tour-9-why-not-truncate-to-hw.json': { 3503: 'truncated', 11002: 'acked_records_lost', 30002: 'truncated' },
 };
 
 const TOURS = fs.readdirSync(path.join(ROOT, 'scenarios')).filter((f) => /^tour-.*\.json$/.test(f)).sort();

@@ -1162,7 +1162,8 @@ impl Broker {
         };
         if !r.is_leader() {
             // KIP-392: a follower serves a consumer from its own log, below
-            // its own high watermark, which trails the leader's by a round.
+            // its own high watermark, which trails the leader's until its
+            // next fetch response.
             let (hw, leo) = (r.log.high_watermark, r.log.log_end_offset());
             resp.high_watermark = hw;
             resp.log_end_offset = leo;
@@ -1173,7 +1174,8 @@ impl Broker {
             }
             return resp;
         }
-        // Snapshot before the read: the follower learns a new HW one round later.
+        // Snapshot before the read: the follower learns a HW this fetch moves
+        // from its next fetch response.
         resp.high_watermark = r.log.high_watermark;
         resp.log_end_offset = r.log.log_end_offset();
         resp.current_leader = Some((self.id, r.leader_epoch));

@@ -11,6 +11,19 @@ import { startApp, WWW } from './helpers.mjs';
 
 let app;
 
+/** Load a one-topic cluster (RF 3, min ISR 2) with one acks=all producer into the page. */
+function loadCluster(page, { name, topic, brokers, partitions, recordsPerSec }) {
+  return page.evaluate(
+    (s) => failoverLab.load(s),
+    {
+      name, seed: 1, brokers, config: { 'min.insync.replicas': 2 },
+      topics: [{ name: topic, partitions, replication_factor: 3 }],
+      clients: [{ type: 'producer', id: 'p1', topic, acks: 'all', records_per_sec: recordsPerSec }],
+      run_until_ms: 60000,
+    },
+  );
+}
+
 before(async () => {
   for (const f of ['pkg/failover_lab.js', 'scenarios/bench/medium.json', 'index.html', 'bench.html']) {
     assert.ok(fs.existsSync(path.join(WWW, f)), `www/${f} is missing: run \`make build\` first`);
@@ -79,14 +92,7 @@ test('a scenario with thousands of partitions shows the overview: hover describe
 
   // A crash ripples: after the session timeout the dead broker's partitions
   // change (a lighter cluster than medium.json, so the test stays quick).
-  await page.evaluate(() =>
-    failoverLab.load({
-      name: 'ripple', seed: 1, brokers: 12, config: { 'min.insync.replicas': 2 },
-      topics: [{ name: 'r', partitions: 600, replication_factor: 3 }],
-      clients: [{ type: 'producer', id: 'p1', topic: 'r', acks: 'all', records_per_sec: 200 }],
-      run_until_ms: 60000,
-    }),
-  );
+  await loadCluster(page, { name: 'ripple', topic: 'r', brokers: 12, partitions: 600, recordsPerSec: 200 });
   await page.evaluate(() => failoverLab.runFor(3000));
   assert.equal(await page.evaluate(() => failoverLab.view(0).metrics.UnderReplicatedPartitions), 0);
   assert.match(await page.locator('.ov-sum').textContent(), /600 partitions · 0 not fully healthy/);
@@ -117,14 +123,7 @@ test('many brokers are drawn as a grid of tiles that still open the fault menu a
   await page.waitForSelector('body[data-ready="true"]', { timeout: 30000 });
   // Twelve brokers keep the full cards; more become tiles.
   assert.equal(await page.locator('#map .broker.tile').count(), 0, 'the default scenario draws broker cards');
-  await page.evaluate(() =>
-    failoverLab.load({
-      name: 'tiles', seed: 1, brokers: 24, config: { 'min.insync.replicas': 2 },
-      topics: [{ name: 't', partitions: 48, replication_factor: 3 }],
-      clients: [{ type: 'producer', id: 'p1', topic: 't', acks: 'all', records_per_sec: 100 }],
-      run_until_ms: 60000,
-    }),
-  );
+  await loadCluster(page, { name: 'tiles', topic: 't', brokers: 24, partitions: 48, recordsPerSec: 100 });
   await page.evaluate(() => failoverLab.runFor(3000));
   const tiles = page.locator('#map .broker.tile');
   assert.equal(await tiles.count(), 24, 'one tile per broker');

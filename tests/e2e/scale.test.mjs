@@ -96,10 +96,20 @@ test('a scenario with thousands of partitions shows the overview: hover describe
   await page.evaluate(() => failoverLab.runFor(3000));
   assert.equal(await page.evaluate(() => failoverLab.view(0).metrics.UnderReplicatedPartitions), 0);
   assert.match(await page.locator('.ov-sum').textContent(), /600 partitions · 0 not fully healthy/);
+  // White pixels on the canvas: the "just changed" outlines (nothing truncates here).
+  const outlined = () => page.evaluate(() => {
+    const c = document.querySelector('.ov-canvas');
+    const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+    let k = 0;
+    for (let i = 0; i < d.length; i += 4) if (d[i] > 240 && d[i + 1] > 240 && d[i + 2] > 240) k++;
+    return k;
+  });
+  assert.equal(await outlined(), 0, 'start-up changed every cell at once: a jump, not a ripple, so nothing is outlined');
   await page.evaluate(() => {
     failoverLab.crash(1);
     failoverLab.runFor(10000);
   });
+  assert.ok((await outlined()) > 0, "the crashed broker's partitions are outlined as they change");
   const m = await page.evaluate(() => failoverLab.view(0).metrics);
   assert.ok(m.UnderReplicatedPartitions >= 150, `under-replicated after the crash: ${m.UnderReplicatedPartitions}`);
   assert.match(await page.locator('.ov-sum').textContent(), /600 partitions · [1-9][\d,]* not fully healthy/);

@@ -4,7 +4,8 @@
 // partition: leader, isr|replicas<<8|min_isr<<16, leader epoch, flags). Hover a
 // cell for its `--describe` line, click it to open its detailed log view.
 // Cells whose leader, epoch or state just changed flash, so a broker crash
-// visibly ripples through thousands of partitions. No Kafka rule lives here.
+// visibly ripples through thousands of partitions (unless most cells change
+// at once: that is a jump in time, not a ripple). No Kafka rule lives here.
 
 import { h } from './util.js';
 
@@ -120,11 +121,16 @@ export class OverviewPanel {
       this.selected = -1;
     } else {
       const prev = this.prev;
+      const changed = [];
       for (let i = 0; i < words.length; i += STRIDE) {
         if (words[i] !== prev[i] || words[i + 2] !== prev[i + 2] || words[i + 3] !== prev[i + 3] || words[i + 1] !== prev[i + 1]) {
-          this.flashAt[i / STRIDE] = now;
+          changed.push(i / STRIDE);
         }
       }
+      // A ripple is some of the cells changing; most of them changing at
+      // once is a jump in time (a seek, the cluster starting up), and
+      // outlining every cell would only blank the picture.
+      if (changed.length <= n / 2) for (const c of changed) this.flashAt[c] = now;
       prev.set(words);
     }
     this.words = words;

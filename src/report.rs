@@ -98,6 +98,14 @@ pub struct ConsumerPartitionReport {
 }
 
 /// [`ConsumerPartitionReport`]s of consumer `k`, in partition order.
+/// A consumer's position per partition, by `topic-partition` name.
+pub fn consumer_positions(c: &Cluster, k: &Consumer) -> Vec<(String, u64)> {
+    k.positions
+        .iter()
+        .map(|(p, pos)| (c.partitions[p].name(), pos.offset))
+        .collect()
+}
+
 pub fn consumer_partitions(c: &Cluster, k: &Consumer) -> Vec<ConsumerPartitionReport> {
     k.positions
         .iter()
@@ -218,14 +226,7 @@ pub fn build(c: &Cluster, scenario: &str) -> Report {
             id: k.name.clone(),
             consumed: k.consumed,
             truncations_detected: k.truncations_detected,
-            positions: k
-                .positions
-                .iter()
-                .map(|(p, pos)| {
-                    let info = &c.partitions[p];
-                    (info.name(), pos.offset)
-                })
-                .collect(),
+            positions: consumer_positions(c, k),
             client_rack: k.config.client_rack.clone(),
             partitions: consumer_partitions(c, k),
         })

@@ -4,7 +4,9 @@
 
 use serde::Serialize;
 
-use crate::report::{broker_state, consumer_partitions, ConsumerPartitionReport};
+use crate::report::{
+    broker_state, consumer_partitions, consumer_positions, ConsumerPartitionReport,
+};
 use crate::sim::partition::Role;
 use crate::sim::protocol::Node;
 use crate::sim::Cluster;
@@ -274,14 +276,7 @@ pub fn build_selected(c: &Cluster, max_partitions: usize, focus: &[usize]) -> Vi
             id: k.name.clone(),
             consumed: k.consumed,
             truncations_detected: k.truncations_detected,
-            positions: k
-                .positions
-                .iter()
-                .map(|(p, pos)| {
-                    let info = &c.partitions[p];
-                    (info.name(), pos.offset)
-                })
-                .collect(),
+            positions: consumer_positions(c, k),
             errors: k.errors.clone(),
             client_rack: k.config.client_rack.clone(),
             partitions: consumer_partitions(c, k),

@@ -237,24 +237,7 @@ impl Broker {
         };
         self.clean_shutdown = false;
         if !power_loss {
-            for p in std::mem::take(&mut self.parked_produces).into_values() {
-                ctx.send(
-                    p.from,
-                    Message::Disconnected {
-                        id: p.id,
-                        to: self.node(),
-                    },
-                );
-            }
-            for f in std::mem::take(&mut self.parked_fetches).into_values() {
-                ctx.send(
-                    f.from,
-                    Message::Disconnected {
-                        id: f.id,
-                        to: self.node(),
-                    },
-                );
-            }
+            self.reset_parked_connections(ctx);
         }
         let mut lost = 0;
         if power_loss {
@@ -267,6 +250,22 @@ impl Broker {
         lost
     }
 
+    /// The process is gone: every parked request's connection resets.
+    fn reset_parked_connections(&mut self, ctx: &mut Ctx) {
+        let me = self.node();
+        let parked = std::mem::take(&mut self.parked_produces)
+            .into_values()
+            .map(|p| (p.from, p.id))
+            .chain(
+                std::mem::take(&mut self.parked_fetches)
+                    .into_values()
+                    .map(|f| (f.from, f.id)),
+            );
+        for (from, id) in parked {
+            ctx.send(from, Message::Disconnected { id, to: me });
+        }
+    }
+
     /// A clean stop: flush and checkpoint, as Kafka does on controlled shutdown.
     pub fn stop_cleanly(&mut self, ctx: &mut Ctx) {
         for r in self.replicas.values_mut() {
@@ -275,24 +274,7 @@ impl Broker {
         }
         self.process = Process::ShutDown;
         self.clean_shutdown = true;
-        for p in std::mem::take(&mut self.parked_produces).into_values() {
-            ctx.send(
-                p.from,
-                Message::Disconnected {
-                    id: p.id,
-                    to: self.node(),
-                },
-            );
-        }
-        for f in std::mem::take(&mut self.parked_fetches).into_values() {
-            ctx.send(
-                f.from,
-                Message::Disconnected {
-                    id: f.id,
-                    to: self.node(),
-                },
-            );
-        }
+        self.reset_parked_connections(ctx);
         ctx.trace(
             TraceKind::BrokerShutDown { broker: self.id },
             format!(

@@ -99,10 +99,6 @@ impl<V> PartitionMap<V> {
         }
     }
 
-    pub fn keys(&self) -> impl Iterator<Item = &PartitionIndex> + '_ {
-        self.keys.iter()
-    }
-
     pub fn values(&self) -> std::slice::Iter<'_, V> {
         self.values.iter()
     }
@@ -211,16 +207,8 @@ impl<V> DenseMap<V> {
             .filter_map(|(p, v)| v.as_mut().map(|v| (p, v)))
     }
 
-    pub fn keys(&self) -> impl Iterator<Item = PartitionIndex> + '_ {
-        self.iter().map(|(p, _)| p)
-    }
-
     pub fn values(&self) -> impl Iterator<Item = &V> + '_ {
         self.values.iter().filter_map(Option::as_ref)
-    }
-
-    pub fn values_mut(&mut self) -> impl Iterator<Item = &mut V> + '_ {
-        self.values.iter_mut().filter_map(Option::as_mut)
     }
 }
 
@@ -281,10 +269,6 @@ impl<K: Ord, V> VecMap<K, V> {
         self.find(k).ok().map(|i| &self.entries[i].1)
     }
 
-    pub fn get_mut(&mut self, k: &K) -> Option<&mut V> {
-        self.find(k).ok().map(|i| &mut self.entries[i].1)
-    }
-
     pub fn contains_key(&self, k: &K) -> bool {
         self.find(k).is_ok()
     }
@@ -332,10 +316,6 @@ impl<K: Ord, V> VecMap<K, V> {
 
     pub fn iter(&self) -> impl Iterator<Item = (&K, &V)> + '_ {
         self.entries.iter().map(|(k, v)| (k, v))
-    }
-
-    pub fn keys(&self) -> impl Iterator<Item = &K> + '_ {
-        self.entries.iter().map(|(k, _)| k)
     }
 
     pub fn values(&self) -> impl Iterator<Item = &V> + '_ {

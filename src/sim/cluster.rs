@@ -9,6 +9,7 @@
 
 use serde::Serialize;
 
+use super::availability::{Availability, FaultAction, PartitionState};
 use super::broker::{Broker, Process};
 use super::client::{Acked, Consumer, Producer};
 use super::config::{Acks, ClusterConfig, ConsumerConfig, ProducerConfig};
@@ -151,6 +152,16 @@ pub struct Cluster {
     pub events_processed: u64,
     /// Brokers told to be slow for a partition: (broker, partition).
     pub slow: Vec<(BrokerId, PartitionIndex)>,
+    /// Unavailability, recovery times and latencies (`availability.rs`).
+    pub availability: Availability,
+    /// Brokers whose process or reachability changed in this event: the
+    /// partitions they lead are looked at again.
+    avail_brokers: Vec<BrokerId>,
+    /// When ids were handed out: (first id, ms), one entry per ms at most.
+    /// Ids only grow, so a record's send time is found by binary search.
+    id_times: Vec<(u64, u64)>,
+    /// Per consumer, how many of its consumed records were counted.
+    consumed_seen: Vec<usize>,
 }
 
 impl Cluster {
@@ -201,6 +212,14 @@ impl Cluster {
             })
             .collect();
         let n = spec.partitions.len();
+        let mut availability = Availability::new(n);
+        for ps in &spec.producers {
+            for &p in ps.topic.map_or(&[][..], |t| &spec.topics[t].partitions[..]) {
+                availability.produced[p] |= ps.records_per_sec > 0;
+                availability.acks_all[p] |= ps.config.acks == Acks::All;
+            }
+        }
+        let consumers_n = spec.consumers.len();
         let mut c = Cluster {
             now: 0,
             seed: spec.seed,
@@ -234,7 +253,33 @@ impl Cluster {
             timers_buf: Vec::new(),
             events_processed: 0,
             slow: Vec::new(),
+            availability,
+            avail_brokers: Vec::new(),
+            id_times: Vec::new(),
+            consumed_seen: vec![0; consumers_n],
         };
+        // Produce steps count as producers of their partition (the built-in
+        // producer's acks default to all, as Kafka's do).
+        for (_, a) in &c.steps {
+            if let Action::Produce {
+                topic,
+                partition,
+                acks,
+                producer,
+                ..
+            } = a
+            {
+                if let Ok(p) = c.partition_index(topic, *partition) {
+                    let named = producer
+                        .as_ref()
+                        .and_then(|n| spec.producers.iter().find(|x| &x.name == n));
+                    let acks = acks.or(named.map(|x| x.config.acks)).unwrap_or(Acks::All);
+                    c.availability.produced[p] = true;
+                    c.availability.acks_all[p] |= acks == Acks::All;
+                }
+            }
+        }
+        c.dirty.extend(0..n);
         for (i, (at, _)) in c.steps.clone().iter().enumerate() {
             c.queue.schedule_late(*at, Event::Step(i));
         }
@@ -422,6 +467,71 @@ impl Cluster {
 
     /// Run one node's handler with a fresh context, then route its outputs.
     fn handle(&mut self, node: Node, input: Input) {
+        let ids_before = self.next_id;
+        let trace_before = self.trace.len();
+        let process_before = match node {
+            Node::Broker(b) => self.broker(b).map(|x| x.process),
+            _ => None,
+        };
+        self.handle_inner(node, input);
+        self.after_handle(node, ids_before, trace_before, process_before);
+    }
+
+    /// The availability accountant's look at what a handler did.
+    fn after_handle(
+        &mut self,
+        node: Node,
+        ids_before: u64,
+        trace_before: usize,
+        process_before: Option<Process>,
+    ) {
+        let now = self.now;
+        if self.next_id > ids_before && self.id_times.last().is_none_or(|e| e.1 != now) {
+            self.id_times.push((ids_before + 1, now));
+        }
+        match node {
+            Node::Broker(b) => {
+                if self.broker(b).map(|x| x.process) != process_before {
+                    self.avail_brokers.push(b);
+                }
+            }
+            Node::Controller => {
+                for e in self.trace.since(trace_before) {
+                    if let TraceKind::BrokerFenced { broker, .. } = e.kind {
+                        self.availability.fenced(now, broker);
+                    }
+                }
+            }
+            Node::Consumer(i) => {
+                let i = i as usize;
+                let (Some(k), Some(seen)) = (self.consumers.get(i), self.consumed_seen.get(i))
+                else {
+                    return;
+                };
+                let fresh: Vec<u64> = k
+                    .consumed_records
+                    .get(*seen..)
+                    .unwrap_or(&[])
+                    .iter()
+                    .map(|r| r.2)
+                    .collect();
+                self.consumed_seen[i] = k.consumed_records.len();
+                for id in fresh {
+                    let sent = self.sent_at(id);
+                    self.availability.consumed(now.saturating_sub(sent));
+                }
+            }
+            Node::Producer(_) => {}
+        }
+    }
+
+    /// When the application sent record `id` (ids are handed out in time order).
+    fn sent_at(&self, id: u64) -> u64 {
+        let i = self.id_times.partition_point(|e| e.0 <= id);
+        self.id_times.get(i.wrapping_sub(1)).map_or(0, |e| e.1)
+    }
+
+    fn handle_inner(&mut self, node: Node, input: Input) {
         let empty: [super::protocol::MetadataRecord; 0] = [];
         let Cluster {
             brokers,
@@ -545,6 +655,9 @@ impl Cluster {
         if let Node::Producer(i) = node {
             let acked = std::mem::take(&mut self.producers[i as usize].newly_acked);
             for a in acked {
+                let sent = self.sent_at(a.id);
+                self.availability
+                    .acked(a.partition, self.now, self.now.saturating_sub(sent));
                 self.acked[a.partition].push(a);
                 self.dirty.push(a.partition);
             }
@@ -552,16 +665,59 @@ impl Cluster {
     }
 
     fn after_event(&mut self) {
+        if !self.avail_brokers.is_empty() {
+            let brokers = std::mem::take(&mut self.avail_brokers);
+            for (p, reg) in self.controller.partitions.iter().enumerate() {
+                if reg.leader.is_some_and(|l| brokers.contains(&l)) {
+                    self.dirty.push(p);
+                }
+            }
+        }
         if self.dirty.is_empty() {
             return;
         }
         let mut dirty = std::mem::take(&mut self.dirty);
         dirty.sort_unstable();
         dirty.dedup();
+        for &p in &dirty {
+            let state = self.partition_state(p);
+            self.availability.observe(p, self.now, &state);
+        }
         super::invariants::check(self, &dirty);
         // Hand the buffer back (the check adds nothing to it): no allocation per event.
         dirty.clear();
         self.dirty = dirty;
+    }
+
+    /// What the availability accountant needs to know of partition `p`.
+    pub fn partition_state(&self, p: PartitionIndex) -> PartitionState {
+        let reg = &self.controller.partitions[p];
+        let leader = reg.leader.and_then(|l| self.broker(l));
+        PartitionState {
+            leader: reg.leader,
+            leader_epoch: reg.leader_epoch,
+            leader_up: leader.is_some_and(|b| b.is_running() && !self.net.isolated.contains(&b.id)),
+            leader_applied: leader
+                .and_then(|b| b.replicas.get(&p))
+                .is_some_and(|r| r.is_leader() && r.leader_epoch >= reg.leader_epoch),
+            isr_len: reg.isr.len() as u32,
+            min_insync_replicas: self.partitions[p].config.min_insync_replicas,
+            acks_all: self.availability.acks_all[p],
+        }
+    }
+
+    /// A fault verb is about to hit broker `b`: the partitions it leads.
+    fn record_fault(&mut self, action: FaultAction, b: BrokerId) {
+        let led: Vec<(PartitionIndex, u32)> = self
+            .controller
+            .partitions
+            .iter()
+            .enumerate()
+            .filter(|(_, r)| r.leader == Some(b))
+            .map(|(p, r)| (p, r.leader_epoch))
+            .collect();
+        self.availability.fault(self.now, action, b, &led);
+        self.avail_brokers.push(b);
     }
 
     pub fn partition_index(&self, topic: &str, partition: u32) -> Result<PartitionIndex, String> {
@@ -678,6 +834,11 @@ impl Cluster {
                     return Err("unknown producer".into());
                 };
                 let acks = acks.unwrap_or(self.producers[idx].config.acks);
+                self.availability.produced[p] = true;
+                if acks == Acks::All && !self.availability.acks_all[p] {
+                    self.availability.acks_all[p] = true;
+                    self.dirty.push(p);
+                }
                 self.handle(
                     Node::Producer(idx as u32),
                     Input::Send {
@@ -690,6 +851,12 @@ impl Cluster {
             Action::Crash(b) | Action::PowerLoss(b) => {
                 let power = matches!(action, Action::PowerLoss(_));
                 if self.broker(b).is_some_and(|x| x.is_running()) {
+                    let kind = if power {
+                        FaultAction::PowerLoss
+                    } else {
+                        FaultAction::Crash
+                    };
+                    self.record_fault(kind, b);
                     let before: u64 = self.log_records_on(b);
                     self.handle(Node::Broker(b), Input::Crash(power));
                     let lost = before - self.log_records_on(b);
@@ -725,10 +892,16 @@ impl Cluster {
             }
             Action::Shutdown(b) => {
                 if self.broker(b).is_some_and(|x| x.is_running()) {
+                    self.record_fault(FaultAction::Shutdown, b);
                     self.handle(Node::Broker(b), Input::Shutdown);
                 }
             }
             Action::Isolate(b) => {
+                if !self.net.isolated.contains(&b)
+                    && self.broker(b).is_some_and(|x| x.is_running())
+                {
+                    self.record_fault(FaultAction::Isolate, b);
+                }
                 if self.net.isolated.insert(b) {
                     self.trace.push(
                         self.now,
@@ -739,6 +912,7 @@ impl Cluster {
             }
             Action::Heal(b) => {
                 if self.net.isolated.remove(&b) {
+                    self.avail_brokers.push(b);
                     self.trace.push(
                         self.now,
                         TraceKind::BrokerHealed { broker: b },

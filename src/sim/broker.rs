@@ -217,6 +217,20 @@ impl Broker {
         ctx.after(ctx.config.flush_interval_ms, Timer::Flush);
     }
 
+    /// Start as part of a cluster that is already running at t=0: registered
+    /// with `broker_epoch`, unfenced, and caught up with the metadata log
+    /// (see `Controller::bootstrap_broker`).
+    pub fn bootstrap(&mut self, ctx: &mut Ctx, broker_epoch: u64) {
+        self.start(ctx);
+        ctx.sends
+            .retain(|(_, m)| !matches!(m, Message::BrokerRegistration { .. }));
+        self.registration_in_flight = false;
+        self.registered = true;
+        self.broker_epoch = broker_epoch;
+        self.fenced = false;
+        self.apply_metadata(ctx, ctx.metadata.len() as u64);
+    }
+
     fn send_registration(&mut self, ctx: &mut Ctx) {
         self.registration_in_flight = true;
         ctx.send(

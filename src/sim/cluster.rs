@@ -90,6 +90,8 @@ enum Input {
         acks: Acks,
     },
     ElectPreferred(PartitionIndex),
+    /// Start-up of an already-running cluster (broker id).
+    Bootstrap(BrokerId),
 }
 
 /// The description a cluster is built from (the scenario after validation).
@@ -283,10 +285,14 @@ impl Cluster {
         for (i, (at, _)) in c.steps.clone().iter().enumerate() {
             c.queue.schedule_late(*at, Event::Step(i));
         }
-        // Everything starts at t=0: brokers register, the controller starts its
-        // rebalance timer, clients fetch metadata.
+        // Everything starts at t=0 as an already-running cluster: brokers are
+        // registered, unfenced and caught up with the metadata log; the
+        // controller starts its rebalance timer, clients fetch metadata.
         for b in 1..=c.brokers.len() as u32 {
-            c.handle(Node::Broker(b), Input::Start);
+            c.handle(Node::Controller, Input::Bootstrap(b));
+        }
+        for b in 1..=c.brokers.len() as u32 {
+            c.handle(Node::Broker(b), Input::Bootstrap(b));
         }
         c.schedule_timer(
             Node::Controller,
@@ -574,6 +580,9 @@ impl Cluster {
                     Input::Msg(from, msg) => controller.on_message(&mut ctx, from, msg),
                     Input::Timer(t) => controller.on_timer(&mut ctx, t),
                     Input::ElectPreferred(p) => controller.elect_preferred(&mut ctx, p),
+                    Input::Bootstrap(b) => {
+                        controller.bootstrap_broker(&mut ctx, b);
+                    }
                     _ => {}
                 }
                 controller_changed = true;
@@ -592,6 +601,13 @@ impl Cluster {
                         broker.crash(&mut ctx, power);
                     }
                     Input::Shutdown => broker.request_shutdown(&mut ctx),
+                    Input::Bootstrap(_) => {
+                        let epoch = controller
+                            .brokers
+                            .get(b as usize - 1)
+                            .map_or(0, |s| s.broker_epoch);
+                        broker.bootstrap(&mut ctx, epoch);
+                    }
                     _ => {}
                 }
                 (ctx.sends, ctx.timers)
@@ -897,8 +913,7 @@ impl Cluster {
                 }
             }
             Action::Isolate(b) => {
-                if !self.net.isolated.contains(&b)
-                    && self.broker(b).is_some_and(|x| x.is_running())
+                if !self.net.isolated.contains(&b) && self.broker(b).is_some_and(|x| x.is_running())
                 {
                     self.record_fault(FaultAction::Isolate, b);
                 }

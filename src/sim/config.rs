@@ -344,7 +344,7 @@ impl ClusterConfig {
                 "sim.fence.on.reregistration",
                 truncation == TruncationMode::LeaderEpoch,
             )?,
-            eligible_leader_replicas_enable: r.bool("eligible.leader.replicas.enable", false)?,
+            eligible_leader_replicas_enable: r.bool("eligible.leader.replicas.enable", true)?,
             replica_selector,
             topic_defaults,
         };

@@ -41,6 +41,10 @@ pub enum TraceKind {
         broker: BrokerId,
         broker_epoch: u64,
     },
+    BrokerRegistrationRejected {
+        broker: BrokerId,
+        error: String,
+    },
     BrokerFenced {
         broker: BrokerId,
         reason: String,

@@ -829,6 +829,13 @@ impl Broker {
             }
         }
         if acks == Acks::None {
+            // No response to acks=0; on any error the broker closes the
+            // connection instead, which makes the client refresh its metadata
+            // (KafkaApis.handleProduceRequest, NetworkClient).
+            if done.iter().any(|r| r.result.is_err()) {
+                let me = self.node();
+                ctx.send(from, Message::Disconnected { id, to: me });
+            }
             return;
         }
         if waiting.is_empty() {

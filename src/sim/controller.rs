@@ -60,6 +60,8 @@ pub struct Controller {
     pub isr_expands: u64,
     /// Per partition: the last unclean election (new leader, leader epoch).
     pub unclean_elected: Vec<Option<(BrokerId, u32)>>,
+    /// A leader rebalance is scheduled (QuorumController's imbalance schedule).
+    pub rebalance_scheduled: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -117,6 +119,31 @@ impl Controller {
             unclean_elections: 0,
             isr_shrinks: 0,
             isr_expands: 0,
+            rebalance_scheduled: false,
+        }
+    }
+
+    /// A partition led by a replica other than its preferred (first) one.
+    fn imbalanced(&self, p: PartitionIndex) -> bool {
+        let r = &self.partitions[p];
+        r.leader.is_some() && r.leader != r.replicas.first().copied()
+    }
+
+    /// QuorumController.maybeScheduleNextBalancePartitionLeaders: with
+    /// auto.leader.rebalance.enable, once some partition is imbalanced and no
+    /// rebalance is pending, one is scheduled
+    /// leader.imbalance.check.interval.seconds later — counted from when the
+    /// imbalance appeared, not on a fixed clock.
+    pub fn maybe_schedule_rebalance(&mut self, ctx: &mut Ctx) {
+        if self.rebalance_scheduled || !ctx.config.auto_leader_rebalance_enable {
+            return;
+        }
+        if (0..self.partitions.len()).any(|p| self.imbalanced(p)) {
+            self.rebalance_scheduled = true;
+            ctx.after(
+                ctx.config.leader_imbalance_check_interval_seconds * 1000,
+                Timer::LeaderRebalance,
+            );
         }
     }
 
@@ -234,18 +261,12 @@ impl Controller {
                 }
             }
             Timer::LeaderRebalance => {
-                if ctx.config.auto_leader_rebalance_enable {
-                    for p in 0..self.partitions.len() {
-                        let reg = &self.partitions[p];
-                        if reg.leader.is_some() && reg.leader != reg.replicas.first().copied() {
-                            self.elect_preferred(ctx, p);
-                        }
+                self.rebalance_scheduled = false;
+                for p in 0..self.partitions.len() {
+                    if self.imbalanced(p) {
+                        self.elect_preferred(ctx, p);
                     }
                 }
-                ctx.after(
-                    ctx.config.leader_imbalance_check_interval_seconds * 1000,
-                    Timer::LeaderRebalance,
-                );
             }
             _ => {}
         }

@@ -138,6 +138,13 @@ pub enum TraceKind {
         broker: BrokerId,
         reason: String,
     },
+    ConsumerOffsetOutOfRange {
+        consumer: String,
+        topic: String,
+        partition: u32,
+        position: u64,
+        reset: String,
+    },
     ConsumerTruncationDetected {
         consumer: String,
         topic: String,

@@ -321,8 +321,7 @@ fn consumer_is_sent_to_the_follower_again_once_it_is_back_in_the_isr() {
         .iter()
         .map(|e| (e.1, e.2))
         .collect();
-    // (The cluster is running at t=0: the leader names the follower on the
-    // consumer's first fetch, so it never reads from the leader before.)
+    // (Its first fetch went to the leader, which named broker 2 at once.)
     assert_eq!(changes, vec![(2, false), (1, true), (2, false)]);
     assert_read_every_record_once(&l, C_B, 1);
 }
@@ -397,8 +396,7 @@ fn consumer_goes_back_to_the_new_leader_and_to_its_follower_after_a_leader_chang
         .iter()
         .map(|e| (e.1, e.2))
         .collect();
-    // (The new leader redirected it at once: it never read from broker 2;
-    // nor from broker 1 at the start, which named broker 3 on the first fetch.)
+    // (The new leader redirected it at once: it never read from broker 2.)
     assert_eq!(changes, vec![(3, false), (3, false)]);
     // c-b's follower became the leader, in its own rack: it reads from it.
     assert_eq!(reading_from(&l, C_B), Some(2));

@@ -286,19 +286,15 @@ impl Cluster {
             c.queue.schedule_late(*at, Event::Step(i));
         }
         // Everything starts at t=0 as an already-running cluster: brokers are
-        // registered, unfenced and caught up with the metadata log; the
-        // controller starts its rebalance timer, clients fetch metadata.
+        // registered, unfenced and caught up with the metadata log; clients
+        // fetch metadata. (The controller schedules a leader rebalance only
+        // once an imbalance appears.)
         for b in 1..=c.brokers.len() as u32 {
             c.handle(Node::Controller, Input::Bootstrap(b));
         }
         for b in 1..=c.brokers.len() as u32 {
             c.handle(Node::Broker(b), Input::Bootstrap(b));
         }
-        c.schedule_timer(
-            Node::Controller,
-            c.config.leader_imbalance_check_interval_seconds * 1000,
-            Timer::LeaderRebalance,
-        );
         for i in 0..c.producers.len() as u32 {
             c.handle(Node::Producer(i), Input::Start);
         }
@@ -581,10 +577,16 @@ impl Cluster {
                     Input::Timer(t) => controller.on_timer(&mut ctx, t),
                     Input::ElectPreferred(p) => controller.elect_preferred(&mut ctx, p),
                     Input::Bootstrap(b) => {
-                        controller.bootstrap_broker(&mut ctx, b);
+                        // The broker's first start is its incarnation 1.
+                        let incarnation =
+                            brokers.get(b as usize - 1).map_or(1, |x| x.incarnation + 1);
+                        controller.bootstrap_broker(&mut ctx, b, incarnation);
                     }
                     _ => {}
                 }
+                // Every controller event ends by checking whether a leader
+                // rebalance needs scheduling (QuorumController).
+                controller.maybe_schedule_rebalance(&mut ctx);
                 controller_changed = true;
                 (ctx.sends, ctx.timers)
             }

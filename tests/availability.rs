@@ -200,3 +200,68 @@ fn a_fault_called_live_is_accounted_as_a_step_is() {
     let b = serde_json::to_value(&file.report().availability).unwrap();
     assert_eq!(a, b);
 }
+
+/// `sim.` cost settings are checked like every config key: a typo or a
+/// negative time is an error that names the field.
+#[test]
+fn bad_cost_settings_are_errors_naming_the_field() {
+    let with = |kv: &str| {
+        failover_lab::Lab::from_json(&LEADER_DIES.replace(
+            r#""config": {"min.insync.replicas": 2}"#,
+            &format!(r#""config": {{"min.insync.replicas": 2, {kv}}}"#),
+        ))
+        .err()
+        .unwrap_or_default()
+    };
+    let e = with(r#""sim.controller.record.write.ms": 10"#);
+    assert!(
+        e.contains("unknown config \"sim.controller.record.write.ms\""),
+        "{e}"
+    );
+    let e = with(r#""sim.broker.become.leader.us": -5"#);
+    assert!(e.contains("sim.broker.become.leader.us"), "{e}");
+    assert!(e.contains("not a non-negative integer"), "{e}");
+    let e = with(r#""sim.controller.max.records.per.batch": 0"#);
+    assert!(e.contains("sim.controller.max.records.per.batch"), "{e}");
+}
+
+fn mass_failover(partitions: u32, costs: &str) -> serde_json::Value {
+    let mut l = lab(&format!(
+        r#"{{
+      "seed": 9, "brokers": 4,
+      "config": {{ {costs} }},
+      "topics": [{{"name": "t", "partitions": {partitions}, "replication_factor": 3}}],
+      "steps": [{{"at_ms": 3000, "crash": 1}}],
+      "run_until_ms": 16000
+    }}"#
+    ));
+    l.run_to_end();
+    serde_json::to_value(&l.report().availability.faults[0]).unwrap()
+}
+
+/// Moving many leaders costs time: the controller writes one record per
+/// moved partition (sim.controller.record.write.us each, in batches of at
+/// most sim.controller.max.records.per.batch) and every broker applies the
+/// changes and takes on its new roles. With the costs at zero the move is
+/// as quick for 2,000 partitions as for one.
+#[test]
+fn mass_failover_takes_time_the_cost_settings_decide() {
+    let zero = r#""sim.controller.record.write.us": 0, "sim.broker.metadata.apply.us": 0,
+                  "sim.broker.become.leader.us": 0, "sim.broker.become.follower.us": 0"#;
+    let free = mass_failover(2000, zero);
+    let costly = mass_failover(
+        2000,
+        r#""sim.controller.record.write.us": 100, "sim.controller.max.records.per.batch": 100"#,
+    );
+    let span = |f: &serde_json::Value| {
+        f["applied_at_ms"].as_u64().unwrap() - f["fenced_at_ms"].as_u64().unwrap()
+    };
+    let led = costly["partitions"].as_array().unwrap().len() as u64;
+    assert_eq!(led, 500, "broker 1 leads a quarter of them");
+    assert!(span(&free) <= 5, "free: {}", span(&free));
+    // Broker 1 is in the ISR of 1,500 partitions: 1,500 records (500 with a
+    // new leader) at 100 µs each, 15 batches, before the last one is seen.
+    assert!(span(&costly) >= 150, "costly: {}", span(&costly));
+    assert!(span(&costly) < 1_000, "costly: {}", span(&costly));
+    assert_eq!(phases_sum(&costly), costly["rto_ms"].as_u64().unwrap());
+}

@@ -164,6 +164,14 @@ pub struct Cluster {
     id_times: Vec<(u64, u64)>,
     /// Per consumer, how many of its consumed records were counted.
     consumed_seen: Vec<usize>,
+    /// The controller's metadata log is visible to brokers and clients up
+    /// to here: records are written in batches that take time
+    /// (`sim.controller.record.write.us`).
+    pub metadata_committed: u64,
+    /// Records up to here have a write time scheduled.
+    metadata_scheduled: u64,
+    /// The controller is busy writing until then (µs).
+    controller_busy_until_us: u64,
 }
 
 impl Cluster {
@@ -259,7 +267,13 @@ impl Cluster {
             avail_brokers: Vec::new(),
             id_times: Vec::new(),
             consumed_seen: vec![0; consumers_n],
+            metadata_committed: 0,
+            metadata_scheduled: 0,
+            controller_busy_until_us: 0,
         };
+        // The topics exist before t=0.
+        c.metadata_committed = c.controller.metadata_log.len() as u64;
+        c.metadata_scheduled = c.metadata_committed;
         // Produce steps count as producers of their partition (the built-in
         // producer's acks default to all, as Kafka's do).
         for (_, a) in &c.steps {
@@ -351,6 +365,10 @@ impl Cluster {
         self.events_processed += 1;
         match event {
             Event::Deliver { from, to, msg, .. } => self.deliver(from, to, *msg),
+            Event::Timer {
+                timer: Timer::MetadataCommitted { end },
+                ..
+            } => self.commit_metadata(end),
             Event::Timer {
                 node,
                 incarnation,
@@ -527,6 +545,52 @@ impl Cluster {
         }
     }
 
+    /// The controller writes its new records in batches of at most
+    /// `sim.controller.max.records.per.batch`, each taking
+    /// `sim.controller.record.write.us` per record after the previous one;
+    /// a batch is pushed to the brokers once written. Work that ends within
+    /// the current millisecond is visible at once.
+    fn schedule_metadata_writes(&mut self) {
+        let len = self.controller.metadata_log.len() as u64;
+        let costs = self.config.costs;
+        let now_us = self.now * 1000;
+        while self.metadata_scheduled < len {
+            let start = self.metadata_scheduled;
+            let end = (start + costs.controller_max_records_per_batch).min(len);
+            let begin_us = self.controller_busy_until_us.max(now_us);
+            self.controller_busy_until_us = begin_us + (end - start) * costs.controller_record_us;
+            self.metadata_scheduled = end;
+            let at = self.controller_busy_until_us / 1000;
+            if at <= self.now {
+                self.commit_metadata(end);
+            } else {
+                self.queue.schedule(
+                    at,
+                    Event::Timer {
+                        node: Node::Controller,
+                        incarnation: 0,
+                        timer: Timer::MetadataCommitted { end },
+                    },
+                );
+            }
+        }
+    }
+
+    /// Metadata up to `end` is written: brokers may see it, and are told.
+    fn commit_metadata(&mut self, end: u64) {
+        if end <= self.metadata_committed {
+            return;
+        }
+        self.metadata_committed = end;
+        for b in 1..=self.brokers.len() as u32 {
+            self.send(
+                Node::Controller,
+                Node::Broker(b),
+                Message::MetadataPush { metadata_end: end },
+            );
+        }
+    }
+
     /// When the application sent record `id` (ids are handed out in time order).
     fn sent_at(&self, id: u64) -> u64 {
         let i = self.id_times.partition_point(|e| e.0 <= id);
@@ -535,6 +599,7 @@ impl Cluster {
 
     fn handle_inner(&mut self, node: Node, input: Input) {
         let empty: [super::protocol::MetadataRecord; 0] = [];
+        let committed = (self.metadata_committed as usize).min(self.controller.metadata_log.len());
         let Cluster {
             brokers,
             controller,
@@ -594,7 +659,7 @@ impl Cluster {
                 let Some(broker) = brokers.get_mut(b as usize - 1) else {
                     return;
                 };
-                let mut ctx = ctx!(&controller.metadata_log);
+                let mut ctx = ctx!(&controller.metadata_log[..committed]);
                 match input {
                     Input::Msg(from, msg) => broker.on_message(&mut ctx, from, msg),
                     Input::Timer(t) => broker.on_timer(&mut ctx, t),
@@ -618,7 +683,7 @@ impl Cluster {
                 let Some(p) = producers.get_mut(i as usize) else {
                     return;
                 };
-                let mut ctx = ctx!(&controller.metadata_log);
+                let mut ctx = ctx!(&controller.metadata_log[..committed]);
                 match input {
                     Input::Msg(_, msg) => p.on_message(&mut ctx, msg),
                     Input::Timer(t) => p.on_timer(&mut ctx, t),
@@ -639,7 +704,7 @@ impl Cluster {
                 let Some(c) = consumers.get_mut(i as usize) else {
                     return;
                 };
-                let mut ctx = ctx!(&controller.metadata_log);
+                let mut ctx = ctx!(&controller.metadata_log[..committed]);
                 match input {
                     Input::Msg(_, msg) => c.on_message(&mut ctx, msg),
                     Input::Timer(t) => c.on_timer(&mut ctx, t),
@@ -661,14 +726,7 @@ impl Cluster {
         self.timers_buf = timers;
         if controller_changed && self.controller.pending_push {
             self.controller.pending_push = false;
-            let end = self.controller.metadata_log.len() as u64;
-            for b in 1..=self.brokers.len() as u32 {
-                self.send(
-                    Node::Controller,
-                    Node::Broker(b),
-                    Message::MetadataPush { metadata_end: end },
-                );
-            }
+            self.schedule_metadata_writes();
         }
         if let Node::Producer(i) = node {
             let acked = std::mem::take(&mut self.producers[i as usize].newly_acked);

@@ -173,6 +173,15 @@ impl Fault {
     pub fn partitions(&self) -> impl Iterator<Item = PartitionIndex> + '_ {
         self.parts.iter().map(|f| f.partition)
     }
+
+    /// Per partition that is writable again, its own recovery time.
+    pub fn partition_rto_ms(&self) -> Vec<u64> {
+        self.parts
+            .iter()
+            .filter(|p| p.stage == Stage::Writable)
+            .map(|p| p.writable_at.saturating_sub(self.at_ms))
+            .collect()
+    }
 }
 
 /// One fault's recovery, as the report shows it.
@@ -370,6 +379,8 @@ pub struct Availability {
     counts: [u32; 4],
     pub count_log: Vec<(u64, [u32; 4])>,
     pub produce_latency: Histogram,
+    /// Sum of every produce latency (for the mean).
+    pub latency_sum_ms: u64,
     pub end_to_end_latency: Histogram,
     /// Produce latency per [`SLOT_MS`] slot of acknowledgement time.
     pub latency_slots: Vec<Histogram>,
@@ -387,6 +398,7 @@ impl Availability {
             counts: [0; 4],
             count_log: vec![(0, [0; 4])],
             produce_latency: Histogram::default(),
+            latency_sum_ms: 0,
             end_to_end_latency: Histogram::default(),
             latency_slots: Vec::new(),
         }
@@ -588,6 +600,7 @@ impl Availability {
     /// after the application sent it.
     pub fn acked(&mut self, p: PartitionIndex, now: u64, latency_ms: u64) {
         self.produce_latency.record(latency_ms);
+        self.latency_sum_ms += latency_ms;
         let slot = (now / SLOT_MS) as usize;
         if self.latency_slots.len() <= slot {
             self.latency_slots.resize(slot + 1, Histogram::default());
@@ -609,6 +622,12 @@ impl Availability {
         if any {
             self.close_faults();
         }
+    }
+
+    /// The mean produce latency so far (HDR bucket values, as `request-latency-avg`).
+    pub fn latency_mean(&self) -> Option<f64> {
+        (self.produce_latency.count() > 0)
+            .then(|| self.latency_sum_ms as f64 / self.produce_latency.count().max(1) as f64)
     }
 
     pub fn consumed(&mut self, latency_ms: u64) {

@@ -47,6 +47,8 @@ pub struct FaultReport {
     pub actions: Vec<&'static str>,
     pub brokers: Vec<u32>,
     pub partitions: Vec<String>,
+    /// How many partitions it took away (the page's view lists only a few).
+    pub partition_count: usize,
     pub fenced_at_ms: Option<u64>,
     pub elected_at_ms: Option<u64>,
     /// When the last new leader had applied its election (end of `metadata_ms`).
@@ -65,26 +67,7 @@ pub struct PartitionAvailability {
 
 pub fn availability(c: &Cluster) -> AvailabilityReport {
     let a = &c.availability;
-    let faults = a
-        .faults()
-        .iter()
-        .map(|f| {
-            let r = f.recovery();
-            FaultReport {
-                at_ms: f.at_ms,
-                action: f.actions.first().map_or("crash", |x| x.as_str()),
-                actions: f.actions.iter().map(|x| x.as_str()).collect(),
-                brokers: f.brokers.clone(),
-                partitions: f.partitions().map(|p| c.partitions[p].name()).collect(),
-                fenced_at_ms: r.fenced_at_ms,
-                elected_at_ms: r.elected_at_ms,
-                applied_at_ms: r.applied_at_ms,
-                writable_at_ms: r.writable_at_ms,
-                rto_ms: r.rto_ms,
-                phases: r.phases,
-            }
-        })
-        .collect();
+    let faults = fault_reports(c);
     let partitions: Vec<PartitionAvailability> = (0..c.partitions.len())
         .filter(|&p| !a.windows(p).is_empty())
         .map(|p| PartitionAvailability {
@@ -100,6 +83,31 @@ pub fn availability(c: &Cluster) -> AvailabilityReport {
         produce_latency_ms: a.produce_latency.summary(),
         end_to_end_latency_ms: a.end_to_end_latency.summary(),
     }
+}
+
+/// Every fault's recovery so far.
+pub fn fault_reports(c: &Cluster) -> Vec<FaultReport> {
+    c.availability
+        .faults()
+        .iter()
+        .map(|f| {
+            let r = f.recovery();
+            FaultReport {
+                at_ms: f.at_ms,
+                action: f.actions.first().map_or("crash", |x| x.as_str()),
+                actions: f.actions.iter().map(|x| x.as_str()).collect(),
+                brokers: f.brokers.clone(),
+                partitions: f.partitions().map(|p| c.partitions[p].name()).collect(),
+                partition_count: f.partitions().count(),
+                fenced_at_ms: r.fenced_at_ms,
+                elected_at_ms: r.elected_at_ms,
+                applied_at_ms: r.applied_at_ms,
+                writable_at_ms: r.writable_at_ms,
+                rto_ms: r.rto_ms,
+                phases: r.phases,
+            }
+        })
+        .collect()
 }
 
 #[derive(Clone, Debug, Serialize)]

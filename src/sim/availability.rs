@@ -318,13 +318,14 @@ impl Histogram {
         (self.count > 0).then_some(self.max)
     }
 
-    /// The value at quantile `q` (0..=1): the highest value equivalent to
-    /// the one at that rank, never above the recorded maximum.
-    pub fn quantile(&self, q: f64) -> Option<u64> {
+    /// The value at quantile `permille`/1000: the highest value equivalent
+    /// to the one at that rank, never above the recorded maximum. (Integer
+    /// arithmetic only: the wasm carries no float formatting for it.)
+    pub fn quantile(&self, permille: u64) -> Option<u64> {
         if self.count == 0 {
             return None;
         }
-        let rank = ((q * self.count as f64).ceil() as u64).clamp(1, self.count);
+        let rank = (permille * self.count).div_ceil(1000).clamp(1, self.count);
         let mut seen = 0;
         for (i, c) in self.counts.iter().enumerate() {
             seen += c;
@@ -338,10 +339,10 @@ impl Histogram {
     pub fn summary(&self) -> LatencySummary {
         LatencySummary {
             count: self.count,
-            p50: self.quantile(0.50),
-            p90: self.quantile(0.90),
-            p99: self.quantile(0.99),
-            p999: self.quantile(0.999),
+            p50: self.quantile(500),
+            p90: self.quantile(900),
+            p99: self.quantile(990),
+            p999: self.quantile(999),
             max: self.max(),
         }
     }
@@ -624,10 +625,10 @@ impl Availability {
         }
     }
 
-    /// The mean produce latency so far (HDR bucket values, as `request-latency-avg`).
-    pub fn latency_mean(&self) -> Option<f64> {
-        (self.produce_latency.count() > 0)
-            .then(|| self.latency_sum_ms as f64 / self.produce_latency.count().max(1) as f64)
+    /// The mean produce latency so far, rounded to a ms (`request-latency-avg`).
+    pub fn latency_mean(&self) -> Option<u64> {
+        let n = self.produce_latency.count();
+        (n > 0).then(|| (self.latency_sum_ms + n / 2) / n)
     }
 
     pub fn consumed(&mut self, latency_ms: u64) {
@@ -644,7 +645,7 @@ impl Availability {
         for s in self.latency_slots.get(a..b.min(self.latency_slots.len()))? {
             h.merge(s);
         }
-        h.quantile(0.99)
+        h.quantile(990)
     }
 
     /// The most partitions unavailable for each cause at any time in
@@ -984,12 +985,12 @@ mod tests {
         for v in 1..=100 {
             h.record(v);
         }
-        assert_eq!(h.quantile(0.5), Some(50));
-        assert_eq!(h.quantile(0.99), Some(99));
+        assert_eq!(h.quantile(500), Some(50));
+        assert_eq!(h.quantile(990), Some(99));
         assert_eq!(h.max(), Some(100));
         let mut big = Histogram::default();
         big.record(9_405);
-        let q = big.quantile(0.5).unwrap_or(0);
+        let q = big.quantile(500).unwrap_or(0);
         assert_eq!(q, 9_405, "never above the maximum");
         for v in [129u64, 1_000, 9_405, 123_456, 10_000_000] {
             let i = Histogram::bucket_of(v);

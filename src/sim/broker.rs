@@ -123,8 +123,9 @@ pub struct Broker {
     comm_seq: u64,
     /// Registrations or heartbeats that failed in a row (backoff exponent).
     failed_attempts: u32,
-    /// When the last heartbeat went out: a running broker keeps a fixed cadence.
-    last_heartbeat_sent_ms: u64,
+    /// When the process last started: a running broker heartbeats on a grid
+    /// anchored there.
+    started_ms: u64,
     /// In controlled shutdown: the controller has answered once already.
     got_shutdown_response: bool,
     /// How far it has read the metadata log while starting, before applying
@@ -164,7 +165,7 @@ impl Broker {
             lifecycle: Lifecycle::Starting,
             comm_seq: 0,
             failed_attempts: 0,
-            last_heartbeat_sent_ms: 0,
+            started_ms: 0,
             got_shutdown_response: false,
             replayed_offset: 0,
             slow_partitions: Vec::new(),
@@ -234,6 +235,7 @@ impl Broker {
         self.fenced = true;
         self.want_shutdown = false;
         self.lifecycle = Lifecycle::Starting;
+        self.started_ms = ctx.now;
         self.failed_attempts = 0;
         self.got_shutdown_response = false;
         self.replayed_offset = 0;
@@ -297,12 +299,16 @@ impl Broker {
         self.schedule_communication(ctx, delay);
     }
 
-    /// A running broker heartbeats on a fixed cadence: Kafka schedules the
-    /// next one an interval after the answer, which drifts by one round trip
-    /// per beat; the lab keeps the 2 s grid so timings read cleanly.
+    /// A running broker heartbeats on a fixed grid, every
+    /// broker.heartbeat.interval.ms from the moment its process started:
+    /// Kafka schedules the next one an interval after the answer, which
+    /// drifts by one round trip per beat; the lab keeps the grid so timings
+    /// read cleanly (README, "What stays simplified").
     fn schedule_next_heartbeat(&mut self, ctx: &mut Ctx) {
-        let due = self.last_heartbeat_sent_ms + ctx.config.broker_heartbeat_interval_ms;
-        self.schedule_communication(ctx, due.saturating_sub(ctx.now).max(1));
+        let interval = ctx.config.broker_heartbeat_interval_ms.max(1);
+        let elapsed = ctx.now.saturating_sub(self.started_ms);
+        let due = self.started_ms + (elapsed / interval + 1) * interval;
+        self.schedule_communication(ctx, due - ctx.now);
     }
 
     /// Process death. Parked requests die with it: their connections reset.
@@ -379,7 +385,6 @@ impl Broker {
     }
 
     fn send_heartbeat(&mut self, ctx: &mut Ctx) {
-        self.last_heartbeat_sent_ms = ctx.now;
         ctx.send(
             Node::Controller,
             Message::BrokerHeartbeat {
@@ -396,6 +401,7 @@ impl Broker {
 
     pub fn on_timer(&mut self, ctx: &mut Ctx, timer: Timer) {
         match timer {
+            Timer::Heartbeat { seq } if seq != self.comm_seq => {}
             Timer::Heartbeat { .. } => {
                 if self.registered {
                     self.send_heartbeat(ctx);

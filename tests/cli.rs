@@ -177,3 +177,58 @@ fn run_set_with_an_unknown_key_or_a_bad_value_exits_2_naming_it() {
         assert!(out.stdout.is_empty());
     }
 }
+
+#[test]
+fn sweep_shards_written_as_jsonl_merge_into_the_single_sweeps_rows() {
+    let dir = std::env::temp_dir().join(format!("failover-lab-shards-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let common = [
+        "sweep",
+        "--set",
+        "rf=3",
+        "--set",
+        "min.isr=2",
+        "--set",
+        "unclean=false",
+        "--set",
+        "acks=all",
+        "--threads",
+        "1",
+    ];
+    let shard = |first: &str, seeds: &str, file: &str| {
+        let mut args = common.to_vec();
+        args.extend(["--first-seed", first, "--seeds", seeds, "--format", "jsonl"]);
+        let out = cli(&args);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert_eq!(
+            String::from_utf8_lossy(&out.stdout).lines().count(),
+            seeds.parse::<usize>().unwrap()
+        );
+        let path = dir.join(file);
+        std::fs::write(&path, &out.stdout).unwrap();
+        path.to_string_lossy().to_string()
+    };
+    let a = shard("1", "2", "a.jsonl");
+    let b = shard("3", "3", "b.jsonl");
+    let merged = cli(&["sweep-merge", &a, &b, "--format", "json"]);
+    assert!(
+        merged.status.success(),
+        "{}",
+        String::from_utf8_lossy(&merged.stderr)
+    );
+    let mut args = common.to_vec();
+    args.extend(["--first-seed", "1", "--seeds", "5", "--format", "json"]);
+    let single = cli(&args);
+    assert_eq!(
+        String::from_utf8_lossy(&merged.stdout),
+        String::from_utf8_lossy(&single.stdout)
+    );
+    let bad = cli(&["sweep-merge", &a, &a]);
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("more than one shard"));
+    let _ = std::fs::remove_dir_all(&dir);
+}

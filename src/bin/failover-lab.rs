@@ -80,12 +80,24 @@ mod cli {
             #[arg(long)]
             threads: Option<usize>,
         },
+        /// Merge sweep shards (`sweep --format jsonl` outputs over disjoint
+        /// seeds) into the rows one sweep over all their seeds gives.
+        SweepMerge {
+            /// Shard files.
+            #[arg(required = true)]
+            files: Vec<String>,
+            #[arg(long, value_enum, default_value_t = SweepFormat::Table)]
+            format: SweepFormat,
+        },
     }
 
     #[derive(Clone, Copy, ValueEnum)]
     enum SweepFormat {
         Table,
+        /// One row per configuration.
         Json,
+        /// One line per run: a shard that `sweep-merge` combines exactly.
+        Jsonl,
     }
 
     #[derive(Clone, Copy, ValueEnum)]
@@ -156,34 +168,55 @@ mod cli {
                 }
             }
         };
-        match sweep::sweep(&configs, first_seed, seeds, threads, &progress) {
-            Ok(summaries) => {
-                match format {
-                    SweepFormat::Table => emit(&sweep::table(&summaries)),
-                    SweepFormat::Json => {
-                        for s in &summaries {
-                            let v = serde_json::json!({
-                                "config": s.config,
-                                "key": s.key,
-                                "promises_durability": s.promises_durability,
-                                "runs": s.runs,
-                                "acked": s.acked,
-                                "lost": s.lost,
-                                "violations": s.violations,
-                                "first_seed_with_loss": s.first_seed_with_loss,
-                                "first_seed_with_violation": s.first_seed_with_violation,
-                                "loss_causes": s.loss_causes,
-                                "violation_kinds": s.violation_kinds,
-                            });
-                            emit(&format!("{v}\n"));
-                        }
-                    }
+        match sweep::sweep_runs(&configs, first_seed, seeds, threads, &progress) {
+            Ok(runs) => {
+                if let SweepFormat::Jsonl = format {
+                    emit(&sweep::shard_lines(&configs, &runs));
+                } else {
+                    print_summaries(&sweep::summarize(&configs, runs), format);
                 }
                 ExitCode::SUCCESS
             }
             Err(e) => {
                 eprintln!("error: {e}");
                 ExitCode::FAILURE
+            }
+        }
+    }
+
+    fn print_summaries(summaries: &[failover_lab::sweep::ConfigSummary], format: SweepFormat) {
+        match format {
+            SweepFormat::Table => emit(&failover_lab::sweep::table(summaries)),
+            SweepFormat::Json | SweepFormat::Jsonl => {
+                for s in summaries {
+                    match serde_json::to_string(s) {
+                        Ok(line) => emit(&format!("{line}\n")),
+                        Err(e) => eprintln!("error: {e}"),
+                    }
+                }
+            }
+        }
+    }
+
+    fn sweep_merge(files: &[String], format: SweepFormat) -> ExitCode {
+        let mut shards = Vec::new();
+        for f in files {
+            match load(f) {
+                Ok(text) => shards.push((f.clone(), text)),
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    return ExitCode::from(2);
+                }
+            }
+        }
+        match failover_lab::sweep::merge_shards(&shards) {
+            Ok(summaries) => {
+                print_summaries(&summaries, format);
+                ExitCode::SUCCESS
+            }
+            Err(e) => {
+                eprintln!("error: {e}");
+                ExitCode::from(2)
             }
         }
     }
@@ -208,6 +241,7 @@ mod cli {
                 format,
                 threads,
             } => sweep(seeds, first_seed, &set, format, threads),
+            Command::SweepMerge { files, format } => sweep_merge(&files, format),
             Command::Run {
                 file,
                 sweep_seed,

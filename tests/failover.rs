@@ -153,7 +153,7 @@ fn controlled_shutdown_moves_leadership_away_before_the_broker_stops() {
     l.cluster.apply(Action::Shutdown(1)).unwrap();
     // Two steps: leadership moves at once, the shutdown is granted on a later
     // heartbeat once the other brokers have replayed the change.
-    l.cluster.run_until(8_000);
+    l.cluster.run_until(9_000);
     let r = reg(&l, 0);
     assert_eq!(r.leader, Some(2));
     assert_eq!(r.leader_epoch, 1);
@@ -165,7 +165,7 @@ fn controlled_shutdown_moves_leadership_away_before_the_broker_stops() {
         elected.last().unwrap().at_ms <= shut[0].at_ms,
         "leadership moved first"
     );
-    l.cluster.run_until(10_000);
+    l.cluster.run_until(11_000);
     // no session timeout was needed: the producer barely noticed
     assert!(l.report().producers[0].acked > acked_before);
     assert_eq!(l.report().producers[0].failed, 0);

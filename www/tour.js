@@ -47,6 +47,10 @@ export function highlightSelectors(name) {
       return [`.metric[data-metric="${arg}"]`];
     case 'lost':
       return ['[data-testid="acked-lost"]'];
+    case 'availability':
+      return ['[data-panel="availability"]'];
+    case 'phase':
+      return [`.rb-phase[data-phase="${arg}"]`];
     case 'describe':
     case 'narration':
     case 'metrics':

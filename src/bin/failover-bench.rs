@@ -226,7 +226,7 @@ mod cli {
             );
             points.push(p);
         }
-        let caption = "3 brokers, RF 3, default sim.* costs, broker 1 crashes at 1 s (no producers: writable = new leader applied)";
+        let caption = "3 brokers, RF 3, default sim.* costs, no producers (writable = applied)";
         if let Some(path) = svg {
             std::fs::write(&path, bench::rto_svg(&points, caption))
                 .map_err(|e| format!("{path}: {e}"))?;

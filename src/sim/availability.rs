@@ -648,17 +648,18 @@ impl Availability {
         h.quantile(990)
     }
 
-    /// The most partitions unavailable for each cause at any time in
-    /// [from, to), in [`Cause::ALL`] order.
+    /// The unavailable partitions per cause (in [`Cause::ALL`] order) at the
+    /// moment in [from, to) when most were unavailable.
     pub fn max_counts(&self, from_ms: u64, to_ms: u64) -> [u32; 4] {
         let start = self.count_log.partition_point(|e| e.0 <= from_ms);
         let mut out = self.count_log[start.saturating_sub(1)].1;
+        let total = |c: &[u32; 4]| c.iter().sum::<u32>();
         for (t, c) in &self.count_log[start..] {
             if *t >= to_ms {
                 break;
             }
-            for i in 0..4 {
-                out[i] = out[i].max(c[i]);
+            if total(c) > total(&out) {
+                out = *c;
             }
         }
         out

@@ -77,6 +77,16 @@ const OUTCOMES = {
     assert.equal(r.acked_records_lost, 0);
     assert.ok(r.producers[0].errors.NOT_ENOUGH_REPLICAS >= 1);
   },
+  'tour-10-how-long-unavailable.json': (r) => {
+    assert.equal(part(r).leader, 1);
+    assert.equal(part(r).leader_epoch, 2);
+    assert.equal(r.acked_records_lost, 0);
+    const [crash, shutdown] = r.availability.faults;
+    const sum = (f) => Object.values(f.phases).reduce((a, b) => a + b, 0);
+    assert.deepEqual([crash.action, crash.rto_ms, sum(crash)], ['crash', 9518, 9518]);
+    assert.equal(crash.phases.detection_ms, 9001);
+    assert.deepEqual([shutdown.action, shutdown.rto_ms, sum(shutdown)], ['shutdown', 7, 7]);
+  },
   'tour-9-why-not-truncate-to-hw.json': (r) => {
     assert.equal(part(r).leader, 1);
     assert.equal(part(r).leader_epoch, 1);
@@ -101,12 +111,13 @@ const ANCHORS = {
   'tour-6-leader-vs-follower.json': { 35000: 'produce_error', 45005: 'produce_acked', 50006: 'isr_changed' },
   'tour-7-acks1-loses-data.json': { 4004: 'produce_acked', 4100: 'broker_crashed', 13001: 'acked_records_lost', 20022: 'truncated' },
   'tour-8-min-insync-replicas.json': { 5000: 'broker_crashed', 13001: 'isr_changed', 35102: 'produce_error', 40523: 'produce_acked' },
+  'tour-10-how-long-unavailable.json': { 10000: 'broker_crashed', 19001: 'leader_elected', 19003: 'became_leader', 19518: 'produce_acked', 40007: 'produce_acked' },
   'tour-9-why-not-truncate-to-hw.json': { 3520: 'truncated', 11001: 'acked_records_lost', 30018: 'truncated' },
 };
 
 const TOURS = fs.readdirSync(path.join(ROOT, 'scenarios')).filter((f) => /^tour-.*\.json$/.test(f)).sort();
 
-test('there is a tour for each failover question, plus acks=1, min.insync.replicas and pre-KIP-101 truncation', () => {
+test('there is a tour for each failover question, plus acks=1, min.insync.replicas, pre-KIP-101 truncation and how long a failover takes', () => {
   assert.deepEqual(TOURS, Object.keys(OUTCOMES).sort());
   for (const f of TOURS) {
     const s = JSON.parse(fs.readFileSync(path.join(ROOT, 'scenarios', f), 'utf8'));

@@ -447,8 +447,9 @@ pub struct AvailabilityView {
     /// Per bucket: the p99 produce latency of the records acknowledged in it.
     pub p99_ms: Vec<Option<u64>>,
     pub faults: Vec<FaultBadge>,
-    /// `request-latency-avg` / `-max` over every acknowledged record so far.
-    pub latency_avg_ms: Option<f64>,
+    /// `request-latency-avg` (in µs, an integer: no float formatting in the
+    /// wasm) / `-max` (ms) over every acknowledged record so far.
+    pub latency_avg_us: Option<u64>,
     pub latency_max_ms: Option<u64>,
 }
 
@@ -563,7 +564,7 @@ pub fn availability(c: &Cluster, to_ms: u64, buckets: usize) -> AvailabilityView
         counts,
         p99_ms,
         faults,
-        latency_avg_ms: a.latency_mean(),
+        latency_avg_us: a.latency_mean_us(),
         latency_max_ms: h.max(),
     }
 }

@@ -93,6 +93,7 @@ fn no_acceptable_isr_member_and_unclean_election_off_leaves_no_leader() {
 
 // Kafka: PartitionChangeBuilderTest.testElectLeader
 // Kafka: PartitionChangeBuilderTest.testUncleanLeaderElection
+// Fixed: with ELR on, an unclean leader that was in the ELR was taken as an ELR election (ISR := {it}, RECOVERED, ELR kept); tryElection makes it unclean: RECOVERING, ELR cleared
 #[test]
 fn unclean_election_picks_the_first_acceptable_replica_with_isr_of_itself_recovering() {
     for elr in [false, true] {
@@ -292,8 +293,8 @@ fn the_isr_can_shrink_to_empty_and_the_last_leader_is_remembered() {
 }
 
 // Kafka: PartitionChangeBuilderTest.testEligibleLeaderReplicas_ElectLastKnownLeader
+// Fixed: a preferred election did not try the last known leader (electPreferredLeader does, like electAnyLeader)
 #[test]
-#[ignore = "issue 15 item 3: the last known leader is electable (unclean, RECOVERING) without unclean.leader.election.enable"]
 fn with_empty_isr_and_elr_the_last_known_leader_is_elected_recovering() {
     let mut w = four(&[], &[], &[1], NO_LEADER);
     w.change(&[], Preferred);

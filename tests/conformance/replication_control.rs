@@ -29,7 +29,6 @@ fn a_leader_shrinks_and_expands_the_isr_through_alter_partition() {
 
 // Kafka: ReplicationControlManagerTest.testEligibleLeaderReplicas_ShrinkAndExpandIsr
 #[test]
-#[ignore = "issue 15 item 2: a leader-initiated ISR shrink below min.insync.replicas fills the ELR"]
 fn a_leader_initiated_shrink_below_min_isr_fills_the_elr_and_an_expand_clears_it() {
     let mut w = World::new(3, &[vec![1, 2, 3]], 2, true);
     w.alter_isr(&[1]).expect("shrink accepted");

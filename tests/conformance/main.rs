@@ -10,5 +10,6 @@ mod epoch_cache;
 mod fetcher;
 mod partition;
 mod partition_change_builder;
+mod producer;
 mod replication_control;
 mod table;

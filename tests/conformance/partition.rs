@@ -10,6 +10,8 @@ use failover_lab::sim::partition::Replica;
 use super::harness::registration;
 
 const LAG: u64 = 30_000;
+/// Kafka's MockTime starts at the wall clock, far from 0.
+const T0: u64 = 1_000_000;
 
 fn rec(id: u64, epoch: u32) -> Record {
     Record {
@@ -191,21 +193,77 @@ fn a_caught_up_follower_joins_the_isr_only_while_it_is_unfenced_and_not_shutting
 }
 
 // Kafka: PartitionTest.testFollowerDoesNotJoinISRUntilCaughtUpToOffsetWithinCurrentLeaderEpoch
-// Inputs: ours (the rule of KAFKA-7128 on a leader whose epoch 5 starts at offset 10).
 #[test]
 fn a_follower_joins_the_isr_only_once_it_reaches_the_start_of_the_leaders_epoch() {
-    let mut r = leader(&[1, 2, 3], &[1, 2], 0);
-    seed(&mut r, 5, 5);
-    assert_eq!(r.log.epoch_start_offset(5), Some(10));
-    r.record_follower_fetch(2, 15, 0, 0);
-    r.log.high_watermark = 3;
-    r.record_follower_fetch(3, 8, 0, 0);
+    // Kafka's leader 0 and followers 1, 2 are our 1 and 2, 3; ISR {1, 3};
+    // leader epoch 8. Kafka's clock starts far from 0, so a replica outside
+    // the ISR (last caught up at 0) is not caught up.
+    let mut r = Replica::new(0, vec![1, 2, 3]);
+    r.make_leader(1, &registration(&[1, 2, 3], &[1, 3], Some(1), 8, 1), T0);
+    seed(&mut r, 2, 8);
+    let last_offset_of_first_batch = r.log.log_end_offset() - 1;
+    seed(&mut r, 3, 8);
+    assert_eq!(hw(&mut r, T0, 1, &all), 0, "the leader's HW does not move");
+    r.record_follower_fetch(3, 0, 0, T0);
+    r.record_follower_fetch(3, last_offset_of_first_batch + 1, 0, T0);
+    assert_eq!(hw(&mut r, T0, 1, &all), last_offset_of_first_batch + 1);
+    // Follower, then leader again in epoch 10, without new records.
+    r.make_follower(&registration(&[1, 2, 3], &[1, 3], Some(3), 9, 1));
+    r.make_leader(1, &registration(&[1, 2, 3], &[1, 3], Some(1), 10, 1), T0);
+    let epoch_start = r.log.log_end_offset();
+    seed(&mut r, 2, 10);
+    r.record_follower_fetch(2, 0, 0, T0);
+    r.record_follower_fetch(2, last_offset_of_first_batch, 0, T0);
     assert!(
         r.expand_candidates(&all).is_empty(),
-        "8 >= HW 3 but below epoch start 10"
+        "below the epoch's start: not in sync"
     );
-    r.record_follower_fetch(3, 10, 0, 0);
-    assert_eq!(r.expand_candidates(&all), vec![3]);
+    r.record_follower_fetch(2, epoch_start, 0, T0);
+    assert_eq!(r.expand_candidates(&all), vec![2]);
+}
+
+// Kafka: PartitionTest.testIsrExpansion
+#[test]
+fn a_follower_that_reaches_the_high_watermark_is_proposed_for_the_isr() {
+    let mut r = leader(&[1, 2], &[1], T0);
+    assert_eq!(
+        hw(&mut r, T0, 1, &all),
+        10,
+        "alone in the ISR, the leader commits its log"
+    );
+    assert_eq!(r.follower(2).map(|f| f.last_caught_up_ms), Some(0));
+    r.record_follower_fetch(2, 3, 0, T0);
+    assert!(r.expand_candidates(&all).is_empty());
+    assert_eq!(r.follower(2).map(|f| f.last_caught_up_ms), Some(0));
+    r.record_follower_fetch(2, 10, 0, T0);
+    assert_eq!(r.follower(2).map(|f| f.last_caught_up_ms), Some(T0));
+    assert_eq!(r.expand_candidates(&all), vec![2]);
+    r.pending_isr = Some((7, vec![1, 2]));
+    assert_eq!(r.isr, vec![1], "not committed yet");
+    assert_eq!(r.maximal_isr_len(), 2);
+    commit_isr(&mut r, &[1, 2], 2, T0);
+    assert_eq!(r.isr, vec![1, 2]);
+}
+
+// Kafka: PartitionTest.testUpdateFollowerFetchState
+#[test]
+fn last_caught_up_time_moves_only_when_the_follower_reaches_the_leaders_end() {
+    let mut r = Replica::new(0, vec![1, 2]);
+    seed(&mut r, 6, 4);
+    r.make_leader(1, &registration(&[1, 2], &[1, 2], Some(1), 5, 1), T0);
+    assert_eq!(r.follower(2).map(|f| f.last_caught_up_ms), Some(T0));
+    r.record_follower_fetch(2, 3, 0, T0 + 500);
+    assert_eq!(
+        r.follower(2)
+            .map(|f| (f.last_caught_up_ms, f.log_end_offset)),
+        Some((T0, Some(3)))
+    );
+    r.record_follower_fetch(2, 6, 0, T0 + 1_000);
+    assert_eq!(
+        r.follower(2)
+            .map(|f| (f.last_caught_up_ms, f.log_end_offset)),
+        Some((T0 + 1_000, Some(6)))
+    );
 }
 
 // Kafka: PartitionTest.testAlterIsrLeaderAndIsrRace

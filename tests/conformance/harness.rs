@@ -58,13 +58,15 @@ impl World {
     /// broker registered and unfenced (ReplicationControlTestContext's
     /// `registerBrokers` + `unfenceBrokers`).
     pub fn new(brokers: u32, assignment: &[Vec<BrokerId>], min_isr: u32, elr: bool) -> World {
-        let mut config = ClusterConfig::default();
-        config.eligible_leader_replicas_enable = elr;
         let topic = TopicConfig {
             min_insync_replicas: min_isr,
             unclean_leader_election_enable: false,
         };
-        config.topic_defaults = topic.clone();
+        let config = ClusterConfig {
+            eligible_leader_replicas_enable: elr,
+            topic_defaults: topic.clone(),
+            ..ClusterConfig::default()
+        };
         let partitions = assignment
             .iter()
             .enumerate()

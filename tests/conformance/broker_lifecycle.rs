@@ -93,6 +93,11 @@ fn a_fenced_broker_that_has_caught_up_with_the_metadata_log_is_unfenced() {
     // carries the offset of the last one. Not yet past its registration record:
     let (fenced, _) = w.heartbeat_at_offset(1, epoch, reg_offset, false);
     assert!(fenced, "FENCED -> FENCED while behind");
+    let (fenced, _) = w.heartbeat_full(1, epoch, reg_offset + 1, true, false);
+    assert!(
+        fenced,
+        "FENCED -> FENCED while it asks to stay fenced (wantFence)"
+    );
     let (fenced, _) = w.heartbeat_at_offset(1, epoch, reg_offset + 1, false);
     assert!(!fenced, "FENCED -> UNFENCED once caught up");
 }
@@ -119,7 +124,6 @@ fn an_unfenced_broker_leading_nothing_that_wants_to_shut_down_may_shut_down_at_o
 
 // Kafka: BrokerHeartbeatManagerTest.testCalculateNextBrokerState
 #[test]
-#[ignore = "issue 15 item 10: controlled shutdown is two steps; the first heartbeat only enters CONTROLLED_SHUTDOWN"]
 fn an_unfenced_leader_that_wants_to_shut_down_first_enters_controlled_shutdown() {
     let mut w = World::new(2, &[vec![1, 2]], 1, false);
     let (fenced, shutdown_ok) = w.heartbeat(1, true);
@@ -164,4 +168,25 @@ fn a_heartbeat_with_a_stale_broker_epoch_changes_nothing_and_is_told_fenced() {
     assert!(!fenced);
     w.fence(1);
     assert!(w.fenced(1));
+}
+
+// Kafka: BrokerHeartbeatManagerTest.testCalculateNextBrokerState
+#[test]
+fn controlled_shutdown_is_granted_once_every_active_broker_has_replayed_the_leadership_move() {
+    let mut w = World::new(3, &[vec![1, 2, 3]], 1, false);
+    let (_, ok) = w.heartbeat(1, true);
+    assert!(!ok, "UNFENCED -> CONTROLLED_SHUTDOWN");
+    // Broker 2 replays everything; broker 3 has not reported any progress.
+    w.heartbeat(2, false);
+    let (_, ok) = w.heartbeat(1, true);
+    assert!(
+        !ok,
+        "CONTROLLED_SHUTDOWN -> CONTROLLED_SHUTDOWN while an active broker lags"
+    );
+    w.fence(3);
+    let (fenced, ok) = w.heartbeat(1, true);
+    assert!(
+        ok && fenced,
+        "CONTROLLED_SHUTDOWN -> SHUTDOWN_NOW once the laggard is no longer active"
+    );
 }

@@ -198,10 +198,23 @@ impl World {
         metadata_offset: u64,
         want_shutdown: bool,
     ) -> (bool, bool) {
+        self.heartbeat_full(b, broker_epoch, metadata_offset, false, want_shutdown)
+    }
+
+    /// A heartbeat with every field; returns the response's (fenced, shutdown_ok).
+    pub fn heartbeat_full(
+        &mut self,
+        b: BrokerId,
+        broker_epoch: u64,
+        metadata_offset: u64,
+        want_fence: bool,
+        want_shutdown: bool,
+    ) -> (bool, bool) {
         let msg = Message::BrokerHeartbeat {
             broker: b,
             broker_epoch,
             metadata_offset,
+            want_fence,
             want_shutdown,
         };
         self.with(|c, ctx| c.on_message(ctx, Node::Broker(b), msg));
@@ -219,12 +232,14 @@ impl World {
             .unwrap_or_else(|| panic!("no heartbeat response to broker {b}"))
     }
 
-    /// A BrokerRegistration (a new incarnation); `clean` says whether the
-    /// broker proved a clean shutdown. Returns the new broker epoch.
+    /// A BrokerRegistration from a new incarnation; `clean` says whether the
+    /// broker proved a clean shutdown. Returns the broker epoch afterwards.
     pub fn register(&mut self, b: BrokerId, clean: bool) -> u64 {
+        let incarnation = self.controller.brokers[b as usize - 1].incarnation + 1;
         let msg = Message::BrokerRegistration {
             broker: b,
             clean_shutdown: clean,
+            incarnation,
         };
         self.with(|c, ctx| c.on_message(ctx, Node::Broker(b), msg));
         self.epoch_of(b)

@@ -248,7 +248,6 @@ fn a_batch_past_its_delivery_timeout_is_failed_not_retried_on_an_error() {
 
 // Kafka: SenderTest.testInflightBatchesExpireOnDeliveryTimeout
 #[test]
-#[ignore = "issue 15 item 6: delivery.timeout.ms expires batches that are in flight"]
 fn an_in_flight_batch_expires_at_its_delivery_timeout_without_waiting_for_an_answer() {
     let mut c = Client::new(ProducerConfig {
         delivery_timeout_ms: 1_500,
@@ -320,7 +319,6 @@ fn a_retried_batch_waits_retry_backoff_when_the_leader_has_not_changed() {
 // Kafka: RecordAccumulatorTest.testReadyAndDrainWhenABatchIsBeingRetried
 // Kafka: SenderTest.testWhenProduceResponseReturnsWithALeaderShipChangeErrorAndNewLeaderInformation
 #[test]
-#[ignore = "issue 15 item 7: KIP-951, no backoff when the leader is known to have changed"]
 fn a_retried_batch_goes_to_a_new_leader_without_waiting_retry_backoff() {
     let mut c = Client::new(config(true));
     c.send(1);

@@ -20,7 +20,7 @@
 //   controls   which controls to show: play step speed time timeline reset
 //              brokers produce switches tour, or "all" / "none"
 //   panels     which panels to show: map partitions clients describe
-//              narration metrics
+//              narration metrics availability
 //   partitions how many partitions to draw (1 – 64, default 8)
 //   range      lock the run to a window of simulated time: "8000-25000",
 //              "8s-25s", "8s-" (to the end), or "steps:1-2" (from the time of
@@ -40,11 +40,12 @@ import { Narration } from './render/narration.js';
 import { DescribeTable } from './render/describe.js';
 import { MetricsPanel, SAMPLE_MS } from './render/metrics.js';
 import { TourGuide } from './tour.js';
+import { AvailabilityPanel } from './render/availability.js';
 
 const TAG = 'failover-lab';
 const CONTROLS = ['play', 'step', 'speed', 'time', 'timeline', 'reset', 'brokers', 'produce', 'switches', 'tour'];
 const DEFAULT_CONTROLS = ['play', 'step', 'speed', 'time', 'timeline', 'reset', 'brokers', 'tour'];
-const PANELS = ['map', 'partitions', 'clients', 'describe', 'narration', 'metrics'];
+const PANELS = ['map', 'partitions', 'clients', 'describe', 'narration', 'metrics', 'availability'];
 const DEFAULT_PANELS = ['map', 'partitions', 'clients', 'describe', 'narration'];
 const COMPACT_PANELS = ['map', 'partitions'];
 const SPEED_MIN = 0.01;
@@ -420,7 +421,13 @@ class FailoverLabElement extends HTMLElement {
     const panel = (name, title, body) => h('section.panel', { dataset: { panel: name } }, title && !cfg.compact ? h('h2', { text: title }) : null, body);
     const main = h('div.fl-col');
     const side = h('div.fl-col');
-    this.map = this.partitions = this.clients = this.narration = this.describeTable = this.metrics = null;
+    this.map = this.partitions = this.clients = this.narration = this.describeTable = this.metrics = this.availability = null;
+    let availBox = null;
+    if (panels.has('availability')) {
+      const root = h('div');
+      this.availability = new AvailabilityPanel(root, { onSeek: (t) => this.guard(() => this.seek(t)) });
+      availBox = panel('availability', 'Availability', root);
+    }
     if (panels.has('map')) {
       const root = h('div');
       this.map = new BrokerMap(root, { fit: true, onBrokerClick: (id, anchor) => (show.has('brokers') ? this.openMenu(id, anchor) : null) });
@@ -457,7 +464,7 @@ class FailoverLabElement extends HTMLElement {
       body.append(side);
     }
     this.menu = h('div.menu', { role: 'menu', hidden: true });
-    this.frameEl = h(`div.fl${cfg.compact ? '.compact' : ''}`, { part: 'lab' }, bar, switches, timeline, tourBox, body, this.menu);
+    this.frameEl = h(`div.fl${cfg.compact ? '.compact' : ''}`, { part: 'lab' }, bar, switches, timeline, availBox, tourBox, body, this.menu);
     this.shadowRoot.replaceChildren(h('style', { text: this.css }), this.frameEl);
     this.ro?.disconnect();
     this.ro = new ResizeObserver(() => {
@@ -590,7 +597,9 @@ class FailoverLabElement extends HTMLElement {
       }
     }
     this.clients?.update(view);
-    this.metrics?.update();
+    const avail = this.availability || this.metrics ? this.lab.core.availability(this.lab.endMs(), this.availability ? this.availability.buckets() : 20) : null;
+    if (avail && this.availability) this.availability.update(avail);
+    this.metrics?.update(avail);
     this.describeTable?.update(lab.describe());
     const ui = this.ui;
     const lost = view.acked_records_lost;

@@ -607,7 +607,7 @@ impl Controller {
     }
 
     /// Apply a target ISR and (re-)elect a leader: PartitionChangeBuilder.
-    fn change(
+    pub fn change(
         &mut self,
         ctx: &mut Ctx,
         p: PartitionIndex,

@@ -314,14 +314,14 @@ declare global {
   }
 
   /** Events of a <failover-lab> element (dispatched on it; they bubble). */
-  interface FailoverLabElementEventMap extends HTMLElementEventMap {
+  interface FailoverLabElementEventMap extends Omit<HTMLElementEventMap, 'error'> {
     ready: CustomEvent<FailoverLabReadyDetail>;
     fault: CustomEvent<FailoverLabFaultDetail>;
     leaderchange: CustomEvent<FailoverLabLeaderChangeDetail>;
     recordslost: CustomEvent<FailoverLabRecordsLostDetail>;
     tourstop: CustomEvent<FailoverLabTourStopDetail>;
     /** A bad attribute or scenario (also shown inside the element). */
-    error: CustomEvent<FailoverLabErrorDetail> | ErrorEvent;
+    error: CustomEvent<FailoverLabErrorDetail>;
   }
 
   // ---- the API shared by the element and window.failoverLab ------------------------

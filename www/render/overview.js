@@ -278,7 +278,11 @@ export class OverviewPanel {
     const now = performance.now();
     const flash = this.flashAt;
     this.flashing = false;
-    const ramps = [this.rgba('rgba(255,255,255,1)'), this.rgba('#c8ccd4'), this.rgba('#8d99b3')];
+    // Outlines fade from the theme's strongest colour (white on dark, ink on light).
+    const light = this.root.closest('.light') !== null;
+    const ramps = light
+      ? [this.rgba('#0b1020'), this.rgba('#3a4458'), this.rgba('#8a93a6')]
+      : [this.rgba('rgba(255,255,255,1)'), this.rgba('#c8ccd4'), this.rgba('#8d99b3')];
     for (let i = 0; i < flash.length && i < n; i++) {
       const age = (now - flash[i]) / FLASH_MS;
       if (age < 0 || age >= 1) continue;

@@ -101,6 +101,7 @@ for (const theme of ['light', 'dark']) {
       for (const lab of document.querySelectorAll('failover-lab')) lab.pause();
       document.querySelector('#lab-a').runFor(20000);
     });
+    assert.equal(await page.isVisible('#a-question'), true, "the page's leaderchange listener showed its question");
     assert.deepEqual(await axe(page), []);
     assert.deepEqual(app.errors, []);
   });

@@ -54,6 +54,10 @@ struct ParkedFetch {
     partitions: Vec<FetchPartition>,
     /// The consumer's `client.rack` (empty for followers and rackless consumers).
     rack_id: String,
+    /// A follower's position was recorded when the fetch was parked: its
+    /// completion must not record it a second time (Kafka updates the
+    /// follower's fetch state once per request, on the first read).
+    positions_recorded: bool,
 }
 
 #[derive(Clone, Debug)]
@@ -421,6 +425,7 @@ impl Broker {
                     broker_epoch,
                     partitions,
                     rack_id,
+                    positions_recorded: false,
                 };
                 self.handle_fetch(ctx, parked, max_wait_ms);
             }
@@ -787,9 +792,11 @@ impl Broker {
                 if first.seq != expected {
                     return Err(ErrorCode::OutOfOrderSequenceNumber);
                 }
-            } else if first.seq != 0 {
-                return Err(ErrorCode::OutOfOrderSequenceNumber);
             }
+            // A producer this log holds no state for (a new leader that never
+            // saw its batches, or state lost with a truncated tail) is
+            // accepted at any sequence (ProducerAppendInfo.checkSequence: no
+            // current producer epoch).
         }
         let base = rep.log.log_end_offset();
         let epoch = rep.leader_epoch;
@@ -897,7 +904,7 @@ impl Broker {
 
     // ---------------------------------------------------------------- leader: fetch
 
-    fn handle_fetch(&mut self, ctx: &mut Ctx, parked: ParkedFetch, max_wait_ms: u64) {
+    fn handle_fetch(&mut self, ctx: &mut Ctx, mut parked: ParkedFetch, max_wait_ms: u64) {
         let has_data = self.fetch_would_return(ctx, &parked);
         if has_data || max_wait_ms == 0 {
             self.answer_fetch(ctx, parked, false);
@@ -910,6 +917,7 @@ impl Broker {
             for fp in &parked.partitions {
                 self.record_follower_position(ctx, replica, parked.broker_epoch, fp);
             }
+            parked.positions_recorded = true;
         }
         let key = ctx.new_id();
         for fp in &parked.partitions {
@@ -1078,6 +1086,7 @@ impl Broker {
         for fp in &parked.partitions {
             out.push(self.read_partition(
                 ctx,
+                parked.replica.filter(|_| !parked.positions_recorded),
                 parked.replica,
                 parked.broker_epoch,
                 &parked.rack_id,
@@ -1094,9 +1103,11 @@ impl Broker {
     }
 
     /// Leader-side processing of one partition of a Fetch (§1 steps 1–4).
+    #[allow(clippy::too_many_arguments)]
     fn read_partition(
         &mut self,
         ctx: &mut Ctx,
+        record_for: Option<BrokerId>,
         replica: Option<BrokerId>,
         broker_epoch: u64,
         rack_id: &str,
@@ -1194,7 +1205,9 @@ impl Broker {
             return resp;
         }
         resp.records = r.log.records()[fp.fetch_offset as usize..].to_vec();
-        self.record_follower_position(ctx, follower, broker_epoch, fp);
+        if record_for == Some(follower) {
+            self.record_follower_position(ctx, follower, broker_epoch, fp);
+        }
         resp
     }
 

@@ -19,6 +19,7 @@
 use serde::Serialize;
 
 use super::io::{Ctx, Timer};
+use super::partition_change::{self, ChangeRequest, Elected, Election};
 use super::protocol::*;
 use super::trace::{list, TraceKind};
 
@@ -451,107 +452,34 @@ impl Controller {
         unclean_shutdown: Option<BrokerId>,
     ) {
         let old = self.partitions[p].clone();
-        let elr_enabled = ctx.config.eligible_leader_replicas_enable;
         let unclean_enabled = ctx.partitions[p].config.unclean_leader_election_enable;
-        let acceptable = |b: &BrokerId| self.acceptable(*b);
-        let keep_current = old
-            .leader
-            .filter(|l| target_isr.contains(l) && acceptable(l));
-        let preferred = old
-            .replicas
-            .first()
-            .copied()
-            .filter(|b| target_isr.contains(b) && acceptable(b));
-        let first_in_isr = old
-            .replicas
-            .iter()
-            .copied()
-            .find(|b| target_isr.contains(b) && acceptable(b));
-        let (mut leader, mut unclean) = match kind {
-            ElectionKind::Preferred => (preferred.or(keep_current).or(first_in_isr), false),
-            ElectionKind::Clean => (keep_current.or(first_in_isr), false),
+        let election = match kind {
+            ElectionKind::Preferred => Election::Preferred,
+            ElectionKind::Clean if unclean_enabled => Election::Unclean,
+            ElectionKind::Clean => Election::Clean,
         };
-        let mut isr = target_isr;
-        let mut recovery = old.leader_recovery_state;
-        let mut from_elr = false;
-        // KIP-966: with an empty ISR, an unfenced eligible leader replica leads.
-        if leader.is_none() && elr_enabled && isr.is_empty() {
-            let elr_candidate = old
-                .replicas
-                .iter()
-                .copied()
-                .find(|b| old.elr.contains(b) && Some(*b) != unclean_shutdown && acceptable(b))
-                .or_else(|| {
-                    // The last known leader may have lost records: trying it is
-                    // an unclean choice, taken only when unclean election is on.
-                    old.last_known_elr
-                        .iter()
-                        .copied()
-                        .filter(|_| unclean_enabled)
-                        .find(|b| Some(*b) != unclean_shutdown && acceptable(b))
-                });
-            if let Some(b) = elr_candidate {
-                leader = Some(b);
-                isr = vec![b];
-                from_elr = true;
-            }
-        }
-        if leader.is_none() && unclean_enabled {
-            if let Some(b) = old.replicas.iter().copied().find(|b| acceptable(b)) {
-                leader = Some(b);
-                unclean = true;
-                isr = vec![b];
-                recovery = LeaderRecoveryState::Recovering;
-            }
-        }
-        // ELR bookkeeping (PartitionChangeBuilder.maybePopulateTargetElr).
-        let (elr, last_known_elr) = if !elr_enabled || unclean {
-            (Vec::new(), Vec::new())
-        } else {
-            let min_isr =
-                (ctx.partitions[p].config.min_insync_replicas as usize).min(old.replicas.len());
-            if isr.len() >= min_isr {
-                (Vec::new(), Vec::new())
-            } else {
-                let elr: Vec<BrokerId> = old
-                    .replicas
-                    .iter()
-                    .copied()
-                    .filter(|b| old.isr.contains(b) || old.elr.contains(b))
-                    .filter(|b| !isr.contains(b) && Some(*b) != unclean_shutdown)
-                    .collect();
-                let last_known = if isr.is_empty() && leader.is_none() {
-                    old.leader
-                        .or(old.last_known_elr.first().copied())
-                        .into_iter()
-                        .collect()
-                } else if isr.is_empty() {
-                    old.last_known_elr.clone()
-                } else {
-                    Vec::new()
-                };
-                (elr, last_known)
-            }
+        let shut: Vec<BrokerId> = unclean_shutdown.into_iter().collect();
+        let acceptable = |b: BrokerId| self.acceptable(b);
+        let request = ChangeRequest {
+            target_isr,
+            election,
+            elr_enabled: ctx.config.eligible_leader_replicas_enable,
+            effective_min_isr: (ctx.partitions[p].config.min_insync_replicas as usize)
+                .min(old.replicas.len()),
+            unclean_shutdown: &shut,
+            acceptable: &acceptable,
+            recovered: false,
         };
-        let leader_changed = leader != old.leader;
-        if !leader_changed
-            && isr == old.isr
-            && recovery == old.leader_recovery_state
-            && elr == old.elr
-            && last_known_elr == old.last_known_elr
-        {
+        let Some(built) = partition_change::build(&old, &request) else {
             return;
-        }
-        let reg = PartitionRegistration {
-            replicas: old.replicas.clone(),
-            isr: isr.clone(),
-            leader,
-            leader_epoch: old.leader_epoch + u32::from(leader_changed),
-            partition_epoch: old.partition_epoch + 1,
-            leader_recovery_state: recovery,
-            elr: elr.clone(),
-            last_known_elr,
         };
+        let reg = built.registration;
+        let leader = reg.leader;
+        let isr = reg.isr.clone();
+        let leader_changed = reg.leader_epoch != old.leader_epoch;
+        let unclean = built.elected.is_unclean();
+        let from_elr = built.elected == Elected::FromElr;
+        let last_known = built.elected == Elected::LastKnownLeader;
         self.partitions[p] = reg.clone();
         self.append(MetadataRecord::Partition {
             partition: p,
@@ -571,6 +499,8 @@ impl Controller {
             }
             let election = if from_elr {
                 "eligible_leader_replica"
+            } else if last_known {
+                "last_known_leader"
             } else if unclean {
                 "unclean"
             } else if kind == ElectionKind::Preferred {
@@ -582,6 +512,11 @@ impl Controller {
                 (Some(l), _) if from_elr => format!(
                     "{tp} had an empty ISR; the controller elected broker {l} from the eligible leader replicas {} (KIP-966): it left the ISR while the high watermark was frozen below min.insync.replicas, so it holds every committed record. ISR := {{{l}}}, leader epoch {} → {}.",
                     list(&old.elr),
+                    old.leader_epoch,
+                    reg.leader_epoch
+                ),
+                (Some(l), _) if last_known => format!(
+                    "{tp} had an empty ISR and no eligible leader replica; its last known leader, broker {l}, is unfenced again and the controller elects it (KIP-966: \"select the last known leader if it is unfenced\", no unclean.leader.election.enable needed). It may have lost records, so it leads in the RECOVERING state with ISR := {{{l}}}, leader epoch {} → {}.",
                     old.leader_epoch,
                     reg.leader_epoch
                 ),
@@ -704,20 +639,32 @@ impl Controller {
         if recovery == LeaderRecoveryState::Recovering && new_isr.len() > 1 {
             return Err(ErrorCode::InvalidRequest);
         }
-        // Keep assignment order for readability, as Kafka's tools print it.
-        let mut isr: Vec<BrokerId> = reg
-            .replicas
-            .iter()
-            .copied()
-            .filter(|b| new_isr.contains(b))
-            .collect();
-        isr.dedup();
-        let next = PartitionRegistration {
-            isr: isr.clone(),
-            partition_epoch: reg.partition_epoch + 1,
-            leader_recovery_state: recovery,
-            ..reg.clone()
+        // The same builder as the controller's own changes: a shrink below
+        // min.insync.replicas moves the dropped members into the ELR
+        // (ReplicationControlManager.alterPartition → PartitionChangeBuilder).
+        let unclean_enabled = ctx.partitions[p].config.unclean_leader_election_enable;
+        let acceptable = |b: BrokerId| self.acceptable(b);
+        let request = ChangeRequest {
+            target_isr: new_isr,
+            election: if unclean_enabled {
+                Election::Unclean
+            } else {
+                Election::Clean
+            },
+            elr_enabled: ctx.config.eligible_leader_replicas_enable,
+            effective_min_isr: (ctx.partitions[p].config.min_insync_replicas as usize)
+                .min(reg.replicas.len()),
+            unclean_shutdown: &[],
+            acceptable: &acceptable,
+            recovered,
         };
+        let next = match partition_change::build(&reg, &request) {
+            Some(c) if c.registration.leader == reg.leader => c.registration,
+            // The leader stays valid (it is in its own ISR and alive), so the
+            // builder never moves it here; nothing to change: the current state.
+            _ => return Ok(reg),
+        };
+        let isr = next.isr.clone();
         self.partitions[p] = next.clone();
         self.append(MetadataRecord::Partition {
             partition: p,

@@ -18,6 +18,7 @@ pub mod io;
 pub mod log;
 pub mod net;
 pub mod partition;
+pub mod partition_change;
 pub mod placement;
 pub mod pmap;
 pub mod protocol;

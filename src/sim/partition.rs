@@ -132,7 +132,8 @@ impl Replica {
     /// Become leader in `reg.leader_epoch`: record the epoch start in the cache
     /// before any write (KAFKA-7415) and reset follower state (Replica.resetReplicaState).
     pub fn make_leader(&mut self, me: BrokerId, reg: &PartitionRegistration, now: u64) {
-        let new_epoch = !self.is_leader() || self.leader_epoch != reg.leader_epoch;
+        let was_leader = self.is_leader();
+        let new_epoch = !was_leader || self.leader_epoch != reg.leader_epoch;
         self.role = Role::Leader;
         self.leader = Some(me);
         self.isr = reg.isr.clone();
@@ -144,17 +145,35 @@ impl Replica {
             self.leader_epoch = reg.leader_epoch;
             let leo = self.log.log_end_offset();
             self.log.assign_epoch(reg.leader_epoch, leo);
+            let previous = std::mem::take(&mut self.followers);
             self.followers = reg
                 .replicas
                 .iter()
                 .filter(|b| **b != me)
-                .map(|&b| FollowerState {
-                    broker: b,
-                    log_end_offset: None,
-                    last_caught_up_ms: if reg.isr.contains(&b) { now } else { 0 },
-                    last_fetch_ms: 0,
-                    last_fetch_leader_leo: 0,
-                    broker_epoch: 0,
+                .map(|&b| {
+                    let in_sync = reg.isr.contains(&b);
+                    let last_caught_up_ms = if in_sync { now } else { 0 };
+                    // Replica.resetReplicaState: a broker that was already
+                    // leader keeps what it knew of each follower's log end; a
+                    // new leader knows nothing until the follower fetches.
+                    match previous.iter().find(|f| f.broker == b) {
+                        Some(f) if was_leader => FollowerState {
+                            broker: b,
+                            log_end_offset: f.log_end_offset,
+                            last_caught_up_ms,
+                            last_fetch_ms: if in_sync { now } else { 0 },
+                            last_fetch_leader_leo: leo,
+                            broker_epoch: f.broker_epoch,
+                        },
+                        _ => FollowerState {
+                            broker: b,
+                            log_end_offset: None,
+                            last_caught_up_ms,
+                            last_fetch_ms: 0,
+                            last_fetch_leader_leo: 0,
+                            broker_epoch: 0,
+                        },
+                    }
                 })
                 .collect();
         }

@@ -321,7 +321,8 @@ fn consumer_is_sent_to_the_follower_again_once_it_is_back_in_the_isr() {
         .iter()
         .map(|e| (e.1, e.2))
         .collect();
-    assert_eq!(changes, vec![(1, true), (2, false), (1, true), (2, false)]);
+    // (Its first fetch went to the leader, which named broker 2 at once.)
+    assert_eq!(changes, vec![(2, false), (1, true), (2, false)]);
     assert_read_every_record_once(&l, C_B, 1);
 }
 
@@ -341,7 +342,7 @@ fn consumer_returns_to_the_leader_when_its_preferred_replica_leaves_the_isr() {
     assert_eq!(reading_from(&l, C_B), Some(2), "c-b still reads from it");
     let stuck = position(&l, C_B);
     assert!(stuck <= replica(&l, 2, 0).log.high_watermark);
-    l.cluster.run_until(21_000);
+    l.cluster.run_until(20_500);
     assert_eq!(
         position(&l, C_B),
         stuck,
@@ -395,7 +396,7 @@ fn consumer_goes_back_to_the_new_leader_and_to_its_follower_after_a_leader_chang
         .map(|e| (e.1, e.2))
         .collect();
     // (The new leader redirected it at once: it never read from broker 2.)
-    assert_eq!(changes, vec![(1, true), (3, false), (3, false)]);
+    assert_eq!(changes, vec![(3, false), (3, false)]);
     // c-b's follower became the leader, in its own rack: it reads from it.
     assert_eq!(reading_from(&l, C_B), Some(2));
     assert_eq!(preferred(&l, C_B), None);

@@ -249,11 +249,11 @@ fn t4_kip101_scenario_1_restarted_follower_keeps_committed_records_and_can_lead(
       "steps": [
         {"at_ms": 2000, "produce": {"topic": "t", "count": 2, "acks": "all"}},
         {"at_ms": 3000, "crash": 1},
-        {"at_ms": 4000, "restart": 1},
-        {"at_ms": 9000, "crash": 2},
-        {"at_ms": 30000, "restart": 2}
+        {"at_ms": 14000, "restart": 1},
+        {"at_ms": 20000, "crash": 2},
+        {"at_ms": 40000, "restart": 2}
       ],
-      "run_until_ms": 45000
+      "run_until_ms": 55000
     }"#);
     l.run_to_end();
     let r = reg(&l, 0);
@@ -282,14 +282,18 @@ fn t5_kip101_scenario_2_replica_truncates_to_the_start_of_the_next_epoch_after_d
         {"at_ms": 4000, "produce": {"topic": "t", "count": 1, "acks": "all"}},
         {"at_ms": 5000, "flush": 1},
         {"at_ms": 6000, "power_loss": 1},
-        {"at_ms": 6000, "power_loss": 2},
-        {"at_ms": 7000, "restart": 2},
-        {"at_ms": 25000, "produce": {"topic": "t", "count": 1, "acks": "all"}},
-        {"at_ms": 30000, "restart": 1}
+        {"at_ms": 6500, "power_loss": 2},
+        {"at_ms": 20000, "restart": 2},
+        {"at_ms": 30000, "produce": {"topic": "t", "count": 1, "acks": "all"}},
+        {"at_ms": 40000, "restart": 1}
       ],
       "run_until_ms": 80000
     }"#);
-    l.cluster.run_until(7_500);
+    // Each restart waits for its old session to expire (a new incarnation is
+    // turned away while the old one's session is valid): A is fenced first,
+    // so B, still in the ISR, leads when it comes back (epoch 3, after the
+    // epochs 1 and 2 the fencings wrote).
+    l.cluster.run_until(20_500);
     assert_eq!(
         replica(&l, 1, 0).log.log_end_offset(),
         2,
@@ -298,12 +302,12 @@ fn t5_kip101_scenario_2_replica_truncates_to_the_start_of_the_next_epoch_after_d
     assert_eq!(replica(&l, 2, 0).log.log_end_offset(), 1, "B lost m2");
     l.run_to_end();
     let r = reg(&l, 0);
-    assert_eq!((r.leader, r.leader_epoch), (Some(2), 1));
+    assert_eq!((r.leader, r.leader_epoch), (Some(2), 3));
     // A asked where epoch 0 ends (offset 1) and truncated m2, then fetched m3.
     assert_eq!(truncations(&l, 1), vec![(2, 1)]);
     assert_eq!(digest(&l, 1, 0), digest(&l, 2, 0), "no divergence");
     assert_eq!(replica(&l, 1, 0).log.log_end_offset(), 2);
-    assert_eq!(replica(&l, 1, 0).log.epochs(), &[(0, 0), (1, 1)]);
+    assert_eq!(replica(&l, 1, 0).log.epochs(), &[(0, 0), (3, 1)]);
     // m2 was acknowledged and is gone: every replica lost power, outside the promise.
     assert_eq!(l.report().acked_records_lost, 1);
     assert_no_violations(&l);

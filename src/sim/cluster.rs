@@ -238,16 +238,12 @@ impl Cluster {
         for (i, (at, _)) in c.steps.clone().iter().enumerate() {
             c.queue.schedule_late(*at, Event::Step(i));
         }
-        // Everything starts at t=0: brokers register, the controller starts its
-        // rebalance timer, clients fetch metadata.
+        // Everything starts at t=0: brokers register, clients fetch metadata.
+        // (The controller schedules a leader rebalance only once an imbalance
+        // appears.)
         for b in 1..=c.brokers.len() as u32 {
             c.handle(Node::Broker(b), Input::Start);
         }
-        c.schedule_timer(
-            Node::Controller,
-            c.config.leader_imbalance_check_interval_seconds * 1000,
-            Timer::LeaderRebalance,
-        );
         for i in 0..c.producers.len() as u32 {
             c.handle(Node::Producer(i), Input::Start);
         }
@@ -466,6 +462,9 @@ impl Cluster {
                     Input::ElectPreferred(p) => controller.elect_preferred(&mut ctx, p),
                     _ => {}
                 }
+                // Every controller event ends by checking whether a leader
+                // rebalance needs scheduling (QuorumController).
+                controller.maybe_schedule_rebalance(&mut ctx);
                 controller_changed = true;
                 (ctx.sends, ctx.timers)
             }

@@ -44,7 +44,10 @@ pub struct ClusterConfig {
     /// min.insync.replicas. `false` gives the earlier behaviour.
     pub strict_min_isr: bool,
     /// Whether a broker re-registering with a new incarnation is first handled
-    /// as fenced (modern KRaft and ZooKeeper's bounced-broker handling).
+    /// as fenced (modern KRaft and ZooKeeper's bounced-broker handling) and
+    /// turned away while the old incarnation's session is still valid
+    /// (DUPLICATE_BROKER_REGISTRATION). Off, a quick restart re-registers at
+    /// once and keeps its ISR memberships, as 0.10.x did.
     pub fence_on_reregistration: bool,
     /// KIP-966 eligible leader replicas (`eligible.leader.replicas.enable`).
     pub eligible_leader_replicas_enable: bool,

@@ -37,6 +37,13 @@ pub struct BrokerRegistrationState {
     /// The session has expired and the broker was fenced for it; checked
     /// again only after the broker heartbeats or registers anew.
     pub session_expired: bool,
+    /// The process start (incarnation) this registration belongs to.
+    pub incarnation: u32,
+    /// The metadata offset the broker reported in its last heartbeat.
+    pub reported_metadata_offset: u64,
+    /// In controlled shutdown: the metadata log length once its leaderships
+    /// were moved; it may stop when every active broker has replayed that far.
+    pub controlled_shutdown_offset: u64,
 }
 
 #[derive(Clone, Debug)]
@@ -53,6 +60,8 @@ pub struct Controller {
     pub isr_expands: u64,
     /// Per partition: the last unclean election (new leader, leader epoch).
     pub unclean_elected: Vec<Option<(BrokerId, u32)>>,
+    /// A leader rebalance is scheduled (QuorumController's imbalance schedule).
+    pub rebalance_scheduled: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -97,6 +106,9 @@ impl Controller {
                     last_heartbeat_ms: 0,
                     registration_offset: 0,
                     session_expired: false,
+                    incarnation: 0,
+                    reported_metadata_offset: 0,
+                    controlled_shutdown_offset: 0,
                 })
                 .collect(),
             partitions,
@@ -107,6 +119,31 @@ impl Controller {
             unclean_elections: 0,
             isr_shrinks: 0,
             isr_expands: 0,
+            rebalance_scheduled: false,
+        }
+    }
+
+    /// A partition led by a replica other than its preferred (first) one.
+    fn imbalanced(&self, p: PartitionIndex) -> bool {
+        let r = &self.partitions[p];
+        r.leader.is_some() && r.leader != r.replicas.first().copied()
+    }
+
+    /// QuorumController.maybeScheduleNextBalancePartitionLeaders: with
+    /// auto.leader.rebalance.enable, once some partition is imbalanced and no
+    /// rebalance is pending, one is scheduled
+    /// leader.imbalance.check.interval.seconds later — counted from when the
+    /// imbalance appeared, not on a fixed clock.
+    pub fn maybe_schedule_rebalance(&mut self, ctx: &mut Ctx) {
+        if self.rebalance_scheduled || !ctx.config.auto_leader_rebalance_enable {
+            return;
+        }
+        if (0..self.partitions.len()).any(|p| self.imbalanced(p)) {
+            self.rebalance_scheduled = true;
+            ctx.after(
+                ctx.config.leader_imbalance_check_interval_seconds * 1000,
+                Timer::LeaderRebalance,
+            );
         }
     }
 
@@ -146,13 +183,22 @@ impl Controller {
             Message::BrokerRegistration {
                 broker,
                 clean_shutdown,
-            } => self.register(ctx, broker, clean_shutdown),
+                incarnation,
+            } => self.register(ctx, broker, clean_shutdown, incarnation),
             Message::BrokerHeartbeat {
                 broker,
                 broker_epoch,
                 metadata_offset,
+                want_fence,
                 want_shutdown,
-            } => self.heartbeat(ctx, broker, broker_epoch, metadata_offset, want_shutdown),
+            } => self.heartbeat(
+                ctx,
+                broker,
+                broker_epoch,
+                metadata_offset,
+                want_fence,
+                want_shutdown,
+            ),
             Message::AlterPartition {
                 id,
                 broker,
@@ -215,25 +261,58 @@ impl Controller {
                 }
             }
             Timer::LeaderRebalance => {
-                if ctx.config.auto_leader_rebalance_enable {
-                    for p in 0..self.partitions.len() {
-                        let reg = &self.partitions[p];
-                        if reg.leader.is_some() && reg.leader != reg.replicas.first().copied() {
-                            self.elect_preferred(ctx, p);
-                        }
+                self.rebalance_scheduled = false;
+                for p in 0..self.partitions.len() {
+                    if self.imbalanced(p) {
+                        self.elect_preferred(ctx, p);
                     }
                 }
-                ctx.after(
-                    ctx.config.leader_imbalance_check_interval_seconds * 1000,
-                    Timer::LeaderRebalance,
-                );
             }
             _ => {}
         }
     }
 
-    fn register(&mut self, ctx: &mut Ctx, broker: BrokerId, clean_shutdown: bool) {
+    /// BrokerHeartbeatManager.hasValidSession: unfenced, and heard from
+    /// within broker.session.timeout.ms.
+    pub fn has_valid_session(&self, b: BrokerId, now: u64, session_timeout_ms: u64) -> bool {
+        self.broker(b).is_some_and(|s| {
+            s.registered && !s.fenced && s.last_heartbeat_ms + session_timeout_ms >= now
+        })
+    }
+
+    fn register(
+        &mut self,
+        ctx: &mut Ctx,
+        broker: BrokerId,
+        clean_shutdown: bool,
+        incarnation: u32,
+    ) {
         let Some(s) = self.broker(broker) else { return };
+        // ClusterControlManager.registerBroker: a new incarnation is turned
+        // away while the previous one still holds a valid session. A quick
+        // restart therefore does not shorten failure detection: the old
+        // registration keeps its leaderships until its session expires.
+        let timeout = ctx.config.broker_session_timeout_ms;
+        if ctx.config.fence_on_reregistration
+            && s.incarnation != incarnation
+            && self.has_valid_session(broker, ctx.now, timeout)
+        {
+            let expires = s.last_heartbeat_ms + timeout;
+            ctx.trace(
+                TraceKind::BrokerRegistrationRejected {
+                    broker,
+                    error: ErrorCode::DuplicateBrokerRegistration.name().to_string(),
+                },
+                format!("Broker {broker} restarted and asks to register, but the controller still holds a live session for its previous incarnation (last heartbeat {:.3} s ago; broker.session.timeout.ms={timeout}): DUPLICATE_BROKER_REGISTRATION. The old registration keeps its leaderships until the session expires at {:.3} s; the broker retries with backoff.", (ctx.now - s.last_heartbeat_ms) as f64 / 1000.0, expires as f64 / 1000.0),
+            );
+            ctx.send(
+                Node::Broker(broker),
+                Message::BrokerRegistrationResponse {
+                    result: Err(ErrorCode::DuplicateBrokerRegistration),
+                },
+            );
+            return;
+        }
         // A new incarnation: the old process is gone, so the controller handles
         // it as if the old registration were fenced — out of every ISR,
         // leadership elsewhere, a new leader epoch — before registering the new
@@ -298,6 +377,8 @@ impl Controller {
             s.last_heartbeat_ms = ctx.now;
             s.session_expired = false;
             s.registration_offset = offset;
+            s.incarnation = incarnation;
+            s.reported_metadata_offset = 0;
         }
         self.append_broker_record(broker);
         ctx.trace(
@@ -309,9 +390,7 @@ impl Controller {
         );
         ctx.send(
             Node::Broker(broker),
-            Message::BrokerRegistrationResponse {
-                broker_epoch: epoch,
-            },
+            Message::BrokerRegistrationResponse { result: Ok(epoch) },
         );
         ctx.after(
             ctx.config.broker_session_timeout_ms,
@@ -319,12 +398,15 @@ impl Controller {
         );
     }
 
+    /// BrokerHeartbeatManager.calculateNextBrokerState, and what the
+    /// controller writes for each transition.
     fn heartbeat(
         &mut self,
         ctx: &mut Ctx,
         broker: BrokerId,
         broker_epoch: u64,
         metadata_offset: u64,
+        want_fence: bool,
         want_shutdown: bool,
     ) {
         let Some(s) = self.broker(broker) else { return };
@@ -334,6 +416,7 @@ impl Controller {
                 Node::Broker(broker),
                 Message::BrokerHeartbeatResponse {
                     fenced: true,
+                    caught_up: false,
                     shutdown_ok: false,
                     metadata_end: end,
                 },
@@ -341,44 +424,59 @@ impl Controller {
             return;
         }
         let was_fenced = s.fenced;
+        let in_cs = s.in_controlled_shutdown;
         let caught_up = metadata_offset > s.registration_offset;
         if let Some(s) = self.broker_mut(broker) {
             s.last_heartbeat_ms = ctx.now;
             s.session_expired = false;
+            s.reported_metadata_offset = metadata_offset;
         }
-        if was_fenced && caught_up && !want_shutdown {
-            if let Some(s) = self.broker_mut(broker) {
-                s.fenced = false;
-            }
-            self.append_broker_record(broker);
-            ctx.trace(
-                TraceKind::BrokerUnfenced { broker },
-                format!("Broker {broker} has caught up with the metadata log; the controller unfences it."),
-            );
-            ctx.after(
-                ctx.config.broker_session_timeout_ms,
-                Timer::SessionCheck { broker },
-            );
-            self.elect_offline_partitions(ctx);
-        }
+        let leads = |c: &Self| c.partitions.iter().any(|r| r.leader == Some(broker));
         let mut shutdown_ok = false;
-        if want_shutdown {
-            let in_cs = self
+        if in_cs {
+            // Granted once it leads nothing and every active broker has
+            // replayed the records that moved its leaderships away.
+            let cs_offset = self
                 .broker(broker)
-                .is_some_and(|s| s.in_controlled_shutdown);
-            if !in_cs {
+                .map_or(0, |s| s.controlled_shutdown_offset);
+            if !leads(self) && self.lowest_active_offset() >= cs_offset {
+                shutdown_ok = true;
+                self.shut_down_now(ctx, broker);
+            }
+        } else if was_fenced {
+            if want_shutdown {
+                shutdown_ok = true;
+                self.shut_down_now(ctx, broker);
+            } else if !want_fence && caught_up {
+                if let Some(s) = self.broker_mut(broker) {
+                    s.fenced = false;
+                }
+                self.append_broker_record(broker);
+                ctx.trace(
+                    TraceKind::BrokerUnfenced { broker },
+                    format!("Broker {broker} has caught up with the metadata log and is ready; the controller unfences it."),
+                );
+                ctx.after(
+                    ctx.config.broker_session_timeout_ms,
+                    Timer::SessionCheck { broker },
+                );
+                self.elect_offline_partitions(ctx);
+            }
+        } else if want_shutdown {
+            if leads(self) {
+                // Step one: move its leaderships; the broker keeps heartbeating.
                 if let Some(s) = self.broker_mut(broker) {
                     s.in_controlled_shutdown = true;
                 }
                 self.append_broker_record(broker);
                 self.move_away_from(ctx, broker, "controlled_shutdown");
-            }
-            shutdown_ok = !self.partitions.iter().any(|r| r.leader == Some(broker));
-            if shutdown_ok {
+                let end = self.metadata_log.len() as u64;
                 if let Some(s) = self.broker_mut(broker) {
-                    s.fenced = true;
+                    s.controlled_shutdown_offset = end;
                 }
-                self.append_broker_record(broker);
+            } else {
+                shutdown_ok = true;
+                self.shut_down_now(ctx, broker);
             }
         }
         let end = self.metadata_log.len() as u64;
@@ -387,10 +485,34 @@ impl Controller {
             Node::Broker(broker),
             Message::BrokerHeartbeatResponse {
                 fenced,
+                caught_up,
                 shutdown_ok,
                 metadata_end: end,
             },
         );
+    }
+
+    /// The lowest metadata offset reported by an active broker (unfenced, not
+    /// shutting down); none active: no limit.
+    fn lowest_active_offset(&self) -> u64 {
+        self.brokers
+            .iter()
+            .filter(|s| s.registered && !s.fenced && !s.in_controlled_shutdown)
+            .map(|s| s.reported_metadata_offset)
+            .min()
+            .unwrap_or(u64::MAX)
+    }
+
+    /// SHUTDOWN_NOW: the broker leaves every ISR and is fenced.
+    fn shut_down_now(&mut self, ctx: &mut Ctx, broker: BrokerId) {
+        if let Some(s) = self.broker_mut(broker) {
+            s.in_controlled_shutdown = true;
+        }
+        self.move_away_from(ctx, broker, "controlled_shutdown");
+        if let Some(s) = self.broker_mut(broker) {
+            s.fenced = true;
+        }
+        self.append_broker_record(broker);
     }
 
     /// RCM.handleBrokerFenced: out of every ISR, leadership elsewhere.

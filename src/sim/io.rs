@@ -11,22 +11,40 @@ use super::PartitionInfo;
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Timer {
     // broker
-    Heartbeat,
+    /// The lifecycle manager's next registration or heartbeat; only the
+    /// latest one scheduled is live.
+    Heartbeat {
+        seq: u64,
+    },
     IsrCheck,
     HighWatermarkCheckpoint,
     Flush,
-    FetchTimeout { leader: BrokerId, id: u64 },
+    FetchTimeout {
+        leader: BrokerId,
+        id: u64,
+    },
     FetchRetry,
-    DelayedFetchExpire { id: u64 },
-    DelayedProduceExpire { id: u64 },
-    AlterPartitionRetry { partition: PartitionIndex, id: u64 },
+    DelayedFetchExpire {
+        id: u64,
+    },
+    DelayedProduceExpire {
+        id: u64,
+    },
+    AlterPartitionRetry {
+        partition: PartitionIndex,
+        id: u64,
+    },
     // controller
-    SessionCheck { broker: BrokerId },
+    SessionCheck {
+        broker: BrokerId,
+    },
     LeaderRebalance,
     // clients
     ProducerTick,
     Send,
-    RequestTimeout { id: u64 },
+    RequestTimeout {
+        id: u64,
+    },
     MetadataRefresh,
     ConsumerPoll,
 }

@@ -50,6 +50,7 @@ pub enum ErrorCode {
     InvalidRequest,
     NetworkException,
     BrokerNotAvailable,
+    DuplicateBrokerRegistration,
 }
 
 impl ErrorCode {
@@ -69,6 +70,7 @@ impl ErrorCode {
             ErrorCode::InvalidRequest => "INVALID_REQUEST",
             ErrorCode::NetworkException => "NETWORK_EXCEPTION",
             ErrorCode::BrokerNotAvailable => "BROKER_NOT_AVAILABLE",
+            ErrorCode::DuplicateBrokerRegistration => "DUPLICATE_BROKER_REGISTRATION",
         }
     }
 
@@ -180,18 +182,26 @@ pub enum Message {
     BrokerRegistration {
         broker: BrokerId,
         clean_shutdown: bool,
+        /// Which start of the process this is (Kafka's incarnation id).
+        incarnation: u32,
     },
     BrokerRegistrationResponse {
-        broker_epoch: u64,
+        /// The new broker epoch, or DUPLICATE_BROKER_REGISTRATION while the
+        /// previous incarnation still holds a valid session.
+        result: Result<u64, ErrorCode>,
     },
     BrokerHeartbeat {
         broker: BrokerId,
         broker_epoch: u64,
         metadata_offset: u64,
+        /// Not yet ready to be unfenced (still starting up).
+        want_fence: bool,
         want_shutdown: bool,
     },
     BrokerHeartbeatResponse {
         fenced: bool,
+        /// The broker has replayed the metadata log past its registration.
+        caught_up: bool,
         shutdown_ok: bool,
         metadata_end: u64,
     },

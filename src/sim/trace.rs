@@ -41,6 +41,10 @@ pub enum TraceKind {
         broker: BrokerId,
         broker_epoch: u64,
     },
+    BrokerRegistrationRejected {
+        broker: BrokerId,
+        error: String,
+    },
     BrokerFenced {
         broker: BrokerId,
         reason: String,
@@ -133,6 +137,13 @@ pub enum TraceKind {
         partition: u32,
         broker: BrokerId,
         reason: String,
+    },
+    ConsumerOffsetOutOfRange {
+        consumer: String,
+        topic: String,
+        partition: u32,
+        position: u64,
+        reset: String,
     },
     ConsumerTruncationDetected {
         consumer: String,

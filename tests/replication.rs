@@ -282,7 +282,7 @@ fn t5_kip101_scenario_2_replica_truncates_to_the_start_of_the_next_epoch_after_d
         {"at_ms": 4000, "produce": {"topic": "t", "count": 1, "acks": "all"}},
         {"at_ms": 5000, "flush": 1},
         {"at_ms": 6000, "power_loss": 1},
-        {"at_ms": 6500, "power_loss": 2},
+        {"at_ms": 8500, "power_loss": 2},
         {"at_ms": 20000, "restart": 2},
         {"at_ms": 30000, "produce": {"topic": "t", "count": 1, "acks": "all"}},
         {"at_ms": 40000, "restart": 1}

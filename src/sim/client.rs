@@ -1449,3 +1449,96 @@ impl Consumer {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sim::config::{ClusterConfig, TopicConfig};
+    use crate::sim::trace::Trace;
+    use crate::sim::PartitionInfo;
+
+    fn consumer(reset: OffsetReset) -> Consumer {
+        let mut config = match ConsumerConfig::parse(&Default::default(), "consumer") {
+            Ok(c) => c,
+            Err(e) => panic!("{e}"),
+        };
+        config.auto_offset_reset = reset;
+        let mut c = Consumer::new("c".to_string(), 0, vec![0], config, 3);
+        c.metadata.insert(0, (Some(1), 4));
+        if let Some(pos) = c.positions.get_mut(&0) {
+            pos.offset = 120;
+        }
+        c.fetches.insert(7, (1, vec![0]));
+        c
+    }
+
+    /// The leader answers a fetch at offset 120 with OFFSET_OUT_OF_RANGE (its
+    /// log now ends at 100, HW 100).
+    fn out_of_range(c: &mut Consumer) -> Trace {
+        let config = ClusterConfig::default();
+        let partitions = vec![PartitionInfo {
+            topic: "t".to_string(),
+            topic_index: 0,
+            partition: 0,
+            replicas: vec![1, 2, 3],
+            config: TopicConfig::default(),
+        }];
+        let mut trace = Trace::default();
+        let mut next_id = 100;
+        let mut dirty = Vec::new();
+        let mut ctx = Ctx {
+            now: 5_000,
+            config: &config,
+            racks: &[],
+            partitions: &partitions,
+            metadata: &[],
+            trace: &mut trace,
+            next_id: &mut next_id,
+            sends: Vec::new(),
+            timers: Vec::new(),
+            dirty: &mut dirty,
+        };
+        c.on_message(
+            &mut ctx,
+            Message::FetchResponse {
+                id: 7,
+                partitions: vec![FetchPartitionResponse {
+                    partition: 0,
+                    error: Some(ErrorCode::OffsetOutOfRange),
+                    high_watermark: 100,
+                    log_end_offset: 100,
+                    diverging_epoch: None,
+                    current_leader: Some((1, 4)),
+                    records: Vec::new(),
+                    base_offset: 120,
+                    preferred_read_replica: None,
+                }],
+            },
+        );
+        trace
+    }
+
+    #[test]
+    fn auto_offset_reset_none_raises_on_offset_out_of_range_instead_of_resetting() {
+        // ConsumerConfig: with auto.offset.reset=none the consumer throws
+        // (OffsetOutOfRangeException from poll) rather than picking a position.
+        let mut c = consumer(OffsetReset::None);
+        let trace = out_of_range(&mut c);
+        let pos = c.positions.get(&0).cloned().unwrap_or_default();
+        assert!(pos.stopped, "it stops reading the partition");
+        assert_eq!(pos.offset, 120, "the position is not moved");
+        assert!(trace.events().iter().any(|e| matches!(
+            &e.kind,
+            TraceKind::ConsumerOffsetOutOfRange { reset, position: 120, .. } if reset == "none"
+        )));
+    }
+
+    #[test]
+    fn auto_offset_reset_latest_seeks_to_the_high_watermark_on_offset_out_of_range() {
+        let mut c = consumer(OffsetReset::Latest);
+        out_of_range(&mut c);
+        let pos = c.positions.get(&0).cloned().unwrap_or_default();
+        assert!(!pos.stopped);
+        assert_eq!(pos.offset, 100);
+    }
+}

@@ -402,4 +402,39 @@ mod tests {
             }
         );
     }
+
+    fn registration(leader: BrokerId, epoch: u32) -> PartitionRegistration {
+        PartitionRegistration {
+            replicas: vec![1, 2, 3],
+            isr: vec![1, 2, 3],
+            leader: Some(leader),
+            leader_epoch: epoch,
+            partition_epoch: epoch,
+            leader_recovery_state: LeaderRecoveryState::Recovered,
+            elr: Vec::new(),
+            last_known_elr: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn a_leader_re_elected_in_a_new_epoch_keeps_its_followers_log_end_offsets() {
+        // Replica.resetReplicaState: only a broker that was not leader before
+        // forgets what it knew of its followers.
+        let mut r = Replica::new(0, vec![1, 2, 3]);
+        for i in 0..5 {
+            r.log.append(rec(i, 0));
+        }
+        r.make_leader(1, &registration(1, 0), 0);
+        r.record_follower_fetch(2, 5, 7, 100);
+        r.record_follower_fetch(3, 3, 8, 100);
+        r.make_leader(1, &registration(1, 1), 200);
+        assert_eq!(r.follower(2).and_then(|f| f.log_end_offset), Some(5));
+        assert_eq!(r.follower(3).and_then(|f| f.log_end_offset), Some(3));
+        assert_eq!(r.follower(2).map(|f| f.last_caught_up_ms), Some(200));
+        // A broker that becomes leader from follower knows nothing yet.
+        let mut f = Replica::new(0, vec![1, 2, 3]);
+        f.make_follower(&registration(2, 0));
+        f.make_leader(1, &registration(1, 1), 300);
+        assert_eq!(f.follower(2).and_then(|x| x.log_end_offset), None);
+    }
 }

@@ -1,0 +1,375 @@
+//! Where the lab used to differ from Kafka 4.x (issue 15), one scenario per
+//! rule, each stating Kafka's behaviour and the class that implements it.
+//! (Rules 11 and 12 are unit tests next to the code: `sim::client::tests`,
+//! `sim::partition::tests`, `sim::broker::tests`; the election rules 2 and 3
+//! also in `sim::partition_change::tests`.)
+
+mod common;
+use common::*;
+use failover_lab::sim::protocol::LeaderRecoveryState;
+use failover_lab::sim::trace::{TraceEvent, TraceKind};
+
+fn first<'a>(l: &'a failover_lab::Lab, f: impl Fn(&TraceKind) -> bool + 'a) -> &'a TraceEvent {
+    match events(l, f).first() {
+        Some(e) => e,
+        None => panic!("no such event"),
+    }
+}
+
+/// ClusterControlManager.registerBroker and BrokerHeartbeatManager: a new
+/// incarnation is refused with DUPLICATE_BROKER_REGISTRATION while the old one
+/// still has a valid session, so a quick restart does not move leadership any
+/// sooner than the session timeout would.
+#[test]
+fn a_quick_restart_does_not_shorten_failure_detection() {
+    let mut l = lab(r#"{
+      "seed": 1, "brokers": 3, "config": {"min.insync.replicas": 2},
+      "topics": [{"name": "t", "partitions": 1, "replication_factor": 3}],
+      "clients": [{"type": "producer", "id": "p", "topic": "t", "acks": "all", "records_per_sec": 20}],
+      "steps": [{"at_ms": 10000, "crash": 1}, {"at_ms": 11000, "restart": 1}],
+      "run_until_ms": 30000
+    }"#);
+    l.cluster.run_until(18_900);
+    assert_eq!(reg(&l, 0).leader, Some(1), "the old session is still valid");
+    let refused = events(
+        &l,
+        |k| matches!(k, TraceKind::BrokerRegistrationRejected { broker: 1, error } if error == "DUPLICATE_BROKER_REGISTRATION"),
+    );
+    assert!(
+        refused.len() >= 3,
+        "refused, retried with backoff: {}",
+        refused.len()
+    );
+    // The retries back off: 100 ms, then doubling.
+    let gaps: Vec<u64> = refused
+        .windows(2)
+        .map(|w| w[1].at_ms - w[0].at_ms)
+        .collect();
+    assert!(
+        gaps.windows(2).all(|g| g[1] > g[0]),
+        "backoff grows: {gaps:?}"
+    );
+    l.run_to_end();
+    let elected = first(&l, |k| {
+        matches!(
+            k,
+            TraceKind::LeaderElected {
+                leader: Some(2),
+                ..
+            }
+        )
+    });
+    // Last heartbeat at 10.000 s (arrived 10.002 s) + broker.session.timeout.ms.
+    assert!(
+        elected.at_ms >= 19_000,
+        "leadership moved at {} ms",
+        elected.at_ms
+    );
+    assert!(elected.at_ms < 19_100);
+    let registered = events(&l, |k| {
+        matches!(k, TraceKind::BrokerRegistered { broker: 1, .. })
+    });
+    assert!(registered.last().is_some_and(|e| e.at_ms > elected.at_ms));
+    assert_no_violations(&l);
+}
+
+/// ReplicationControlManager.alterPartition builds its change with
+/// PartitionChangeBuilder, whose maybePopulateTargetElr moves followers the
+/// leader drops while the ISR is below min.insync.replicas into the ELR.
+#[test]
+fn a_leader_initiated_isr_shrink_below_min_isr_fills_the_elr() {
+    let mut l = lab(r#"{
+      "seed": 2, "brokers": 3,
+      "config": {"min.insync.replicas": 2, "replica.lag.time.max.ms": 5000,
+                 "eligible.leader.replicas.enable": true},
+      "topics": [{"name": "t", "partitions": 1, "replication_factor": 3}],
+      "clients": [{"type": "producer", "id": "p", "topic": "t", "acks": "all", "records_per_sec": 20}],
+      "steps": [{"at_ms": 2000, "slow": {"broker": 3, "topic": "t", "partition": 0}},
+                {"at_ms": 12000, "slow": {"broker": 2, "topic": "t", "partition": 0}},
+                {"at_ms": 25000, "crash": 1}],
+      "run_until_ms": 45000
+    }"#);
+    l.cluster.run_until(20_000);
+    let r = reg(&l, 0);
+    assert_eq!(r.isr, vec![1], "the leader dropped both followers");
+    assert_eq!(r.elr, vec![2], "dropped below min ISR: eligible");
+    l.run_to_end();
+    let r = reg(&l, 0);
+    assert_eq!(
+        r.leader,
+        Some(2),
+        "elected from the ELR once the leader is fenced"
+    );
+    let e = first(&l, |k| {
+        matches!(
+            k,
+            TraceKind::LeaderElected {
+                leader: Some(2),
+                ..
+            }
+        )
+    });
+    assert!(
+        matches!(&e.kind, TraceKind::LeaderElected { election, .. } if election == "eligible_leader_replica")
+    );
+    assert_eq!(l.report().acked_records_lost, 0);
+}
+
+/// PartitionChangeBuilder.electAnyLeader / canElectLastKnownLeader and the
+/// Kafka docs' "Eligible Leader Replicas": with ISR and ELR empty, the last
+/// known leader is elected once it is unfenced, without
+/// unclean.leader.election.enable, as an unclean (RECOVERING) leader.
+#[test]
+fn the_last_known_leader_is_elected_without_unclean_election_once_unfenced() {
+    let mut l = lab(r#"{
+      "seed": 3, "brokers": 3,
+      "config": {"min.insync.replicas": 2, "eligible.leader.replicas.enable": true},
+      "topics": [{"name": "t", "partitions": 1, "replication_factor": 3}],
+      "clients": [{"type": "producer", "id": "p", "topic": "t", "acks": "all", "records_per_sec": 20}],
+      "steps": [{"at_ms": 2000, "crash": 3}, {"at_ms": 15000, "crash": 2},
+                {"at_ms": 30000, "crash": 1}, {"at_ms": 45000, "restart": 2},
+                {"at_ms": 50000, "restart": 1}],
+      "run_until_ms": 70000
+    }"#);
+    l.cluster.run_until(49_000);
+    let r = reg(&l, 0);
+    assert_eq!(r.leader, None);
+    assert!(r.isr.is_empty() && r.last_known_elr == vec![1], "{r:?}");
+    l.run_to_end();
+    let r = reg(&l, 0);
+    assert_eq!(r.leader, Some(1));
+    let e = first(
+        &l,
+        |k| matches!(k, TraceKind::LeaderElected { leader: Some(1), election, .. } if election == "last_known_leader"),
+    );
+    assert!(
+        e.at_ms > 50_000 && e.at_ms < 50_100,
+        "as soon as it unfences"
+    );
+    assert_eq!(
+        r.leader_recovery_state,
+        LeaderRecoveryState::Recovered,
+        "recovered after its AlterPartition"
+    );
+    assert_eq!(l.cluster.controller.unclean_elections, 1);
+}
+
+/// BrokerLifecycleManager: a starting broker heartbeats every 10 ms until the
+/// controller says it has caught up, then asks to be unfenced at once.
+#[test]
+fn a_restarting_broker_is_unfenced_tens_of_milliseconds_after_it_registers() {
+    let mut l = lab(r#"{
+      "seed": 4, "brokers": 3,
+      "topics": [{"name": "t", "partitions": 1, "replication_factor": 3}],
+      "clients": [{"type": "producer", "id": "p", "topic": "t", "acks": "all", "records_per_sec": 20}],
+      "steps": [{"at_ms": 5000, "crash": 3}, {"at_ms": 20000, "restart": 3}],
+      "run_until_ms": 25000
+    }"#);
+    l.run_to_end();
+    let registered = events(&l, |k| {
+        matches!(k, TraceKind::BrokerRegistered { broker: 3, .. })
+    });
+    let unfenced = events(&l, |k| matches!(k, TraceKind::BrokerUnfenced { broker: 3 }));
+    let (reg_at, unfenced_at) = (registered[1].at_ms, unfenced[1].at_ms);
+    assert!(reg_at >= 20_000 && reg_at < 20_010);
+    assert!(
+        unfenced_at - reg_at < 100,
+        "unfenced {} ms after registering",
+        unfenced_at - reg_at
+    );
+    assert_eq!(reg(&l, 0).isr, vec![1, 2, 3], "and back in the ISR");
+}
+
+/// KafkaApis.handleProduceRequest closes the connection of an acks=0 producer
+/// whose request failed; NetworkClient treats the disconnect as a reason to
+/// refresh metadata, so the producer follows the new leader at once.
+#[test]
+fn an_acks0_producer_follows_a_leader_change_after_the_broker_closes_its_connection() {
+    let mut l = lab(r#"{
+      "seed": 5, "brokers": 3,
+      "topics": [{"name": "t", "partitions": 1, "replication_factor": 3}],
+      "clients": [{"type": "producer", "id": "p", "topic": "t", "acks": "0", "records_per_sec": 50}],
+      "steps": [{"at_ms": 5000, "shutdown": 1}],
+      "run_until_ms": 12000
+    }"#);
+    l.cluster.run_until(5_010);
+    assert_eq!(reg(&l, 0).leader, Some(2));
+    let leo_at_change = replica(&l, 2, 0).log.log_end_offset();
+    l.cluster.run_until(5_500);
+    let closed = first(
+        &l,
+        |k| matches!(k, TraceKind::ProduceError { error, retrying: false, .. } if error == "NETWORK_EXCEPTION"),
+    );
+    assert!(closed.at_ms < 5_100);
+    let updated = first(&l, |k| {
+        matches!(
+            k,
+            TraceKind::ClientMetadataUpdated {
+                leader: Some(2),
+                ..
+            }
+        )
+    });
+    assert!(
+        updated.at_ms < 5_100,
+        "metadata refreshed after the disconnect"
+    );
+    // Half a second at 50 records/s: about 25 records on the new leader.
+    let grown = replica(&l, 2, 0).log.log_end_offset() - leo_at_change;
+    assert!(grown >= 20, "the new leader's log grew by {grown}");
+}
+
+/// Sender.getExpiredInflightBatches: a batch waiting for its answer fails
+/// once delivery.timeout.ms has passed since it was created.
+#[test]
+fn delivery_timeout_expires_a_batch_that_is_still_in_flight() {
+    let mut l = lab(r#"{
+      "seed": 6, "brokers": 3,
+      "topics": [{"name": "t", "partitions": 1, "replication_factor": 3}],
+      "clients": [{"type": "producer", "id": "p", "topic": "t", "acks": "all",
+                   "config": {"delivery.timeout.ms": 31000, "request.timeout.ms": 30000}}],
+      "steps": [{"at_ms": 1000, "slow": {"broker": 2, "topic": "t", "partition": 0}},
+                {"at_ms": 1000, "slow": {"broker": 3, "topic": "t", "partition": 0}},
+                {"at_ms": 2000, "produce": {"topic": "t", "partition": 0, "count": 1, "producer": "p"}}],
+      "run_until_ms": 60000
+    }"#);
+    l.run_to_end();
+    // Created at 2 s: it times out once at 32 s, is retried, and expires in
+    // flight at 33 s; the ISR shrink at 45 s that would have acknowledged it
+    // comes too late.
+    let expired = first(
+        &l,
+        |k| matches!(k, TraceKind::ProduceError { error, .. } if error == "DELIVERY_TIMEOUT"),
+    );
+    assert_eq!(expired.at_ms, 33_000);
+    let p = &l.report().producers[0];
+    assert_eq!((p.acked, p.failed), (0, 1));
+    assert!(events(&l, |k| matches!(k, TraceKind::ProduceAcked { .. })).is_empty());
+}
+
+/// KIP-951, RecordAccumulator.shouldBackoff: a retry whose leader is known to
+/// have changed (CurrentLeader hint or fresh metadata) is sent at once.
+#[test]
+fn a_retry_to_a_new_leader_skips_the_retry_backoff() {
+    let mut l = lab(r#"{
+      "seed": 7, "brokers": 3,
+      "topics": [{"name": "t", "partitions": 1, "replication_factor": 3}],
+      "clients": [{"type": "producer", "id": "p", "topic": "t", "acks": "all", "records_per_sec": 50,
+                   "config": {"retry.backoff.ms": 1000, "retry.backoff.max.ms": 1000}}],
+      "steps": [{"at_ms": 5000, "shutdown": 1}],
+      "run_until_ms": 8000
+    }"#);
+    l.run_to_end();
+    let error = first(
+        &l,
+        |k| matches!(k, TraceKind::ProduceError { error, .. } if error == "NOT_LEADER_OR_FOLLOWER"),
+    );
+    let acked = events(&l, |k| matches!(k, TraceKind::ProduceAcked { .. }));
+    let retried = acked
+        .iter()
+        .find(|e| e.at_ms >= error.at_ms)
+        .map(|e| e.at_ms);
+    let retried = retried.unwrap_or(u64::MAX);
+    assert!(
+        retried - error.at_ms < 50,
+        "acknowledged {} ms after the error, not retry.backoff.ms=1000 later",
+        retried - error.at_ms
+    );
+}
+
+/// QuorumController.maybeScheduleNextBalancePartitionLeaders: the rebalance
+/// runs leader.imbalance.check.interval.seconds after the imbalance appears.
+#[test]
+fn the_leader_rebalance_runs_one_check_interval_after_the_imbalance_appears() {
+    let mut l = lab(r#"{
+      "seed": 8, "brokers": 3, "config": {"leader.imbalance.check.interval.seconds": 30},
+      "topics": [{"name": "t", "partitions": 1, "replication_factor": 3}],
+      "clients": [{"type": "producer", "id": "p", "topic": "t", "acks": "all", "records_per_sec": 20}],
+      "steps": [{"at_ms": 10000, "crash": 1}, {"at_ms": 25000, "restart": 1}],
+      "run_until_ms": 60000
+    }"#);
+    l.run_to_end();
+    let moved = first(&l, |k| {
+        matches!(
+            k,
+            TraceKind::LeaderElected {
+                leader: Some(2),
+                ..
+            }
+        )
+    });
+    let back = first(
+        &l,
+        |k| matches!(k, TraceKind::LeaderElected { election, .. } if election == "preferred"),
+    );
+    assert_eq!(back.at_ms - moved.at_ms, 30_000);
+    assert_eq!(reg(&l, 0).leader, Some(1));
+}
+
+/// ProducerAppendInfo.checkSequence: a log with no state for a producer
+/// (no current producer epoch) accepts its batch at any sequence.
+#[test]
+fn an_idempotent_producer_unknown_to_a_new_leader_is_accepted_at_any_sequence() {
+    let mut l = lab(r#"{
+      "seed": 9, "brokers": 2, "config": {"unclean.leader.election.enable": true},
+      "topics": [{"name": "t", "partitions": 1, "replication_factor": 2}],
+      "clients": [{"type": "producer", "id": "p", "topic": "t", "acks": "all"}],
+      "steps": [{"at_ms": 1000, "crash": 2},
+                {"at_ms": 15000, "produce": {"topic": "t", "partition": 0, "count": 5, "producer": "p"}},
+                {"at_ms": 20000, "crash": 1}, {"at_ms": 21000, "restart": 2},
+                {"at_ms": 40000, "produce": {"topic": "t", "partition": 0, "count": 5, "producer": "p"}}],
+      "run_until_ms": 50000
+    }"#);
+    l.run_to_end();
+    // Broker 2 never saw the first five (sequences 0-4); the next five carry
+    // sequences 5-9 and are written as they are.
+    let p = &l.report().producers[0];
+    assert_eq!(p.acked, 10);
+    assert!(
+        !p.errors.contains_key("OUT_OF_ORDER_SEQUENCE_NUMBER"),
+        "{:?}",
+        p.errors
+    );
+    let log = &replica(&l, 2, 0).log;
+    assert_eq!(log.log_end_offset(), 5);
+    assert_eq!(log.records()[0].seq, 5);
+}
+
+/// BrokerHeartbeatManager.calculateNextBrokerState: controlled shutdown is
+/// two steps — the controller moves the leaderships, and grants the shutdown
+/// on a later heartbeat once every active broker has replayed that change.
+#[test]
+fn controlled_shutdown_is_granted_only_after_the_leadership_move_is_replicated() {
+    let mut l = lab(r#"{
+      "seed": 10, "brokers": 3,
+      "topics": [{"name": "t", "partitions": 3, "replication_factor": 3}],
+      "clients": [{"type": "producer", "id": "p", "topic": "t", "acks": "all", "records_per_sec": 20}],
+      "steps": [{"at_ms": 5000, "shutdown": 1}],
+      "run_until_ms": 12000
+    }"#);
+    l.run_to_end();
+    let moved = first(&l, |k| {
+        matches!(
+            k,
+            TraceKind::LeaderElected {
+                previous_leader: Some(1),
+                ..
+            }
+        )
+    });
+    let stopped = first(&l, |k| matches!(k, TraceKind::BrokerShutDown { broker: 1 }));
+    assert!(moved.at_ms < 5_010);
+    // Not on the answer to the first heartbeat: the other brokers report the
+    // new metadata offset with their next heartbeats (every 2 s).
+    assert!(
+        stopped.at_ms > moved.at_ms + 40,
+        "stopped at {} ms",
+        stopped.at_ms
+    );
+    assert!(stopped.at_ms <= 7_100, "stopped at {} ms", stopped.at_ms);
+    for p in 0..3 {
+        assert_ne!(reg(&l, p).leader, Some(1));
+    }
+    assert_eq!(l.report().producers[0].failed, 0);
+    assert_no_violations(&l);
+}

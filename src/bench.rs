@@ -444,3 +444,130 @@ mod tests {
         assert!(svg.starts_with("<svg") && svg.contains("polyline"));
     }
 }
+
+/// One point of the RTO plot: a broker leading `led` partitions crashes.
+#[derive(Clone, Debug, Serialize)]
+pub struct RtoPoint {
+    pub led: usize,
+    pub p50_ms: u64,
+    pub max_ms: u64,
+    pub detection_ms: u64,
+    pub election_ms: u64,
+    pub metadata_ms: u64,
+}
+
+/// A three-broker, RF 3 cluster where broker 1 leads `led` partitions (no
+/// producers: a partition counts as writable once its new leader applied the
+/// change), broker 1 crashing at 1 s; the per-partition recovery times.
+pub fn rto_point(led: u32, costs: &str) -> Result<RtoPoint, String> {
+    let text = format!(
+        r#"{{"name": "rto {led}", "seed": 1, "brokers": 3, "config": {{ {costs} }},
+            "topics": [{{"name": "t", "partitions": {}, "replication_factor": 3}}],
+            "steps": [{{"at_ms": 1000, "crash": 1}}], "run_until_ms": 14000}}"#,
+        led * 3
+    );
+    let mut lab = crate::Lab::from_json(&text)?;
+    lab.run_to_end();
+    let f = lab
+        .cluster
+        .availability
+        .faults()
+        .first()
+        .ok_or("no fault recorded")?;
+    let mut per = f.partition_rto_ms();
+    per.sort_unstable();
+    let r = f.recovery();
+    Ok(RtoPoint {
+        led: f.partitions().count(),
+        p50_ms: per
+            .get(per.len().saturating_sub(1) / 2)
+            .copied()
+            .unwrap_or(0),
+        max_ms: per.last().copied().unwrap_or(0),
+        detection_ms: r.phases.detection_ms.unwrap_or(0),
+        election_ms: r.phases.election_ms.unwrap_or(0),
+        metadata_ms: r.phases.metadata_ms.unwrap_or(0),
+    })
+}
+
+/// RTO (p50, max) against the partitions the failed broker led, log x axis.
+pub fn rto_svg(points: &[RtoPoint], caption: &str) -> String {
+    const W: f64 = 560.0;
+    const H: f64 = 300.0;
+    const L: f64 = 64.0;
+    const R: f64 = 16.0;
+    const T: f64 = 36.0;
+    const B: f64 = 58.0;
+    let xs: Vec<f64> = points
+        .iter()
+        .map(|p| (p.led.max(1) as f64).log10())
+        .collect();
+    let (x0, x1) = (1.0f64, xs.iter().cloned().fold(2.0, f64::max).ceil());
+    let ymax = points.iter().map(|p| p.max_ms).max().unwrap_or(1) as f64;
+    let ymin = points.iter().map(|p| p.p50_ms).min().unwrap_or(0) as f64;
+    let lo = (ymin / 500.0).floor() * 500.0;
+    let hi = ((ymax / 500.0).ceil() * 500.0).max(lo + 500.0);
+    let px = |x: f64| L + (x - x0) / (x1 - x0).max(1e-9) * (W - L - R);
+    let py = |y: f64| T + (1.0 - (y - lo) / (hi - lo)) * (H - T - B);
+    let mut s = format!(
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{W}\" height=\"{H}\" viewBox=\"0 0 {W} {H}\" font-family=\"system-ui, sans-serif\" font-size=\"11\">\n<rect width=\"100%\" height=\"100%\" fill=\"#fff\"/>\n<text x=\"{L}\" y=\"18\" font-size=\"13\" font-weight=\"600\">Simulated recovery time after a leader crash</text>\n"
+    );
+    let steps = 5;
+    for i in 0..=steps {
+        let v = lo + (hi - lo) * i as f64 / steps as f64;
+        let y = py(v);
+        s.push_str(&format!("<line x1=\"{L}\" x2=\"{}\" y1=\"{y:.1}\" y2=\"{y:.1}\" stroke=\"#ddd\"/><text x=\"{}\" y=\"{:.1}\" text-anchor=\"end\">{:.1} s</text>\n", W - R, L - 6.0, y + 4.0, v / 1000.0));
+    }
+    let mut d = x0 as i32;
+    while d as f64 <= x1 {
+        let x = px(d as f64);
+        let label = match d {
+            1 => "10".to_string(),
+            2 => "100".into(),
+            3 => "1,000".into(),
+            4 => "10,000".into(),
+            5 => "100,000".into(),
+            _ => format!("1e{d}"),
+        };
+        s.push_str(&format!("<line x1=\"{x:.1}\" x2=\"{x:.1}\" y1=\"{T}\" y2=\"{}\" stroke=\"#eee\"/><text x=\"{x:.1}\" y=\"{}\" text-anchor=\"middle\">{label}</text>\n", H - B, H - B + 16.0));
+        d += 1;
+    }
+    s.push_str(&format!("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">partitions led by the crashed broker (log scale)</text>\n", (L + W - R) / 2.0, H - B + 32.0));
+    for (name, color, f) in [
+        (
+            "max",
+            "#c0392b",
+            (|p: &RtoPoint| p.max_ms) as fn(&RtoPoint) -> u64,
+        ),
+        ("p50", "#2471a3", |p: &RtoPoint| p.p50_ms),
+    ] {
+        let pts: Vec<String> = points
+            .iter()
+            .zip(&xs)
+            .map(|(p, x)| format!("{:.1},{:.1}", px(*x), py(f(p) as f64)))
+            .collect();
+        s.push_str(&format!(
+            "<polyline fill=\"none\" stroke=\"{color}\" stroke-width=\"2\" points=\"{}\"/>\n",
+            pts.join(" ")
+        ));
+        for p in &pts {
+            let (a, b) = p.split_once(',').unwrap_or(("0", "0"));
+            s.push_str(&format!(
+                "<circle cx=\"{a}\" cy=\"{b}\" r=\"3\" fill=\"{color}\"/>"
+            ));
+        }
+        let last = pts.last().cloned().unwrap_or_default();
+        let (a, b) = last.split_once(',').unwrap_or(("0", "0"));
+        s.push_str(&format!(
+            "<text x=\"{}\" y=\"{}\" fill=\"{color}\" text-anchor=\"end\">{name}</text>\n",
+            a.parse::<f64>().unwrap_or(0.0) - 6.0,
+            b.parse::<f64>().unwrap_or(0.0) - 6.0
+        ));
+    }
+    let esc = caption.replace('&', "&amp;").replace('<', "&lt;");
+    s.push_str(&format!(
+        "<text x=\"{L}\" y=\"{}\" fill=\"#555\">{esc}</text>\n</svg>\n",
+        H - 8.0
+    ));
+    s
+}

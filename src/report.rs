@@ -3,6 +3,7 @@
 
 use serde::Serialize;
 
+use crate::sim::availability::{LatencySummary, Phases, Window};
 use crate::sim::broker::Process;
 use crate::sim::client::Consumer;
 use crate::sim::invariants::Violation;
@@ -20,8 +21,85 @@ pub struct Report {
     pub consumers: Vec<ConsumerReport>,
     pub acked_records_lost: u64,
     pub invariant_violations: Vec<Violation>,
+    pub availability: AvailabilityReport,
     pub events_processed: u64,
     pub trace_events: usize,
+}
+
+/// How long the faults cost (README, "Availability in the report").
+#[derive(Clone, Debug, Serialize)]
+pub struct AvailabilityReport {
+    pub faults: Vec<FaultReport>,
+    /// Partitions that were unavailable at some time, in partition order.
+    pub partitions: Vec<PartitionAvailability>,
+    /// Summed over every partition.
+    pub unavailable_ms: u64,
+    pub produce_latency_ms: LatencySummary,
+    pub end_to_end_latency_ms: LatencySummary,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct FaultReport {
+    pub at_ms: u64,
+    /// `crash`, `power_loss`, `isolate` or `shutdown` (the first, when faults
+    /// of several kinds happened in the same millisecond: see `actions`).
+    pub action: &'static str,
+    pub actions: Vec<&'static str>,
+    pub brokers: Vec<u32>,
+    pub partitions: Vec<String>,
+    pub fenced_at_ms: Option<u64>,
+    pub elected_at_ms: Option<u64>,
+    /// When the last new leader had applied its election (end of `metadata_ms`).
+    pub applied_at_ms: Option<u64>,
+    pub writable_at_ms: Option<u64>,
+    pub rto_ms: Option<u64>,
+    pub phases: Phases,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct PartitionAvailability {
+    pub partition: String,
+    pub unavailable_ms: u64,
+    pub windows: Vec<Window>,
+}
+
+pub fn availability(c: &Cluster) -> AvailabilityReport {
+    let a = &c.availability;
+    let faults = a
+        .faults()
+        .iter()
+        .map(|f| {
+            let r = f.recovery();
+            FaultReport {
+                at_ms: f.at_ms,
+                action: f.actions.first().map_or("crash", |x| x.as_str()),
+                actions: f.actions.iter().map(|x| x.as_str()).collect(),
+                brokers: f.brokers.clone(),
+                partitions: f.partitions().map(|p| c.partitions[p].name()).collect(),
+                fenced_at_ms: r.fenced_at_ms,
+                elected_at_ms: r.elected_at_ms,
+                applied_at_ms: r.applied_at_ms,
+                writable_at_ms: r.writable_at_ms,
+                rto_ms: r.rto_ms,
+                phases: r.phases,
+            }
+        })
+        .collect();
+    let partitions: Vec<PartitionAvailability> = (0..c.partitions.len())
+        .filter(|&p| !a.windows(p).is_empty())
+        .map(|p| PartitionAvailability {
+            partition: c.partitions[p].name(),
+            unavailable_ms: a.unavailable_ms(p, c.now),
+            windows: a.windows(p).to_vec(),
+        })
+        .collect();
+    AvailabilityReport {
+        faults,
+        unavailable_ms: partitions.iter().map(|p| p.unavailable_ms).sum(),
+        partitions,
+        produce_latency_ms: a.produce_latency.summary(),
+        end_to_end_latency_ms: a.end_to_end_latency.summary(),
+    }
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -242,6 +320,7 @@ pub fn build(c: &Cluster, scenario: &str) -> Report {
         consumers,
         acked_records_lost: c.invariants.total_lost(),
         invariant_violations: c.violations().to_vec(),
+        availability: availability(c),
         events_processed: c.events_processed,
         trace_events: c.trace.len(),
     }

@@ -273,6 +273,11 @@ pub struct RunOutcome {
     pub lost: u64,
     pub violations: Vec<String>,
     pub loss_causes: Vec<String>,
+    /// Recovery time of every fault that took leaders away and recovered.
+    pub rto_ms: Vec<u64>,
+    /// Summed over the partitions.
+    pub unavailable_ms: u64,
+    pub produce_latency_p99_ms: Option<u64>,
 }
 
 /// Coarse cause of a loss, from the narrated cause in the trace.
@@ -317,7 +322,50 @@ pub fn run_one(cfg: &SweepConfig, seed: u64) -> Result<RunOutcome, String> {
             .map(|v| v.invariant.clone())
             .collect(),
         loss_causes,
+        rto_ms: report
+            .availability
+            .faults
+            .iter()
+            .filter(|f| !f.partitions.is_empty())
+            .filter_map(|f| f.rto_ms)
+            .collect(),
+        unavailable_ms: report.availability.unavailable_ms,
+        produce_latency_p99_ms: report.availability.produce_latency_ms.p99,
     })
+}
+
+/// p50, p99 and max of a set of values (nearest rank); nulls when empty.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Spread {
+    pub p50: Option<u64>,
+    pub p99: Option<u64>,
+    pub max: Option<u64>,
+}
+
+impl Spread {
+    pub fn of(mut v: Vec<u64>) -> Spread {
+        v.sort_unstable();
+        let rank = |q: f64| {
+            let i = ((q * v.len() as f64).ceil() as usize).clamp(1, v.len().max(1)) - 1;
+            v.get(i).copied()
+        };
+        Spread {
+            p50: rank(0.50),
+            p99: rank(0.99),
+            max: v.last().copied(),
+        }
+    }
+}
+
+/// How long the faults of a configuration's runs cost.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct SweepAvailability {
+    /// Over every fault of every run that took leaders away.
+    pub rto_ms: Spread,
+    /// Per run, summed over partitions.
+    pub unavailable_ms: Spread,
+    /// Per run, the p99 produce latency.
+    pub produce_latency_p99_ms: Spread,
 }
 
 /// Totals for one configuration.
@@ -335,6 +383,7 @@ pub struct ConfigSummary {
     pub first_seed_with_violation: Option<u64>,
     pub loss_causes: BTreeMap<String, u64>,
     pub violation_kinds: BTreeMap<String, u64>,
+    pub availability: SweepAvailability,
 }
 
 /// Run `seeds` seeds (from `first_seed`) of every configuration on `threads`
@@ -397,9 +446,15 @@ pub fn sweep(
             first_seed_with_violation: None,
             loss_causes: BTreeMap::new(),
             violation_kinds: BTreeMap::new(),
+            availability: SweepAvailability::default(),
         })
         .collect();
+    let mut samples: Vec<(Vec<u64>, Vec<u64>, Vec<u64>)> = vec![Default::default(); configs.len()];
     for (c, o) in results {
+        let (rto, unavailable, latency) = &mut samples[c];
+        rto.extend(&o.rto_ms);
+        unavailable.push(o.unavailable_ms);
+        latency.extend(o.produce_latency_p99_ms);
         let s = &mut out[c];
         s.runs += 1;
         s.acked += o.acked;
@@ -419,14 +474,34 @@ pub fn sweep(
             *s.violation_kinds.entry(v).or_default() += 1;
         }
     }
+    for (s, (rto, unavailable, latency)) in out.iter_mut().zip(samples) {
+        s.availability = SweepAvailability {
+            rto_ms: Spread::of(rto),
+            unavailable_ms: Spread::of(unavailable),
+            produce_latency_p99_ms: Spread::of(latency),
+        };
+    }
     Ok(out)
 }
 
 /// The sweep as a plain-text table.
+/// Durability on the left, availability on the right: recovery time per
+/// fault (p50 / max), unavailable partition-ms per run (p50 / max) and the
+/// runs' p99 produce latency (p50 / max), in seconds.
 pub fn table(summaries: &[ConfigSummary]) -> String {
     let mut s = format!(
-        "{:<44} {:>8} {:>6} {:>10} {:>8} {:>9} {:>10} {:>15}\n",
-        "config", "promises", "runs", "acked", "lost", "loss runs", "violations", "first seed"
+        "{:<44} {:>8} {:>6} {:>10} {:>8} {:>9} {:>10} {:>15} | {:>13} {:>17} {:>17}\n",
+        "config",
+        "promises",
+        "runs",
+        "acked",
+        "lost",
+        "loss runs",
+        "violations",
+        "first seed",
+        "rto s p50/max",
+        "unavail s p50/max",
+        "p99 lat s p50/max"
     );
     for c in summaries {
         let first = match (c.first_seed_with_violation, c.first_seed_with_loss) {
@@ -434,8 +509,14 @@ pub fn table(summaries: &[ConfigSummary]) -> String {
             (None, Some(l)) => format!("loss {l}"),
             (None, None) => "-".into(),
         };
+        let secs = |x: &Spread| {
+            let f =
+                |v: Option<u64>| v.map_or("-".to_string(), |v| format!("{:.1}", v as f64 / 1000.0));
+            format!("{}/{}", f(x.p50), f(x.max))
+        };
+        let a = &c.availability;
         s.push_str(&format!(
-            "{:<44} {:>8} {:>6} {:>10} {:>8} {:>9} {:>10} {:>15}\n",
+            "{:<44} {:>8} {:>6} {:>10} {:>8} {:>9} {:>10} {:>15} | {:>13} {:>17} {:>17}\n",
             c.key,
             if c.promises_durability { "yes" } else { "no" },
             c.runs,
@@ -443,7 +524,10 @@ pub fn table(summaries: &[ConfigSummary]) -> String {
             c.lost,
             c.runs_with_loss,
             c.violations,
-            first
+            first,
+            secs(&a.rto_ms),
+            secs(&a.unavailable_ms),
+            secs(&a.produce_latency_p99_ms)
         ));
         for (cause, n) in &c.loss_causes {
             s.push_str(&format!("{:<44}   loss cause: {cause} ({n} runs)\n", ""));

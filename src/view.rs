@@ -432,3 +432,138 @@ mod tests {
         );
     }
 }
+
+/// The availability strip and recovery badges (`www/render/availability.js`).
+#[derive(Clone, Debug, Serialize)]
+pub struct AvailabilityView {
+    pub now_ms: u64,
+    pub to_ms: u64,
+    pub bucket_ms: u64,
+    /// Cause names, in the order of each bucket's counts.
+    pub causes: [&'static str; 4],
+    /// Per bucket of simulated time up to now: the most partitions
+    /// unavailable at once for each cause.
+    pub counts: Vec<[u32; 4]>,
+    /// Per bucket: the p99 produce latency of the records acknowledged in it.
+    pub p99_ms: Vec<Option<u64>>,
+    pub faults: Vec<FaultBadge>,
+    /// `request-latency-avg` / `-max` over every acknowledged record so far.
+    pub latency_avg_ms: Option<f64>,
+    pub latency_max_ms: Option<u64>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct FaultBadge {
+    pub at_ms: u64,
+    pub action: &'static str,
+    pub brokers: Vec<u32>,
+    pub partitions: usize,
+    pub rto_ms: Option<u64>,
+    pub phases: Vec<PhaseBadge>,
+}
+
+/// One phase of a fault's recovery: where it starts (click to seek there),
+/// how long it took so far (`null` while open), and the settings behind it.
+#[derive(Clone, Debug, Serialize)]
+pub struct PhaseBadge {
+    pub name: &'static str,
+    pub from_ms: Option<u64>,
+    pub ms: Option<u64>,
+    pub setting: String,
+}
+
+pub fn availability(c: &Cluster, to_ms: u64, buckets: usize) -> AvailabilityView {
+    use crate::sim::availability::Cause;
+    let a = &c.availability;
+    let to_ms = to_ms.max(c.now).max(1);
+    let buckets = buckets.clamp(1, 2_000) as u64;
+    let bucket_ms = to_ms.div_ceil(buckets).max(1);
+    let filled = c.now.div_ceil(bucket_ms);
+    let mut counts = Vec::new();
+    let mut p99_ms = Vec::new();
+    for i in 0..filled {
+        let (from, to) = (i * bucket_ms, ((i + 1) * bucket_ms).min(c.now + 1));
+        counts.push(a.max_counts(from, to));
+        p99_ms.push(a.latency_p99(from, to));
+    }
+    let cfg = &c.config;
+    let producer = c.producers.first().map(|p| &p.config);
+    let client_setting = producer.map_or_else(
+        || "no producer".to_string(),
+        |p| {
+            format!(
+                "retry.backoff.ms={}, request.timeout.ms={}, metadata.max.age.ms={}",
+                p.retry_backoff_ms, p.request_timeout_ms, p.metadata_max_age_ms
+            )
+        },
+    );
+    let faults = a
+        .faults()
+        .iter()
+        .map(|f| {
+            let r = f.recovery();
+            let shutdown = f
+                .actions
+                .iter()
+                .all(|x| *x == crate::sim::availability::FaultAction::Shutdown);
+            let detection = if shutdown {
+                "controlled shutdown: one heartbeat (controlled.shutdown.enable=true)".to_string()
+            } else {
+                format!(
+                    "broker.session.timeout.ms={}, broker.heartbeat.interval.ms={}",
+                    cfg.broker_session_timeout_ms, cfg.broker_heartbeat_interval_ms
+                )
+            };
+            let phase = |name, from: Option<u64>, ms: Option<u64>, setting: String| PhaseBadge {
+                name,
+                from_ms: from,
+                ms,
+                setting,
+            };
+            FaultBadge {
+                at_ms: f.at_ms,
+                action: f.actions.first().map_or("crash", |x| x.as_str()),
+                brokers: f.brokers.clone(),
+                partitions: f.partitions().count(),
+                rto_ms: r.rto_ms,
+                phases: vec![
+                    phase("detection", Some(f.at_ms), r.phases.detection_ms, detection),
+                    phase(
+                        "election",
+                        r.fenced_at_ms,
+                        r.phases.election_ms,
+                        format!(
+                            "ISR, eligible.leader.replicas.enable={}, unclean.leader.election.enable={}",
+                            cfg.eligible_leader_replicas_enable,
+                            cfg.topic_defaults.unclean_leader_election_enable
+                        ),
+                    ),
+                    phase(
+                        "metadata",
+                        r.elected_at_ms,
+                        r.phases.metadata_ms,
+                        format!(
+                            "sim.controller.record.write.us={}, sim.broker.metadata.apply.us={}, sim.broker.become.leader.us={}",
+                            cfg.costs.controller_record_us,
+                            cfg.costs.broker_metadata_apply_us,
+                            cfg.costs.broker_become_leader_us
+                        ),
+                    ),
+                    phase("client", r.applied_at_ms, r.phases.client_ms, client_setting.clone()),
+                ],
+            }
+        })
+        .collect();
+    let h = &a.produce_latency;
+    AvailabilityView {
+        now_ms: c.now,
+        to_ms,
+        bucket_ms,
+        causes: Cause::ALL.map(Cause::as_str),
+        counts,
+        p99_ms,
+        faults,
+        latency_avg_ms: a.latency_mean(),
+        latency_max_ms: h.max(),
+    }
+}

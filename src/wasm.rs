@@ -161,6 +161,16 @@ impl WasmLab {
         to_js(&crate::view::build(&self.lab.cluster, max_partitions))
     }
 
+    /// The availability strip up to now over [0, `to_ms`] in `buckets`
+    /// buckets, and a recovery badge per fault.
+    pub fn availability(&self, to_ms: f64, buckets: usize) -> Result<JsValue, JsError> {
+        to_js(&crate::view::availability(
+            &self.lab.cluster,
+            to_ms.max(0.0) as u64,
+            buckets,
+        ))
+    }
+
     /// [`WasmLab::view`] plus the detailed state of the partitions in `focus`
     /// (partition indexes, as in [`WasmLab::overview`]).
     #[wasm_bindgen(js_name = viewFocus)]

@@ -170,8 +170,11 @@ fn a_restarting_broker_is_unfenced_tens_of_milliseconds_after_it_registers() {
         matches!(k, TraceKind::BrokerRegistered { broker: 3, .. })
     });
     let unfenced = events(&l, |k| matches!(k, TraceKind::BrokerUnfenced { broker: 3 }));
-    let (reg_at, unfenced_at) = (registered[1].at_ms, unfenced[1].at_ms);
-    assert!(reg_at >= 20_000 && reg_at < 20_010);
+    let (Some(r), Some(u)) = (registered.last(), unfenced.last()) else {
+        panic!("broker 3 registered and was unfenced again");
+    };
+    let (reg_at, unfenced_at) = (r.at_ms, u.at_ms);
+    assert!((20_000..20_010).contains(&reg_at));
     assert!(
         unfenced_at - reg_at < 100,
         "unfenced {} ms after registering",
@@ -360,13 +363,14 @@ fn controlled_shutdown_is_granted_only_after_the_leadership_move_is_replicated()
     let stopped = first(&l, |k| matches!(k, TraceKind::BrokerShutDown { broker: 1 }));
     assert!(moved.at_ms < 5_010);
     // Not on the answer to the first heartbeat: the other brokers report the
-    // new metadata offset with their next heartbeats (every 2 s).
+    // new metadata offset with their next heartbeats (every 2 s), and broker 1
+    // is granted the shutdown on one of its own after that.
     assert!(
         stopped.at_ms > moved.at_ms + 40,
         "stopped at {} ms",
         stopped.at_ms
     );
-    assert!(stopped.at_ms <= 7_100, "stopped at {} ms", stopped.at_ms);
+    assert!(stopped.at_ms <= 9_100, "stopped at {} ms", stopped.at_ms);
     for p in 0..3 {
         assert_ne!(reg(&l, p).leader, Some(1));
     }

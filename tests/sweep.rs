@@ -80,3 +80,43 @@ fn a_sweep_seed_replays_as_an_ordinary_scenario() {
         a.acked
     );
 }
+
+/// Every sweep row carries how long its faults cost: recovery times of the
+/// faults that took leaders away, unavailable partition-time per run, and
+/// the runs' p99 produce latency, each as p50 ≤ p99 ≤ max.
+#[test]
+fn sweep_rows_carry_availability_next_to_durability() {
+    let out = run(
+        &[
+            ("acks", "all"),
+            ("min.insync.replicas", "2"),
+            ("unclean", "false"),
+            ("rf", "3"),
+        ],
+        8,
+    );
+    let a = &out[0].availability;
+    for (name, s) in [
+        ("rto_ms", &a.rto_ms),
+        ("unavailable_ms", &a.unavailable_ms),
+        ("produce_latency_p99_ms", &a.produce_latency_p99_ms),
+    ] {
+        let (p50, p99, max) = (s.p50.unwrap(), s.p99.unwrap(), s.max.unwrap());
+        assert!(p50 <= p99 && p99 <= max, "{name}: {s:?}");
+    }
+    // Random crashes and isolations of leaders are detected by the session
+    // timeout (9 s), which bounds the slowest recovery from below.
+    assert!(a.rto_ms.max.unwrap() >= 9_000, "{a:?}");
+    let table = failover_lab::sweep::table(&out);
+    assert!(table.contains("rto s p50/max"), "{table}");
+    let json = serde_json::to_value(&out[0]).unwrap();
+    assert!(json["availability"]["unavailable_ms"]["p99"].is_u64());
+}
+
+#[test]
+fn spread_uses_nearest_rank_and_is_null_when_empty() {
+    use failover_lab::sweep::Spread;
+    let s = Spread::of((1..=100).rev().collect());
+    assert_eq!((s.p50, s.p99, s.max), (Some(50), Some(99), Some(100)));
+    assert_eq!(Spread::of(vec![]).max, None);
+}

@@ -24,10 +24,13 @@ fn violated(l: &failover_lab::Lab, invariant: &str) -> bool {
 /// KIP-101 scenario 1: B leads, A follows, m1 and m2 are committed. A restarts
 /// (its checkpointed HW is 0) and B dies before A has fetched again. As in
 /// 0.10, A's quick restart keeps it in the ISR (`sim.fence.on.reregistration`).
+/// Both KIP-101 scenarios predate eligible leader replicas (KIP-966), so they
+/// run with `eligible.leader.replicas.enable=false`, the ISR rules of their time.
 const KIP101_SCENARIO_1: &str = r#"{
   "seed": 4, "brokers": 2,
   "config": {"replica.high.watermark.checkpoint.interval.ms": 600000,
-             "sim.fence.on.reregistration": false},
+             "sim.fence.on.reregistration": false,
+             "eligible.leader.replicas.enable": false},
   "topics": [{"name": "t", "partitions": 1, "replication_factor": 2, "assignment": [[2, 1]]}],
   "steps": [
     {"at_ms": 2000, "produce": {"topic": "t", "count": 2, "acks": "all"}},
@@ -69,7 +72,8 @@ fn t4_kip101_scenario_1_high_watermark_truncation_loses_a_committed_record() {
 /// back first, leads and takes m3; then A (with m2 flushed) returns.
 const KIP101_SCENARIO_2: &str = r#"{
   "seed": 4, "brokers": 2,
-  "config": {"sim.os.flush.interval.ms": 600000, "sim.fence.on.reregistration": false},
+  "config": {"sim.os.flush.interval.ms": 600000, "sim.fence.on.reregistration": false,
+             "eligible.leader.replicas.enable": false},
   "topics": [{"name": "t", "partitions": 1, "replication_factor": 2}],
   "clients": [{"type": "producer", "id": "p", "topic": "t", "acks": "all", "config": {"request.timeout.ms": 3000}}],
   "steps": [

@@ -18,6 +18,7 @@ import { ShareBar } from './sharebar.js';
 import { OverviewPanel } from './render/overview.js';
 import { THEMES, parseTheme, followTheme } from './theme.js';
 import { LabEvents } from './events.js';
+import { AvailabilityPanel } from './render/availability.js';
 
 const $ = (id) => document.getElementById(id);
 const DEFAULT_SCENARIO = 'leader-dies.json';
@@ -62,6 +63,7 @@ class App {
     this.metrics = new MetricsPanel($('metrics'));
     this.narration = new Narration($('narration'), { onSeek: (t) => this.seek(t) });
     this.describe = new DescribeTable($('describe'));
+    this.availability = new AvailabilityPanel($('availability'), { onSeek: (t) => this.seek(t) });
     this.focus = -1; // a partition picked in the overview gets a detailed card
     this.overview = new OverviewPanel($('overview'), {
       describe: (i) => this.lab.core?.describePartition(i) ?? '',
@@ -338,7 +340,9 @@ class App {
     const events = this.narration.update(lab);
     this.partitions.onTrace(events);
     this.clients.update(view);
-    this.metrics.update();
+    const avail = lab.core.availability(lab.endMs(), this.availability.buckets());
+    this.availability.update(avail);
+    this.metrics.update(avail);
     this.describe.update(lab.core.partitionCount() > 64 ? lab.core.describeHead(64) : lab.describe());
     this.controls.update({ now: view.now_ms, end: lab.endMs(), playing: this.playing, speed: this.speed, marks: this.marks() });
     document.body.classList.toggle('has-loss', view.acked_records_lost > 0);

@@ -20,7 +20,7 @@
 //   controls   which controls to show: play step speed time timeline reset
 //              brokers produce switches tour, or "all" / "none"
 //   panels     which panels to show: map partitions clients describe
-//              narration metrics
+//              narration metrics availability
 //   partitions how many partitions to draw (1 – 64, default 8)
 //   range      lock the run to a window of simulated time: "8000-25000",
 //              "8s-25s", "8s-" (to the end), or "steps:1-2" (from the time of
@@ -45,11 +45,12 @@ import { MetricsPanel, SAMPLE_MS } from './render/metrics.js';
 import { TourGuide } from './tour.js';
 import { parseTheme, followTheme } from './theme.js';
 import { LabEvents } from './events.js';
+import { AvailabilityPanel } from './render/availability.js';
 
 const TAG = 'failover-lab';
 const CONTROLS = ['play', 'step', 'speed', 'time', 'timeline', 'reset', 'brokers', 'produce', 'switches', 'tour'];
 const DEFAULT_CONTROLS = ['play', 'step', 'speed', 'time', 'timeline', 'reset', 'brokers', 'tour'];
-const PANELS = ['map', 'partitions', 'clients', 'describe', 'narration', 'metrics'];
+const PANELS = ['map', 'partitions', 'clients', 'describe', 'narration', 'metrics', 'availability'];
 const DEFAULT_PANELS = ['map', 'partitions', 'clients', 'describe', 'narration'];
 const COMPACT_PANELS = ['map', 'partitions'];
 const SPEED_MIN = 0.01;
@@ -454,7 +455,13 @@ class FailoverLabElement extends HTMLElement {
     const panel = (name, title, body) => h('section.panel', { dataset: { panel: name } }, title && !cfg.compact ? h('h2', { text: title }) : null, body);
     const main = h('div.fl-col');
     const side = h('div.fl-col');
-    this.map = this.partitions = this.clients = this.narration = this.describeTable = this.metrics = null;
+    this.map = this.partitions = this.clients = this.narration = this.describeTable = this.metrics = this.availability = null;
+    let availBox = null;
+    if (panels.has('availability')) {
+      const root = h('div');
+      this.availability = new AvailabilityPanel(root, { onSeek: (t) => this.guard(() => this.seek(t)) });
+      availBox = panel('availability', 'Availability', root);
+    }
     if (panels.has('map')) {
       const root = h('div');
       this.map = new BrokerMap(root, { fit: true, onBrokerClick: (id, anchor) => (show.has('brokers') ? this.openMenu(id, anchor) : null) });
@@ -493,7 +500,7 @@ class FailoverLabElement extends HTMLElement {
     this.menu = h('div.menu', { role: 'menu', 'aria-label': 'Broker actions', hidden: true });
     // Without the narration panel, key events are still spoken (polite).
     this.live = this.narration ? null : h('div.sr-only', { role: 'status', 'aria-live': 'polite', 'aria-atomic': 'true' });
-    this.frameEl = h(`div.fl${cfg.compact ? '.compact' : ''}`, { part: 'lab' }, bar, switches, timeline, tourBox, body, this.menu, this.live);
+    this.frameEl = h(`div.fl${cfg.compact ? '.compact' : ''}`, { part: 'lab' }, bar, switches, timeline, availBox, tourBox, body, this.menu, this.live);
     this.followTheme(this.frameEl);
     this.events.announce = this.live ? (text) => setText(this.live, text) : null;
     this.shadowRoot.replaceChildren(h('style', { text: this.css }), this.frameEl);
@@ -629,7 +636,9 @@ class FailoverLabElement extends HTMLElement {
       }
     }
     this.clients?.update(view);
-    this.metrics?.update();
+    const avail = this.availability || this.metrics ? this.lab.core.availability(this.lab.endMs(), this.availability ? this.availability.buckets() : 20) : null;
+    if (avail && this.availability) this.availability.update(avail);
+    this.metrics?.update(avail);
     this.describeTable?.update(lab.describe());
     const ui = this.ui;
     const lost = view.acked_records_lost;

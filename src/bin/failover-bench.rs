@@ -43,6 +43,15 @@ mod cli {
             #[arg(long)]
             until: Option<u64>,
         },
+        /// Simulated recovery time (p50, max over the partitions) against the
+        /// partitions led by the crashed broker, with the `sim.` cost model.
+        Rto {
+            /// Comma-separated counts of partitions led by the crashed broker.
+            #[arg(long, default_value = "10,100,1000,5000,10000,20000")]
+            led: String,
+            #[arg(long)]
+            svg: Option<String>,
+        },
         /// Failover cost against the number of partitions the dead broker led.
         Scaling {
             /// Comma-separated partition counts.
@@ -196,8 +205,40 @@ mod cli {
         Ok(())
     }
 
+    fn rto(led: &str, svg: Option<String>) -> Result<(), String> {
+        let mut points = Vec::new();
+        for s in led.split(',') {
+            let n: u32 = s
+                .trim()
+                .parse()
+                .map_err(|_| format!("--led: bad number {s:?}"))?;
+            let t0 = Instant::now();
+            let p = bench::rto_point(n, "")?;
+            eprintln!(
+                "rto: {} led: p50 {} ms, max {} ms (detection {} + election {} + metadata {}); {:.1} s wall",
+                p.led,
+                p.p50_ms,
+                p.max_ms,
+                p.detection_ms,
+                p.election_ms,
+                p.metadata_ms,
+                ms_since(t0) / 1e3
+            );
+            points.push(p);
+        }
+        let caption = "3 brokers, RF 3, default sim.* costs, broker 1 crashes at 1 s (no producers: writable = new leader applied)";
+        if let Some(path) = svg {
+            std::fs::write(&path, bench::rto_svg(&points, caption))
+                .map_err(|e| format!("{path}: {e}"))?;
+            eprintln!("rto: wrote {path}");
+        }
+        println!("{}", json!({ "caption": caption, "points": points }));
+        Ok(())
+    }
+
     pub fn main() -> ExitCode {
         let result = match Cli::parse().command {
+            Command::Rto { led, svg } => rto(&led, svg),
             Command::Run { file, until } => run(&file, until),
             Command::Scaling {
                 partitions,

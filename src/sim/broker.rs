@@ -102,6 +102,10 @@ pub struct Broker {
     pub want_shutdown: bool,
     pub clean_shutdown: bool,
     pub metadata_offset: u64,
+    /// The metadata thread is busy applying until then (µs; `sim.broker.*`).
+    metadata_busy_until_us: u64,
+    /// Records up to here have had their apply work charged.
+    metadata_costed_to: u64,
     /// Metadata cache for client requests: leader and epoch per partition.
     pub meta_leaders: Vec<(Option<BrokerId>, u32)>,
     /// Fenced / shutting-down brokers as this broker's metadata says.
@@ -168,6 +172,8 @@ impl Broker {
             started_ms: 0,
             got_shutdown_response: false,
             replayed_offset: 0,
+            metadata_busy_until_us: 0,
+            metadata_costed_to: 0,
             slow_partitions: Vec::new(),
             followed: VecMap::new(),
             followed_stale: true,
@@ -240,6 +246,8 @@ impl Broker {
         self.got_shutdown_response = false;
         self.replayed_offset = 0;
         self.metadata_offset = 0;
+        self.metadata_busy_until_us = 0;
+        self.metadata_costed_to = 0;
         self.meta_leaders.iter_mut().for_each(|m| *m = (None, 0));
         self.meta_ineligible.clear();
         self.fetch_in_flight.clear();
@@ -266,6 +274,22 @@ impl Broker {
             Timer::HighWatermarkCheckpoint,
         );
         ctx.after(ctx.config.flush_interval_ms, Timer::Flush);
+    }
+
+    /// Start as part of a cluster that is already running at t=0: registered
+    /// with `broker_epoch`, unfenced, and caught up with the metadata log
+    /// (see `Controller::bootstrap_broker`).
+    pub fn bootstrap(&mut self, ctx: &mut Ctx, broker_epoch: u64) {
+        self.start(ctx);
+        ctx.sends
+            .retain(|(_, m)| !matches!(m, Message::BrokerRegistration { .. }));
+        self.registration_in_flight = false;
+        self.registered = true;
+        self.broker_epoch = broker_epoch;
+        self.fenced = false;
+        self.lifecycle = Lifecycle::Running;
+        // Already running: the work of applying it was done before t=0.
+        self.apply_metadata_now(ctx, ctx.metadata.len() as u64);
     }
 
     fn send_registration(&mut self, ctx: &mut Ctx) {
@@ -453,6 +477,7 @@ impl Broker {
                     );
                 }
             }
+            Timer::MetadataApplied { end } => self.apply_metadata_now(ctx, end),
             Timer::AlterPartitionRetry { partition, id } => {
                 let resend = self
                     .replicas
@@ -632,6 +657,56 @@ impl Broker {
             self.replayed_offset = self.replayed_offset.max(end);
             return;
         }
+        if end <= self.metadata_offset || !self.metadata_work_done(ctx, end) {
+            return;
+        }
+        self.apply_metadata_now(ctx, end);
+    }
+
+    /// The `sim.broker.*` costs: applying the records up to `end` keeps the
+    /// broker's metadata thread busy for a time (per partition change, and
+    /// per partition it starts leading or following). Returns whether the
+    /// work is done now; otherwise a `MetadataApplied` timer applies them.
+    fn metadata_work_done(&mut self, ctx: &mut Ctx, end: u64) -> bool {
+        let from = self.metadata_offset.max(self.metadata_costed_to);
+        if end <= from {
+            // Already costed; its timer applies it.
+            return false;
+        }
+        let c = ctx.config.costs;
+        let mut us = 0;
+        for rec in &ctx.metadata[from as usize..end as usize] {
+            if let MetadataRecord::Partition {
+                partition,
+                registration,
+            } = rec
+            {
+                us += c.broker_metadata_apply_us;
+                let new_role = self.replicas.get(partition).is_some_and(|r| {
+                    !r.known_registration || r.leader_epoch != registration.leader_epoch
+                });
+                if new_role {
+                    us += if registration.leader == Some(self.id) {
+                        c.broker_become_leader_us
+                    } else {
+                        c.broker_become_follower_us
+                    };
+                }
+            }
+        }
+        let begin = self.metadata_busy_until_us.max(ctx.now * 1000);
+        self.metadata_busy_until_us = begin + us;
+        self.metadata_costed_to = end;
+        let at = self.metadata_busy_until_us / 1000;
+        if at > ctx.now {
+            ctx.after(at - ctx.now, Timer::MetadataApplied { end });
+            return false;
+        }
+        true
+    }
+
+    fn apply_metadata_now(&mut self, ctx: &mut Ctx, end: u64) {
+        let end = end.min(ctx.metadata.len() as u64);
         if end <= self.metadata_offset {
             return;
         }

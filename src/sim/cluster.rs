@@ -9,6 +9,7 @@
 
 use serde::Serialize;
 
+use super::availability::{Availability, FaultAction, PartitionState};
 use super::broker::{Broker, Process};
 use super::client::{Acked, Consumer, Producer};
 use super::config::{Acks, ClusterConfig, ConsumerConfig, ProducerConfig};
@@ -89,6 +90,8 @@ enum Input {
         acks: Acks,
     },
     ElectPreferred(PartitionIndex),
+    /// Start-up of an already-running cluster (broker id).
+    Bootstrap(BrokerId),
 }
 
 /// The description a cluster is built from (the scenario after validation).
@@ -151,6 +154,24 @@ pub struct Cluster {
     pub events_processed: u64,
     /// Brokers told to be slow for a partition: (broker, partition).
     pub slow: Vec<(BrokerId, PartitionIndex)>,
+    /// Unavailability, recovery times and latencies (`availability.rs`).
+    pub availability: Availability,
+    /// Brokers whose process or reachability changed in this event: the
+    /// partitions they lead are looked at again.
+    avail_brokers: Vec<BrokerId>,
+    /// When ids were handed out: (first id, ms), one entry per ms at most.
+    /// Ids only grow, so a record's send time is found by binary search.
+    id_times: Vec<(u64, u64)>,
+    /// Per consumer, how many of its consumed records were counted.
+    consumed_seen: Vec<usize>,
+    /// The controller's metadata log is visible to brokers and clients up
+    /// to here: records are written in batches that take time
+    /// (`sim.controller.record.write.us`).
+    pub metadata_committed: u64,
+    /// Records up to here have a write time scheduled.
+    metadata_scheduled: u64,
+    /// The controller is busy writing until then (µs).
+    controller_busy_until_us: u64,
 }
 
 impl Cluster {
@@ -201,6 +222,14 @@ impl Cluster {
             })
             .collect();
         let n = spec.partitions.len();
+        let mut availability = Availability::new(n);
+        for ps in &spec.producers {
+            for &p in ps.topic.map_or(&[][..], |t| &spec.topics[t].partitions[..]) {
+                availability.produced[p] |= ps.records_per_sec > 0;
+                availability.acks_all[p] |= ps.config.acks == Acks::All;
+            }
+        }
+        let consumers_n = spec.consumers.len();
         let mut c = Cluster {
             now: 0,
             seed: spec.seed,
@@ -234,15 +263,51 @@ impl Cluster {
             timers_buf: Vec::new(),
             events_processed: 0,
             slow: Vec::new(),
+            availability,
+            avail_brokers: Vec::new(),
+            id_times: Vec::new(),
+            consumed_seen: vec![0; consumers_n],
+            metadata_committed: 0,
+            metadata_scheduled: 0,
+            controller_busy_until_us: 0,
         };
+        // The topics exist before t=0.
+        c.metadata_committed = c.controller.metadata_log.len() as u64;
+        c.metadata_scheduled = c.metadata_committed;
+        // Produce steps count as producers of their partition (the built-in
+        // producer's acks default to all, as Kafka's do).
+        for (_, a) in &c.steps {
+            if let Action::Produce {
+                topic,
+                partition,
+                acks,
+                producer,
+                ..
+            } = a
+            {
+                if let Ok(p) = c.partition_index(topic, *partition) {
+                    let named = producer
+                        .as_ref()
+                        .and_then(|n| spec.producers.iter().find(|x| &x.name == n));
+                    let acks = acks.or(named.map(|x| x.config.acks)).unwrap_or(Acks::All);
+                    c.availability.produced[p] = true;
+                    c.availability.acks_all[p] |= acks == Acks::All;
+                }
+            }
+        }
+        c.dirty.extend(0..n);
         for (i, (at, _)) in c.steps.clone().iter().enumerate() {
             c.queue.schedule_late(*at, Event::Step(i));
         }
-        // Everything starts at t=0: brokers register, clients fetch metadata.
-        // (The controller schedules a leader rebalance only once an imbalance
-        // appears.)
+        // Everything starts at t=0 as an already-running cluster: brokers are
+        // registered, unfenced and caught up with the metadata log; clients
+        // fetch metadata. (The controller schedules a leader rebalance only
+        // once an imbalance appears.)
         for b in 1..=c.brokers.len() as u32 {
-            c.handle(Node::Broker(b), Input::Start);
+            c.handle(Node::Controller, Input::Bootstrap(b));
+        }
+        for b in 1..=c.brokers.len() as u32 {
+            c.handle(Node::Broker(b), Input::Bootstrap(b));
         }
         for i in 0..c.producers.len() as u32 {
             c.handle(Node::Producer(i), Input::Start);
@@ -300,6 +365,10 @@ impl Cluster {
         self.events_processed += 1;
         match event {
             Event::Deliver { from, to, msg, .. } => self.deliver(from, to, *msg),
+            Event::Timer {
+                timer: Timer::MetadataCommitted { end },
+                ..
+            } => self.commit_metadata(end),
             Event::Timer {
                 node,
                 incarnation,
@@ -418,7 +487,119 @@ impl Cluster {
 
     /// Run one node's handler with a fresh context, then route its outputs.
     fn handle(&mut self, node: Node, input: Input) {
+        let ids_before = self.next_id;
+        let trace_before = self.trace.len();
+        let process_before = match node {
+            Node::Broker(b) => self.broker(b).map(|x| x.process),
+            _ => None,
+        };
+        self.handle_inner(node, input);
+        self.after_handle(node, ids_before, trace_before, process_before);
+    }
+
+    /// The availability accountant's look at what a handler did.
+    fn after_handle(
+        &mut self,
+        node: Node,
+        ids_before: u64,
+        trace_before: usize,
+        process_before: Option<Process>,
+    ) {
+        let now = self.now;
+        if self.next_id > ids_before && self.id_times.last().is_none_or(|e| e.1 != now) {
+            self.id_times.push((ids_before + 1, now));
+        }
+        match node {
+            Node::Broker(b) => {
+                if self.broker(b).map(|x| x.process) != process_before {
+                    self.avail_brokers.push(b);
+                }
+            }
+            Node::Controller => {
+                for e in self.trace.since(trace_before) {
+                    if let TraceKind::BrokerFenced { broker, .. } = e.kind {
+                        self.availability.fenced(now, broker);
+                    }
+                }
+            }
+            Node::Consumer(i) => {
+                let i = i as usize;
+                let (Some(k), Some(seen)) = (self.consumers.get(i), self.consumed_seen.get(i))
+                else {
+                    return;
+                };
+                let fresh: Vec<u64> = k
+                    .consumed_records
+                    .get(*seen..)
+                    .unwrap_or(&[])
+                    .iter()
+                    .map(|r| r.2)
+                    .collect();
+                self.consumed_seen[i] = k.consumed_records.len();
+                for id in fresh {
+                    let sent = self.sent_at(id);
+                    self.availability.consumed(now.saturating_sub(sent));
+                }
+            }
+            Node::Producer(_) => {}
+        }
+    }
+
+    /// The controller writes its new records in batches of at most
+    /// `sim.controller.max.records.per.batch`, each taking
+    /// `sim.controller.record.write.us` per record after the previous one;
+    /// a batch is pushed to the brokers once written. Work that ends within
+    /// the current millisecond is visible at once.
+    fn schedule_metadata_writes(&mut self) {
+        let len = self.controller.metadata_log.len() as u64;
+        let costs = self.config.costs;
+        let now_us = self.now * 1000;
+        while self.metadata_scheduled < len {
+            let start = self.metadata_scheduled;
+            let end = (start + costs.controller_max_records_per_batch).min(len);
+            let begin_us = self.controller_busy_until_us.max(now_us);
+            self.controller_busy_until_us = begin_us + (end - start) * costs.controller_record_us;
+            self.metadata_scheduled = end;
+            let at = self.controller_busy_until_us / 1000;
+            if at <= self.now {
+                self.commit_metadata(end);
+            } else {
+                self.queue.schedule(
+                    at,
+                    Event::Timer {
+                        node: Node::Controller,
+                        incarnation: 0,
+                        timer: Timer::MetadataCommitted { end },
+                    },
+                );
+            }
+        }
+    }
+
+    /// Metadata up to `end` is written: brokers may see it, and are told.
+    fn commit_metadata(&mut self, end: u64) {
+        if end <= self.metadata_committed {
+            return;
+        }
+        self.metadata_committed = end;
+        for b in 1..=self.brokers.len() as u32 {
+            self.send(
+                Node::Controller,
+                Node::Broker(b),
+                Message::MetadataPush { metadata_end: end },
+            );
+        }
+    }
+
+    /// When the application sent record `id` (ids are handed out in time order).
+    fn sent_at(&self, id: u64) -> u64 {
+        let i = self.id_times.partition_point(|e| e.0 <= id);
+        self.id_times.get(i.wrapping_sub(1)).map_or(0, |e| e.1)
+    }
+
+    fn handle_inner(&mut self, node: Node, input: Input) {
         let empty: [super::protocol::MetadataRecord; 0] = [];
+        let committed = (self.metadata_committed as usize).min(self.controller.metadata_log.len());
         let Cluster {
             brokers,
             controller,
@@ -460,6 +641,12 @@ impl Cluster {
                     Input::Msg(from, msg) => controller.on_message(&mut ctx, from, msg),
                     Input::Timer(t) => controller.on_timer(&mut ctx, t),
                     Input::ElectPreferred(p) => controller.elect_preferred(&mut ctx, p),
+                    Input::Bootstrap(b) => {
+                        // The broker's first start is its incarnation 1.
+                        let incarnation =
+                            brokers.get(b as usize - 1).map_or(1, |x| x.incarnation + 1);
+                        controller.bootstrap_broker(&mut ctx, b, incarnation);
+                    }
                     _ => {}
                 }
                 // Every controller event ends by checking whether a leader
@@ -472,7 +659,7 @@ impl Cluster {
                 let Some(broker) = brokers.get_mut(b as usize - 1) else {
                     return;
                 };
-                let mut ctx = ctx!(&controller.metadata_log);
+                let mut ctx = ctx!(&controller.metadata_log[..committed]);
                 match input {
                     Input::Msg(from, msg) => broker.on_message(&mut ctx, from, msg),
                     Input::Timer(t) => broker.on_timer(&mut ctx, t),
@@ -481,6 +668,13 @@ impl Cluster {
                         broker.crash(&mut ctx, power);
                     }
                     Input::Shutdown => broker.request_shutdown(&mut ctx),
+                    Input::Bootstrap(_) => {
+                        let epoch = controller
+                            .brokers
+                            .get(b as usize - 1)
+                            .map_or(0, |s| s.broker_epoch);
+                        broker.bootstrap(&mut ctx, epoch);
+                    }
                     _ => {}
                 }
                 (ctx.sends, ctx.timers)
@@ -489,7 +683,7 @@ impl Cluster {
                 let Some(p) = producers.get_mut(i as usize) else {
                     return;
                 };
-                let mut ctx = ctx!(&controller.metadata_log);
+                let mut ctx = ctx!(&controller.metadata_log[..committed]);
                 match input {
                     Input::Msg(_, msg) => p.on_message(&mut ctx, msg),
                     Input::Timer(t) => p.on_timer(&mut ctx, t),
@@ -510,7 +704,7 @@ impl Cluster {
                 let Some(c) = consumers.get_mut(i as usize) else {
                     return;
                 };
-                let mut ctx = ctx!(&controller.metadata_log);
+                let mut ctx = ctx!(&controller.metadata_log[..committed]);
                 match input {
                     Input::Msg(_, msg) => c.on_message(&mut ctx, msg),
                     Input::Timer(t) => c.on_timer(&mut ctx, t),
@@ -532,18 +726,14 @@ impl Cluster {
         self.timers_buf = timers;
         if controller_changed && self.controller.pending_push {
             self.controller.pending_push = false;
-            let end = self.controller.metadata_log.len() as u64;
-            for b in 1..=self.brokers.len() as u32 {
-                self.send(
-                    Node::Controller,
-                    Node::Broker(b),
-                    Message::MetadataPush { metadata_end: end },
-                );
-            }
+            self.schedule_metadata_writes();
         }
         if let Node::Producer(i) = node {
             let acked = std::mem::take(&mut self.producers[i as usize].newly_acked);
             for a in acked {
+                let sent = self.sent_at(a.id);
+                self.availability
+                    .acked(a.partition, self.now, self.now.saturating_sub(sent));
                 self.acked[a.partition].push(a);
                 self.dirty.push(a.partition);
             }
@@ -551,16 +741,59 @@ impl Cluster {
     }
 
     fn after_event(&mut self) {
+        if !self.avail_brokers.is_empty() {
+            let brokers = std::mem::take(&mut self.avail_brokers);
+            for (p, reg) in self.controller.partitions.iter().enumerate() {
+                if reg.leader.is_some_and(|l| brokers.contains(&l)) {
+                    self.dirty.push(p);
+                }
+            }
+        }
         if self.dirty.is_empty() {
             return;
         }
         let mut dirty = std::mem::take(&mut self.dirty);
         dirty.sort_unstable();
         dirty.dedup();
+        for &p in &dirty {
+            let state = self.partition_state(p);
+            self.availability.observe(p, self.now, &state);
+        }
         super::invariants::check(self, &dirty);
         // Hand the buffer back (the check adds nothing to it): no allocation per event.
         dirty.clear();
         self.dirty = dirty;
+    }
+
+    /// What the availability accountant needs to know of partition `p`.
+    pub fn partition_state(&self, p: PartitionIndex) -> PartitionState {
+        let reg = &self.controller.partitions[p];
+        let leader = reg.leader.and_then(|l| self.broker(l));
+        PartitionState {
+            leader: reg.leader,
+            leader_epoch: reg.leader_epoch,
+            leader_up: leader.is_some_and(|b| b.is_running() && !self.net.isolated.contains(&b.id)),
+            leader_applied: leader
+                .and_then(|b| b.replicas.get(&p))
+                .is_some_and(|r| r.is_leader() && r.leader_epoch >= reg.leader_epoch),
+            isr_len: reg.isr.len() as u32,
+            min_insync_replicas: self.partitions[p].config.min_insync_replicas,
+            acks_all: self.availability.acks_all[p],
+        }
+    }
+
+    /// A fault verb is about to hit broker `b`: the partitions it leads.
+    fn record_fault(&mut self, action: FaultAction, b: BrokerId) {
+        let led: Vec<(PartitionIndex, u32)> = self
+            .controller
+            .partitions
+            .iter()
+            .enumerate()
+            .filter(|(_, r)| r.leader == Some(b))
+            .map(|(p, r)| (p, r.leader_epoch))
+            .collect();
+        self.availability.fault(self.now, action, b, &led);
+        self.avail_brokers.push(b);
     }
 
     pub fn partition_index(&self, topic: &str, partition: u32) -> Result<PartitionIndex, String> {
@@ -677,6 +910,11 @@ impl Cluster {
                     return Err("unknown producer".into());
                 };
                 let acks = acks.unwrap_or(self.producers[idx].config.acks);
+                self.availability.produced[p] = true;
+                if acks == Acks::All && !self.availability.acks_all[p] {
+                    self.availability.acks_all[p] = true;
+                    self.dirty.push(p);
+                }
                 self.handle(
                     Node::Producer(idx as u32),
                     Input::Send {
@@ -689,6 +927,12 @@ impl Cluster {
             Action::Crash(b) | Action::PowerLoss(b) => {
                 let power = matches!(action, Action::PowerLoss(_));
                 if self.broker(b).is_some_and(|x| x.is_running()) {
+                    let kind = if power {
+                        FaultAction::PowerLoss
+                    } else {
+                        FaultAction::Crash
+                    };
+                    self.record_fault(kind, b);
                     let before: u64 = self.log_records_on(b);
                     self.handle(Node::Broker(b), Input::Crash(power));
                     let lost = before - self.log_records_on(b);
@@ -724,10 +968,15 @@ impl Cluster {
             }
             Action::Shutdown(b) => {
                 if self.broker(b).is_some_and(|x| x.is_running()) {
+                    self.record_fault(FaultAction::Shutdown, b);
                     self.handle(Node::Broker(b), Input::Shutdown);
                 }
             }
             Action::Isolate(b) => {
+                if !self.net.isolated.contains(&b) && self.broker(b).is_some_and(|x| x.is_running())
+                {
+                    self.record_fault(FaultAction::Isolate, b);
+                }
                 if self.net.isolated.insert(b) {
                     self.trace.push(
                         self.now,
@@ -738,6 +987,7 @@ impl Cluster {
             }
             Action::Heal(b) => {
                 if self.net.isolated.remove(&b) {
+                    self.avail_brokers.push(b);
                     self.trace.push(
                         self.now,
                         TraceKind::BrokerHealed { broker: b },

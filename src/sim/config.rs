@@ -54,7 +54,59 @@ pub struct ClusterConfig {
     /// KIP-392 `replica.selector.class`: how a leader picks the replica a
     /// consumer should read from. `None` (Kafka's default) = always the leader.
     pub replica_selector: Option<ReplicaSelector>,
+    /// What mass failover costs (README, "Mass failover costs time").
+    pub costs: Costs,
     pub topic_defaults: TopicConfig,
+}
+
+/// The work a failover takes, in simulated microseconds (`sim.` settings;
+/// the defaults are estimates, see the README for their sources).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct Costs {
+    /// `sim.controller.record.write.us`: the controller's time per metadata
+    /// record it writes (and commits).
+    pub controller_record_us: u64,
+    /// `sim.controller.max.records.per.batch`: records per metadata batch
+    /// (QuorumController.MAX_RECORDS_PER_BATCH); a batch becomes visible to
+    /// the brokers once all of it is written.
+    pub controller_max_records_per_batch: u64,
+    /// `sim.broker.metadata.apply.us`: a broker's time to apply one
+    /// partition change of a metadata batch.
+    pub broker_metadata_apply_us: u64,
+    /// `sim.broker.become.leader.us`: a broker's work per partition it
+    /// starts leading.
+    pub broker_become_leader_us: u64,
+    /// `sim.broker.become.follower.us`: a broker's work per partition it
+    /// starts following (fetcher, truncation check).
+    pub broker_become_follower_us: u64,
+}
+
+impl Costs {
+    pub const DEFAULT: Costs = Costs {
+        controller_record_us: 10,
+        controller_max_records_per_batch: 10_000,
+        broker_metadata_apply_us: 5,
+        broker_become_leader_us: 50,
+        broker_become_follower_us: 100,
+    };
+
+    fn read(r: &mut Reader) -> Result<Costs, String> {
+        let d = Costs::DEFAULT;
+        Ok(Costs {
+            controller_record_us: r
+                .u64("sim.controller.record.write.us", d.controller_record_us)?,
+            controller_max_records_per_batch: r.positive(
+                "sim.controller.max.records.per.batch",
+                d.controller_max_records_per_batch,
+            )?,
+            broker_metadata_apply_us: r
+                .u64("sim.broker.metadata.apply.us", d.broker_metadata_apply_us)?,
+            broker_become_leader_us: r
+                .u64("sim.broker.become.leader.us", d.broker_become_leader_us)?,
+            broker_become_follower_us: r
+                .u64("sim.broker.become.follower.us", d.broker_become_follower_us)?,
+        })
+    }
 }
 
 /// The `replica.selector.class` implementations Kafka ships (KIP-392).
@@ -347,8 +399,9 @@ impl ClusterConfig {
                 "sim.fence.on.reregistration",
                 truncation == TruncationMode::LeaderEpoch,
             )?,
-            eligible_leader_replicas_enable: r.bool("eligible.leader.replicas.enable", false)?,
+            eligible_leader_replicas_enable: r.bool("eligible.leader.replicas.enable", true)?,
             replica_selector,
+            costs: Costs::read(&mut r)?,
             topic_defaults,
         };
         r.finish(&[])?;

@@ -272,6 +272,43 @@ impl Controller {
         }
     }
 
+    /// The cluster is already running at t=0: broker `broker` is registered
+    /// and unfenced before any topic is used, as on a cluster that has been
+    /// up for a while (Kafka never elects a fenced broker, so a cluster drawn
+    /// as "fenced" must not lead). Returns its broker epoch.
+    pub fn bootstrap_broker(&mut self, ctx: &mut Ctx, broker: BrokerId, incarnation: u32) -> u64 {
+        let epoch = self.next_broker_epoch;
+        self.next_broker_epoch += 1;
+        let offset = self.metadata_log.len() as u64;
+        if let Some(s) = self.broker_mut(broker) {
+            s.registered = true;
+            s.broker_epoch = epoch;
+            s.fenced = false;
+            s.in_controlled_shutdown = false;
+            s.last_heartbeat_ms = ctx.now;
+            s.session_expired = false;
+            s.registration_offset = offset;
+            s.incarnation = incarnation;
+        }
+        self.append_broker_record(broker);
+        let end = self.metadata_log.len() as u64;
+        if let Some(s) = self.broker_mut(broker) {
+            s.reported_metadata_offset = end;
+        }
+        ctx.trace(
+            TraceKind::BrokerRegistered {
+                broker,
+                broker_epoch: epoch,
+            },
+            format!("Broker {broker} is registered (broker epoch {epoch}) and unfenced: the cluster is already running when the scenario starts."),
+        );
+        ctx.after(
+            ctx.config.broker_session_timeout_ms,
+            Timer::SessionCheck { broker },
+        );
+        epoch
+    }
+
     /// BrokerHeartbeatManager.hasValidSession: unfenced, and heard from
     /// within broker.session.timeout.ms.
     pub fn has_valid_session(&self, b: BrokerId, now: u64, session_timeout_ms: u64) -> bool {

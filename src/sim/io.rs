@@ -34,11 +34,21 @@ pub enum Timer {
         partition: PartitionIndex,
         id: u64,
     },
+    /// The broker has done the work of applying metadata up to `end`
+    /// (the `sim.broker.*` costs).
+    MetadataApplied {
+        end: u64,
+    },
     // controller
     SessionCheck {
         broker: BrokerId,
     },
     LeaderRebalance,
+    /// The controller has written the metadata batch ending at `end`
+    /// (the `sim.controller.*` costs): it is visible to the brokers.
+    MetadataCommitted {
+        end: u64,
+    },
     // clients
     ProducerTick,
     Send,

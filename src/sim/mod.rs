@@ -8,6 +8,7 @@
 //! `client` (producer and consumer), `protocol` (messages and error codes),
 //! `cluster` (the world and its fault verbs), `invariants`, `trace`.
 
+pub mod availability;
 pub mod broker;
 pub mod client;
 pub mod cluster;

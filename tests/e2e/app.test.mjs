@@ -226,5 +226,6 @@ test('the trace hash in the browser equals the native CLI one (determinism)', as
   assert.equal(wasm.end_ms, native.end_ms);
   assert.equal(wasm.trace_hash, native.trace_hash, 'trace_hash differs between native and wasm');
   assert.deepEqual(wasm.partitions, native.partitions);
+  assert.deepEqual(wasm.availability, native.availability, 'availability differs between native and wasm');
   assert.deepEqual(app.errors, []);
 });

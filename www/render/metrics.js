@@ -21,6 +21,8 @@ const METRICS = [
   { name: 'record-error-rate', src: 'RecordErrors', title: 'producer', alarm: true },
   { name: 'record-send-rate', src: 'RecordsAcked', title: 'producer: acknowledged records per second' },
   { name: 'records-consumed-rate', src: 'RecordsConsumed', title: 'consumer' },
+  { name: 'request-latency-avg', latency: 'latency_avg_ms', title: 'producer: mean ms from send to acknowledgement, every record so far' },
+  { name: 'request-latency-max', latency: 'latency_max_ms', title: 'producer: the slowest acknowledgement so far (ms)', alarm: true },
 ];
 
 export class MetricsPanel {
@@ -38,6 +40,7 @@ export class MetricsPanel {
 
   clear() {
     this.samples = [];
+    for (const r of this.rows || []) r.hist = [];
   }
 
   /** Record the metrics sampled at simulated time t. */
@@ -65,8 +68,20 @@ export class MetricsPanel {
     return out;
   }
 
-  update() {
+  /** `avail`: the core's availability view, for the latency rows (optional). */
+  update(avail) {
     for (const r of this.rows) {
+      if (r.d.latency) {
+        const v = avail ? avail[r.d.latency] : null;
+        r.hist = r.hist || [];
+        if (v !== null && v !== undefined && r.hist[r.hist.length - 1] !== v) r.hist.push(v);
+        if (r.hist.length > KEEP) r.hist.splice(0, r.hist.length - KEEP);
+        setText(r.value, v === null || v === undefined ? '–' : `${v < 10 ? v.toFixed(1) : Math.round(v)} ms`);
+        const slow = Boolean(r.d.alarm && v > 1000);
+        r.row.classList.toggle('alarm', slow);
+        draw(r.spark, r.hist, slow ? '#D55E00' : '#56B4E9');
+        continue;
+      }
       const data = this.series(r.d);
       const v = data.length ? data[data.length - 1] : 0;
       const shown = r.d.gauge ? String(v) : v === 0 ? '0/s' : `${v < 10 ? v.toFixed(1) : Math.round(v)}/s`;

@@ -1,0 +1,267 @@
+//! How long faults cost, as the report states it (`availability`): windows
+//! with their cause, recovery time per fault in four phases that add up, and
+//! producer latencies. Each test is a scenario with the outcome Kafka gives.
+
+mod common;
+use common::*;
+use failover_lab::sim::Action;
+
+const LEADER_DIES: &str = r#"{
+  "seed": 7, "brokers": 3,
+  "config": {"min.insync.replicas": 2},
+  "topics": [{"name": "orders", "partitions": 3, "replication_factor": 3}],
+  "clients": [
+    {"type": "producer", "id": "p1", "topic": "orders", "acks": "all", "records_per_sec": 20},
+    {"type": "consumer", "id": "c1", "topic": "orders"}
+  ],
+  "steps": [{"at_ms": 10000, "crash": 1}],
+  "run_until_ms": 40000
+}"#;
+
+fn phases_sum(f: &serde_json::Value) -> u64 {
+    ["detection_ms", "election_ms", "metadata_ms", "client_ms"]
+        .iter()
+        .map(|k| f["phases"][k].as_u64().unwrap())
+        .sum()
+}
+
+/// A crashed leader: detection is the session timeout (KAFKA_REPLICATION.md
+/// §5, the controller fences after broker.session.timeout.ms), election and
+/// metadata take milliseconds, and the producer's rediscovery the rest.
+#[test]
+fn a_crashed_leader_costs_the_session_timeout_then_a_few_milliseconds() {
+    let mut l = lab(LEADER_DIES);
+    l.run_to_end();
+    let r = serde_json::to_value(l.report()).unwrap();
+    let a = &r["availability"];
+    let faults = a["faults"].as_array().unwrap();
+    assert_eq!(faults.len(), 1);
+    let f = &faults[0];
+    assert_eq!(f["action"], "crash");
+    assert_eq!(f["brokers"], serde_json::json!([1]));
+    assert_eq!(f["partitions"], serde_json::json!(["orders-0"]));
+    let at = f["at_ms"].as_u64().unwrap();
+    let fenced = f["fenced_at_ms"].as_u64().unwrap();
+    let rto = f["rto_ms"].as_u64().unwrap();
+    assert_eq!(at, 10_000);
+    // Fenced one session timeout after the last heartbeat before the crash.
+    let detection = f["phases"]["detection_ms"].as_u64().unwrap();
+    assert_eq!(detection, fenced - at);
+    assert!((7_000..=9_100).contains(&detection), "{detection}");
+    assert!(f["phases"]["election_ms"].as_u64().unwrap() < 10);
+    assert!(f["phases"]["metadata_ms"].as_u64().unwrap() < 10);
+    assert_eq!(phases_sum(f), rto, "the phases add up to the RTO");
+    assert_eq!(f["writable_at_ms"].as_u64().unwrap() - at, rto);
+    // orders-0 was unwritable while its leader was down, then moving.
+    let parts = a["partitions"].as_array().unwrap();
+    assert_eq!(parts.len(), 1, "only orders-0 lost its leader: {parts:?}");
+    let w = parts[0]["windows"].as_array().unwrap();
+    assert_eq!(w[0]["cause"], "leader_down");
+    assert_eq!(w[0]["from_ms"], 10_000);
+    assert_eq!(w[0]["to_ms"].as_u64().unwrap(), fenced);
+    let total: u64 = w
+        .iter()
+        .map(|x| x["to_ms"].as_u64().unwrap() - x["from_ms"].as_u64().unwrap())
+        .sum();
+    assert_eq!(parts[0]["unavailable_ms"].as_u64().unwrap(), total);
+    // The records held up by the failover are the slowest ones.
+    let lat = &a["produce_latency_ms"];
+    assert!(lat["count"].as_u64().unwrap() > 500);
+    assert!(lat["p50"].as_u64().unwrap() < 50);
+    assert!(lat["max"].as_u64().unwrap() >= detection);
+    assert!(lat["max"].as_u64().unwrap() <= rto);
+    let e2e = &a["end_to_end_latency_ms"];
+    assert!(e2e["count"].as_u64().unwrap() > 500);
+    assert!(e2e["max"].as_u64().unwrap() >= detection);
+}
+
+/// The same broker stopped with a controlled shutdown: the controller moves
+/// its leaders on the shutdown request, so detection is a heartbeat round
+/// trip, not a session timeout, and the producer barely notices.
+#[test]
+fn a_controlled_shutdown_of_the_same_broker_costs_almost_nothing() {
+    let v = LEADER_DIES.replace(r#""crash": 1"#, r#""shutdown": 1"#);
+    let mut l = lab(&v);
+    l.run_to_end();
+    let r = serde_json::to_value(l.report()).unwrap();
+    let f = &r["availability"]["faults"][0];
+    assert_eq!(f["action"], "shutdown");
+    let rto = f["rto_ms"].as_u64().unwrap();
+    assert!(f["phases"]["detection_ms"].as_u64().unwrap() < 20, "{f}");
+    assert!(rto < 1_000, "{f}");
+    assert_eq!(phases_sum(f), rto);
+    let w = &r["availability"]["partitions"][0]["windows"];
+    assert!(w
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|x| x["cause"] == "leader_moving"));
+}
+
+/// No replica can lead: offline, a window still open at the end (to_ms
+/// null), and a fault whose RTO is null.
+#[test]
+fn an_offline_partition_has_an_open_window_and_no_rto() {
+    let mut l = lab(r#"{
+      "seed": 3, "brokers": 1,
+      "topics": [{"name": "t", "partitions": 1, "replication_factor": 1}],
+      "clients": [{"type": "producer", "id": "p", "topic": "t", "acks": "1", "records_per_sec": 10}],
+      "steps": [{"at_ms": 2000, "crash": 1}],
+      "run_until_ms": 20000
+    }"#);
+    l.run_to_end();
+    let r = serde_json::to_value(l.report()).unwrap();
+    let f = &r["availability"]["faults"][0];
+    assert!(
+        f["rto_ms"].is_null() && f["writable_at_ms"].is_null(),
+        "{f}"
+    );
+    assert!(f["phases"]["client_ms"].is_null());
+    let w = r["availability"]["partitions"][0]["windows"]
+        .as_array()
+        .unwrap()
+        .clone();
+    let last = w.last().unwrap();
+    assert_eq!(last["cause"], "offline");
+    assert!(last["to_ms"].is_null());
+    assert_eq!(
+        r["availability"]["partitions"][0]["unavailable_ms"], 18_000,
+        "from the crash to the end of the run"
+    );
+}
+
+/// An acks=all producer on a partition whose ISR is below
+/// min.insync.replicas is refused (NOT_ENOUGH_REPLICAS): below_min_isr, from
+/// the controller fencing the dead follower until it is back in the ISR.
+#[test]
+fn an_isr_below_min_insync_replicas_is_a_below_min_isr_window() {
+    let mut l = lab(r#"{
+      "seed": 5, "brokers": 3,
+      "topics": [{"name": "t", "partitions": 1, "replication_factor": 2, "assignment": [[1, 2]],
+                  "config": {"min.insync.replicas": 2}}],
+      "clients": [{"type": "producer", "id": "p", "topic": "t", "acks": "all", "records_per_sec": 10}],
+      "steps": [{"at_ms": 2000, "crash": 2}, {"at_ms": 20000, "restart": 2}],
+      "run_until_ms": 40000
+    }"#);
+    l.run_to_end();
+    let r = serde_json::to_value(l.report()).unwrap();
+    let w = &r["availability"]["partitions"][0]["windows"][0];
+    assert_eq!(w["cause"], "below_min_isr");
+    let (from, to) = (w["from_ms"].as_u64().unwrap(), w["to_ms"].as_u64().unwrap());
+    assert!(
+        (9_000..=11_100).contains(&from),
+        "the follower is fenced: {w}"
+    );
+    assert!(to > 20_000, "back in the ISR after its restart: {w}");
+    let f = &r["availability"]["faults"][0];
+    assert_eq!(f["partitions"], serde_json::json!([]), "it led nothing");
+    assert_eq!(f["rto_ms"], 0);
+}
+
+/// A whole rack at the same millisecond is one fault. (The producer's
+/// request to the isolated broker only fails after request.timeout.ms=30 s,
+/// so the client phase is long.)
+#[test]
+fn faults_at_the_same_millisecond_count_as_one() {
+    let mut l = lab(r#"{
+      "seed": 2, "brokers": 3,
+      "topics": [{"name": "t", "partitions": 3, "replication_factor": 3}],
+      "clients": [{"type": "producer", "id": "p", "topic": "t", "acks": "all", "records_per_sec": 30}],
+      "steps": [{"at_ms": 5000, "crash": 1}, {"at_ms": 5000, "isolate": 2}],
+      "run_until_ms": 60000
+    }"#);
+    l.run_to_end();
+    let r = serde_json::to_value(l.report()).unwrap();
+    let faults = r["availability"]["faults"].as_array().unwrap();
+    assert_eq!(faults.len(), 1);
+    assert_eq!(faults[0]["brokers"], serde_json::json!([1, 2]));
+    assert_eq!(
+        faults[0]["actions"],
+        serde_json::json!(["crash", "isolate"])
+    );
+    assert_eq!(faults[0]["partitions"], serde_json::json!(["t-0", "t-1"]));
+    assert_eq!(
+        phases_sum(&faults[0]),
+        faults[0]["rto_ms"].as_u64().unwrap()
+    );
+}
+
+/// The accountant is part of the deterministic run: a fault injected by a
+/// call at a given time gives the same report as the same step in the file.
+#[test]
+fn a_fault_called_live_is_accounted_as_a_step_is() {
+    let mut live = lab(&LEADER_DIES.replace(r#"{"at_ms": 10000, "crash": 1}"#, ""));
+    live.cluster.run_until(10_000);
+    live.cluster.apply(Action::Crash(1)).unwrap();
+    live.cluster.run_until(40_000);
+    let mut file = lab(LEADER_DIES);
+    file.run_to_end();
+    let a = serde_json::to_value(&live.report().availability).unwrap();
+    let b = serde_json::to_value(&file.report().availability).unwrap();
+    assert_eq!(a, b);
+}
+
+/// `sim.` cost settings are checked like every config key: a typo or a
+/// negative time is an error that names the field.
+#[test]
+fn bad_cost_settings_are_errors_naming_the_field() {
+    let with = |kv: &str| {
+        failover_lab::Lab::from_json(&LEADER_DIES.replace(
+            r#""config": {"min.insync.replicas": 2}"#,
+            &format!(r#""config": {{"min.insync.replicas": 2, {kv}}}"#),
+        ))
+        .err()
+        .unwrap_or_default()
+    };
+    let e = with(r#""sim.controller.record.write.ms": 10"#);
+    assert!(
+        e.contains("unknown config \"sim.controller.record.write.ms\""),
+        "{e}"
+    );
+    let e = with(r#""sim.broker.become.leader.us": -5"#);
+    assert!(e.contains("sim.broker.become.leader.us"), "{e}");
+    assert!(e.contains("not a non-negative integer"), "{e}");
+    let e = with(r#""sim.controller.max.records.per.batch": 0"#);
+    assert!(e.contains("sim.controller.max.records.per.batch"), "{e}");
+}
+
+fn mass_failover(partitions: u32, costs: &str) -> serde_json::Value {
+    let mut l = lab(&format!(
+        r#"{{
+      "seed": 9, "brokers": 4,
+      "config": {{ {costs} }},
+      "topics": [{{"name": "t", "partitions": {partitions}, "replication_factor": 3}}],
+      "steps": [{{"at_ms": 3000, "crash": 1}}],
+      "run_until_ms": 16000
+    }}"#
+    ));
+    l.run_to_end();
+    serde_json::to_value(&l.report().availability.faults[0]).unwrap()
+}
+
+/// Moving many leaders costs time: the controller writes one record per
+/// moved partition (sim.controller.record.write.us each, in batches of at
+/// most sim.controller.max.records.per.batch) and every broker applies the
+/// changes and takes on its new roles. With the costs at zero the move is
+/// as quick for 2,000 partitions as for one.
+#[test]
+fn mass_failover_takes_time_the_cost_settings_decide() {
+    let zero = r#""sim.controller.record.write.us": 0, "sim.broker.metadata.apply.us": 0,
+                  "sim.broker.become.leader.us": 0, "sim.broker.become.follower.us": 0"#;
+    let free = mass_failover(2000, zero);
+    let costly = mass_failover(
+        2000,
+        r#""sim.controller.record.write.us": 100, "sim.controller.max.records.per.batch": 100"#,
+    );
+    let span = |f: &serde_json::Value| {
+        f["applied_at_ms"].as_u64().unwrap() - f["fenced_at_ms"].as_u64().unwrap()
+    };
+    let led = costly["partitions"].as_array().unwrap().len() as u64;
+    assert_eq!(led, 500, "broker 1 leads a quarter of them");
+    assert!(span(&free) <= 5, "free: {}", span(&free));
+    // Broker 1 is in the ISR of 1,500 partitions: 1,500 records (500 with a
+    // new leader) at 100 µs each, 15 batches, before the last one is seen.
+    assert!(span(&costly) >= 150, "costly: {}", span(&costly));
+    assert!(span(&costly) < 1_000, "costly: {}", span(&costly));
+    assert_eq!(phases_sum(&costly), costly["rto_ms"].as_u64().unwrap());
+}

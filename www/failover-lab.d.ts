@@ -116,6 +116,42 @@ declare global {
     detail: string;
   }
 
+  /** Why a partition could not take acks=all writes (issue 11's availability accounting). */
+  type FailoverLabUnavailableCause = 'leader_down' | 'offline' | 'below_min_isr' | 'leader_moving';
+
+  interface FailoverLabLatencySummary {
+    count: number;
+    p50: number | null;
+    p90: number | null;
+    p99: number | null;
+    p999: number | null;
+    max: number | null;
+  }
+
+  interface FailoverLabFaultReport {
+    at_ms: number;
+    action: FailoverLabFault;
+    actions: FailoverLabFault[];
+    brokers: number[];
+    /** "topic-partition" names the fault took leaderless. */
+    partitions: string[];
+    fenced_at_ms: number | null;
+    elected_at_ms: number | null;
+    applied_at_ms: number | null;
+    writable_at_ms: number | null;
+    /** Recovery time: fault → writable again (null while still open). */
+    rto_ms: number | null;
+    phases: { detection_ms: number | null; election_ms: number | null; metadata_ms: number | null; client_ms: number | null };
+  }
+
+  interface FailoverLabAvailabilityReport {
+    faults: FailoverLabFaultReport[];
+    partitions: Array<{ partition: string; unavailable_ms: number; windows: Array<{ from_ms: number; to_ms: number | null; cause: FailoverLabUnavailableCause }> }>;
+    unavailable_ms: number;
+    produce_latency_ms: FailoverLabLatencySummary;
+    end_to_end_latency_ms: FailoverLabLatencySummary;
+  }
+
   /** The run report at the current simulated time (`report()`). */
   interface FailoverLabReport {
     scenario: string;
@@ -130,6 +166,8 @@ declare global {
     invariant_violations: FailoverLabViolation[];
     events_processed: number;
     trace_events: number;
+    /** How long the faults cost: recovery times and unavailable partition-time. */
+    availability: FailoverLabAvailabilityReport;
   }
 
   // ---- view (one frame's state, `view(n)`) -------------------------------------
@@ -399,7 +437,7 @@ declare global {
     compact?: '' | 'true' | 'false';
     /** Some of: play step speed time timeline reset brokers produce switches tour; or all / none. */
     controls?: string;
-    /** Some of: map partitions clients describe narration metrics; or all / none. */
+    /** Some of: map partitions clients describe narration metrics availability; or all / none. */
     panels?: string;
     /** How many partitions to draw, 1 – 64 (default 8). */
     partitions?: string;

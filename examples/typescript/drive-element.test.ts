@@ -49,6 +49,8 @@ interface Observed {
   epochAfter: number;
   faults: string[];
   lost: number;
+  /** The report's availability accounting of that crash. */
+  recovery: { action: FailoverLabFault; rto_ms: number | null } | null;
 }
 
 test('a typed Playwright script crashes the leader of a <failover-lab> and sees the leaderchange event', async () => {
@@ -82,6 +84,7 @@ test('a typed Playwright script crashes the leader of a <failover-lab> and sees 
         epochAfter: change.leader_epoch,
         faults,
         lost: lab.report().acked_records_lost,
+        recovery: ((f?: FailoverLabFaultReport) => (f ? { action: f.action, rto_ms: f.rto_ms } : null))(lab.report().availability.faults[0]),
       };
     });
     assert.notEqual(observed.newLeader, null);
@@ -90,6 +93,8 @@ test('a typed Playwright script crashes the leader of a <failover-lab> and sees 
     assert.equal(observed.faults.length, 1);
     assert.match(observed.faults[0], /^crash \d+$/);
     assert.equal(observed.lost, 0);
+    assert.equal(observed.recovery?.action, 'crash');
+    assert.ok((observed.recovery?.rto_ms ?? 0) > 0, `a recovery time: ${JSON.stringify(observed.recovery)}`);
   } finally {
     await browser.close();
     await srv.close();

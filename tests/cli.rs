@@ -116,3 +116,64 @@ fn a_closed_output_pipe_ends_the_cli_quietly_without_a_panic() {
     let err = String::from_utf8(out.stderr).unwrap();
     assert!(!err.contains("panicked"), "{err}");
 }
+
+#[test]
+fn run_set_applies_settings_reports_them_and_equals_the_edited_scenario() {
+    // acks=1 on the unclean-election scenario: the same run as editing the
+    // file by hand, down to the trace hash, and the report says what was set.
+    let out = cli(&[
+        "run",
+        "scenarios/unclean-election.json",
+        "--set",
+        "acks=1",
+        "--set",
+        "min.insync.replicas=1",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["settings"]["acks"], "1");
+    assert_eq!(v["settings"]["min.insync.replicas"], 1);
+    let text = std::fs::read_to_string(format!(
+        "{}/scenarios/unclean-election.json",
+        env!("CARGO_MANIFEST_DIR")
+    ))
+    .unwrap();
+    let mut s: serde_json::Value = serde_json::from_str(&text).unwrap();
+    for c in s["clients"].as_array_mut().unwrap() {
+        if c["type"] == "producer" {
+            c["acks"] = "1".into();
+        }
+    }
+    for st in s["steps"].as_array_mut().unwrap() {
+        if let Some(p) = st.get_mut("produce").and_then(|p| p.as_object_mut()) {
+            p.entry("acks").or_insert("1".into());
+        }
+    }
+    s["config"]["min.insync.replicas"] = 1.into();
+    let mut by_hand = failover_lab::Lab::from_json(&s.to_string()).unwrap();
+    by_hand.run_to_end();
+    assert_eq!(v["trace_hash"], by_hand.report().trace_hash);
+    let plain = cli(&["run", "scenarios/unclean-election.json"]);
+    let p: serde_json::Value = serde_json::from_slice(&plain.stdout).unwrap();
+    assert!(p.get("settings").is_none(), "no settings, no field");
+}
+
+#[test]
+fn run_set_with_an_unknown_key_or_a_bad_value_exits_2_naming_it() {
+    for (set, named) in [
+        ("no.such.key=1", "no.such.key"),
+        ("acks=7", "acks"),
+        ("min.insync.replicas=abc", "min.insync.replicas"),
+        ("acks", "acks"),
+    ] {
+        let out = cli(&["run", "scenarios/leader-dies.json", "--set", set]);
+        assert_eq!(out.status.code(), Some(2), "{set}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(named), "{set}: {err}");
+        assert!(out.stdout.is_empty());
+    }
+}

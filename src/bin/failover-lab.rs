@@ -56,6 +56,11 @@ mod cli {
             /// Override the scenario's run_until_ms.
             #[arg(long)]
             until: Option<u64>,
+            /// Apply a setting before running (repeatable), the keys of
+            /// `sweep --set`: acks, rf, min.insync.replicas,
+            /// unclean.leader.election.enable, any config or sim. key.
+            #[arg(long = "set", value_name = "KEY=VALUE")]
+            set: Vec<String>,
         },
         /// Check a scenario file without running it.
         Check { file: String },
@@ -211,12 +216,26 @@ mod cli {
                 format,
                 seed,
                 until,
+                set,
             } => {
                 let text = match (sweep_seed, file) {
                     (Some(s), _) => failover_lab::sweep::SweepConfig::parse_key(&sweep_config)
                         .map(|c| failover_lab::sweep::scenario(&c, s).to_string()),
                     (None, Some(f)) => load(&f),
                     (None, None) => Err("a scenario file or --sweep-seed is required".into()),
+                };
+                // --set: the same rules as the page's compare lanes.
+                let mut applied = Default::default();
+                let text = if set.is_empty() {
+                    text
+                } else {
+                    text.and_then(|t| {
+                        let pairs = failover_lab::settings::parse_pairs(&set)?;
+                        let mut v: serde_json::Value = serde_json::from_str(&t)
+                            .map_err(|e| format!("scenario is not valid JSON: {e}"))?;
+                        applied = failover_lab::settings::apply(&mut v, &pairs)?;
+                        Ok(v.to_string())
+                    })
                 };
                 if emit_scenario {
                     return match text.and_then(|t| {
@@ -249,6 +268,7 @@ mod cli {
                     scenario.run_until_ms = u;
                 }
                 let mut lab = Lab::new(scenario);
+                lab.settings = applied;
                 lab.run_to_end();
                 match format {
                     Format::Json => match serde_json::to_string_pretty(&lab.report()) {

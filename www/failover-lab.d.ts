@@ -168,6 +168,8 @@ declare global {
     trace_events: number;
     /** How long the faults cost: recovery times and unavailable partition-time. */
     availability: FailoverLabAvailabilityReport;
+    /** The KEY=VALUE settings applied to the scenario (CLI `run --set`); absent when none were. */
+    settings?: Record<string, unknown>;
   }
 
   // ---- view (one frame's state, `view(n)`) -------------------------------------

@@ -27,7 +27,7 @@ export class AvailabilityPanel {
   constructor(root, { onSeek }) {
     this.root = root;
     this.onSeek = onSeek;
-    this.canvas = h('canvas.avail-strip', { height: 56, 'aria-label': 'unavailable partitions over time, coloured by cause, and the producers\' p99 latency' });
+    this.canvas = h('canvas.avail-strip', { height: 56, role: 'img', 'aria-label': 'unavailable partitions over time, coloured by cause, and the producers\' p99 latency' });
     this.legend = h('div.avail-legend', null,
       ...Object.entries(CAUSE_COLOURS).map(([k, c]) => h('span.lg', { dataset: { cause: k } }, h('i.dotk', { style: { background: c } }), k)),
       h('span.lg', { dataset: { cause: 'p99' } }, h('i.linek', { style: { background: LATENCY_COLOUR } }), 'producer p99 latency'),
@@ -63,7 +63,9 @@ export class AvailabilityPanel {
     const g = c.getContext('2d');
     g.setTransform(dpr, 0, 0, dpr, 0, 0);
     g.clearRect(0, 0, w, hgt);
-    g.fillStyle = '#141a26';
+    // The theme's own background (light or dark theme.js), dark as before otherwise.
+    const light = this.root.closest('.light') !== null;
+    g.fillStyle = light ? getComputedStyle(this.root).getPropertyValue('--bar').trim() || '#e6eaf2' : '#141a26';
     g.fillRect(0, 0, w, hgt);
     const n = Math.max(1, Math.ceil(v.to_ms / v.bucket_ms));
     const bw = w / n;
@@ -100,7 +102,7 @@ export class AvailabilityPanel {
     });
     g.stroke();
     // Now.
-    g.fillStyle = '#ffffff55';
+    g.fillStyle = light ? '#0b102066' : '#ffffff55';
     g.fillRect((v.now_ms / v.to_ms) * w, 0, 1, hgt);
     this.peak.textContent = `peak ${peak} unavailable · p99 up to ${ms(top)}`;
     this.canvas.dataset.peak = String(v.counts.length ? peak : 0);

@@ -9,6 +9,7 @@
 pub mod bench;
 pub mod report;
 pub mod scenario;
+pub mod settings;
 pub mod sim;
 pub mod sweep;
 pub mod view;
@@ -25,6 +26,8 @@ pub use sim::{Action, Cluster};
 pub struct Lab {
     pub scenario: Scenario,
     pub cluster: Cluster,
+    /// Settings applied on top of the scenario file ([`settings`]).
+    pub settings: std::collections::BTreeMap<String, serde_json::Value>,
 }
 
 impl Lab {
@@ -32,9 +35,31 @@ impl Lab {
         scenario::parse(text).map(Lab::new)
     }
 
+    /// Load a scenario with `KEY=VALUE` settings applied first (`run --set`).
+    pub fn from_json_with_settings(
+        text: &str,
+        settings: &[(String, String)],
+    ) -> Result<Lab, String> {
+        let mut v: serde_json::Value = serde_json::from_str(text).map_err(|e| {
+            format!(
+                "scenario is not valid JSON (line {}, column {}): {e}",
+                e.line(),
+                e.column()
+            )
+        })?;
+        let applied = settings::apply(&mut v, settings)?;
+        let mut lab = scenario::from_value(v).map(Lab::new)?;
+        lab.settings = applied;
+        Ok(lab)
+    }
+
     pub fn new(scenario: Scenario) -> Lab {
         let cluster = Cluster::new(scenario.spec.clone());
-        Lab { scenario, cluster }
+        Lab {
+            scenario,
+            cluster,
+            settings: Default::default(),
+        }
     }
 
     /// Run to the scenario's `run_until_ms`.
@@ -43,7 +68,9 @@ impl Lab {
     }
 
     pub fn report(&self) -> report::Report {
-        report::build(&self.cluster, &self.scenario.name)
+        let mut r = report::build(&self.cluster, &self.scenario.name);
+        r.settings = self.settings.clone();
+        r
     }
 
     pub fn describe(&self) -> String {

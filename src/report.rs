@@ -24,6 +24,10 @@ pub struct Report {
     pub availability: AvailabilityReport,
     pub events_processed: u64,
     pub trace_events: usize,
+    /// The `KEY=VALUE` settings applied to the scenario (`run --set`), as
+    /// applied; absent when none were.
+    #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub settings: std::collections::BTreeMap<String, serde_json::Value>,
 }
 
 /// How long the faults cost (README, "Availability in the report").
@@ -323,6 +327,7 @@ pub fn build(c: &Cluster, scenario: &str) -> Report {
         availability: availability(c),
         events_processed: c.events_processed,
         trace_events: c.trace.len(),
+        settings: Default::default(),
     }
 }
 

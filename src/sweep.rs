@@ -21,7 +21,7 @@ use std::sync::Mutex;
 
 use rand_core::Rng;
 use rand_pcg::Pcg64Mcg;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
 use crate::sim::trace::TraceKind;
@@ -266,7 +266,7 @@ pub fn scenario(cfg: &SweepConfig, seed: u64) -> Value {
 }
 
 /// What one run produced.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct RunOutcome {
     pub seed: u64,
     pub acked: u64,
@@ -387,7 +387,8 @@ pub struct ConfigSummary {
 }
 
 /// Run `seeds` seeds (from `first_seed`) of every configuration on `threads`
-/// threads. `progress(done, total)` is called as runs finish.
+/// threads and summarise them per configuration. `progress(done, total)` is
+/// called as runs finish.
 pub fn sweep(
     configs: &[SweepConfig],
     first_seed: u64,
@@ -395,6 +396,19 @@ pub fn sweep(
     threads: usize,
     progress: &(dyn Fn(usize, usize) + Sync),
 ) -> Result<Vec<ConfigSummary>, String> {
+    let runs = sweep_runs(configs, first_seed, seeds, threads, progress)?;
+    Ok(summarize(configs, runs))
+}
+
+/// Every run's outcome, as (configuration index, outcome), sorted by
+/// configuration then seed: what a shard writes (`sweep --format jsonl`).
+pub fn sweep_runs(
+    configs: &[SweepConfig],
+    first_seed: u64,
+    seeds: u64,
+    threads: usize,
+    progress: &(dyn Fn(usize, usize) + Sync),
+) -> Result<Vec<(usize, RunOutcome)>, String> {
     let jobs: Vec<(usize, u64)> = (0..configs.len())
         .flat_map(|c| (first_seed..first_seed + seeds).map(move |s| (c, s)))
         .collect();
@@ -430,6 +444,16 @@ pub fn sweep(
     let mut results = results
         .into_inner()
         .map_err(|_| "a sweep worker panicked")?;
+    results.sort_by_key(|(c, o)| (*c, o.seed));
+    Ok(results)
+}
+
+/// Totals per configuration from run outcomes (any order): one sweep, or the
+/// union of shards ([`merge_shards`]) — the same rows either way.
+pub fn summarize(
+    configs: &[SweepConfig],
+    mut results: Vec<(usize, RunOutcome)>,
+) -> Vec<ConfigSummary> {
     results.sort_by_key(|(c, o)| (*c, o.seed));
     let mut out: Vec<ConfigSummary> = configs
         .iter()
@@ -481,7 +505,70 @@ pub fn sweep(
             produce_latency_p99_ms: Spread::of(latency),
         };
     }
-    Ok(out)
+    out
+}
+
+/// One line of a shard: a configuration's key and one run's outcome.
+#[derive(Serialize, Deserialize)]
+pub struct ShardLine {
+    pub key: String,
+    pub run: RunOutcome,
+}
+
+/// The shard lines of `runs` (`sweep --format jsonl`), one JSON object a line.
+pub fn shard_lines(configs: &[SweepConfig], runs: &[(usize, RunOutcome)]) -> String {
+    runs.iter()
+        .filter_map(|(c, o)| {
+            let line = ShardLine {
+                key: configs.get(*c)?.key(),
+                run: o.clone(),
+            };
+            serde_json::to_string(&line).ok()
+        })
+        .map(|l| l + "\n")
+        .collect()
+}
+
+/// Merge shards (each the text of a `sweep --format jsonl` output) into the
+/// rows a single sweep over the union of their seeds gives. Configurations
+/// keep the order of their first appearance; the same seed of the same
+/// configuration in two shards is an error.
+pub fn merge_shards(shards: &[(String, String)]) -> Result<Vec<ConfigSummary>, String> {
+    let mut configs: Vec<SweepConfig> = Vec::new();
+    let mut keys: Vec<String> = Vec::new();
+    let mut runs: Vec<(usize, RunOutcome)> = Vec::new();
+    let mut seen: std::collections::BTreeSet<(usize, u64)> = Default::default();
+    for (name, text) in shards {
+        for (n, line) in text
+            .lines()
+            .enumerate()
+            .filter(|(_, l)| !l.trim().is_empty())
+        {
+            let l: ShardLine = serde_json::from_str(line)
+                .map_err(|e| format!("{name}:{}: not a sweep shard line: {e}", n + 1))?;
+            let c = match keys.iter().position(|k| *k == l.key) {
+                Some(c) => c,
+                None => {
+                    configs.push(
+                        SweepConfig::parse_key(&l.key)
+                            .map_err(|e| format!("{name}:{}: {e}", n + 1))?,
+                    );
+                    keys.push(l.key.clone());
+                    keys.len() - 1
+                }
+            };
+            if !seen.insert((c, l.run.seed)) {
+                return Err(format!(
+                    "{name}:{}: seed {} of {} is in more than one shard",
+                    n + 1,
+                    l.run.seed,
+                    l.key
+                ));
+            }
+            runs.push((c, l.run));
+        }
+    }
+    Ok(summarize(&configs, runs))
 }
 
 /// The sweep as a plain-text table.

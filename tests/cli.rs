@@ -116,3 +116,119 @@ fn a_closed_output_pipe_ends_the_cli_quietly_without_a_panic() {
     let err = String::from_utf8(out.stderr).unwrap();
     assert!(!err.contains("panicked"), "{err}");
 }
+
+#[test]
+fn run_set_applies_settings_reports_them_and_equals_the_edited_scenario() {
+    // acks=1 on the unclean-election scenario: the same run as editing the
+    // file by hand, down to the trace hash, and the report says what was set.
+    let out = cli(&[
+        "run",
+        "scenarios/unclean-election.json",
+        "--set",
+        "acks=1",
+        "--set",
+        "min.insync.replicas=1",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["settings"]["acks"], "1");
+    assert_eq!(v["settings"]["min.insync.replicas"], 1);
+    let text = std::fs::read_to_string(format!(
+        "{}/scenarios/unclean-election.json",
+        env!("CARGO_MANIFEST_DIR")
+    ))
+    .unwrap();
+    let mut s: serde_json::Value = serde_json::from_str(&text).unwrap();
+    for c in s["clients"].as_array_mut().unwrap() {
+        if c["type"] == "producer" {
+            c["acks"] = "1".into();
+        }
+    }
+    for st in s["steps"].as_array_mut().unwrap() {
+        if let Some(p) = st.get_mut("produce").and_then(|p| p.as_object_mut()) {
+            p.entry("acks").or_insert("1".into());
+        }
+    }
+    s["config"]["min.insync.replicas"] = 1.into();
+    let mut by_hand = failover_lab::Lab::from_json(&s.to_string()).unwrap();
+    by_hand.run_to_end();
+    assert_eq!(v["trace_hash"], by_hand.report().trace_hash);
+    let plain = cli(&["run", "scenarios/unclean-election.json"]);
+    let p: serde_json::Value = serde_json::from_slice(&plain.stdout).unwrap();
+    assert!(p.get("settings").is_none(), "no settings, no field");
+}
+
+#[test]
+fn run_set_with_an_unknown_key_or_a_bad_value_exits_2_naming_it() {
+    for (set, named) in [
+        ("no.such.key=1", "no.such.key"),
+        ("acks=7", "acks"),
+        ("min.insync.replicas=abc", "min.insync.replicas"),
+        ("acks", "acks"),
+    ] {
+        let out = cli(&["run", "scenarios/leader-dies.json", "--set", set]);
+        assert_eq!(out.status.code(), Some(2), "{set}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(named), "{set}: {err}");
+        assert!(out.stdout.is_empty());
+    }
+}
+
+#[test]
+fn sweep_shards_written_as_jsonl_merge_into_the_single_sweeps_rows() {
+    let dir = std::env::temp_dir().join(format!("failover-lab-shards-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let common = [
+        "sweep",
+        "--set",
+        "rf=3",
+        "--set",
+        "min.isr=2",
+        "--set",
+        "unclean=false",
+        "--set",
+        "acks=all",
+        "--threads",
+        "1",
+    ];
+    let shard = |first: &str, seeds: &str, file: &str| {
+        let mut args = common.to_vec();
+        args.extend(["--first-seed", first, "--seeds", seeds, "--format", "jsonl"]);
+        let out = cli(&args);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert_eq!(
+            String::from_utf8_lossy(&out.stdout).lines().count(),
+            seeds.parse::<usize>().unwrap()
+        );
+        let path = dir.join(file);
+        std::fs::write(&path, &out.stdout).unwrap();
+        path.to_string_lossy().to_string()
+    };
+    let a = shard("1", "2", "a.jsonl");
+    let b = shard("3", "3", "b.jsonl");
+    let merged = cli(&["sweep-merge", &a, &b, "--format", "json"]);
+    assert!(
+        merged.status.success(),
+        "{}",
+        String::from_utf8_lossy(&merged.stderr)
+    );
+    let mut args = common.to_vec();
+    args.extend(["--first-seed", "1", "--seeds", "5", "--format", "json"]);
+    let single = cli(&args);
+    assert_eq!(
+        String::from_utf8_lossy(&merged.stdout),
+        String::from_utf8_lossy(&single.stdout)
+    );
+    let bad = cli(&["sweep-merge", &a, &a]);
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("more than one shard"));
+    let _ = std::fs::remove_dir_all(&dir);
+}

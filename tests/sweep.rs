@@ -120,3 +120,48 @@ fn spread_uses_nearest_rank_and_is_null_when_empty() {
     assert_eq!((s.p50, s.p99, s.max), (Some(50), Some(99), Some(100)));
     assert_eq!(Spread::of(vec![]).max, None);
 }
+
+#[test]
+fn shards_over_disjoint_seeds_merge_into_exactly_the_rows_of_one_sweep() {
+    use failover_lab::sweep::{matrix, merge_shards, shard_lines, summarize, sweep_runs};
+    let sets: Vec<(String, String)> = [("rf", "3"), ("unclean", "false"), ("min.isr", "2")]
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+    let configs = matrix(&sets).unwrap();
+    assert_eq!(configs.len(), 2, "acks 1 and all");
+    let quiet = |_: usize, _: usize| {};
+    let all = sweep_runs(&configs, 1, 8, 2, &quiet).unwrap();
+    let a = sweep_runs(&configs, 1, 3, 2, &quiet).unwrap();
+    let b = sweep_runs(&configs, 4, 5, 2, &quiet).unwrap();
+    let one = serde_json::to_value(summarize(&configs, all)).unwrap();
+    // Shards given in either order merge to the same rows, percentiles included.
+    for shards in [
+        vec![
+            ("a".to_string(), shard_lines(&configs, &a)),
+            ("b".to_string(), shard_lines(&configs, &b)),
+        ],
+        vec![
+            ("b".to_string(), shard_lines(&configs, &b)),
+            ("a".to_string(), shard_lines(&configs, &a)),
+        ],
+    ] {
+        let merged = serde_json::to_value(merge_shards(&shards).unwrap()).unwrap();
+        if shards[0].0 == "a" {
+            assert_eq!(merged, one);
+        } else {
+            // Configurations keep the order of their first appearance; the rows match.
+            let mut m = merged.as_array().unwrap().clone();
+            let mut o = one.as_array().unwrap().clone();
+            m.sort_by_key(|r| r["key"].as_str().unwrap_or("").to_string());
+            o.sort_by_key(|r| r["key"].as_str().unwrap_or("").to_string());
+            assert_eq!(m, o);
+        }
+    }
+    let e = merge_shards(&[
+        ("a".to_string(), shard_lines(&configs, &a)),
+        ("a2".to_string(), shard_lines(&configs, &a)),
+    ])
+    .unwrap_err();
+    assert!(e.contains("more than one shard"), "{e}");
+}

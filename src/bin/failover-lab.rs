@@ -56,6 +56,11 @@ mod cli {
             /// Override the scenario's run_until_ms.
             #[arg(long)]
             until: Option<u64>,
+            /// Apply a setting before running (repeatable), the keys of
+            /// `sweep --set`: acks, rf, min.insync.replicas,
+            /// unclean.leader.election.enable, any config or sim. key.
+            #[arg(long = "set", value_name = "KEY=VALUE")]
+            set: Vec<String>,
         },
         /// Check a scenario file without running it.
         Check { file: String },
@@ -75,12 +80,24 @@ mod cli {
             #[arg(long)]
             threads: Option<usize>,
         },
+        /// Merge sweep shards (`sweep --format jsonl` outputs over disjoint
+        /// seeds) into the rows one sweep over all their seeds gives.
+        SweepMerge {
+            /// Shard files.
+            #[arg(required = true)]
+            files: Vec<String>,
+            #[arg(long, value_enum, default_value_t = SweepFormat::Table)]
+            format: SweepFormat,
+        },
     }
 
     #[derive(Clone, Copy, ValueEnum)]
     enum SweepFormat {
         Table,
+        /// One row per configuration.
         Json,
+        /// One line per run: a shard that `sweep-merge` combines exactly.
+        Jsonl,
     }
 
     #[derive(Clone, Copy, ValueEnum)]
@@ -151,34 +168,55 @@ mod cli {
                 }
             }
         };
-        match sweep::sweep(&configs, first_seed, seeds, threads, &progress) {
-            Ok(summaries) => {
-                match format {
-                    SweepFormat::Table => emit(&sweep::table(&summaries)),
-                    SweepFormat::Json => {
-                        for s in &summaries {
-                            let v = serde_json::json!({
-                                "config": s.config,
-                                "key": s.key,
-                                "promises_durability": s.promises_durability,
-                                "runs": s.runs,
-                                "acked": s.acked,
-                                "lost": s.lost,
-                                "violations": s.violations,
-                                "first_seed_with_loss": s.first_seed_with_loss,
-                                "first_seed_with_violation": s.first_seed_with_violation,
-                                "loss_causes": s.loss_causes,
-                                "violation_kinds": s.violation_kinds,
-                            });
-                            emit(&format!("{v}\n"));
-                        }
-                    }
+        match sweep::sweep_runs(&configs, first_seed, seeds, threads, &progress) {
+            Ok(runs) => {
+                if let SweepFormat::Jsonl = format {
+                    emit(&sweep::shard_lines(&configs, &runs));
+                } else {
+                    print_summaries(&sweep::summarize(&configs, runs), format);
                 }
                 ExitCode::SUCCESS
             }
             Err(e) => {
                 eprintln!("error: {e}");
                 ExitCode::FAILURE
+            }
+        }
+    }
+
+    fn print_summaries(summaries: &[failover_lab::sweep::ConfigSummary], format: SweepFormat) {
+        match format {
+            SweepFormat::Table => emit(&failover_lab::sweep::table(summaries)),
+            SweepFormat::Json | SweepFormat::Jsonl => {
+                for s in summaries {
+                    match serde_json::to_string(s) {
+                        Ok(line) => emit(&format!("{line}\n")),
+                        Err(e) => eprintln!("error: {e}"),
+                    }
+                }
+            }
+        }
+    }
+
+    fn sweep_merge(files: &[String], format: SweepFormat) -> ExitCode {
+        let mut shards = Vec::new();
+        for f in files {
+            match load(f) {
+                Ok(text) => shards.push((f.clone(), text)),
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    return ExitCode::from(2);
+                }
+            }
+        }
+        match failover_lab::sweep::merge_shards(&shards) {
+            Ok(summaries) => {
+                print_summaries(&summaries, format);
+                ExitCode::SUCCESS
+            }
+            Err(e) => {
+                eprintln!("error: {e}");
+                ExitCode::from(2)
             }
         }
     }
@@ -203,6 +241,7 @@ mod cli {
                 format,
                 threads,
             } => sweep(seeds, first_seed, &set, format, threads),
+            Command::SweepMerge { files, format } => sweep_merge(&files, format),
             Command::Run {
                 file,
                 sweep_seed,
@@ -211,12 +250,26 @@ mod cli {
                 format,
                 seed,
                 until,
+                set,
             } => {
                 let text = match (sweep_seed, file) {
                     (Some(s), _) => failover_lab::sweep::SweepConfig::parse_key(&sweep_config)
                         .map(|c| failover_lab::sweep::scenario(&c, s).to_string()),
                     (None, Some(f)) => load(&f),
                     (None, None) => Err("a scenario file or --sweep-seed is required".into()),
+                };
+                // --set: the same rules as the page's compare lanes.
+                let mut applied = Default::default();
+                let text = if set.is_empty() {
+                    text
+                } else {
+                    text.and_then(|t| {
+                        let pairs = failover_lab::settings::parse_pairs(&set)?;
+                        let mut v: serde_json::Value = serde_json::from_str(&t)
+                            .map_err(|e| format!("scenario is not valid JSON: {e}"))?;
+                        applied = failover_lab::settings::apply(&mut v, &pairs)?;
+                        Ok(v.to_string())
+                    })
                 };
                 if emit_scenario {
                     return match text.and_then(|t| {
@@ -249,6 +302,7 @@ mod cli {
                     scenario.run_until_ms = u;
                 }
                 let mut lab = Lab::new(scenario);
+                lab.settings = applied;
                 lab.run_to_end();
                 match format {
                     Format::Json => match serde_json::to_string_pretty(&lab.report()) {

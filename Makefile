@@ -3,7 +3,8 @@
 #   make test   every test (format, lints, native tests, wasm build, browser tests)
 # Both install what is missing first (scripts/setup.sh): the wasm32 target,
 # wasm-bindgen-cli at the version pinned in wasm-pack.toml, Debian chromium +
-# chromium-driver, and the npm packages of package-lock.json.
+# chromium-driver, mdbook (the example book), and the npm packages of
+# package-lock.json (playwright-core, axe-core, typescript, …).
 
 SHELL := bash
 .SHELLFLAGS := -euo pipefail -c
@@ -15,7 +16,7 @@ HOST := 127.0.0.1
 CHROMEDRIVER ?= /usr/bin/chromedriver
 
 .PHONY: help setup build wasm run test test-fmt test-clippy test-native test-wasm-build \
-        test-wasm-browser test-e2e test-size bench fmt clean
+        test-wasm-browser test-e2e test-types test-size bench fmt clean
 
 help:
 	@echo "make run     build and serve the app on http://$(HOST):$(PORT)/ (PORT=... to change)"
@@ -35,7 +36,8 @@ wasm:
 
 # The wasm package, the scenarios, the element package and the page's bundle
 # (www/dist/: index.html's JS and CSS, minified; scripts/build-bundle.mjs).
-BUILD_STEPS := scripts/build-wasm.sh && scripts/build-site.sh && scripts/build-element.sh && node scripts/build-bundle.mjs
+# The example mdBook (examples/book, with the element vendored) is built last.
+BUILD_STEPS := scripts/build-wasm.sh && scripts/build-site.sh && scripts/build-element.sh && node scripts/build-bundle.mjs && scripts/build-book.sh
 
 build: setup
 	@$(BUILD_STEPS)
@@ -47,7 +49,7 @@ run: build
 	@python3 -m http.server $(PORT) --bind $(HOST) --directory www
 
 test: setup
-	@$(MAKE) --no-print-directory test-fmt test-clippy test-native test-wasm-build test-wasm-browser test-e2e test-size
+	@$(MAKE) --no-print-directory test-fmt test-clippy test-native test-wasm-build test-wasm-browser test-e2e test-types test-size
 	@echo "test: all passed"
 
 test-fmt:
@@ -81,6 +83,21 @@ test-e2e:
 	$(BUILD_STEPS)
 	node --test tests/e2e/
 
+# failover-lab.d.ts (the element package's types) checked on its own, then the
+# example Playwright script in TypeScript (examples/typescript) checked with
+# tsc --noEmit --strict against the package as installed, compiled and run
+# (after test-e2e built dist/element and www/).
+TSC := node_modules/.bin/tsc
+test-types:
+	@echo "== TypeScript: tsc --noEmit --strict (failover-lab.d.ts, examples/typescript), then run the example"
+	$(TSC) --noEmit --strict --lib es2022,dom --types "" dist/element/failover-lab.d.ts
+	mkdir -p examples/typescript/node_modules
+	ln -sfn ../../../dist/element examples/typescript/node_modules/failover-lab-element
+	$(TSC) -p examples/typescript --noEmit --strict
+	rm -rf examples/typescript/build
+	$(TSC) -p examples/typescript
+	node --test examples/typescript/build/
+
 # The page's wasm + JS + CSS, gzipped, against the 200 kB budget (after test-e2e built www/pkg and www/dist).
 test-size:
 	@echo "== size budget (scripts/size-budget.mjs)"
@@ -96,4 +113,4 @@ fmt:
 
 clean:
 	cargo clean
-	rm -rf www/pkg www/dist test-results dist
+	rm -rf www/pkg www/dist test-results dist examples/book/book examples/book/src/failover-lab examples/typescript/build examples/typescript/node_modules

@@ -17,7 +17,7 @@ rm -rf "$out"
 mkdir -p "$out/render" "$out/pkg" "$out/scenarios"
 
 # The element and, transitively, every module it imports (checked below).
-cp www/failover-lab.js www/lab.js www/tour.js www/style.css "$out/"
+cp www/failover-lab.js www/lab.js www/tour.js www/theme.js www/events.js www/style.css www/failover-lab.d.ts "$out/"
 for m in availability broker-menu brokers clients describe metrics narration partitions util; do cp "www/render/$m.js" "$out/render/"; done
 cp www/pkg/failover_lab.js www/pkg/failover_lab_bg.wasm www/pkg/failover_lab.d.ts www/pkg/failover_lab_bg.wasm.d.ts "$out/pkg/"
 cp scenarios/*.json "$out/scenarios/"
@@ -47,10 +47,11 @@ pkg = {
     "license": "Apache-2.0",
     "type": "module",
     "main": "./failover-lab.js",
+    "types": "./failover-lab.d.ts",
     "module": "./failover-lab.js",
     "browser": "./failover-lab.js",
     "exports": {
-        ".": "./failover-lab.js",
+        ".": { "types": "./failover-lab.d.ts", "default": "./failover-lab.js" },
         "./failover-lab.js": "./failover-lab.js",
         "./style.css": "./style.css",
         "./failover_lab_bg.wasm": "./pkg/failover_lab_bg.wasm",
@@ -59,7 +60,7 @@ pkg = {
         "./package.json": "./package.json",
     },
     "sideEffects": ["./failover-lab.js"],
-    "files": ["*.js", "style.css", "render/", "pkg/", "scenarios/", "README.md"],
+    "files": ["*.js", "failover-lab.d.ts", "style.css", "render/", "pkg/", "scenarios/", "README.md"],
     "keywords": ["kafka", "replication", "failover", "simulator", "webassembly", "custom-element", "web-component"],
 }
 (out / "package.json").write_text(json.dumps(pkg, indent=2) + "\n")
@@ -85,13 +86,30 @@ turn into assets; with other bundlers copy `pkg/failover_lab_bg.wasm` and
 
 Attributes: `scenario` (URL) or an inline `<script type="application/json">`
 child, `seed`, `speed`, `autoplay`, `loop`, `compact`, `controls`, `panels`,
-`partitions`, `range`. Methods: `crash(b)`, `powerLoss(b)`, `restart(b)`,
+`partitions`, `range`, `theme` (`light`, `dark` or `auto`, the default, which
+follows `prefers-color-scheme`). Methods: `crash(b)`, `powerLoss(b)`, `restart(b)`,
 `shutdown(b)`, `isolate(b)`, `heal(b)`, `produce(topic, partition, count, acks?)`,
 `apply(action)`, `runFor(ms)`, `seek(t)`, `play()`, `pause()`, `setSpeed(x)`,
 `report()`, `describe()`, `view()`, `trace(cursor)`, `now()`, `actions()`,
 `load(scenario)`, `tourNext()`, `tourBack()`; `await el.ready`, or wait for
 `data-ready="true"`. A bad attribute shows a message inside the element and
 sets `data-error`. `scenarios/` holds the project's scenarios and guided tours.
+
+Events (bubbling `CustomEvent`s on the element): `ready`, `fault` (a broker
+crashed, lost power, shut down or was isolated), `leaderchange` (the
+controller elected a leader: topic, partition, leader, leader_epoch, …),
+`recordslost` (acknowledged records were lost), `tourstop` (a guided tour
+reached a stop), and `error`.
+
+```js
+lab.addEventListener('leaderchange', (e) => {
+  if (e.detail.previous_leader !== null) showQuestion(e.detail.leader_epoch);
+});
+```
+
+Types: `failover-lab.d.ts` (the `types` of this package) registers the element
+in `HTMLElementTagNameMap`, so `document.querySelector('failover-lab')` is a
+`FailoverLabElement` with typed methods, report/view objects and events.
 EOF
 
 files="$(find "$out" -type f | wc -l)"

@@ -14,7 +14,8 @@ cfg() { python3 scripts/wasm_config.py "$1"; }
 
 want="$(cfg wasm-bindgen-cli.version)"
 target="$(cfg build.target)"
-out_dir="$(cfg build.out-dir)"
+# WASM_OUT_DIR / WASM_FEATURES: measurement builds (scripts/bench-serde.sh) only.
+out_dir="${WASM_OUT_DIR:-$(cfg build.out-dir)}"
 out_name="$(cfg build.out-name)"
 profile="$(cfg build.profile)"
 opt_enabled="$(cfg wasm-opt.enabled)"
@@ -33,7 +34,7 @@ profile_dir="$profile"; [[ "$profile" == dev ]] && profile_dir=debug
 wasm="${target_dir}/wasm32-unknown-unknown/${profile_dir}/${crate}.wasm"
 
 say "cargo build --lib --target wasm32-unknown-unknown --profile ${profile}"
-cargo build --lib --target wasm32-unknown-unknown --profile "$profile"
+cargo build --lib --target wasm32-unknown-unknown --profile "$profile" ${WASM_FEATURES:+--features "$WASM_FEATURES"}
 [[ -f "$wasm" ]] || die "no ${wasm} after cargo build"
 
 say "wasm-bindgen --target ${target} --out-dir ${out_dir} --out-name ${out_name}"

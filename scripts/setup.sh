@@ -3,8 +3,11 @@
 #   - rustfmt + clippy, and the wasm32-unknown-unknown target (rustup)
 #   - wasm-bindgen-cli at the version pinned in wasm-pack.toml (cargo install)
 #   - Debian chromium + chromium-driver (apt-get)
+#   - mdbook at the version pinned below (cargo install, no default features:
+#     the example book only needs `mdbook build`), for examples/book
 #   - npm packages from the committed package-lock.json (npm ci): playwright-core,
-#     binaryen (wasm-opt for the wasm build), esbuild + terser (the page's bundle)
+#     binaryen (wasm-opt for the wasm build), esbuild + terser (the page's bundle),
+#     axe-core (accessibility audit), typescript + @types/node (make test-types)
 # Safe to run again: a second run does nothing and prints one line per check.
 # Nothing here downloads from anywhere but the package registries (crates.io,
 # Debian, npm); in particular no browser download.
@@ -50,6 +53,23 @@ else
   fi
   have="$(wasm-bindgen --version | awk '{print $2}')"
   [[ "$have" == "$want" ]] || die "wasm-bindgen is ${have} after install, want ${want}"
+fi
+
+# --- mdbook for the example book (examples/book) --------------------------------
+# Debian 12 has no mdbook package and no registry package ships its binary, so
+# it is compiled once: about 6 minutes on 2 shared cores (measured: 351 s).
+MDBOOK_VERSION=0.5.4
+have="$(mdbook --version 2>/dev/null | awk '{print $2}' | sed 's/^v//' || true)"
+if [[ "$have" == "$MDBOOK_VERSION" ]]; then
+  say "mdbook ${MDBOOK_VERSION}: ok"
+else
+  say "mdbook ${MDBOOK_VERSION}: installing (found '${have:-none}'; compiles for several minutes)"
+  if ! cargo install mdbook --version "$MDBOOK_VERSION" --no-default-features --locked --force; then
+    say "mdbook: --locked install failed, retrying without --locked"
+    cargo install mdbook --version "$MDBOOK_VERSION" --no-default-features --force
+  fi
+  have="$(mdbook --version | awk '{print $2}' | sed 's/^v//')"
+  [[ "$have" == "$MDBOOK_VERSION" ]] || die "mdbook is ${have} after install, want ${MDBOOK_VERSION}"
 fi
 
 # --- Debian packages: chromium + chromedriver ---------------------------------

@@ -441,20 +441,36 @@ pub struct AvailabilityView {
     pub bucket_ms: u64,
     /// Cause names, in the order of each bucket's counts.
     pub causes: [&'static str; 4],
-    /// Per bucket of simulated time up to now, four numbers: the most
-    /// partitions unavailable at once for each cause.
-    pub counts: Vec<u32>,
+    /// Per bucket of simulated time up to now: the most partitions
+    /// unavailable at once for each cause.
+    pub counts: Vec<[u32; 4]>,
     /// Per bucket: the p99 produce latency of the records acknowledged in it.
     pub p99_ms: Vec<Option<u64>>,
-    /// The faults as in the report (their phases start at `at_ms`,
-    /// `fenced_at_ms`, `elected_at_ms` and `applied_at_ms`).
-    pub faults: Vec<crate::report::FaultReport>,
-    /// The settings behind each phase: detection (crash, isolation, power
-    /// loss), detection of a controlled shutdown, election, metadata, client.
-    pub settings: [String; 5],
-    /// `request-latency-avg` / `-max` over every acknowledged record so far.
-    pub latency_avg_ms: Option<u64>,
+    pub faults: Vec<FaultBadge>,
+    /// `request-latency-avg` (in µs, an integer: no float formatting in the
+    /// wasm) / `-max` (ms) over every acknowledged record so far.
+    pub latency_avg_us: Option<u64>,
     pub latency_max_ms: Option<u64>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct FaultBadge {
+    pub at_ms: u64,
+    pub action: &'static str,
+    pub brokers: Vec<u32>,
+    pub partitions: usize,
+    pub rto_ms: Option<u64>,
+    pub phases: Vec<PhaseBadge>,
+}
+
+/// One phase of a fault's recovery: where it starts (click to seek there),
+/// how long it took so far (`null` while open), and the settings behind it.
+#[derive(Clone, Debug, Serialize)]
+pub struct PhaseBadge {
+    pub name: &'static str,
+    pub from_ms: Option<u64>,
+    pub ms: Option<u64>,
+    pub setting: String,
 }
 
 pub fn availability(c: &Cluster, to_ms: u64, buckets: usize) -> AvailabilityView {
@@ -468,11 +484,12 @@ pub fn availability(c: &Cluster, to_ms: u64, buckets: usize) -> AvailabilityView
     let mut p99_ms = Vec::new();
     for i in 0..filled {
         let (from, to) = (i * bucket_ms, ((i + 1) * bucket_ms).min(c.now + 1));
-        counts.extend(a.max_counts(from, to));
+        counts.push(a.max_counts(from, to));
         p99_ms.push(a.latency_p99(from, to));
     }
     let cfg = &c.config;
-    let client = c.producers.first().map(|p| &p.config).map_or_else(
+    let producer = c.producers.first().map(|p| &p.config);
+    let client_setting = producer.map_or_else(
         || "no producer".to_string(),
         |p| {
             format!(
@@ -481,24 +498,64 @@ pub fn availability(c: &Cluster, to_ms: u64, buckets: usize) -> AvailabilityView
             )
         },
     );
-    let settings = [
-        format!(
-            "broker.session.timeout.ms={}, broker.heartbeat.interval.ms={}",
-            cfg.broker_session_timeout_ms, cfg.broker_heartbeat_interval_ms
-        ),
-        "controlled shutdown: one heartbeat (controlled.shutdown.enable=true)".to_string(),
-        format!(
-            "ISR, eligible.leader.replicas.enable={}, unclean.leader.election.enable={}",
-            cfg.eligible_leader_replicas_enable, cfg.topic_defaults.unclean_leader_election_enable
-        ),
-        format!(
-            "sim.controller.record.write.us={}, sim.broker.metadata.apply.us={}, sim.broker.become.leader.us={}",
-            cfg.costs.controller_record_us,
-            cfg.costs.broker_metadata_apply_us,
-            cfg.costs.broker_become_leader_us
-        ),
-        client,
-    ];
+    let faults = a
+        .faults()
+        .iter()
+        .map(|f| {
+            let r = f.recovery();
+            let shutdown = f
+                .actions
+                .iter()
+                .all(|x| *x == crate::sim::availability::FaultAction::Shutdown);
+            let detection = if shutdown {
+                "controlled shutdown: one heartbeat (controlled.shutdown.enable=true)".to_string()
+            } else {
+                format!(
+                    "broker.session.timeout.ms={}, broker.heartbeat.interval.ms={}",
+                    cfg.broker_session_timeout_ms, cfg.broker_heartbeat_interval_ms
+                )
+            };
+            let phase = |name, from: Option<u64>, ms: Option<u64>, setting: String| PhaseBadge {
+                name,
+                from_ms: from,
+                ms,
+                setting,
+            };
+            FaultBadge {
+                at_ms: f.at_ms,
+                action: f.actions.first().map_or("crash", |x| x.as_str()),
+                brokers: f.brokers.clone(),
+                partitions: f.partitions().count(),
+                rto_ms: r.rto_ms,
+                phases: vec![
+                    phase("detection", Some(f.at_ms), r.phases.detection_ms, detection),
+                    phase(
+                        "election",
+                        r.fenced_at_ms,
+                        r.phases.election_ms,
+                        format!(
+                            "ISR, eligible.leader.replicas.enable={}, unclean.leader.election.enable={}",
+                            cfg.eligible_leader_replicas_enable,
+                            cfg.topic_defaults.unclean_leader_election_enable
+                        ),
+                    ),
+                    phase(
+                        "metadata",
+                        r.elected_at_ms,
+                        r.phases.metadata_ms,
+                        format!(
+                            "sim.controller.record.write.us={}, sim.broker.metadata.apply.us={}, sim.broker.become.leader.us={}",
+                            cfg.costs.controller_record_us,
+                            cfg.costs.broker_metadata_apply_us,
+                            cfg.costs.broker_become_leader_us
+                        ),
+                    ),
+                    phase("client", r.applied_at_ms, r.phases.client_ms, client_setting.clone()),
+                ],
+            }
+        })
+        .collect();
+    let h = &a.produce_latency;
     AvailabilityView {
         now_ms: c.now,
         to_ms,
@@ -506,19 +563,8 @@ pub fn availability(c: &Cluster, to_ms: u64, buckets: usize) -> AvailabilityView
         causes: Cause::ALL.map(Cause::as_str),
         counts,
         p99_ms,
-        faults: faults_brief(c),
-        settings,
-        latency_avg_ms: a.latency_mean(),
-        latency_max_ms: a.produce_latency.max(),
+        faults,
+        latency_avg_us: a.latency_mean_us(),
+        latency_max_ms: h.max(),
     }
-}
-
-/// The report's faults with at most three partition names each (a mass
-/// failover would otherwise send thousands of names every frame).
-fn faults_brief(c: &Cluster) -> Vec<crate::report::FaultReport> {
-    let mut faults = crate::report::fault_reports(c);
-    for f in &mut faults {
-        f.partitions.truncate(3);
-    }
-    faults
 }

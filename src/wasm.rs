@@ -10,15 +10,49 @@ use crate::Lab;
 #[wasm_bindgen(start)]
 pub fn start() {
     console_error_panic_hook::set_once();
+    #[cfg(feature = "web-sys-marks")]
+    web_sys::console::debug_1(&"failover-lab: wasm core started".into());
+}
+
+/// A `performance.mark`/`measure` pair around `f`, from Rust (measurement
+/// build `web-sys-marks` only; the page marks from JS).
+#[cfg(feature = "web-sys-marks")]
+fn marked<T>(name: &str, f: impl FnOnce() -> T) -> T {
+    let perf = web_sys::window().and_then(|w| w.performance());
+    if let Some(p) = &perf {
+        let _ = p.mark(&format!("{name}:start"));
+    }
+    let out = f();
+    if let Some(p) = &perf {
+        let _ = p.measure_with_start_mark(name, &format!("{name}:start"));
+    }
+    out
 }
 
 /// Views cross the boundary as JSON text parsed by the engine's `JSON.parse`:
 /// one serializer (serde_json, which the core needs anyway) instead of a
 /// second one per view type keeps the wasm smaller, and one large string is
 /// cheaper to hand over than thousands of property sets.
+/// Measured against serde-wasm-bindgen (README, "serde-wasm-bindgen and
+/// web-sys"; scripts/bench-serde.sh): this way is smaller and, from a few
+/// hundred objects on, faster.
+#[cfg(not(feature = "swb-only"))]
 fn to_js<T: serde::Serialize>(v: &T) -> Result<JsValue, JsError> {
     let text = serde_json::to_string(v).map_err(|e| JsError::new(&e.to_string()))?;
     js_sys::JSON::parse(&text).map_err(|_| JsError::new("JSON.parse failed on a view"))
+}
+
+/// The same objects built by serde-wasm-bindgen (JSON-compatible: maps as
+/// plain objects, None as null), for the measurement builds only.
+#[cfg(feature = "swb-compare")]
+fn to_js_swb<T: serde::Serialize>(v: &T) -> Result<JsValue, JsError> {
+    v.serialize(&serde_wasm_bindgen::Serializer::json_compatible())
+        .map_err(|e| JsError::new(&e.to_string()))
+}
+
+#[cfg(feature = "swb-only")]
+fn to_js<T: serde::Serialize>(v: &T) -> Result<JsValue, JsError> {
+    to_js_swb(v)
 }
 
 /// Accept a JSON string or a plain JS object.
@@ -119,6 +153,11 @@ impl WasmLab {
     /// Everything needed to draw one frame (detailed state for the first
     /// `max_partitions` partitions, counters for all).
     pub fn view(&self, max_partitions: usize) -> Result<JsValue, JsError> {
+        #[cfg(feature = "web-sys-marks")]
+        return marked("failover-lab:view", || {
+            to_js(&crate::view::build(&self.lab.cluster, max_partitions))
+        });
+        #[cfg(not(feature = "web-sys-marks"))]
         to_js(&crate::view::build(&self.lab.cluster, max_partitions))
     }
 
@@ -192,5 +231,26 @@ impl WasmLab {
     #[wasm_bindgen(js_name = traceHash)]
     pub fn trace_hash(&self) -> String {
         self.lab.cluster.trace.hash_hex()
+    }
+}
+
+/// serde-wasm-bindgen twins of `view`, `report` and `traceSince`, timed
+/// against them by scripts/bench-serde.sh (measurement builds only).
+#[cfg(feature = "swb-compare")]
+#[wasm_bindgen]
+impl WasmLab {
+    #[wasm_bindgen(js_name = viewSwb)]
+    pub fn view_swb(&self, max_partitions: usize) -> Result<JsValue, JsError> {
+        to_js_swb(&crate::view::build(&self.lab.cluster, max_partitions))
+    }
+
+    #[wasm_bindgen(js_name = reportSwb)]
+    pub fn report_swb(&self) -> Result<JsValue, JsError> {
+        to_js_swb(&self.lab.report())
+    }
+
+    #[wasm_bindgen(js_name = traceSinceSwb)]
+    pub fn trace_since_swb(&self, cursor: usize) -> Result<JsValue, JsError> {
+        to_js_swb(&self.lab.cluster.trace.since(cursor))
     }
 }

@@ -16,6 +16,8 @@ import { installKeyboard } from './keyboard.js';
 import { TourGuide } from './tour.js';
 import { ShareBar } from './sharebar.js';
 import { OverviewPanel } from './render/overview.js';
+import { THEMES, parseTheme, followTheme } from './theme.js';
+import { LabEvents } from './events.js';
 import { AvailabilityPanel } from './render/availability.js';
 
 const $ = (id) => document.getElementById(id);
@@ -32,6 +34,26 @@ class App {
     this.dirty = true;
     this.lastWall = performance.now();
     this.scenarioFile = null;
+    // DOM events for docs pages: failoverlab:ready, :fault, :leaderchange,
+    // :recordslost, :tourstop on document (events.js; failover-lab.d.ts).
+    this.events = new LabEvents(document, 'failoverlab:');
+    this.theme = 'auto';
+  }
+
+  /** theme: light | dark | auto (follows prefers-color-scheme); also ?theme= and the header's switch. */
+  setTheme(theme) {
+    this.theme = parseTheme(theme, 'theme');
+    this.themeWatch ??= followTheme(document.documentElement, () => this.theme, () => {
+      this.dirty = true;
+      this.overview?.resize?.();
+    });
+    this.themeWatch.apply();
+    const sel = $('theme');
+    if (sel && sel.value !== this.theme) sel.value = this.theme;
+    const url = new URL(location.href);
+    if (this.theme === 'auto') url.searchParams.delete('theme');
+    else url.searchParams.set('theme', this.theme);
+    if (url.href !== location.href) history.replaceState(history.state, '', url);
   }
 
   mount() {
@@ -73,7 +95,11 @@ class App {
         this.seek(t);
       },
       queryRoot: document,
+      onStop: (i, stop) => this.events.tourStop(i, this.tour.stops.length, stop),
     });
+    const themeSel = $('theme');
+    themeSel?.replaceChildren(...THEMES.map((t) => h('option', { value: t, text: t })));
+    themeSel?.addEventListener('change', () => this.guard(() => this.setTheme(themeSel.value)));
     this.share = new ShareBar($('share-tools'), this);
     this.lab.onSample = (t, m) => this.metrics.sample(t, m);
     this.lab.onRebuild = () => this.metrics.clear();
@@ -246,6 +272,7 @@ class App {
       },
     });
     this.menu.hidden = false;
+    this.menuAnchor = anchor;
     const r = anchor.getBoundingClientRect();
     const mw = this.menu.offsetWidth;
     const mh = this.menu.offsetHeight;
@@ -267,7 +294,11 @@ class App {
     return iso;
   }
   closeMenu() {
-    if (this.menu) this.menu.hidden = true;
+    if (!this.menu || this.menu.hidden) return;
+    // Keyboard users go back to the broker they opened the menu from.
+    const hadFocus = this.menu.contains(document.activeElement);
+    this.menu.hidden = true;
+    if (hadFocus) this.menuAnchor?.focus({ preventScroll: true });
   }
 
   // ---- errors --------------------------------------------------------------
@@ -302,6 +333,7 @@ class App {
     const lab = this.lab;
     const view = this.focus >= 0 ? lab.core.viewFocus(MAX_PARTITIONS, [this.focus]) : lab.view(MAX_PARTITIONS);
     this.lastView = view;
+    this.events.update(lab, view);
     this.overview.sync(lab.core, view, lab.generation, MAX_PARTITIONS);
     this.map.update(view, this.playing ? this.speed : 0.05, lab.generation);
     this.partitions.update(view, lab.generation);
@@ -385,12 +417,23 @@ function api(app) {
     get playing() {
       return app.playing;
     },
+    get theme() {
+      return app.theme;
+    },
+    setTheme: (t) => app.setTheme(t),
   };
 }
 
 async function main() {
   const app = new App();
   app.mount();
+  // ?theme=light|dark|auto before anything is drawn.
+  try {
+    app.setTheme(new URLSearchParams(location.search).get('theme'));
+  } catch (e) {
+    app.setTheme('auto');
+    app.showError(`?${e.message}`);
+  }
   try {
     await initWasm();
   } catch (e) {
@@ -424,6 +467,7 @@ async function main() {
     app.frame(w);
     performance.mark('failover-lab:first-frame');
     document.body.dataset.ready = 'true';
+    if (app.lab.core) app.events.ready(app.lab.now());
   });
 }
 

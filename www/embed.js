@@ -2,13 +2,14 @@
 // parameters with the element's attribute names, for hosts that allow only
 // iframes:
 //   embed.html?scenario=leader-dies.json&seed=7&speed=2&autoplay=1&compact=1
-//             &controls=play,step,timeline&range=8s-25s
+//             &controls=play,step,timeline&range=8s-25s&theme=light
 // A bare file name (no "/") means one of the site's scenarios/ files. A bad
 // parameter shows a message in the frame.
 
 import './failover-lab.js';
+import { parseTheme, followTheme } from './theme.js';
 
-const ATTRS = ['scenario', 'seed', 'speed', 'controls', 'panels', 'partitions', 'range'];
+const ATTRS = ['scenario', 'seed', 'speed', 'controls', 'panels', 'partitions', 'range', 'theme'];
 const FLAGS = ['autoplay', 'loop', 'compact'];
 
 function build(params) {
@@ -35,6 +36,14 @@ function build(params) {
 
 const params = new URLSearchParams(location.search);
 const open = document.getElementById('open-full');
+// ?theme=light|dark|auto: the frame's own background follows the element's theme.
+let theme = 'auto';
+try {
+  theme = parseTheme(params.get('theme'), 'theme');
+} catch {
+  // build() passes the bad value on: the element shows the message.
+}
+followTheme(document.documentElement, () => theme).apply();
 let el;
 try {
   el = build(params);
@@ -52,6 +61,7 @@ if (el) {
     const s = params.get('scenario');
     if (s && !s.includes('/')) q.set('scenario', s.endsWith('.json') ? s : `${s}.json`);
     if (params.has('seed')) q.set('seed', params.get('seed'));
+    if (theme !== 'auto') q.set('theme', theme);
     open.href = `./${q.toString() ? `?${q}` : ''}`;
   }
 }

@@ -25,8 +25,11 @@
 //   range      lock the run to a window of simulated time: "8000-25000",
 //              "8s-25s", "8s-" (to the end), or "steps:1-2" (from the time of
 //              scenario step 1 to that of step 2, counting from 1)
+//   theme      light | dark | auto (default: follows prefers-color-scheme)
 // The element has the methods of window.failoverLab (crash, runFor, report …)
-// and sets data-ready="true" on itself once its first frame is drawn. A bad
+// and sets data-ready="true" on itself once its first frame is drawn. It
+// dispatches the DOM events of events.js (ready, fault, leaderchange,
+// recordslost, tourstop) on itself; types in failover-lab.d.ts. A bad
 // attribute or scenario shows a message inside the element (and sets
 // data-error); it never throws into the host page.
 
@@ -40,6 +43,8 @@ import { Narration } from './render/narration.js';
 import { DescribeTable } from './render/describe.js';
 import { MetricsPanel, SAMPLE_MS } from './render/metrics.js';
 import { TourGuide } from './tour.js';
+import { parseTheme, followTheme } from './theme.js';
+import { LabEvents } from './events.js';
 import { AvailabilityPanel } from './render/availability.js';
 
 const TAG = 'failover-lab';
@@ -50,7 +55,7 @@ const DEFAULT_PANELS = ['map', 'partitions', 'clients', 'describe', 'narration']
 const COMPACT_PANELS = ['map', 'partitions'];
 const SPEED_MIN = 0.01;
 const SPEED_MAX = 100;
-const OBSERVED = ['scenario', 'seed', 'speed', 'autoplay', 'loop', 'compact', 'controls', 'panels', 'partitions', 'range'];
+const OBSERVED = ['scenario', 'seed', 'speed', 'autoplay', 'loop', 'compact', 'controls', 'panels', 'partitions', 'range', 'theme'];
 
 // ---- styles: the page's component styles, scoped to the shadow root ---------
 
@@ -65,7 +70,7 @@ function componentCss() {
 }
 
 const ELEMENT_CSS = `
-:host { display: block; position: relative; min-width: 280px; text-align: left; line-height: normal; }
+:host { display: block; position: relative; min-width: 280px; text-align: left; line-height: normal; background: transparent; }
 :host([hidden]) { display: none; }
 .fl { position: relative; container-type: inline-size; background: var(--bg); color: var(--text);
   border: 1px solid var(--line); border-radius: 10px; padding: 8px; display: flex; flex-direction: column; gap: 6px; }
@@ -76,8 +81,8 @@ const ELEMENT_CSS = `
 .fl-ctl input[type=range] { width: 84px; accent-color: var(--accent); }
 .fl-speed { min-width: 40px; font-variant-numeric: tabular-nums; color: var(--muted); }
 .fl-clock { font-variant-numeric: tabular-nums; font-weight: 600; min-width: 86px; }
-.fl-lost { font-size: 11.5px; padding: 1px 7px; border-radius: 10px; background: #10261e; border: 1px solid #1d6b52; color: #3fd3a6; white-space: nowrap; }
-.fl-lost.bad { background: #3b1a0c; border-color: var(--bad); color: #ff9a63; font-weight: 700; }
+.fl-lost { font-size: 11.5px; padding: 1px 7px; border-radius: 10px; background: var(--good-bg); border: 1px solid var(--good-line); color: var(--good-text); white-space: nowrap; }
+.fl-lost.bad { background: var(--bad-bg); border-color: var(--bad); color: var(--bad-text); font-weight: 700; }
 .fl-switches { display: flex; flex-wrap: wrap; gap: 4px 12px; color: var(--muted); }
 .fl-switches label { display: inline-flex; align-items: center; gap: 4px; white-space: nowrap; }
 .fl-timeline { display: flex; align-items: center; gap: 6px; }
@@ -176,6 +181,7 @@ function readConfig(el) {
   }
   const range = el.getAttribute('range');
   cfg.range = range === null ? null : parseRange(range);
+  cfg.theme = parseTheme(el.getAttribute('theme'), 'theme');
   return cfg;
 }
 
@@ -203,6 +209,7 @@ class FailoverLabElement extends HTMLElement {
       if (this.menu && !this.menu.hidden && !e.composedPath().includes(this.menu)) this.closeMenu();
     };
     this.addEventListener('keydown', (e) => this.onKey(e));
+    this.events = new LabEvents(this, '');
     this.readyPromise = new Promise((resolve) => {
       this.resolveReady = resolve;
     });
@@ -222,6 +229,8 @@ class FailoverLabElement extends HTMLElement {
   }
 
   disconnectedCallback() {
+    this.themeWatch?.stop();
+    this.themeWatch = null;
     document.removeEventListener('pointerdown', this.onDocPointer, true);
     this.io?.disconnect();
     this.ro?.disconnect();
@@ -244,6 +253,15 @@ class FailoverLabElement extends HTMLElement {
       return;
     }
     if (name === 'autoplay') return;
+    if (name === 'theme' && this.cfg) {
+      try {
+        this.cfg.theme = parseTheme(newValue, 'theme');
+        this.themeWatch?.apply();
+      } catch (e) {
+        this.fail(message(e));
+      }
+      return;
+    }
     // Anything else changes what is shown: start over (once per task).
     clearTimeout(this.restartTimer);
     this.restartTimer = setTimeout(() => this.boot(), 0);
@@ -279,7 +297,9 @@ class FailoverLabElement extends HTMLElement {
     const css = await componentCss();
     if (gen !== this.gen) return;
     this.css = css + ELEMENT_CSS;
-    this.shadowRoot.replaceChildren(h('style', { text: this.css }), h('div.fl', null, h('div.fl-loading', { text: 'Loading the simulator…' })));
+    const loading = h('div.fl', null, h('div.fl-loading', { text: 'Loading the simulator…' }));
+    this.followTheme(loading);
+    this.shadowRoot.replaceChildren(h('style', { text: this.css }), loading);
     let text = cfg.inline;
     try {
       await initWasm();
@@ -362,6 +382,15 @@ class FailoverLabElement extends HTMLElement {
     this.dispatchEvent(new CustomEvent('error', { detail: { message: msg } }));
   }
 
+  /** Draw `frame` in the theme attribute's colours (auto: the system's), following changes. */
+  followTheme(frame) {
+    this.themeWatch?.stop();
+    this.themeWatch = followTheme(frame, () => this.cfg?.theme ?? 'auto', () => {
+      this.dirty = true;
+    });
+    this.themeWatch.apply();
+  }
+
   settle(ok) {
     if (this.settled) return;
     this.settled = true;
@@ -415,7 +444,12 @@ class FailoverLabElement extends HTMLElement {
     }
     const tourBox = h('section', { 'aria-label': 'Guided tour' });
     this.tour = show.has('tour')
-      ? new TourGuide(tourBox, { now: () => this.lab.now(), goTo: (t) => this.goTo(t), queryRoot: this.shadowRoot })
+      ? new TourGuide(tourBox, {
+        now: () => this.lab.now(),
+        goTo: (t) => this.goTo(t),
+        queryRoot: this.shadowRoot,
+        onStop: (i, stop) => this.events.tourStop(i, this.tour.stops.length, stop),
+      })
       : null;
 
     const panel = (name, title, body) => h('section.panel', { dataset: { panel: name } }, title && !cfg.compact ? h('h2', { text: title }) : null, body);
@@ -463,8 +497,12 @@ class FailoverLabElement extends HTMLElement {
       if (main.childElementCount) body.classList.add('side');
       body.append(side);
     }
-    this.menu = h('div.menu', { role: 'menu', hidden: true });
-    this.frameEl = h(`div.fl${cfg.compact ? '.compact' : ''}`, { part: 'lab' }, bar, switches, timeline, availBox, tourBox, body, this.menu);
+    this.menu = h('div.menu', { role: 'menu', 'aria-label': 'Broker actions', hidden: true });
+    // Without the narration panel, key events are still spoken (polite).
+    this.live = this.narration ? null : h('div.sr-only', { role: 'status', 'aria-live': 'polite', 'aria-atomic': 'true' });
+    this.frameEl = h(`div.fl${cfg.compact ? '.compact' : ''}`, { part: 'lab' }, bar, switches, timeline, availBox, tourBox, body, this.menu, this.live);
+    this.followTheme(this.frameEl);
+    this.events.announce = this.live ? (text) => setText(this.live, text) : null;
     this.shadowRoot.replaceChildren(h('style', { text: this.css }), this.frameEl);
     this.ro?.disconnect();
     this.ro = new ResizeObserver(() => {
@@ -516,7 +554,7 @@ class FailoverLabElement extends HTMLElement {
       if (this.dataset.ready !== 'true') {
         this.dataset.ready = 'true';
         this.settle(true);
-        this.dispatchEvent(new CustomEvent('ready'));
+        this.events.ready(this.lab.now());
       }
       this.raf = requestAnimationFrame(frame);
     };
@@ -579,6 +617,7 @@ class FailoverLabElement extends HTMLElement {
     const lab = this.lab;
     const view = lab.view(this.cfg.partitions);
     this.lastView = view;
+    this.events.update(lab, view);
     this.map?.update(view, this.playing ? this.speed : 0.05, lab.generation);
     this.partitions?.update(view, lab.generation);
     if (this.narration) {
@@ -682,6 +721,7 @@ class FailoverLabElement extends HTMLElement {
       },
     });
     this.menu.hidden = false;
+    this.menuAnchor = anchor;
     const box = this.frameEl.getBoundingClientRect();
     const r = anchor.getBoundingClientRect();
     const mw = this.menu.offsetWidth;
@@ -692,7 +732,11 @@ class FailoverLabElement extends HTMLElement {
   }
 
   closeMenu() {
-    if (this.menu) this.menu.hidden = true;
+    if (!this.menu || this.menu.hidden) return;
+    // Keyboard users go back to the broker they opened the menu from.
+    const hadFocus = this.menu.contains(this.shadowRoot.activeElement);
+    this.menu.hidden = true;
+    if (hadFocus && this.menuAnchor?.isConnected) this.menuAnchor.focus({ preventScroll: true });
   }
 
   onKey(e) {

@@ -39,6 +39,8 @@ export function installKeyboard(app, overlay) {
     if (tag === 'SELECT' || tag === 'TEXTAREA') return;
     if (e.ctrlKey || e.metaKey || e.altKey) return;
     const k = e.key;
+    // Space and Enter press the focused button (keyboard-only use), not play.
+    if ((tag === 'BUTTON' || tag === 'SUMMARY' || tag === 'A') && (k === ' ' || k === 'Enter')) return;
     let handled = true;
     if (k === '?') overlay.hidden = !overlay.hidden;
     else if (k === 'Escape') {

@@ -139,8 +139,7 @@ export class Lab {
       minIsr: Number(topicOrCluster(s, 'min.insync.replicas', 1)),
       unclean: Boolean(topicOrCluster(s, 'unclean.leader.election.enable', false)),
       truncation: String((s.config || {})['sim.truncation'] ?? 'leader_epoch'),
-      // On by default, as on a new Kafka 4.1+ cluster (the core's default too).
-      elr: [true, 'true', undefined, null].includes((s.config || {})['eligible.leader.replicas.enable']),
+      elr: Boolean((s.config || {})['eligible.leader.replicas.enable'] ?? true), // on by default (Kafka 4.1+), as in the core
     };
   }
 

@@ -92,7 +92,7 @@ export class TourGuide {
     this.intro = { name: '', description: '' };
     this.counter = h('span.tour-count');
     this.title = h('b.tour-title');
-    this.text = h('p.tour-text');
+    this.text = h('p.tour-text', { 'aria-live': 'polite' });
     this.time = h('span.tour-time.muted');
     this.back = h('button', { type: 'button', 'data-tour': 'back', title: 'Previous stop', onclick: () => this.go(this.index - 1) }, '◀ Back');
     this.next = h('button.primary', { type: 'button', 'data-tour': 'next', title: 'Run the simulation to the next stop and pause there (N)', onclick: () => this.go(this.index + 1) }, 'Next ▶');
@@ -132,6 +132,7 @@ export class TourGuide {
     this.index = i;
     this.host.goTo(i < 0 ? 0 : this.stops[i].at_ms);
     this.render();
+    if (i >= 0) this.host.onStop?.(i, this.stops[i]);
   }
 
   /**
@@ -149,6 +150,7 @@ export class TourGuide {
   arrive(i) {
     this.index = i;
     this.render();
+    this.host.onStop?.(i, this.stops[i]);
   }
 
   /** After any time change: keep the card in step with the clock. */

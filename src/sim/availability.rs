@@ -625,10 +625,11 @@ impl Availability {
         }
     }
 
-    /// The mean produce latency so far, rounded to a ms (`request-latency-avg`).
-    pub fn latency_mean(&self) -> Option<u64> {
+    /// The mean produce latency so far in µs (HDR bucket values, as
+    /// `request-latency-avg`), rounded; integer arithmetic only.
+    pub fn latency_mean_us(&self) -> Option<u64> {
         let n = self.produce_latency.count();
-        (n > 0).then(|| (self.latency_sum_ms + n / 2) / n)
+        (n > 0).then(|| (self.latency_sum_ms * 1000 + n / 2) / n)
     }
 
     pub fn consumed(&mut self, latency_ms: u64) {

@@ -23,6 +23,12 @@ use super::partition_change::{self, ChangeRequest, Elected, Election};
 use super::protocol::*;
 use super::trace::{list, TraceKind};
 
+/// Milliseconds as seconds with three decimals, in integer arithmetic (no
+/// float formatting code in the wasm).
+fn seconds(ms: u64) -> String {
+    format!("{}.{:03}", ms / 1000, ms % 1000)
+}
+
 #[derive(Clone, Debug, Serialize)]
 pub struct BrokerRegistrationState {
     pub id: BrokerId,
@@ -340,7 +346,7 @@ impl Controller {
                     broker,
                     error: ErrorCode::DuplicateBrokerRegistration.name().to_string(),
                 },
-                format!("Broker {broker} restarted and asks to register, but the controller still holds a live session for its previous incarnation (last heartbeat {:.3} s ago; broker.session.timeout.ms={timeout}): DUPLICATE_BROKER_REGISTRATION. The old registration keeps its leaderships until the session expires at {:.3} s; the broker retries with backoff.", (ctx.now - s.last_heartbeat_ms) as f64 / 1000.0, expires as f64 / 1000.0),
+                format!("Broker {broker} restarted and asks to register, but the controller still holds a live session for its previous incarnation (last heartbeat {} s ago; broker.session.timeout.ms={timeout}): DUPLICATE_BROKER_REGISTRATION. The old registration keeps its leaderships until the session expires at {} s; the broker retries with backoff.", seconds(ctx.now - s.last_heartbeat_ms), seconds(expires)),
             );
             ctx.send(
                 Node::Broker(broker),
@@ -601,7 +607,7 @@ impl Controller {
     }
 
     /// Apply a target ISR and (re-)elect a leader: PartitionChangeBuilder.
-    fn change(
+    pub fn change(
         &mut self,
         ctx: &mut Ctx,
         p: PartitionIndex,

@@ -51,13 +51,84 @@ impl ProducerState {
     }
 }
 
+/// The leader-epoch cache (`leader-epoch-checkpoint`, LeaderEpochFileCache):
+/// `(epoch, start offset)` entries, epochs and start offsets strictly
+/// increasing. Kept apart from the records so its rules can be checked on
+/// their own (tests/conformance/epoch_cache.rs ports Kafka's test cases).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct EpochCache {
+    entries: Vec<(u32, u64)>,
+}
+
+impl EpochCache {
+    pub fn entries(&self) -> &[(u32, u64)] {
+        &self.entries
+    }
+
+    pub fn latest_epoch(&self) -> Option<u32> {
+        self.entries.last().map(|e| e.0)
+    }
+
+    /// Start offset of `epoch`, if the cache has it (`epochEntry`).
+    pub fn start_offset(&self, epoch: u32) -> Option<u64> {
+        self.entries.iter().find(|e| e.0 == epoch).map(|e| e.1)
+    }
+
+    /// `assign(epoch, start)`: nothing to do when the latest entry already has
+    /// this epoch at or before `start`; otherwise every entry the new one
+    /// supersedes (epoch ≥ new epoch or start ≥ new start) is removed and the
+    /// new one appended (LeaderEpochFileCache.assign / isUpdateNeeded).
+    pub fn assign(&mut self, epoch: u32, start: u64) {
+        if self
+            .entries
+            .last()
+            .is_some_and(|&(e, s)| e == epoch && s <= start)
+        {
+            return;
+        }
+        self.entries.retain(|&(e, s)| e < epoch && s < start);
+        self.entries.push((epoch, start));
+    }
+
+    /// `endOffsetFor(requested, logEndOffset)` of KAFKA_REPLICATION.md §7: the
+    /// largest epoch ≤ requested, and the start offset of the first epoch after
+    /// it (or the LEO when requested is the latest epoch). `None` is "undefined".
+    pub fn end_offset_for(&self, requested: u32, log_end_offset: u64) -> Option<(u32, u64)> {
+        let latest = self.latest_epoch()?;
+        if requested == latest {
+            return Some((requested, log_end_offset));
+        }
+        if requested > latest {
+            return None;
+        }
+        let first = self.entries[0];
+        if requested < first.0 {
+            return Some((requested, first.1));
+        }
+        let idx = self.entries.iter().rposition(|e| e.0 <= requested)?;
+        let epoch = self.entries[idx].0;
+        let end = self
+            .entries
+            .get(idx + 1)
+            .map(|e| e.1)
+            .unwrap_or(log_end_offset);
+        Some((epoch, end))
+    }
+
+    /// `truncateFromEnd(offset)`: drop the entries that start at or after
+    /// `offset` (the log was truncated there).
+    pub fn truncate_from_end(&mut self, offset: u64) {
+        self.entries.retain(|&(_, s)| s < offset);
+    }
+}
+
 #[derive(Clone, Debug, Default)]
 pub struct Log {
     records: Vec<Record>,
     /// prefix[i] = hash of records[0..=i].
     prefix: Vec<u64>,
-    /// Leader-epoch cache: `(epoch, start_offset)`, epochs and offsets increasing.
-    epochs: Vec<(u32, u64)>,
+    /// Leader-epoch cache.
+    epochs: EpochCache,
     pub high_watermark: u64,
     /// Offsets below this are on disk (fsynced); the rest is in the page cache.
     pub flushed_offset: u64,
@@ -110,11 +181,15 @@ impl Log {
     }
 
     pub fn epochs(&self) -> &[(u32, u64)] {
+        self.epochs.entries()
+    }
+
+    pub fn epoch_cache(&self) -> &EpochCache {
         &self.epochs
     }
 
     pub fn latest_epoch(&self) -> Option<u32> {
-        self.epochs.last().map(|e| e.0)
+        self.epochs.latest_epoch()
     }
 
     /// Epoch of the last record, the follower's `LastFetchedEpoch`.
@@ -124,42 +199,19 @@ impl Log {
 
     /// Start offset of `epoch` in the cache, if present.
     pub fn epoch_start_offset(&self, epoch: u32) -> Option<u64> {
-        self.epochs.iter().find(|e| e.0 == epoch).map(|e| e.1)
+        self.epochs.start_offset(epoch)
     }
 
-    /// Record that `epoch` starts at `start`, removing any entry it supersedes
-    /// (epoch ≥ new epoch or start ≥ new start), as LeaderEpochFileCache.assign does.
+    /// Record that `epoch` starts at `start` ([`EpochCache::assign`]).
     pub fn assign_epoch(&mut self, epoch: u32, start: u64) {
-        if self.epochs.last().is_some_and(|e| e.0 == epoch) {
-            return;
-        }
-        self.epochs.retain(|&(e, s)| e < epoch && s < start);
-        self.epochs.push((epoch, start));
+        self.epochs.assign(epoch, start);
     }
 
     /// `endOffsetFor(requested)` of KAFKA_REPLICATION.md §7: the largest epoch
     /// ≤ requested, and the start offset of the first epoch after it (or the LEO
     /// when requested is the latest epoch). `None` is "undefined".
     pub fn end_offset_for(&self, requested: u32) -> Option<(u32, u64)> {
-        let latest = self.latest_epoch()?;
-        if requested == latest {
-            return Some((requested, self.log_end_offset()));
-        }
-        if requested > latest {
-            return None;
-        }
-        let first = self.epochs[0];
-        if requested < first.0 {
-            return Some((requested, first.1));
-        }
-        let idx = self.epochs.iter().rposition(|e| e.0 <= requested)?;
-        let epoch = self.epochs[idx].0;
-        let end = self
-            .epochs
-            .get(idx + 1)
-            .map(|e| e.1)
-            .unwrap_or(self.log_end_offset());
-        Some((epoch, end))
+        self.epochs.end_offset_for(requested, self.log_end_offset())
     }
 
     /// Append one record at the LEO; returns its offset. Keeps the epoch cache up
@@ -230,7 +282,7 @@ impl Log {
         }
         let removed = self.records.split_off(offset as usize);
         self.prefix.truncate(offset as usize);
-        self.epochs.retain(|&(_, s)| s < offset);
+        self.epochs.truncate_from_end(offset);
         self.high_watermark = self.high_watermark.min(offset);
         self.flushed_offset = self.flushed_offset.min(offset);
         self.checkpointed_high_watermark = self.checkpointed_high_watermark.min(offset);

@@ -127,24 +127,31 @@ pub fn build(current: &PartitionRegistration, req: &ChangeRequest) -> Option<Cha
         .iter()
         .copied()
         .find(|b| valid(*b, &target_isr, &target_elr));
+    // canElectLastKnownLeader: ELR on, ISR and ELR empty, one acceptable
+    // last known leader. Both kinds of election try it (electPreferredLeader
+    // and electAnyLeader).
+    let last_known = (req.elr_enabled
+        && target_isr.is_empty()
+        && target_elr.is_empty()
+        && current.last_known_elr.len() == 1
+        && acceptable(current.last_known_elr[0]))
+    .then(|| current.last_known_elr[0]);
     let (leader, unclean) = match req.election {
         Election::Preferred => {
             let preferred = replicas
                 .first()
                 .copied()
                 .filter(|b| valid(*b, &target_isr, &target_elr));
-            (preferred.or(current_valid).or(first_valid), false)
+            match preferred.or(current_valid).or(first_valid) {
+                Some(l) => (Some(l), false),
+                None => (last_known, last_known.is_some()),
+            }
         }
         Election::Clean | Election::Unclean => {
             if let Some(l) = current_valid.or(first_valid) {
                 (Some(l), false)
-            } else if req.elr_enabled
-                && target_isr.is_empty()
-                && target_elr.is_empty()
-                && current.last_known_elr.len() == 1
-                && acceptable(current.last_known_elr[0])
-            {
-                (Some(current.last_known_elr[0]), true)
+            } else if let Some(l) = last_known {
+                (Some(l), true)
             } else if req.election == Election::Unclean {
                 match replicas.iter().copied().find(|b| acceptable(*b)) {
                     Some(b) => (Some(b), true),
@@ -182,13 +189,16 @@ pub fn build(current: &PartitionRegistration, req: &ChangeRequest) -> Option<Cha
     };
     let mut isr_written: Option<Vec<BrokerId>> = None;
     if let (true, Some(l)) = (leader_changed, leader) {
-        if target_elr.contains(&l) {
+        // An unclean choice forces ISR := {leader}, RECOVERING, even when the
+        // replica is in the ELR (tryElection sets both; the unclean record then
+        // clears the ELR).
+        if unclean {
+            isr_written = Some(vec![l]);
+            recovery = LeaderRecoveryState::Recovering;
+        } else if target_elr.contains(&l) {
             target_isr = vec![l];
             target_elr.retain(|b| *b != l);
             elected = Elected::FromElr;
-        } else if unclean {
-            isr_written = Some(vec![l]);
-            recovery = LeaderRecoveryState::Recovering;
         }
     }
 

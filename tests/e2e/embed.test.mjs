@@ -254,9 +254,12 @@ test('the npm-shaped package in dist/element is self-contained: exports resolve,
   assert.ok(fs.existsSync(path.join(dir, 'package.json')), 'dist/element is missing: run `make build`');
   const pkg = JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8'));
   assert.equal(pkg.type, 'module');
-  assert.equal(pkg.exports['.'], './failover-lab.js');
-  for (const [k, v] of Object.entries(pkg.exports)) {
-    if (!v.includes('*')) assert.ok(fs.existsSync(path.join(dir, v)), `exports["${k}"] → ${v} exists`);
+  assert.deepEqual(pkg.exports['.'], { types: './failover-lab.d.ts', default: './failover-lab.js' });
+  assert.equal(pkg.types, './failover-lab.d.ts');
+  for (const [k, entry] of Object.entries(pkg.exports)) {
+    for (const v of typeof entry === 'string' ? [entry] : Object.values(entry)) {
+      if (!v.includes('*')) assert.ok(fs.existsSync(path.join(dir, v)), `exports["${k}"] → ${v} exists`);
+    }
   }
   assert.ok(fs.existsSync(path.join(dir, 'pkg', 'failover_lab_bg.wasm')));
   // Serve the package folder alone (no www/) with a page that uses it.

@@ -123,7 +123,7 @@ export async function launchBrowser() {
  * { page, baseUrl, errors, browser, context, close }.
  * `errors` collects uncaught page errors and console.error messages as strings.
  */
-export async function startApp({ root = WWW, viewport = { width: 1280, height: 800 } } = {}) {
+export async function startApp({ root = WWW, viewport = { width: 1280, height: 800 }, colorScheme = 'dark' } = {}) {
   const srv = await startServer(root);
   let browser;
   try {
@@ -132,7 +132,10 @@ export async function startApp({ root = WWW, viewport = { width: 1280, height: 8
     await srv.close();
     throw e;
   }
-  const context = await browser.newContext({ viewport });
+  // The tests were written against the dark theme; the page and the element
+  // follow prefers-color-scheme (theme auto), so the browser prefers dark
+  // unless a test emulates otherwise (tests/e2e/a11y.test.mjs does).
+  const context = await browser.newContext({ viewport, colorScheme });
   const page = await context.newPage();
   const errors = [];
   page.on('pageerror', (err) => errors.push(`pageerror: ${err.message}`));

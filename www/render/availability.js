@@ -27,7 +27,7 @@ export class AvailabilityPanel {
   constructor(root, { onSeek }) {
     this.root = root;
     this.onSeek = onSeek;
-    this.canvas = h('canvas.avail-strip', { height: 56, 'aria-label': 'unavailable partitions over time, coloured by cause, and the producers\' p99 latency' });
+    this.canvas = h('canvas.avail-strip', { height: 56, role: 'img', 'aria-label': 'unavailable partitions over time, coloured by cause, and the producers\' p99 latency' });
     this.legend = h('div.avail-legend', null,
       ...Object.entries(CAUSE_COLOURS).map(([k, c]) => h('span.lg', { dataset: { cause: k } }, h('i.dotk', { style: { background: c } }), k)),
       h('span.lg', { dataset: { cause: 'p99' } }, h('i.linek', { style: { background: LATENCY_COLOUR } }), 'producer p99 latency'),
@@ -63,25 +63,25 @@ export class AvailabilityPanel {
     const g = c.getContext('2d');
     g.setTransform(dpr, 0, 0, dpr, 0, 0);
     g.clearRect(0, 0, w, hgt);
-    g.fillStyle = '#141a26';
+    // The theme's own background (light or dark theme.js), dark as before otherwise.
+    const light = this.root.closest('.light') !== null;
+    g.fillStyle = light ? getComputedStyle(this.root).getPropertyValue('--bar').trim() || '#e6eaf2' : '#141a26';
     g.fillRect(0, 0, w, hgt);
     const n = Math.max(1, Math.ceil(v.to_ms / v.bucket_ms));
     const bw = w / n;
     let peak = 1;
-    for (let i = 0; i < v.counts.length; i += 4) peak = Math.max(peak, v.counts[i] + v.counts[i + 1] + v.counts[i + 2] + v.counts[i + 3]);
+    for (const b of v.counts) peak = Math.max(peak, b[0] + b[1] + b[2] + b[3]);
     const order = v.causes;
-    const nb = v.counts.length / 4;
-    for (let i = 0; i < nb; i++) {
+    v.counts.forEach((b, i) => {
       let y = hgt;
       for (let k = 0; k < 4; k++) {
-        const n = v.counts[i * 4 + k];
-        if (!n) continue;
-        const bh = (n / peak) * (hgt - 4);
+        if (!b[k]) continue;
+        const bh = (b[k] / peak) * (hgt - 4);
         g.fillStyle = CAUSE_COLOURS[order[k]];
         g.fillRect(i * bw, y - bh, Math.max(1, bw), bh);
         y -= bh;
       }
-    }
+    });
     // p99 latency on a log scale (1 ms … the largest seen), as a line.
     const lat = v.p99_ms;
     const top = Math.max(10, ...lat.filter((x) => x !== null));
@@ -102,10 +102,10 @@ export class AvailabilityPanel {
     });
     g.stroke();
     // Now.
-    g.fillStyle = '#ffffff55';
+    g.fillStyle = light ? '#0b102066' : '#ffffff55';
     g.fillRect((v.now_ms / v.to_ms) * w, 0, 1, hgt);
     this.peak.textContent = `peak ${peak} unavailable · p99 up to ${ms(top)}`;
-    this.canvas.dataset.peak = String(v.counts.some((x) => x > 0) ? peak : 0);
+    this.canvas.dataset.peak = String(v.counts.length ? peak : 0);
   }
 
   drawBadges(v) {
@@ -115,14 +115,9 @@ export class AvailabilityPanel {
     this.badges.replaceChildren(
       ...(v.faults.length ? v.faults : []).map((f, i) => {
         const head = h('span.rb-head', {
-          text: `${f.action.replace('_', ' ')} of broker ${f.brokers.join(', ')} at ${fmtTime(f.at_ms)} · ${f.partition_count} partition${f.partition_count === 1 ? '' : 's'} · RTO ${ms(f.rto_ms)}`,
+          text: `${f.action.replace('_', ' ')} of broker ${f.brokers.join(', ')} at ${fmtTime(f.at_ms)} · ${f.partitions} partition${f.partitions === 1 ? '' : 's'} · RTO ${ms(f.rto_ms)}`,
         });
-        // Each phase starts where the one before ended; its setting comes from the core.
-        const shutdown = f.actions.every((a) => a === 'shutdown');
-        const starts = [f.at_ms, f.fenced_at_ms, f.elected_at_ms, f.applied_at_ms];
-        const names = ['detection', 'election', 'metadata', 'client'];
-        const settings = [v.settings[shutdown ? 1 : 0], v.settings[2], v.settings[3], v.settings[4]];
-        const phases = names.map((name, k) => ({ name, from_ms: starts[k] ?? null, ms: f.phases[`${name}_ms`], setting: settings[k] })).map((p) => h('button.rb-phase', {
+        const phases = f.phases.map((p) => h('button.rb-phase', {
           type: 'button',
           dataset: { phase: p.name },
           disabled: p.from_ms === null,

@@ -19,11 +19,26 @@ export function fillBrokerMenu(menu, b, { healEnabled, onPick }) {
     ['isolate', 'Isolate', 'cut it off the network', b.state !== 'isolated'],
     ['heal', 'Heal', 'reconnect it', healEnabled],
   ];
+  menu.setAttribute('aria-label', `Broker ${id} actions`);
+  // A menu's keys: ↑/↓ (and Home/End) move between the enabled items.
+  menu.onkeydown = (e) => {
+    const items = [...menu.querySelectorAll('button:not([disabled])')];
+    const at = items.indexOf(e.composedPath()[0]);
+    let to = -1;
+    if (e.key === 'ArrowDown') to = (at + 1) % items.length;
+    else if (e.key === 'ArrowUp') to = (at - 1 + items.length) % items.length;
+    else if (e.key === 'Home') to = 0;
+    else if (e.key === 'End') to = items.length - 1;
+    if (to < 0 || !items.length) return;
+    e.preventDefault();
+    e.stopPropagation();
+    items[to].focus();
+  };
   menu.replaceChildren(
-    h('div.menu-title', null, h('b', { text: `Broker ${id}` }), h(`span.st.${b.state}`, { text: STATE_LABEL[b.state] || b.state })),
+    h('div.menu-title', { role: 'presentation' }, h('b', { text: `Broker ${id}` }), h(`span.st.${b.state}`, { text: STATE_LABEL[b.state] || b.state })),
     ...items.map(([action, label, hint, enabled]) =>
       h('button', {
-        type: 'button', 'data-action': action, disabled: !enabled,
+        type: 'button', role: 'menuitem', 'data-action': action, disabled: !enabled,
         onclick: () => onPick({ [action]: id }),
       }, h('span', { text: label }), h('small', { text: hint })),
     ),

@@ -4,7 +4,7 @@
 // takes the width of its container (text stays at its natural size) and, when
 // narrow, puts the clients on a row under the brokers.
 
-import { s, STATE_LABEL, setText } from './util.js';
+import { s, STATE_LABEL, setText, reducedMotion } from './util.js';
 
 const MAP_W = 800;
 const MAP_H = 176;
@@ -170,7 +170,8 @@ export class BrokerMap {
     const svg = s('svg', {
       viewBox: `0 0 ${this.W} ${this.H}`,
       class: this.grid ? 'map tiles' : 'map',
-      role: 'img',
+      // A group, not an image: it holds the focusable broker buttons.
+      role: 'group',
       'aria-label': 'Cluster map: controller, brokers and clients',
     });
     const links = s('g', { class: 'links' });
@@ -231,10 +232,17 @@ export class BrokerMap {
         role: 'button',
         'data-broker': b.id,
         'data-rack': b.rack ?? undefined,
-        'aria-label': `Broker ${b.id}${b.rack ? ` (rack ${b.rack})` : ''}: click for actions`,
+        'aria-haspopup': 'menu',
+        // Tiles show only the id: their name says more (and starts with it).
+        // Cards are named by their visible text (axe: label-content-name-mismatch).
+        'aria-label': this.grid ? `${b.id}: broker ${b.id}${b.rack ? ` (rack ${b.rack})` : ''}, open its actions` : undefined,
         onclick: (e) => this.onBrokerClick(b.id, g, e),
         onkeydown: (e) => {
-          if (e.key === 'Enter') this.onBrokerClick(b.id, g, e);
+          if (e.key === 'Enter' || e.key === ' ') {
+            e.preventDefault();
+            e.stopPropagation();
+            this.onBrokerClick(b.id, g, e);
+          }
         },
       });
       if (p.tile) {
@@ -313,6 +321,14 @@ export class BrokerMap {
 
   animate(view, speed) {
     const wall = performance.now();
+    // prefers-reduced-motion: no messages in flight, only the state changes.
+    if (reducedMotion()) {
+      if (this.dots.size) {
+        for (const d of this.dots.values()) d.el.remove();
+        this.dots.clear();
+      }
+      return;
+    }
     for (const m of view.messages) {
       const k = `${m.from}|${m.to}|${m.kind}|${m.sent_ms}|${m.arrive_ms}`;
       if (this.dots.has(k) || this.dots.size >= MAX_DOTS) continue;

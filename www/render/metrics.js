@@ -21,7 +21,7 @@ const METRICS = [
   { name: 'record-error-rate', src: 'RecordErrors', title: 'producer', alarm: true },
   { name: 'record-send-rate', src: 'RecordsAcked', title: 'producer: acknowledged records per second' },
   { name: 'records-consumed-rate', src: 'RecordsConsumed', title: 'consumer' },
-  { name: 'request-latency-avg', latency: 'latency_avg_ms', title: 'producer: mean ms from send to acknowledgement, every record so far' },
+  { name: 'request-latency-avg', latency: 'latency_avg_us', scale: 0.001, title: 'producer: mean ms from send to acknowledgement, every record so far' },
   { name: 'request-latency-max', latency: 'latency_max_ms', title: 'producer: the slowest acknowledgement so far (ms)', alarm: true },
 ];
 
@@ -72,7 +72,8 @@ export class MetricsPanel {
   update(avail) {
     for (const r of this.rows) {
       if (r.d.latency) {
-        const v = avail ? avail[r.d.latency] : null;
+        const raw = avail ? avail[r.d.latency] : null;
+        const v = raw === null || raw === undefined ? raw : raw * (r.d.scale || 1);
         r.hist = r.hist || [];
         if (v !== null && v !== undefined && r.hist[r.hist.length - 1] !== v) r.hist.push(v);
         if (r.hist.length > KEEP) r.hist.splice(0, r.hist.length - KEEP);

@@ -1,10 +1,13 @@
 // The narration: trace events in plain language with their simulated time,
 // newest first. Routine acknowledgements are summarised, not listed.
 
-import { h, fmtTime } from './util.js';
+import { h, fmtTime, setText } from './util.js';
 
 const MAX_ITEMS = 400;
 const QUIET = new Set(['produce_acked']);
+// What the polite live region reads out.
+const SPOKEN = new Set(['step', 'broker_crashed', 'broker_power_loss', 'broker_fenced', 'broker_isolated', 'broker_shut_down',
+  'broker_restarted', 'broker_healed', 'leader_elected', 'truncated', 'acked_records_lost']);
 const KIND = {
   step: 'user',
   broker_crashed: 'bad',
@@ -48,8 +51,16 @@ export class Narration {
   constructor(root, { onSeek }) {
     this.root = root;
     this.onSeek = onSeek;
-    this.list = h('ol.narr', { 'aria-live': 'polite' });
-    this.root.append(this.list);
+    // The scrolling list is a focusable, labelled region (keyboard users can
+    // scroll it); the newest key events are also spoken through a separate
+    // polite live region, so a screen reader hears "broker 1 crashed", not
+    // every fetch.
+    this.root.setAttribute('role', 'region');
+    this.root.setAttribute('aria-label', 'What happened, newest first');
+    this.root.tabIndex = 0;
+    this.list = h('ol.narr');
+    this.live = h('div.sr-only', { role: 'status', 'aria-live': 'polite', 'aria-atomic': 'true' });
+    this.root.append(this.list, this.live);
     this.cursor = 0;
     this.generation = -1;
   }
@@ -73,13 +84,19 @@ export class Narration {
       const li = h(
         `li.ev.${KIND[ev.event] || 'info'}`,
         { dataset: { event: ev.event }, title: 'click to jump to this moment' },
-        h('span.t', { text: fmtTime(ev.at_ms), onclick: () => this.onSeek(ev.at_ms) }),
+        h('button.t', { type: 'button', text: fmtTime(ev.at_ms), 'aria-label': `jump to ${fmtTime(ev.at_ms)}`, onclick: () => this.onSeek(ev.at_ms) }),
         h('span.i', { text: ICON[ev.event] || '·', 'aria-hidden': 'true' }),
         h('span.x', { text: ev.text }),
       );
       frag.prepend(li);
     }
     this.list.prepend(frag);
+    // Speak the newest events that matter (not after a long jump: that is a
+    // seek, and the reader knows where they went).
+    if (events.length <= 50) {
+      const said = events.filter((ev) => SPOKEN.has(ev.event)).slice(-3);
+      if (said.length) setText(this.live, said.map((ev) => `${fmtTime(ev.at_ms)}: ${ev.text}`).join(' '));
+    }
     while (this.list.childElementCount > MAX_ITEMS) this.list.lastElementChild.remove();
     return events;
   }

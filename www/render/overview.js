@@ -7,7 +7,7 @@
 // visibly ripples through thousands of partitions (unless most cells change
 // at once: that is a jump in time, not a ripple). No Kafka rule lives here.
 
-import { h } from './util.js';
+import { h, reducedMotion } from './util.js';
 
 export const STRIDE = 4;
 export const FLAG = {
@@ -130,7 +130,8 @@ export class OverviewPanel {
       // A ripple is some of the cells changing; most of them changing at
       // once is a jump in time (a seek, the cluster starting up), and
       // outlining every cell would only blank the picture.
-      if (changed.length <= n / 2) for (const c of changed) this.flashAt[c] = now;
+      // prefers-reduced-motion: no ripple, the cells just take their new colour.
+      if (changed.length <= n / 2 && !reducedMotion()) for (const c of changed) this.flashAt[c] = now;
       prev.set(words);
     }
     this.words = words;
@@ -226,7 +227,8 @@ export class OverviewPanel {
       let o = (Math.floor(i / cols) * P + inset) * W + x0;
       for (let y = 0; y < s; y++, o += W) px.fill(colour, o, o + s);
     };
-    px.fill(this.rgba('#0d1320'));
+    // The page's background (light or dark theme); the cells keep their colours.
+    px.fill(this.rgba(getComputedStyle(this.root).getPropertyValue('--bg').trim() || '#0d1320'));
     // Bucket cells by fill colour: 0 = offline, 1..B = leader broker (or
     // HEALTHY in health mode), B+1 = leader down.
     const B = this.brokers;
@@ -276,7 +278,11 @@ export class OverviewPanel {
     const now = performance.now();
     const flash = this.flashAt;
     this.flashing = false;
-    const ramps = [this.rgba('rgba(255,255,255,1)'), this.rgba('#c8ccd4'), this.rgba('#8d99b3')];
+    // Outlines fade from the theme's strongest colour (white on dark, ink on light).
+    const light = this.root.closest('.light') !== null;
+    const ramps = light
+      ? [this.rgba('#0b1020'), this.rgba('#3a4458'), this.rgba('#8a93a6')]
+      : [this.rgba('rgba(255,255,255,1)'), this.rgba('#c8ccd4'), this.rgba('#8d99b3')];
     for (let i = 0; i < flash.length && i < n; i++) {
       const age = (now - flash[i]) / FLASH_MS;
       if (age < 0 || age >= 1) continue;

@@ -3,7 +3,7 @@
 // watermark hatched, LEO and HW marked, leader / ISR / epoch shown. A
 // `truncated` trace event makes the removed cells visibly leave the row.
 
-import { h, epochColour, setText } from './util.js';
+import { h, epochColour, setText, reducedMotion } from './util.js';
 
 const PITCH = 17; // px per offset (cell 15 + gap 2)
 const MAX_WINDOW = 48; // the view sends at most 48 cells per replica
@@ -179,7 +179,10 @@ export class PartitionsPanel {
       const start = c.start ?? 0;
       const lo = Math.max(ev.to_offset, start);
       const hi = Math.min(ev.from_offset, start + this.windowSize);
-      for (let off = lo; off < hi; off++) {
+      // prefers-reduced-motion: the records just vanish (no flying cells) and
+      // the note stays 5 s without fading.
+      const still = reducedMotion();
+      for (let off = still ? hi : lo; off < hi; off++) {
         const k = off - lo;
         const x = off - start;
         let colour = '#888';
@@ -191,7 +194,8 @@ export class PartitionsPanel {
         row.track.append(g);
       }
       const note = h('div.trunc-note', { text: `✂ truncated ${ev.from_offset} → ${ev.to_offset}` });
-      note.addEventListener('animationend', () => note.remove());
+      if (still) setTimeout(() => note.remove(), 5000);
+      else note.addEventListener('animationend', () => note.remove());
       row.track.append(note);
     }
   }

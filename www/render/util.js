@@ -73,3 +73,10 @@ export function setText(node, text) {
   const t = String(text);
   if (node.textContent !== t) node.textContent = t;
 }
+
+let motionQuery = null;
+/** True when the reader asked for less motion (prefers-reduced-motion: reduce). */
+export function reducedMotion() {
+  motionQuery ??= typeof matchMedia === 'function' ? matchMedia('(prefers-reduced-motion: reduce)') : null;
+  return !!motionQuery?.matches;
+}

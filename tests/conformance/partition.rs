@@ -1,0 +1,300 @@
+//! Kafka's `PartitionTest` (core/src/test/scala/unit/kafka/cluster/), the
+//! leader-side rules: high watermark over the maximal ISR with the min-ISR
+//! gate, ISR shrink and expand conditions. Against our `Replica` (a replica's
+//! leader state). Kafka's local broker 0 and remotes 1, 2 are our 1 and 2, 3;
+//! `replica.lag.time.max.ms` is Kafka's default 30 000.
+
+use failover_lab::sim::log::Record;
+use failover_lab::sim::partition::Replica;
+
+use super::harness::registration;
+
+const LAG: u64 = 30_000;
+/// Kafka's MockTime starts at the wall clock, far from 0.
+const T0: u64 = 1_000_000;
+
+fn rec(id: u64, epoch: u32) -> Record {
+    Record {
+        id,
+        epoch,
+        producer_id: 0,
+        seq: 0,
+        batch_start: true,
+    }
+}
+
+/// `seedLogData(log, numRecords = 10, leaderEpoch = 4)` then `makeLeader`
+/// in leader epoch 5 at time `now`.
+fn leader(replicas: &[u32], isr: &[u32], now: u64) -> Replica {
+    let mut r = Replica::new(0, replicas.to_vec());
+    seed(&mut r, 10, 4);
+    r.make_leader(1, &registration(replicas, isr, Some(1), 5, 1), now);
+    r
+}
+
+fn seed(r: &mut Replica, n: u64, epoch: u32) {
+    let base = r.log.log_end_offset();
+    for i in 0..n {
+        r.log.append(rec(base + i, epoch));
+    }
+}
+
+fn hw(r: &mut Replica, now: u64, min_isr: u32, eligible: &dyn Fn(u32) -> bool) -> u64 {
+    r.maybe_increment_high_watermark(now, LAG, min_isr, true, eligible);
+    r.log.high_watermark
+}
+
+fn all(_: u32) -> bool {
+    true
+}
+
+/// The controller accepted the ISR: the leader learns it (same leader epoch).
+fn commit_isr(r: &mut Replica, isr: &[u32], partition_epoch: u32, now: u64) {
+    let replicas = r.replicas.clone();
+    r.make_leader(
+        1,
+        &registration(&replicas, isr, Some(1), 5, partition_epoch),
+        now,
+    );
+}
+
+// Kafka: PartitionTest.testMaybeShrinkIsr
+#[test]
+fn an_isr_member_not_caught_up_within_the_lag_time_is_shrunk_and_the_hw_waits_for_the_commit() {
+    let mut r = leader(&[1, 2, 3], &[1, 2, 3], 0);
+    assert_eq!(r.log.high_watermark, 0);
+    r.record_follower_fetch(2, 10, 0, 0);
+    assert_eq!(
+        hw(&mut r, 0, 1, &all),
+        0,
+        "follower 3's end offset is still unknown"
+    );
+    assert!(
+        r.out_of_sync(1, 0, LAG).is_empty(),
+        "on becoming leader every ISR member counts as caught up"
+    );
+    let now = LAG + 1;
+    assert_eq!(r.out_of_sync(1, now, LAG), vec![3]);
+    // The shrink is in flight: the maximal ISR still holds 3, so the HW stays.
+    r.pending_isr = Some((7, vec![1, 2]));
+    assert_eq!(hw(&mut r, now, 1, &all), 0);
+    commit_isr(&mut r, &[1, 2], 2, now);
+    assert_eq!(hw(&mut r, now, 1, &all), 10);
+}
+
+// Kafka: PartitionTest.testRetryShrinkIsr
+#[test]
+fn while_an_isr_shrink_is_pending_the_hw_does_not_move_and_advances_once_committed() {
+    let mut r = leader(&[1, 2], &[1, 2], 0);
+    let now = LAG + 1;
+    assert_eq!(r.out_of_sync(1, now, LAG), vec![2]);
+    r.pending_isr = Some((7, vec![1]));
+    assert_eq!(hw(&mut r, now, 1, &all), 0);
+    assert_eq!(
+        r.isr,
+        vec![1, 2],
+        "a failed attempt leaves the committed ISR"
+    );
+    commit_isr(&mut r, &[1], 2, now);
+    assert_eq!(r.partition_epoch, 2);
+    assert_eq!(hw(&mut r, now, 1, &all), 10);
+}
+
+// Kafka: PartitionTest.testShouldNotShrinkIsrIfPreviousFetchIsCaughtUp
+#[test]
+fn a_follower_that_reached_the_leaders_end_at_its_previous_fetch_is_not_shrunk() {
+    let mut r = leader(&[1, 2], &[1, 2], 0);
+    r.record_follower_fetch(2, 5, 0, 5_000);
+    assert_eq!(r.follower(2).map(|f| f.last_caught_up_ms), Some(0));
+    assert_eq!(hw(&mut r, 5_000, 1, &all), 5);
+    // New data arrives; the follower catches up to the old end offset.
+    seed(&mut r, 5, 5);
+    let now = 10_001;
+    r.record_follower_fetch(2, 10, 0, now);
+    assert_eq!(r.follower(2).map(|f| f.last_caught_up_ms), Some(5_000));
+    assert_eq!(hw(&mut r, now, 1, &all), 10);
+    assert!(r.out_of_sync(1, now, LAG).is_empty());
+}
+
+// Kafka: PartitionTest.testShouldNotShrinkIsrIfFollowerCaughtUpToLogEnd
+#[test]
+fn a_follower_at_the_leaders_log_end_is_not_shrunk_however_long_it_has_been() {
+    let mut r = leader(&[1, 2], &[1, 2], 0);
+    r.record_follower_fetch(2, 10, 0, 0);
+    assert_eq!(hw(&mut r, 0, 1, &all), 10);
+    assert!(r.out_of_sync(1, 30_001, LAG).is_empty());
+}
+
+// Kafka: PartitionTest.testIsrNotShrunkIfUpdateFails
+#[test]
+fn a_rejected_isr_shrink_leaves_the_committed_isr_and_the_hw() {
+    let mut r = leader(&[1, 2], &[1, 2], 0);
+    let now = 30_001;
+    assert_eq!(r.out_of_sync(1, now, LAG), vec![2]);
+    r.pending_isr = Some((7, vec![1]));
+    assert_eq!(hw(&mut r, now, 1, &all), 0);
+    assert_eq!(r.isr, vec![1, 2]);
+    assert_eq!(r.maximal_isr_len(), 2);
+}
+
+// Kafka: PartitionTest.testHighWatermarkAdvanceShouldNotAdvanceWhenUnderMinISR
+#[test]
+fn the_hw_does_not_advance_while_the_committed_isr_is_below_min_isr() {
+    let mut r = leader(&[1, 2, 3], &[1, 2], 0);
+    r.record_follower_fetch(2, 10, 0, 0);
+    assert_eq!(hw(&mut r, 0, 3, &all), 0);
+    r.record_follower_fetch(3, 10, 0, 0);
+    assert_eq!(r.expand_candidates(&all), vec![3]);
+    r.pending_isr = Some((7, vec![1, 2, 3]));
+    assert_eq!(r.maximal_isr_len(), 3);
+    assert_eq!(hw(&mut r, 0, 3, &all), 0, "the maximal ISR is not enough");
+    commit_isr(&mut r, &[1, 2, 3], 2, 0);
+    assert_eq!(hw(&mut r, 0, 3, &all), 10);
+}
+
+fn hw_after_shrink_with_follower(eligible: bool) -> u64 {
+    let mut r = leader(&[1, 2], &[1, 2], 0);
+    r.record_follower_fetch(2, 10, 0, 0);
+    assert_eq!(hw(&mut r, 0, 1, &all), 10);
+    seed(&mut r, 10, 5);
+    commit_isr(&mut r, &[1], 2, 0);
+    assert!(r.out_of_sync(1, 0, LAG).is_empty());
+    hw(&mut r, 0, 1, &|_| eligible)
+}
+
+// Kafka: PartitionTest.testHighWatermarkIncreasesWithFencedOrShutdownFollower[fenced]
+#[test]
+fn a_fenced_caught_up_follower_outside_the_isr_does_not_hold_back_the_hw() {
+    assert_eq!(hw_after_shrink_with_follower(false), 20);
+}
+
+// Kafka: PartitionTest.testHighWatermarkIncreasesWithFencedOrShutdownFollower[shutdown]
+#[test]
+fn a_shutting_down_caught_up_follower_outside_the_isr_does_not_hold_back_the_hw() {
+    // Our `eligible` predicate is "unfenced and not in controlled shutdown".
+    assert_eq!(hw_after_shrink_with_follower(false), 20);
+}
+
+// Kafka: PartitionTest.testHighWatermarkIncreasesWithFencedOrShutdownFollower[unfenced]
+#[test]
+fn an_eligible_caught_up_follower_outside_the_isr_still_holds_back_the_hw() {
+    assert_eq!(hw_after_shrink_with_follower(true), 10);
+}
+
+// Kafka: PartitionTest.testIsrNotExpandedIfReplicaIsFencedOrShutdown[kraft]
+// Kafka: PartitionTest.testIsrNotExpandedIfReplicaIsInControlledShutdown
+#[test]
+fn a_caught_up_follower_joins_the_isr_only_while_it_is_unfenced_and_not_shutting_down() {
+    let mut r = leader(&[1, 2], &[1], 0);
+    r.record_follower_fetch(2, 10, 0, 0);
+    assert_eq!(r.expand_candidates(&all), vec![2]);
+    assert!(r.expand_candidates(&|_| false).is_empty());
+    assert_eq!(r.expand_candidates(&all), vec![2]);
+}
+
+// Kafka: PartitionTest.testFollowerDoesNotJoinISRUntilCaughtUpToOffsetWithinCurrentLeaderEpoch
+#[test]
+fn a_follower_joins_the_isr_only_once_it_reaches_the_start_of_the_leaders_epoch() {
+    // Kafka's leader 0 and followers 1, 2 are our 1 and 2, 3; ISR {1, 3};
+    // leader epoch 8. Kafka's clock starts far from 0, so a replica outside
+    // the ISR (last caught up at 0) is not caught up.
+    let mut r = Replica::new(0, vec![1, 2, 3]);
+    r.make_leader(1, &registration(&[1, 2, 3], &[1, 3], Some(1), 8, 1), T0);
+    seed(&mut r, 2, 8);
+    let last_offset_of_first_batch = r.log.log_end_offset() - 1;
+    seed(&mut r, 3, 8);
+    assert_eq!(hw(&mut r, T0, 1, &all), 0, "the leader's HW does not move");
+    r.record_follower_fetch(3, 0, 0, T0);
+    r.record_follower_fetch(3, last_offset_of_first_batch + 1, 0, T0);
+    assert_eq!(hw(&mut r, T0, 1, &all), last_offset_of_first_batch + 1);
+    // Follower, then leader again in epoch 10, without new records.
+    r.make_follower(&registration(&[1, 2, 3], &[1, 3], Some(3), 9, 1));
+    r.make_leader(1, &registration(&[1, 2, 3], &[1, 3], Some(1), 10, 1), T0);
+    let epoch_start = r.log.log_end_offset();
+    seed(&mut r, 2, 10);
+    r.record_follower_fetch(2, 0, 0, T0);
+    r.record_follower_fetch(2, last_offset_of_first_batch, 0, T0);
+    assert!(
+        r.expand_candidates(&all).is_empty(),
+        "below the epoch's start: not in sync"
+    );
+    r.record_follower_fetch(2, epoch_start, 0, T0);
+    assert_eq!(r.expand_candidates(&all), vec![2]);
+}
+
+// Kafka: PartitionTest.testIsrExpansion
+#[test]
+fn a_follower_that_reaches_the_high_watermark_is_proposed_for_the_isr() {
+    let mut r = leader(&[1, 2], &[1], T0);
+    assert_eq!(
+        hw(&mut r, T0, 1, &all),
+        10,
+        "alone in the ISR, the leader commits its log"
+    );
+    assert_eq!(r.follower(2).map(|f| f.last_caught_up_ms), Some(0));
+    r.record_follower_fetch(2, 3, 0, T0);
+    assert!(r.expand_candidates(&all).is_empty());
+    assert_eq!(r.follower(2).map(|f| f.last_caught_up_ms), Some(0));
+    r.record_follower_fetch(2, 10, 0, T0);
+    assert_eq!(r.follower(2).map(|f| f.last_caught_up_ms), Some(T0));
+    assert_eq!(r.expand_candidates(&all), vec![2]);
+    r.pending_isr = Some((7, vec![1, 2]));
+    assert_eq!(r.isr, vec![1], "not committed yet");
+    assert_eq!(r.maximal_isr_len(), 2);
+    commit_isr(&mut r, &[1, 2], 2, T0);
+    assert_eq!(r.isr, vec![1, 2]);
+}
+
+// Kafka: PartitionTest.testUpdateFollowerFetchState
+#[test]
+fn last_caught_up_time_moves_only_when_the_follower_reaches_the_leaders_end() {
+    let mut r = Replica::new(0, vec![1, 2]);
+    seed(&mut r, 6, 4);
+    r.make_leader(1, &registration(&[1, 2], &[1, 2], Some(1), 5, 1), T0);
+    assert_eq!(r.follower(2).map(|f| f.last_caught_up_ms), Some(T0));
+    r.record_follower_fetch(2, 3, 0, T0 + 500);
+    assert_eq!(
+        r.follower(2)
+            .map(|f| (f.last_caught_up_ms, f.log_end_offset)),
+        Some((T0, Some(3)))
+    );
+    r.record_follower_fetch(2, 6, 0, T0 + 1_000);
+    assert_eq!(
+        r.follower(2)
+            .map(|f| (f.last_caught_up_ms, f.log_end_offset)),
+        Some((T0 + 1_000, Some(6)))
+    );
+}
+
+// Kafka: PartitionTest.testAlterIsrLeaderAndIsrRace
+#[test]
+fn learning_the_committed_isr_again_drops_an_in_flight_isr_change() {
+    let mut r = leader(&[1, 2], &[1, 2], 0);
+    r.pending_isr = Some((7, vec![1]));
+    commit_isr(&mut r, &[1, 2], 2, LAG + 1);
+    assert!(
+        r.pending_isr.is_none(),
+        "the state is committed, not in flight"
+    );
+    assert_eq!(r.log.high_watermark, 0);
+}
+
+// Kafka: PartitionTest.testMakeLeaderUpdatesEpochCache
+#[test]
+fn becoming_leader_records_the_new_epoch_at_the_log_end_in_the_epoch_cache() {
+    let r = leader(&[1, 2], &[1, 2], 0);
+    assert_eq!(r.log.epochs(), &[(4, 0), (5, 10)]);
+}
+
+// Kafka: PartitionTest.testUseCheckpointToInitializeHighWatermark
+#[test]
+fn after_a_restart_the_high_watermark_comes_from_its_checkpoint() {
+    let mut r = Replica::new(0, vec![1, 2]);
+    seed(&mut r, 6, 5);
+    r.log.high_watermark = 4;
+    r.log.checkpoint_high_watermark();
+    r.log.flush();
+    r.log.high_watermark = 6;
+    r.log.lose_unflushed();
+    assert_eq!(r.log.high_watermark, 4);
+}

@@ -1,0 +1,283 @@
+//! Kafka's `ReplicationControlManagerTest` (metadata/src/test/java/org/apache/
+//! kafka/controller/), the cases about fencing, ELR and AlterPartition, against
+//! the controller's handlers. Kafka's brokers 0..3 are our brokers 1..4 (our
+//! broker ids start at 1).
+
+use failover_lab::sim::protocol::ErrorCode;
+
+use super::harness::*;
+
+// Kafka: ReplicationControlManagerTest.testShrinkAndExpandIsr
+#[test]
+fn a_leader_shrinks_and_expands_the_isr_through_alter_partition() {
+    let mut w = World::new(3, &[vec![1, 2, 3]], 1, false);
+    assert_eq!(w.reg(0).leader, Some(1));
+    let shrunk = w.alter_isr(&[1, 2]).expect("shrink accepted");
+    assert_eq!(
+        &shrunk,
+        w.reg(0),
+        "the response matches the committed state"
+    );
+    assert_eq!(shrunk.isr, vec![1, 2]);
+    assert_eq!(shrunk.leader_epoch, 0);
+    assert_eq!(shrunk.partition_epoch, 1);
+    let grown = w.alter_isr(&[1, 2, 3]).expect("expand accepted");
+    assert_eq!(&grown, w.reg(0));
+    assert_eq!(grown.isr, vec![1, 2, 3]);
+    assert_eq!(grown.partition_epoch, 2);
+}
+
+// Kafka: ReplicationControlManagerTest.testEligibleLeaderReplicas_ShrinkAndExpandIsr
+#[test]
+fn a_leader_initiated_shrink_below_min_isr_fills_the_elr_and_an_expand_clears_it() {
+    let mut w = World::new(3, &[vec![1, 2, 3]], 2, true);
+    w.alter_isr(&[1]).expect("shrink accepted");
+    assert_eq!(set(&w.reg(0).elr), vec![2, 3]);
+    assert!(w.reg(0).last_known_elr.is_empty());
+    w.alter_isr(&[1, 2]).expect("expand accepted");
+    assert!(w.reg(0).elr.is_empty());
+    assert!(w.reg(0).last_known_elr.is_empty());
+}
+
+// Kafka: ReplicationControlManagerTest.testEligibleLeaderReplicas_BrokerFence
+#[test]
+fn fenced_isr_members_enter_the_elr_once_the_isr_is_below_min_isr_and_stay_after_unfencing() {
+    let mut w = World::new(4, &[vec![1, 2, 3, 4]], 3, true);
+    w.fence(3);
+    w.fence(4);
+    assert_eq!(
+        w.reg(0).elr,
+        vec![4],
+        "3 left while the ISR was still at min ISR"
+    );
+    assert!(w.reg(0).last_known_elr.is_empty());
+    w.fence(2);
+    assert_eq!(set(&w.reg(0).elr), vec![2, 4]);
+    for b in 2..=4 {
+        w.heartbeat(b, false);
+    }
+    assert_eq!(set(&w.reg(0).elr), vec![2, 4]);
+    assert!(w.reg(0).last_known_elr.is_empty());
+}
+
+// Kafka: ReplicationControlManagerTest.testEligibleLeaderReplicas_EffectiveMinIsr
+#[test]
+fn min_isr_above_the_replication_factor_counts_as_the_replication_factor() {
+    // min.insync.replicas=5 on a 3-replica topic is effectively 3: losing one
+    // ISR member already puts the partition below min ISR.
+    let mut w = World::new(3, &[vec![1, 2, 3]], 5, true);
+    w.fence(3);
+    assert_eq!(w.reg(0).isr, vec![1, 2]);
+    assert_eq!(w.reg(0).elr, vec![3]);
+}
+
+// Kafka: ReplicationControlManagerTest.testEligibleLeaderReplicas_CleanElection
+#[test]
+fn when_the_last_isr_member_is_fenced_an_unfenced_elr_member_is_elected_cleanly() {
+    let mut w = World::new(4, &[vec![1, 2, 3, 4]], 3, true);
+    for b in [2, 3, 4] {
+        w.fence(b);
+    }
+    assert_eq!(set(&w.reg(0).elr), vec![3, 4]);
+    assert!(w.reg(0).last_known_elr.is_empty());
+    w.heartbeat(3, false);
+    w.fence(1);
+    w.fence(2);
+    let r = w.reg(0);
+    assert_eq!(r.leader, Some(3));
+    assert_eq!(r.isr, vec![3]);
+    assert_eq!(set(&r.elr), vec![1, 4]);
+    assert!(r.last_known_elr.is_empty());
+}
+
+// Kafka: ReplicationControlManagerTest.testEligibleLeaderReplicas_UncleanShutdown
+#[test]
+fn an_unclean_shutdown_leaves_the_elr_and_the_last_isr_member_becomes_the_last_known_leader() {
+    let mut w = World::new(4, &[vec![1, 2, 3, 4]], 3, true);
+    for b in [2, 3, 4] {
+        w.fence(b);
+    }
+    assert_eq!(set(&w.reg(0).elr), vec![3, 4]);
+    // Kafka calls handleBrokerUncleanShutdown directly; here the broker
+    // re-registers without a clean-shutdown marker once its session is over.
+    w.now = 20_000;
+    w.register(4, false);
+    assert_eq!(w.reg(0).elr, vec![3]);
+    assert!(w.reg(0).last_known_elr.is_empty());
+    w.register(1, false);
+    let r = w.reg(0);
+    assert_eq!(r.elr, vec![3]);
+    assert_eq!(r.last_known_elr, vec![1]);
+    assert_eq!(r.leader, NO_LEADER);
+}
+
+// Kafka: ReplicationControlManagerTest.testRemoveLeaderships
+#[test]
+fn a_fenced_broker_leaves_every_isr_it_was_in() {
+    let assignment = vec![vec![1, 2, 3], vec![2, 3, 4], vec![3, 4, 1], vec![1, 3, 2]];
+    let mut w = World::new(4, &assignment, 1, false);
+    let in_isr =
+        |w: &World| -> Vec<usize> { (0..4).filter(|p| w.reg(*p).isr.contains(&1)).collect() };
+    assert_eq!(in_isr(&w), vec![0, 2, 3]);
+    w.fence(1);
+    assert!(in_isr(&w).is_empty());
+    assert!((0..4).all(|p| w.reg(p).leader != Some(1)));
+}
+
+// Kafka: ReplicationControlManagerTest.testInvalidAlterPartitionRequests
+#[test]
+fn alter_partition_from_a_broker_that_is_not_the_leader_is_an_invalid_request() {
+    let mut w = World::new(3, &[vec![1, 2, 3]], 1, false);
+    let reg = w.reg(0).clone();
+    let e2 = w.epoch_of(2);
+    let r = w.alter_partition(2, e2, reg.leader_epoch, reg.partition_epoch, &[1, 2]);
+    assert_eq!(r, Err(ErrorCode::InvalidRequest));
+    assert_eq!(w.reg(0), &reg);
+}
+
+// Kafka: ReplicationControlManagerTest.testInvalidAlterPartitionRequests
+#[test]
+fn alter_partition_with_a_replica_outside_the_assignment_or_without_the_leader_is_invalid() {
+    let mut w = World::new(4, &[vec![1, 2, 3]], 1, false);
+    let reg = w.reg(0).clone();
+    assert_eq!(w.alter_isr(&[1, 2, 4]), Err(ErrorCode::InvalidRequest));
+    assert_eq!(w.alter_isr(&[2, 3]), Err(ErrorCode::InvalidRequest));
+    assert_eq!(w.reg(0), &reg);
+}
+
+// Kafka: ReplicationControlManagerTest.testInvalidAlterPartitionRequests
+// Difference: error name: Kafka throws STALE_BROKER_EPOCH for the whole request; we answer FENCED_LEADER_EPOCH for the partition (both reject it and change nothing)
+#[test]
+fn alter_partition_with_a_stale_broker_epoch_is_rejected() {
+    let mut w = World::new(3, &[vec![1, 2, 3]], 1, false);
+    let reg = w.reg(0).clone();
+    let stale = w.epoch_of(1) - 1;
+    let r = w.alter_partition(1, stale, reg.leader_epoch, reg.partition_epoch, &[1, 2]);
+    assert!(r.is_err());
+    assert_eq!(w.reg(0), &reg);
+}
+
+// Kafka: ReplicationControlManagerTest.testInvalidAlterPartitionRequests
+// Difference: error name: an epoch from the future means a stale controller to Kafka (NOT_CONTROLLER); our single controller is never stale and answers INVALID_REQUEST / INVALID_UPDATE_VERSION (both reject it and change nothing)
+#[test]
+fn alter_partition_with_a_leader_or_partition_epoch_from_the_future_is_rejected() {
+    let mut w = World::new(3, &[vec![1, 2, 3]], 1, false);
+    let reg = w.reg(0).clone();
+    let e1 = w.epoch_of(1);
+    assert!(w
+        .alter_partition(1, e1, 500, reg.partition_epoch, &[1, 2])
+        .is_err());
+    assert!(w
+        .alter_partition(1, e1, reg.leader_epoch, 500, &[1, 2])
+        .is_err());
+    assert_eq!(w.reg(0), &reg);
+}
+
+// Kafka: ReplicationControlManagerTest.testAlterPartitionShouldRejectFencedBrokers
+#[test]
+fn alter_partition_adding_a_fenced_broker_is_rejected_as_ineligible() {
+    let mut w = World::new(4, &[vec![1, 2, 3, 4]], 1, false);
+    w.alter_isr(&[1, 2, 3]).expect("shrink accepted");
+    w.controller.brokers[3].fenced = true;
+    let reg = w.reg(0).clone();
+    assert_eq!(
+        w.alter_isr(&[1, 2, 3, 4]),
+        Err(ErrorCode::IneligibleReplica)
+    );
+    assert_eq!(w.reg(0), &reg);
+    w.controller.brokers[3].fenced = false;
+    assert!(w.alter_isr(&[1, 2, 3, 4]).is_ok());
+}
+
+// Kafka: ReplicationControlManagerTest.testAlterPartitionShouldRejectShuttingDownBrokers
+#[test]
+fn alter_partition_adding_a_broker_in_controlled_shutdown_is_rejected_as_ineligible() {
+    let mut w = World::new(4, &[vec![1, 2, 3, 4]], 1, false);
+    w.alter_isr(&[1, 2, 3]).expect("shrink accepted");
+    w.controller.brokers[3].in_controlled_shutdown = true;
+    assert_eq!(
+        w.alter_isr(&[1, 2, 3, 4]),
+        Err(ErrorCode::IneligibleReplica)
+    );
+    assert_eq!(w.reg(0).isr, vec![1, 2, 3]);
+}
+
+// Kafka: ReplicationControlManagerTest.testFenceMultipleBrokers
+#[test]
+fn fencing_several_brokers_moves_each_partition_to_a_surviving_isr_member() {
+    let assignment = vec![vec![2, 3, 4], vec![3, 4, 5], vec![1, 3, 2]];
+    let mut w = World::new(5, &assignment, 1, false);
+    w.fence(3);
+    w.fence(4);
+    assert_eq!((w.reg(0).isr.clone(), w.reg(0).leader), (vec![2], Some(2)));
+    assert_eq!((w.reg(1).isr.clone(), w.reg(1).leader), (vec![5], Some(5)));
+    assert_eq!(w.reg(2).isr, vec![1, 2]);
+    assert_ne!(w.reg(2).leader, Some(3));
+}
+
+// Kafka: ReplicationControlManagerTest.testProcessBrokerHeartbeatInControlledShutdown
+#[test]
+fn a_shutdown_request_puts_the_broker_in_controlled_shutdown_and_moves_its_leadership() {
+    let mut w = World::new(3, &[vec![1, 2, 3]], 1, false);
+    w.heartbeat(1, true);
+    assert!(w.controller.brokers[0].in_controlled_shutdown);
+    assert_eq!(w.reg(0).isr, vec![2, 3]);
+    assert_eq!(w.reg(0).leader, Some(2));
+}
+
+/// Kafka's brokers 0..4 registered, 2..4 unfenced, topic foo
+/// [[1, 2, 3], [2, 3, 4], [0, 2, 1]] created while 0 and 1 were fenced; here
+/// +1 on every id.
+fn balance_world() -> World {
+    let assignment = vec![vec![2, 3, 4], vec![3, 4, 5], vec![1, 3, 2]];
+    let mut w = World::new(5, &assignment, 1, false).acceptable(|b| b >= 3);
+    w.controller.partitions[0] = registration(&[2, 3, 4], &[3, 4], Some(3), 0, 0);
+    w.controller.partitions[2] = registration(&[1, 3, 2], &[3], Some(3), 0, 0);
+    w
+}
+
+// Kafka: ReplicationControlManagerTest.testBalancePartitionLeaders
+#[test]
+fn a_preferred_replica_leads_again_once_it_is_unfenced_and_back_in_the_isr() {
+    let mut w = balance_world();
+    w.controller.brokers[1].fenced = false;
+    w.alter_isr_of(0, &[2, 3, 4]).expect("expand accepted");
+    for p in 0..3 {
+        w.elect_preferred(p);
+    }
+    assert_eq!(w.reg(0).leader, Some(2));
+    assert_eq!(w.reg(0).leader_epoch, 1);
+    assert_eq!(
+        w.reg(2).leader,
+        Some(3),
+        "its preferred replica is still fenced"
+    );
+    w.controller.brokers[0].fenced = false;
+    w.alter_isr_of(2, &[1, 3, 2]).expect("expand accepted");
+    w.elect_preferred(2);
+    let leaders: Vec<_> = (0..3).map(|p| w.reg(p).leader).collect();
+    assert_eq!(leaders, vec![Some(2), Some(3), Some(1)], "balanced");
+}
+
+// Kafka: ReplicationControlManagerTest.testElectPreferredLeaders
+#[test]
+fn a_preferred_election_skips_replicas_that_are_fenced_or_shutting_down_or_outside_the_isr() {
+    let mut w = balance_world();
+    w.controller.brokers[1].fenced = false;
+    w.controller.brokers[1].in_controlled_shutdown = true;
+    let before = w.metadata_len();
+    for p in 0..3 {
+        w.elect_preferred(p);
+    }
+    assert_eq!(w.metadata_len(), before, "no election possible or needed");
+    w.controller.brokers[1].in_controlled_shutdown = false;
+    w.controller.brokers[0].fenced = false;
+    w.alter_isr_of(0, &[2, 3, 4]).expect("expand accepted");
+    w.alter_isr_of(2, &[1, 3, 2]).expect("expand accepted");
+    for p in 0..3 {
+        w.elect_preferred(p);
+    }
+    assert_eq!(w.reg(0).leader, Some(2));
+    assert_eq!(w.reg(1).leader, Some(3));
+    assert_eq!(w.reg(2).leader, Some(1));
+}

@@ -1,0 +1,478 @@
+// Types of Failover Lab's browser API: the <failover-lab> custom element
+// (failover-lab.js), the page's window.failoverLab (index.html), their DOM
+// events (events.js) and the report / view / trace objects the wasm core
+// returns (src/report.rs, src/view.rs, src/sim/trace.rs; SCENARIO_FORMAT.md).
+// Shipped as the `types` of the npm-shaped element package
+// (scripts/build-element.sh); checked by `tsc --noEmit --strict` on
+// examples/typescript/ (make test-types).
+//
+//   import 'failover-lab-element';
+//   const lab = document.querySelector('failover-lab')!;   // FailoverLabElement
+//   await lab.ready;
+//   lab.addEventListener('leaderchange', (e) => console.log(e.detail.leader_epoch));
+//   lab.crash(1);
+
+/** The element's class (the module's export; the tag is registered on import). */
+declare const FailoverLabElementClass: {
+  prototype: FailoverLabElement;
+  new (): FailoverLabElement;
+};
+export { FailoverLabElementClass as FailoverLabElement };
+
+declare global {
+  // ---- scenario actions ------------------------------------------------------
+
+  /** A broker id (1-based, as in the scenario). */
+  type FailoverLabBrokerId = number;
+
+  /** The acks setting of a produce burst: "0", "1" or "all" (also -1). */
+  type FailoverLabAcks = '0' | '1' | 'all' | '-1' | 0 | 1 | -1;
+
+  /**
+   * An action: a scenario step without `at_ms` (SCENARIO_FORMAT.md), applied
+   * now. The core checks it and throws an Error naming the bad field.
+   */
+  type FailoverLabAction =
+    | { crash: FailoverLabBrokerId }
+    | { power_loss: FailoverLabBrokerId }
+    | { restart: FailoverLabBrokerId }
+    | { shutdown: FailoverLabBrokerId }
+    | { isolate: FailoverLabBrokerId }
+    | { heal: FailoverLabBrokerId }
+    | { produce: { topic: string; partition?: number; count: number; acks?: FailoverLabAcks } }
+    | { [step: string]: unknown };
+
+  /** A scenario: JSON text or the parsed object (SCENARIO_FORMAT.md). */
+  type FailoverLabScenario = string | Record<string, unknown>;
+
+  // ---- report (SCENARIO_FORMAT.md "Report") ------------------------------------
+
+  type FailoverLabBrokerState = 'running' | 'crashed' | 'fenced' | 'isolated' | 'shut_down';
+
+  interface FailoverLabBrokerReport {
+    id: number;
+    state: FailoverLabBrokerState;
+    broker_epoch: number;
+    rack: string | null;
+  }
+
+  interface FailoverLabReplicaLogReport {
+    broker: number;
+    log_end_offset: number;
+    high_watermark: number;
+    /** [leader epoch, start offset] pairs of the leader-epoch cache. */
+    epochs: Array<[number, number]>;
+    log_digest: string;
+  }
+
+  interface FailoverLabPartitionReport {
+    topic: string;
+    partition: number;
+    leader: number | null;
+    leader_epoch: number;
+    partition_epoch: number;
+    replicas: number[];
+    isr: number[];
+    elr: number[];
+    last_known_elr: number[];
+    high_watermark: number;
+    replica_logs: FailoverLabReplicaLogReport[];
+    acked_records_lost: number;
+  }
+
+  interface FailoverLabProducerReport {
+    id: string;
+    acked: number;
+    failed: number;
+    retries: number;
+    in_flight: number;
+    /** Error name → count (NOT_ENOUGH_REPLICAS, …). */
+    errors: Record<string, number>;
+  }
+
+  interface FailoverLabConsumerPartitionReport {
+    /** "topic-partition". */
+    partition: string;
+    position: number;
+    reading_from: number | null;
+    reading_from_leader: boolean;
+    preferred_read_replica: number | null;
+    lag: number | null;
+  }
+
+  interface FailoverLabConsumerReport {
+    id: string;
+    consumed: number;
+    truncations_detected: number;
+    /** ["topic-partition", position] pairs. */
+    positions: Array<[string, number]>;
+    client_rack: string | null;
+    partitions: FailoverLabConsumerPartitionReport[];
+  }
+
+  interface FailoverLabViolation {
+    at_ms: number;
+    invariant: string;
+    detail: string;
+  }
+
+  /** Why a partition could not take acks=all writes (issue 11's availability accounting). */
+  type FailoverLabUnavailableCause = 'leader_down' | 'offline' | 'below_min_isr' | 'leader_moving';
+
+  interface FailoverLabLatencySummary {
+    count: number;
+    p50: number | null;
+    p90: number | null;
+    p99: number | null;
+    p999: number | null;
+    max: number | null;
+  }
+
+  interface FailoverLabFaultReport {
+    at_ms: number;
+    action: FailoverLabFault;
+    actions: FailoverLabFault[];
+    brokers: number[];
+    /** "topic-partition" names the fault took leaderless. */
+    partitions: string[];
+    fenced_at_ms: number | null;
+    elected_at_ms: number | null;
+    applied_at_ms: number | null;
+    writable_at_ms: number | null;
+    /** Recovery time: fault → writable again (null while still open). */
+    rto_ms: number | null;
+    phases: { detection_ms: number | null; election_ms: number | null; metadata_ms: number | null; client_ms: number | null };
+  }
+
+  interface FailoverLabAvailabilityReport {
+    faults: FailoverLabFaultReport[];
+    partitions: Array<{ partition: string; unavailable_ms: number; windows: Array<{ from_ms: number; to_ms: number | null; cause: FailoverLabUnavailableCause }> }>;
+    unavailable_ms: number;
+    produce_latency_ms: FailoverLabLatencySummary;
+    end_to_end_latency_ms: FailoverLabLatencySummary;
+  }
+
+  /** The run report at the current simulated time (`report()`). */
+  interface FailoverLabReport {
+    scenario: string;
+    seed: number;
+    end_ms: number;
+    trace_hash: string;
+    brokers: FailoverLabBrokerReport[];
+    partitions: FailoverLabPartitionReport[];
+    producers: FailoverLabProducerReport[];
+    consumers: FailoverLabConsumerReport[];
+    acked_records_lost: number;
+    invariant_violations: FailoverLabViolation[];
+    events_processed: number;
+    trace_events: number;
+    /** How long the faults cost: recovery times and unavailable partition-time. */
+    availability: FailoverLabAvailabilityReport;
+    /** The KEY=VALUE settings applied to the scenario (CLI `run --set`); absent when none were. */
+    settings?: Record<string, unknown>;
+  }
+
+  // ---- view (one frame's state, `view(n)`) -------------------------------------
+
+  interface FailoverLabBrokerView {
+    id: number;
+    state: FailoverLabBrokerState;
+    broker_epoch: number;
+    /** How many partitions this broker leads. */
+    leader_of: number;
+    rack: string | null;
+  }
+
+  interface FailoverLabReplicaView {
+    broker: number;
+    role: 'leader' | 'follower' | 'unknown';
+    alive: boolean;
+    leader_epoch: number;
+    log_end_offset: number;
+    high_watermark: number;
+    epochs: Array<[number, number]>;
+    /** Offset of cells[0]. */
+    first_cell: number;
+    /** Leader epoch of each record drawn, from first_cell on. */
+    cells: number[];
+    in_isr: boolean;
+  }
+
+  interface FailoverLabPartitionView {
+    topic: string;
+    partition: number;
+    leader: number | null;
+    leader_epoch: number;
+    partition_epoch: number;
+    replicas: number[];
+    isr: number[];
+    elr: number[];
+    last_known_elr: number[];
+    min_insync_replicas: number;
+    unclean_leader_election_enable: boolean;
+    offline: boolean;
+    under_replicated: boolean;
+    under_min_isr: boolean;
+    at_min_isr: boolean;
+    acked_records_lost: number;
+    replica_views: FailoverLabReplicaView[];
+  }
+
+  interface FailoverLabProducerView {
+    id: string;
+    acks: string;
+    idempotent: boolean;
+    acked: number;
+    failed: number;
+    retries: number;
+    in_flight: number;
+    queued: number;
+    errors: Record<string, number>;
+    /** [time, error] of the latest errors. */
+    last_errors: Array<[string, string]>;
+  }
+
+  interface FailoverLabConsumerView {
+    id: string;
+    consumed: number;
+    truncations_detected: number;
+    positions: Array<[string, number]>;
+    errors: Record<string, number>;
+    client_rack: string | null;
+    partitions: FailoverLabConsumerPartitionReport[];
+  }
+
+  interface FailoverLabMessageView {
+    /** "controller", "broker-N", "producer-I", "consumer-I". */
+    from: string;
+    to: string;
+    /** Kafka request name: Fetch, Produce, BrokerHeartbeat, … */
+    kind: string;
+    sent_ms: number;
+    arrive_ms: number;
+  }
+
+  /** Cumulative counters and gauges under Kafka's metric names. */
+  interface FailoverLabMetrics {
+    UnderReplicatedPartitions: number;
+    UnderMinIsrPartitionCount: number;
+    AtMinIsrPartitionCount: number;
+    OfflinePartitionsCount: number;
+    IsrShrinks: number;
+    IsrExpands: number;
+    LeaderElections: number;
+    UncleanLeaderElections: number;
+    FailedProduceRequests: number;
+    RecordRetries: number;
+    RecordErrors: number;
+    RecordsAcked: number;
+    RecordsConsumed: number;
+  }
+
+  interface FailoverLabView {
+    now_ms: number;
+    brokers: FailoverLabBrokerView[];
+    /** The first n partitions in detail. */
+    partitions: FailoverLabPartitionView[];
+    producers: FailoverLabProducerView[];
+    consumers: FailoverLabConsumerView[];
+    messages: FailoverLabMessageView[];
+    metrics: FailoverLabMetrics;
+    acked_records_lost: number;
+    invariant_violations: number;
+    trace_length: number;
+  }
+
+  // ---- trace events (`trace(cursor)`) --------------------------------------------
+
+  /** One trace event: `event` names its kind (snake_case); `text` says it in plain words. */
+  interface FailoverLabTraceEvent {
+    at_ms: number;
+    event: string;
+    text: string;
+    [field: string]: unknown;
+  }
+
+  /** The trace's leader_elected event: the controller chose a leader. */
+  interface FailoverLabLeaderElected {
+    at_ms: number;
+    event: 'leader_elected';
+    text: string;
+    topic: string;
+    partition: number;
+    leader: number | null;
+    previous_leader: number | null;
+    leader_epoch: number;
+    isr: number[];
+    /** How: "clean", "unclean", "elr", … */
+    election: string;
+  }
+
+  interface FailoverLabTourStop {
+    at_ms: number;
+    title: string;
+    text: string;
+    highlight: string[];
+  }
+
+  // ---- events --------------------------------------------------------------------
+
+  type FailoverLabFault = 'crash' | 'power_loss' | 'shutdown' | 'isolate';
+
+  interface FailoverLabReadyDetail {
+    now_ms: number;
+  }
+  interface FailoverLabFaultDetail {
+    at_ms: number;
+    fault: FailoverLabFault;
+    broker: number;
+    text: string;
+  }
+  type FailoverLabLeaderChangeDetail = FailoverLabLeaderElected;
+  interface FailoverLabRecordsLostDetail {
+    at_ms: number;
+    topic: string;
+    partition: number;
+    /** Acknowledged records lost in this event. */
+    count: number;
+    cause: string;
+    text: string;
+    /** All acknowledged records lost so far in the run. */
+    total: number;
+  }
+  interface FailoverLabTourStopDetail {
+    /** 0-based stop index. */
+    index: number;
+    /** How many stops the tour has. */
+    count: number;
+    at_ms: number;
+    title: string;
+    text: string;
+  }
+  interface FailoverLabErrorDetail {
+    message: string;
+  }
+
+  /** Events of a <failover-lab> element (dispatched on it; they bubble). */
+  interface FailoverLabElementEventMap extends Omit<HTMLElementEventMap, 'error'> {
+    ready: CustomEvent<FailoverLabReadyDetail>;
+    fault: CustomEvent<FailoverLabFaultDetail>;
+    leaderchange: CustomEvent<FailoverLabLeaderChangeDetail>;
+    recordslost: CustomEvent<FailoverLabRecordsLostDetail>;
+    tourstop: CustomEvent<FailoverLabTourStopDetail>;
+    /** A bad attribute or scenario (also shown inside the element). */
+    error: CustomEvent<FailoverLabErrorDetail>;
+  }
+
+  // ---- the API shared by the element and window.failoverLab ------------------------
+
+  interface FailoverLabApi {
+    /** Replace the scenario (JSON text or object); throws the core's Error. */
+    load(scenario: FailoverLabScenario): void;
+    crash(broker: FailoverLabBrokerId): void;
+    powerLoss(broker: FailoverLabBrokerId): void;
+    restart(broker: FailoverLabBrokerId): void;
+    shutdown(broker: FailoverLabBrokerId): void;
+    isolate(broker: FailoverLabBrokerId): void;
+    heal(broker: FailoverLabBrokerId): void;
+    produce(topic: string, partition: number, count: number, acks?: FailoverLabAcks): void;
+    /** Apply any action now (recorded for replay). */
+    apply(action: FailoverLabAction): void;
+    /** Advance simulated time synchronously by `ms`, then redraw. */
+    runFor(ms: number): void;
+    /** Time travel to `t` ms. */
+    seek(t: number): void;
+    play(): void;
+    pause(): void;
+    /** Simulated ms per real ms (0.01 – 100). */
+    setSpeed(x: number): void;
+    report(): FailoverLabReport;
+    /** kafka-topics.sh --describe text. */
+    describe(): string;
+    view(maxPartitions?: number): FailoverLabView;
+    trace(cursor?: number): FailoverLabTraceEvent[];
+    /** Simulated time, ms. */
+    now(): number;
+    actions(): Array<{ at_ms: number; action: FailoverLabAction }>;
+    tourNext(): void;
+    tourBack(): void;
+  }
+
+  type FailoverLabTheme = 'light' | 'dark' | 'auto';
+
+  /** <failover-lab>: the simulator as one custom element. */
+  interface FailoverLabElement extends HTMLElement, FailoverLabApi {
+    /** Resolves to true once the first frame is drawn, false on a bad setup. */
+    readonly ready: Promise<boolean>;
+    /** Back to the start (of the range), forgetting recorded actions. */
+    reset(): void;
+    /** The scenario with the switches applied (what runs). */
+    scenario(): Record<string, unknown>;
+
+    addEventListener<K extends keyof FailoverLabElementEventMap>(
+      type: K,
+      listener: (this: FailoverLabElement, ev: FailoverLabElementEventMap[K]) => unknown,
+      options?: boolean | AddEventListenerOptions,
+    ): void;
+    addEventListener(type: string, listener: EventListenerOrEventListenerObject, options?: boolean | AddEventListenerOptions): void;
+    removeEventListener<K extends keyof FailoverLabElementEventMap>(
+      type: K,
+      listener: (this: FailoverLabElement, ev: FailoverLabElementEventMap[K]) => unknown,
+      options?: boolean | EventListenerOptions,
+    ): void;
+    removeEventListener(type: string, listener: EventListenerOrEventListenerObject, options?: boolean | EventListenerOptions): void;
+  }
+
+  /**
+   * The element's attributes (all strings in HTML): scenario, seed, speed,
+   * autoplay, loop, compact, controls, panels, partitions, range, theme.
+   */
+  interface FailoverLabAttributes {
+    /** URL of a scenario file; or put the scenario in a <script type="application/json"> child. */
+    scenario?: string;
+    /** Whole number ≥ 0: overrides the scenario's seed. */
+    seed?: string;
+    /** Simulated ms per real ms, 0.01 – 100 (default 1). */
+    speed?: string;
+    autoplay?: '' | 'true' | 'false';
+    loop?: '' | 'true' | 'false';
+    compact?: '' | 'true' | 'false';
+    /** Some of: play step speed time timeline reset brokers produce switches tour; or all / none. */
+    controls?: string;
+    /** Some of: map partitions clients describe narration metrics availability; or all / none. */
+    panels?: string;
+    /** How many partitions to draw, 1 – 64 (default 8). */
+    partitions?: string;
+    /** "8s-25s", "8000-25000", "8s-" or "steps:1-2". */
+    range?: string;
+    /** light | dark | auto (default: follows prefers-color-scheme). */
+    theme?: FailoverLabTheme;
+  }
+
+  /** index.html's window.failoverLab (set once the wasm core has loaded). */
+  interface FailoverLabPageApi extends FailoverLabApi {
+    tour(): { stops: FailoverLabTourStop[]; index: number };
+    shareUrl(): string;
+    exportScenario(): Record<string, unknown>;
+    readonly playing: boolean;
+    readonly theme: FailoverLabTheme;
+    setTheme(theme: FailoverLabTheme): void;
+  }
+
+  interface HTMLElementTagNameMap {
+    'failover-lab': FailoverLabElement;
+  }
+
+  interface Window {
+    failoverLab?: FailoverLabPageApi;
+  }
+
+  /** index.html dispatches the element's events on document, prefixed "failoverlab:". */
+  interface DocumentEventMap {
+    'failoverlab:ready': CustomEvent<FailoverLabReadyDetail>;
+    'failoverlab:fault': CustomEvent<FailoverLabFaultDetail>;
+    'failoverlab:leaderchange': CustomEvent<FailoverLabLeaderChangeDetail>;
+    'failoverlab:recordslost': CustomEvent<FailoverLabRecordsLostDetail>;
+    'failoverlab:tourstop': CustomEvent<FailoverLabTourStopDetail>;
+  }
+}

@@ -284,6 +284,8 @@ pub struct RunOutcome {
 fn cause_class(cause: &str) -> String {
     if cause.starts_with("unclean election") {
         "unclean election".into()
+    } else if cause.starts_with("election of the last known leader") {
+        "last known leader elected (KIP-966)".into()
     } else if cause.starts_with("acks=1") {
         "acks=1: leader died before replication".into()
     } else if cause.starts_with("power loss") {

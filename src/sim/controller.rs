@@ -66,6 +66,9 @@ pub struct Controller {
     pub isr_expands: u64,
     /// Per partition: the last unclean election (new leader, leader epoch).
     pub unclean_elected: Vec<Option<(BrokerId, u32)>>,
+    /// Per partition: that unclean election was KIP-966's last known leader
+    /// (no `unclean.leader.election.enable` needed).
+    pub last_known_leader_elected: Vec<bool>,
     /// A leader rebalance is scheduled (QuorumController's imbalance schedule).
     pub rebalance_scheduled: bool,
 }
@@ -102,6 +105,7 @@ impl Controller {
         let n = partitions.len();
         Controller {
             unclean_elected: vec![None; n],
+            last_known_leader_elected: vec![false; n],
             brokers: (1..=brokers)
                 .map(|id| BrokerRegistrationState {
                     id,
@@ -660,6 +664,7 @@ impl Controller {
                 self.unclean_elections += 1;
                 if let Some(l) = leader {
                     self.unclean_elected[p] = Some((l, reg.leader_epoch));
+                    self.last_known_leader_elected[p] = last_known;
                 }
             }
             let election = if from_elr {

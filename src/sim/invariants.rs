@@ -316,8 +316,13 @@ pub fn check(c: &mut Cluster, dirty: &[PartitionIndex]) {
     let now = c.now;
     for &p in dirty {
         if let Some((b, e)) = c.controller.unclean_elected[p] {
+            let last_known = c.controller.last_known_leader_elected[p];
             c.invariants.watch[p].unclean.get_or_insert_with(|| {
-                format!("unclean election of broker {b} at leader epoch {e}")
+                if last_known {
+                    format!("election of the last known leader, broker {b}, at leader epoch {e} (KIP-966: an unclean choice made without unclean.leader.election.enable)")
+                } else {
+                    format!("unclean election of broker {b} at leader epoch {e}")
+                }
             });
         }
         // Read-only phase: evaluate every invariant on the current state.

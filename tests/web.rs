@@ -12,16 +12,6 @@ use wasm_bindgen_test::*;
 
 wasm_bindgen_test_configure!(run_in_browser);
 
-fn record(id: u64, epoch: u32) -> Record {
-    Record {
-        id,
-        epoch,
-        producer_id: 0,
-        seq: 0,
-        batch_start: true,
-    }
-}
-
 /// The log and its leader-epoch cache work in the browser as they do natively:
 /// appends get consecutive offsets and endOffsetFor answers per epoch.
 #[wasm_bindgen_test]
@@ -30,9 +20,9 @@ fn log_and_epoch_cache_run_in_the_browser() {
     assert_eq!(log.log_end_offset(), 0);
     assert_eq!(log.end_offset_for(0), None);
 
-    assert_eq!(log.append(record(1, 1)), 0);
-    assert_eq!(log.append(record(2, 1)), 1);
-    assert_eq!(log.append(record(3, 3)), 2);
+    assert_eq!(log.append(Record::plain(1, 1)), 0);
+    assert_eq!(log.append(Record::plain(2, 1)), 1);
+    assert_eq!(log.append(Record::plain(3, 3)), 2);
     assert_eq!(log.log_end_offset(), 3);
 
     // Epoch 1 ends where epoch 3 starts; the latest epoch ends at the LEO.

@@ -1812,19 +1812,7 @@ pub fn trace_truncation(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sim::config::{ClusterConfig, TopicConfig};
-    use crate::sim::trace::Trace;
-    use crate::sim::PartitionInfo;
-
-    fn record(id: u64) -> Record {
-        Record {
-            id,
-            epoch: 0,
-            producer_id: 0,
-            seq: 0,
-            batch_start: true,
-        }
-    }
+    use crate::sim::io::TestWorld;
 
     #[test]
     fn a_parked_follower_fetch_records_the_followers_position_once() {
@@ -1833,17 +1821,7 @@ mod tests {
         // which leaves it alone. The second update used to overwrite the
         // fetch time and the leader LEO seen, making the follower look caught
         // up later than Kafka would.
-        let config = ClusterConfig::default();
-        let partitions = vec![PartitionInfo {
-            topic: "t".to_string(),
-            topic_index: 0,
-            partition: 0,
-            replicas: vec![1, 2, 3],
-            config: TopicConfig::default(),
-        }];
-        let mut trace = Trace::default();
-        let mut next_id = 1;
-        let mut dirty = Vec::new();
+        let mut world = TestWorld::one_partition();
         let mut b = Broker::new(1, 1);
         b.host(0, Replica::new(0, vec![1, 2, 3]));
         let reg = PartitionRegistration {
@@ -1859,26 +1837,11 @@ mod tests {
         if let Some(r) = b.replicas.get_mut(&0) {
             r.make_leader(1, &reg, 0);
             for i in 0..5 {
-                r.log.append(record(i));
+                r.log.append(Record::plain(i, 0));
             }
         }
-        let mut at = |now: u64, b: &mut Broker, f: &mut dyn FnMut(&mut Broker, &mut Ctx)| {
-            let mut ctx = Ctx {
-                now,
-                config: &config,
-                racks: &[],
-                partitions: &partitions,
-                metadata: &[],
-                trace: &mut trace,
-                next_id: &mut next_id,
-                sends: Vec::new(),
-                timers: Vec::new(),
-                dirty: &mut dirty,
-            };
-            f(b, &mut ctx);
-        };
         // Broker 2 fetches at the log end at 1 s: nothing to read, parked.
-        at(1_000, &mut b, &mut |b, ctx| {
+        world.at(1_000, |ctx| {
             b.on_message(
                 ctx,
                 Node::Broker(2),
@@ -1899,8 +1862,8 @@ mod tests {
         });
         assert_eq!(b.parked_fetches.len(), 1, "the fetch is parked");
         // A record arrives at 1.2 s and completes the parked fetch.
-        at(1_200, &mut b, &mut |b, ctx| {
-            let _ = b.append_as_leader(ctx, 0, Acks::Leader, vec![record(5)]);
+        world.at(1_200, |ctx| {
+            let _ = b.append_as_leader(ctx, 0, Acks::Leader, vec![Record::plain(5, 0)]);
         });
         assert!(b.parked_fetches.is_empty(), "the new record completed it");
         let f = b.replicas.get(&0).and_then(|r| r.follower(2)).cloned();

@@ -378,15 +378,11 @@ impl Producer {
                     // An acks=0 request the broker refused: it closed the
                     // connection. The records were counted as sent and are
                     // gone; the disconnect makes the client ask for metadata.
-                    let info = &ctx.partitions[p];
-                    ctx.trace(
-                        TraceKind::ProduceError {
-                            producer: self.name.clone(),
-                            topic: info.topic.clone(),
-                            partition: info.partition,
-                            error: ErrorCode::NetworkException.name().to_string(),
-                            retrying: false,
-                        },
+                    self.trace_error(
+                        ctx,
+                        p,
+                        ErrorCode::NetworkException.name(),
+                        false,
                         format!(
                             "{to} closed producer {}'s connection: it refused an acks=0 write of {n} record{} to {} (a broker answers an acks=0 error by disconnecting). The producer had already counted them as sent; they are lost. The disconnect makes it refresh its metadata.",
                             self.name,
@@ -556,15 +552,11 @@ impl Producer {
                         .errors
                         .entry("DELIVERY_TIMEOUT".to_string())
                         .or_default() += 0;
-                    let info = &ctx.partitions[p];
-                    ctx.trace(
-                        TraceKind::ProduceError {
-                            producer: self.name.clone(),
-                            topic: info.topic.clone(),
-                            partition: info.partition,
-                            error: e.name().to_string(),
-                            retrying: false,
-                        },
+                    self.trace_error(
+                        ctx,
+                        p,
+                        e.name(),
+                        false,
                         format!(
                             "Producer {} gave up on {} record{} for {}: {e}, and delivery.timeout.ms={} has passed. The application's send() fails.",
                             self.name,
@@ -575,7 +567,6 @@ impl Producer {
                         ),
                     );
                 } else if first_error {
-                    let info = &ctx.partitions[p];
                     let why = match e {
                         ErrorCode::NotLeaderOrFollower => " — the broker it asked is no longer the leader; it refreshes its metadata",
                         ErrorCode::FencedLeaderEpoch => " — its leader epoch is stale; it refreshes its metadata",
@@ -585,14 +576,11 @@ impl Producer {
                         ErrorCode::NetworkException => " — the connection to the broker broke",
                         _ => "",
                     };
-                    ctx.trace(
-                        TraceKind::ProduceError {
-                            producer: self.name.clone(),
-                            topic: info.topic.clone(),
-                            partition: info.partition,
-                            error: e.name().to_string(),
-                            retrying: true,
-                        },
+                    self.trace_error(
+                        ctx,
+                        p,
+                        e.name(),
+                        true,
                         format!(
                             "Producer {} got {e} for {}{why}; it will retry.",
                             self.name,
@@ -833,15 +821,11 @@ impl Producer {
                 .entry("DELIVERY_TIMEOUT".to_string())
                 .or_default() += 1;
             self.queued.insert(p);
-            let info = &ctx.partitions[p];
-            ctx.trace(
-                TraceKind::ProduceError {
-                    producer: self.name.clone(),
-                    topic: info.topic.clone(),
-                    partition: info.partition,
-                    error: "DELIVERY_TIMEOUT".to_string(),
-                    retrying: false,
-                },
+            self.trace_error(
+                ctx,
+                p,
+                "DELIVERY_TIMEOUT",
+                false,
                 format!(
                     "Producer {} gave up on {n} record{} for {} still in flight: delivery.timeout.ms={} has passed since the batch was created. The application's send() fails with a TimeoutException, though the broker may still write them; a late answer is ignored.",
                     self.name,
@@ -863,6 +847,28 @@ impl Producer {
             self.expiry_wake = Some(deadline);
             ctx.after(deadline.saturating_sub(ctx.now).max(1), Timer::Send);
         }
+    }
+
+    /// A ProduceError trace event for partition `p`, with its narration.
+    fn trace_error(
+        &self,
+        ctx: &mut Ctx,
+        p: PartitionIndex,
+        error: &str,
+        retrying: bool,
+        text: String,
+    ) {
+        let info = &ctx.partitions[p];
+        ctx.trace(
+            TraceKind::ProduceError {
+                producer: self.name.clone(),
+                topic: info.topic.clone(),
+                partition: info.partition,
+                error: error.to_string(),
+                retrying,
+            },
+            text,
+        );
     }
 
     pub fn in_flight_records(&self) -> u64 {
@@ -1453,9 +1459,8 @@ impl Consumer {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sim::config::{ClusterConfig, TopicConfig};
+    use crate::sim::io::TestWorld;
     use crate::sim::trace::Trace;
-    use crate::sim::PartitionInfo;
 
     fn consumer(reset: OffsetReset) -> Consumer {
         let mut config = match ConsumerConfig::parse(&Default::default(), "consumer") {
@@ -1475,47 +1480,27 @@ mod tests {
     /// The leader answers a fetch at offset 120 with OFFSET_OUT_OF_RANGE (its
     /// log now ends at 100, HW 100).
     fn out_of_range(c: &mut Consumer) -> Trace {
-        let config = ClusterConfig::default();
-        let partitions = vec![PartitionInfo {
-            topic: "t".to_string(),
-            topic_index: 0,
-            partition: 0,
-            replicas: vec![1, 2, 3],
-            config: TopicConfig::default(),
-        }];
-        let mut trace = Trace::default();
-        let mut next_id = 100;
-        let mut dirty = Vec::new();
-        let mut ctx = Ctx {
-            now: 5_000,
-            config: &config,
-            racks: &[],
-            partitions: &partitions,
-            metadata: &[],
-            trace: &mut trace,
-            next_id: &mut next_id,
-            sends: Vec::new(),
-            timers: Vec::new(),
-            dirty: &mut dirty,
-        };
-        c.on_message(
-            &mut ctx,
-            Message::FetchResponse {
-                id: 7,
-                partitions: vec![FetchPartitionResponse {
-                    partition: 0,
-                    error: Some(ErrorCode::OffsetOutOfRange),
-                    high_watermark: 100,
-                    log_end_offset: 100,
-                    diverging_epoch: None,
-                    current_leader: Some((1, 4)),
-                    records: Vec::new(),
-                    base_offset: 120,
-                    preferred_read_replica: None,
-                }],
-            },
-        );
-        trace
+        let mut world = TestWorld::one_partition();
+        world.at(5_000, |ctx| {
+            c.on_message(
+                ctx,
+                Message::FetchResponse {
+                    id: 7,
+                    partitions: vec![FetchPartitionResponse {
+                        partition: 0,
+                        error: Some(ErrorCode::OffsetOutOfRange),
+                        high_watermark: 100,
+                        log_end_offset: 100,
+                        diverging_epoch: None,
+                        current_leader: Some((1, 4)),
+                        records: Vec::new(),
+                        base_offset: 120,
+                        preferred_read_replica: None,
+                    }],
+                },
+            )
+        });
+        world.trace
     }
 
     #[test]

@@ -282,25 +282,40 @@ impl Controller {
         }
     }
 
-    /// The cluster is already running at t=0: broker `broker` is registered
-    /// and unfenced before any topic is used, as on a cluster that has been
-    /// up for a while (Kafka never elects a fenced broker, so a cluster drawn
-    /// as "fenced" must not lead). Returns its broker epoch.
-    pub fn bootstrap_broker(&mut self, ctx: &mut Ctx, broker: BrokerId, incarnation: u32) -> u64 {
+    /// A new registration of `broker`: the next broker epoch, the metadata
+    /// offset its registration record is written at, and that record.
+    /// Returns the broker epoch.
+    fn record_registration(
+        &mut self,
+        now: u64,
+        broker: BrokerId,
+        incarnation: u32,
+        fenced: bool,
+    ) -> u64 {
         let epoch = self.next_broker_epoch;
         self.next_broker_epoch += 1;
         let offset = self.metadata_log.len() as u64;
         if let Some(s) = self.broker_mut(broker) {
             s.registered = true;
             s.broker_epoch = epoch;
-            s.fenced = false;
+            s.fenced = fenced;
             s.in_controlled_shutdown = false;
-            s.last_heartbeat_ms = ctx.now;
+            s.last_heartbeat_ms = now;
             s.session_expired = false;
             s.registration_offset = offset;
             s.incarnation = incarnation;
+            s.reported_metadata_offset = 0;
         }
         self.append_broker_record(broker);
+        epoch
+    }
+
+    /// The cluster is already running at t=0: broker `broker` is registered
+    /// and unfenced before any topic is used, as on a cluster that has been
+    /// up for a while (Kafka never elects a fenced broker, so a cluster drawn
+    /// as "fenced" must not lead). Returns its broker epoch.
+    pub fn bootstrap_broker(&mut self, ctx: &mut Ctx, broker: BrokerId, incarnation: u32) -> u64 {
+        let epoch = self.record_registration(ctx.now, broker, incarnation, false);
         let end = self.metadata_log.len() as u64;
         if let Some(s) = self.broker_mut(broker) {
             s.reported_metadata_offset = end;
@@ -413,21 +428,7 @@ impl Controller {
                 "it re-registered with a new incarnation".to_string(),
             );
         }
-        let epoch = self.next_broker_epoch;
-        self.next_broker_epoch += 1;
-        let offset = self.metadata_log.len() as u64;
-        if let Some(s) = self.broker_mut(broker) {
-            s.registered = true;
-            s.broker_epoch = epoch;
-            s.fenced = true;
-            s.in_controlled_shutdown = false;
-            s.last_heartbeat_ms = ctx.now;
-            s.session_expired = false;
-            s.registration_offset = offset;
-            s.incarnation = incarnation;
-            s.reported_metadata_offset = 0;
-        }
-        self.append_broker_record(broker);
+        let epoch = self.record_registration(ctx.now, broker, incarnation, true);
         ctx.trace(
             TraceKind::BrokerRegistered {
                 broker,

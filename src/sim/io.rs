@@ -108,3 +108,50 @@ impl<'a> Ctx<'a> {
         self.partitions[p].name()
     }
 }
+
+/// A world for unit tests that call one node's handlers by hand: one topic
+/// `t` with one partition on brokers 1–3, Kafka's default config.
+#[cfg(test)]
+pub(crate) struct TestWorld {
+    pub config: ClusterConfig,
+    pub partitions: Vec<PartitionInfo>,
+    pub trace: Trace,
+    next_id: u64,
+    dirty: Vec<PartitionIndex>,
+}
+
+#[cfg(test)]
+impl TestWorld {
+    pub fn one_partition() -> Self {
+        TestWorld {
+            config: ClusterConfig::default(),
+            partitions: vec![PartitionInfo {
+                topic: "t".to_string(),
+                topic_index: 0,
+                partition: 0,
+                replicas: vec![1, 2, 3],
+                config: super::config::TopicConfig::default(),
+            }],
+            trace: Trace::default(),
+            next_id: 1,
+            dirty: Vec::new(),
+        }
+    }
+
+    /// Run `f` with a context at time `now` (its sends and timers dropped).
+    pub fn at<R>(&mut self, now: u64, f: impl FnOnce(&mut Ctx) -> R) -> R {
+        let mut ctx = Ctx {
+            now,
+            config: &self.config,
+            racks: &[],
+            partitions: &self.partitions,
+            metadata: &[],
+            trace: &mut self.trace,
+            next_id: &mut self.next_id,
+            sends: Vec::new(),
+            timers: Vec::new(),
+            dirty: &mut self.dirty,
+        };
+        f(&mut ctx)
+    }
+}

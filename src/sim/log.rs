@@ -28,6 +28,19 @@ pub struct Record {
     pub batch_start: bool,
 }
 
+impl Record {
+    /// A record of a non-idempotent producer, its own batch, written in `epoch`.
+    pub fn plain(id: u64, epoch: u32) -> Record {
+        Record {
+            id,
+            epoch,
+            producer_id: 0,
+            seq: 0,
+            batch_start: true,
+        }
+    }
+}
+
 /// Metadata of a batch kept for idempotent de-duplication (the last five per
 /// producer, ProducerStateEntry.NUM_BATCHES_TO_RETAIN).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -330,20 +343,10 @@ impl Log {
 mod tests {
     use super::*;
 
-    fn rec(id: u64, epoch: u32) -> Record {
-        Record {
-            id,
-            epoch,
-            producer_id: 0,
-            seq: 0,
-            batch_start: true,
-        }
-    }
-
     fn log_with(epochs: &[u32]) -> Log {
         let mut log = Log::default();
         for (i, e) in epochs.iter().enumerate() {
-            log.append(rec(i as u64, *e));
+            log.append(Record::plain(i as u64, *e));
         }
         log
     }
@@ -381,7 +384,7 @@ mod tests {
     fn equal_prefixes_hash_equal_and_divergent_ones_do_not() {
         let a = log_with(&[0, 0, 1]);
         let mut b = log_with(&[0, 0]);
-        b.append(rec(2, 2));
+        b.append(Record::plain(2, 2));
         assert_eq!(a.prefix_hash(2), b.prefix_hash(2));
         assert_ne!(a.prefix_hash(3), b.prefix_hash(3));
     }
@@ -392,7 +395,7 @@ mod tests {
         log.high_watermark = 2;
         log.flush();
         log.checkpoint_high_watermark();
-        log.append(rec(9, 0));
+        log.append(Record::plain(9, 0));
         log.high_watermark = 4;
         let lost = log.lose_unflushed();
         assert_eq!(lost.len(), 1);

@@ -342,20 +342,10 @@ mod tests {
     use super::*;
     use crate::sim::log::Record;
 
-    fn rec(id: u64, epoch: u32) -> Record {
-        Record {
-            id,
-            epoch,
-            producer_id: 0,
-            seq: 0,
-            batch_start: true,
-        }
-    }
-
     fn replica_with(epochs: &[u32]) -> Replica {
         let mut r = Replica::new(0, vec![1, 2]);
         for (i, e) in epochs.iter().enumerate() {
-            r.log.append(rec(i as u64, *e));
+            r.log.append(Record::plain(i as u64, *e));
         }
         r
     }
@@ -422,7 +412,7 @@ mod tests {
         // forgets what it knew of its followers.
         let mut r = Replica::new(0, vec![1, 2, 3]);
         for i in 0..5 {
-            r.log.append(rec(i, 0));
+            r.log.append(Record::plain(i, 0));
         }
         r.make_leader(1, &registration(1, 0), 0);
         r.record_follower_fetch(2, 5, 7, 100);

@@ -8,23 +8,13 @@ use failover_lab::sim::config::TruncationMode;
 use failover_lab::sim::log::{Log, Record};
 use failover_lab::sim::partition::{Replica, Truncation};
 
-fn rec(id: u64, epoch: u32) -> Record {
-    Record {
-        id,
-        epoch,
-        producer_id: 0,
-        seq: 0,
-        batch_start: true,
-    }
-}
-
 /// A log of `(epoch, count)` runs.
 fn log_of(runs: &[(u32, u64)]) -> Log {
     let mut log = Log::default();
     for &(epoch, n) in runs {
         for _ in 0..n {
             let id = log.log_end_offset();
-            log.append(rec(id, epoch));
+            log.append(Record::plain(id, epoch));
         }
     }
     log

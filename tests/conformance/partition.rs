@@ -13,16 +13,6 @@ const LAG: u64 = 30_000;
 /// Kafka's MockTime starts at the wall clock, far from 0.
 const T0: u64 = 1_000_000;
 
-fn rec(id: u64, epoch: u32) -> Record {
-    Record {
-        id,
-        epoch,
-        producer_id: 0,
-        seq: 0,
-        batch_start: true,
-    }
-}
-
 /// `seedLogData(log, numRecords = 10, leaderEpoch = 4)` then `makeLeader`
 /// in leader epoch 5 at time `now`.
 fn leader(replicas: &[u32], isr: &[u32], now: u64) -> Replica {
@@ -35,7 +25,7 @@ fn leader(replicas: &[u32], isr: &[u32], now: u64) -> Replica {
 fn seed(r: &mut Replica, n: u64, epoch: u32) {
     let base = r.log.log_end_offset();
     for i in 0..n {
-        r.log.append(rec(base + i, epoch));
+        r.log.append(Record::plain(base + i, epoch));
     }
 }
 

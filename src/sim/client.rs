@@ -638,7 +638,7 @@ impl Producer {
         let mut need_metadata = false;
         let mut next_wake: Option<u64> = None;
         self.expire_in_flight(ctx);
-        let mut expiries: Vec<u64> = Vec::new();
+        let mut first_expiry: Option<u64> = None;
         let candidates: Vec<PartitionIndex> = self.queued.iter().copied().collect();
         for p in &candidates {
             let Some(state) = self.partitions.get_mut(p) else {
@@ -703,7 +703,8 @@ impl Producer {
                 b.attempts += 1;
                 b.sent_in_epoch = Some(epoch);
                 if b.acks != Acks::None {
-                    expiries.push(b.created_ms.saturating_add(timeout));
+                    let at = b.created_ms.saturating_add(timeout);
+                    first_expiry = Some(first_expiry.map_or(at, |f| f.min(at)));
                 }
                 let records = b
                     .records
@@ -768,7 +769,7 @@ impl Producer {
                 },
             );
         }
-        if let Some(first) = expiries.iter().copied().min() {
+        if let Some(first) = first_expiry {
             self.wake_for_expiry(ctx, first);
         }
         if need_metadata || self.metadata_refresh_due {

@@ -71,6 +71,10 @@ pub struct Controller {
     pub last_known_leader_elected: Vec<bool>,
     /// A leader rebalance is scheduled (QuorumController's imbalance schedule).
     pub rebalance_scheduled: bool,
+    /// The metadata log length when the partitions were last found balanced:
+    /// an imbalance only appears with a new partition record, so controller
+    /// events that wrote none skip the scan.
+    balanced_at_len: Option<usize>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -130,6 +134,7 @@ impl Controller {
             isr_shrinks: 0,
             isr_expands: 0,
             rebalance_scheduled: false,
+            balanced_at_len: None,
         }
     }
 
@@ -145,15 +150,22 @@ impl Controller {
     /// leader.imbalance.check.interval.seconds later — counted from when the
     /// imbalance appeared, not on a fixed clock.
     pub fn maybe_schedule_rebalance(&mut self, ctx: &mut Ctx) {
-        if self.rebalance_scheduled || !ctx.config.auto_leader_rebalance_enable {
+        let len = self.metadata_log.len();
+        if self.rebalance_scheduled
+            || !ctx.config.auto_leader_rebalance_enable
+            || self.balanced_at_len == Some(len)
+        {
             return;
         }
         if (0..self.partitions.len()).any(|p| self.imbalanced(p)) {
             self.rebalance_scheduled = true;
+            self.balanced_at_len = None;
             ctx.after(
                 ctx.config.leader_imbalance_check_interval_seconds * 1000,
                 Timer::LeaderRebalance,
             );
+        } else {
+            self.balanced_at_len = Some(len);
         }
     }
 

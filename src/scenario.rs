@@ -29,6 +29,10 @@ pub struct Scenario {
     pub source: Value,
     /// Narrated stops of a guided tour, in time order (optional).
     pub tour: Vec<TourStop>,
+    /// Compare lanes the page opens this scenario in (`"compare"`, optional):
+    /// each lane's settings as `KEY=VALUE,…` ([`crate::settings`]). The CLI's
+    /// `run` ignores it and runs the scenario as it is.
+    pub compare: Vec<String>,
 }
 
 /// One stop of a guided tour: at `at_ms` the page pauses and shows `text`,
@@ -146,6 +150,7 @@ pub fn from_value(v: Value) -> R<Scenario> {
             "steps",
             "run_until_ms",
             "tour",
+            "compare",
         ],
     )?;
     let name = match m.get("name") {
@@ -408,8 +413,13 @@ pub fn from_value(v: Value) -> R<Scenario> {
         None => Vec::new(),
         Some(t) => parse_tour(t, run_until_ms)?,
     };
+    let compare = match m.get("compare") {
+        None => Vec::new(),
+        Some(c) => parse_compare_field(&v, c)?,
+    };
     Ok(Scenario {
         tour,
+        compare,
         name,
         description,
         run_until_ms,
@@ -483,6 +493,28 @@ fn parse_racks(v: Option<&Value>, brokers: u32) -> R<Vec<String>> {
         ));
     }
     Ok(racks.into_iter().flatten().collect())
+}
+
+/// `"compare": "acks=1|acks=all"`: the lanes of the page's compare mode. Each
+/// lane's settings must apply to this scenario (the scenario with them applied
+/// is validated like any other), so a lane that cannot run is an error here,
+/// naming the lane and the key.
+fn parse_compare_field(scenario: &Value, c: &Value) -> R<Vec<String>> {
+    let text = string(c, "compare")?;
+    let lanes = crate::settings::parse_compare(&text)?;
+    let mut out = Vec::new();
+    for (i, pairs) in lanes.iter().enumerate() {
+        let mut lane = scenario.clone();
+        if let Some(m) = lane.as_object_mut() {
+            m.remove("compare");
+        }
+        let label = crate::settings::lane_text(pairs);
+        crate::settings::apply(&mut lane, pairs)
+            .and_then(|_| from_value(lane))
+            .map_err(|e| format!("compare: lane {} ({label}): {e}", i + 1))?;
+        out.push(label);
+    }
+    Ok(out)
 }
 
 fn parse_tour(v: &Value, run_until_ms: u64) -> R<Vec<TourStop>> {
@@ -851,6 +883,35 @@ mod tests {
             r#"{"brokers": 1, "topics": [{"name": "t"}], "clients": [{"type": "producer", "id": "p", "topic": "t", "acks": 2}]}"#,
         );
         assert!(e.starts_with("clients[0].acks:"), "{e}");
+    }
+
+    #[test]
+    fn compare_lanes_are_parsed_and_each_lane_is_validated_against_the_scenario() {
+        let s = parse(
+            r#"{"brokers": 3, "topics": [{"name": "t", "replication_factor": 3}],
+               "compare": "unclean.leader.election.enable=false | unclean.leader.election.enable=true,min.insync.replicas=1"}"#,
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(
+            s.compare,
+            vec![
+                "unclean.leader.election.enable=false",
+                "unclean.leader.election.enable=true,min.insync.replicas=1"
+            ]
+        );
+        assert!(
+            !s.spec.config.topic_defaults.unclean_leader_election_enable,
+            "the scenario itself runs without the lanes' settings"
+        );
+        let e = err(r#"{"brokers": 3, "topics": [{"name": "t"}], "compare": "acks=1|fo.o=2"}"#);
+        assert!(e.starts_with("compare: lane 2 (fo.o=2): config"), "{e}");
+        assert!(e.contains("fo.o"), "{e}");
+        let e = err(r#"{"brokers": 3, "topics": [{"name": "t"}], "compare": "acks=1"}"#);
+        assert!(e.contains("2 to 4 lanes"), "{e}");
+        let e = err(r#"{"brokers": 3, "topics": [{"name": "t"}], "compare": ["acks=1"]}"#);
+        assert!(e.starts_with("compare:"), "{e}");
+        let e = err(r#"{"brokers": 3, "topics": [{"name": "t"}], "compare": "acks=2|acks=1"}"#);
+        assert!(e.contains("lane 1") && e.contains("acks"), "{e}");
     }
 
     #[test]

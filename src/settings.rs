@@ -33,6 +33,44 @@ pub fn parse_pairs<S: AsRef<str>>(items: &[S]) -> Result<Vec<(String, String)>, 
         .collect()
 }
 
+/// Most lanes a compare string may have (the page draws them side by side).
+pub const MAX_LANES: usize = 4;
+
+/// A compare string, `"acks=1|acks=all,min.insync.replicas=2"`: 2 to
+/// [`MAX_LANES`] lanes split by `|`, each lane's settings split by `,` (an
+/// empty lane runs the scenario as it is). Returns each lane's pairs; a bad
+/// lane is an error naming it.
+pub fn parse_compare(text: &str) -> Result<Vec<Vec<(String, String)>>, String> {
+    let lanes: Vec<&str> = text.split('|').map(str::trim).collect();
+    if lanes.len() < 2 || lanes.len() > MAX_LANES {
+        return Err(format!(
+            "compare: expected 2 to {MAX_LANES} lanes separated by |, got {} in \"{text}\"",
+            lanes.len()
+        ));
+    }
+    lanes
+        .iter()
+        .enumerate()
+        .map(|(i, lane)| {
+            let items: Vec<&str> = lane
+                .split(',')
+                .map(str::trim)
+                .filter(|s| !s.is_empty())
+                .collect();
+            parse_pairs(&items).map_err(|e| format!("compare: lane {}: {e}", i + 1))
+        })
+        .collect()
+}
+
+/// The canonical text of one lane's settings (`acks=1,min.insync.replicas=2`).
+pub fn lane_text(pairs: &[(String, String)]) -> String {
+    pairs
+        .iter()
+        .map(|(k, v)| format!("{k}={v}"))
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
 fn value_of(v: &str) -> Value {
     serde_json::from_str(v).unwrap_or_else(|_| Value::String(v.to_string()))
 }
@@ -160,6 +198,28 @@ mod tests {
         s["topics"][0]["assignment"] = serde_json::json!([[1, 2, 3]]);
         let e = apply(&mut s, &[("rf".into(), "2".into())]).unwrap_err();
         assert!(e.contains("rf") && e.contains("\"t\""), "{e}");
+    }
+
+    #[test]
+    fn compare_splits_lanes_by_bar_and_settings_by_comma() {
+        let lanes = parse_compare(" acks=1 | acks=all, min.insync.replicas=2 ").unwrap_or_default();
+        assert_eq!(lanes.len(), 2);
+        assert_eq!(lane_text(&lanes[0]), "acks=1");
+        assert_eq!(lane_text(&lanes[1]), "acks=all,min.insync.replicas=2");
+        let lanes = parse_compare("|unclean.leader.election.enable=true").unwrap_or_default();
+        assert_eq!(lanes[0], vec![], "an empty lane runs the scenario as it is");
+    }
+
+    #[test]
+    fn compare_needs_two_to_four_lanes_and_names_a_bad_lane() {
+        assert!(parse_compare("acks=1")
+            .unwrap_err()
+            .contains("2 to 4 lanes"));
+        assert!(parse_compare("a=1|a=2|a=3|a=4|a=5")
+            .unwrap_err()
+            .contains("got 5"));
+        let e = parse_compare("acks=1|acks").unwrap_err();
+        assert!(e.contains("lane 2") && e.contains("acks"), "{e}");
     }
 
     #[test]

@@ -36,39 +36,57 @@ pub fn parse_pairs<S: AsRef<str>>(items: &[S]) -> Result<Vec<(String, String)>, 
 /// Most lanes a compare string may have (the page draws them side by side).
 pub const MAX_LANES: usize = 4;
 
+/// One lane's settings, `"acks=all, min.insync.replicas=2"` (split by `,`;
+/// empty: none).
+pub fn parse_lane(text: &str) -> Result<Vec<(String, String)>, String> {
+    let mut out = Vec::new();
+    for item in text.split(',') {
+        let item = item.trim();
+        if item.is_empty() {
+            continue;
+        }
+        match item.split_once('=') {
+            Some((k, v)) if !k.trim().is_empty() => {
+                out.push((k.trim().to_string(), v.trim().to_string()))
+            }
+            _ => return Err(format!("setting \"{item}\": expected KEY=VALUE")),
+        }
+    }
+    Ok(out)
+}
+
 /// A compare string, `"acks=1|acks=all,min.insync.replicas=2"`: 2 to
 /// [`MAX_LANES`] lanes split by `|`, each lane's settings split by `,` (an
 /// empty lane runs the scenario as it is). Returns each lane's pairs; a bad
 /// lane is an error naming it.
 pub fn parse_compare(text: &str) -> Result<Vec<Vec<(String, String)>>, String> {
-    let lanes: Vec<&str> = text.split('|').map(str::trim).collect();
+    let mut lanes = Vec::new();
+    for lane in text.split('|') {
+        let pairs =
+            parse_lane(lane).map_err(|e| format!("compare: lane {}: {e}", lanes.len() + 1))?;
+        lanes.push(pairs);
+    }
     if lanes.len() < 2 || lanes.len() > MAX_LANES {
         return Err(format!(
             "compare: expected 2 to {MAX_LANES} lanes separated by |, got {} in \"{text}\"",
             lanes.len()
         ));
     }
-    lanes
-        .iter()
-        .enumerate()
-        .map(|(i, lane)| {
-            let items: Vec<&str> = lane
-                .split(',')
-                .map(str::trim)
-                .filter(|s| !s.is_empty())
-                .collect();
-            parse_pairs(&items).map_err(|e| format!("compare: lane {}: {e}", i + 1))
-        })
-        .collect()
+    Ok(lanes)
 }
 
 /// The canonical text of one lane's settings (`acks=1,min.insync.replicas=2`).
 pub fn lane_text(pairs: &[(String, String)]) -> String {
-    pairs
-        .iter()
-        .map(|(k, v)| format!("{k}={v}"))
-        .collect::<Vec<_>>()
-        .join(",")
+    let mut out = String::new();
+    for (k, v) in pairs {
+        if !out.is_empty() {
+            out.push(',');
+        }
+        out.push_str(k);
+        out.push('=');
+        out.push_str(v);
+    }
+    out
 }
 
 fn value_of(v: &str) -> Value {

@@ -81,38 +81,17 @@ impl WasmLab {
         Ok(WasmLab { lab })
     }
 
-    /// Build a lab with compare-lane settings applied first, by the rules of
+    /// Build a lab from scenario JSON text with compare-lane settings applied
+    /// first, by the rules of
     /// the CLI's `run --set` (`settings`: `KEY=VALUE,…`; empty: none), so a
     /// lane's report equals `failover-lab run FILE --set …`, trace hash and
     /// `settings` included.
     #[wasm_bindgen(js_name = withSettings)]
-    pub fn with_settings(scenario: JsValue, settings: &str) -> Result<WasmLab, JsError> {
-        let text = json_text(&scenario)?;
-        let items: Vec<&str> = settings
-            .split(',')
-            .map(str::trim)
-            .filter(|s| !s.is_empty())
-            .collect();
-        let pairs = crate::settings::parse_pairs(&items).map_err(|e| JsError::new(&e))?;
-        let lab = Lab::from_json_with_settings(&text, &pairs).map_err(|e| JsError::new(&e))?;
+    pub fn with_settings(scenario: &str, settings: &str) -> Result<WasmLab, JsError> {
+        let v = serde_json::from_str(scenario).map_err(|e| JsError::new(&e.to_string()))?;
+        let pairs = crate::settings::parse_lane(settings).map_err(|e| JsError::new(&e))?;
+        let lab = Lab::from_value_with_settings(v, &pairs).map_err(|e| JsError::new(&e))?;
         Ok(WasmLab { lab })
-    }
-
-    /// Split a compare string (`"acks=1|acks=all,min.insync.replicas=2"`)
-    /// into 2–4 lanes, each as canonical `KEY=VALUE,…` text.
-    #[wasm_bindgen(js_name = parseCompare)]
-    pub fn parse_compare(text: &str) -> Result<Vec<String>, JsError> {
-        let lanes = crate::settings::parse_compare(text).map_err(|e| JsError::new(&e))?;
-        Ok(lanes
-            .iter()
-            .map(|l| crate::settings::lane_text(l))
-            .collect())
-    }
-
-    /// The scenario's own compare lanes (its `"compare"` field; empty when none).
-    #[wasm_bindgen(js_name = compareLanes)]
-    pub fn compare_lanes(&self) -> Vec<String> {
-        self.lab.scenario.compare.clone()
     }
 
     #[wasm_bindgen(js_name = nowMs)]

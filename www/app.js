@@ -104,7 +104,7 @@ class App {
     this.share = new ShareBar($('share-tools'), this);
     this.lab.onSample = (t, m) => this.metrics.sample(t, m);
     this.lab.onRebuild = () => this.metrics.clear();
-    $('compare-btn')?.addEventListener('click', () => this.showLanes());
+    $('compare-btn')?.addEventListener('click', () => this.showLanes(true, true));
     window.addEventListener('resize', () => {
       this.lanesView?.resize();
       this.partitions.resize();
@@ -164,7 +164,7 @@ class App {
   }
 
   /** The compare panel; its module (lanes.js with compare.js) is fetched the first time. */
-  async showLanes(open = true) {
+  async showLanes(open = true, focus = false) {
     const box = $('compare');
     this.lanesLoad ??= import(new URL('./lanes.js', import.meta.url).href);
     const mod = await this.lanesLoad;
@@ -178,7 +178,7 @@ class App {
       });
     }
     box.hidden = !open;
-    if (open) this.lanesView.focus();
+    if (focus) this.lanesView.focus();
   }
 
   /** After a shared link's switches and actions were replayed. */

@@ -98,7 +98,7 @@ export class Compare {
       }
       // New actions at or after the follower's time are applied on the way.
       for (const a of lead.actions.slice(n)) f.actions.push({ at_ms: a.at_ms, action: a.action });
-      if (f.now() !== t) f.seek(t);
+      f.seek(t);
     }
     this.findDivergence();
   }

@@ -64,7 +64,7 @@ export function laneSummary(r) {
     ...av.faults.map((f, i) => [
       `rto-${i}`,
       `${f.action} ${f.brokers.join(',')} @ ${secs(f.at_ms)} → recovery`,
-      f.rto_ms == null ? 'not yet' : `${f.rto_ms} ms`,
+      f.rto_ms == null ? 'no write yet' : `${f.rto_ms} ms`,
       f.rto_ms == null ? 'warn' : '',
     ]),
     ['p99', 'produce p99', p99 == null ? '–' : `${p99} ms`, ''],

@@ -172,7 +172,14 @@ class App {
       document.head.append(h('style', { text: mod.LANES_CSS }));
       this.compare = new mod.Compare(this);
       this.lanesView = new mod.LanesView(box, { h, fmtTime, BrokerMap, PartitionsPanel }, {
-        onApply: (text) => this.setCompare(text).then(() => '', (e) => e.message),
+        onApply: async (text) => {
+          try {
+            await this.setCompare(text);
+            return '';
+          } catch (e) {
+            return e.message;
+          }
+        },
         onBrokerClick: (id, anchor) => this.openMenu(id, anchor),
         onSeek: (t) => this.seek(t),
       });

@@ -264,7 +264,9 @@ class FailoverLabElement extends HTMLElement {
     if (name === 'autoplay') return;
     if (name === 'compare' && this.lab) {
       // A bad compare string shows a message; the running lab is kept.
-      this.setCompare(newValue).catch((e) => this.showNote(message(e)));
+      Promise.resolve()
+        .then(() => this.setCompare(newValue))
+        .catch((e) => this.showNote(message(e)));
       return;
     }
     if (name === 'theme' && this.cfg) {
@@ -662,7 +664,14 @@ class FailoverLabElement extends HTMLElement {
         this.shadowRoot.append(h('style', { text: mod.LANES_CSS }));
         this.cmp = new mod.Compare(this);
         this.lanesView = new mod.LanesView(this.lanesBox, { h, fmtTime, BrokerMap, PartitionsPanel }, {
-          onApply: (t) => this.setCompare(t).then(() => '', (e) => message(e)),
+          onApply: async (t) => {
+            try {
+              await this.setCompare(t);
+              return '';
+            } catch (e) {
+              return message(e);
+            }
+          },
           onBrokerClick: (id, anchor) => (this.cfg.controls.includes('brokers') ? this.openMenu(id, anchor) : null),
           onSeek: (t) => this.guard(() => this.seek(t)),
         });

@@ -123,8 +123,9 @@ export class LanesView {
 
   apply() {
     this.error.textContent = '';
-    const msg = this.o.onApply(this.input.value);
-    if (msg) this.error.textContent = msg;
+    this.o.onApply(this.input.value).then((msg) => {
+      this.error.textContent = msg || '';
+    });
   }
 
   focus() {

@@ -73,6 +73,37 @@ for (const theme of ['light', 'dark']) {
     assert.deepEqual(app.errors, []);
   });
 
+  test(`axe: compare mode (three lanes, the divergence, a compare tour) in the ${theme} theme has no violation`, async () => {
+    const page = await open(`${app.baseUrl}/?theme=${theme}&paused=1`);
+    await ready(page);
+    await page.evaluate(async () => {
+      await window.failoverLab.compare('acks=1|acks=all,min.insync.replicas=2|unclean.leader.election.enable=true');
+      window.failoverLab.runFor(5000);
+      window.failoverLab.crash(1);
+      window.failoverLab.runFor(15000);
+    });
+    assert.equal(await page.locator('.lane').count(), 3);
+    assert.equal(await page.locator('.cmp-div').isVisible(), true);
+    await page.waitForTimeout(100);
+    assert.deepEqual(await axe(page), []);
+    await page.locator('.lane[data-lane="C"] svg [data-broker="2"]').click();
+    assert.equal(await page.locator('#broker-menu').isVisible(), true);
+    assert.deepEqual(await axe(page), [], 'with a lane broker menu open');
+    await page.keyboard.press('Escape');
+    await page.goto(`${app.baseUrl}/?scenario=tour-12-unclean-acceptable.json&theme=${theme}`);
+    await ready(page);
+    await page.waitForFunction(() => window.failoverLab.lanes().length === 2);
+    await page.evaluate(() => window.failoverLab.tourNext());
+    await page.evaluate(() => window.failoverLab.tourNext());
+    await page.evaluate(() => window.failoverLab.tourNext());
+    assert.deepEqual(await axe(page), [], 'compare tour at the divergence');
+    const el = await open(`${app.baseUrl}/embed.html?scenario=leader-dies.json&theme=${theme}&compare=${encodeURIComponent('acks=1|acks=all')}`, { scheme: theme });
+    await el.waitForSelector('failover-lab[data-ready="true"]', { timeout: 20000 });
+    await el.waitForFunction(() => document.querySelector('failover-lab').shadowRoot.querySelectorAll('.lane').length === 2);
+    assert.deepEqual(await axe(el), [], 'the element in compare mode');
+    assert.deepEqual(app.errors, []);
+  });
+
   test(`axe: a guided tour on index.html in the ${theme} theme has no violation`, async () => {
     const page = await open(`${app.baseUrl}/?scenario=tour-1-leader-dies.json&theme=${theme}`);
     await ready(page);

@@ -78,6 +78,7 @@ class App {
     $('msg-legend').append(
       h('span.lg.muted', { text: 'Messages:' }),
       ...MESSAGE_LEGEND.map(([k, c]) => h('span.lg', null, h('i.dotk', { style: { background: c } }), k)),
+      h('span.lg', { dataset: { legend: 'crown' } }, h('span.crownk', { text: '★', 'aria-hidden': 'true' }), 'leads a partition'),
     );
     this.menu = $('broker-menu');
     document.addEventListener('click', (e) => {

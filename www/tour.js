@@ -100,7 +100,8 @@ export class TourGuide {
     this.dots = h('span.tour-dots');
     container.classList.add('tour');
     container.replaceChildren(
-      h('div.tour-head', null, h('span.tour-badge', { text: 'Guided tour' }), this.counter, this.title, this.time),
+      h('div.tour-head', null, h('span.tour-badge', { text: 'Guided tour' }), this.counter, this.title, this.time,
+        h('span.tour-key.muted', { title: 'what the current stop talks about is ringed like this' }, h('i.hlk', { 'aria-hidden': 'true' }), 'look here')),
       this.text,
       h('div.tour-nav', null, this.dots, this.restart, this.back, this.next),
     );

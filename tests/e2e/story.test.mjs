@@ -39,3 +39,55 @@ test('point 4: the metrics panel shows the values of the stop\'s exact time, not
   assert.deepEqual(await shown(), await live());
   assert.deepEqual(app.errors, []);
 });
+
+test('point 5: a highlight reuses no colour that means something, and ★ has a legend entry', async () => {
+  app.errors.length = 0;
+  const page = app.page;
+  await open('?scenario=tour-7-acks1-loses-data.json');
+  await nextStop(1); // highlights hw:orders-0
+  const c = await page.evaluate(() => {
+    const css = (el, p) => getComputedStyle(el)[p];
+    const hw = document.querySelector('.pcard[data-partition="orders-0"] .marker.hw.tour-hl');
+    const leo = document.querySelector('.pcard[data-partition="orders-0"] .marker.leo');
+    const card = document.querySelector('.client.tour-hl');
+    const fenced = (() => {
+      const g = document.createElementNS('http://www.w3.org/2000/svg', 'g');
+      g.setAttribute('class', 'broker');
+      g.dataset.state = 'fenced';
+      const r = document.createElementNS('http://www.w3.org/2000/svg', 'rect');
+      g.append(r);
+      document.querySelector('#map svg').append(g);
+      const v = css(r, 'stroke');
+      g.remove();
+      return v;
+    })();
+    const crown = document.querySelector('svg text.crown');
+    return {
+      hwBg: css(hw, 'backgroundColor'),
+      hwPlain: (() => {
+        hw.classList.remove('tour-hl');
+        const v = css(hw, 'backgroundColor');
+        hw.classList.add('tour-hl');
+        return v;
+      })(),
+      leo: css(leo, 'borderLeftColor'),
+      ring: css(card, 'outlineColor'),
+      ringStyle: css(card, 'outlineStyle'),
+      crown: css(crown, 'fill'),
+      fenced,
+      text: css(document.body, 'color'),
+    };
+  });
+  const meaningful = [c.leo, c.fenced];
+  const toRgb = (hex) => `rgb(${[1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16)).join(', ')})`;
+  for (const hex of ['#56B4E9', '#E69F00', '#CC79A7', '#F0E442', '#009E73', '#D55E00']) meaningful.push(toRgb(hex));
+  assert.equal(c.hwBg, c.hwPlain, 'a highlighted HW bar keeps its own colour');
+  assert.equal(c.ringStyle, 'dashed');
+  for (const m of meaningful) {
+    assert.notEqual(c.ring, m, 'the highlight ring is no meaningful colour');
+    assert.notEqual(c.crown, m, 'the ★ is no meaningful colour');
+  }
+  assert.match(await page.locator('#msg-legend [data-legend="crown"]').textContent(), /★\s*leads a partition/);
+  assert.equal(await page.locator('#tour .tour-key .hlk').count(), 1, 'the tour card shows what a highlight looks like');
+  assert.deepEqual(app.errors, []);
+});

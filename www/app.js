@@ -154,16 +154,19 @@ class App {
     }
   }
 
+  /** Load scenarios/<file>; on failure shows and returns the reason (else null). */
   async loadScenarioFile(file) {
     try {
       const res = await fetch(`scenarios/${encodeURIComponent(file)}`);
-      if (!res.ok) throw new Error(`scenarios/${file}: HTTP ${res.status}`);
+      if (!res.ok) throw new Error(res.status === 404 ? `no scenario named "${file}" (scenarios/${file} was not found)` : `scenarios/${file}: HTTP ${res.status}`);
       const text = await res.text();
       this.load(text);
       this.setScenarioFile(file);
+      return null;
     } catch (e) {
       this.showError(`Could not load scenario ${file}: ${e.message}`);
       if (this.scenarioFile) this.controls.picker.value = this.scenarioFile;
+      return e.message;
     }
   }
 
@@ -425,6 +428,14 @@ function api(app) {
   };
 }
 
+/** A seed from user input: a whole number ≥ 0, else null. */
+function parseSeed(v) {
+  const t = String(v ?? '').trim();
+  if (!/^\d+$/.test(t)) return null;
+  const n = Number(t);
+  return Number.isSafeInteger(n) ? n : null;
+}
+
 async function main() {
   const app = new App();
   app.mount();
@@ -450,9 +461,17 @@ async function main() {
   const shared = app.share.readHash();
   const restored = shared && (await app.share.restore(shared, wanted));
   if (!restored) {
-    await app.loadScenarioFile(wanted);
-    if (!app.lab.core && wanted !== DEFAULT_SCENARIO) await app.loadScenarioFile(DEFAULT_SCENARIO);
-    if (app.lab.core && params.has('seed')) app.setOption('seed', Math.max(0, Math.floor(Number(params.get('seed')) || 0)));
+    const missing = await app.loadScenarioFile(wanted);
+    if (!app.lab.core && wanted !== DEFAULT_SCENARIO) {
+      await app.loadScenarioFile(DEFAULT_SCENARIO);
+      // Say what was not found (the default's load cleared the banner).
+      if (app.lab.core) app.showError(`?scenario=${wanted}: ${missing || 'could not be loaded'}; showing ${DEFAULT_SCENARIO} instead.`);
+    }
+    if (app.lab.core && params.has('seed')) {
+      const seed = parseSeed(params.get('seed'));
+      if (seed === null) app.showError(`?seed=${params.get('seed')}: the seed must be a whole number ≥ 0; the scenario's own seed is used.`);
+      else app.setOption('seed', seed);
+    }
   }
   if (params.has('speed')) app.setSpeed(Number(params.get('speed')) || 1);
   app.controls.setSpeedSlider(app.speed);

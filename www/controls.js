@@ -35,7 +35,14 @@ export class Controls {
     this.clock = h('span.clock', { id: 'clock', title: 'simulated time' });
     this.seed = h('input', {
       type: 'number', id: 'seed', min: 0, step: 1, title: `Seed of the run. ${REPLAY_NOTE}`,
-      onchange: () => app.setOption('seed', Math.max(0, Math.floor(Number(this.seed.value) || 0))),
+      onchange: () => {
+        const t = this.seed.value.trim();
+        if (/^\d+$/.test(t) && Number.isSafeInteger(Number(t))) app.setOption('seed', Number(t));
+        else {
+          app.showError(`seed: "${this.seed.value}" is not a whole number ≥ 0; the seed stays ${app.lab.settings().seed}.`);
+          this.seed.value = app.lab.settings().seed;
+        }
+      },
     });
     this.burstPart = h('select', { id: 'burst-partition', title: 'Partition for the produce burst' });
     this.burstBtn = btn('Produce 10', 'Produce a burst of 10 records now with the selected acks (P)', () => app.produceBurst(), { id: 'burst' });

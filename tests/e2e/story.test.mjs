@@ -91,3 +91,25 @@ test('point 5: a highlight reuses no colour that means something, and ★ has a 
   assert.equal(await page.locator('#tour .tour-key .hlk').count(), 1, 'the tour card shows what a highlight looks like');
   assert.deepEqual(app.errors, []);
 });
+
+test('point 11: a broken ?scenario= link says what was not found; a negative seed is refused with a message', async () => {
+  const page = app.page;
+  app.errors.length = 0;
+  await open('?scenario=does-not-exist.json');
+  assert.equal(await page.locator('#banner').isVisible(), true, 'a message is shown');
+  const msg = await page.locator('#banner-text').textContent();
+  assert.match(msg, /does-not-exist\.json/);
+  assert.match(msg, /not found/);
+  assert.ok(await page.evaluate(() => failoverLab.view().brokers.length > 0), 'the default scenario runs behind the message');
+  await open('?scenario=leader-dies.json&seed=-3');
+  assert.match(await page.locator('#banner-text').textContent(), /seed=-3.*whole number/);
+  assert.equal(await page.locator('#seed').inputValue(), String(JSON.parse(await page.evaluate(() => fetch('scenarios/leader-dies.json').then((r) => r.text()))).seed ?? 0));
+  // The seed box refuses it too, and says so.
+  await page.locator('#seed').fill('-5');
+  await page.locator('#seed').dispatchEvent('change');
+  assert.match(await page.locator('#banner-text').textContent(), /seed: "-5" is not a whole number/);
+  assert.notEqual(await page.locator('#seed').inputValue(), '-5');
+  await open('?scenario=leader-dies.json&seed=7');
+  assert.equal(await page.locator('#seed').inputValue(), '7');
+  assert.equal(await page.locator('#banner').isVisible(), false);
+});

@@ -97,6 +97,11 @@ class App {
       },
       queryRoot: document,
       onStop: (i, stop) => this.events.tourStop(i, this.tour.stops.length, stop),
+      offScript: () => offScript(this.lab),
+      resume: () => this.guard(() => {
+        this.lab.restore({ overrides: {}, actions: [], t: this.lab.now() });
+        this.controls.syncSettings(this.lab.settings(), this.lab.view(MAX_PARTITIONS));
+      }),
     });
     const themeSel = $('theme');
     themeSel?.replaceChildren(...THEMES.map((t) => h('option', { value: t, text: t })));
@@ -221,9 +226,11 @@ class App {
       this.draw();
     });
   }
+  /** Back to the scenario as loaded: t = 0, no recorded actions, switches as the scenario sets them. */
   reset() {
     this.guard(() => {
-      this.lab.reset();
+      this.lab.restore({ overrides: {}, actions: [], t: 0 });
+      this.controls.syncSettings(this.lab.settings(), this.lab.view(MAX_PARTITIONS));
       this.simTarget = 0;
       this.draw();
     });
@@ -426,6 +433,24 @@ function api(app) {
     },
     setTheme: (t) => app.setTheme(t),
   };
+}
+
+/**
+ * How the run differs from the scenario as loaded (null when it does not): the
+ * core is deterministic, so a recorded action or a changed switch is exactly
+ * what makes the trace diverge from the tour's recorded one.
+ */
+function offScript(lab) {
+  const parts = [];
+  const a = lab.actions[0];
+  if (a) {
+    const [k, v] = Object.entries(a.action)[0];
+    const what = typeof v === 'object' ? k : `${k} broker ${v}`;
+    parts.push(`you did ${what} at ${(a.at_ms / 1000).toFixed(3)} s${lab.actions.length > 1 ? ` and ${lab.actions.length - 1} more` : ''}`);
+  }
+  const keys = Object.keys(lab.overrides);
+  if (keys.length) parts.push(`you changed ${keys.join(', ')}`);
+  return parts.length ? parts.join('; ') : null;
 }
 
 /** A seed from user input: a whole number ≥ 0, else null. */

@@ -71,7 +71,7 @@ export class Controls {
       h('div.group', null, this.clock),
       h('div.group', null, this.burstBtn, this.burstPart),
       h('div.group', null,
-        btn('↺ Reset', 'Back to t = 0 and forget your actions (R)', () => app.reset(), { id: 'reset' })),
+        btn('↺ Reset', 'Back to t = 0: forget your actions and put the switches back to the scenario\'s values (R)', () => app.reset(), { id: 'reset' })),
       timeline,
     );
     switches.append(

@@ -10,7 +10,7 @@ export const SHORTCUTS = [
   ['1 – 9', 'crash broker N (restart it if it is down)'],
   ['P', 'produce a burst of 10 records'],
   ['+ / −', 'faster / slower'],
-  ['R', 'reset to t = 0'],
+  ['R', 'reset to t = 0 (actions and switches too)'],
   ['N', 'guided tour: next stop'],
   ['?', 'this help'],
   ['Esc', 'close menus and help'],

@@ -113,3 +113,32 @@ test('point 11: a broken ?scenario= link says what was not found; a negative see
   assert.equal(await page.locator('#seed').inputValue(), '7');
   assert.equal(await page.locator('#banner').isVisible(), false);
 });
+
+test('point 7: leaving the tour\'s script is noticed, resuming restores the tour\'s run, and Reset resets the switches', async () => {
+  const page = app.page;
+  app.errors.length = 0;
+  await open('?scenario=tour-1-leader-dies.json');
+  await nextStop(2);
+  const stopAt = await page.evaluate(() => failoverLab.now());
+  const own = await page.evaluate(() => JSON.stringify(failoverLab.report()));
+  const off = page.locator('#tour .tour-off');
+  assert.equal(await off.isVisible(), false, 'on script: no notice');
+  // Crash another broker mid-tour (as the broker menu does).
+  await page.evaluate(() => failoverLab.crash(3));
+  await page.waitForFunction(() => !document.querySelector('#tour .tour-off').hidden);
+  assert.match(await off.textContent(), /left the tour's script \(you did crash broker 3 at \d+\.\d{3} s\)/);
+  await page.locator('#tour [data-tour="resume"]').click();
+  assert.equal(await off.isVisible(), false);
+  assert.deepEqual(await page.evaluate(() => [failoverLab.now(), failoverLab.actions().length]), [stopAt, 0]);
+  assert.equal(await page.evaluate(() => JSON.stringify(failoverLab.report())), own, 'back on the tour\'s own run');
+  // A changed switch is off script too; Reset puts the switches back (and says so in its tooltip).
+  await page.locator('#acks').selectOption('0');
+  await page.waitForFunction(() => !document.querySelector('#tour .tour-off').hidden);
+  assert.match(await off.textContent(), /you changed acks/);
+  assert.match(await page.locator('#reset').getAttribute('title'), /switches/);
+  await page.locator('#reset').click();
+  assert.equal(await page.locator('#acks').inputValue(), 'all');
+  assert.equal(await page.evaluate(() => failoverLab.now()), 0);
+  await page.waitForFunction(() => document.querySelector('#tour .tour-off').hidden);
+  assert.deepEqual(app.errors, []);
+});

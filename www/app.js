@@ -13,7 +13,7 @@ import { Narration } from './render/narration.js';
 import { DescribeTable } from './render/describe.js';
 import { Controls, SPEED_MIN, SPEED_MAX } from './controls.js';
 import { installKeyboard } from './keyboard.js';
-import { TourGuide } from './tour.js';
+import { TourGuide, highlightSelectors } from './tour.js';
 import { ShareBar } from './sharebar.js';
 import { OverviewPanel } from './render/overview.js';
 import { THEMES, parseTheme, followTheme } from './theme.js';
@@ -97,6 +97,16 @@ class App {
       },
       queryRoot: document,
       onStop: (i, stop) => this.events.tourStop(i, this.tour.stops.length, stop),
+      reveal: (names) => {
+        for (const n of names) {
+          const m = /^offset:(.+):(\d+)$/.exec(n);
+          if (m) this.partitions.reveal(m[1], Number(m[2]));
+        }
+        this.draw();
+        // At 800×600 the stop's evidence may be below the fold: scroll the first highlight into view.
+        const first = names.map((n) => highlightSelectors(n).map((sel) => document.querySelector(sel)).find(Boolean)).find(Boolean);
+        first?.scrollIntoView({ block: 'nearest', behavior: 'instant' });
+      },
       offScript: () => offScript(this.lab),
       resume: () => this.guard(() => {
         this.lab.restore({ overrides: {}, actions: [], t: this.lab.now() });

@@ -28,6 +28,11 @@ export function highlightSelectors(name) {
     }
     case 'hw':
       return [`${part(arg)} .marker.hw`];
+    case 'offset': {
+      // offset:orders-0:67 — that record on every replica's row (the stop also brings it into view).
+      const off = rest.pop();
+      return [`${part(cssId(rest.join(':')))} .cell[data-off="${cssId(off)}"]`];
+    }
     case 'leo':
       return [`${part(arg)} .marker.leo`];
     case 'epoch':
@@ -144,6 +149,15 @@ export class TourGuide {
     this.host.goTo(i < 0 ? 0 : this.stops[i].at_ms);
     this.render();
     if (i >= 0) this.host.onStop?.(i, this.stops[i]);
+    this.show();
+  }
+
+  /** Bring what the current stop talks about into view (host.reveal) and highlight it. */
+  show() {
+    const st = this.stops[this.index];
+    if (!st || !this.host.reveal) return;
+    this.host.reveal(st.highlight || []);
+    this.decorate();
   }
 
   /**
@@ -162,6 +176,7 @@ export class TourGuide {
     this.index = i;
     this.render();
     this.host.onStop?.(i, this.stops[i]);
+    this.show();
   }
 
   /** After any time change: keep the card in step with the clock. */

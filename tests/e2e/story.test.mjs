@@ -142,3 +142,40 @@ test('point 7: leaving the tour\'s script is noticed, resuming restores the tour
   await page.waitForFunction(() => document.querySelector('#tour .tour-off').hidden);
   assert.deepEqual(app.errors, []);
 });
+
+test('point 3: the log view is navigable; a minimap shows the whole log, rows show their epoch cache, and a tour stop brings its offsets into view', async () => {
+  const page = app.page;
+  app.errors.length = 0;
+  // Tour 1 stop 8 talks about offset 67 while the log ends at 200: the stop brings 67 into view.
+  await open('?scenario=tour-1-leader-dies.json');
+  await nextStop(8);
+  const card = page.locator('.pcard[data-partition="orders-0"]');
+  assert.ok(await card.locator('.cell.tour-hl[data-off="67"]').count() >= 3, 'offset 67 is shown (and ringed) on every replica');
+  assert.ok(await card.locator('.cell.tour-hl[data-off="67"]').first().isVisible());
+  // Tour 3's last stop: the epoch cache {0 → 0, 1 → 49, 2 → 349} is on screen, as bands and as row marks.
+  await open('?scenario=tour-3-leader-epoch.json');
+  await nextStop(6);
+  const mm = page.locator('.pcard[data-partition="orders-0"] .minimap');
+  assert.deepEqual(await mm.locator('.mm-band').allTextContents(), ['0 @0', '1 @49', '2 @349']);
+  assert.equal(await mm.locator('.mm-hw').count(), 1, 'the HW on the minimap');
+  for (const b of [1, 2, 3]) {
+    const marks = await page.locator(`.pcard[data-partition="orders-0"] .rrow[data-broker="${b}"] .eb`).evaluateAll((els) => els.map((e) => e.title));
+    assert.ok(marks.includes('leader-epoch cache: epoch 2 starts at offset 349'), `broker ${b}'s row marks where epoch 2 starts`);
+  }
+  // The keyboard moves the window: Home shows offset 0 and the epoch-1 boundary is reachable; End follows the log end again.
+  await mm.focus();
+  await page.keyboard.press('Home');
+  assert.equal(await mm.getAttribute('aria-valuenow'), '0');
+  assert.equal(await page.locator('.pcard[data-partition="orders-0"] .rrow[data-broker="1"] .cell[data-off="0"]').count(), 1);
+  await page.keyboard.press('ArrowRight'); // half a window on: offset 49 is in view
+  assert.ok(await page.locator('.pcard[data-partition="orders-0"] .rrow[data-broker="1"] .eb', { hasText: 'e1' }).count() === 1, 'the epoch-1 boundary at 49');
+  await page.keyboard.press('End');
+  const end = await page.evaluate(() => failoverLab.view().partitions[0].replica_views[0].log_end_offset);
+  assert.equal(await page.locator(`.pcard[data-partition="orders-0"] .rrow[data-broker="1"] .cell[data-off="${end - 1}"]`).count(), 1);
+  // A click on the minimap jumps there.
+  const box = await mm.boundingBox();
+  await page.mouse.click(box.x + box.width * 0.3, box.y + box.height / 2);
+  const v = Number(await mm.getAttribute('aria-valuenow'));
+  assert.ok(v > 150 && v < 230, `the window moved to about 30 % of the log (${v})`);
+  assert.deepEqual(app.errors, []);
+});

@@ -254,7 +254,7 @@ export class PartitionsPanel {
     const bands = eps.map(([e, o], i) => {
       const to = i + 1 < eps.length ? eps[i + 1][1] : end;
       const wide = end && ((to - o) / end) * (c.mm.clientWidth || 600) > 44;
-      return h('span.mm-band', { style: { left: pct(o), width: pct(to - o), '--c': epochColour(e) }, title: `epoch ${e} from offset ${o}` }, wide ? `${e} @${o}` : '');
+      return h('span.mm-band', { style: { left: pct(o), width: pct(to - o), '--c': epochColour(e) }, title: `epoch ${e} from offset ${o}` }, wide ? h('span.mm-lbl', { text: `${e} @${o}` }) : null);
     });
     c.mm.replaceChildren(...bands,
       h('span.mm-hw', { style: { left: pct(hw) }, title: `leader's high watermark ${hw}` }),

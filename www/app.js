@@ -19,6 +19,7 @@ import { OverviewPanel } from './render/overview.js';
 import { THEMES, parseTheme, followTheme } from './theme.js';
 import { LabEvents } from './events.js';
 import { AvailabilityPanel } from './render/availability.js';
+import { wantWelcome, showWelcome } from './welcome.js';
 
 const $ = (id) => document.getElementById(id);
 const DEFAULT_SCENARIO = 'leader-dies.json';
@@ -80,6 +81,14 @@ class App {
       ...MESSAGE_LEGEND.map(([k, c]) => h('span.lg', null, h('i.dotk', { style: { background: c } }), k)),
       h('span.lg', { dataset: { legend: 'crown' } }, h('span.crownk', { text: '★', 'aria-hidden': 'true' }), 'leads a partition'),
     );
+    // Collapsible panels (issue 16, point 12): the metrics start folded.
+    for (const sec of document.querySelectorAll('section.panel[data-panel]')) {
+      const h2 = sec.querySelector(':scope > h2');
+      if (!h2) continue;
+      const b = h('button.fold', { type: 'button', 'aria-expanded': 'true', 'aria-label': `fold the ${sec.dataset.panel} panel`, onclick: () => this.fold(sec, !sec.classList.contains('folded')) }, '▾');
+      h2.prepend(b);
+    }
+    this.fold(document.querySelector('[data-panel="metrics"]'), true);
     this.menu = $('broker-menu');
     document.addEventListener('click', (e) => {
       if (!this.menu.hidden && !this.menu.contains(e.target) && !e.target.closest?.('[data-broker]')) this.closeMenu();
@@ -102,6 +111,7 @@ class App {
           const m = /^offset:(.+):(\d+)$/.exec(n);
           if (m) this.partitions.reveal(m[1], Number(m[2]));
         }
+        for (const n of names) for (const sel of highlightSelectors(n)) document.querySelectorAll(sel).forEach((el) => this.fold(el.closest('section.panel.folded'), false));
         this.draw();
         // At 800×600 the stop's evidence may be below the fold: scroll the first highlight into view.
         const first = names.map((n) => highlightSelectors(n).map((sel) => document.querySelector(sel)).find(Boolean)).find(Boolean);
@@ -236,6 +246,41 @@ class App {
       this.draw();
     });
   }
+  /** Fold (on) or unfold a panel section. */
+  fold(sec, on) {
+    const b = sec?.querySelector(':scope > h2 > .fold');
+    if (!b) return;
+    sec.classList.toggle('folded', on);
+    b.setAttribute('aria-expanded', String(!on));
+    b.textContent = on ? '▸' : '▾';
+    this.dirty = true;
+  }
+
+  /**
+   * Run on to the next event worth reading (a step, a fault, an election, an
+   * ISR change, a truncation, an error …) or the next tour stop, and pause
+   * there: the idle stretches (a session timeout running out) are skipped.
+   */
+  skipToNext() {
+    this.guard(() => {
+      this.pause();
+      const lab = this.lab;
+      const from = lab.now();
+      const stop = this.tour.stops.find((st) => st.at_ms > from);
+      const limit = Math.min(lab.endMs(), stop ? stop.at_ms : Infinity);
+      let cur = lab.traceLength();
+      let at = null;
+      while (at === null && lab.now() < limit) {
+        lab.runUntil(Math.min(limit, lab.now() + 250));
+        at = lab.traceSince(cur).find((ev) => ev.at_ms > from && SKIP_TO.test(ev.event))?.at_ms ?? null;
+        cur = lab.traceLength();
+      }
+      if (at !== null) lab.seek(at);
+      this.simTarget = lab.now();
+      this.draw();
+    });
+  }
+
   /** Back to the scenario as loaded: t = 0, no recorded actions, switches as the scenario sets them. */
   reset() {
     this.guard(() => {
@@ -445,6 +490,8 @@ function api(app) {
   };
 }
 
+const SKIP_TO = /^(step|broker_(crashed|power_loss|fenced|isolated|shut_down|restarted|healed|unfenced)|leader_elected|isr_changed|truncated|acked_records_lost|produce_error|consumer_truncation_detected)$/;
+
 /**
  * How the run differs from the scenario as loaded (null when it does not): the
  * core is deterministic, so a recorded action or a changed switch is exactly
@@ -490,6 +537,7 @@ async function main() {
   window.failoverLab = api(app);
   const params = new URLSearchParams(location.search);
   const list = await app.loadScenarioList();
+  const welcome = wantWelcome(params, location.hash);
   const wanted = params.get('scenario') || DEFAULT_SCENARIO;
   app.controls.setScenarioList(list.length ? list : [{ file: DEFAULT_SCENARIO, name: DEFAULT_SCENARIO }], wanted);
   // A shared link (#scenario=…&actions=…&t=…) wins over the query parameters.
@@ -512,8 +560,17 @@ async function main() {
   app.controls.setSpeedSlider(app.speed);
   if (app.lab.core) {
     app.draw();
-    const play = restored ? shared.play : params.get('paused') !== '1' && !app.tour.active;
+    const play = restored ? shared.play : params.get('paused') !== '1' && !app.tour.active && !welcome;
     if (play) app.play();
+    if (welcome) {
+      showWelcome(document.getElementById('welcome'), list, async (file) => {
+        if (!file) return app.play();
+        app.controls.picker.value = file;
+        await app.loadScenarioFile(file);
+        app.draw();
+        document.querySelector('#tour [data-tour="next"]')?.focus();
+      });
+    }
   }
   app.share.enabled = true;
   app.share.sync();

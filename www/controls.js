@@ -26,6 +26,7 @@ export class Controls {
 
     this.playBtn = btn('▶ Play', 'Play / pause (Space)', () => app.togglePlay(), { class: 'primary', id: 'play' });
     this.stepBtn = btn('Step +100 ms', 'Advance simulated time by 100 ms (→)', () => app.stepBy(100), { id: 'step' });
+    this.skipBtn = btn('» Next event', 'Skip the quiet stretch: run to the next thing that happens (a fault, an election, an ISR change, an error, a tour stop) and pause there (E)', () => app.skipToNext(), { id: 'skip' });
     this.speed = h('input', {
       type: 'range', id: 'speed', min: SPEED_MIN, max: SPEED_MAX, step: 0.05, value: 0,
       title: 'Speed (log scale): simulated ms per real ms. Slow it down to watch messages fly ( - / + )',
@@ -66,7 +67,7 @@ export class Controls {
     });
 
     toolbar.append(
-      h('div.group', null, this.playBtn, this.stepBtn),
+      h('div.group', null, this.playBtn, this.stepBtn, this.skipBtn),
       h('div.group', null, h('label', { for: 'speed', text: 'speed' }), this.speed, this.speedOut),
       h('div.group', null, this.clock),
       h('div.group', null, this.burstBtn, this.burstPart),

@@ -179,3 +179,70 @@ test('point 3: the log view is navigable; a minimap shows the whole log, rows sh
   assert.ok(v > 150 && v < 230, `the window moved to about 30 % of the log (${v})`);
   assert.deepEqual(app.errors, []);
 });
+
+test('point 12: a first visit opens on a short welcome: Start the guided tour, the tours grouped junior → principal from the index', async () => {
+  const page = app.page;
+  app.errors.length = 0;
+  // A tour the welcome has never heard of (no level) still appears, after the levels.
+  await page.route('**/scenarios/index.json', async (route) => {
+    const res = await route.fetch();
+    const list = await res.json();
+    list.push({ file: 'tour-99-new.json', name: 'Tour 99 · A brand new question?', tour: true });
+    await route.fulfill({ response: res, json: list });
+  });
+  await page.evaluate(() => localStorage.clear()).catch(() => {});
+  await open('');
+  await page.unroute('**/scenarios/index.json');
+  const w = page.locator('#welcome');
+  assert.equal(await w.isVisible(), true);
+  assert.equal(await page.evaluate(() => failoverLab.playing), false, 'nothing runs behind the welcome');
+  assert.equal(await page.evaluate(() => document.activeElement.dataset.welcome), 'start', 'Start has the focus');
+  assert.deepEqual(await w.locator('.wgroup').evaluateAll((gs) => gs.map((g) => g.dataset.level)), ['junior', 'mid', 'senior', 'principal', 'other']);
+  const index = JSON.parse(await page.evaluate(() => fetch('scenarios/index.json').then((r) => r.text())));
+  for (const s of index.filter((x) => x.tour)) {
+    assert.equal(await w.locator(`.wgroup[data-level="${s.level || 'other'}"] .wlink[data-file="${s.file}"]`).count(), 1, `${s.file} under ${s.level}`);
+  }
+  assert.equal(await w.locator('.wgroup[data-level="other"] .wlink[data-file="tour-99-new.json"]').count(), 1);
+  await page.keyboard.press('Enter'); // Start the guided tour
+  await page.waitForFunction(() => failoverLab.tour().stops.length > 0);
+  assert.equal(await w.isVisible(), false);
+  assert.match(await page.locator('#scn-name').textContent(), /^Tour 1 /);
+  assert.equal(await page.locator('#tour [data-tour="next"]').textContent(), 'Start ▶');
+  // Seen once: the next bare visit goes straight to the lab.
+  await open('');
+  assert.equal(await w.isVisible(), false);
+  await open('?welcome=1');
+  assert.equal(await w.isVisible(), true, '?welcome=1 shows it again');
+  await w.locator('[data-welcome="close"]').click();
+  assert.equal(await page.evaluate(() => failoverLab.playing), true, 'Explore on my own starts the lab');
+  assert.deepEqual(app.errors.filter((e) => !/tour-99/.test(e)), []);
+});
+
+test('point 12: panels fold (metrics folded at first, unfolded by a tour stop that points into them); Next event skips the quiet stretch', async () => {
+  const page = app.page;
+  app.errors.length = 0;
+  await open('?scenario=leader-dies.json&paused=1');
+  const metrics = page.locator('[data-panel="metrics"]');
+  const fold = metrics.locator(':scope > h2 > .fold');
+  assert.equal(await fold.getAttribute('aria-expanded'), 'false');
+  assert.equal(await metrics.locator('.metric').first().isVisible(), false);
+  await fold.click();
+  assert.equal(await metrics.locator('.metric').first().isVisible(), true);
+  await page.locator('[data-panel="narration"] > h2 > .fold').click();
+  assert.equal(await page.locator('#narration').isVisible(), false, 'any panel folds');
+  // Next event: from t = 0 straight to the first thing that happens, paused.
+  await page.locator('#skip').click();
+  const [now, first] = await page.evaluate(() => [failoverLab.now(), failoverLab.trace(0).find((e) => e.at_ms > 0 && e.event === 'step')?.at_ms]);
+  assert.ok(now > 0 && now <= first, `stopped at the first event (${now} ms, first step ${first} ms)`);
+  assert.ok(await page.evaluate((t) => failoverLab.trace(0).some((e) => e.at_ms === t), now), 'exactly at an event');
+  assert.equal(await page.evaluate(() => failoverLab.playing), false);
+  // A tour stop highlighting a metric unfolds the metrics panel.
+  await open('?scenario=tour-8-min-insync-replicas.json');
+  const stops = await page.evaluate(() => failoverLab.tour().stops);
+  const i = stops.findIndex((s) => s.highlight.some((n) => n.startsWith('metric:')));
+  assert.ok(i >= 0, 'tour 8 points at a metric');
+  await nextStop(i + 1);
+  assert.equal(await page.locator('[data-panel="metrics"]').evaluate((s) => s.classList.contains('folded')), false);
+  assert.ok(await page.locator('.metric.tour-hl').first().isVisible());
+  assert.deepEqual(app.errors, []);
+});

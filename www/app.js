@@ -58,7 +58,8 @@ class App {
   }
 
   mount() {
-    this.map = new BrokerMap($('map'), { onBrokerClick: (id, anchor) => this.openMenu(id, anchor) });
+    // fit: drawn at the panel's own width (a stacked layout on a phone: readable text, issue 16 point 10).
+    this.map = new BrokerMap($('map'), { onBrokerClick: (id, anchor) => this.openMenu(id, anchor), fit: true });
     this.partitions = new PartitionsPanel($('partitions'), (action) => this.guard(() => this.act(action)));
     this.clients = new ClientsPanel($('clients'));
     this.metrics = new MetricsPanel($('metrics'));
@@ -89,6 +90,8 @@ class App {
       h2.prepend(b);
     }
     this.fold(document.querySelector('[data-panel="metrics"]'), true);
+    // On a small screen the availability strip folds too (a stop that points into it unfolds it).
+    if (innerWidth < 900 || innerHeight < 700) this.fold(document.querySelector('[data-panel="availability"]'), true);
     this.menu = $('broker-menu');
     document.addEventListener('click', (e) => {
       if (!this.menu.hidden && !this.menu.contains(e.target) && !e.target.closest?.('[data-broker]')) this.closeMenu();

@@ -246,3 +246,36 @@ test('point 12: panels fold (metrics folded at first, unfolded by a tour stop th
   assert.ok(await page.locator('.metric.tour-hl').first().isVisible());
   assert.deepEqual(app.errors, []);
 });
+
+test('point 10: small screens: at 800×600 a stop brings its evidence into view under the tour card; at 390×844 the map is readable and LEO/HW stay', async () => {
+  const page = app.page;
+  app.errors.length = 0;
+  await page.setViewportSize({ width: 800, height: 600 });
+  try {
+    await open('?scenario=tour-1-leader-dies.json');
+    await nextStop(8); // "matched the leader's up to offset 67"
+    const inView = (sel) => page.locator(sel).first().evaluate((el) => {
+      const r = el.getBoundingClientRect();
+      return r.top >= 0 && r.bottom <= innerHeight && r.height > 0;
+    });
+    assert.equal(await inView('.cell.tour-hl[data-off="67"]'), true, 'the record the stop talks about is on screen');
+    assert.equal(await inView('#tour .tour-text'), true, 'and so is the text talking about it');
+    const card = await page.locator('#tour').boundingBox();
+    const cell = await page.locator('.cell.tour-hl[data-off="67"]').first().boundingBox();
+    assert.ok(cell.y >= card.y + card.height, 'not hidden under the card');
+
+    await page.setViewportSize({ width: 390, height: 844 });
+    await open('?scenario=tour-1-leader-dies.json&paused=1');
+    const px = await page.locator('#map svg [data-broker="1"] text').first().evaluate((t) => t.getBoundingClientRect().height);
+    assert.ok(px >= 9, `broker text is ${px.toFixed(1)} px tall`);
+    assert.equal(await page.locator('.pcard .rrow .rinfo').first().isVisible(), true, 'LEO · HW shown');
+    await page.evaluate(() => failoverLab.seek(25000));
+    await page.waitForTimeout(50);
+    const clipped = await page.locator('.pcard').evaluateAll((cards) => cards.some((c) => [...c.querySelectorAll('.badge, .rinfo')].some((b) => b.getBoundingClientRect().right > c.getBoundingClientRect().right + 1)));
+    assert.equal(clipped, false, 'no badge or LEO/HW runs out of its card');
+    assert.equal(await page.evaluate(() => document.documentElement.scrollWidth <= innerWidth), true, 'no sideways scrolling');
+  } finally {
+    await page.setViewportSize({ width: 1440, height: 900 });
+  }
+  assert.deepEqual(app.errors, []);
+});

@@ -46,10 +46,11 @@ export class PartitionsPanel {
 
   measure() {
     const width = this.root.clientWidth || 600;
-    // label column 112px, right info 92px (hidden when narrow), paddings.
-    const narrow = width < 420;
+    // label column 112px, right info 92px, paddings; when narrow, label and
+    // info share a line above the track, which takes the whole width.
+    const narrow = width < 520;
     this.root.classList.toggle('narrow', narrow);
-    const n = Math.floor((width - 112 - (narrow ? 0 : 96) - 30) / PITCH);
+    const n = Math.floor((width - (narrow ? 0 : 112 + 96) - 30) / PITCH);
     this.windowSize = Math.max(8, Math.min(MAX_WINDOW, n));
   }
 

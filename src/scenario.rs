@@ -158,7 +158,10 @@ pub fn from_value(v: Value) -> R<Scenario> {
     if let Some(l) = m.get("level") {
         let l = string(l, "level")?;
         if !LEVELS.contains(&l.as_str()) {
-            return Err(format!("level: \"{l}\" must be one of {}", LEVELS.join(", ")));
+            return Err(format!(
+                "level: \"{l}\" must be one of {}",
+                LEVELS.join(", ")
+            ));
         }
     }
     let name = match m.get("name") {
@@ -758,10 +761,14 @@ mod tests {
         let ok = r#"{"brokers": 1, "topics": [{"name": "t"}], "level": "senior"}"#;
         assert!(from_value(serde_json::from_str(ok).unwrap()).is_ok());
         let bad = r#"{"brokers": 1, "topics": [{"name": "t"}], "level": "expert"}"#;
-        let e = from_value(serde_json::from_str(bad).unwrap()).err().unwrap_or_default();
+        let e = from_value(serde_json::from_str(bad).unwrap())
+            .err()
+            .unwrap_or_default();
         assert!(e.starts_with("level:"), "{e}");
         let bad = r#"{"brokers": 1, "topics": [{"name": "t"}], "level": 3}"#;
-        let e = from_value(serde_json::from_str(bad).unwrap()).err().unwrap_or_default();
+        let e = from_value(serde_json::from_str(bad).unwrap())
+            .err()
+            .unwrap_or_default();
         assert!(e.starts_with("level"), "{e}");
     }
 

@@ -418,28 +418,35 @@ pub fn sweep_runs(
     let done = AtomicUsize::new(0);
     let results: Mutex<Vec<(usize, RunOutcome)>> = Mutex::new(Vec::with_capacity(jobs.len()));
     let error: Mutex<Option<String>> = Mutex::new(None);
-    std::thread::scope(|scope| {
-        for _ in 0..threads.max(1) {
-            scope.spawn(|| loop {
-                let i = next.fetch_add(1, Ordering::Relaxed);
-                let Some(&(c, seed)) = jobs.get(i) else { break };
-                match run_one(&configs[c], seed) {
-                    Ok(o) => {
-                        if let Ok(mut r) = results.lock() {
-                            r.push((c, o));
-                        }
-                    }
-                    Err(e) => {
-                        if let Ok(mut slot) = error.lock() {
-                            slot.get_or_insert(e);
-                        }
-                    }
+    let work = || loop {
+        let i = next.fetch_add(1, Ordering::Relaxed);
+        let Some(&(c, seed)) = jobs.get(i) else { break };
+        match run_one(&configs[c], seed) {
+            Ok(o) => {
+                if let Ok(mut r) = results.lock() {
+                    r.push((c, o));
                 }
-                let d = done.fetch_add(1, Ordering::Relaxed) + 1;
-                progress(d, jobs.len());
-            });
+            }
+            Err(e) => {
+                if let Ok(mut slot) = error.lock() {
+                    slot.get_or_insert(e);
+                }
+            }
         }
-    });
+        let d = done.fetch_add(1, Ordering::Relaxed) + 1;
+        progress(d, jobs.len());
+    };
+    if threads <= 1 {
+        // On the calling thread: wasm32 (the explorer's Web Workers) has no
+        // std threads, and one thread needs no scope.
+        work();
+    } else {
+        std::thread::scope(|scope| {
+            for _ in 0..threads {
+                scope.spawn(work);
+            }
+        });
+    }
     if let Some(e) = error.into_inner().ok().flatten() {
         return Err(e);
     }

@@ -283,7 +283,7 @@ function drawChart(box, rows, { pareto, links, highlight, onHover, partial }) {
     role: 'group',
     'aria-label': `Acknowledged-record loss rate against p99 unavailability for ${rows.length} configurations${partial ? ' (partial results)' : ''}; the table below lists the same configurations with links.`,
   });
-  const grid = svg('g', { class: 'grid' });
+  const grid = svg('g', { class: 'gridlines' });
   const axes = svg('g', { class: 'axes' });
   root.append(grid, axes);
 
@@ -365,7 +365,7 @@ function drawChart(box, rows, { pareto, links, highlight, onHover, partial }) {
     }
     if (!moved) break;
   }
-  const marks = svg('g', { class: 'marks' });
+  const marks = svg('g', { class: 'to-marks' });
   const tethers = svg('g', { class: 'tethers' });
   const byKey = new Map();
   for (const p of pos) {
@@ -624,7 +624,7 @@ class Explorer {
     const cols = [
       ['configuration', 'key'], ['promises durability', 'num'], ['runs', 'num'], ['acked', 'num'], ['lost', 'num'],
       ['loss rate', 'num'], ['runs with loss', 'num'], ['violations', 'num'], ['unavailable p99 (s)', 'num'],
-      ['recovery p99 (s)', 'num'], ['produce p99 latency, p99 (s)', 'num'], ['loss causes', 'causes'], ['worst seed', 'link'],
+      ['recovery p99 (s)', 'num'], ['produce p99 latency, p99 (s)', 'num'], ['loss causes', 'causes'], ['worst seed', 'wlink'],
     ];
     const table = el('table', { class: `sweep-table${partial ? ' partial' : ''}` });
     table.append(el('caption', { class: 'sr-only', text: partial ? 'Sweep rows (partial results)' : 'Sweep rows' }));
@@ -635,7 +635,7 @@ class Explorer {
       const link = this.links.get(r.key);
       const front = pareto.has(i);
       const keyCell = el('th', { scope: 'row', class: 'key' }, glyphIcon(r.config), el('code', { text: r.key }));
-      if (front) keyCell.append(el('span', { class: 'badge', title: 'On the Pareto frontier: no other configuration loses less and is unavailable for less', text: 'frontier' }));
+      if (front) keyCell.append(el('span', { class: 'front-badge', title: 'On the Pareto frontier: no other configuration loses less and is unavailable for less', text: 'frontier' }));
       const causes = Object.entries(r.loss_causes).map(([c, n]) => `${c} (${n})`).join(' · ');
       const tr = el('tr', { 'data-key': r.key, class: front ? 'front' : undefined },
         keyCell,
@@ -650,7 +650,7 @@ class Explorer {
         el('td', { class: 'num', text: secs(a.rto_ms.p99) }),
         el('td', { class: 'num', text: secs(a.produce_latency_p99_ms.p99) }),
         el('td', { class: 'causes', text: causes || '–' }),
-        el('td', { class: 'link' }, link
+        el('td', { class: 'wlink' }, link
           ? el('a', { href: link.href, target: '_blank', rel: 'noopener', title: `${link.why}; opens in a new tab`, 'aria-label': `Open seed ${link.seed} of ${r.key} in the lab (new tab)`, text: `seed ${link.seed} ↗` })
           : el('span', { class: 'muted', text: '…' })),
       );
@@ -698,27 +698,29 @@ async function main() {
     app.setTheme('auto');
     app.showBanner(`?${e.message}`);
   }
-  let params;
-  try {
-    params = parseParams(location.search);
-  } catch (e) {
-    app.fillForm({ seeds: search.get('seeds') ?? DEFAULT_SEEDS, first: search.get('first') ?? 1, sets: search.getAll('set') });
-    app.publish({ state: 'error', error: e.message });
-    app.showBanner(`Bad parameter: ${e.message}`);
-    return;
-  }
-  app.fillForm(params);
   try {
     const res = fetch(WASM_URL);
     app.module = await (WebAssembly.compileStreaming
       ? WebAssembly.compileStreaming(res).catch(async () => WebAssembly.compile(await (await fetch(WASM_URL)).arrayBuffer()))
       : WebAssembly.compile(await (await res).arrayBuffer()));
     await init({ module_or_path: app.module });
+    $('run').disabled = false;
   } catch (e) {
     app.publish({ state: 'error', error: message(e) });
     app.showBanner(`The explorer's WebAssembly core did not load (${message(e)}). Run \`make build\` and serve www/.`);
     return;
   }
+  let params;
+  try {
+    params = parseParams(location.search);
+  } catch (e) {
+    // The form keeps what was asked for, to be fixed and run from there.
+    app.fillForm({ seeds: search.get('seeds') ?? DEFAULT_SEEDS, first: search.get('first') ?? 1, sets: search.getAll('set') });
+    app.publish({ state: 'error', error: e.message });
+    app.showBanner(`Bad parameter: ${e.message}`);
+    return;
+  }
+  app.fillForm(params);
   app.start(params);
 }
 

@@ -250,14 +250,14 @@ function niceStep(span, ticks) {
 const W = 900;
 const H = 470;
 const M = { left: 78, right: 22, top: 18, bottom: 56 };
-const ZERO_LANE = 40; // px: the "none lost" band under the log axis
+const ZERO_LANE = 48; // px: the "none lost" band under the log axis
 const GAP = 16; // px between the log region and the band
 const R = 9; // mark radius
 
-function drawChart(box, rows, { pareto, links, highlight, onHover, partial }) {
+function drawChart(box, rows, { pareto, links, highlight, onHover, partial, empty }) {
   box.replaceChildren();
   if (!rows.length) {
-    box.append(el('p', { class: 'empty muted', text: 'No finished runs yet.' }));
+    box.append(el('p', { class: 'empty muted', text: empty }));
     return new Map();
   }
   const xs = rows.map(unavailS);
@@ -587,6 +587,7 @@ class Explorer {
       : 'Loss against unavailability ';
     this.marks = drawChart($('chart'), rows, {
       pareto, links: this.links, highlight: this.highlight, partial,
+      empty: s ? 'No finished runs yet.' : 'Nothing to draw: fix the settings above and press Run.',
       onHover: (key, x, y) => this.hover(key, x, y),
     });
     this.drawTable(rows, pareto, partial);

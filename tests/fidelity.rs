@@ -1,6 +1,6 @@
 //! Where the lab used to differ from Kafka 4.x (issue 15), one scenario per
 //! rule, each stating Kafka's behaviour and the class that implements it.
-//! (Rules 11 and 12 are unit tests next to the code: `sim::client::tests`,
+//! (Rules 11 and 12 are unit tests next to the code: `sim::client::consumer::tests`,
 //! `sim::partition::tests`, `sim::broker::tests`; the election rules 2 and 3
 //! also in `sim::partition_change::tests`.)
 

@@ -4,8 +4,11 @@
 //! Module map (one concept each): `time` (clock and event queue), `net`
 //! (latency, isolation), `log` (one replica's log and epoch cache), `partition`
 //! (a replica's role and the leader-side rules), `placement` (rack-aware
-//! replica assignment), `broker`, `controller`,
-//! `client` (producer and consumer), `protocol` (messages and error codes),
+//! replica assignment), `broker` (state and lifecycle; `broker::requests`:
+//! Produce/Fetch handling and the purgatory, `broker::fetcher`: the replica
+//! fetcher, `broker::metadata`: the metadata publisher, `broker::isr`: ISR
+//! shrink and AlterPartition), `controller`, `client` (`client::producer`,
+//! `client::consumer`), `protocol` (messages and error codes),
 //! `cluster` (the world and its fault verbs), `invariants`, `trace`.
 
 pub mod availability;

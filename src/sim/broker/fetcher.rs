@@ -1,0 +1,216 @@
+//! The replica fetcher: one long-polling Fetch per leader broker, carrying
+//! `CurrentLeaderEpoch` and `LastFetchedEpoch`, appending what comes back and
+//! truncating on a `DivergingEpoch` answer (AbstractFetcherThread,
+//! KAFKA_REPLICATION.md §1, §7).
+
+use crate::sim::config::TruncationMode;
+use crate::sim::io::{Ctx, Timer};
+use crate::sim::partition::Role;
+use crate::sim::protocol::*;
+
+use super::{trace_truncation, Broker, REPLICA_SOCKET_TIMEOUT_MS};
+
+impl Broker {
+    /// The fetch to `leader` timed out or its connection broke: back off.
+    pub(super) fn fetch_failed(&mut self, ctx: &mut Ctx, leader: BrokerId, id: u64) {
+        if self
+            .fetch_in_flight
+            .get(&(leader as usize))
+            .is_some_and(|f| f.0 == id)
+        {
+            self.fetch_in_flight.remove(&(leader as usize));
+            self.back_off_leader(ctx, leader);
+            self.send_fetches(ctx);
+        }
+    }
+
+    pub(super) fn back_off_leader(&mut self, ctx: &mut Ctx, leader: BrokerId) {
+        let until = ctx.now + ctx.config.replica_fetch_backoff_ms;
+        for r in self.replicas.values_mut() {
+            if r.role == Role::Follower && r.leader == Some(leader) {
+                r.fetch_backoff_until = until;
+            }
+        }
+        ctx.after(ctx.config.replica_fetch_backoff_ms, Timer::FetchRetry);
+    }
+
+    /// One Fetch per leader broker, for every partition followed from it.
+    pub(super) fn send_fetches(&mut self, ctx: &mut Ctx) {
+        if !self.is_running() || !self.registered {
+            return;
+        }
+        if self.followed_stale {
+            self.followed_stale = false;
+            self.followed.clear();
+            for r in self.replicas.values() {
+                match r.leader {
+                    Some(leader) if r.role == Role::Follower && leader != self.id => {
+                        self.followed.or_default(leader).push(r.partition)
+                    }
+                    _ => {}
+                }
+            }
+        }
+        let mut by_leader: Vec<(BrokerId, Vec<FetchPartition>)> = Vec::new();
+        for (&leader, parts) in self.followed.iter() {
+            if self.fetch_in_flight.contains_key(&(leader as usize)) {
+                continue;
+            }
+            let mut partitions = Vec::with_capacity(parts.len());
+            for p in parts {
+                let Some(r) = self.replicas.get(p) else {
+                    continue;
+                };
+                if r.fetch_backoff_until > ctx.now || self.slow_partitions.contains(p) {
+                    continue;
+                }
+                let last_fetched_epoch = match ctx.config.truncation {
+                    TruncationMode::LeaderEpoch => r.log.last_record_epoch(),
+                    TruncationMode::HighWatermark => None,
+                };
+                partitions.push(FetchPartition {
+                    partition: r.partition,
+                    fetch_offset: r.log.log_end_offset(),
+                    current_leader_epoch: r.leader_epoch,
+                    last_fetched_epoch,
+                });
+            }
+            if !partitions.is_empty() {
+                by_leader.push((leader, partitions));
+            }
+        }
+        for (leader, partitions) in by_leader {
+            let id = ctx.new_id();
+            let sent = partitions
+                .iter()
+                .map(|fp| (fp.partition, fp.current_leader_epoch))
+                .collect();
+            self.fetch_in_flight.insert(leader as usize, (id, sent));
+            ctx.send(
+                Node::Broker(leader),
+                Message::Fetch {
+                    id,
+                    replica: Some(self.id),
+                    broker_epoch: self.broker_epoch,
+                    max_wait_ms: ctx.config.replica_fetch_wait_max_ms,
+                    partitions,
+                    rack_id: String::new(),
+                },
+            );
+            ctx.after(
+                REPLICA_SOCKET_TIMEOUT_MS,
+                Timer::FetchTimeout { leader, id },
+            );
+        }
+    }
+
+    pub(super) fn handle_fetch_response(
+        &mut self,
+        ctx: &mut Ctx,
+        leader: BrokerId,
+        id: u64,
+        partitions: Vec<FetchPartitionResponse>,
+    ) {
+        match self.fetch_in_flight.get(&(leader as usize)) {
+            Some((want, _)) if *want == id => {}
+            _ => return,
+        }
+        let Some((_, sent)) = self.fetch_in_flight.remove(&(leader as usize)) else {
+            return;
+        };
+        let mut retry_later = false;
+        // Partitions whose log or HW changed: consumers parked here may now
+        // have something to read (KIP-392 follower fetching).
+        let mut changed: Vec<PartitionIndex> = Vec::with_capacity(partitions.len());
+        for resp in partitions {
+            let p = resp.partition;
+            let Some(sent_epoch) = sent.iter().find(|s| s.0 == p).map(|s| s.1) else {
+                continue;
+            };
+            let me = self.id;
+            let Some(rep) = self.replicas.get_mut(&p) else {
+                continue;
+            };
+            if rep.role != Role::Follower
+                || rep.leader != Some(leader)
+                || rep.leader_epoch != sent_epoch
+            {
+                continue;
+            }
+            match resp.error {
+                None => {}
+                Some(ErrorCode::OffsetOutOfRange) => {
+                    let leo = rep.log.log_end_offset();
+                    if resp.log_end_offset < leo {
+                        changed.push(p);
+                        let removed = rep.log.truncate_to(resp.log_end_offset);
+                        let to = resp.log_end_offset;
+                        trace_truncation(
+                            ctx,
+                            me,
+                            p,
+                            leo,
+                            to,
+                            &removed,
+                            format!("OFFSET_OUT_OF_RANGE: the leader's log ends at {to}, before this replica's"),
+                        );
+                    } else {
+                        rep.fetch_backoff_until = ctx.now + ctx.config.replica_fetch_backoff_ms;
+                        retry_later = true;
+                    }
+                    continue;
+                }
+                Some(_) => {
+                    rep.fetch_backoff_until = ctx.now + ctx.config.replica_fetch_backoff_ms;
+                    retry_later = true;
+                    continue;
+                }
+            }
+            if let Some((epoch, end)) = resp.diverging_epoch {
+                let t = rep.truncation_point(epoch, end);
+                let from = rep.log.log_end_offset();
+                let removed = rep.log.truncate_to(t.to);
+                ctx.touch(p);
+                changed.push(p);
+                if !removed.is_empty() {
+                    trace_truncation(
+                        ctx,
+                        me,
+                        p,
+                        from,
+                        t.to,
+                        &removed,
+                        format!(
+                            "the leader says epoch {epoch} ends at offset {end} (DivergingEpoch); this replica's own records from {} on were written in a diverging history",
+                            t.to
+                        ),
+                    );
+                }
+                continue;
+            }
+            if resp.base_offset != rep.log.log_end_offset() {
+                continue;
+            }
+            let appended = !resp.records.is_empty();
+            for r in resp.records {
+                rep.log.append(r);
+            }
+            let leo = rep.log.log_end_offset();
+            let hw = resp.high_watermark.min(leo);
+            // The invariants need a look only when this replica's state moved.
+            if appended || !rep.reconciled || hw != rep.log.high_watermark {
+                ctx.touch(p);
+            }
+            rep.reconciled = true;
+            rep.log.high_watermark = hw;
+            changed.push(p);
+        }
+        for p in changed {
+            self.wake_fetches(ctx, p);
+        }
+        if retry_later {
+            ctx.after(ctx.config.replica_fetch_backoff_ms, Timer::FetchRetry);
+        }
+        self.send_fetches(ctx);
+    }
+}

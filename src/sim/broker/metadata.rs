@@ -1,0 +1,236 @@
+//! The broker's metadata publisher: it replays the controller's metadata log
+//! and turns each partition's registration into a role for the local replica
+//! (become leader, become follower, stop), as BrokerMetadataPublisher and
+//! ReplicaManager.applyDelta do (KAFKA_REPLICATION.md §5, "Propagation").
+
+use crate::sim::io::{Ctx, Timer};
+use crate::sim::partition::Role;
+use crate::sim::protocol::*;
+use crate::sim::trace::TraceKind;
+
+use super::{trace_truncation, Broker, Lifecycle};
+
+impl Broker {
+    /// Replay the metadata log up to `end`. When catching up over many records,
+    /// only the last state of each partition matters: a restarted broker must
+    /// not briefly "become leader" in epochs long gone.
+    pub(super) fn apply_metadata(&mut self, ctx: &mut Ctx, end: u64) {
+        let end = end.min(ctx.metadata.len() as u64);
+        if self.lifecycle == Lifecycle::Starting {
+            self.replayed_offset = self.replayed_offset.max(end);
+            return;
+        }
+        if end <= self.metadata_offset || !self.metadata_work_done(ctx, end) {
+            return;
+        }
+        self.apply_metadata_now(ctx, end);
+    }
+
+    /// The `sim.broker.*` costs: applying the records up to `end` keeps the
+    /// broker's metadata thread busy for a time (per partition change, and
+    /// per partition it starts leading or following). Returns whether the
+    /// work is done now; otherwise a `MetadataApplied` timer applies them.
+    pub(super) fn metadata_work_done(&mut self, ctx: &mut Ctx, end: u64) -> bool {
+        let from = self.metadata_offset.max(self.metadata_costed_to);
+        if end <= from {
+            // Already costed; its timer applies it.
+            return false;
+        }
+        let c = ctx.config.costs;
+        let mut us = 0;
+        for rec in &ctx.metadata[from as usize..end as usize] {
+            if let MetadataRecord::Partition {
+                partition,
+                registration,
+            } = rec
+            {
+                us += c.broker_metadata_apply_us;
+                let new_role = self.replicas.get(partition).is_some_and(|r| {
+                    !r.known_registration || r.leader_epoch != registration.leader_epoch
+                });
+                if new_role {
+                    us += if registration.leader == Some(self.id) {
+                        c.broker_become_leader_us
+                    } else {
+                        c.broker_become_follower_us
+                    };
+                }
+            }
+        }
+        let begin = self.metadata_busy_until_us.max(ctx.now * 1000);
+        self.metadata_busy_until_us = begin + us;
+        self.metadata_costed_to = end;
+        let at = self.metadata_busy_until_us / 1000;
+        if at > ctx.now {
+            ctx.after(at - ctx.now, Timer::MetadataApplied { end });
+            return false;
+        }
+        true
+    }
+
+    pub(super) fn apply_metadata_now(&mut self, ctx: &mut Ctx, end: u64) {
+        let end = end.min(ctx.metadata.len() as u64);
+        if end <= self.metadata_offset {
+            return;
+        }
+        let metadata = ctx.metadata;
+        // The last registration of each partition in the new records, in
+        // partition order.
+        let mut latest: Vec<(PartitionIndex, &PartitionRegistration)> = Vec::new();
+        for rec in &metadata[self.metadata_offset as usize..end as usize] {
+            match rec {
+                MetadataRecord::Partition {
+                    partition,
+                    registration,
+                } => {
+                    latest.push((*partition, registration));
+                }
+                MetadataRecord::Broker {
+                    broker,
+                    fenced,
+                    in_controlled_shutdown,
+                    ..
+                } => {
+                    self.meta_ineligible.retain(|b| b != broker);
+                    if *fenced || *in_controlled_shutdown {
+                        self.meta_ineligible.push(*broker);
+                    }
+                }
+            }
+        }
+        self.metadata_offset = end;
+        latest.reverse();
+        latest.sort_by_key(|x| x.0); // stable: the last record of a partition comes first
+        latest.dedup_by_key(|x| x.0);
+        for (p, reg) in latest {
+            self.meta_leaders[p] = (reg.leader, reg.leader_epoch);
+            if self.replicas.contains_key(&p) {
+                self.apply_partition(ctx, p, reg);
+            }
+        }
+        self.send_fetches(ctx);
+    }
+
+    pub(super) fn apply_partition(
+        &mut self,
+        ctx: &mut Ctx,
+        p: PartitionIndex,
+        reg: &PartitionRegistration,
+    ) {
+        let me = self.id;
+        let now = ctx.now;
+        let Some(rep) = self.replicas.get_mut(&p) else {
+            return;
+        };
+        if rep.known_registration && reg.partition_epoch <= rep.partition_epoch {
+            return;
+        }
+        rep.known_registration = true;
+        ctx.touch(p);
+        if reg.leader == Some(me) {
+            let same_epoch = rep.is_leader() && rep.leader_epoch == reg.leader_epoch;
+            let was_follower = rep.role == Role::Follower;
+            rep.make_leader(me, reg, now);
+            self.followed_stale = true;
+            if !same_epoch {
+                let text = format!(
+                    "Broker {me} is now leader of {} in epoch {}: it writes (epoch {}, start offset {}) to its leader-epoch cache before accepting writes; LEO {}, HW {} (kept from before, it may lag).",
+                    ctx.tp(p),
+                    reg.leader_epoch,
+                    reg.leader_epoch,
+                    rep.log.log_end_offset(),
+                    rep.log.log_end_offset(),
+                    rep.log.high_watermark
+                );
+                ctx.trace(
+                    TraceKind::BecameLeader {
+                        broker: me,
+                        topic: ctx.partitions[p].topic.clone(),
+                        partition: ctx.partitions[p].partition,
+                        leader_epoch: reg.leader_epoch,
+                        log_end_offset: rep.log.log_end_offset(),
+                        high_watermark: rep.log.high_watermark,
+                    },
+                    text,
+                );
+                if reg.leader_recovery_state == LeaderRecoveryState::Recovering {
+                    // KIP-704: the unclean leader reports it has taken over.
+                    let id = ctx.new_id();
+                    rep.pending_isr = Some((id, vec![me]));
+                    ctx.send(
+                        Node::Controller,
+                        Message::AlterPartition {
+                            id,
+                            broker: me,
+                            broker_epoch: self.broker_epoch,
+                            partition: p,
+                            leader_epoch: reg.leader_epoch,
+                            partition_epoch: reg.partition_epoch,
+                            new_isr: vec![me],
+                            recovered: true,
+                        },
+                    );
+                }
+            }
+            self.after_leader_state_change(ctx, p);
+            if was_follower {
+                // Consumers parked here while it was a follower (KIP-392)
+                // learn at once that their epoch is stale.
+                self.wake_fetches(ctx, p);
+            }
+        } else {
+            let was_leader = rep.is_leader();
+            let same = rep.role == Role::Follower
+                && rep.leader == reg.leader
+                && rep.leader_epoch == reg.leader_epoch;
+            rep.make_follower(reg);
+            self.followed_stale = true;
+            if !same {
+                let tp = ctx.tp(p);
+                ctx.trace(
+                    TraceKind::BecameFollower {
+                        broker: me,
+                        topic: ctx.partitions[p].topic.clone(),
+                        partition: ctx.partitions[p].partition,
+                        leader: reg.leader,
+                        leader_epoch: reg.leader_epoch,
+                    },
+                    match reg.leader {
+                        Some(l) => format!(
+                            "Broker {me} follows broker {l} for {tp} in epoch {}.",
+                            reg.leader_epoch
+                        ),
+                        None => format!("Broker {me} has no leader to follow for {tp}: the partition is offline."),
+                    },
+                );
+                let follows = reg.leader.is_some();
+                if let Some(to) = rep
+                    .truncation_on_become_follower(ctx.config.truncation)
+                    .filter(|_| follows)
+                {
+                    let from = rep.log.log_end_offset();
+                    let removed = rep.log.truncate_to(to);
+                    if !removed.is_empty() {
+                        trace_truncation(
+                            ctx,
+                            me,
+                            p,
+                            from,
+                            to,
+                            &removed,
+                            format!("pre-KIP-101 mode: a new follower truncates to its own high watermark {to}"),
+                        );
+                    }
+                }
+            }
+            if was_leader {
+                self.fail_parked_produces(ctx, p, ErrorCode::NotLeaderOrFollower);
+                self.wake_fetches(ctx, p);
+            } else if !same {
+                // A new leader or epoch: consumers parked on this follower
+                // (KIP-392) are answered now, with an error.
+                self.wake_fetches(ctx, p);
+            }
+        }
+    }
+}

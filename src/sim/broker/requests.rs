@@ -1,0 +1,630 @@
+//! The leader's request handling: Produce and Fetch as ReplicaManager answers
+//! them, and the purgatory where they wait (DelayedProduce for acks=all,
+//! DelayedFetch for long polls) (KAFKA_REPLICATION.md §1–4, KIP-392).
+
+use crate::sim::config::{Acks, ReplicaSelector};
+use crate::sim::io::{Ctx, Timer};
+use crate::sim::log::Record;
+use crate::sim::partition::{Replica, Role};
+use crate::sim::protocol::*;
+
+use super::{Broker, ParkedFetch, ParkedProduce, ALTER_PARTITION_RETRY_MS};
+
+impl Broker {
+    pub(super) fn handle_produce(
+        &mut self,
+        ctx: &mut Ctx,
+        from: Node,
+        id: u64,
+        acks: Acks,
+        timeout_ms: u64,
+        batches: Vec<ProduceBatch>,
+    ) {
+        let mut done = Vec::new();
+        let mut waiting = Vec::new();
+        for batch in batches {
+            let p = batch.partition;
+            let hint = self.leader_hint(p);
+            let result = self.append_as_leader(ctx, p, acks, batch.records);
+            match result {
+                Err(e) => done.push(ProducePartitionResponse {
+                    partition: p,
+                    result: Err(e),
+                    current_leader: hint,
+                }),
+                Ok((base, required)) => {
+                    let hw = self.replicas.get(&p).map_or(0, |r| r.log.high_watermark);
+                    if acks != Acks::All || hw >= required {
+                        // min.insync.replicas only concerns acks=all.
+                        let result = if acks == Acks::All {
+                            self.ack_result(ctx, p, base)
+                        } else {
+                            Ok(base)
+                        };
+                        done.push(ProducePartitionResponse {
+                            partition: p,
+                            result,
+                            current_leader: None,
+                        });
+                    } else {
+                        waiting.push((p, required, base));
+                    }
+                }
+            }
+        }
+        if acks == Acks::None {
+            // No response to acks=0; on any error the broker closes the
+            // connection instead, which makes the client refresh its metadata
+            // (KafkaApis.handleProduceRequest, NetworkClient).
+            if done.iter().any(|r| r.result.is_err()) {
+                let me = self.node();
+                ctx.send(from, Message::Disconnected { id, to: me });
+            }
+            return;
+        }
+        if waiting.is_empty() {
+            ctx.send(
+                from,
+                Message::ProduceResponse {
+                    id,
+                    partitions: done,
+                },
+            );
+            return;
+        }
+        let key = ctx.new_id();
+        for (p, _, _) in &waiting {
+            if let Some(s) = self.replicas.slot_of(*p) {
+                self.produce_waiters[s].push(key);
+            }
+        }
+        self.parked_produces.insert(
+            key,
+            ParkedProduce {
+                from,
+                id,
+                waiting,
+                done,
+            },
+        );
+        ctx.after(timeout_ms, Timer::DelayedProduceExpire { id: key });
+    }
+
+    /// Partition.checkEnoughReplicasReachOffset once the HW covers the batch.
+    pub(super) fn ack_result(
+        &self,
+        ctx: &Ctx,
+        p: PartitionIndex,
+        base: u64,
+    ) -> Result<u64, ErrorCode> {
+        let Some(r) = self.replicas.get(&p) else {
+            return Err(ErrorCode::NotLeaderOrFollower);
+        };
+        let min_isr = r.effective_min_isr(ctx.partitions[p].config.min_insync_replicas);
+        if r.maximal_isr_len() < min_isr {
+            Err(ErrorCode::NotEnoughReplicasAfterAppend)
+        } else {
+            Ok(base)
+        }
+    }
+
+    pub(super) fn leader_hint(&self, p: PartitionIndex) -> Option<(BrokerId, u32)> {
+        match self.meta_leaders.get(p) {
+            Some((Some(l), e)) if *l != self.id => Some((*l, *e)),
+            _ => None,
+        }
+    }
+
+    /// Append a batch as leader. Returns (base offset, offset the HW must reach).
+    pub(super) fn append_as_leader(
+        &mut self,
+        ctx: &mut Ctx,
+        p: PartitionIndex,
+        acks: Acks,
+        records: Vec<Record>,
+    ) -> Result<(u64, u64), ErrorCode> {
+        let me = self.id;
+        let eligible: Vec<BrokerId> = self.meta_ineligible.clone();
+        let Some(rep) = self.replicas.get_mut(&p) else {
+            return Err(ErrorCode::NotLeaderOrFollower);
+        };
+        if !rep.is_leader() {
+            return Err(ErrorCode::NotLeaderOrFollower);
+        }
+        let cfg = &ctx.partitions[p].config;
+        if acks == Acks::All && rep.isr.len() < rep.effective_min_isr(cfg.min_insync_replicas) {
+            return Err(ErrorCode::NotEnoughReplicas);
+        }
+        let Some(first) = records.first().copied() else {
+            return Err(ErrorCode::InvalidRequest);
+        };
+        let count = records.len() as u64;
+        if first.producer_id != 0 {
+            let last_seq = first.seq + count as u32 - 1;
+            if let Some(state) = rep.log.producer_state(first.producer_id) {
+                if let Some(dup) = state
+                    .batches
+                    .iter()
+                    .find(|b| b.first_seq == first.seq && b.last_seq == last_seq)
+                {
+                    // A retry of a batch already in the log: answer with its offsets.
+                    return Ok((dup.base_offset, dup.base_offset + count));
+                }
+                let expected = state.last_seq().map_or(0, |s| s.wrapping_add(1));
+                if first.seq != expected {
+                    return Err(ErrorCode::OutOfOrderSequenceNumber);
+                }
+            }
+            // A producer this log holds no state for (a new leader that never
+            // saw its batches, or state lost with a truncated tail) is
+            // accepted at any sequence (ProducerAppendInfo.checkSequence: no
+            // current producer epoch).
+        }
+        let base = rep.log.log_end_offset();
+        let epoch = rep.leader_epoch;
+        for (i, r) in records.into_iter().enumerate() {
+            rep.log.append(Record {
+                epoch,
+                batch_start: i == 0,
+                ..r
+            });
+        }
+        let _ = me;
+        ctx.touch(p);
+        let eligible_fn = |b: BrokerId| !eligible.contains(&b);
+        let cfg = &ctx.partitions[p].config;
+        let moved = rep.maybe_increment_high_watermark(
+            ctx.now,
+            ctx.config.replica_lag_time_max_ms,
+            cfg.min_insync_replicas,
+            ctx.config.strict_min_isr,
+            &eligible_fn,
+        );
+        self.wake_fetches(ctx, p);
+        if moved {
+            self.complete_parked_produces(ctx, p);
+        }
+        Ok((base, base + count))
+    }
+
+    pub(super) fn complete_parked_produces(&mut self, ctx: &mut Ctx, p: PartitionIndex) {
+        let keys = self.take_waiters(p, false);
+        let hw = self.replicas.get(&p).map_or(0, |r| r.log.high_watermark);
+        let mut still = Vec::new();
+        for key in keys {
+            let Some(mut parked) = self.parked_produces.remove(&key) else {
+                continue;
+            };
+            let mut keep_waiting = Vec::new();
+            for (wp, required, base) in std::mem::take(&mut parked.waiting) {
+                if wp == p && hw >= required {
+                    let result = self.ack_result(ctx, p, base);
+                    parked.done.push(ProducePartitionResponse {
+                        partition: p,
+                        result,
+                        current_leader: None,
+                    });
+                } else {
+                    if wp == p {
+                        still.push(key);
+                    }
+                    keep_waiting.push((wp, required, base));
+                }
+            }
+            parked.waiting = keep_waiting;
+            if parked.waiting.is_empty() {
+                ctx.send(
+                    parked.from,
+                    Message::ProduceResponse {
+                        id: parked.id,
+                        partitions: parked.done,
+                    },
+                );
+            } else {
+                self.parked_produces.insert(key, parked);
+            }
+        }
+        if !still.is_empty() {
+            still.dedup();
+            if let Some(s) = self.replicas.slot_of(p) {
+                self.produce_waiters[s] = still;
+            }
+        }
+    }
+
+    pub(super) fn fail_parked_produces(
+        &mut self,
+        ctx: &mut Ctx,
+        p: PartitionIndex,
+        error: ErrorCode,
+    ) {
+        let keys = self.take_waiters(p, false);
+        let hint = self.leader_hint(p);
+        for key in keys {
+            let Some(mut parked) = self.parked_produces.remove(&key) else {
+                continue;
+            };
+            let (failed, rest): (Vec<_>, Vec<_>) = std::mem::take(&mut parked.waiting)
+                .into_iter()
+                .partition(|w| w.0 == p);
+            for _ in failed {
+                parked.done.push(ProducePartitionResponse {
+                    partition: p,
+                    result: Err(error),
+                    current_leader: hint,
+                });
+            }
+            parked.waiting = rest;
+            if parked.waiting.is_empty() {
+                ctx.send(
+                    parked.from,
+                    Message::ProduceResponse {
+                        id: parked.id,
+                        partitions: parked.done,
+                    },
+                );
+            } else {
+                self.parked_produces.insert(key, parked);
+            }
+        }
+    }
+
+    // ---------------------------------------------------------------- leader: fetch
+
+    pub(super) fn handle_fetch(
+        &mut self,
+        ctx: &mut Ctx,
+        mut parked: ParkedFetch,
+        max_wait_ms: u64,
+    ) {
+        let has_data = self.fetch_would_return(ctx, &parked);
+        if has_data || max_wait_ms == 0 {
+            self.answer_fetch(ctx, parked, false);
+            return;
+        }
+        // Long poll (replica.fetch.wait.max.ms / fetch.max.wait.ms): park until
+        // something is appended, or the wait expires. Followers' positions are
+        // recorded now, as Kafka does on the first read.
+        if let Some(replica) = parked.replica {
+            for fp in &parked.partitions {
+                self.record_follower_position(ctx, replica, parked.broker_epoch, fp);
+            }
+            parked.positions_recorded = true;
+        }
+        let key = ctx.new_id();
+        for fp in &parked.partitions {
+            if let Some(s) = self.replicas.slot_of(fp.partition) {
+                self.fetch_waiters[s].push(key);
+            }
+        }
+        self.parked_fetches.insert(key, parked);
+        ctx.after(max_wait_ms, Timer::DelayedFetchExpire { id: key });
+    }
+
+    /// Whether an immediate answer is due: data, an error, or a divergence.
+    pub(super) fn fetch_would_return(&self, ctx: &Ctx, parked: &ParkedFetch) -> bool {
+        parked.partitions.iter().any(|fp| {
+            let Some(r) = self.replicas.get(&fp.partition) else {
+                return true;
+            };
+            if parked.replica.is_none() && serves_consumer_as_follower(r, fp) {
+                // Records below this follower's own HW, or an offset past its
+                // log: answer now. Otherwise wait for its HW to move.
+                return fp.fetch_offset < r.log.high_watermark
+                    || fp.fetch_offset > r.log.log_end_offset();
+            }
+            if !r.is_leader() || fp.current_leader_epoch != r.leader_epoch {
+                return true;
+            }
+            if parked.replica.is_none()
+                && self
+                    .preferred_read_replica(ctx, r, fp.fetch_offset, &parked.rack_id)
+                    .is_some()
+            {
+                // A redirect is answered at once (ReplicaManager does not
+                // delay a fetch that names a preferred read replica).
+                return true;
+            }
+            let end = if parked.replica.is_some() {
+                r.log.log_end_offset()
+            } else {
+                r.log.high_watermark
+            };
+            if fp.fetch_offset != end {
+                return true;
+            }
+            if let Some(lfe) = fp.last_fetched_epoch {
+                match r.log.end_offset_for(lfe) {
+                    None => return true,
+                    Some((e, o)) if e < lfe || o < fp.fetch_offset => return true,
+                    _ => {}
+                }
+            }
+            false
+        })
+    }
+
+    /// Something changed on partition `p` (its log end, its HW, its leader):
+    /// complete the fetches parked on it that now have an answer, as
+    /// DelayedFetch.tryComplete does — a follower's fetch reads to the log
+    /// end, so only new records (or an error, a new epoch, a divergence)
+    /// complete it, not a HW that moved; a consumer's fetch reads to the HW.
+    pub(super) fn wake_fetches(&mut self, ctx: &mut Ctx, p: PartitionIndex) {
+        let keys = self.take_waiters(p, true);
+        let mut still = Vec::new();
+        for &key in &keys {
+            let Some(parked) = self.parked_fetches.get(&key) else {
+                continue;
+            };
+            if self.fetch_would_return(ctx, parked) {
+                if let Some(parked) = self.parked_fetches.remove(&key) {
+                    self.answer_fetch(ctx, parked, false);
+                }
+            } else {
+                still.push(key);
+            }
+        }
+        if let Some(slot) = self.replicas.slot_of(p) {
+            let list = &mut self.fetch_waiters[slot];
+            still.append(list);
+            *list = still;
+        }
+    }
+
+    pub(super) fn record_follower_position(
+        &mut self,
+        ctx: &mut Ctx,
+        replica: BrokerId,
+        broker_epoch: u64,
+        fp: &FetchPartition,
+    ) {
+        let p = fp.partition;
+        let ineligible = self.meta_ineligible.clone();
+        let eligible = |b: BrokerId| !ineligible.contains(&b);
+        let Some(rep) = self.replicas.get_mut(&p) else {
+            return;
+        };
+        if !rep.is_leader() || fp.current_leader_epoch != rep.leader_epoch {
+            return;
+        }
+        if fp.fetch_offset > rep.log.log_end_offset() {
+            return;
+        }
+        if let Some(lfe) = fp.last_fetched_epoch {
+            match rep.log.end_offset_for(lfe) {
+                Some((e, o)) if e >= lfe && o >= fp.fetch_offset => {}
+                _ => return,
+            }
+        }
+        let moved = rep.record_follower_fetch(replica, fp.fetch_offset, broker_epoch, ctx.now);
+        // ISR expansion (Partition.maybeExpandIsr).
+        if rep.pending_isr.is_none() {
+            let add = rep.expand_candidates(&eligible);
+            if !add.is_empty() {
+                let mut new_isr = rep.isr.clone();
+                new_isr.extend(add);
+                let id = ctx.new_id();
+                rep.pending_isr = Some((id, new_isr.clone()));
+                ctx.send(
+                    Node::Controller,
+                    Message::AlterPartition {
+                        id,
+                        broker: self.id,
+                        broker_epoch: self.broker_epoch,
+                        partition: p,
+                        leader_epoch: rep.leader_epoch,
+                        partition_epoch: rep.partition_epoch,
+                        new_isr,
+                        recovered: false,
+                    },
+                );
+                ctx.after(
+                    ALTER_PARTITION_RETRY_MS,
+                    Timer::AlterPartitionRetry { partition: p, id },
+                );
+            }
+        }
+        if moved {
+            // What the leader knows of a follower is not something the
+            // invariants read; a HW this moves is touched below.
+            self.after_leader_state_change(ctx, p);
+        }
+    }
+
+    /// Try to advance the HW; complete produce requests and consumer fetches it unblocks.
+    pub(super) fn after_leader_state_change(&mut self, ctx: &mut Ctx, p: PartitionIndex) {
+        let ineligible = self.meta_ineligible.clone();
+        let eligible = |b: BrokerId| !ineligible.contains(&b);
+        let Some(rep) = self.replicas.get_mut(&p) else {
+            return;
+        };
+        let moved = rep.maybe_increment_high_watermark(
+            ctx.now,
+            ctx.config.replica_lag_time_max_ms,
+            ctx.partitions[p].config.min_insync_replicas,
+            ctx.config.strict_min_isr,
+            &eligible,
+        );
+        if moved {
+            ctx.touch(p);
+            self.complete_parked_produces(ctx, p);
+            self.wake_fetches(ctx, p);
+        }
+    }
+
+    pub(super) fn answer_fetch(&mut self, ctx: &mut Ctx, parked: ParkedFetch, expired: bool) {
+        let _ = expired;
+        let mut out = Vec::with_capacity(parked.partitions.len());
+        for fp in &parked.partitions {
+            out.push(self.read_partition(
+                ctx,
+                parked.replica.filter(|_| !parked.positions_recorded),
+                parked.replica,
+                parked.broker_epoch,
+                &parked.rack_id,
+                fp,
+            ));
+        }
+        ctx.send(
+            parked.from,
+            Message::FetchResponse {
+                id: parked.id,
+                partitions: out,
+            },
+        );
+    }
+
+    /// Leader-side processing of one partition of a Fetch (§1 steps 1–4).
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn read_partition(
+        &mut self,
+        ctx: &mut Ctx,
+        record_for: Option<BrokerId>,
+        replica: Option<BrokerId>,
+        broker_epoch: u64,
+        rack_id: &str,
+        fp: &FetchPartition,
+    ) -> FetchPartitionResponse {
+        let p = fp.partition;
+        let mut resp = FetchPartitionResponse {
+            partition: p,
+            error: None,
+            high_watermark: 0,
+            log_end_offset: 0,
+            diverging_epoch: None,
+            current_leader: None,
+            records: Vec::new(),
+            base_offset: fp.fetch_offset,
+            preferred_read_replica: None,
+        };
+        let error = match self.replicas.get(&p) {
+            None => Some(ErrorCode::NotLeaderOrFollower),
+            Some(r) if replica.is_none() && serves_consumer_as_follower(r, fp) => None,
+            Some(r) if !r.is_leader() => Some(ErrorCode::NotLeaderOrFollower),
+            Some(r) if fp.current_leader_epoch < r.leader_epoch => {
+                Some(ErrorCode::FencedLeaderEpoch)
+            }
+            Some(r) if fp.current_leader_epoch > r.leader_epoch => {
+                Some(ErrorCode::UnknownLeaderEpoch)
+            }
+            Some(r) if replica.is_some_and(|b| !r.replicas.contains(&b)) => {
+                Some(ErrorCode::NotLeaderOrFollower)
+            }
+            _ => None,
+        };
+        if let Some(e) = error {
+            resp.error = Some(e);
+            resp.current_leader = self.leader_hint(p).or_else(|| {
+                self.replicas
+                    .get(&p)
+                    .filter(|r| r.is_leader())
+                    .map(|r| (self.id, r.leader_epoch))
+            });
+            return resp;
+        }
+        let Some(r) = self.replicas.get(&p) else {
+            return resp;
+        };
+        if !r.is_leader() {
+            // KIP-392: a follower serves a consumer from its own log, below
+            // its own high watermark, which trails the leader's until its
+            // next fetch response.
+            let (hw, leo) = (r.log.high_watermark, r.log.log_end_offset());
+            resp.high_watermark = hw;
+            resp.log_end_offset = leo;
+            if fp.fetch_offset > leo {
+                resp.error = Some(ErrorCode::OffsetOutOfRange);
+            } else if fp.fetch_offset < hw {
+                resp.records = r.log.records()[fp.fetch_offset as usize..hw as usize].to_vec();
+            }
+            return resp;
+        }
+        // Snapshot before the read: the follower learns a HW this fetch moves
+        // from its next fetch response.
+        resp.high_watermark = r.log.high_watermark;
+        resp.log_end_offset = r.log.log_end_offset();
+        resp.current_leader = Some((self.id, r.leader_epoch));
+        let Some(follower) = replica else {
+            if let Some(b) = self.preferred_read_replica(ctx, r, fp.fetch_offset, rack_id) {
+                // KIP-392: no records, only where to read from.
+                resp.preferred_read_replica = Some(b);
+                return resp;
+            }
+            // A consumer reads only below the HW (read_uncommitted).
+            let hw = r.log.high_watermark;
+            if fp.fetch_offset > r.log.log_end_offset() {
+                resp.error = Some(ErrorCode::OffsetOutOfRange);
+            } else if fp.fetch_offset < hw {
+                resp.records = r.log.records()[fp.fetch_offset as usize..hw as usize].to_vec();
+            }
+            return resp;
+        };
+        if let Some(lfe) = fp.last_fetched_epoch {
+            match r.log.end_offset_for(lfe) {
+                None => {
+                    resp.error = Some(ErrorCode::OffsetOutOfRange);
+                    return resp;
+                }
+                Some((e, o)) if e < lfe || o < fp.fetch_offset => {
+                    resp.diverging_epoch = Some((e, o));
+                    return resp;
+                }
+                _ => {}
+            }
+        }
+        if fp.fetch_offset > r.log.log_end_offset() {
+            resp.error = Some(ErrorCode::OffsetOutOfRange);
+            return resp;
+        }
+        resp.records = r.log.records()[fp.fetch_offset as usize..].to_vec();
+        if record_for == Some(follower) {
+            self.record_follower_position(ctx, follower, broker_epoch, fp);
+        }
+        resp
+    }
+
+    /// KIP-392 on the leader: the replica a consumer in rack `rack_id` should
+    /// read from, when it is not the leader itself (ReplicaManager's
+    /// findPreferredReadReplica with the rack-aware selector). Candidates are
+    /// followers in the ISR, not fenced, whose log reaches the fetch offset and
+    /// whose `broker.rack` is the consumer's `client.rack`; the most caught-up
+    /// one wins (highest LEO, then most recently caught up, then lowest id).
+    /// `None` without a selector, without a client rack, or when the leader is
+    /// itself in that rack or no follower there qualifies.
+    pub(super) fn preferred_read_replica(
+        &self,
+        ctx: &Ctx,
+        r: &Replica,
+        fetch_offset: u64,
+        rack_id: &str,
+    ) -> Option<BrokerId> {
+        if ctx.config.replica_selector != Some(ReplicaSelector::RackAware) || rack_id.is_empty() {
+            return None;
+        }
+        if !r.is_leader() || ctx.rack_of(self.id) == Some(rack_id) {
+            return None;
+        }
+        r.followers
+            .iter()
+            .filter(|f| r.isr.contains(&f.broker) && !self.meta_ineligible.contains(&f.broker))
+            .filter(|f| f.log_end_offset.is_some_and(|leo| leo >= fetch_offset))
+            .filter(|f| ctx.rack_of(f.broker) == Some(rack_id))
+            .max_by(|a, b| {
+                a.log_end_offset
+                    .cmp(&b.log_end_offset)
+                    .then(a.last_caught_up_ms.cmp(&b.last_caught_up_ms))
+                    .then(b.broker.cmp(&a.broker))
+            })
+            .map(|f| f.broker)
+    }
+}
+
+/// Whether this replica, as a follower, serves a consumer's fetch itself
+/// (KIP-392). Since Fetch v11 a consumer's fetch carries client metadata, and
+/// a follower answers it from its own log whatever `replica.selector.class`
+/// says: the selector only decides, on the leader, where to send consumers.
+/// The epochs must match; a consumer with another epoch gets the lab's usual
+/// NOT_LEADER_OR_FOLLOWER and refreshes its metadata.
+fn serves_consumer_as_follower(r: &Replica, fp: &FetchPartition) -> bool {
+    r.role == Role::Follower && fp.current_leader_epoch == r.leader_epoch
+}

@@ -1,0 +1,648 @@
+//! The consumer (KAFKA_REPLICATION.md §6): positions below the high
+//! watermark, leader-epoch validation, follower fetching (KIP-392).
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+use super::backoff;
+use crate::sim::config::{ConsumerConfig, OffsetReset};
+use crate::sim::io::{Ctx, Timer};
+use crate::sim::pmap::{DenseMap, VecMap};
+use crate::sim::protocol::*;
+use crate::sim::trace::TraceKind;
+
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct ConsumerPosition {
+    pub offset: u64,
+    /// Leader epoch of the last consumed record.
+    pub epoch: Option<u32>,
+    /// Leader epoch of the metadata the position was last validated against.
+    #[serde(skip)]
+    pub validated_epoch: Option<u32>,
+    #[serde(skip)]
+    pub awaiting: Option<u64>,
+    #[serde(skip)]
+    pub backoff_until: u64,
+    pub consumed: u64,
+    pub stopped: bool,
+    /// KIP-392: the replica the leader named for this partition, and when
+    /// that advice expires (`metadata.max.age.ms` after it was given).
+    pub preferred_read_replica: Option<(BrokerId, u64)>,
+    /// The broker that last answered a fetch of this partition with data
+    /// (or an empty long poll) rather than an error or a redirect.
+    pub read_from: Option<BrokerId>,
+}
+
+#[derive(Clone, Debug)]
+pub struct Consumer {
+    pub name: String,
+    pub index: u32,
+    pub topic_partitions: Vec<PartitionIndex>,
+    pub config: ConsumerConfig,
+    pub metadata: DenseMap<(Option<BrokerId>, u32)>,
+    metadata_request: Option<u64>,
+    bootstrap: BrokerId,
+    brokers: u32,
+    pub positions: DenseMap<ConsumerPosition>,
+    fetches: VecMap<u64, (BrokerId, Vec<PartitionIndex>)>,
+    validations: VecMap<u64, PartitionIndex>,
+    pub consumed: u64,
+    pub truncations_detected: u64,
+    pub errors: BTreeMap<String, u64>,
+    /// (partition, offset, record id) of everything consumed, in order.
+    pub consumed_records: Vec<(PartitionIndex, u64, u64)>,
+    next_metadata_ms: u64,
+    metadata_refreshes: u32,
+}
+
+impl Consumer {
+    /// As [`Producer::timer_live`]: a request timeout for a request no longer
+    /// outstanding is a no-op.
+    pub fn timer_live(&self, timer: &Timer) -> bool {
+        match timer {
+            Timer::RequestTimeout { id } => {
+                self.metadata_request == Some(*id)
+                    || self.fetches.contains_key(id)
+                    || self.validations.contains_key(id)
+            }
+            _ => true,
+        }
+    }
+
+    pub fn new(
+        name: String,
+        index: u32,
+        topic_partitions: Vec<PartitionIndex>,
+        config: ConsumerConfig,
+        brokers: u32,
+    ) -> Self {
+        let positions = topic_partitions
+            .iter()
+            .map(|p| (*p, ConsumerPosition::default()))
+            .collect();
+        Consumer {
+            name,
+            index,
+            topic_partitions,
+            config,
+            metadata: DenseMap::new(),
+            metadata_request: None,
+            bootstrap: index % brokers.max(1) + 1,
+            brokers,
+            positions,
+            fetches: VecMap::new(),
+            validations: VecMap::new(),
+            consumed: 0,
+            truncations_detected: 0,
+            errors: BTreeMap::new(),
+            consumed_records: Vec::new(),
+            next_metadata_ms: 0,
+            metadata_refreshes: 0,
+        }
+    }
+
+    pub fn start(&mut self, ctx: &mut Ctx) {
+        self.refresh_metadata(ctx);
+        ctx.after(self.config.metadata_max_age_ms, Timer::MetadataRefresh);
+    }
+
+    /// The broker this consumer fetches partition `p` from at time `now`: its
+    /// unexpired preferred read replica, else the leader in its metadata.
+    pub fn fetch_target(&self, p: PartitionIndex, now: u64) -> Option<BrokerId> {
+        let preferred = self
+            .positions
+            .get(&p)
+            .and_then(|pos| pos.preferred_read_replica)
+            .filter(|(_, until)| *until > now)
+            .map(|(b, _)| b);
+        preferred.or_else(|| self.metadata.get(&p).and_then(|m| m.0))
+    }
+
+    /// Narration of follower fetching is for consumers that set `client.rack`
+    /// (the only ones a leader may send elsewhere); others keep the trace as
+    /// it always was.
+    fn narrates_read_replica(&self) -> bool {
+        self.config.client_rack.is_some()
+    }
+
+    /// The consumer now reads `p` from `broker` (first answer from it).
+    fn trace_read_from(&self, ctx: &mut Ctx, p: PartitionIndex, broker: BrokerId) {
+        if !self.narrates_read_replica() {
+            return;
+        }
+        let leader = self.metadata.get(&p).and_then(|m| m.0) == Some(broker);
+        let rack = ctx.rack_of(broker).unwrap_or("none").to_string();
+        let client_rack = self.config.client_rack.clone().unwrap_or_default();
+        let tp = ctx.tp(p);
+        let text = if leader {
+            format!(
+                "Consumer {} (client.rack={client_rack}) reads {tp} from the leader, broker {broker} (rack {rack}).",
+                self.name
+            )
+        } else {
+            format!(
+                "Consumer {} (client.rack={client_rack}) now reads {tp} from broker {broker}, a follower in rack {rack}: the leader named it the preferred read replica (KIP-392). A follower serves only records below its own high watermark, so the consumer trails the leader by a replication round.",
+                self.name
+            )
+        };
+        let info = &ctx.partitions[p];
+        ctx.trace(
+            TraceKind::ConsumerReadReplicaChanged {
+                consumer: self.name.clone(),
+                topic: info.topic.clone(),
+                partition: info.partition,
+                broker,
+                leader,
+            },
+            text,
+        );
+    }
+
+    /// Forget `broker` if it is the preferred read replica for `p` (a failed
+    /// fetch to the leader changes nothing here). Narrated once per stretch
+    /// of actually reading from it.
+    fn forget_read_replica(
+        &mut self,
+        ctx: &mut Ctx,
+        p: PartitionIndex,
+        broker: BrokerId,
+        reason: String,
+    ) {
+        let narrate = self.narrates_read_replica();
+        let Some(pos) = self.positions.get_mut(&p) else {
+            return;
+        };
+        if pos.preferred_read_replica.map(|x| x.0) != Some(broker) {
+            return;
+        }
+        pos.preferred_read_replica = None;
+        if pos.read_from != Some(broker) {
+            return;
+        }
+        pos.read_from = None;
+        if !narrate {
+            return;
+        }
+        let info = &ctx.partitions[p];
+        let text = format!(
+            "Consumer {} stops reading {} from broker {broker}, its preferred read replica: {reason}. It goes back to the leader, which may name a replica again; its position {} is kept.",
+            self.name,
+            ctx.tp(p),
+            pos.offset
+        );
+        ctx.trace(
+            TraceKind::ConsumerPreferredReplicaLost {
+                consumer: self.name.clone(),
+                topic: info.topic.clone(),
+                partition: info.partition,
+                broker,
+                reason,
+            },
+            text,
+        );
+    }
+
+    fn refresh_metadata(&mut self, ctx: &mut Ctx) {
+        if self.metadata_request.is_some() {
+            return;
+        }
+        if ctx.now < self.next_metadata_ms {
+            ctx.after(self.next_metadata_ms - ctx.now, Timer::ConsumerPoll);
+            return;
+        }
+        self.metadata_refreshes += 1;
+        self.next_metadata_ms =
+            ctx.now + backoff(self.config.retry_backoff_ms, 1_000, self.metadata_refreshes);
+        let id = ctx.new_id();
+        self.metadata_request = Some(id);
+        ctx.send(Node::Broker(self.bootstrap), Message::Metadata { id });
+        ctx.after(self.config.request_timeout_ms, Timer::RequestTimeout { id });
+    }
+
+    pub fn on_timer(&mut self, ctx: &mut Ctx, timer: Timer) {
+        match timer {
+            Timer::ConsumerPoll => self.poll(ctx),
+            Timer::MetadataRefresh => {
+                self.refresh_metadata(ctx);
+                ctx.after(self.config.metadata_max_age_ms, Timer::MetadataRefresh);
+            }
+            Timer::RequestTimeout { id } => {
+                self.request_failed(ctx, id, ErrorCode::RequestTimedOut)
+            }
+            _ => {}
+        }
+    }
+
+    fn request_failed(&mut self, ctx: &mut Ctx, id: u64, e: ErrorCode) {
+        if self.metadata_request == Some(id) {
+            self.metadata_request = None;
+            self.bootstrap = self.bootstrap % self.brokers.max(1) + 1;
+            ctx.after(self.config.retry_backoff_ms.max(1), Timer::ConsumerPoll);
+        } else if let Some((broker, parts)) = self.fetches.remove(&id) {
+            *self.errors.entry(e.name().to_string()).or_default() += 1;
+            // Back off these partitions; other leaders' answers must not make
+            // the consumer hammer the broken connection. A preferred read
+            // replica that failed is forgotten (the Java consumer clears it
+            // for every partition of the failed fetch).
+            let until = ctx.now + self.config.retry_backoff_ms;
+            for p in parts {
+                if let Some(pos) = self.positions.get_mut(&p) {
+                    pos.backoff_until = until;
+                }
+                self.forget_read_replica(ctx, p, broker, format!("the fetch failed ({e})"));
+            }
+            self.refresh_metadata(ctx);
+            ctx.after(self.config.retry_backoff_ms.max(1), Timer::ConsumerPoll);
+        } else if let Some(p) = self.validations.remove(&id) {
+            if let Some(pos) = self.positions.get_mut(&p) {
+                pos.awaiting = None;
+                pos.backoff_until = ctx.now + self.config.retry_backoff_ms;
+            }
+            self.refresh_metadata(ctx);
+            ctx.after(self.config.retry_backoff_ms.max(1), Timer::ConsumerPoll);
+        }
+    }
+
+    pub fn on_message(&mut self, ctx: &mut Ctx, msg: Message) {
+        match msg {
+            Message::MetadataResponse { id, partitions } => {
+                if self.metadata_request != Some(id) {
+                    return;
+                }
+                self.metadata_request = None;
+                for pm in partitions {
+                    if !self.positions.contains_key(&pm.partition) {
+                        continue;
+                    }
+                    let known = self.metadata.get(&pm.partition).copied();
+                    if known.is_some_and(|(_, e)| pm.leader_epoch < e) {
+                        continue;
+                    }
+                    if known != Some((pm.leader, pm.leader_epoch)) {
+                        self.metadata_refreshes = 0;
+                        self.metadata
+                            .insert(pm.partition, (pm.leader, pm.leader_epoch));
+                        if known.is_some_and(|(l, e)| l.is_some() || e < pm.leader_epoch) {
+                            let info = &ctx.partitions[pm.partition];
+                            ctx.trace(
+                                TraceKind::ClientMetadataUpdated {
+                                    client: self.name.clone(),
+                                    topic: info.topic.clone(),
+                                    partition: info.partition,
+                                    leader: pm.leader,
+                                    leader_epoch: pm.leader_epoch,
+                                },
+                                format!(
+                                    "Consumer {} refreshed its metadata: {} is now led by {} (leader epoch {}); it validates its position before fetching again.",
+                                    self.name,
+                                    ctx.tp(pm.partition),
+                                    pm.leader.map_or("nobody".to_string(), |l| format!("broker {l}")),
+                                    pm.leader_epoch
+                                ),
+                            );
+                        }
+                    }
+                }
+                self.poll(ctx);
+            }
+            Message::FetchResponse { id, partitions } => {
+                let Some((broker, _)) = self.fetches.remove(&id) else {
+                    return;
+                };
+                let mut refresh = false;
+                let max_age = self.config.metadata_max_age_ms;
+                for r in partitions {
+                    let p = r.partition;
+                    let Some(pos) = self.positions.get(&p) else {
+                        continue;
+                    };
+                    let from_preferred = pos.preferred_read_replica.map(|x| x.0) == Some(broker);
+                    if let Some(e) = r.error {
+                        *self.errors.entry(e.name().to_string()).or_default() += 1;
+                        if from_preferred {
+                            // KIP-392: any error from the preferred replica sends
+                            // the consumer back to the leader; OFFSET_OUT_OF_RANGE
+                            // from a follower never resets the position.
+                            self.forget_read_replica(ctx, p, broker, format!("it answered {e}"));
+                            if e == ErrorCode::OffsetOutOfRange {
+                                continue;
+                            }
+                        }
+                        let Some(pos) = self.positions.get_mut(&p) else {
+                            continue;
+                        };
+                        match e {
+                            ErrorCode::OffsetOutOfRange => {
+                                let position = pos.offset;
+                                let reset = self.config.auto_offset_reset;
+                                let action = match reset {
+                                    OffsetReset::Earliest => {
+                                        pos.offset = 0;
+                                        "auto.offset.reset=earliest: it seeks to the log start, 0"
+                                            .to_string()
+                                    }
+                                    OffsetReset::Latest => {
+                                        pos.offset = r.high_watermark;
+                                        format!("auto.offset.reset=latest: it seeks to the high watermark, {}", r.high_watermark)
+                                    }
+                                    OffsetReset::None => {
+                                        // No reset policy: poll() raises
+                                        // OffsetOutOfRangeException and the
+                                        // application must decide.
+                                        pos.stopped = true;
+                                        "auto.offset.reset=none: poll() raises OffsetOutOfRangeException and it stops reading the partition".to_string()
+                                    }
+                                };
+                                let info = &ctx.partitions[p];
+                                ctx.trace(
+                                    TraceKind::ConsumerOffsetOutOfRange {
+                                        consumer: self.name.clone(),
+                                        topic: info.topic.clone(),
+                                        partition: info.partition,
+                                        position,
+                                        reset: match reset {
+                                            OffsetReset::Earliest => "earliest",
+                                            OffsetReset::Latest => "latest",
+                                            OffsetReset::None => "none",
+                                        }
+                                        .to_string(),
+                                    },
+                                    format!(
+                                        "Consumer {}'s position {position} on {} is out of range for broker {broker} (OFFSET_OUT_OF_RANGE); {action}.",
+                                        self.name,
+                                        ctx.tp(p)
+                                    ),
+                                );
+                            }
+                            _ => {
+                                pos.backoff_until = ctx.now + self.config.retry_backoff_ms;
+                                refresh = true;
+                            }
+                        }
+                        continue;
+                    }
+                    if let Some(replica) = r.preferred_read_replica {
+                        // The leader sent no records, only where to read from.
+                        if let Some(pos) = self.positions.get_mut(&p) {
+                            pos.preferred_read_replica = Some((replica, ctx.now + max_age));
+                        }
+                        continue;
+                    }
+                    if pos.read_from != Some(broker) {
+                        if let Some(pos) = self.positions.get_mut(&p) {
+                            pos.read_from = Some(broker);
+                        }
+                        self.trace_read_from(ctx, p, broker);
+                    }
+                    let Some(pos) = self.positions.get_mut(&p) else {
+                        continue;
+                    };
+                    if r.base_offset != pos.offset {
+                        continue;
+                    }
+                    for (i, rec) in r.records.iter().enumerate() {
+                        self.consumed_records
+                            .push((p, r.base_offset + i as u64, rec.id));
+                    }
+                    let n = r.records.len() as u64;
+                    if let Some(last) = r.records.last() {
+                        pos.epoch = Some(last.epoch);
+                    }
+                    pos.offset += n;
+                    pos.consumed += n;
+                    self.consumed += n;
+                }
+                if refresh {
+                    self.refresh_metadata(ctx);
+                    ctx.after(self.config.retry_backoff_ms.max(1), Timer::ConsumerPoll);
+                }
+                self.poll(ctx);
+            }
+            Message::OffsetsForLeaderEpochResponse {
+                id,
+                partition,
+                result,
+            } => {
+                if self.validations.remove(&id).is_none() {
+                    return;
+                }
+                let leader_epoch = self.metadata.get(&partition).map(|m| m.1);
+                let reset = self.config.auto_offset_reset;
+                let Some(pos) = self.positions.get_mut(&partition) else {
+                    return;
+                };
+                pos.awaiting = None;
+                match result {
+                    Ok(answer) => {
+                        pos.validated_epoch = leader_epoch;
+                        if let Some((_, end)) = answer {
+                            if end < pos.offset {
+                                self.truncations_detected += 1;
+                                let position = pos.offset;
+                                let info = &ctx.partitions[partition];
+                                let action = if reset == OffsetReset::None {
+                                    pos.stopped = true;
+                                    "auto.offset.reset=none: it raises LogTruncationException"
+                                        .to_string()
+                                } else {
+                                    pos.offset = end;
+                                    format!("it seeks back to the divergence point {end}")
+                                };
+                                ctx.trace(
+                                    TraceKind::ConsumerTruncationDetected {
+                                        consumer: self.name.clone(),
+                                        topic: info.topic.clone(),
+                                        partition: info.partition,
+                                        position,
+                                        divergent_offset: end,
+                                    },
+                                    format!(
+                                        "Consumer {} validated its position {position} on {} (KIP-320): the new leader's log ends that epoch at {end}, so records it consumed were truncated; {action}.",
+                                        self.name,
+                                        ctx.tp(partition)
+                                    ),
+                                );
+                            }
+                        }
+                    }
+                    Err(_) => {
+                        pos.backoff_until = ctx.now + self.config.retry_backoff_ms;
+                        self.refresh_metadata(ctx);
+                    }
+                }
+                self.poll(ctx);
+            }
+            Message::Disconnected { id, .. } => {
+                self.request_failed(ctx, id, ErrorCode::NetworkException)
+            }
+            _ => {}
+        }
+    }
+
+    /// Fetch every partition that is idle, one request per broker: its
+    /// leader, or its preferred read replica (KIP-392).
+    fn poll(&mut self, ctx: &mut Ctx) {
+        let mut by_broker: VecMap<BrokerId, Vec<FetchPartition>> = VecMap::new();
+        let busy: Vec<PartitionIndex> = self
+            .fetches
+            .values()
+            .flat_map(|(_, ps)| ps.iter().copied())
+            .collect();
+        let mut wake: Option<u64> = None;
+        let mut need_metadata = false;
+        let mut expired: Vec<(PartitionIndex, BrokerId)> = Vec::new();
+        for (p, pos) in self.positions.iter_mut() {
+            if pos.stopped || pos.awaiting.is_some() || busy.contains(&p) {
+                continue;
+            }
+            if pos.backoff_until > ctx.now {
+                wake = Some(wake.map_or(pos.backoff_until, |w: u64| w.min(pos.backoff_until)));
+                continue;
+            }
+            let Some((Some(leader), epoch)) = self.metadata.get(&p).copied() else {
+                need_metadata = true;
+                continue;
+            };
+            if let Some(record_epoch) = pos.epoch {
+                if pos.validated_epoch != Some(epoch) && record_epoch < epoch {
+                    let id = ctx.new_id();
+                    pos.awaiting = Some(id);
+                    self.validations.insert(id, p);
+                    ctx.send(
+                        Node::Broker(leader),
+                        Message::OffsetsForLeaderEpoch {
+                            id,
+                            partition: p,
+                            current_leader_epoch: epoch,
+                            leader_epoch: record_epoch,
+                        },
+                    );
+                    ctx.after(self.config.request_timeout_ms, Timer::RequestTimeout { id });
+                    continue;
+                }
+            }
+            // KIP-392: fetch from the preferred read replica while the
+            // leader's advice is fresh; once it expires, ask the leader again.
+            let target = match pos.preferred_read_replica {
+                Some((b, until)) if until > ctx.now => b,
+                Some((b, _)) => {
+                    expired.push((p, b));
+                    leader
+                }
+                None => leader,
+            };
+            by_broker.or_default(target).push(FetchPartition {
+                partition: p,
+                fetch_offset: pos.offset,
+                current_leader_epoch: epoch,
+                last_fetched_epoch: None,
+            });
+        }
+        let max_age = self.config.metadata_max_age_ms;
+        for (p, b) in expired {
+            self.forget_read_replica(
+                ctx,
+                p,
+                b,
+                format!("the leader's advice expired after metadata.max.age.ms={max_age}"),
+            );
+        }
+        let rack_id = self.config.client_rack.clone().unwrap_or_default();
+        for (broker, partitions) in by_broker {
+            let id = ctx.new_id();
+            let ps = partitions.iter().map(|f| f.partition).collect();
+            self.fetches.insert(id, (broker, ps));
+            ctx.send(
+                Node::Broker(broker),
+                Message::Fetch {
+                    id,
+                    replica: None,
+                    broker_epoch: 0,
+                    max_wait_ms: self.config.fetch_max_wait_ms,
+                    partitions,
+                    rack_id: rack_id.clone(),
+                },
+            );
+            ctx.after(self.config.request_timeout_ms, Timer::RequestTimeout { id });
+        }
+        if need_metadata {
+            self.refresh_metadata(ctx);
+        }
+        if let Some(w) = wake {
+            ctx.after((w - ctx.now).max(1), Timer::ConsumerPoll);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sim::io::TestWorld;
+    use crate::sim::trace::Trace;
+
+    fn consumer(reset: OffsetReset) -> Consumer {
+        let mut config = match ConsumerConfig::parse(&Default::default(), "consumer") {
+            Ok(c) => c,
+            Err(e) => panic!("{e}"),
+        };
+        config.auto_offset_reset = reset;
+        let mut c = Consumer::new("c".to_string(), 0, vec![0], config, 3);
+        c.metadata.insert(0, (Some(1), 4));
+        if let Some(pos) = c.positions.get_mut(&0) {
+            pos.offset = 120;
+        }
+        c.fetches.insert(7, (1, vec![0]));
+        c
+    }
+
+    /// The leader answers a fetch at offset 120 with OFFSET_OUT_OF_RANGE (its
+    /// log now ends at 100, HW 100).
+    fn out_of_range(c: &mut Consumer) -> Trace {
+        let mut world = TestWorld::one_partition();
+        world.at(5_000, |ctx| {
+            c.on_message(
+                ctx,
+                Message::FetchResponse {
+                    id: 7,
+                    partitions: vec![FetchPartitionResponse {
+                        partition: 0,
+                        error: Some(ErrorCode::OffsetOutOfRange),
+                        high_watermark: 100,
+                        log_end_offset: 100,
+                        diverging_epoch: None,
+                        current_leader: Some((1, 4)),
+                        records: Vec::new(),
+                        base_offset: 120,
+                        preferred_read_replica: None,
+                    }],
+                },
+            )
+        });
+        world.trace
+    }
+
+    #[test]
+    fn auto_offset_reset_none_raises_on_offset_out_of_range_instead_of_resetting() {
+        // ConsumerConfig: with auto.offset.reset=none the consumer throws
+        // (OffsetOutOfRangeException from poll) rather than picking a position.
+        let mut c = consumer(OffsetReset::None);
+        let trace = out_of_range(&mut c);
+        let pos = c.positions.get(&0).cloned().unwrap_or_default();
+        assert!(pos.stopped, "it stops reading the partition");
+        assert_eq!(pos.offset, 120, "the position is not moved");
+        assert!(trace.events().iter().any(|e| matches!(
+            &e.kind,
+            TraceKind::ConsumerOffsetOutOfRange { reset, position: 120, .. } if reset == "none"
+        )));
+    }
+
+    #[test]
+    fn auto_offset_reset_latest_seeks_to_the_high_watermark_on_offset_out_of_range() {
+        let mut c = consumer(OffsetReset::Latest);
+        out_of_range(&mut c);
+        let pos = c.positions.get(&0).cloned().unwrap_or_default();
+        assert!(!pos.stopped);
+        assert_eq!(pos.offset, 100);
+    }
+}

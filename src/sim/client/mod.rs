@@ -1,0 +1,44 @@
+//! Producer and consumer clients (KAFKA_REPLICATION.md §4, §6).
+//!
+//! Both keep a metadata cache (leader and leader epoch per partition), dropping
+//! answers older than what they already know (KIP-320). After
+//! NOT_LEADER_OR_FOLLOWER, FENCED_LEADER_EPOCH or a broken connection they
+//! refresh it, use the `CurrentLeader` hint when the broker gave one (KIP-951),
+//! and retry with exponential backoff (`retry.backoff.ms` → `retry.backoff.max.ms`)
+//! for as long as `delivery.timeout.ms` allows.
+//!
+//! The producer numbers records per partition when idempotent (producer id +
+//! sequence), so a retried batch that the old leader had already written is
+//! recognised as a duplicate and answered with its original offset, never
+//! written twice. It keeps at most `max.in.flight.requests.per.connection`
+//! batches in flight per partition and, when idempotent, re-sends them in order
+//! after an error.
+//!
+//! The consumer reads below the high watermark from the leader, remembers the
+//! leader epoch of the last record it consumed, and after a leader change
+//! validates its position with OffsetsForLeaderEpoch: if the new leader's log
+//! ends that epoch before the position, the log was truncated under it.
+//!
+//! Follower fetching (KIP-392): every fetch carries the consumer's
+//! `client.rack`. When the leader answers with a preferred read replica, the
+//! consumer fetches that partition from the named follower until the advice
+//! expires (`metadata.max.age.ms`, as the Java consumer does) or the follower
+//! fails it: an error, a broken connection or OFFSET_OUT_OF_RANGE makes it
+//! forget the replica and go back to the leader, which may name a new one.
+//! The position is never reset by such a failure, so nothing is skipped or
+//! read twice.
+//!
+//! One file per client: `producer` (batching, acks, idempotence, retries) and
+//! `consumer` (positions, epoch validation, follower fetching).
+
+mod consumer;
+mod producer;
+
+pub use consumer::{Consumer, ConsumerPosition};
+pub use producer::{Acked, Batch, Producer, ProducerPartition, ProducerStats};
+
+/// Exponential backoff: `base` doubling per failed attempt, capped at `max`.
+fn backoff(base: u64, max: u64, attempts: u32) -> u64 {
+    let shift = attempts.saturating_sub(1).min(20);
+    (base.saturating_mul(1u64 << shift)).min(max.max(base))
+}

@@ -662,6 +662,18 @@ mod tests {
         assert!(m.iter().all(|c| c.acks == "all"));
     }
 
+    /// One thread runs inline (the explorer's Web Workers have no threads);
+    /// the outcomes and their order are the threaded sweep's.
+    #[test]
+    fn sweep_runs_on_one_thread_equals_the_threaded_sweep() {
+        let configs = matrix(&[("rf".into(), "3".into()), ("acks".into(), "1".into())]).unwrap();
+        let one = sweep_runs(&configs[..2], 5, 2, 1, &|_, _| {}).unwrap();
+        let many = sweep_runs(&configs[..2], 5, 2, 3, &|_, _| {}).unwrap();
+        assert_eq!(one.len(), 4);
+        assert_eq!(one, many);
+        assert_eq!(shard_lines(&configs, &one), shard_lines(&configs, &many));
+    }
+
     #[test]
     fn the_same_seed_gives_the_same_schedule() {
         let c = SweepConfig::parse_key("").unwrap();

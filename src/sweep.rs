@@ -418,28 +418,35 @@ pub fn sweep_runs(
     let done = AtomicUsize::new(0);
     let results: Mutex<Vec<(usize, RunOutcome)>> = Mutex::new(Vec::with_capacity(jobs.len()));
     let error: Mutex<Option<String>> = Mutex::new(None);
-    std::thread::scope(|scope| {
-        for _ in 0..threads.max(1) {
-            scope.spawn(|| loop {
-                let i = next.fetch_add(1, Ordering::Relaxed);
-                let Some(&(c, seed)) = jobs.get(i) else { break };
-                match run_one(&configs[c], seed) {
-                    Ok(o) => {
-                        if let Ok(mut r) = results.lock() {
-                            r.push((c, o));
-                        }
-                    }
-                    Err(e) => {
-                        if let Ok(mut slot) = error.lock() {
-                            slot.get_or_insert(e);
-                        }
-                    }
+    let work = || loop {
+        let i = next.fetch_add(1, Ordering::Relaxed);
+        let Some(&(c, seed)) = jobs.get(i) else { break };
+        match run_one(&configs[c], seed) {
+            Ok(o) => {
+                if let Ok(mut r) = results.lock() {
+                    r.push((c, o));
                 }
-                let d = done.fetch_add(1, Ordering::Relaxed) + 1;
-                progress(d, jobs.len());
-            });
+            }
+            Err(e) => {
+                if let Ok(mut slot) = error.lock() {
+                    slot.get_or_insert(e);
+                }
+            }
         }
-    });
+        let d = done.fetch_add(1, Ordering::Relaxed) + 1;
+        progress(d, jobs.len());
+    };
+    if threads <= 1 {
+        // On the calling thread: wasm32 (the explorer's Web Workers) has no
+        // std threads, and one thread needs no scope.
+        work();
+    } else {
+        std::thread::scope(|scope| {
+            for _ in 0..threads {
+                scope.spawn(work);
+            }
+        });
+    }
     if let Some(e) = error.into_inner().ok().flatten() {
         return Err(e);
     }
@@ -653,6 +660,18 @@ mod tests {
         let m = matrix(&[("acks".into(), "all".into())]).unwrap();
         assert_eq!(m.len(), 20);
         assert!(m.iter().all(|c| c.acks == "all"));
+    }
+
+    /// One thread runs inline (the explorer's Web Workers have no threads);
+    /// the outcomes and their order are the threaded sweep's.
+    #[test]
+    fn sweep_runs_on_one_thread_equals_the_threaded_sweep() {
+        let configs = matrix(&[("rf".into(), "3".into()), ("acks".into(), "1".into())]).unwrap();
+        let one = sweep_runs(&configs[..2], 5, 2, 1, &|_, _| {}).unwrap();
+        let many = sweep_runs(&configs[..2], 5, 2, 3, &|_, _| {}).unwrap();
+        assert_eq!(one.len(), 4);
+        assert_eq!(one, many);
+        assert_eq!(shard_lines(&configs, &one), shard_lines(&configs, &many));
     }
 
     #[test]

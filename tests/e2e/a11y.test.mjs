@@ -301,3 +301,44 @@ test('prefers-reduced-motion: no messages in flight, no flying truncated cells; 
   assert.equal(still.now, moving.now, 'the same state either way');
   assert.equal(still.animation, '0s', 'CSS animations are instant');
 });
+
+// The trade-off explorer (issue 12): axe with results, with a bad set= banner,
+// in both themes; the keyboard path to a configuration is its table link.
+const explorerDone = (page) =>
+  page.waitForFunction(() => window.tradeoffResults?.done && window.tradeoffResults.links, null, { timeout: 120000 });
+
+for (const theme of ['light', 'dark']) {
+  test(`axe: tradeoffs.html in the ${theme} theme has no violation (results, hover card, a bad set= banner)`, async () => {
+    const page = await open(`${app.baseUrl}/tradeoffs.html?seeds=2&set=acks=all&theme=${theme}`);
+    await explorerDone(page);
+    assert.equal(await page.evaluate(() => document.documentElement.dataset.theme), theme);
+    assert.deepEqual(await axe(page), []);
+    await page.hover('#table tbody tr:nth-child(5)');
+    assert.deepEqual(await axe(page), [], 'with a row highlighted');
+    await open(`${app.baseUrl}/tradeoffs.html?seeds=2&set=bogus.key=1&theme=${theme}`);
+    await page.waitForFunction(() => window.tradeoffResults?.state === 'error');
+    assert.deepEqual(await axe(page), [], 'with the error banner');
+    assert.deepEqual(app.errors, []);
+  });
+}
+
+test('keyboard only on tradeoffs.html: Tab through the form to a configuration\'s worst-seed link, which opens that run in the lab', async () => {
+  const page = await open(`${app.baseUrl}/tradeoffs.html?seeds=1&set=acks=1&set=rf=3`);
+  await explorerDone(page);
+  await page.evaluate(() => document.activeElement?.blur());
+  let found = null;
+  for (let i = 0; i < 40 && !found; i++) {
+    await page.keyboard.press('Tab');
+    found = await page.evaluate(() => (document.activeElement?.closest('td.wlink') ? document.activeElement.getAttribute('href') : null));
+  }
+  assert.ok(found, 'a worst-seed link is reachable with Tab');
+  assert.match(found, /^index\.html#scenario-data=/);
+  // Focus highlights the configuration's mark in the chart too.
+  const key = await page.evaluate(() => document.activeElement.closest('tr').dataset.key);
+  assert.equal(await page.evaluate((k) => document.querySelector(`#chart a.mark[data-key="${k}"]`).classList.contains('hl'), key), true);
+  const [lab] = await Promise.all([app.context.waitForEvent('page'), page.keyboard.press('Enter')]);
+  await lab.waitForFunction(() => document.body.dataset.ready === 'true', null, { timeout: 30000 });
+  assert.match(await lab.evaluate(() => window.failoverLab.exportScenario().name), new RegExp(`^sweep seed \\d+ \\(${key.replace(/[.]/g, '\\.')}\\)$`));
+  await lab.close();
+  assert.deepEqual(app.errors, []);
+});

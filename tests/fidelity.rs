@@ -377,3 +377,38 @@ fn controlled_shutdown_is_granted_only_after_the_leadership_move_is_replicated()
     assert_eq!(l.report().producers[0].failed, 0);
     assert_no_violations(&l);
 }
+
+/// NetworkClient.handleTimedOutRequests: a request that times out closes its
+/// connection, so every other request in flight on it fails as disconnected
+/// and the next metadata request goes to another broker (leastLoadedNode
+/// skips a disconnected node). A producer whose leader was cut off therefore
+/// finds the new leader right after request.timeout.ms, instead of asking the
+/// unreachable broker for metadata and waiting a second request.timeout.ms.
+#[test]
+fn a_timed_out_request_closes_its_connection_and_metadata_comes_from_another_broker() {
+    let mut l = lab(r#"{
+      "seed": 5, "brokers": 3, "config": {"min.insync.replicas": 2},
+      "topics": [{"name": "t", "partitions": 1, "replication_factor": 3}],
+      "clients": [{"type": "producer", "id": "p", "topic": "t", "acks": "all", "records_per_sec": 20}],
+      "steps": [{"at_ms": 10000, "isolate": 1}],
+      "run_until_ms": 75000
+    }"#);
+    l.run_to_end();
+    let timed_out = first(
+        &l,
+        |k| matches!(k, TraceKind::ProduceError { error, .. } if error == "REQUEST_TIMED_OUT"),
+    );
+    assert!(
+        timed_out.at_ms >= 40_000,
+        "the request to the isolated leader waits request.timeout.ms"
+    );
+    let refreshed = events(&l, |k| matches!(k, TraceKind::ClientMetadataUpdated { .. }))
+        .into_iter()
+        .find(|e| e.at_ms >= timed_out.at_ms)
+        .map_or(u64::MAX, |e| e.at_ms);
+    assert!(
+        refreshed - timed_out.at_ms < 2_000,
+        "the producer learned the new leader {} ms after the timeout, not after a second request.timeout.ms",
+        refreshed.saturating_sub(timed_out.at_ms)
+    );
+}

@@ -241,6 +241,11 @@ impl Consumer {
             ctx.after(self.config.retry_backoff_ms.max(1), Timer::ConsumerPoll);
         } else if let Some((broker, parts)) = self.fetches.remove(&id) {
             *self.errors.entry(e.name().to_string()).or_default() += 1;
+            // A timed-out request closes its connection: metadata is asked of
+            // another broker (NetworkClient.leastLoadedNode skips it).
+            if e == ErrorCode::RequestTimedOut && self.bootstrap == broker {
+                self.bootstrap = self.bootstrap % self.brokers.max(1) + 1;
+            }
             // Back off these partitions; other leaders' answers must not make
             // the consumer hammer the broken connection. A preferred read
             // replica that failed is forgotten (the Java consumer clears it

@@ -300,8 +300,9 @@ impl Producer {
             Timer::RequestTimeout { id } => {
                 if self.metadata_request.is_some_and(|m| m.0 == id) {
                     self.metadata_failed(ctx);
-                } else if self.requests.contains_key(&id) {
+                } else if let Some(&(broker, _)) = self.requests.get(&id) {
                     self.fail_request(ctx, id, ErrorCode::RequestTimedOut);
+                    self.disconnected(ctx, broker);
                 }
             }
             _ => {}
@@ -406,6 +407,27 @@ impl Producer {
                     ),
                 );
             }
+        }
+    }
+
+    /// A request to `broker` timed out, so the client closes that connection
+    /// (NetworkClient.handleTimedOutRequests): every other request in flight
+    /// on it fails as disconnected, and metadata is asked of another broker
+    /// (leastLoadedNode skips a node that is disconnected or backing off).
+    fn disconnected(&mut self, ctx: &mut Ctx, broker: BrokerId) {
+        let others: Vec<u64> = self
+            .requests
+            .iter()
+            .filter(|(_, (b, _))| *b == broker)
+            .map(|(id, _)| *id)
+            .collect();
+        for id in others {
+            self.fail_request(ctx, id, ErrorCode::NetworkException);
+        }
+        if self.metadata_request.is_some_and(|m| m.1 == broker) {
+            self.metadata_failed(ctx);
+        } else if self.bootstrap == broker {
+            self.bootstrap = self.bootstrap % self.brokers.max(1) + 1;
         }
     }
 

@@ -123,13 +123,13 @@ const OUTCOMES = {
  */
 const ANCHORS = {
   'tour-1-leader-dies.json': { 10000: 'broker_crashed', 19002: 'leader_elected', 19004: 'became_leader', 19613: 'produce_acked', 30021: 'became_follower', 30029: 'isr_changed' },
-  'tour-2-producer-finds-leader.json': { 5005: 'produce_error', 5008: 'produce_acked', 25000: 'broker_isolated', 30000: 'produce_error', 33002: 'leader_elected', 35109: 'produce_acked', 52009: 'isr_changed' },
+  'tour-2-producer-finds-leader.json': { 5005: 'produce_error', 5008: 'produce_acked', 25000: 'broker_isolated', 30000: 'produce_error', 33002: 'leader_elected', 35109: 'produce_acked', 52008: 'isr_changed' },
   'tour-3-leader-epoch.json': { 13001: 'leader_elected', 13003: 'became_leader', 20025: 'isr_changed', 43004: 'became_leader', 60001: 'broker_isolated', 67001: 'leader_elected', 95003: 'alter_partition_rejected', 96007: 'truncated' },
   'tour-4-unclean-election.json': { 15002: 'isr_changed', 39001: 'acked_records_lost', 39894: 'consumer_truncation_detected', 50022: 'truncated' },
   'tour-5-rejoining-leader.json': { 3011: 'produce_acked', 15003: 'became_leader', 15413: 'produce_acked', 25024: 'truncated', 25032: 'isr_changed' },
-  'tour-6-leader-vs-follower.json': { 35000: 'produce_error', 45005: 'produce_acked', 50006: 'isr_changed' },
+  'tour-6-leader-vs-follower.json': { 35000: 'produce_error', 45004: 'produce_acked', 50006: 'isr_changed' },
   'tour-7-acks1-loses-data.json': { 4004: 'produce_acked', 4100: 'broker_crashed', 13002: 'acked_records_lost', 20024: 'truncated' },
-  'tour-8-min-insync-replicas.json': { 5000: 'broker_crashed', 13001: 'isr_changed', 35102: 'produce_error', 40523: 'produce_acked' },
+  'tour-8-min-insync-replicas.json': { 5000: 'broker_crashed', 13001: 'isr_changed', 35102: 'produce_error', 40520: 'produce_acked' },
   'tour-10-how-long-unavailable.json': { 10000: 'broker_crashed', 19001: 'leader_elected', 19003: 'became_leader', 19518: 'produce_acked', 40007: 'produce_acked' },
   'tour-11-mass-failover.json': { 10000: 'broker_crashed', 19001: 'broker_fenced', 19010: 'became_leader', 19515: 'produce_acked', 20020: 'broker_unfenced', 30001: 'leader_elected' },
   'tour-9-why-not-truncate-to-hw.json': { 3520: 'truncated', 11001: 'acked_records_lost', 30018: 'truncated' },

@@ -379,7 +379,8 @@ impl Broker {
         fp: &FetchPartition,
     ) {
         let p = fp.partition;
-        let ineligible = self.meta_ineligible.clone();
+        // Disjoint field borrows: no copy of the ineligible list per partition.
+        let ineligible = &self.meta_ineligible;
         let eligible = |b: BrokerId| !ineligible.contains(&b);
         let Some(rep) = self.replicas.get_mut(&p) else {
             return;
@@ -433,7 +434,7 @@ impl Broker {
 
     /// Try to advance the HW; complete produce requests and consumer fetches it unblocks.
     pub(super) fn after_leader_state_change(&mut self, ctx: &mut Ctx, p: PartitionIndex) {
-        let ineligible = self.meta_ineligible.clone();
+        let ineligible = &self.meta_ineligible;
         let eligible = |b: BrokerId| !ineligible.contains(&b);
         let Some(rep) = self.replicas.get_mut(&p) else {
             return;

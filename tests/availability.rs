@@ -265,3 +265,53 @@ fn mass_failover_takes_time_the_cost_settings_decide() {
     assert!(span(&costly) < 1_000, "costly: {}", span(&costly));
     assert_eq!(phases_sum(&costly), costly["rto_ms"].as_u64().unwrap());
 }
+
+/// The figures tour 11 states, from the tour's own file: a crash of a broker
+/// leading 100 partitions costs the session timeout plus milliseconds of
+/// per-partition work; a controlled shutdown moving 120 costs no detection;
+/// and with ZooKeeper-era costs (about 5 ms a partition) the metadata phase
+/// grows while the crash's RTO does not, because the producer's backoff was
+/// still waiting (KAFKA_REPLICATION.md §5; the cost model of `sim.` keys).
+#[test]
+fn tour_11_mass_failover_costs_detection_once_and_per_partition_work_linearly() {
+    let path = format!(
+        "{}/scenarios/tour-11-mass-failover.json",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let text = std::fs::read_to_string(&path).unwrap();
+    let run = |settings: &[(&str, &str)]| {
+        let pairs: Vec<(String, String)> = settings
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        let mut l = failover_lab::Lab::from_json_with_settings(&text, &pairs).unwrap();
+        l.run_to_end();
+        let r = serde_json::to_value(l.report()).unwrap();
+        assert_eq!(r["acked_records_lost"], 0);
+        r["availability"]["faults"].as_array().unwrap().clone()
+    };
+    let fig = |f: &serde_json::Value| {
+        let p = &f["phases"];
+        (
+            f["partitions"].as_array().unwrap().len(),
+            f["rto_ms"].as_u64().unwrap(),
+            p["detection_ms"].as_u64().unwrap(),
+            p["metadata_ms"].as_u64().unwrap(),
+            p["client_ms"].as_u64().unwrap(),
+        )
+    };
+    let kraft = run(&[]);
+    assert_eq!(kraft.len(), 2);
+    assert_eq!(kraft[0]["action"], "crash");
+    assert_eq!(fig(&kraft[0]), (100, 9515, 9001, 9, 505));
+    assert_eq!(kraft[0]["applied_at_ms"], 19010);
+    assert_eq!(kraft[1]["action"], "shutdown");
+    assert_eq!(fig(&kraft[1]), (120, 507, 1, 10, 496));
+    let zk = run(&[
+        ("sim.broker.become.leader.us", "5000"),
+        ("sim.broker.become.follower.us", "5000"),
+    ]);
+    assert_eq!(fig(&zk[0]).1, 9515, "the crash's RTO does not move");
+    assert_eq!(fig(&zk[0]).3, 206);
+    assert_eq!((fig(&zk[1]).1, fig(&zk[1]).3), (1220, 306));
+}

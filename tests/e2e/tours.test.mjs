@@ -87,6 +87,15 @@ const OUTCOMES = {
     assert.equal(crash.phases.detection_ms, 9001);
     assert.deepEqual([shutdown.action, shutdown.rto_ms, sum(shutdown)], ['shutdown', 7, 7]);
   },
+  'tour-11-mass-failover.json': (r) => {
+    assert.equal(r.acked_records_lost, 0);
+    const [crash, shutdown] = r.availability.faults;
+    const sum = (f) => Object.values(f.phases).reduce((a, b) => a + b, 0);
+    assert.deepEqual([crash.action, crash.partitions.length, crash.rto_ms, sum(crash)], ['crash', 100, 9515, 9515]);
+    assert.deepEqual([crash.phases.detection_ms, crash.phases.metadata_ms, crash.phases.client_ms], [9001, 9, 505]);
+    assert.deepEqual([shutdown.action, shutdown.partitions.length, shutdown.rto_ms, sum(shutdown)], ['shutdown', 120, 507, 507]);
+    assert.deepEqual([shutdown.phases.detection_ms, shutdown.phases.metadata_ms, shutdown.phases.client_ms], [1, 10, 496]);
+  },
   'tour-9-why-not-truncate-to-hw.json': (r) => {
     assert.equal(part(r).leader, 1);
     assert.equal(part(r).leader_epoch, 1);
@@ -112,12 +121,13 @@ const ANCHORS = {
   'tour-7-acks1-loses-data.json': { 4004: 'produce_acked', 4100: 'broker_crashed', 13001: 'acked_records_lost', 20022: 'truncated' },
   'tour-8-min-insync-replicas.json': { 5000: 'broker_crashed', 13001: 'isr_changed', 35102: 'produce_error', 40523: 'produce_acked' },
   'tour-10-how-long-unavailable.json': { 10000: 'broker_crashed', 19001: 'leader_elected', 19003: 'became_leader', 19518: 'produce_acked', 40007: 'produce_acked' },
+  'tour-11-mass-failover.json': { 10000: 'broker_crashed', 19001: 'broker_fenced', 19010: 'became_leader', 19515: 'produce_acked', 20020: 'broker_unfenced', 30001: 'leader_elected' },
   'tour-9-why-not-truncate-to-hw.json': { 3520: 'truncated', 11001: 'acked_records_lost', 30018: 'truncated' },
 };
 
 const TOURS = fs.readdirSync(path.join(ROOT, 'scenarios')).filter((f) => /^tour-.*\.json$/.test(f)).sort();
 
-test('there is a tour for each failover question, plus acks=1, min.insync.replicas, pre-KIP-101 truncation and how long a failover takes', () => {
+test('there is a tour for each failover question, plus acks=1, min.insync.replicas, pre-KIP-101 truncation, how long a failover takes and RTO during a mass failover', () => {
   assert.deepEqual(TOURS, Object.keys(OUTCOMES).sort());
   for (const f of TOURS) {
     const s = JSON.parse(fs.readFileSync(path.join(ROOT, 'scenarios', f), 'utf8'));

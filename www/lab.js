@@ -61,9 +61,8 @@ export class Lab {
     // twice what a snapshot costs); a built world always keeps one at 0. A
     // seek restores the nearest checkpoint at or before the target (also
     // ahead of now) and replays the recorded actions after it. The sum of
-    // the snapshots' bytes stays under checkpointBudgetBytes: past it, the
-    // checkpoint whose removal leaves the smallest gap goes (never 0 and
-    // never the newest, so they stay densest where the user just was).
+    // the snapshots' bytes stays under checkpointBudgetBytes (takeCheckpoint,
+    // maybeCheckpoint).
     this.checkpoints = []; // [{t, core, bytes}] by t
     this.replayBudgetMs = 1.5;
     this.checkpointBudgetBytes = 224 * 2 ** 20;
@@ -88,28 +87,31 @@ export class Lab {
   }
 
   takeCheckpoint(t) {
-    const b0 = WasmLab.heapBytes();
-    const t0 = performance.now();
-    const core = this.core.snapshot();
-    const cost = { ms: performance.now() - t0, bytes: Math.max(0, WasmLab.heapBytes() - b0) };
-    this.snapshotCost = cost;
-    const cp = { t, core, bytes: cost.bytes };
+    // Make room first (the snapshot's size estimated by the last one's), so
+    // memory never holds the world, a full set of checkpoints and one more.
+    const cp = { t, core: null, bytes: this.snapshotCost.bytes };
     const i = this.checkpoints.findIndex((c) => c.t > t);
     this.checkpoints.splice(i < 0 ? this.checkpoints.length : i, 0, cp);
-    this.sinceCheckpointMs = 0;
-    while (this.checkpoints.length > 2 && this.checkpointBytes() > this.checkpointBudgetBytes) {
+    // Over the cap: drop the checkpoint whose removal leaves the smallest gap
+    // (never the one at 0, never the one being taken).
+    while (this.checkpointBytes() > this.checkpointBudgetBytes) {
       let worst = -1;
       let gap = Infinity;
       for (let k = 1; k < this.checkpoints.length; k++) {
         if (this.checkpoints[k] === cp) continue;
-        const next = this.checkpoints[k + 1]?.t ?? this.now();
-        const g = next - this.checkpoints[k - 1].t;
+        const g = (this.checkpoints[k + 1]?.t ?? this.now()) - this.checkpoints[k - 1].t;
         if (g < gap) [gap, worst] = [g, k];
       }
       if (worst < 0) break;
       this.checkpoints[worst].core.free();
       this.checkpoints.splice(worst, 1);
     }
+    const b0 = WasmLab.heapBytes();
+    const t0 = performance.now();
+    cp.core = this.core.snapshot();
+    this.snapshotCost = { ms: performance.now() - t0, bytes: Math.max(0, WasmLab.heapBytes() - b0) };
+    cp.bytes = this.snapshotCost.bytes;
+    this.sinceCheckpointMs = 0;
   }
 
   /** After `ms` of core work up to t: a checkpoint at t when it pays. */
@@ -119,10 +121,19 @@ export class Lab {
       return;
     }
     this.sinceCheckpointMs += ms;
-    const due = Math.max(this.replayBudgetMs, 2 * this.snapshotCost.ms);
-    if (this.sinceCheckpointMs < due) return;
-    // A snapshot alone bigger than the budget would only evict the others.
-    if (this.snapshotCost.bytes > this.checkpointBudgetBytes / 2) return;
+    if (this.sinceCheckpointMs < Math.max(this.replayBudgetMs, 2 * this.snapshotCost.ms)) return;
+    // A big world (the cap binds; size estimated by the last snapshot): only
+    // a checkpoint at least as far from the previous one as the closest two
+    // are, so spacing doubles as a long run fills the cap instead of each
+    // new snapshot evicting the last.
+    if (this.checkpointBytes() + this.snapshotCost.bytes > this.checkpointBudgetBytes) {
+      let minGap = Infinity;
+      for (let k = 1; k < this.checkpoints.length; k++) {
+        minGap = Math.min(minGap, this.checkpoints[k].t - this.checkpoints[k - 1].t);
+      }
+      const prev = this.checkpoints.filter((c) => c.t < t).pop();
+      if (!prev || t - prev.t < minGap) return;
+    }
     this.takeCheckpoint(t);
   }
 

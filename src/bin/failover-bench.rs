@@ -280,6 +280,15 @@ mod cli {
         Ok(())
     }
 
+    /// Heap bytes one clone of `x` allocates.
+    fn bytes_of<T: Clone>(x: &T) -> usize {
+        let before = super::counting::live();
+        let copy = x.clone();
+        let n = super::counting::live().saturating_sub(before);
+        drop(copy);
+        n
+    }
+
     fn snapshot(file: &str, at: &str) -> Result<(), String> {
         let text = std::fs::read_to_string(file).map_err(|e| format!("{file}: {e}"))?;
         let mut lab = Lab::from_json(&text)?;
@@ -302,10 +311,29 @@ mod cli {
             let t2 = Instant::now();
             drop(copy);
             let drop_ms = ms_since(t2);
+            // What each part of the world adds to a snapshot.
+            let c = &lab.cluster;
+            let logs: Vec<_> = c
+                .brokers
+                .iter()
+                .flat_map(|b| b.replicas.values().map(|r| &r.log))
+                .collect();
+            let parts = json!({
+                "brokers": bytes_of(&c.brokers),
+                "of_which_logs": logs.iter().map(|l| bytes_of(*l)).sum::<usize>(),
+                "controller": bytes_of(&c.controller),
+                "producers": bytes_of(&c.producers),
+                "trace": bytes_of(&c.trace),
+                "acked": bytes_of(&c.acked),
+                "invariants": bytes_of(&c.invariants),
+                "availability": bytes_of(&c.availability),
+                "partitions": bytes_of(&c.partitions),
+            });
             let p = json!({
                 "at_ms": t,
                 "snapshot_bytes": bytes,
                 "snapshot_ms": clone_ms,
+                "snapshot_parts_bytes": parts,
                 "drop_ms": drop_ms,
                 "live_bytes": before,
                 "events": events,

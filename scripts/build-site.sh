@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Copy the scenarios into the static site: www/scenarios/*.json and
-# www/scenarios/index.json ([{file, name}], sorted by file name) for the
-# page's scenario picker. Run after scripts/build-wasm.sh (make build does).
+# www/scenarios/index.json ([{file, name, level?, tour?}], sorted by file name)
+# for the page's scenario picker and its welcome (which groups the tours by
+# `level`: junior, mid, senior, principal; a tour without one is listed after). Run after scripts/build-wasm.sh (make build does).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rm -rf www/scenarios
@@ -13,11 +14,17 @@ python3 - <<'PY'
 import json, pathlib
 out = []
 for f in sorted(pathlib.Path("scenarios").glob("*.json")):
+    entry = {"file": f.name, "name": f.stem}
     try:
-        name = json.loads(f.read_text()).get("name") or f.stem
+        d = json.loads(f.read_text())
+        entry["name"] = d.get("name") or f.stem
+        if d.get("level"):
+            entry["level"] = d["level"]
+        if d.get("tour"):
+            entry["tour"] = True
     except (ValueError, AttributeError):
-        name = f.stem
-    out.append({"file": f.name, "name": name})
+        pass
+    out.append(entry)
 pathlib.Path("www/scenarios/index.json").write_text(json.dumps(out, indent=1) + "\n")
 print(f"build-site: {len(out)} scenario(s) in www/scenarios/")
 PY

@@ -129,6 +129,10 @@ pub fn parse(text: &str) -> R<Scenario> {
     from_value(v)
 }
 
+/// The values of a scenario's optional `level`, from the first question a
+/// newcomer asks to the ones a principal engineer does.
+pub const LEVELS: [&str; 4] = ["junior", "mid", "senior", "principal"];
+
 pub fn from_value(v: Value) -> R<Scenario> {
     let m = obj(&v, "scenario")?;
     check_keys(
@@ -146,8 +150,20 @@ pub fn from_value(v: Value) -> R<Scenario> {
             "steps",
             "run_until_ms",
             "tour",
+            "level",
         ],
     )?;
+    // `level`: who the scenario's question is for (the page's welcome groups
+    // the tours by it); the simulation ignores it.
+    if let Some(l) = m.get("level") {
+        let l = string(l, "level")?;
+        if !LEVELS.contains(&l.as_str()) {
+            return Err(format!(
+                "level: \"{l}\" must be one of {}",
+                LEVELS.join(", ")
+            ));
+        }
+    }
     let name = match m.get("name") {
         Some(n) => string(n, "name")?,
         None => "Untitled scenario".to_string(),
@@ -739,6 +755,22 @@ mod tests {
     use super::*;
 
     const MINIMAL: &str = r#"{"brokers": 3, "topics": [{"name": "t", "replication_factor": 3}]}"#;
+
+    #[test]
+    fn level_is_one_of_four_and_optional() {
+        let ok = r#"{"brokers": 1, "topics": [{"name": "t"}], "level": "senior"}"#;
+        assert!(from_value(serde_json::from_str(ok).unwrap()).is_ok());
+        let bad = r#"{"brokers": 1, "topics": [{"name": "t"}], "level": "expert"}"#;
+        let e = from_value(serde_json::from_str(bad).unwrap())
+            .err()
+            .unwrap_or_default();
+        assert!(e.starts_with("level:"), "{e}");
+        let bad = r#"{"brokers": 1, "topics": [{"name": "t"}], "level": 3}"#;
+        let e = from_value(serde_json::from_str(bad).unwrap())
+            .err()
+            .unwrap_or_default();
+        assert!(e.starts_with("level"), "{e}");
+    }
 
     #[test]
     fn minimal_scenario_takes_defaults() {

@@ -13,12 +13,13 @@ import { Narration } from './render/narration.js';
 import { DescribeTable } from './render/describe.js';
 import { Controls, SPEED_MIN, SPEED_MAX } from './controls.js';
 import { installKeyboard } from './keyboard.js';
-import { TourGuide } from './tour.js';
+import { TourGuide, highlightSelectors } from './tour.js';
 import { ShareBar } from './sharebar.js';
 import { OverviewPanel } from './render/overview.js';
 import { THEMES, parseTheme, followTheme } from './theme.js';
 import { LabEvents } from './events.js';
 import { AvailabilityPanel } from './render/availability.js';
+import { wantWelcome, showWelcome } from './welcome.js';
 
 const $ = (id) => document.getElementById(id);
 const DEFAULT_SCENARIO = 'leader-dies.json';
@@ -57,7 +58,8 @@ class App {
   }
 
   mount() {
-    this.map = new BrokerMap($('map'), { onBrokerClick: (id, anchor) => this.openMenu(id, anchor) });
+    // fit: drawn at the panel's own width (a stacked layout on a phone: readable text, issue 16 point 10).
+    this.map = new BrokerMap($('map'), { onBrokerClick: (id, anchor) => this.openMenu(id, anchor), fit: true });
     this.partitions = new PartitionsPanel($('partitions'), (action) => this.guard(() => this.act(action)));
     this.clients = new ClientsPanel($('clients'));
     this.metrics = new MetricsPanel($('metrics'));
@@ -78,7 +80,18 @@ class App {
     $('msg-legend').append(
       h('span.lg.muted', { text: 'Messages:' }),
       ...MESSAGE_LEGEND.map(([k, c]) => h('span.lg', null, h('i.dotk', { style: { background: c } }), k)),
+      h('span.lg', { dataset: { legend: 'crown' } }, h('span.crownk', { text: '★', 'aria-hidden': 'true' }), 'leads a partition'),
     );
+    // Collapsible panels (issue 16, point 12): the metrics start folded.
+    for (const sec of document.querySelectorAll('section.panel[data-panel]')) {
+      const h2 = sec.querySelector(':scope > h2');
+      if (!h2) continue;
+      const b = h('button.fold', { type: 'button', 'aria-expanded': 'true', 'aria-label': `fold the ${sec.dataset.panel} panel`, onclick: () => this.fold(sec, !sec.classList.contains('folded')) }, '▾');
+      h2.prepend(b);
+    }
+    this.fold(document.querySelector('[data-panel="metrics"]'), true);
+    // On a small screen the availability strip folds too (a stop that points into it unfolds it).
+    if (innerWidth < 900 || innerHeight < 700) this.fold(document.querySelector('[data-panel="availability"]'), true);
     this.menu = $('broker-menu');
     document.addEventListener('click', (e) => {
       if (!this.menu.hidden && !this.menu.contains(e.target) && !e.target.closest?.('[data-broker]')) this.closeMenu();
@@ -96,6 +109,22 @@ class App {
       },
       queryRoot: document,
       onStop: (i, stop) => this.events.tourStop(i, this.tour.stops.length, stop),
+      reveal: (names) => {
+        for (const n of names) {
+          const m = /^offset:(.+):(\d+)$/.exec(n);
+          if (m) this.partitions.reveal(m[1], Number(m[2]));
+        }
+        for (const n of names) for (const sel of highlightSelectors(n)) document.querySelectorAll(sel).forEach((el) => this.fold(el.closest('section.panel.folded'), false));
+        this.draw();
+        // At 800×600 the stop's evidence may be below the fold: scroll the first highlight into view.
+        const first = names.map((n) => highlightSelectors(n).map((sel) => document.querySelector(sel)).find(Boolean)).find(Boolean);
+        first?.scrollIntoView({ block: 'nearest', behavior: 'instant' });
+      },
+      offScript: () => offScript(this.lab),
+      resume: () => this.guard(() => {
+        this.lab.restore({ overrides: {}, actions: [], t: this.lab.now() });
+        this.controls.syncSettings(this.lab.settings(), this.lab.view(MAX_PARTITIONS));
+      }),
     });
     const themeSel = $('theme');
     themeSel?.replaceChildren(...THEMES.map((t) => h('option', { value: t, text: t })));
@@ -153,16 +182,19 @@ class App {
     }
   }
 
+  /** Load scenarios/<file>; on failure shows and returns the reason (else null). */
   async loadScenarioFile(file) {
     try {
       const res = await fetch(`scenarios/${encodeURIComponent(file)}`);
-      if (!res.ok) throw new Error(`scenarios/${file}: HTTP ${res.status}`);
+      if (!res.ok) throw new Error(res.status === 404 ? `no scenario named "${file}" (scenarios/${file} was not found)` : `scenarios/${file}: HTTP ${res.status}`);
       const text = await res.text();
       this.load(text);
       this.setScenarioFile(file);
+      return null;
     } catch (e) {
       this.showError(`Could not load scenario ${file}: ${e.message}`);
       if (this.scenarioFile) this.controls.picker.value = this.scenarioFile;
+      return e.message;
     }
   }
 
@@ -217,9 +249,46 @@ class App {
       this.draw();
     });
   }
+  /** Fold (on) or unfold a panel section. */
+  fold(sec, on) {
+    const b = sec?.querySelector(':scope > h2 > .fold');
+    if (!b) return;
+    sec.classList.toggle('folded', on);
+    b.setAttribute('aria-expanded', String(!on));
+    b.textContent = on ? '▸' : '▾';
+    this.dirty = true;
+  }
+
+  /**
+   * Run on to the next event worth reading (a step, a fault, an election, an
+   * ISR change, a truncation, an error …) or the next tour stop, and pause
+   * there: the idle stretches (a session timeout running out) are skipped.
+   */
+  skipToNext() {
+    this.guard(() => {
+      this.pause();
+      const lab = this.lab;
+      const from = lab.now();
+      const stop = this.tour.stops.find((st) => st.at_ms > from);
+      const limit = Math.min(lab.endMs(), stop ? stop.at_ms : Infinity);
+      let cur = lab.traceLength();
+      let at = null;
+      while (at === null && lab.now() < limit) {
+        lab.runUntil(Math.min(limit, lab.now() + 250));
+        at = lab.traceSince(cur).find((ev) => ev.at_ms > from && SKIP_TO.test(ev.event))?.at_ms ?? null;
+        cur = lab.traceLength();
+      }
+      if (at !== null) lab.seek(at);
+      this.simTarget = lab.now();
+      this.draw();
+    });
+  }
+
+  /** Back to the scenario as loaded: t = 0, no recorded actions, switches as the scenario sets them. */
   reset() {
     this.guard(() => {
-      this.lab.reset();
+      this.lab.restore({ overrides: {}, actions: [], t: 0 });
+      this.controls.syncSettings(this.lab.settings(), this.lab.view(MAX_PARTITIONS));
       this.simTarget = 0;
       this.draw();
     });
@@ -342,7 +411,7 @@ class App {
     this.clients.update(view);
     const avail = lab.core.availability(lab.endMs(), this.availability.buckets());
     this.availability.update(avail);
-    this.metrics.update(avail);
+    this.metrics.update(avail, { t: view.now_ms, m: view.metrics });
     this.describe.update(lab.core.partitionCount() > 64 ? lab.core.describeHead(64) : lab.describe());
     this.controls.update({ now: view.now_ms, end: lab.endMs(), playing: this.playing, speed: this.speed, marks: this.marks() });
     document.body.classList.toggle('has-loss', view.acked_records_lost > 0);
@@ -424,6 +493,34 @@ function api(app) {
   };
 }
 
+const SKIP_TO = /^(step|broker_(crashed|power_loss|fenced|isolated|shut_down|restarted|healed|unfenced)|leader_elected|isr_changed|truncated|acked_records_lost|produce_error|consumer_truncation_detected)$/;
+
+/**
+ * How the run differs from the scenario as loaded (null when it does not): the
+ * core is deterministic, so a recorded action or a changed switch is exactly
+ * what makes the trace diverge from the tour's recorded one.
+ */
+function offScript(lab) {
+  const parts = [];
+  const a = lab.actions[0];
+  if (a) {
+    const [k, v] = Object.entries(a.action)[0];
+    const what = typeof v === 'object' ? k : `${k} broker ${v}`;
+    parts.push(`you did ${what} at ${(a.at_ms / 1000).toFixed(3)} s${lab.actions.length > 1 ? ` and ${lab.actions.length - 1} more` : ''}`);
+  }
+  const keys = Object.keys(lab.overrides);
+  if (keys.length) parts.push(`you changed ${keys.join(', ')}`);
+  return parts.length ? parts.join('; ') : null;
+}
+
+/** A seed from user input: a whole number ≥ 0, else null. */
+function parseSeed(v) {
+  const t = String(v ?? '').trim();
+  if (!/^\d+$/.test(t)) return null;
+  const n = Number(t);
+  return Number.isSafeInteger(n) ? n : null;
+}
+
 async function main() {
   const app = new App();
   app.mount();
@@ -443,22 +540,40 @@ async function main() {
   window.failoverLab = api(app);
   const params = new URLSearchParams(location.search);
   const list = await app.loadScenarioList();
+  const welcome = wantWelcome(params, location.hash);
   const wanted = params.get('scenario') || DEFAULT_SCENARIO;
   app.controls.setScenarioList(list.length ? list : [{ file: DEFAULT_SCENARIO, name: DEFAULT_SCENARIO }], wanted);
   // A shared link (#scenario=…&actions=…&t=…) wins over the query parameters.
   const shared = app.share.readHash();
   const restored = shared && (await app.share.restore(shared, wanted));
   if (!restored) {
-    await app.loadScenarioFile(wanted);
-    if (!app.lab.core && wanted !== DEFAULT_SCENARIO) await app.loadScenarioFile(DEFAULT_SCENARIO);
-    if (app.lab.core && params.has('seed')) app.setOption('seed', Math.max(0, Math.floor(Number(params.get('seed')) || 0)));
+    const missing = await app.loadScenarioFile(wanted);
+    if (!app.lab.core && wanted !== DEFAULT_SCENARIO) {
+      await app.loadScenarioFile(DEFAULT_SCENARIO);
+      // Say what was not found (the default's load cleared the banner).
+      if (app.lab.core) app.showError(`?scenario=${wanted}: ${missing || 'could not be loaded'}; showing ${DEFAULT_SCENARIO} instead.`);
+    }
+    if (app.lab.core && params.has('seed')) {
+      const seed = parseSeed(params.get('seed'));
+      if (seed === null) app.showError(`?seed=${params.get('seed')}: the seed must be a whole number ≥ 0; the scenario's own seed is used.`);
+      else app.setOption('seed', seed);
+    }
   }
   if (params.has('speed')) app.setSpeed(Number(params.get('speed')) || 1);
   app.controls.setSpeedSlider(app.speed);
   if (app.lab.core) {
     app.draw();
-    const play = restored ? shared.play : params.get('paused') !== '1' && !app.tour.active;
+    const play = restored ? shared.play : params.get('paused') !== '1' && !app.tour.active && !welcome;
     if (play) app.play();
+    if (welcome) {
+      showWelcome(document.getElementById('welcome'), list, async (file) => {
+        if (!file) return app.play();
+        app.controls.picker.value = file;
+        await app.loadScenarioFile(file);
+        app.draw();
+        document.querySelector('#tour [data-tour="next"]')?.focus();
+      });
+    }
   }
   app.share.enabled = true;
   app.share.sync();

@@ -26,6 +26,7 @@ export class Controls {
 
     this.playBtn = btn('▶ Play', 'Play / pause (Space)', () => app.togglePlay(), { class: 'primary', id: 'play' });
     this.stepBtn = btn('Step +100 ms', 'Advance simulated time by 100 ms (→)', () => app.stepBy(100), { id: 'step' });
+    this.skipBtn = btn('» Next event', 'Skip the quiet stretch: run to the next thing that happens (a fault, an election, an ISR change, an error, a tour stop) and pause there (E)', () => app.skipToNext(), { id: 'skip' });
     this.speed = h('input', {
       type: 'range', id: 'speed', min: SPEED_MIN, max: SPEED_MAX, step: 0.05, value: 0,
       title: 'Speed (log scale): simulated ms per real ms. Slow it down to watch messages fly ( - / + )',
@@ -35,7 +36,14 @@ export class Controls {
     this.clock = h('span.clock', { id: 'clock', title: 'simulated time' });
     this.seed = h('input', {
       type: 'number', id: 'seed', min: 0, step: 1, title: `Seed of the run. ${REPLAY_NOTE}`,
-      onchange: () => app.setOption('seed', Math.max(0, Math.floor(Number(this.seed.value) || 0))),
+      onchange: () => {
+        const t = this.seed.value.trim();
+        if (/^\d+$/.test(t) && Number.isSafeInteger(Number(t))) app.setOption('seed', Number(t));
+        else {
+          app.showError(`seed: "${this.seed.value}" is not a whole number ≥ 0; the seed stays ${app.lab.settings().seed}.`);
+          this.seed.value = app.lab.settings().seed;
+        }
+      },
     });
     this.burstPart = h('select', { id: 'burst-partition', title: 'Partition for the produce burst' });
     this.burstBtn = btn('Produce 10', 'Produce a burst of 10 records now with the selected acks (P)', () => app.produceBurst(), { id: 'burst' });
@@ -59,12 +67,12 @@ export class Controls {
     });
 
     toolbar.append(
-      h('div.group', null, this.playBtn, this.stepBtn),
+      h('div.group', null, this.playBtn, this.stepBtn, this.skipBtn),
       h('div.group', null, h('label', { for: 'speed', text: 'speed' }), this.speed, this.speedOut),
       h('div.group', null, this.clock),
       h('div.group', null, this.burstBtn, this.burstPart),
       h('div.group', null,
-        btn('↺ Reset', 'Back to t = 0 and forget your actions (R)', () => app.reset(), { id: 'reset' })),
+        btn('↺ Reset', 'Back to t = 0: forget your actions and put the switches back to the scenario\'s values (R)', () => app.reset(), { id: 'reset' })),
       timeline,
     );
     switches.append(

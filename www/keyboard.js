@@ -10,8 +10,9 @@ export const SHORTCUTS = [
   ['1 – 9', 'crash broker N (restart it if it is down)'],
   ['P', 'produce a burst of 10 records'],
   ['+ / −', 'faster / slower'],
-  ['R', 'reset to t = 0'],
+  ['R', 'reset to t = 0 (actions and switches too)'],
   ['N', 'guided tour: next stop'],
+  ['E', 'skip to the next event'],
   ['?', 'this help'],
   ['Esc', 'close menus and help'],
 ];
@@ -54,6 +55,7 @@ export function installKeyboard(app, overlay) {
     else if (k === '+' || k === '=') app.nudgeSpeed(1);
     else if (k === '-' || k === '_') app.nudgeSpeed(-1);
     else if (k === 'r' || k === 'R') app.reset();
+    else if (k === 'e' || k === 'E') app.skipToNext();
     else if ((k === 'n' || k === 'N') && app.tour?.active) app.tour.go(app.tour.index + 1);
     else handled = false;
     if (handled) e.preventDefault();

@@ -28,6 +28,11 @@ export function highlightSelectors(name) {
     }
     case 'hw':
       return [`${part(arg)} .marker.hw`];
+    case 'offset': {
+      // offset:orders-0:67 — that record on every replica's row (the stop also brings it into view).
+      const off = rest.pop();
+      return [`${part(cssId(rest.join(':')))} .cell[data-off="${cssId(off)}"]`];
+    }
     case 'leo':
       return [`${part(arg)} .marker.leo`];
     case 'epoch':
@@ -81,7 +86,11 @@ export function applyHighlights(root, names) {
 
 /**
  * The tour strip. `host` is the player it drives:
- *   { now(), goTo(t) — seek to t and pause, queryRoot — document or shadow root }
+ *   { now(), goTo(t) — seek to t and pause, queryRoot — document or shadow root,
+ *     offScript() — optional: null while the run is the tour's own, else a
+ *       short description of how it differs (a user action or a changed switch
+ *       makes the deterministic trace diverge from the tour's recorded one),
+ *     resume() — optional: drop those changes (back to the tour's run) }
  */
 export class TourGuide {
   constructor(container, host) {
@@ -98,10 +107,17 @@ export class TourGuide {
     this.next = h('button.primary', { type: 'button', 'data-tour': 'next', title: 'Run the simulation to the next stop and pause there (N)', onclick: () => this.go(this.index + 1) }, 'Next ▶');
     this.restart = h('button', { type: 'button', 'data-tour': 'restart', title: 'Back to the start of the tour', onclick: () => this.go(-1) }, '↺');
     this.dots = h('span.tour-dots');
+    // Issue 16, point 7: when the run leaves the tour's script, say so and offer the way back.
+    this.offText = h('span.tour-off-text');
+    this.resumeBtn = h('button', { type: 'button', 'data-tour': 'resume', title: "Undo your actions and switches and return to this stop of the tour's own run", onclick: () => this.resume() }, 'Resume the tour');
+    this.off = h('div.tour-off', { role: 'status', hidden: true }, this.offText, ' ', this.resumeBtn);
+    this.offKey = null;
     container.classList.add('tour');
     container.replaceChildren(
-      h('div.tour-head', null, h('span.tour-badge', { text: 'Guided tour' }), this.counter, this.title, this.time),
+      h('div.tour-head', null, h('span.tour-badge', { text: 'Guided tour' }), this.counter, this.title, this.time,
+        h('span.tour-key.muted', { title: 'what the current stop talks about is ringed like this' }, h('i.hlk', { 'aria-hidden': 'true' }), 'look here')),
       this.text,
+      this.off,
       h('div.tour-nav', null, this.dots, this.restart, this.back, this.next),
     );
     container.hidden = true;
@@ -133,6 +149,15 @@ export class TourGuide {
     this.host.goTo(i < 0 ? 0 : this.stops[i].at_ms);
     this.render();
     if (i >= 0) this.host.onStop?.(i, this.stops[i]);
+    this.show();
+  }
+
+  /** Bring what the current stop talks about into view (host.reveal) and highlight it. */
+  show() {
+    const st = this.stops[this.index];
+    if (!st || !this.host.reveal) return;
+    this.host.reveal(st.highlight || []);
+    this.decorate();
   }
 
   /**
@@ -151,11 +176,13 @@ export class TourGuide {
     this.index = i;
     this.render();
     this.host.onStop?.(i, this.stops[i]);
+    this.show();
   }
 
   /** After any time change: keep the card in step with the clock. */
   sync(now) {
     if (!this.active) return;
+    this.checkScript();
     const cur = this.stops[this.index];
     const next = this.stops[this.index + 1];
     const inWindow = (this.index < 0 || now >= cur.at_ms) && (!next || now < next.at_ms);
@@ -171,6 +198,22 @@ export class TourGuide {
       }
     }
     this.decorate();
+  }
+
+  /** Show or hide the "you left the script" notice. */
+  checkScript() {
+    const off = this.active && this.host.offScript ? this.host.offScript() : null;
+    if (off === this.offKey) return;
+    this.offKey = off;
+    this.off.hidden = !off;
+    this.container.classList.toggle('off-script', Boolean(off));
+    if (off) setText(this.offText, `You have left the tour's script (${off}): this run no longer follows the tour, whose text describes the original run.`);
+  }
+
+  /** Back to the tour's own run, at the current stop. */
+  resume() {
+    this.host.resume?.();
+    this.go(this.index);
   }
 
   /** Draw the current stop's highlights (call after every frame). */

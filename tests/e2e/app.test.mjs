@@ -41,7 +41,7 @@ function describeRow(text, topic, partition) {
 }
 
 test('the page loads the default scenario, draws a frame and reports no error', async () => {
-  await open('');
+  await open('?welcome=0'); // the bare URL opens on the welcome on a first visit (story.test.mjs)
   const page = app.page;
   assert.equal(await page.evaluate(() => typeof window.failoverLab), 'object');
   assert.equal(await page.locator('svg [data-broker]').count(), 3);

@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { startApp, ROOT, WWW } from './helpers.mjs';
+import { screenNumbers, missingNumbers } from './tour-numbers.mjs';
 
 let app;
 
@@ -118,7 +119,7 @@ const ANCHORS = {
   'tour-4-unclean-election.json': { 15002: 'isr_changed', 39001: 'acked_records_lost', 39894: 'consumer_truncation_detected', 50022: 'truncated' },
   'tour-5-rejoining-leader.json': { 3011: 'produce_acked', 15003: 'became_leader', 15413: 'produce_acked', 25024: 'truncated', 25032: 'isr_changed' },
   'tour-6-leader-vs-follower.json': { 35000: 'produce_error', 45005: 'produce_acked', 50006: 'isr_changed' },
-  'tour-7-acks1-loses-data.json': { 4004: 'produce_acked', 4100: 'broker_crashed', 13001: 'acked_records_lost', 20022: 'truncated' },
+  'tour-7-acks1-loses-data.json': { 4004: 'produce_acked', 4100: 'broker_crashed', 13002: 'acked_records_lost', 20024: 'truncated' },
   'tour-8-min-insync-replicas.json': { 5000: 'broker_crashed', 13001: 'isr_changed', 35102: 'produce_error', 40523: 'produce_acked' },
   'tour-10-how-long-unavailable.json': { 10000: 'broker_crashed', 19001: 'leader_elected', 19003: 'became_leader', 19518: 'produce_acked', 40007: 'produce_acked' },
   'tour-11-mass-failover.json': { 10000: 'broker_crashed', 19001: 'broker_fenced', 19010: 'became_leader', 19515: 'produce_acked', 20020: 'broker_unfenced', 30001: 'leader_elected' },
@@ -137,6 +138,29 @@ test('there is a tour for each failover question, plus acks=1, min.insync.replic
   }
 });
 
+/** Every setting a scenario gives (cluster, topic, client config), as [key, value]. */
+function settingsOf(s) {
+  const out = Object.entries(s.config || {});
+  for (const t of s.topics || []) out.push(...Object.entries(t.config || {}));
+  for (const c of s.clients || []) out.push(...Object.entries(c.config || {}));
+  return out;
+}
+
+test('a tour states every setting it changes, as key=value, with its reason, in its introduction (issue 16, point 9)', () => {
+  for (const f of TOURS) {
+    const s = JSON.parse(fs.readFileSync(path.join(ROOT, 'scenarios', f), 'utf8'));
+    for (const [k, v] of settingsOf(s)) {
+      assert.ok(s.description.includes(`${k}=${v}`), `${f}: the description states ${k}=${v}`);
+    }
+  }
+  // Tour 9's history is right (KAFKA-10554 shipped in 2.7) and its words are a learner's, not a test's.
+  const t9 = JSON.parse(fs.readFileSync(path.join(ROOT, 'scenarios', 'tour-9-why-not-truncate-to-hw.json'), 'utf8'));
+  const last = t9.tour.find((st) => st.text.includes('KIP-101 (Kafka 0.11)')).text;
+  assert.match(last, /Kafka 2\.7/);
+  assert.doesNotMatch(t9.tour.map((st) => st.text).join(' '), /2\.8|invariant|no_acked_record_lost/);
+  assert.ok(last.length < 600, `tour 9's last explanation is short (${last.length} chars)`);
+});
+
 for (const file of TOURS) {
   test(`${file}: Next walks every stop and the tour ends with its stated outcome`, async () => {
     app.errors.length = 0;
@@ -147,8 +171,22 @@ for (const file of TOURS) {
     assert.equal(await page.evaluate(() => failoverLab.playing), false, 'a tour opens paused');
     assert.equal(await page.locator('#tour').isVisible(), true);
     assert.equal(await page.locator('#tour [data-tour="next"]').textContent(), 'Start ▶');
+    const unseen = [];
     for (const [i, st] of stops.entries()) {
       await page.locator('#tour [data-tour="next"]').click();
+      // Issue 16, point 8: every number the stop states is on screen now (tour-numbers.mjs).
+      for (const m of missingNumbers(st.text, await screenNumbers(page))) unseen.push(`stop ${i + 1}: ${m}`);
+      // Point 2: the producer's queue is labelled for what it is.
+      assert.equal(await page.locator('.client .stat small', { hasText: 'retrying' }).count(), 0, 'no "retrying" label');
+      if (file === 'tour-2-producer-finds-leader.json' && i === 1) {
+        // The stop narrates broker 1's answer: the map must not show it stopped yet.
+        assert.equal(await page.locator('svg g[data-broker="1"]').first().getAttribute('data-state'), 'running');
+      }
+      if (file === 'tour-7-acks1-loses-data.json') {
+        // Point 1: the producer that loses the record is an acks=1 producer, and card and switch say so.
+        assert.equal(await page.locator('.client[data-producer="p1"] .chead .muted').textContent(), 'acks=1');
+        assert.equal(await page.locator('#acks').inputValue(), '1');
+      }
       const s = await page.evaluate(() => ({ now: failoverLab.now(), playing: failoverLab.playing, index: failoverLab.tour().index }));
       assert.deepEqual(s, { now: st.at_ms, playing: false, index: i }, `stop ${i + 1}`);
       assert.equal(await page.locator('#tour .tour-title').textContent(), st.title);
@@ -162,6 +200,7 @@ for (const file of TOURS) {
         assert.ok(n > 0, `${file} stop ${i + 1}: highlight "${name}" lights up something`);
       }
     }
+    assert.deepEqual(unseen, [], `${file}: numbers a stop states that the screen does not show`);
     assert.equal(await page.locator('#tour [data-tour="next"]').isDisabled(), true, 'Next is disabled at the last stop');
     const trace = await page.evaluate(() => failoverLab.trace(0).map((e) => [e.at_ms, e.event]));
     for (const [at, kind] of Object.entries(ANCHORS[file])) {

@@ -1,4 +1,4 @@
-// Producers and consumers: acked / in flight / retrying / failed, the errors
+// Producers and consumers: acked / in flight / queued / retries / failed, the errors
 // they saw, consumer positions, and the always-visible count of acknowledged
 // records lost.
 
@@ -40,8 +40,8 @@ export class ClientsPanel {
           h('div.stats', null,
             stat('acked', p.acked, 'good'),
             stat('in flight', p.in_flight),
-            stat('retrying', p.queued, p.queued > 0 ? 'warn' : ''),
-            stat('retries', p.retries, p.retries > 0 ? 'warn' : ''),
+            stat('queued', p.queued, p.queued > 0 ? 'warn' : '', 'records waiting in the producer to be sent: new ones and ones waiting to be retried'),
+            stat('retries', p.retries, p.retries > 0 ? 'warn' : '', 'records sent again after an error or a timeout (Kafka\'s record-retry-total)'),
             stat('failed', p.failed, p.failed > 0 ? 'bad' : '')),
           errs.length
             ? h('div.errs', null, ...errs.map(([e, n]) => h('span.err', { text: `${e} ×${n}`, title: 'errors seen by this producer', dataset: { error: e } })))
@@ -74,8 +74,8 @@ export class ClientsPanel {
   }
 }
 
-function stat(label, value, cls = '') {
-  return h(`span.stat${cls ? '.' + cls : ''}`, null, h('b', { text: String(value) }), h('small', { text: label }));
+function stat(label, value, cls = '', title = undefined) {
+  return h(`span.stat${cls ? '.' + cls : ''}`, title ? { title } : null, h('b', { text: String(value) }), h('small', { text: label }));
 }
 
 export { setText };

@@ -54,13 +54,25 @@ export class MetricsPanel {
     if (this.samples.length > KEEP + 1) this.samples.splice(0, this.samples.length - KEEP - 1);
   }
 
-  series(d) {
+  /**
+   * The row's series: one point per sample and, when `live` ({t, m}: the
+   * metrics at the current time, between two samples) is given, a last point
+   * for exactly now, so a paused page (a tour stop, a seek) shows the values
+   * of its own moment, not of the last 500 ms boundary (issue 16, point 4).
+   */
+  series(d, live = null) {
+    const pts = this.samples.slice();
+    const last = pts[pts.length - 1];
+    if (live && (!last || live.t > last.t)) pts.push(live);
     const out = [];
-    for (let i = 0; i < this.samples.length; i++) {
-      const cur = this.samples[i];
+    for (let i = 0; i < pts.length; i++) {
+      const cur = pts[i];
       if (d.gauge) out.push(cur.m[d.src]);
       else if (i > 0) {
-        const prev = this.samples[i - 1];
+        // A rate over at least one sampling window, ending at this point.
+        let j = i - 1;
+        while (j > 0 && cur.t - pts[j].t < SAMPLE_MS) j--;
+        const prev = pts[j];
         const dt = (cur.t - prev.t) / 1000;
         out.push(dt > 0 ? (cur.m[d.src] - prev.m[d.src]) / dt : 0);
       }
@@ -68,8 +80,11 @@ export class MetricsPanel {
     return out;
   }
 
-  /** `avail`: the core's availability view, for the latency rows (optional). */
-  update(avail) {
+  /**
+   * `avail`: the core's availability view, for the latency rows (optional);
+   * `live`: {t, m}, the metrics at the current time (optional).
+   */
+  update(avail, live = null) {
     for (const r of this.rows) {
       if (r.d.latency) {
         const raw = avail ? avail[r.d.latency] : null;
@@ -83,7 +98,7 @@ export class MetricsPanel {
         draw(r.spark, r.hist, slow ? '#D55E00' : '#56B4E9');
         continue;
       }
-      const data = this.series(r.d);
+      const data = this.series(r.d, live);
       const v = data.length ? data[data.length - 1] : 0;
       const shown = r.d.gauge ? String(v) : v === 0 ? '0/s' : `${v < 10 ? v.toFixed(1) : Math.round(v)}/s`;
       setText(r.value, shown);

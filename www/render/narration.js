@@ -1,10 +1,12 @@
 // The narration: trace events in plain language with their simulated time,
-// newest first. Routine acknowledgements are summarised, not listed.
+// newest first. The core narrates only the acknowledgements worth reading
+// (explicit produce steps, and records acknowledged after an error), so they
+// are all listed.
 
 import { h, fmtTime, setText } from './util.js';
 
 const MAX_ITEMS = 400;
-const QUIET = new Set(['produce_acked']);
+const QUIET = new Set([]);
 // What the polite live region reads out.
 const SPOKEN = new Set(['step', 'broker_crashed', 'broker_power_loss', 'broker_fenced', 'broker_isolated', 'broker_shut_down',
   'broker_restarted', 'broker_healed', 'leader_elected', 'truncated', 'acked_records_lost']);
@@ -26,6 +28,7 @@ const KIND = {
   broker_restarted: 'good',
   broker_healed: 'good',
   broker_unfenced: 'good',
+  produce_acked: 'good',
 };
 const ICON = {
   step: '▶',
@@ -41,6 +44,7 @@ const ICON = {
   broker_restarted: '↻',
   broker_healed: '✓',
   broker_unfenced: '✓',
+  produce_acked: '✔',
   became_leader: '★',
   client_metadata_updated: 'ℹ',
   consumer_read_replica_changed: '⇢',

@@ -2,6 +2,14 @@
 // shared ruler), coloured by leader epoch, records above the replica's high
 // watermark hatched, LEO and HW marked, leader / ISR / epoch shown. A
 // `truncated` trace event makes the removed cells visibly leave the row.
+//
+// The log view is navigable (issue 16, point 3): a minimap of the whole log
+// (the longest replica's epochs as bands, the leader's HW, the visible window)
+// moves the window (click, drag, arrow keys, Home/End; a sideways wheel on the
+// rows too); each row marks where its replica's epoch cache starts an epoch;
+// `reveal(name, offset)` brings an offset into view (tour stops use it). The
+// view sends only the last 48 cells of each replica; older cells take their
+// epoch from the replica's epoch cache, which says exactly that.
 
 import { h, epochColour, setText, reducedMotion } from './util.js';
 
@@ -16,14 +24,33 @@ export class PartitionsPanel {
     this.cards = new Map();
     this.key = '';
     this.windowSize = 30;
+    this.pins = new Map(); // partition name → first offset shown (absent: follow the log end)
+  }
+
+  /** Show `offset` of partition `name` (a tour stop's evidence). */
+  reveal(name, offset) {
+    this.pins.set(name, Math.max(0, offset - Math.floor(this.windowSize / 3)));
+    this.redraw();
+  }
+
+  /** Move a partition's window to start at `start` (null: follow the log end). */
+  pin(name, start) {
+    if (start == null) this.pins.delete(name);
+    else this.pins.set(name, Math.max(0, Math.round(start)));
+    this.redraw();
+  }
+
+  redraw() {
+    if (this.last) this.update(...this.last);
   }
 
   measure() {
     const width = this.root.clientWidth || 600;
-    // label column 112px, right info 92px (hidden when narrow), paddings.
-    const narrow = width < 420;
+    // label column 112px, right info 92px, paddings; when narrow, label and
+    // info share a line above the track, which takes the whole width.
+    const narrow = width < 520;
     this.root.classList.toggle('narrow', narrow);
-    const n = Math.floor((width - 112 - (narrow ? 0 : 96) - 30) / PITCH);
+    const n = Math.floor((width - (narrow ? 0 : 112 + 96) - 30) / PITCH);
     this.windowSize = Math.max(8, Math.min(MAX_WINDOW, n));
   }
 
@@ -39,6 +66,32 @@ export class PartitionsPanel {
       const isr = h('span.kv', { dataset: { k: 'isr' } });
       const badges = h('span.badges');
       const ruler = h('div.ruler');
+      const mm = h('div.minimap', {
+        tabindex: 0,
+        role: 'slider',
+        'aria-label': `${name}: whole log; the box is the part shown. Arrows, Home and End move it.`,
+        onpointerdown: (e) => {
+          const go = (ev) => {
+            const box = mm.getBoundingClientRect();
+            const c = this.cards.get(name);
+            this.pin(name, ((ev.clientX - box.left) / box.width) * (c.end || 0) - this.windowSize / 2);
+          };
+          go(e);
+          mm.setPointerCapture?.(e.pointerId);
+          mm.onpointermove = (ev) => ev.buttons && go(ev);
+        },
+        onkeydown: (e) => {
+          const c = this.cards.get(name);
+          const n = this.windowSize;
+          const step = { ArrowLeft: -n / 2, ArrowRight: n / 2, PageUp: -n, PageDown: n }[e.key];
+          if (step) this.pin(name, c.start + step);
+          else if (e.key === 'Home') this.pin(name, 0);
+          else if (e.key === 'End') this.pin(name, null);
+          else return;
+          e.preventDefault();
+        },
+      });
+      mm.style.width = `${this.windowSize * PITCH}px`;
       const rows = new Map();
       const rowsEl = h('div.rows');
       for (const r of p.replica_views) {
@@ -54,10 +107,12 @@ export class PartitionsPanel {
         const hw = h('div.marker.hw', { title: 'high watermark' });
         const leo = h('div.marker.leo', { title: 'log end offset' });
         track.append(hw, leo);
+        const marks = h('div.ebs');
+        track.append(marks);
         const info = h('div.rinfo');
         const row = h('div.rrow', { dataset: { broker: r.broker } }, label, track, info);
         rowsEl.append(row);
-        rows.set(r.broker, { row, label, track, slots, hw, leo, info, last: null });
+        rows.set(r.broker, { row, label, track, slots, hw, leo, info, marks, last: null });
       }
       const tools = this.onAction
         ? h('button.ptool', {
@@ -71,15 +126,23 @@ export class PartitionsPanel {
         'section.pcard',
         { dataset: { partition: name } },
         h('header.phead', null, title, leader, epoch, isr, badges, tools),
+        h('div.rulerrow', null, h('div.rlabel.muted', { text: 'whole log' }), mm),
         h('div.rulerrow', null, h('div.rlabel.muted', { text: 'offset' }), ruler),
         rowsEl,
       );
+      rowsEl.addEventListener('wheel', (e) => {
+        if (Math.abs(e.deltaX) <= Math.abs(e.deltaY) && !e.shiftKey) return;
+        e.preventDefault();
+        const c = this.cards.get(name);
+        this.pin(name, c.start + Math.sign(e.deltaX || e.deltaY) * 3);
+      }, { passive: false });
       this.root.append(card);
-      this.cards.set(name, { card, leader, epoch, isr, badges, ruler, rows, rulerStart: -1 });
+      this.cards.set(name, { card, leader, epoch, isr, badges, ruler, mm, rows, rulerStart: -1 });
     }
   }
 
   update(view, generation) {
+    this.last = [view, generation];
     const key = `${generation}|${view.partitions.map((p) => `${p.topic}-${p.partition}:${p.replica_views.length}`).join(',')}`;
     if (key !== this.key) {
       this.key = key;
@@ -106,9 +169,14 @@ export class PartitionsPanel {
         c.badges.dataset.key = bkey;
         c.badges.replaceChildren(...badges.map(([t, cls]) => h(`span.badge.${cls}`, { text: t })));
       }
+      const name = `${p.topic}-${p.partition}`;
       const end = Math.max(0, ...p.replica_views.map((r) => r.log_end_offset));
-      const start = Math.max(0, end - n);
+      const pinned = this.pins.get(name);
+      const start = pinned == null || pinned >= end - n ? Math.max(0, end - n) : pinned;
+      if (pinned != null && pinned >= end - n) this.pins.delete(name);
       c.start = start;
+      c.end = end;
+      this.minimap(c, p, end, start, n);
       if (c.rulerStart !== start) {
         c.rulerStart = start;
         const marks = [];
@@ -142,8 +210,9 @@ export class PartitionsPanel {
           const cell = row.slots[i];
           let cls = 'cell empty';
           let bg = '';
-          if (off < r.log_end_offset && off >= r.first_cell) {
-            const e = r.cells[off - r.first_cell];
+          if (cell.dataset.off !== String(off)) cell.dataset.off = off;
+          if (off < r.log_end_offset) {
+            const e = off >= r.first_cell ? r.cells[off - r.first_cell] : epochAt(r.epochs, off);
             bg = epochColour(e);
             cls = off >= r.high_watermark ? 'cell rec uncommitted' : 'cell rec';
             cell.title = `offset ${off}, leader epoch ${e}${off >= r.high_watermark ? ', above the HW (not committed)' : ''}`;
@@ -159,11 +228,42 @@ export class PartitionsPanel {
         place(row.hw, r.high_watermark);
         place(row.leo, r.log_end_offset);
         setText(row.info, `LEO ${r.log_end_offset} · HW ${r.high_watermark}`);
+        // Where this replica's leader-epoch cache starts each epoch, in the window.
+        const ekey = `${start}|${n}|${(r.epochs || []).join(';')}`;
+        if (row.marks.dataset.key !== ekey) {
+          row.marks.dataset.key = ekey;
+          row.marks.replaceChildren(...(r.epochs || []).filter(([, o]) => o >= start && o < start + n).map(([e, o]) =>
+            h('span.eb', { text: `e${e}`, title: `leader-epoch cache: epoch ${e} starts at offset ${o}`, style: { left: `${(o - start) * PITCH - 1}px`, '--c': epochColour(e) } })));
+        }
         const cache = `leader-epoch cache: ${(r.epochs || []).map(([e, o]) => `${e} → ${o}`).join(', ')}`;
         if (row.info.title !== cache) row.info.title = cache;
         row.last = { first: r.first_cell, cells: r.cells, start };
       }
     }
+  }
+
+  /** The card's minimap: epoch bands of the longest log, the leader's HW, the window. */
+  minimap(c, p, end, start, n) {
+    const longest = p.replica_views.reduce((a, r) => (!a || r.log_end_offset > a.log_end_offset ? r : a), null);
+    const lead = p.replica_views.find((r) => r.broker === p.leader) || longest;
+    const hw = lead ? lead.high_watermark : 0;
+    const key = `${end}|${start}|${n}|${hw}|${longest ? longest.epochs.join(';') : ''}`;
+    if (c.mmKey === key) return;
+    c.mmKey = key;
+    const pct = (o) => `${end ? (100 * o) / end : 0}%`;
+    const eps = longest ? longest.epochs : [];
+    const bands = eps.map(([e, o], i) => {
+      const to = i + 1 < eps.length ? eps[i + 1][1] : end;
+      const wide = end && ((to - o) / end) * (c.mm.clientWidth || 600) > 44;
+      return h('span.mm-band', { style: { left: pct(o), width: pct(to - o), '--c': epochColour(e) }, title: `epoch ${e} from offset ${o}` }, wide ? h('span.mm-lbl', { text: `${e} @${o}` }) : null);
+    });
+    c.mm.replaceChildren(...bands,
+      h('span.mm-hw', { style: { left: pct(hw) }, title: `leader's high watermark ${hw}` }),
+      h('span.mm-win', { style: { left: pct(start), width: pct(Math.min(n, end - start)) } }));
+    c.mm.setAttribute('aria-valuemin', 0);
+    c.mm.setAttribute('aria-valuemax', Math.max(0, end - n));
+    c.mm.setAttribute('aria-valuenow', start);
+    c.mm.setAttribute('aria-valuetext', `offsets ${start} to ${Math.min(end, start + n) - 1} of ${end}`);
   }
 
   /** React to trace events: show truncated records leaving. */
@@ -203,6 +303,13 @@ export class PartitionsPanel {
   resize() {
     this.key = '';
   }
+}
+
+/** The epoch of `off` from a leader-epoch cache [[epoch, start offset], …]. */
+function epochAt(epochs, off) {
+  let e = 0;
+  for (const [ep, o] of epochs || []) if (o <= off) e = ep;
+  return e;
 }
 
 /** Legend: epoch colours and markers. */

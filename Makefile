@@ -57,9 +57,10 @@ test-fmt:
 	cargo fmt --check
 
 test-clippy:
-	@echo "== cargo clippy (native, all targets; wasm32 lib)"
+	@echo "== cargo clippy (native, all targets; wasm32 lib, and with the explorer feature)"
 	cargo clippy --all-targets -- -D warnings
 	cargo clippy --lib --target wasm32-unknown-unknown -- -D warnings
+	cargo clippy --lib --target wasm32-unknown-unknown --features explorer -- -D warnings
 
 test-native:
 	@echo "== cargo test (native)"

@@ -75,6 +75,16 @@ try {
     target: ['es2022'],
     plugins: [wasmUrlFromBundle],
   });
+  // Compare mode's drawing, fetched by the page only when compare mode opens
+  // (app.js: import(new URL('./lanes.js', import.meta.url))): its own file,
+  // not part of the page's first load. It imports nothing.
+  const lanes = await esbuild.build({
+    ...common,
+    entryPoints: [path.join(WWW, 'lanes.js')],
+    outfile: path.join(OUT, 'lanes.js'),
+    format: 'esm',
+    target: ['es2022'],
+  });
   const css = await esbuild.build({
     ...common,
     entryPoints: [path.join(WWW, 'style.css')],
@@ -89,7 +99,7 @@ try {
     format: { comments: false },
   });
   await fs.promises.writeFile(appJs, squeezed.code);
-  for (const meta of [js.metafile, css.metafile]) {
+  for (const meta of [js.metafile, lanes.metafile, css.metafile]) {
     for (const [file, out] of Object.entries(meta.outputs)) {
       const bytes = fs.statSync(path.join(ROOT, file)).size;
       say(`${file}: ${bytes} bytes from ${Object.keys(out.inputs).length} file(s)`);

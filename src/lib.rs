@@ -40,13 +40,21 @@ impl Lab {
         text: &str,
         settings: &[(String, String)],
     ) -> Result<Lab, String> {
-        let mut v: serde_json::Value = serde_json::from_str(text).map_err(|e| {
+        let v: serde_json::Value = serde_json::from_str(text).map_err(|e| {
             format!(
                 "scenario is not valid JSON (line {}, column {}): {e}",
                 e.line(),
                 e.column()
             )
         })?;
+        Lab::from_value_with_settings(v, settings)
+    }
+
+    /// [`Lab::from_json_with_settings`] for a scenario already parsed.
+    pub fn from_value_with_settings(
+        mut v: serde_json::Value,
+        settings: &[(String, String)],
+    ) -> Result<Lab, String> {
         let applied = settings::apply(&mut v, settings)?;
         let mut lab = scenario::from_value(v).map(Lab::new)?;
         lab.settings = applied;

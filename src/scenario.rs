@@ -29,6 +29,10 @@ pub struct Scenario {
     pub source: Value,
     /// Narrated stops of a guided tour, in time order (optional).
     pub tour: Vec<TourStop>,
+    /// Compare lanes the page opens this scenario in (`"compare"`, optional):
+    /// each lane's settings as `KEY=VALUE,…` ([`crate::settings`]). The CLI's
+    /// `run` ignores it and runs the scenario as it is.
+    pub compare: Vec<String>,
 }
 
 /// One stop of a guided tour: at `at_ms` the page pauses and shows `text`,
@@ -134,6 +138,12 @@ pub fn parse(text: &str) -> R<Scenario> {
 pub const LEVELS: [&str; 4] = ["junior", "mid", "senior", "principal"];
 
 pub fn from_value(v: Value) -> R<Scenario> {
+    from_value_lanes(v, true)
+}
+
+/// [`from_value`]; `lanes`: also read and check `"compare"` (a lane's own
+/// scenario is checked without it).
+fn from_value_lanes(v: Value, lanes: bool) -> R<Scenario> {
     let m = obj(&v, "scenario")?;
     check_keys(
         m,
@@ -150,6 +160,7 @@ pub fn from_value(v: Value) -> R<Scenario> {
             "steps",
             "run_until_ms",
             "tour",
+            "compare",
             "level",
         ],
     )?;
@@ -424,8 +435,13 @@ pub fn from_value(v: Value) -> R<Scenario> {
         None => Vec::new(),
         Some(t) => parse_tour(t, run_until_ms)?,
     };
+    let compare = match m.get("compare") {
+        Some(c) if lanes => parse_compare_field(&v, c)?,
+        _ => Vec::new(),
+    };
     Ok(Scenario {
         tour,
+        compare,
         name,
         description,
         run_until_ms,
@@ -500,6 +516,38 @@ fn parse_racks(v: Option<&Value>, brokers: u32) -> R<Vec<String>> {
     }
     Ok(racks.into_iter().flatten().collect())
 }
+
+/// `"compare": "acks=1|acks=all"`: the lanes of the page's compare mode. Each
+/// lane's settings must apply to this scenario (the scenario with them applied
+/// is validated like any other), so a lane that cannot run is an error here,
+/// naming the lane and the key. The wasm build checks only the syntax: the
+/// page builds every lane when it opens compare mode (Lab.checkLanes in
+/// www/lab.js), which reports the same error, and the deep check would cost
+/// the page's download budget a few hundred bytes.
+fn parse_compare_field(scenario: &Value, c: &Value) -> R<Vec<String>> {
+    let text = string(c, "compare")?;
+    let lanes = crate::settings::parse_compare(&text)?;
+    #[cfg(not(target_arch = "wasm32"))]
+    for (i, pairs) in lanes.iter().enumerate() {
+        let mut lane = scenario.clone();
+        crate::settings::apply(&mut lane, pairs)
+            .and_then(|_| from_value_lanes(lane, false))
+            .map_err(|e| {
+                let label = crate::settings::lane_text(pairs);
+                format!("compare: lane {} ({label}): {e}", LANE_NAMES[i])
+            })?;
+    }
+    #[cfg(target_arch = "wasm32")]
+    let _ = scenario;
+    Ok(lanes
+        .iter()
+        .map(|l| crate::settings::lane_text(l))
+        .collect())
+}
+
+/// Lanes are named A, B, C, D (as the page labels them).
+#[cfg(not(target_arch = "wasm32"))]
+const LANE_NAMES: [&str; 4] = ["A", "B", "C", "D"];
 
 fn parse_tour(v: &Value, run_until_ms: u64) -> R<Vec<TourStop>> {
     let arr = v.as_array().ok_or("tour: expected an array of stops")?;
@@ -883,6 +931,35 @@ mod tests {
             r#"{"brokers": 1, "topics": [{"name": "t"}], "clients": [{"type": "producer", "id": "p", "topic": "t", "acks": 2}]}"#,
         );
         assert!(e.starts_with("clients[0].acks:"), "{e}");
+    }
+
+    #[test]
+    fn compare_lanes_are_parsed_and_each_lane_is_validated_against_the_scenario() {
+        let s = parse(
+            r#"{"brokers": 3, "topics": [{"name": "t", "replication_factor": 3}],
+               "compare": "unclean.leader.election.enable=false | unclean.leader.election.enable=true,min.insync.replicas=1"}"#,
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(
+            s.compare,
+            vec![
+                "unclean.leader.election.enable=false",
+                "unclean.leader.election.enable=true,min.insync.replicas=1"
+            ]
+        );
+        assert!(
+            !s.spec.config.topic_defaults.unclean_leader_election_enable,
+            "the scenario itself runs without the lanes' settings"
+        );
+        let e = err(r#"{"brokers": 3, "topics": [{"name": "t"}], "compare": "acks=1|fo.o=2"}"#);
+        assert!(e.starts_with("compare: lane B (fo.o=2): config"), "{e}");
+        assert!(e.contains("fo.o"), "{e}");
+        let e = err(r#"{"brokers": 3, "topics": [{"name": "t"}], "compare": "acks=1"}"#);
+        assert!(e.contains("2 to 4 lanes"), "{e}");
+        let e = err(r#"{"brokers": 3, "topics": [{"name": "t"}], "compare": ["acks=1"]}"#);
+        assert!(e.starts_with("compare:"), "{e}");
+        let e = err(r#"{"brokers": 3, "topics": [{"name": "t"}], "compare": "acks=2|acks=1"}"#);
+        assert!(e.contains("lane A") && e.contains("acks"), "{e}");
     }
 
     #[test]

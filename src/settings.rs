@@ -33,6 +33,62 @@ pub fn parse_pairs<S: AsRef<str>>(items: &[S]) -> Result<Vec<(String, String)>, 
         .collect()
 }
 
+/// Most lanes a compare string may have (the page draws them side by side).
+pub const MAX_LANES: usize = 4;
+
+/// One lane's settings, `"acks=all, min.insync.replicas=2"` (split by `,`;
+/// empty: none).
+pub fn parse_lane(text: &str) -> Result<Vec<(String, String)>, String> {
+    let mut out = Vec::new();
+    for item in text.split(',') {
+        let item = item.trim();
+        if item.is_empty() {
+            continue;
+        }
+        match item.split_once('=') {
+            Some((k, v)) if !k.trim().is_empty() => {
+                out.push((k.trim().to_string(), v.trim().to_string()))
+            }
+            _ => return Err(format!("setting \"{item}\": expected KEY=VALUE")),
+        }
+    }
+    Ok(out)
+}
+
+/// A compare string, `"acks=1|acks=all,min.insync.replicas=2"`: 2 to
+/// [`MAX_LANES`] lanes split by `|`, each lane's settings split by `,` (an
+/// empty lane runs the scenario as it is). Returns each lane's pairs; a bad
+/// lane is an error naming it.
+pub fn parse_compare(text: &str) -> Result<Vec<Vec<(String, String)>>, String> {
+    let mut lanes = Vec::new();
+    for lane in text.split('|') {
+        let pairs =
+            parse_lane(lane).map_err(|e| format!("compare: lane {}: {e}", lanes.len() + 1))?;
+        lanes.push(pairs);
+    }
+    if lanes.len() < 2 || lanes.len() > MAX_LANES {
+        return Err(format!(
+            "compare: expected 2 to {MAX_LANES} lanes separated by |, got {} in \"{text}\"",
+            lanes.len()
+        ));
+    }
+    Ok(lanes)
+}
+
+/// The canonical text of one lane's settings (`acks=1,min.insync.replicas=2`).
+pub fn lane_text(pairs: &[(String, String)]) -> String {
+    let mut out = String::new();
+    for (k, v) in pairs {
+        if !out.is_empty() {
+            out.push(',');
+        }
+        out.push_str(k);
+        out.push('=');
+        out.push_str(v);
+    }
+    out
+}
+
 fn value_of(v: &str) -> Value {
     serde_json::from_str(v).unwrap_or_else(|_| Value::String(v.to_string()))
 }
@@ -160,6 +216,28 @@ mod tests {
         s["topics"][0]["assignment"] = serde_json::json!([[1, 2, 3]]);
         let e = apply(&mut s, &[("rf".into(), "2".into())]).unwrap_err();
         assert!(e.contains("rf") && e.contains("\"t\""), "{e}");
+    }
+
+    #[test]
+    fn compare_splits_lanes_by_bar_and_settings_by_comma() {
+        let lanes = parse_compare(" acks=1 | acks=all, min.insync.replicas=2 ").unwrap_or_default();
+        assert_eq!(lanes.len(), 2);
+        assert_eq!(lane_text(&lanes[0]), "acks=1");
+        assert_eq!(lane_text(&lanes[1]), "acks=all,min.insync.replicas=2");
+        let lanes = parse_compare("|unclean.leader.election.enable=true").unwrap_or_default();
+        assert_eq!(lanes[0], vec![], "an empty lane runs the scenario as it is");
+    }
+
+    #[test]
+    fn compare_needs_two_to_four_lanes_and_names_a_bad_lane() {
+        assert!(parse_compare("acks=1")
+            .unwrap_err()
+            .contains("2 to 4 lanes"));
+        assert!(parse_compare("a=1|a=2|a=3|a=4|a=5")
+            .unwrap_err()
+            .contains("got 5"));
+        let e = parse_compare("acks=1|acks").unwrap_err();
+        assert!(e.contains("lane 2") && e.contains("acks"), "{e}");
     }
 
     #[test]

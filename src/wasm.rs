@@ -113,6 +113,19 @@ impl WasmLab {
         Ok(WasmLab { lab })
     }
 
+    /// Build a lab from scenario JSON text with compare-lane settings applied
+    /// first, by the rules of
+    /// the CLI's `run --set` (`settings`: `KEY=VALUE,…`; empty: none), so a
+    /// lane's report equals `failover-lab run FILE --set …`, trace hash and
+    /// `settings` included.
+    #[wasm_bindgen(js_name = withSettings)]
+    pub fn with_settings(scenario: &str, settings: &str) -> Result<WasmLab, JsError> {
+        let v = serde_json::from_str(scenario).map_err(|e| JsError::new(&e.to_string()))?;
+        let pairs = crate::settings::parse_lane(settings).map_err(|e| JsError::new(&e))?;
+        let lab = Lab::from_value_with_settings(v, &pairs).map_err(|e| JsError::new(&e))?;
+        Ok(WasmLab { lab })
+    }
+
     #[wasm_bindgen(js_name = nowMs)]
     pub fn now_ms(&self) -> f64 {
         self.lab.cluster.now as f64
@@ -291,5 +304,103 @@ impl WasmLab {
     #[wasm_bindgen(js_name = traceSinceSwb)]
     pub fn trace_since_swb(&self, cursor: usize) -> Result<JsValue, JsError> {
         to_js_swb(&self.lab.cluster.trace.since(cursor))
+    }
+}
+
+/// The trade-off explorer's sweep (www/tradeoffs.html, cargo feature
+/// `explorer`, built into www/pkg-explorer/ so the app's wasm does not carry
+/// it). Thin wrappers over [`crate::sweep`]: each Web Worker runs
+/// `sweepShard` (the CLI's `sweep_runs` + `shard_lines`, one thread) and the
+/// page merges the shards with `sweepMerge` (`merge_shards`), so its rows are
+/// the CLI's `sweep --format json` rows by construction.
+#[cfg(feature = "explorer")]
+mod explorer {
+    use wasm_bindgen::prelude::*;
+
+    use crate::sweep::{self, SweepConfig};
+
+    /// `KEY=VALUE` items as the CLI's `sweep --set` splits them.
+    fn pairs(sets: &[String]) -> Result<Vec<(String, String)>, JsError> {
+        sets.iter()
+            .map(|s| match s.split_once('=') {
+                Some((k, v)) if !k.trim().is_empty() => {
+                    Ok((k.trim().to_string(), v.trim().to_string()))
+                }
+                _ => Err(JsError::new(&format!("set={s}: expected KEY=VALUE"))),
+            })
+            .collect()
+    }
+
+    fn matrix(sets: &[String]) -> Result<Vec<SweepConfig>, JsError> {
+        sweep::matrix(&pairs(sets)?).map_err(|e| JsError::new(&format!("set: {e}")))
+    }
+
+    /// A seed count or first seed from JS: a whole number ≥ 0 below 2^53.
+    fn whole(v: f64, what: &str) -> Result<u64, JsError> {
+        if v.is_finite() && v >= 0.0 && v.fract() == 0.0 && v <= 9_007_199_254_740_991.0 {
+            Ok(v as u64)
+        } else {
+            Err(JsError::new(&format!(
+                "{what}={v}: expected a whole number ≥ 0"
+            )))
+        }
+    }
+
+    /// The configuration keys of the matrix for `sets` (`["acks=all", …]`),
+    /// in the CLI's order. Every configuration's scenario is checked up front
+    /// (an unknown config key or a bad value is an error naming it), so a bad
+    /// `set=` fails here rather than in every worker.
+    #[wasm_bindgen(js_name = sweepConfigs)]
+    pub fn sweep_configs(sets: Vec<String>) -> Result<Vec<String>, JsError> {
+        let configs = matrix(&sets)?;
+        for c in &configs {
+            crate::Lab::from_json(&sweep::scenario(c, 1).to_string())
+                .map_err(|e| JsError::new(&format!("{e} (in configuration {})", c.key())))?;
+        }
+        Ok(configs.iter().map(SweepConfig::key).collect())
+    }
+
+    /// Runs `first_seed .. first_seed + seeds` of configuration `config` (an
+    /// index into [`sweep_configs`]), as shard lines (`sweep --format jsonl`).
+    #[wasm_bindgen(js_name = sweepShard)]
+    pub fn sweep_shard(
+        sets: Vec<String>,
+        config: usize,
+        first_seed: f64,
+        seeds: f64,
+    ) -> Result<String, JsError> {
+        let configs = matrix(&sets)?;
+        let cfg = configs
+            .get(config)
+            .ok_or_else(|| JsError::new(&format!("config {config}: out of range")))?;
+        let one = std::slice::from_ref(cfg);
+        let first = whole(first_seed, "first seed")?;
+        let n = whole(seeds, "seeds")?;
+        let runs = sweep::sweep_runs(one, first, n, 1, &|_, _| {}).map_err(|e| JsError::new(&e))?;
+        Ok(sweep::shard_lines(one, &runs))
+    }
+
+    /// Shard lines (any number of shards, concatenated) → the rows of
+    /// `sweep --format json`, one JSON object a line, exactly as the CLI
+    /// prints them.
+    #[wasm_bindgen(js_name = sweepMerge)]
+    pub fn sweep_merge(shards: String) -> Result<String, JsError> {
+        let rows =
+            sweep::merge_shards(&[("shards".to_string(), shards)]).map_err(|e| JsError::new(&e))?;
+        let mut out = String::new();
+        for r in &rows {
+            out.push_str(&serde_json::to_string(r).map_err(|e| JsError::new(&e.to_string()))?);
+            out.push('\n');
+        }
+        Ok(out)
+    }
+
+    /// The scenario of run `seed` of configuration `key`, as JSON text: what
+    /// `failover-lab run --sweep-seed SEED --sweep-config KEY --emit-scenario`
+    /// prints.
+    #[wasm_bindgen(js_name = sweepScenario)]
+    pub fn sweep_scenario(key: &str, seed: f64) -> Result<String, JsError> {
+        let cfg = SweepConfig::parse_key(key).map_err(|e| JsError::new(&e))?;
+        Ok(sweep::scenario(&cfg, whole(seed, "seed")?).to_string())
     }
 }

@@ -232,3 +232,49 @@ fn sweep_shards_written_as_jsonl_merge_into_the_single_sweeps_rows() {
     assert!(String::from_utf8_lossy(&bad.stderr).contains("more than one shard"));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn a_scenario_with_compare_lanes_runs_as_it_is_and_each_lane_is_its_set() {
+    // `run` of a file with "compare" ignores the lanes: the report is the
+    // scenario's own run, with no settings; `--set` with a lane's settings is
+    // that lane (what the page's compare mode shows).
+    let file = "scenarios/tour-12-unclean-acceptable.json";
+    let plain = cli(&["run", file]);
+    assert!(plain.status.success());
+    let p: serde_json::Value = serde_json::from_slice(&plain.stdout).unwrap();
+    assert!(p.get("settings").is_none());
+    let text = std::fs::read_to_string(format!("{}/{file}", env!("CARGO_MANIFEST_DIR"))).unwrap();
+    let mut s: serde_json::Value = serde_json::from_str(&text).unwrap();
+    s.as_object_mut().unwrap().remove("compare");
+    let mut without = failover_lab::Lab::from_json(&s.to_string()).unwrap();
+    without.run_to_end();
+    assert_eq!(p["trace_hash"], without.report().trace_hash);
+    let lane_b = cli(&["run", file, "--set", "unclean.leader.election.enable=true"]);
+    let b: serde_json::Value = serde_json::from_slice(&lane_b.stdout).unwrap();
+    assert_eq!(b["acked_records_lost"], 269, "lane B's unclean election");
+    assert_eq!(
+        p["acked_records_lost"], 0,
+        "the file as it is (lane A's setting is the default)"
+    );
+}
+
+#[test]
+fn check_names_a_compare_lane_that_cannot_run() {
+    let dir = std::env::temp_dir().join(format!("failover-lab-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let f = dir.join("bad-lane.json");
+    std::fs::write(
+        &f,
+        r#"{"brokers": 3, "topics": [{"name": "t", "replication_factor": 3}], "compare": "acks=1|min.insync.replica=2"}"#,
+    )
+    .unwrap();
+    let out = cli(&["check", f.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("compare: lane B (min.insync.replica=2)")
+            && err.contains("min.insync.replica"),
+        "{err}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

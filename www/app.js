@@ -3,7 +3,7 @@
 // SCENARIO_FORMAT.md).
 
 import { Lab, initWasm } from './lab.js';
-import { h } from './render/util.js';
+import { h, fmtTime } from './render/util.js';
 import { fillBrokerMenu } from './render/broker-menu.js';
 import { BrokerMap, MESSAGE_LEGEND } from './render/brokers.js';
 import { PartitionsPanel, partitionLegend } from './render/partitions.js';
@@ -39,6 +39,7 @@ class App {
     // :recordslost, :tourstop on document (events.js; failover-lab.d.ts).
     this.events = new LabEvents(document, 'failoverlab:');
     this.theme = 'auto';
+    this.compare = null; // compare mode (compare.js + lanes.js, loaded when first used)
   }
 
   /** theme: light | dark | auto (follows prefers-color-scheme); also ?theme= and the header's switch. */
@@ -132,7 +133,9 @@ class App {
     this.share = new ShareBar($('share-tools'), this);
     this.lab.onSample = (t, m) => this.metrics.sample(t, m);
     this.lab.onRebuild = () => this.metrics.clear();
+    $('compare-btn')?.addEventListener('click', () => this.showLanes(true, true));
     window.addEventListener('resize', () => {
+      this.lanesView?.resize();
       this.partitions.resize();
       this.dirty = true;
     });
@@ -160,7 +163,58 @@ class App {
     document.title = `Failover Lab — ${this.lab.name()}`;
     this.tour.load(this.lab.tour(), { name: this.lab.name(), description: this.lab.description() });
     if (this.tour.active) this.pause();
+    // A scenario may declare its compare lanes ("compare"); another one leaves them.
+    const declared = this.lab.base.compare; // checked by the core
+    if (declared || this.compare?.declared) this.guard(() => this.setCompare(declared || null, true).catch((e) => this.showError(e.message)));
     this.draw();
+  }
+
+  // ---- compare mode (compare.js, lanes.js) -----------------------------------
+
+  /**
+   * Enter compare mode ("acks=1|acks=all") or leave it (null). A bad string
+   * throws an Error naming the lane and key at once (the lab is kept); the
+   * lanes appear when their module has loaded (the returned promise).
+   */
+  setCompare(text, declared = false) {
+    const on = text != null && String(text).trim() !== '';
+    if (on) this.lab.checkLanes(text);
+    const want = (this.compareWant = {}); // the last call wins
+    if (!on && !this.compare) return Promise.resolve();
+    return this.showLanes(on).then(() => {
+      if (want !== this.compareWant) return;
+      this.compare.set(on ? text : null);
+      this.compare.declared = declared && on;
+      document.body.classList.toggle('comparing', on);
+      $('compare').hidden = !on;
+      this.simTarget = this.lab.now();
+      this.draw();
+    });
+  }
+
+  /** The compare panel; its module (lanes.js with compare.js) is fetched the first time. */
+  async showLanes(open = true, focus = false) {
+    const box = $('compare');
+    this.lanesLoad ??= import(new URL('./lanes.js', import.meta.url).href);
+    const mod = await this.lanesLoad;
+    if (!this.lanesView) {
+      document.head.append(h('style', { text: mod.LANES_CSS }));
+      this.compare = new mod.Compare(this);
+      this.lanesView = new mod.LanesView(box, { h, fmtTime, BrokerMap, PartitionsPanel }, {
+        onApply: async (text) => {
+          try {
+            await this.setCompare(text);
+            return '';
+          } catch (e) {
+            return e.message;
+          }
+        },
+        onBrokerClick: (id, anchor) => this.openMenu(id, anchor),
+        onSeek: (t) => this.seek(t),
+      });
+    }
+    box.hidden = !open;
+    if (focus) this.lanesView.focus();
   }
 
   /** After a shared link's switches and actions were replayed. */
@@ -395,6 +449,8 @@ class App {
       const [k, v] = Object.entries(a.action)[0];
       out.push({ at: a.at_ms, kind: 'user', label: `you: ${k} ${typeof v === 'object' ? JSON.stringify(v) : v}` });
     }
+    const d = this.compare?.div;
+    if (d) out.push({ at: d.at_ms, kind: 'diverge', label: `lanes A and ${'ABCD'[d.lane]} diverge` });
     return out;
   }
 
@@ -402,6 +458,8 @@ class App {
     const lab = this.lab;
     const view = this.focus >= 0 ? lab.core.viewFocus(MAX_PARTITIONS, [this.focus]) : lab.view(MAX_PARTITIONS);
     this.lastView = view;
+    this.compare?.sync();
+    this.lanesView?.update(this.compare, { speed: this.playing ? this.speed : 0.05, playing: this.playing });
     this.events.update(lab, view);
     this.overview.sync(lab.core, view, lab.generation, MAX_PARTITIONS);
     this.map.update(view, this.playing ? this.speed : 0.05, lab.generation);
@@ -441,6 +499,7 @@ class App {
       else {
         this.map.tick();
         this.overview.tick();
+        this.lanesView?.tick();
       }
     } catch (e) {
       this.pause();
@@ -481,6 +540,11 @@ function api(app) {
     tour: () => ({ stops: app.lab.tour(), index: app.tour.index }),
     tourNext: () => app.tour.go(app.tour.index + 1),
     tourBack: () => app.tour.go(app.tour.index - 1),
+    compare: (text) => app.setCompare(text ?? null),
+    lanes: () => {
+      app.compare?.sync();
+      return app.compare?.lanes() ?? [];
+    },
     shareUrl: () => app.share.link(),
     exportScenario: () => app.share.scenarioWithActions(),
     get playing() {

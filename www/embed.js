@@ -3,13 +3,14 @@
 // iframes:
 //   embed.html?scenario=leader-dies.json&seed=7&speed=2&autoplay=1&compact=1
 //             &controls=play,step,timeline&range=8s-25s&theme=light
+//             &compare=acks%3D1%7Cacks%3Dall (compare lanes, as the element's attribute)
 // A bare file name (no "/") means one of the site's scenarios/ files. A bad
 // parameter shows a message in the frame.
 
 import './failover-lab.js';
 import { parseTheme, followTheme } from './theme.js';
 
-const ATTRS = ['scenario', 'seed', 'speed', 'controls', 'panels', 'partitions', 'range', 'theme'];
+const ATTRS = ['scenario', 'seed', 'speed', 'controls', 'panels', 'partitions', 'range', 'theme', 'compare'];
 const FLAGS = ['autoplay', 'loop', 'compact'];
 
 function build(params) {
@@ -62,6 +63,7 @@ if (el) {
     if (s && !s.includes('/')) q.set('scenario', s.endsWith('.json') ? s : `${s}.json`);
     if (params.has('seed')) q.set('seed', params.get('seed'));
     if (theme !== 'auto') q.set('theme', theme);
-    open.href = `./${q.toString() ? `?${q}` : ''}`;
+    const cmp = params.get('compare');
+    open.href = `./${q.toString() ? `?${q}` : ''}${cmp ? `#compare=${encodeURIComponent(cmp)}` : ''}`;
   }
 }

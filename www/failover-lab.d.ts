@@ -396,6 +396,23 @@ declare global {
     actions(): Array<{ at_ms: number; action: FailoverLabAction }>;
     tourNext(): void;
     tourBack(): void;
+    /**
+     * Compare mode: the same scenario, seed and actions under 2–4 settings
+     * sets, one lane each ("acks=1|acks=all,min.insync.replicas=2": lanes
+     * split by |, KEY=VALUE settings by commas, the keys of the CLI's
+     * `run --set`); null leaves it. A bad string throws an Error naming the
+     * lane and the key at once (the running lab is kept); the promise
+     * resolves once the lanes are drawn.
+     */
+    compare(lanes: string | null): Promise<void>;
+    /** Each lane's settings and report at the current time ([] outside compare mode). */
+    lanes(): FailoverLabLane[];
+  }
+
+  /** One compare lane: its settings text and its report (= `failover-lab run FILE --set …`). */
+  interface FailoverLabLane {
+    settings: string;
+    report: FailoverLabReport;
   }
 
   type FailoverLabTheme = 'light' | 'dark' | 'auto';
@@ -425,7 +442,7 @@ declare global {
 
   /**
    * The element's attributes (all strings in HTML): scenario, seed, speed,
-   * autoplay, loop, compact, controls, panels, partitions, range, theme.
+   * autoplay, loop, compact, controls, panels, partitions, range, theme, compare.
    */
   interface FailoverLabAttributes {
     /** URL of a scenario file; or put the scenario in a <script type="application/json"> child. */
@@ -447,6 +464,8 @@ declare global {
     range?: string;
     /** light | dark | auto (default: follows prefers-color-scheme). */
     theme?: FailoverLabTheme;
+    /** Compare lanes, "acks=1|acks=all" (see compare()); a bad one shows its message in the element. */
+    compare?: string;
   }
 
   /** index.html's window.failoverLab (set once the wasm core has loaded). */

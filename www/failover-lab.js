@@ -26,6 +26,10 @@
 //              "8s-25s", "8s-" (to the end), or "steps:1-2" (from the time of
 //              scenario step 1 to that of step 2, counting from 1)
 //   theme      light | dark | auto (default: follows prefers-color-scheme)
+//   compare    compare lanes, "acks=1|acks=all,min.insync.replicas=2": the
+//              same scenario, seed and actions under each settings set, side
+//              by side (compare.js, lanes.js); a scenario's own "compare"
+//              field does the same
 // The element has the methods of window.failoverLab (crash, runFor, report …)
 // and sets data-ready="true" on itself once its first frame is drawn. It
 // dispatches the DOM events of events.js (ready, fault, leaderchange,
@@ -55,7 +59,7 @@ const DEFAULT_PANELS = ['map', 'partitions', 'clients', 'describe', 'narration']
 const COMPACT_PANELS = ['map', 'partitions'];
 const SPEED_MIN = 0.01;
 const SPEED_MAX = 100;
-const OBSERVED = ['scenario', 'seed', 'speed', 'autoplay', 'loop', 'compact', 'controls', 'panels', 'partitions', 'range', 'theme'];
+const OBSERVED = ['scenario', 'seed', 'speed', 'autoplay', 'loop', 'compact', 'controls', 'panels', 'partitions', 'range', 'theme', 'compare'];
 
 // ---- styles: the page's component styles, scoped to the shadow root ---------
 
@@ -104,6 +108,10 @@ const ELEMENT_CSS = `
 .fl.compact .panel { padding: 4px 6px 6px; }
 .fl.compact .panel h2 { display: none; }
 .fl.compact .pcard { padding: 3px 6px 4px; }
+.fl.comparing [data-panel=map], .fl.comparing [data-panel=partitions] { display: none; }
+.fl .compare-panel { margin: 0; padding: 0; border: 0; background: transparent; }
+.fl .cmp-bar, .fl .cmp-note { display: none; }
+@container (max-width: 700px) { .fl .lanes { grid-template-columns: minmax(0, 1fr); } }
 `;
 
 // ---- attributes ---------------------------------------------------------------
@@ -182,6 +190,7 @@ function readConfig(el) {
   const range = el.getAttribute('range');
   cfg.range = range === null ? null : parseRange(range);
   cfg.theme = parseTheme(el.getAttribute('theme'), 'theme');
+  cfg.compare = el.getAttribute('compare');
   return cfg;
 }
 
@@ -253,6 +262,13 @@ class FailoverLabElement extends HTMLElement {
       return;
     }
     if (name === 'autoplay') return;
+    if (name === 'compare' && this.lab) {
+      // A bad compare string shows a message; the running lab is kept.
+      Promise.resolve()
+        .then(() => this.setCompare(newValue))
+        .catch((e) => this.showNote(message(e)));
+      return;
+    }
     if (name === 'theme' && this.cfg) {
       try {
         this.cfg.theme = parseTheme(newValue, 'theme');
@@ -350,6 +366,15 @@ class FailoverLabElement extends HTMLElement {
     lab.onSample = (t, m) => this.metrics?.sample(t, m);
     lab.onRebuild = () => this.metrics?.clear();
     this.afterLoad();
+    const lanes = cfg.compare ?? lab.base.compare;
+    if (lanes) {
+      try {
+        await this.setCompare(lanes);
+      } catch (e) {
+        return this.fail(`compare="${lanes}": ${message(e)}`);
+      }
+      if (gen !== this.gen) return;
+    }
     if (cfg.autoplay && !this.tour?.active) this.play();
     this.startLoop(gen);
   }
@@ -500,7 +525,10 @@ class FailoverLabElement extends HTMLElement {
     this.menu = h('div.menu', { role: 'menu', 'aria-label': 'Broker actions', hidden: true });
     // Without the narration panel, key events are still spoken (polite).
     this.live = this.narration ? null : h('div.sr-only', { role: 'status', 'aria-live': 'polite', 'aria-atomic': 'true' });
-    this.frameEl = h(`div.fl${cfg.compact ? '.compact' : ''}`, { part: 'lab' }, bar, switches, timeline, availBox, tourBox, body, this.menu, this.live);
+    this.lanesBox = h('section.compare-panel', { 'aria-label': 'Compare lanes', hidden: true });
+    this.cmp?.dispose();
+    this.cmp = this.lanesView = null;
+    this.frameEl = h(`div.fl${cfg.compact ? '.compact' : ''}`, { part: 'lab' }, bar, switches, timeline, availBox, tourBox, this.lanesBox, body, this.menu, this.live);
     this.followTheme(this.frameEl);
     this.events.announce = this.live ? (text) => setText(this.live, text) : null;
     this.shadowRoot.replaceChildren(h('style', { text: this.css }), this.frameEl);
@@ -593,7 +621,10 @@ class FailoverLabElement extends HTMLElement {
         } else if (atEnd) this.pause();
       }
       if (this.dirty) this.draw();
-      else this.map?.tick();
+      else {
+        this.map?.tick();
+        this.lanesView?.tick();
+      }
     } catch (e) {
       this.playing = false;
       this.showNote(`Simulation stopped: ${message(e)}`);
@@ -611,12 +642,62 @@ class FailoverLabElement extends HTMLElement {
     this.guard(() => this.seek(t));
   }
 
+  // ---- compare mode (compare.js, lanes.js) -----------------------------------
+
+  /**
+   * Compare lanes ("acks=1|acks=all"), or none (null). A bad string throws an
+   * Error naming the lane and key at once; the lab is kept.
+   */
+  compare(text) {
+    return this.setCompare(text ?? null);
+  }
+
+  setCompare(text) {
+    const lab = this.need();
+    const on = text != null && String(text).trim() !== '';
+    if (on) lab.checkLanes(text);
+    const want = (this.compareWant = {});
+    if (!on && !this.cmp) return Promise.resolve();
+    return import('./lanes.js').then((mod) => {
+      if (want !== this.compareWant || lab !== this.lab) return;
+      if (!this.lanesView) {
+        this.shadowRoot.append(h('style', { text: mod.LANES_CSS }));
+        this.cmp = new mod.Compare(this);
+        this.lanesView = new mod.LanesView(this.lanesBox, { h, fmtTime, BrokerMap, PartitionsPanel }, {
+          onApply: async (t) => {
+            try {
+              await this.setCompare(t);
+              return '';
+            } catch (e) {
+              return message(e);
+            }
+          },
+          onBrokerClick: (id, anchor) => (this.cfg.controls.includes('brokers') ? this.openMenu(id, anchor) : null),
+          onSeek: (t) => this.guard(() => this.seek(t)),
+        });
+      }
+      this.cmp.set(on ? text : null);
+      this.lanesBox.hidden = !on;
+      this.frameEl.classList.toggle('comparing', on);
+      this.draw();
+    });
+  }
+
+  /** Each lane's settings and report at the current time ([] outside compare mode). */
+  lanes() {
+    this.need();
+    this.cmp?.sync();
+    return this.cmp?.lanes() ?? [];
+  }
+
   // ---- drawing -------------------------------------------------------------
 
   draw() {
     const lab = this.lab;
     const view = lab.view(this.cfg.partitions);
     this.lastView = view;
+    this.cmp?.sync();
+    this.lanesView?.update(this.cmp, { speed: this.playing ? this.speed : 0.05, playing: this.playing });
     this.events.update(lab, view);
     this.map?.update(view, this.playing ? this.speed : 0.05, lab.generation);
     this.partitions?.update(view, lab.generation);

@@ -146,16 +146,46 @@ export class Lab {
     this.takeCheckpoint(this.now());
   }
 
+  /**
+   * A core for scenario text. A compare lane's settings (`laneSettings`,
+   * "acks=1,min.insync.replicas=2") are applied by the core, by the rules of
+   * the CLI's `run --set` (compare.js).
+   */
+  newCore(text, settings = this.laneSettings) {
+    return settings == null ? new WasmLab(text) : WasmLab.withSettings(text, settings);
+  }
+
+  /**
+   * Check a compare string ("acks=1|acks=all,min.insync.replicas=2") against
+   * this scenario: every lane must build. Returns the lanes' canonical
+   * settings; throws an Error naming the lane and the key.
+   */
+  checkLanes(text) {
+    // The syntax (scenario.rs's "compare" uses settings::parse_compare, the
+    // same): lanes split by |, settings by ","; the core checks each lane.
+    const lanes = String(text).split('|').map((l) => l.split(',').map((x) => x.trim()).filter(Boolean).join(','));
+    if (lanes.length < 2 || lanes.length > 4) throw new Error(`compare: expected 2 to 4 lanes separated by |, got ${lanes.length} in "${text}"`);
+    const scenario = JSON.stringify(this.effectiveScenario());
+    lanes.forEach((l, i) => {
+      try {
+        this.newCore(scenario, l).free();
+      } catch (e) {
+        throw new Error(`compare: lane ${'ABCD'[i]} (${l || 'as is'}): ${errorMessage(e)}`);
+      }
+    });
+    return lanes;
+  }
+
   /** Replace the lab with a scenario. Throws Error with the core's message. */
   load(scenario) {
     let core;
     let obj;
     if (typeof scenario === 'string') {
-      core = new WasmLab(scenario); // the core's own message on bad input
+      core = this.newCore(scenario); // the core's own message on bad input
       obj = JSON.parse(scenario);
     } else {
       obj = toObject(scenario);
-      core = new WasmLab(JSON.stringify(obj));
+      core = this.newCore(JSON.stringify(obj));
     }
     this.installCore(core);
     this.base = obj;
@@ -238,7 +268,7 @@ export class Lab {
 
   /** Rebuild the core from the effective scenario and replay actions up to t. */
   rebuild(t) {
-    const core = new WasmLab(JSON.stringify(this.effectiveScenario()));
+    const core = this.newCore(JSON.stringify(this.effectiveScenario()));
     this.installCore(core);
     this.generation++;
     this.onRebuild?.();

@@ -12,6 +12,7 @@
 // site's files (imported, or loaded through the API): base64url of the
 // deflate-raw'ed JSON ('j…' when CompressionStream is missing: plain JSON).
 // `play=1` means the run was playing (the link opens playing from t = 0).
+// `compare=acks%3D1%7Cacks%3Dall` opens compare mode with those lanes (compare.js).
 
 const BROKER_VERBS = ['crash', 'power_loss', 'restart', 'shutdown', 'isolate', 'heal', 'flush'];
 const SWITCHES = [
@@ -92,13 +93,14 @@ export function decodeAction(text, i = 0) {
 }
 
 /** The hash (without '#') for a state. */
-export function encodeHash({ scenario, scenarioData, overrides = {}, actions = [], t, play }) {
+export function encodeHash({ scenario, scenarioData, overrides = {}, actions = [], t, play, compare }) {
   const out = [];
   if (scenarioData) out.push(`scenario-data=${scenarioData}`);
   else if (scenario) out.push(`scenario=${enc(scenario)}`);
   for (const [key, ov] of SWITCHES) {
     if (overrides[ov] !== undefined) out.push(`${key}=${enc(overrides[ov])}`);
   }
+  if (compare) out.push(`compare=${enc(compare)}`);
   if (actions.length) out.push(`actions=${actions.map(encodeAction).join(',')}`);
   if (play) out.push('play=1');
   else if (t !== undefined) out.push(`t=${Math.floor(t)}`);
@@ -112,7 +114,7 @@ export function encodeHash({ scenario, scenarioData, overrides = {}, actions = [
 export function parseHash(hash) {
   const text = String(hash || '').replace(/^#/, '');
   if (!text) return null;
-  const state = { scenario: null, scenarioData: null, overrides: {}, actions: [], t: undefined, play: false };
+  const state = { scenario: null, scenarioData: null, overrides: {}, actions: [], t: undefined, play: false, compare: null };
   let any = false;
   for (const pair of text.split('&')) {
     if (!pair) continue;
@@ -131,6 +133,7 @@ export function parseHash(hash) {
     if (sw) state.overrides[sw[1]] = sw[2](val());
     else if (key === 'scenario') state.scenario = val();
     else if (key === 'scenario-data') state.scenarioData = raw;
+    else if (key === 'compare') state.compare = val();
     else if (key === 'actions') state.actions = raw ? raw.split(',').map((a, i) => decodeAction(a, i)) : [];
     else if (key === 't') state.t = nonNegInt(val(), 't');
     else if (key === 'play') state.play = bool(val() || '1', 'play');

@@ -102,6 +102,7 @@ export class ShareBar {
       }
       const actions = [...state.actions].sort((a, b) => a.at_ms - b.at_ms);
       app.lab.restore({ overrides: state.overrides, actions, t: state.t ?? 0 });
+      await app.setCompare(state.compare);
       app.afterRestore();
       return true;
     } catch (e) {
@@ -150,6 +151,7 @@ export class ShareBar {
       actions: lab.actions,
       t: lab.now(),
       play: app.playing && !forcePaused,
+      compare: app.compare?.text,
     });
   }
 
@@ -189,7 +191,11 @@ export class ShareBar {
 
   scenarioWithActions() {
     const lab = this.app.lab;
-    return foldActions(lab.effectiveScenario(), lab.actions.map(({ at_ms, action }) => ({ at_ms, action })), lab.now());
+    const s = foldActions(lab.effectiveScenario(), lab.actions.map(({ at_ms, action }) => ({ at_ms, action })), lab.now());
+    // In compare mode the file keeps its lanes (the scenario's "compare" field).
+    if (this.app.compare?.text) s.compare = this.app.compare.text;
+    else delete s.compare;
+    return s;
   }
 
   exportScenario() {

@@ -73,6 +73,37 @@ for (const theme of ['light', 'dark']) {
     assert.deepEqual(app.errors, []);
   });
 
+  test(`axe: compare mode (three lanes, the divergence, a compare tour) in the ${theme} theme has no violation`, async () => {
+    const page = await open(`${app.baseUrl}/?theme=${theme}&paused=1`);
+    await ready(page);
+    await page.evaluate(async () => {
+      await window.failoverLab.compare('acks=1|acks=all,min.insync.replicas=2|unclean.leader.election.enable=true');
+      window.failoverLab.runFor(5000);
+      window.failoverLab.crash(1);
+      window.failoverLab.runFor(15000);
+    });
+    assert.equal(await page.locator('.lane').count(), 3);
+    assert.equal(await page.locator('.cmp-div').isVisible(), true);
+    await page.waitForTimeout(100);
+    assert.deepEqual(await axe(page), []);
+    await page.locator('.lane[data-lane="C"] svg [data-broker="2"]').click();
+    assert.equal(await page.locator('#broker-menu').isVisible(), true);
+    assert.deepEqual(await axe(page), [], 'with a lane broker menu open');
+    await page.keyboard.press('Escape');
+    await page.goto(`${app.baseUrl}/?scenario=tour-12-unclean-acceptable.json&theme=${theme}`);
+    await ready(page);
+    await page.waitForFunction(() => window.failoverLab.lanes().length === 2);
+    await page.evaluate(() => window.failoverLab.tourNext());
+    await page.evaluate(() => window.failoverLab.tourNext());
+    await page.evaluate(() => window.failoverLab.tourNext());
+    assert.deepEqual(await axe(page), [], 'compare tour at the divergence');
+    const el = await open(`${app.baseUrl}/embed.html?scenario=leader-dies.json&theme=${theme}&compare=${encodeURIComponent('acks=1|acks=all')}`, { scheme: theme });
+    await el.waitForSelector('failover-lab[data-ready="true"]', { timeout: 20000 });
+    await el.waitForFunction(() => document.querySelector('failover-lab').shadowRoot.querySelectorAll('.lane').length === 2);
+    assert.deepEqual(await axe(el), [], 'the element in compare mode');
+    assert.deepEqual(app.errors, []);
+  });
+
   test(`axe: a guided tour on index.html in the ${theme} theme has no violation`, async () => {
     const page = await open(`${app.baseUrl}/?scenario=tour-1-leader-dies.json&theme=${theme}`);
     await ready(page);
@@ -269,4 +300,45 @@ test('prefers-reduced-motion: no messages in flight, no flying truncated cells; 
   assert.equal(still.ghosts, 0, JSON.stringify(still));
   assert.equal(still.now, moving.now, 'the same state either way');
   assert.equal(still.animation, '0s', 'CSS animations are instant');
+});
+
+// The trade-off explorer (issue 12): axe with results, with a bad set= banner,
+// in both themes; the keyboard path to a configuration is its table link.
+const explorerDone = (page) =>
+  page.waitForFunction(() => window.tradeoffResults?.done && window.tradeoffResults.links, null, { timeout: 120000 });
+
+for (const theme of ['light', 'dark']) {
+  test(`axe: tradeoffs.html in the ${theme} theme has no violation (results, hover card, a bad set= banner)`, async () => {
+    const page = await open(`${app.baseUrl}/tradeoffs.html?seeds=2&set=acks=all&theme=${theme}`);
+    await explorerDone(page);
+    assert.equal(await page.evaluate(() => document.documentElement.dataset.theme), theme);
+    assert.deepEqual(await axe(page), []);
+    await page.hover('#table tbody tr:nth-child(5)');
+    assert.deepEqual(await axe(page), [], 'with a row highlighted');
+    await open(`${app.baseUrl}/tradeoffs.html?seeds=2&set=bogus.key=1&theme=${theme}`);
+    await page.waitForFunction(() => window.tradeoffResults?.state === 'error');
+    assert.deepEqual(await axe(page), [], 'with the error banner');
+    assert.deepEqual(app.errors, []);
+  });
+}
+
+test('keyboard only on tradeoffs.html: Tab through the form to a configuration\'s worst-seed link, which opens that run in the lab', async () => {
+  const page = await open(`${app.baseUrl}/tradeoffs.html?seeds=1&set=acks=1&set=rf=3`);
+  await explorerDone(page);
+  await page.evaluate(() => document.activeElement?.blur());
+  let found = null;
+  for (let i = 0; i < 40 && !found; i++) {
+    await page.keyboard.press('Tab');
+    found = await page.evaluate(() => (document.activeElement?.closest('td.wlink') ? document.activeElement.getAttribute('href') : null));
+  }
+  assert.ok(found, 'a worst-seed link is reachable with Tab');
+  assert.match(found, /^index\.html#scenario-data=/);
+  // Focus highlights the configuration's mark in the chart too.
+  const key = await page.evaluate(() => document.activeElement.closest('tr').dataset.key);
+  assert.equal(await page.evaluate((k) => document.querySelector(`#chart a.mark[data-key="${k}"]`).classList.contains('hl'), key), true);
+  const [lab] = await Promise.all([app.context.waitForEvent('page'), page.keyboard.press('Enter')]);
+  await lab.waitForFunction(() => document.body.dataset.ready === 'true', null, { timeout: 30000 });
+  assert.match(await lab.evaluate(() => window.failoverLab.exportScenario().name), new RegExp(`^sweep seed \\d+ \\(${key.replace(/[.]/g, '\\.')}\\)$`));
+  await lab.close();
+  assert.deepEqual(app.errors, []);
 });

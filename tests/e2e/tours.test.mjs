@@ -41,9 +41,9 @@ const OUTCOMES = {
     assert.ok(p1.errors.REQUEST_TIMED_OUT >= 1, 'the silent leader cost timeouts');
   },
   'tour-3-leader-epoch.json': (r) => {
-    assert.equal(part(r).leader, 1);
-    assert.equal(part(r).leader_epoch, 2);
-    for (const l of part(r).replica_logs) assert.deepEqual(l.epochs, [[0, 0], [1, 49], [2, 349]], `broker ${l.broker}'s epoch cache`);
+    assert.equal(part(r).leader, 2);
+    assert.equal(part(r).leader_epoch, 3);
+    for (const l of part(r).replica_logs) assert.deepEqual(l.epochs, [[0, 0], [1, 49], [2, 349], [3, 599]], `broker ${l.broker}'s epoch cache`);
     assert.equal(r.acked_records_lost, 0);
   },
   'tour-4-unclean-election.json': (r) => {
@@ -88,6 +88,15 @@ const OUTCOMES = {
     assert.equal(crash.phases.detection_ms, 9001);
     assert.deepEqual([shutdown.action, shutdown.rto_ms, sum(shutdown)], ['shutdown', 7, 7]);
   },
+  // Compare tours: report() is lane A's; the lanes are checked at every stop below (COMPARE).
+  'tour-12-unclean-acceptable.json': (r) => {
+    assert.deepEqual(r.settings, { 'unclean.leader.election.enable': false });
+    assert.deepEqual([part(r).leader, part(r).leader_epoch, r.acked_records_lost], [1, 2, 0]);
+  },
+  'tour-13-acks1-vs-acks-all.json': (r) => {
+    assert.deepEqual(r.settings, { acks: '1' });
+    assert.deepEqual([part(r).leader, part(r).leader_epoch, r.acked_records_lost], [2, 1, 1]);
+  },
   'tour-11-mass-failover.json': (r) => {
     assert.equal(r.acked_records_lost, 0);
     const [crash, shutdown] = r.availability.faults;
@@ -115,7 +124,7 @@ const OUTCOMES = {
 const ANCHORS = {
   'tour-1-leader-dies.json': { 10000: 'broker_crashed', 19002: 'leader_elected', 19004: 'became_leader', 19613: 'produce_acked', 30021: 'became_follower', 30029: 'isr_changed' },
   'tour-2-producer-finds-leader.json': { 5005: 'produce_error', 5008: 'produce_acked', 25000: 'broker_isolated', 30000: 'produce_error', 33002: 'leader_elected', 35109: 'produce_acked', 52009: 'isr_changed' },
-  'tour-3-leader-epoch.json': { 13001: 'leader_elected', 13003: 'became_leader', 20025: 'isr_changed', 43004: 'became_leader' },
+  'tour-3-leader-epoch.json': { 13001: 'leader_elected', 13003: 'became_leader', 20025: 'isr_changed', 43004: 'became_leader', 60001: 'broker_isolated', 67001: 'leader_elected', 95003: 'alter_partition_rejected', 96007: 'truncated' },
   'tour-4-unclean-election.json': { 15002: 'isr_changed', 39001: 'acked_records_lost', 39894: 'consumer_truncation_detected', 50022: 'truncated' },
   'tour-5-rejoining-leader.json': { 3011: 'produce_acked', 15003: 'became_leader', 15413: 'produce_acked', 25024: 'truncated', 25032: 'isr_changed' },
   'tour-6-leader-vs-follower.json': { 35000: 'produce_error', 45005: 'produce_acked', 50006: 'isr_changed' },
@@ -124,11 +133,43 @@ const ANCHORS = {
   'tour-10-how-long-unavailable.json': { 10000: 'broker_crashed', 19001: 'leader_elected', 19003: 'became_leader', 19518: 'produce_acked', 40007: 'produce_acked' },
   'tour-11-mass-failover.json': { 10000: 'broker_crashed', 19001: 'broker_fenced', 19010: 'became_leader', 19515: 'produce_acked', 20020: 'broker_unfenced', 30001: 'leader_elected' },
   'tour-9-why-not-truncate-to-hw.json': { 3520: 'truncated', 11001: 'acked_records_lost', 30018: 'truncated' },
+  // Lane A's trace.
+  'tour-12-unclean-acceptable.json': { 30000: 'broker_crashed', 39001: 'isr_changed', 50021: 'leader_elected' },
+  'tour-13-acks1-vs-acks-all.json': { 4004: 'produce_acked', 13001: 'acked_records_lost' },
+};
+
+/**
+ * Compare tours (scenario field "compare"): at each stop, what each lane's
+ * summary row shows (lanes A, B), and the divergence marked so far. Every
+ * number a stop's text states must be on the screen at that stop too.
+ */
+const COMPARE = {
+  'tour-12-unclean-acceptable.json': {
+    lanes: ['unclean.leader.election.enable=false', 'unclean.leader.election.enable=true'],
+    stops: {
+      29999: [{ lost: 0, leader: 1, hw: 299 }, { lost: 0, leader: 1, hw: 299 }, null],
+      30000: [{ lost: 0, faultAt: 30000 }, { lost: 0, faultAt: 30000 }, null],
+      39001: [{ lost: 0, leader: null, unavailable: 9001 }, { lost: 269, leader: 2, epoch: 1, unavailable: 9001 }, 39001],
+      50021: [{ lost: 0, leader: 1, epoch: 2, hw: 299, unavailable: 20021 }, { lost: 269, rto: 10513 }, 39001],
+      70000: [{ lost: 0, unavailable: 20022, rto: 21012 }, { lost: 269, unavailable: 9002, rto: 10513 }, 39001],
+    },
+  },
+  'tour-13-acks1-vs-acks-all.json': {
+    lanes: ['acks=1', 'acks=all'],
+    stops: {
+      2500: [{ lost: 0, hw: 10 }, { lost: 0, hw: 10 }, null],
+      4000: [{ lost: 0 }, { lost: 0 }, 4000],
+      4004: [{ leader: 1, hw: 10, acked: 11 }, { leader: 1, hw: 10, acked: 10 }, 4000],
+      13001: [{ lost: 1, leader: 2, epoch: 1 }, { lost: 0, leader: 2, epoch: 1 }, 4000],
+      20022: [{ lost: 1 }, { hw: 11, rto: 9410, p99: 9510 }, 4000],
+      40000: [{ lost: 1, hw: 10, p99: 10 }, { lost: 0, hw: 11, p99: 9510, rto: 9410 }, 4000],
+    },
+  },
 };
 
 const TOURS = fs.readdirSync(path.join(ROOT, 'scenarios')).filter((f) => /^tour-.*\.json$/.test(f)).sort();
 
-test('there is a tour for each failover question, plus acks=1, min.insync.replicas, pre-KIP-101 truncation, how long a failover takes and RTO during a mass failover', () => {
+test('there is a tour for each failover question, plus acks=1, min.insync.replicas, pre-KIP-101 truncation, how long a failover takes, RTO during a mass failover and two compare tours', () => {
   assert.deepEqual(TOURS, Object.keys(OUTCOMES).sort());
   for (const f of TOURS) {
     const s = JSON.parse(fs.readFileSync(path.join(ROOT, 'scenarios', f), 'utf8'));
@@ -211,6 +252,54 @@ for (const file of TOURS) {
     // Back goes to the previous stop (rewinding the deterministic run).
     await page.locator('#tour [data-tour="back"]').click();
     assert.equal(await page.evaluate(() => failoverLab.now()), stops.at(-2).at_ms);
+    assert.deepEqual(app.errors, []);
+  });
+}
+
+for (const [file, spec] of Object.entries(COMPARE)) {
+  test(`${file}: a compare tour's lanes show, at every stop, the numbers its text states`, async () => {
+    app.errors.length = 0;
+    const page = app.page;
+    const stops = JSON.parse(fs.readFileSync(path.join(ROOT, 'scenarios', file), 'utf8')).tour;
+    await page.goto(`${app.baseUrl}/?scenario=${file}`);
+    await page.waitForSelector('body[data-ready="true"]', { timeout: 20000 });
+    await page.waitForFunction(() => failoverLab.lanes().length === 2, null, { timeout: 10000 });
+    assert.deepEqual(Object.keys(spec.stops).map(Number), stops.map((s) => s.at_ms), 'every stop is checked');
+    for (const st of stops) {
+      await page.locator('#tour [data-tour="next"]').click();
+      const lanes = await page.evaluate(() => failoverLab.lanes());
+      assert.deepEqual(lanes.map((l) => l.settings), spec.lanes);
+      const [a, b, div] = spec.stops[st.at_ms];
+      for (const [i, want] of [a, b].entries()) {
+        const r = lanes[i].report;
+        const got = {
+          lost: r.acked_records_lost,
+          leader: part(r).leader,
+          epoch: part(r).leader_epoch,
+          hw: part(r).high_watermark,
+          unavailable: r.availability.unavailable_ms,
+          rto: r.availability.faults[0]?.rto_ms,
+          faultAt: r.availability.faults[0]?.at_ms,
+          p99: r.availability.produce_latency_ms.p99,
+          acked: r.producers[0]?.acked,
+        };
+        for (const k of Object.keys(want)) assert.equal(got[k], want[k], `${file} at ${st.at_ms}: lane ${'AB'[i]} ${k}`);
+      }
+      const box = page.locator('.cmp-div');
+      if (div === null) assert.equal(await box.isVisible(), false, `${file} at ${st.at_ms}: not diverged yet`);
+      else assert.match(await box.textContent(), new RegExp(`diverge at ${(div / 1000).toFixed(3).replace('.', '\\.')} s`));
+      // Every number of the text is on the screen (the tour panel itself aside).
+      const screen = await page.evaluate(() => {
+        const t = document.getElementById('tour');
+        t.hidden = true;
+        const s = document.body.innerText;
+        t.hidden = false;
+        return s;
+      });
+      for (const n of st.text.match(/\d+(?:\.\d+)?/g) || []) {
+        assert.match(screen, new RegExp(`(^|[^\\d.])${n.replace('.', '\\.')}($|[^\\d])`), `${file} at ${st.at_ms}: "${n}" is on the screen`);
+      }
+    }
     assert.deepEqual(app.errors, []);
   });
 }

@@ -1,0 +1,268 @@
+// Compare mode (issue 12): the same scenario, seed and actions under 2–4
+// settings sets, one lane each, on one clock. Each lane's report equals the
+// native CLI's `run FILE --set …` report (trace hash included); a fault
+// applies to every lane; the first divergence is marked on the timeline with
+// both narrations; the link carries compare= and reproduces the lanes; a bad
+// settings string throws an Error naming the key and keeps the running lab;
+// <failover-lab compare="…"> and embed.html?compare=… do the same. Needs
+// `make build` (www/pkg, www/dist, www/scenarios, dist/element).
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { execFileSync } from 'node:child_process';
+import { startApp, ROOT, WWW } from './helpers.mjs';
+
+let app;
+
+before(async () => {
+  assert.ok(fs.existsSync(path.join(WWW, 'dist', 'lanes.js')), 'run `make build` first');
+  app = await startApp({ viewport: { width: 1400, height: 900 } });
+});
+
+after(async () => {
+  await app?.close();
+});
+
+/** The native CLI's report of `run FILE --set …` (settings: "k=v,k=v"). */
+function cli(file, settings, extra = []) {
+  const sets = settings ? settings.split(',').flatMap((s) => ['--set', s]) : [];
+  const out = execFileSync('cargo', ['run', '-q', '--release', '--', 'run', file, ...sets, '--format', 'json', ...extra], {
+    cwd: ROOT,
+    encoding: 'utf8',
+    env: { ...process.env, PATH: `${process.env.HOME}/.cargo/bin:${process.env.PATH}` },
+    maxBuffer: 64 << 20,
+  });
+  return JSON.parse(out);
+}
+
+async function open(query = '?scenario=leader-dies.json&paused=1', hash = '') {
+  await app.page.goto(`${app.baseUrl}/${query}${hash}`);
+  await app.page.waitForSelector('body[data-ready="true"]', { timeout: 20000 });
+}
+
+const LANES = 'acks=1|acks=all,min.insync.replicas=2|unclean.leader.election.enable=true';
+
+test('each lane equals the CLI run with its --set, trace hash included', async () => {
+  app.errors.length = 0;
+  const file = path.join(ROOT, 'scenarios', 'unclean-election.json');
+  const lanes = LANES.split('|');
+  const native = lanes.map((l) => cli(file, l));
+  await open('?scenario=unclean-election.json&paused=1');
+  const text = fs.readFileSync(file, 'utf8');
+  const end = native[0].end_ms;
+  const got = await app.page.evaluate(
+    async ([t, cmp, until]) => {
+      failoverLab.load(t);
+      await failoverLab.compare(cmp);
+      failoverLab.runFor(until);
+      return failoverLab.lanes();
+    },
+    [text, LANES, end],
+  );
+  assert.equal(got.length, 3);
+  for (const [i, lane] of got.entries()) {
+    assert.equal(lane.settings, lanes[i]);
+    assert.equal(lane.report.end_ms, native[i].end_ms);
+    assert.equal(lane.report.trace_hash, native[i].trace_hash, `lane ${i}: trace_hash differs from the CLI's`);
+    assert.deepEqual(lane.report.settings, native[i].settings, `lane ${i}: settings`);
+    assert.deepEqual(lane.report.partitions, native[i].partitions);
+    assert.deepEqual(lane.report.availability, native[i].availability);
+    assert.equal(lane.report.acked_records_lost, native[i].acked_records_lost);
+  }
+  assert.notEqual(got[0].report.trace_hash, got[1].report.trace_hash, 'different settings, different runs');
+  // Three lanes drawn, each with its summary row.
+  assert.equal(await app.page.locator('.lane').count(), 3);
+  const lost = await app.page.locator('.lane [data-k="lost"] dd').allTextContents();
+  assert.deepEqual(lost, native.map((r) => String(r.acked_records_lost)));
+  assert.deepEqual(app.errors, []);
+});
+
+test('a fault applies to every lane; time travel moves them all; the divergence is marked', async () => {
+  app.errors.length = 0;
+  await open();
+  const r = await app.page.evaluate(async () => {
+    await failoverLab.compare('acks=1|acks=all');
+    failoverLab.runFor(5000);
+    failoverLab.crash(1);
+    failoverLab.runFor(15000);
+    const at20 = failoverLab.lanes().map((l) => l.report);
+    failoverLab.seek(8000);
+    const at8 = failoverLab.lanes().map((l) => l.report);
+    failoverLab.seek(20000);
+    const again = failoverLab.lanes().map((l) => l.report.trace_hash);
+    return { at20, at8, again, actions: failoverLab.actions() };
+  });
+  assert.deepEqual(r.actions, [{ at_ms: 5000, action: { crash: 1 } }]);
+  for (const rep of r.at20) {
+    assert.equal(rep.end_ms, 20000);
+    const b1 = rep.brokers.find((b) => b.id === 1);
+    assert.equal(b1.state, 'crashed', 'broker 1 crashed in every lane');
+    assert.equal(rep.availability.faults[0].at_ms, 5000);
+  }
+  assert.deepEqual(r.at8.map((x) => x.end_ms), [8000, 8000], 'seek moves every lane');
+  assert.deepEqual(r.again, r.at20.map((x) => x.trace_hash), 'back and forth: the same runs');
+  // The first differing trace event is marked on the timeline, with both narrations.
+  const mark = app.page.locator('.tl-mark.diverge');
+  assert.equal(await mark.count(), 1);
+  const title = await mark.getAttribute('title');
+  const box = await app.page.locator('.cmp-div').textContent();
+  const m = /diverge at ([\d.]+) s/.exec(box);
+  assert.ok(m, box);
+  assert.ok(title.startsWith(`${m[1]} s: lanes A and B diverge`), title);
+  assert.equal(await app.page.locator('.cmp-side').count(), 2);
+  assert.deepEqual(app.errors, []);
+});
+
+test('the divergence is the first trace event that differs (checked against both CLI traces)', async () => {
+  const file = path.join(ROOT, 'scenarios', 'tour-13-acks1-vs-acks-all.json');
+  const trace = (s) =>
+    execFileSync('cargo', ['run', '-q', '--release', '--', 'run', file, '--set', s, '--format', 'trace'], {
+      cwd: ROOT,
+      encoding: 'utf8',
+      env: { ...process.env, PATH: `${process.env.HOME}/.cargo/bin:${process.env.PATH}` },
+    }).split('\n');
+  const [a, b] = [trace('acks=1'), trace('acks=all')];
+  const i = a.findIndex((line, k) => line !== b[k]);
+  const at = Number(/^\s*(\d+) ms/.exec(a[i])[1]);
+  await open('?scenario=tour-13-acks1-vs-acks-all.json');
+  await app.page.evaluate(() => failoverLab.seek(40000));
+  const box = await app.page.locator('.cmp-div').textContent();
+  assert.ok(box.includes(`diverge at ${(at / 1000).toFixed(3)} s`), `${box} (CLI: first difference at ${at} ms)`);
+  assert.ok(box.includes(a[i].replace(/^\s*\d+ ms\s+/, '')), 'lane A narration');
+  assert.ok(box.includes(b[i].replace(/^\s*\d+ ms\s+/, '')), 'lane B narration');
+});
+
+test('the link carries compare= and reproduces the lanes', async () => {
+  app.errors.length = 0;
+  await open();
+  const before = await app.page.evaluate(async () => {
+    await failoverLab.compare('unclean.leader.election.enable=false|unclean.leader.election.enable=true');
+    failoverLab.runFor(4000);
+    failoverLab.crash(1);
+    failoverLab.runFor(12000);
+    return { url: failoverLab.shareUrl(), lanes: failoverLab.lanes() };
+  });
+  assert.match(before.url, /[#&]compare=unclean\.leader\.election\.enable%3Dfalse%7Cunclean\.leader\.election\.enable%3Dtrue/);
+  await app.page.waitForFunction(() => location.hash.includes('compare='));
+  const page2 = await app.context.newPage();
+  await page2.goto(before.url);
+  await page2.waitForSelector('body[data-ready="true"]', { timeout: 20000 });
+  await page2.waitForFunction(() => failoverLab.lanes().length === 2, null, { timeout: 10000 });
+  const after = await page2.evaluate(() => failoverLab.lanes());
+  assert.deepEqual(after.map((l) => l.settings), before.lanes.map((l) => l.settings));
+  assert.deepEqual(after.map((l) => l.report.trace_hash), before.lanes.map((l) => l.report.trace_hash));
+  assert.equal(await page2.locator('.lane').count(), 2);
+  await page2.close();
+  // compare(null) leaves compare mode and the link forgets it.
+  const off = await app.page.evaluate(async () => {
+    await failoverLab.compare(null);
+    return { lanes: failoverLab.lanes(), url: failoverLab.shareUrl() };
+  });
+  assert.deepEqual(off.lanes, []);
+  assert.ok(!off.url.includes('compare='), off.url);
+  assert.equal(await app.page.locator('#compare').isVisible(), false);
+  assert.deepEqual(app.errors, []);
+});
+
+test('a bad settings string throws an Error naming the key; the running lab is kept', async () => {
+  app.errors.length = 0;
+  await open();
+  const r = await app.page.evaluate(async () => {
+    await failoverLab.compare('acks=1|acks=all');
+    failoverLab.runFor(3000);
+    const hash = failoverLab.lanes().map((l) => l.report.trace_hash);
+    const msgs = [];
+    for (const bad of ['acks=1|min.insync.replica=2', 'acks=1|acks=2', 'acks=1', 'acks=1|acks']) {
+      try {
+        failoverLab.compare(bad);
+        msgs.push(null);
+      } catch (e) {
+        msgs.push(e instanceof Error ? e.message : `not an Error: ${e}`);
+      }
+    }
+    return { msgs, hash, after: failoverLab.lanes().map((l) => l.report.trace_hash), now: failoverLab.now() };
+  });
+  assert.match(r.msgs[0], /lane B .*min\.insync\.replica/);
+  assert.match(r.msgs[1], /lane B .*acks/);
+  assert.match(r.msgs[2], /2 to 4 lanes/);
+  assert.match(r.msgs[3], /acks.*KEY=VALUE/);
+  assert.deepEqual(r.after, r.hash, 'the lanes keep running');
+  assert.equal(r.now, 3000);
+  // The settings bar shows the message instead of throwing.
+  await app.page.fill('#compare-text', 'acks=1|fo.o=1');
+  await app.page.click('#compare-apply');
+  await app.page.waitForFunction(() => document.querySelector('.cmp-error')?.textContent.includes('fo.o'));
+  assert.deepEqual(app.errors, []);
+});
+
+test('compare mode from the keyboard: the Compare button, the settings box, Enter', async () => {
+  app.errors.length = 0;
+  await open();
+  await app.page.focus('#compare-btn');
+  await app.page.keyboard.press('Enter');
+  await app.page.waitForSelector('#compare-text:focus');
+  await app.page.keyboard.type('acks=1|acks=all');
+  await app.page.keyboard.press('Enter');
+  await app.page.waitForFunction(() => failoverLab.lanes().length === 2);
+  // A broker in a lane opens the menu; the fault applies to both lanes.
+  await app.page.locator('.lane[data-lane="B"] svg [data-broker="2"]').focus();
+  await app.page.keyboard.press('Enter');
+  await app.page.waitForSelector('#broker-menu:not([hidden])');
+  await app.page.locator('#broker-menu button', { hasText: 'Crash' }).first().click();
+  const states = await app.page.evaluate(() => failoverLab.lanes().map((l) => l.report.brokers.find((b) => b.id === 2).state));
+  assert.deepEqual(states, ['crashed', 'crashed']);
+  assert.deepEqual(app.errors, []);
+});
+
+test('<failover-lab compare> and embed.html?compare= draw the lanes; a bad one shows its message', async () => {
+  app.errors.length = 0;
+  const page = app.page;
+  await page.goto(`${app.baseUrl}/embed.html?scenario=leader-dies.json&compare=${encodeURIComponent('acks=1|acks=all')}`);
+  await page.waitForSelector('failover-lab[data-ready="true"]', { timeout: 20000 });
+  const r = await page.evaluate(() => {
+    const el = document.querySelector('failover-lab');
+    el.runFor(12000);
+    el.crash(1);
+    el.runFor(12000);
+    return { lanes: el.lanes(), shown: el.shadowRoot.querySelectorAll('.lane').length };
+  });
+  assert.equal(r.shown, 2);
+  assert.deepEqual(r.lanes.map((l) => l.settings), ['acks=1', 'acks=all']);
+  for (const l of r.lanes) assert.equal(l.report.brokers.find((b) => b.id === 1).state, 'crashed');
+  // The same lanes as the CLI with the same action folded in.
+  const file = path.join(ROOT, 'scenarios', 'leader-dies.json');
+  const s = JSON.parse(fs.readFileSync(file, 'utf8'));
+  s.steps = [...(s.steps || []), { at_ms: 12000, crash: 1 }].sort((a, b) => a.at_ms - b.at_ms);
+  s.run_until_ms = 24000;
+  const tmp = path.join(ROOT, 'target', 'tmp-compare-element.json');
+  fs.mkdirSync(path.dirname(tmp), { recursive: true });
+  fs.writeFileSync(tmp, JSON.stringify(s));
+  for (const [i, l] of r.lanes.entries()) assert.equal(l.report.trace_hash, cli(tmp, ['acks=1', 'acks=all'][i]).trace_hash, `element lane ${i}`);
+  // A bad compare attribute: a message in the element, naming the key.
+  await page.setContent(`<script type="module" src="${app.baseUrl}/failover-lab.js"></script>
+    <failover-lab scenario="${app.baseUrl}/scenarios/leader-dies.json" compare="acks=1|acks=3"></failover-lab>`);
+  await page.waitForSelector('failover-lab[data-error]', { timeout: 20000 });
+  assert.match(await page.locator('failover-lab').getAttribute('data-error'), /compare=.*lane B .*acks/);
+  // A bad compare on a running element: a note, the lab keeps running.
+  await page.setContent(`<script type="module" src="${app.baseUrl}/failover-lab.js"></script>
+    <failover-lab scenario="${app.baseUrl}/scenarios/leader-dies.json" compare="acks=1|acks=all"></failover-lab>`);
+  await page.waitForSelector('failover-lab[data-ready="true"]', { timeout: 20000 });
+  const kept = await page.evaluate(async () => {
+    const el = document.querySelector('failover-lab');
+    let msg = null;
+    try {
+      el.compare('acks=1|nope=1');
+    } catch (e) {
+      msg = e.message;
+    }
+    el.setAttribute('compare', 'acks=1|nope=2');
+    await new Promise((r) => setTimeout(r, 100));
+    return { msg, note: el.shadowRoot.querySelector('.fl-error')?.textContent ?? '', lanes: el.lanes().length, error: el.getAttribute('data-error') };
+  });
+  assert.match(kept.msg, /lane B .*nope/);
+  assert.match(kept.note, /nope/);
+  assert.equal(kept.lanes, 2, 'the running lanes are kept');
+  assert.equal(kept.error, null);
+  assert.deepEqual(app.errors, []);
+});

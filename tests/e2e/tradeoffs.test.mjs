@@ -1,0 +1,189 @@
+// The trade-off explorer (issue 12, item 3): www/tradeoffs.html runs the sweep
+// matrix on Web Workers and its rows must be the native CLI's
+// `failover-lab sweep --format json` rows for the same seeds and settings;
+// cancel leaves partial, marked results; a bad set= is a message naming the
+// key; a configuration's mark opens its worst seed in the lab (the same run as
+// `failover-lab run --sweep-seed S --sweep-config KEY`). Needs `make build`
+// (www/pkg-explorer) and builds the release CLI through cargo when missing.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { execFileSync } from 'node:child_process';
+import { startApp, WWW, ROOT } from './helpers.mjs';
+
+let app;
+
+before(async () => {
+  assert.ok(fs.existsSync(path.join(WWW, 'pkg-explorer', 'failover_lab_bg.wasm')), 'www/pkg-explorer is missing: run `make build` first');
+  app = await startApp({ viewport: { width: 1400, height: 900 } });
+});
+
+after(async () => {
+  await app?.close();
+});
+
+function cli(args) {
+  return execFileSync('cargo', ['run', '-q', '--release', '--', ...args], {
+    cwd: ROOT,
+    encoding: 'utf8',
+    env: { ...process.env, PATH: `${process.env.HOME}/.cargo/bin:${process.env.PATH}` },
+    maxBuffer: 64 << 20,
+    stdio: ['ignore', 'pipe', 'ignore'],
+  });
+}
+
+const lines = (text) => text.split('\n').filter(Boolean).map((l) => JSON.parse(l));
+
+async function open(query) {
+  app.errors.length = 0;
+  await app.page.goto(`${app.baseUrl}/tradeoffs.html${query}`);
+  return app.page;
+}
+
+/** Wait for the sweep to end and the worst-seed links to exist; the results. */
+async function finished(page, timeout = 120000) {
+  await page.waitForFunction(() => window.tradeoffResults?.done && window.tradeoffResults.links, null, { timeout });
+  return page.evaluate(() => window.tradeoffResults);
+}
+
+/** The CLI table's rule for a configuration's worst seed (first violation,
+ * first loss), else the longest unavailability, from the CLI's own shard. */
+function expectedWorst(row, shard) {
+  if (row.first_seed_with_violation != null) return row.first_seed_with_violation;
+  if (row.first_seed_with_loss != null) return row.first_seed_with_loss;
+  const runs = shard.filter((l) => l.key === row.key).map((l) => l.run);
+  runs.sort((a, b) => b.unavailable_ms - a.unavailable_ms || a.seed - b.seed);
+  return runs[0].seed;
+}
+
+test('rows equal the CLI sweep --format json for the same seeds and --set (key, runs, acked, lost, violations: whole rows)', async () => {
+  const page = await open('?seeds=4&set=acks=all');
+  const res = await finished(page);
+  const native = lines(cli(['sweep', '--seeds', '4', '--set', 'acks=all', '--format', 'json']));
+  assert.equal(native.length, 20);
+  assert.equal(res.state, 'done');
+  assert.equal(res.runsDone, 80);
+  assert.equal(res.runsTotal, 80);
+  assert.ok(res.workers >= 1);
+  assert.deepEqual(res.rows.map((r) => r.key), native.map((r) => r.key), 'the same configurations in the same order');
+  for (const [i, n] of native.entries()) {
+    const w = res.rows[i];
+    for (const f of ['key', 'runs', 'acked', 'lost', 'violations']) assert.equal(w[f], n[f], `${n.key}: ${f}`);
+    assert.deepEqual(w, n, `${n.key}: the whole row (loss causes, first seeds, availability) equals the CLI's`);
+  }
+  // The table shows every row; the chart a mark per configuration, the Pareto ones ringed.
+  assert.equal(await page.locator('#table tbody tr').count(), 20);
+  assert.equal(await page.locator('#chart a.mark').count(), 20);
+  assert.ok((await page.locator('#chart .halo').count()) >= 1, 'at least one configuration is on the frontier');
+  assert.equal(await page.locator('#chart .frontier').count(), 1);
+  assert.match(await page.locator('#chart svg').textContent(), /Unavailable partition-seconds per run, p99 over the seeds \(s\)/);
+  assert.match(await page.locator('#chart svg').textContent(), /Acknowledged records lost \(% of acked, log scale\)/);
+  // Every worst-seed link names the seed the CLI's rows and shard point to.
+  const shard = lines(cli(['sweep', '--seeds', '4', '--set', 'acks=all', '--format', 'jsonl']));
+  const linkSeeds = await page.$$eval('#table tbody tr', (trs) => trs.map((tr) => [tr.dataset.key, tr.querySelector('td.wlink a')?.textContent]));
+  for (const [key, text] of linkSeeds) {
+    const row = native.find((r) => r.key === key);
+    assert.equal(text, `seed ${expectedWorst(row, shard)} ↗`, key);
+  }
+  assert.deepEqual(app.errors, []);
+});
+
+test('first= and several set= (a sim. key included) mean what --first-seed and --set mean', async () => {
+  const page = await open('?seeds=2&first=7&set=rf=3&set=sim.truncation=high_watermark');
+  const res = await finished(page);
+  const native = lines(cli(['sweep', '--seeds', '2', '--first-seed', '7', '--set', 'rf=3', '--set', 'sim.truncation=high_watermark', '--format', 'json']));
+  assert.equal(native.length, 8);
+  assert.deepEqual(res.rows, native);
+  assert.equal(await page.inputValue('#first'), '7');
+  assert.equal(await page.inputValue('#sets'), 'rf=3, sim.truncation=high_watermark');
+  assert.deepEqual(app.errors, []);
+});
+
+test('clicking a configuration in the chart opens its worst seed in the lab: the run of run --sweep-seed S --sweep-config KEY', async () => {
+  const page = await open('?seeds=4&set=acks=all');
+  const res = await finished(page);
+  const row = res.rows.find((r) => r.first_seed_with_loss != null) ?? res.rows[0];
+  const seed = row.first_seed_with_violation ?? row.first_seed_with_loss;
+  assert.ok(seed != null, 'some configuration lost records in 4 seeds');
+  const [lab] = await Promise.all([
+    app.context.waitForEvent('page'),
+    page.locator(`#chart a.mark[data-key="${row.key}"]`).click(),
+  ]);
+  const errors = [];
+  lab.on('pageerror', (e) => errors.push(e.message));
+  await lab.waitForFunction(() => document.body.dataset.ready === 'true', null, { timeout: 30000 });
+  assert.match(lab.url(), /\/index\.html#scenario-data=/);
+  const scenario = JSON.parse(cli(['run', '--sweep-seed', String(seed), '--sweep-config', row.key, '--emit-scenario']));
+  const native = JSON.parse(cli(['run', '--sweep-seed', String(seed), '--sweep-config', row.key, '--format', 'json']));
+  const got = await lab.evaluate((until) => {
+    failoverLab.pause();
+    const loaded = failoverLab.exportScenario();
+    failoverLab.seek(until);
+    return { loaded, report: failoverLab.report() };
+  }, scenario.run_until_ms);
+  assert.equal(got.loaded.name, `sweep seed ${seed} (${row.key})`);
+  assert.equal(got.loaded.seed, seed);
+  assert.deepEqual(got.loaded.steps, scenario.steps, 'the same fault schedule');
+  assert.equal(got.report.end_ms, native.end_ms);
+  assert.equal(got.report.trace_hash, native.trace_hash, 'the same run as the CLI');
+  assert.equal(got.report.acked_records_lost, native.acked_records_lost);
+  assert.deepEqual(errors, []);
+  await lab.close();
+  assert.deepEqual(app.errors, []);
+});
+
+test('Cancel stops the workers and leaves partial results, clearly marked', async () => {
+  const page = await open('?seeds=500');
+  await page.waitForFunction(() => window.tradeoffResults?.state === 'running' && window.tradeoffResults.runsDone >= 12, null, { timeout: 60000 });
+  assert.equal(await page.isDisabled('#cancel'), false);
+  await page.click('#cancel');
+  await page.waitForFunction(() => window.tradeoffResults.state === 'cancelled' && window.tradeoffResults.links, null, { timeout: 30000 });
+  const res = await page.evaluate(() => window.tradeoffResults);
+  assert.equal(res.done, false);
+  assert.equal(res.runsTotal, 40 * 500);
+  assert.ok(res.runsDone >= 12 && res.runsDone < res.runsTotal, `${res.runsDone} runs done`);
+  assert.equal(res.rows.reduce((s, r) => s + r.runs, 0), res.runsDone, 'the rows count exactly the finished runs');
+  assert.ok(res.rows.every((r) => r.runs < 500));
+  // Nothing runs on after the cancel.
+  await page.waitForTimeout(600);
+  assert.equal(await page.evaluate(() => window.tradeoffResults.runsDone), res.runsDone);
+  assert.match(await page.locator('#banner').textContent(), new RegExp(`Cancelled after ${res.runsDone} of 20000 runs.*partial`));
+  assert.equal(await page.isVisible('#banner'), true);
+  assert.match(await page.locator('#chart-title').textContent(), new RegExp(`partial \\(${res.runsDone} of 20000 runs\\)`));
+  assert.equal(await page.locator('#table table.partial').count(), 1);
+  assert.equal(await page.isDisabled('#run'), false, 'a new sweep can start');
+  assert.deepEqual(app.errors, []);
+});
+
+test('a bad set= or seeds= shows a message naming the key; the page stays usable', async () => {
+  for (const [query, re] of [
+    ['?seeds=2&set=bogus.key=3', /bogus\.key/],
+    ['?seeds=2&set=rf=x', /rf=x: expected a number/],
+    ['?seeds=2&set=acks=2', /acks=2: expected 0, 1 or all/],
+    ['?seeds=2&set=novalue', /set=novalue: expected KEY=VALUE/],
+    ['?seeds=lots', /seeds=lots: expected a whole number/],
+  ]) {
+    const page = await open(query);
+    await page.waitForFunction(() => window.tradeoffResults?.state === 'error', null, { timeout: 30000 });
+    assert.equal(await page.isVisible('#banner'), true, query);
+    assert.match(await page.locator('#banner').textContent(), re, query);
+    assert.match(await page.evaluate(() => window.tradeoffResults.error), re, query);
+    assert.equal(await page.isVisible('#form'), true, 'the form stays to fix the settings');
+    assert.deepEqual(app.errors, [], query);
+  }
+  // Fixing the settings in the form runs the sweep and updates the address.
+  await page0Fix();
+});
+
+async function page0Fix() {
+  const page = app.page;
+  await page.fill('#seeds', '1');
+  await page.fill('#sets', 'acks=1, rf=2');
+  await page.click('#run');
+  const res = await finished(page);
+  assert.equal(res.rows.length, 4);
+  assert.equal(await page.isVisible('#banner'), false);
+  assert.match(page.url(), /tradeoffs\.html\?seeds=1&set=acks=1&set=rf=2$/);
+  assert.deepEqual(res.rows, lines(cli(['sweep', '--seeds', '1', '--set', 'acks=1', '--set', 'rf=2', '--format', 'json'])));
+}

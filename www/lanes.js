@@ -1,0 +1,231 @@
+// Compare mode's drawing (loaded on demand, the first time compare mode is
+// opened): the settings bar, one lane per settings set — a compact cluster
+// map, the partitions and a summary row from the lane's report — and the
+// first divergence with both lanes' narration side by side. Only draws: the
+// lanes themselves are compare.js. The renderers are handed in by the host
+// (page or element), so this module (bundled with compare.js) adds no second
+// copy of them. LANES_CSS is its stylesheet, added by the host when it loads.
+
+export { Compare } from './compare.js';
+
+/** Compare mode's styles (the page's CSS variables; the host adds them once). */
+export const LANES_CSS = `
+.compare-panel { margin: 8px 12px 0; display: flex; flex-direction: column; gap: 8px; }
+.compare-panel[hidden] { display: none; }
+body.comparing .map-panel, body.comparing .parts-panel, body.comparing .overview-panel { display: none; }
+.cmp-bar { display: flex; flex-wrap: wrap; align-items: center; gap: 6px 8px; }
+.cmp-label { font-size: 12px; font-weight: 650; text-transform: uppercase; letter-spacing: .6px; color: var(--h2); }
+#compare-text { flex: 1 1 320px; min-width: 200px; background: var(--panel2); border: 1px solid var(--line); border-radius: 5px; padding: 3px 6px; color: var(--text); font-family: ui-monospace, monospace; font-size: 12px; }
+.cmp-error { color: var(--bad-text); flex-basis: 100%; }
+.cmp-error:empty { display: none; }
+.lanes { display: grid; grid-template-columns: repeat(var(--lanes, 2), minmax(0, 1fr)); gap: 8px; }
+.lanes:empty { display: none; }
+.lane { border: 1px solid var(--line); border-radius: 8px; padding: 6px 8px; background: var(--panel2); min-width: 0; display: flex; flex-direction: column; gap: 6px; }
+.lane-head { margin: 0; font-size: 13px; display: flex; gap: 8px; align-items: baseline; }
+.lane-name { display: inline-block; min-width: 20px; text-align: center; border-radius: 4px; background: var(--accent); color: var(--panel); padding: 0 5px; }
+.lane-set { font-size: 12px; color: var(--text2); overflow-wrap: anywhere; }
+.lane-sum { margin: 0; display: flex; flex-wrap: wrap; gap: 4px 6px; }
+.lane-sum .ls { display: flex; gap: 5px; align-items: baseline; padding: 1px 7px; border: 1px solid var(--line); border-radius: 10px; background: var(--panel); font-size: 11.5px; }
+.lane-sum dt { color: var(--muted); }
+.lane-sum dd { margin: 0; font-weight: 650; font-variant-numeric: tabular-nums; }
+.lane-sum .bad { border-color: var(--bad); background: var(--bad-bg); }
+.lane-sum .bad dd { color: var(--bad-text); }
+.lane-sum .warn dd { color: var(--warn-text); }
+.lane-sum .good dd { color: var(--good-text); }
+.lane .pcard { padding: 3px 6px 4px; }
+.cmp-div { border: 1px solid var(--line); border-left: 4px solid var(--hi); border-radius: 8px; padding: 6px 10px; background: var(--panel2); }
+.cmp-div-head { display: flex; gap: 10px; align-items: center; font-weight: 650; margin-bottom: 4px; }
+.cmp-sides { display: grid; grid-template-columns: 1fr 1fr; gap: 8px; font-size: 12.5px; }
+.cmp-side { display: flex; flex-direction: column; gap: 2px; }
+.cmp-note { margin: 0; font-size: 11.5px; }
+.tl-mark.diverge { background: var(--hi); width: 3px; height: 100%; }
+`;
+
+const PRESETS = [
+  ['acks=1|acks=all', 'acks=1 vs acks=all'],
+  ['unclean.leader.election.enable=false|unclean.leader.election.enable=true', 'unclean election off vs on'],
+  ['min.insync.replicas=1|min.insync.replicas=2', 'min.insync.replicas 1 vs 2'],
+  ['eligible.leader.replicas.enable=true|eligible.leader.replicas.enable=false', 'ELR on vs off'],
+  ['sim.truncation=leader_epoch|sim.truncation=high_watermark', 'truncate by leader epoch vs to the HW (pre-KIP-101)'],
+];
+const PARTS = 2; // partitions drawn per lane
+const SUMMARY_EVERY_MS = 250; // wall ms between summary refreshes while playing
+
+const secs = (ms) => `${(ms / 1000).toFixed(ms % 1000 ? 3 : 0)} s`;
+
+/** The summary row of a lane's report (the numbers the tours quote). */
+export function laneSummary(r) {
+  const av = r.availability;
+  const p = r.partitions[0];
+  const p99 = av.produce_latency_ms?.p99;
+  return [
+    ['lost', 'acked lost', String(r.acked_records_lost), r.acked_records_lost > 0 ? 'bad' : 'good'],
+    ['unavailable', 'unavailable', `${(av.unavailable_ms / 1000).toFixed(3)} partition-s`, av.unavailable_ms > 0 ? 'warn' : ''],
+    ...av.faults.map((f, i) => [
+      `rto-${i}`,
+      `${f.action} ${f.brokers.join(',')} @ ${secs(f.at_ms)} → recovery`,
+      f.rto_ms == null ? 'no write yet' : `${f.rto_ms} ms`,
+      f.rto_ms == null ? 'warn' : '',
+    ]),
+    ['p99', 'produce p99', p99 == null ? '–' : `${p99} ms`, ''],
+    ['leader', `${p ? `${p.topic}-${p.partition}` : ''} leader`, p?.leader == null ? 'none' : `broker ${p.leader}`, p?.leader == null ? 'bad' : ''],
+    ['hw', 'HW', p ? String(p.high_watermark) : '–', ''],
+  ];
+}
+
+export class LanesView {
+  /**
+   * deps: { h, fmtTime, BrokerMap, PartitionsPanel } (the host's renderers);
+   * opts: { compare, onApply(text), onBrokerClick(id, anchor), onSeek(t), onClose() }.
+   */
+  constructor(root, deps, opts) {
+    this.root = root;
+    this.d = deps;
+    this.o = opts;
+    this.lanes = [];
+    this.key = '';
+    const h = deps.h;
+    this.input = h('input', {
+      id: 'compare-text',
+      type: 'text',
+      spellcheck: false,
+      placeholder: 'acks=1|acks=all,min.insync.replicas=2',
+      'aria-label': 'Compare lanes: settings split by |, each lane KEY=VALUE split by commas',
+      onkeydown: (e) => {
+        if (e.key === 'Enter') this.apply();
+      },
+    });
+    this.preset = h(
+      'select',
+      { id: 'compare-preset', 'aria-label': 'Compare presets', onchange: () => {
+        if (this.preset.value) this.input.value = this.preset.value;
+        this.apply();
+      } },
+      h('option', { value: '', text: 'presets…' }),
+      ...PRESETS.map(([v, t]) => h('option', { value: v, text: t })),
+    );
+    this.error = h('span.cmp-error', { role: 'status' });
+    this.bar = h(
+      'div.cmp-bar',
+      null,
+      h('label.cmp-label', { for: 'compare-text', text: 'Compare' }),
+      this.input,
+      this.preset,
+      h('button', { id: 'compare-apply', type: 'button', text: 'Apply', onclick: () => this.apply() }),
+      h('button', { id: 'compare-leave', type: 'button', text: 'Leave compare', onclick: () => this.o.onApply(null) }),
+      this.error,
+    );
+    this.grid = h('div.lanes');
+    this.divBox = h('div.cmp-div', { hidden: true });
+    this.note = h('p.cmp-note.muted', { text: 'Every fault and action applies to all lanes. Clients, metrics, describe and narration below show lane A.' });
+    root.replaceChildren(this.bar, this.grid, this.divBox, this.note);
+  }
+
+  apply() {
+    this.error.textContent = '';
+    this.o.onApply(this.input.value).then((msg) => {
+      this.error.textContent = msg || '';
+    });
+  }
+
+  focus() {
+    this.input.focus();
+  }
+
+  build(compare) {
+    const { h, BrokerMap, PartitionsPanel } = this.d;
+    const labs = compare.labs();
+    this.grid.style.setProperty('--lanes', labs.length);
+    this.lanes = labs.map((lab, i) => {
+      const name = 'ABCD'[i];
+      const map = h('div.lane-map');
+      const parts = h('div.lane-parts');
+      const summary = h('dl.lane-sum');
+      const el = h(
+        'section.lane',
+        { dataset: { lane: name }, 'aria-label': `Lane ${name}: ${compare.settings[i] || 'the scenario as it is'}` },
+        h('h3.lane-head', null, h('span.lane-name', { text: name }), h('code.lane-set', { text: compare.settings[i] || 'as is' })),
+        summary,
+        map,
+        parts,
+      );
+      return {
+        el,
+        summary,
+        map: new BrokerMap(map, { onBrokerClick: this.o.onBrokerClick, fit: true }),
+        parts: new PartitionsPanel(parts),
+        sumKey: '',
+      };
+    });
+    this.grid.replaceChildren(...this.lanes.map((l) => l.el));
+  }
+
+  /** Draw every lane (after compare.sync()). */
+  update(compare, { speed = 0.05, playing = false } = {}) {
+    if (!compare.active) {
+      this.grid.replaceChildren();
+      this.divBox.hidden = true;
+      this.key = '';
+      return;
+    }
+    if (document.activeElement !== this.input && this.input.value !== compare.text) this.input.value = compare.text;
+    const labs = compare.labs();
+    if (this.key !== compare.text) {
+      this.key = compare.text;
+      this.build(compare);
+    }
+    const wall = performance.now();
+    const fresh = !playing || !(wall - (this.sumAt || 0) < SUMMARY_EVERY_MS);
+    if (fresh) this.sumAt = wall;
+    labs.forEach((lab, i) => {
+      const l = this.lanes[i];
+      const view = lab.view(PARTS);
+      l.map.update(view, speed, lab.generation);
+      l.parts.update(view, lab.generation);
+      if (fresh) this.drawSummary(l, lab.report());
+    });
+    this.drawDivergence(compare);
+  }
+
+  drawSummary(l, report) {
+    const h = this.d.h;
+    const rows = laneSummary(report);
+    const key = JSON.stringify(rows);
+    if (key === l.sumKey) return;
+    l.sumKey = key;
+    l.summary.replaceChildren(
+      ...rows.map(([k, label, value, cls]) => h(`div.ls${cls ? `.${cls}` : ''}`, { dataset: { k } }, h('dt', { text: label }), h('dd', { text: value }))),
+    );
+  }
+
+  drawDivergence(compare) {
+    const { h, fmtTime } = this.d;
+    const d = compare.div;
+    const key = d ? `${d.at_ms}|${d.lane}|${compare.text}` : '';
+    if (key === this.divKey) return;
+    this.divKey = key;
+    this.divBox.hidden = !d;
+    if (!d) return;
+    const name = 'ABCD'[d.lane];
+    const side = (lane, e) =>
+      h('div.cmp-side', null, h('b', { text: `Lane ${lane}` }), h('span', { text: e ? `${fmtTime(e.at_ms)}  ${e.text}` : '(no event here)' }));
+    this.divBox.replaceChildren(
+      h('div.cmp-div-head', null,
+        h('span', { text: `Lanes A and ${name} diverge at ${fmtTime(d.at_ms)}` }),
+        h('button', { id: 'compare-jump', type: 'button', text: `Go to ${fmtTime(d.at_ms)}`, onclick: () => this.o.onSeek(d.at_ms) }),
+      ),
+      h('div.cmp-sides', null, side('A', d.a), side(name, d.b)),
+    );
+  }
+
+  tick() {
+    for (const l of this.lanes) l.map.tick();
+  }
+
+  resize() {
+    for (const l of this.lanes) {
+      l.map.resize();
+      l.parts.resize();
+    }
+  }
+}

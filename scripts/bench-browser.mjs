@@ -8,6 +8,12 @@
 //
 //   node scripts/bench-browser.mjs [--workloads small,medium,large] [--until MS]
 //        [--frames N] [--no-native] [--json target/bench/browser.json]
+//        [--seek leader-dies,tour-4-unclean-election,bench/large] [--seek-until MS]
+//        [--seeks N] [--seek-cases runFor,jump,switch,link,scrub]
+//
+// --seek times the page's time travel (www/lab.js's seek, as the timeline
+// calls it) in each scenario after runFor, a jump, a switch change, a loaded
+// link, and along a scrub; one fresh page per scenario.
 //
 // Needs `make build` (www/pkg, www/scenarios/bench) and, for the native side,
 // `cargo build --release --bin failover-bench`.
@@ -28,6 +34,10 @@ const FRAMES = Number(arg('frames', '300'));
 const NATIVE = !process.argv.includes('--no-native');
 const OUT = arg('json', path.join(ROOT, 'target', 'bench', 'browser.json'));
 const TIMEOUT_MS = Number(arg('timeout-min', '120')) * 60_000;
+const SEEK = arg('seek', '').split(',').filter(Boolean);
+const SEEK_UNTIL = arg('seek-until', '60000');
+const SEEKS = arg('seeks', '20');
+const SEEK_CASES = arg('seek-cases', 'runFor,jump,switch,link,scrub');
 const NATIVE_BIN = path.join(ROOT, 'target', 'release', 'failover-bench');
 
 const fmt = (x, d = 0) => (x == null || Number.isNaN(x) ? '—' : Number(x).toFixed(d));
@@ -68,6 +78,7 @@ async function main() {
   const rows = [];
   let frames = null;
   let env = null;
+  const seeks = [];
   try {
     for (const w of WORKLOADS) {
       const q = new URLSearchParams({ workloads: w, frames: '0' });
@@ -86,6 +97,11 @@ async function main() {
     if (FRAMES > 0) {
       process.stderr.write(`bench-browser: overview frames (${FRAMES}) …\n`);
       frames = (await benchPage(browser, srv.baseUrl, new URLSearchParams({ workloads: '', frames: String(FRAMES) }).toString())).frames;
+    }
+    for (const s of SEEK) {
+      process.stderr.write(`bench-browser: seek in ${s} …\n`);
+      const q = new URLSearchParams({ workloads: '', frames: '0', seek: s, seek_until: SEEK_UNTIL, seeks: SEEKS, seek_cases: SEEK_CASES });
+      seeks.push(...(await benchPage(browser, srv.baseUrl, q.toString())).seeks);
     }
   } finally {
     await browser.close().catch(() => {});
@@ -121,8 +137,29 @@ async function main() {
         `rAF interval p95 ${fmt(frames.raf_interval_p95_ms, 2)} ms`,
     );
   }
+  if (seeks.length) {
+    const cases = SEEK_CASES.split(',');
+    console.log(`\nseek (lab.seek, ${SEEKS} targets per case; p50 / p95 ms)`);
+    console.log(['scenario'.padEnd(32), 'sim s', ...cases.map((c) => c.padStart(15)), 'seek p95', 'checkpoints', 'ckpt MiB', 'snapshot ms', 'snapshot MiB', 'wasm MiB'].join('  '));
+    for (const r of seeks) {
+      const c0 = r.cases[cases[0]];
+      console.log(
+        [
+          r.scenario.padEnd(32),
+          fmt(r.sim_ms / 1000).padStart(5),
+          ...cases.map((c) => `${fmt(r.cases[c].p50_ms, 1)} / ${fmt(r.cases[c].p95_ms, 1)}`.padStart(15)),
+          fmt(r.p95_ms, 1).padStart(8),
+          String(c0.checkpoints).padStart(11),
+          fmt(c0.checkpoint_bytes / 1048576, 1).padStart(8),
+          fmt(r.snapshot_ms, 2).padStart(11),
+          fmt(r.snapshot_bytes / 1048576, 2).padStart(12),
+          fmt(r.wasm_memory_bytes / 1048576, 0).padStart(8),
+        ].join('  '),
+      );
+    }
+  }
   fs.mkdirSync(path.dirname(OUT), { recursive: true });
-  fs.writeFileSync(OUT, JSON.stringify({ env, until: UNTIL || null, rows, frames }, null, 1) + '\n');
+  fs.writeFileSync(OUT, JSON.stringify({ env, until: UNTIL || null, rows, frames, seeks }, null, 1) + '\n');
   console.log(`\nbench-browser: wrote ${path.relative(ROOT, OUT)}`);
 }
 

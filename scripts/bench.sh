@@ -11,6 +11,9 @@
 # Knobs (environment): BENCH_WORKLOADS=small,medium,large  BENCH_UNTIL_MS=N (cap
 # the simulated horizon; default the files' 60 s)  BENCH_SCALING=1,5000  (0 to
 # skip, else the partition counts; default 1000,5000,10000,20000)
+# BENCH_SEEK=leader-dies,tour-10-how-long-unavailable,bench/large (the scenarios whose
+# time travel the browser step times: seek p50/p95 after runFor, a jump, a switch
+# change, a loaded link and along a scrub; "" to skip)
 # BENCH_STEPS="criterion cli scaling browser ripple" (which parts). Speed is reported,
 # never asserted. Needs `make build` first (the Makefile's bench target does it).
 set -euo pipefail
@@ -20,6 +23,7 @@ export PATH="$HOME/.cargo/bin:$PATH"
 workloads="${BENCH_WORKLOADS:-small,medium,large}"
 until_ms="${BENCH_UNTIL_MS:-}"
 scaling="${BENCH_SCALING:-1000,5000,10000,20000}"
+seek="${BENCH_SEEK-leader-dies,tour-1-leader-dies,tour-4-unclean-election,tour-10-how-long-unavailable,bench/large}"
 steps="${BENCH_STEPS:-criterion cli scaling browser ripple}"
 out=target/bench
 mkdir -p "$out"
@@ -60,7 +64,9 @@ fi
 
 if has browser; then
   say "headless Chromium (www/bench.html)"
-  node scripts/bench-browser.mjs --workloads "$workloads" ${until_ms:+--until "$until_ms"} --json "${out}/browser.json"
+  # The speed table, then the seek table (time travel) beside it.
+  node scripts/bench-browser.mjs --workloads "$workloads" ${until_ms:+--until "$until_ms"} \
+    ${seek:+--seek "$seek"} ${until_ms:+--seek-until "$until_ms"} --json "${out}/browser.json"
 fi
 
 if has ripple; then

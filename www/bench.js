@@ -6,6 +6,7 @@
 // drives it headless. Speed is reported, never asserted.
 
 import init, { WasmLab } from './pkg/failover_lab.js';
+import { Lab } from './lab.js';
 import { OverviewPanel } from './render/overview.js';
 import { h } from './render/util.js';
 
@@ -14,6 +15,15 @@ const WORKLOADS = (params.has('workloads') ? params.get('workloads') : 'small,me
 const UNTIL = params.has('until') ? Number(params.get('until')) : null;
 const CHUNK = Math.max(1, Number(params.get('chunk') || 1000));
 const FRAMES = Math.max(0, Number(params.get('frames') ?? 300));
+// Seek benchmark (issue 14): scenarios (paths under scenarios/, no .json), the
+// run length before seeking (capped by each scenario's end), seeks per case,
+// and the cases: after runFor, after a jump (seek ahead from 0), after a
+// switch change, after a loaded link, and a scrub (dragging the timeline back
+// and forth in even steps).
+const SEEK = (params.get('seek') || '').split(',').map((s) => s.trim()).filter(Boolean);
+const SEEK_UNTIL = Number(params.get('seek_until') || 60000);
+const SEEKS = Math.max(1, Number(params.get('seeks') || 20));
+const SEEK_CASES = (params.get('seek_cases') || 'runFor,jump,switch,link,scrub').split(',').filter(Boolean);
 const $ = (id) => document.getElementById(id);
 const MiB = (b) => (b / 1048576).toFixed(1);
 const yieldToPage = () => new Promise((r) => setTimeout(r, 0));
@@ -79,6 +89,100 @@ async function runWorkload(name) {
   };
   lab.free();
   return result;
+}
+
+/** Deterministic seek targets in [0, end] (a small LCG; same on every run). */
+function targets(n, end, seed) {
+  let x = seed >>> 0;
+  const out = [];
+  for (let i = 0; i < n; i++) {
+    x = (Math.imul(x, 1664525) + 1013904223) >>> 0;
+    out.push(Math.floor((x / 2 ** 32) * end));
+  }
+  return out;
+}
+
+function timeSeeks(lab, ts) {
+  const ms = [];
+  for (const t of ts) {
+    const t0 = performance.now();
+    lab.seek(t);
+    ms.push(performance.now() - t0);
+    if (lab.now() !== t) throw new Error(`seek(${t}) ended at ${lab.now()}`);
+  }
+  return ms;
+}
+
+/** One scenario: build, run, then time lab.seek (www/lab.js, as the page calls it) per case. */
+async function runSeek(name) {
+  const res = await fetch(`scenarios/${name}.json`);
+  if (!res.ok) throw new Error(`scenarios/${name}.json: HTTP ${res.status}`);
+  const text = await res.text();
+  const lab = new Lab();
+  lab.load(text);
+  const end = Math.min(SEEK_UNTIL, lab.endMs());
+  const ts = targets(SEEKS, end, 14);
+  const cases = {};
+  let hash = null;
+  for (const c of SEEK_CASES) {
+    const w = performance.now();
+    if (c === 'jump') {
+      lab.load(text);
+      lab.seek(end);
+    } else if (c === 'switch') {
+      lab.load(text);
+      lab.runFor(end);
+      lab.setOverride('seed', 2);
+    } else if (c === 'link') {
+      lab.load(text);
+      lab.restore({ overrides: {}, actions: [], t: end });
+    } else {
+      lab.load(text);
+      lab.runFor(end);
+    }
+    const setup = performance.now() - w;
+    if (c === 'runFor') hash = lab.traceHash();
+    const targetsOf = c === 'scrub' ? [...Array(SEEKS)].map((_, i) => Math.round(end - ((i + 1) * end) / (SEEKS + 1))) : ts;
+    const ms = timeSeeks(lab, c === 'scrub' ? [...targetsOf, ...targetsOf.slice().reverse()] : targetsOf);
+    if (c === 'runFor') {
+      lab.seek(end);
+      if (lab.traceHash() !== hash) throw new Error(`${name}: the trace hash changed after seeking back and forth`);
+    }
+    cases[c] = {
+      setup_ms: setup,
+      seeks: ms.length,
+      ms: ms.map((x) => Math.round(x * 10) / 10),
+      p50_ms: percentile(ms, 50),
+      p95_ms: percentile(ms, 95),
+      max_ms: Math.max(...ms),
+      checkpoints: lab.checkpoints.length,
+      checkpoint_bytes: lab.checkpointBytes?.() ?? NaN,
+    };
+    status(`seek ${name}: ${c} p95 ${cases[c].p95_ms.toFixed(1)} ms`);
+    await yieldToPage();
+  }
+  const all = Object.values(cases);
+  const out = {
+    scenario: name,
+    sim_ms: end,
+    events: lab.core.eventsProcessed(),
+    p95_ms: Math.max(...all.map((c) => c.p95_ms)),
+    snapshot_ms: lab.snapshotCost?.ms ?? NaN,
+    snapshot_bytes: lab.snapshotCost?.bytes ?? NaN,
+    wasm_memory_bytes: wasm.memory.buffer.byteLength,
+    heap_bytes: WasmLab.heapBytes(),
+    trace_hash: hash,
+    cases,
+  };
+  lab.core?.free();
+  lab.dropCheckpoints();
+  lab.core = null;
+  lab.base = null;
+  $('seeks').tBodies[0].append(h('tr', null,
+    ...[name, (end / 1000).toFixed(0), ...SEEK_CASES.map((c) => `${cases[c].p50_ms.toFixed(1)} / ${cases[c].p95_ms.toFixed(1)}`),
+      String(cases[SEEK_CASES[0]].checkpoints), MiB(cases[SEEK_CASES[0]].checkpoint_bytes), out.snapshot_ms.toFixed(1), MiB(out.snapshot_bytes), MiB(out.wasm_memory_bytes)]
+      .map((v) => h('td', { text: v }))));
+  return out;
 }
 
 function showResult(r) {
@@ -157,6 +261,12 @@ async function runAll() {
       await yieldToPage();
     }
     if (FRAMES > 0) out.frames = await runFrames();
+    if (SEEK.length) {
+      const head = $('seeks').tHead.rows[0];
+      SEEK_CASES.forEach((c, i) => head.insertBefore(h('th', { text: `${c} p50 / p95 ms` }), head.cells[2 + i]));
+      out.seeks = [];
+      for (const name of SEEK) out.seeks.push(await runSeek(name));
+    }
     status('done');
   } catch (e) {
     out.error = e instanceof Error ? e.message : String(e);

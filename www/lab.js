@@ -53,12 +53,22 @@ export class Lab {
     this.sampleMs = 500;
     this.onSample = null; // (t, metrics) at every multiple of sampleMs
     this.onRebuild = null; // () before a rebuilt core replays
-    // Time-travel checkpoints: [{t, core}] snapshots of the world taken every
-    // checkpointMs of simulated time; seeking back restores the nearest one at
-    // or before the target and replays the recorded actions after it.
-    this.checkpoints = [];
-    this.checkpointMs = 5000;
-    this.maxCheckpoints = 48;
+    // Time travel (issue 14): checkpoints belong to the lab's clock, not to
+    // the animation. Whenever the core runs (play, runFor, a seek's replay, a
+    // rebuild after a switch change or a shared link), a snapshot of the
+    // world is taken at a sampling boundary once replaying from the previous
+    // one would cost more than replayBudgetMs of wall time (and at least
+    // twice what a snapshot costs); a built world always keeps one at 0. A
+    // seek restores the nearest checkpoint at or before the target (also
+    // ahead of now) and replays the recorded actions after it. The sum of
+    // the snapshots' bytes stays under checkpointBudgetBytes (takeCheckpoint,
+    // maybeCheckpoint).
+    this.checkpoints = []; // [{t, core, bytes}] by t
+    this.replayBudgetMs = 1.5;
+    this.checkpointBudgetBytes = 224 * 2 ** 20;
+    this.sinceCheckpointMs = 0; // wall ms of core work since the last checkpoint passed
+    this.snapshotCost = { ms: 0, bytes: 0 }; // the last snapshot's
+    this.samples = new Map(); // t -> metrics, re-emitted after a restore
   }
 
   dropCheckpoints(after = -1) {
@@ -69,19 +79,71 @@ export class Lab {
       }
       return true;
     });
+    for (const t of this.samples.keys()) if (t > after) this.samples.delete(t);
   }
 
-  maybeCheckpoint(t) {
-    if (t % this.checkpointMs !== 0 || this.checkpoints.some((c) => c.t === t)) return;
-    this.checkpoints.push({ t, core: this.core.snapshot() });
-    this.checkpoints.sort((a, b) => a.t - b.t);
-    if (this.checkpoints.length > this.maxCheckpoints) {
-      // Thin out: keep every other one, so long runs stay bounded in memory.
-      const keep = this.checkpoints.filter((_, i) => i % 2 === 0);
-      for (const c of this.checkpoints) if (!keep.includes(c)) c.core.free();
-      this.checkpoints = keep;
-      this.checkpointMs *= 2;
+  checkpointBytes() {
+    return this.checkpoints.reduce((n, c) => n + c.bytes, 0);
+  }
+
+  takeCheckpoint(t) {
+    // Make room first (the snapshot's size estimated by the last one's), so
+    // memory never holds the world, a full set of checkpoints and one more.
+    const cp = { t, core: null, bytes: this.snapshotCost.bytes };
+    const i = this.checkpoints.findIndex((c) => c.t > t);
+    this.checkpoints.splice(i < 0 ? this.checkpoints.length : i, 0, cp);
+    // Over the cap: drop the checkpoint whose removal leaves the smallest gap
+    // (never the one at 0, never the one being taken).
+    while (this.checkpointBytes() > this.checkpointBudgetBytes) {
+      let worst = -1;
+      let gap = Infinity;
+      for (let k = 1; k < this.checkpoints.length; k++) {
+        if (this.checkpoints[k] === cp) continue;
+        const g = (this.checkpoints[k + 1]?.t ?? this.now()) - this.checkpoints[k - 1].t;
+        if (g < gap) [gap, worst] = [g, k];
+      }
+      if (worst < 0) break;
+      this.checkpoints[worst].core.free();
+      this.checkpoints.splice(worst, 1);
     }
+    const b0 = WasmLab.heapBytes();
+    const t0 = performance.now();
+    cp.core = this.core.snapshot();
+    this.snapshotCost = { ms: performance.now() - t0, bytes: Math.max(0, WasmLab.heapBytes() - b0) };
+    cp.bytes = this.snapshotCost.bytes;
+    this.sinceCheckpointMs = 0;
+  }
+
+  /** After `ms` of core work up to t: a checkpoint at t when it pays. */
+  maybeCheckpoint(t, ms) {
+    if (this.checkpoints.some((c) => c.t === t)) {
+      this.sinceCheckpointMs = 0;
+      return;
+    }
+    this.sinceCheckpointMs += ms;
+    if (this.sinceCheckpointMs < Math.max(this.replayBudgetMs, 2 * this.snapshotCost.ms)) return;
+    // A big world (the cap binds; size estimated by the last snapshot): only
+    // a checkpoint at least as far from the previous one as the closest two
+    // are, so spacing doubles as a long run fills the cap instead of each
+    // new snapshot evicting the last.
+    if (this.checkpointBytes() + this.snapshotCost.bytes > this.checkpointBudgetBytes) {
+      let minGap = Infinity;
+      for (let k = 1; k < this.checkpoints.length; k++) {
+        minGap = Math.min(minGap, this.checkpoints[k].t - this.checkpoints[k - 1].t);
+      }
+      const prev = this.checkpoints.filter((c) => c.t < t).pop();
+      if (!prev || t - prev.t < minGap) return;
+    }
+    this.takeCheckpoint(t);
+  }
+
+  /** A freshly built core: time travel starts from its own copy at 0. */
+  installCore(core) {
+    this.core?.free();
+    this.dropCheckpoints();
+    this.core = core;
+    this.snapshotCost = { ms: 0, bytes: 0 };
+    this.takeCheckpoint(this.now());
   }
 
   /**
@@ -125,10 +187,7 @@ export class Lab {
       obj = toObject(scenario);
       core = this.newCore(JSON.stringify(obj));
     }
-    this.core?.free();
-    this.dropCheckpoints();
-    this.checkpointMs = 5000;
-    this.core = core;
+    this.installCore(core);
     this.base = obj;
     this.overrides = {};
     this.actions = [];
@@ -210,10 +269,7 @@ export class Lab {
   /** Rebuild the core from the effective scenario and replay actions up to t. */
   rebuild(t) {
     const core = this.newCore(JSON.stringify(this.effectiveScenario()));
-    this.core?.free();
-    this.dropCheckpoints();
-    this.checkpointMs = 5000;
-    this.core = core;
+    this.installCore(core);
     this.generation++;
     this.onRebuild?.();
     this.replayTo(t);
@@ -236,14 +292,21 @@ export class Lab {
     const S = this.sampleMs;
     if (this.now() === 0 && this.sampledGeneration !== this.generation) {
       this.sampledGeneration = this.generation;
-      this.onSample?.(0, this.core.view(0).metrics);
+      const m = this.core.view(0).metrics;
+      this.samples.set(0, m);
+      this.onSample?.(0, m);
     }
     while (this.now() < t) {
       const nb = Math.min(t, (Math.floor(this.now() / S) + 1) * S);
+      const t0 = performance.now();
       this.core.runUntil(nb);
       if (this.now() < nb) break; // the core could not advance
-      this.maybeCheckpoint(nb);
-      if (nb % S === 0) this.onSample?.(nb, this.core.view(0).metrics);
+      if (nb % S !== 0) continue;
+      this.maybeCheckpoint(nb, performance.now() - t0);
+      if (!this.onSample) continue;
+      const m = this.core.view(0).metrics;
+      this.samples.set(nb, m);
+      this.onSample(nb, m);
     }
   }
 
@@ -256,14 +319,18 @@ export class Lab {
     a.applied = this.generation;
   }
 
-  /** Time travel to t (ms): forward runs on, backward rebuilds and replays. */
+  /**
+   * Time travel to t (ms): restore the nearest checkpoint at or before t when
+   * it is behind now or ahead of it, then replay the recorded actions up to t.
+   */
   seek(t) {
     t = Math.max(0, Math.floor(t));
-    if (t >= this.now()) {
+    const now = this.now();
+    const cp = this.checkpoints.filter((c) => c.t <= t).pop();
+    if (t >= now && !(cp && cp.t > now)) {
       this.replayTo(t);
       return;
     }
-    const cp = this.checkpoints.filter((c) => c.t <= t).pop();
     if (!cp) {
       this.rebuild(t);
       return;
@@ -271,8 +338,14 @@ export class Lab {
     // Restore a copy (the checkpoint stays pristine) and replay from there.
     this.core?.free();
     this.core = cp.core.snapshot();
+    this.sinceCheckpointMs = 0;
     this.generation++;
     this.onRebuild?.();
+    this.sampledGeneration = this.generation;
+    if (this.onSample) {
+      const ts = [...this.samples.keys()].filter((s) => s <= cp.t).sort((a, b) => a - b);
+      for (const s of ts) this.onSample(s, this.samples.get(s));
+    }
     this.replayTo(t);
   }
 

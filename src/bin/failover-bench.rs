@@ -6,6 +6,7 @@
 //! failover-bench run scenarios/bench/medium.json [--until MS]     # one JSON line
 //! failover-bench scaling --partitions 1000,5000,10000,20000 \
 //!     --svg docs/failover-scaling.svg --json target/bench/scaling.json
+//! failover-bench snapshot scenarios/bench/large.json --at 10000,30000,60000
 //! ```
 
 #[cfg(not(target_arch = "wasm32"))]
@@ -15,6 +16,40 @@ fn main() -> std::process::ExitCode {
 
 #[cfg(target_arch = "wasm32")]
 fn main() {}
+
+/// The system allocator, counting live heap bytes, so `snapshot` can say what
+/// a checkpoint (a deep copy of the world) costs in memory.
+#[cfg(not(target_arch = "wasm32"))]
+mod counting {
+    use std::alloc::{GlobalAlloc, Layout, System};
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    pub struct Counting;
+    pub static LIVE: AtomicUsize = AtomicUsize::new(0);
+
+    unsafe impl GlobalAlloc for Counting {
+        unsafe fn alloc(&self, l: Layout) -> *mut u8 {
+            LIVE.fetch_add(l.size(), Ordering::Relaxed);
+            unsafe { System.alloc(l) }
+        }
+        unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
+            LIVE.fetch_sub(l.size(), Ordering::Relaxed);
+            unsafe { System.dealloc(p, l) }
+        }
+        unsafe fn realloc(&self, p: *mut u8, l: Layout, new: usize) -> *mut u8 {
+            LIVE.fetch_add(new, Ordering::Relaxed);
+            LIVE.fetch_sub(l.size(), Ordering::Relaxed);
+            unsafe { System.realloc(p, l, new) }
+        }
+    }
+
+    #[global_allocator]
+    static GLOBAL: Counting = Counting;
+
+    pub fn live() -> usize {
+        LIVE.load(Ordering::Relaxed)
+    }
+}
 
 #[cfg(not(target_arch = "wasm32"))]
 mod cli {
@@ -51,6 +86,15 @@ mod cli {
             led: String,
             #[arg(long)]
             svg: Option<String>,
+        },
+        /// What a checkpoint costs: at each simulated time, the bytes and wall
+        /// ms of one deep copy of the world (the page's `snapshot()`), and how
+        /// fast the core replays (events per wall ms) up to there.
+        Snapshot {
+            file: String,
+            /// Comma-separated simulated times (ms).
+            #[arg(long, default_value = "10000,30000,60000")]
+            at: String,
         },
         /// Failover cost against the number of partitions the dead broker led.
         Scaling {
@@ -236,8 +280,75 @@ mod cli {
         Ok(())
     }
 
+    /// Heap bytes one clone of `x` allocates.
+    fn bytes_of<T: Clone>(x: &T) -> usize {
+        let before = super::counting::live();
+        let copy = x.clone();
+        let n = super::counting::live().saturating_sub(before);
+        drop(copy);
+        n
+    }
+
+    fn snapshot(file: &str, at: &str) -> Result<(), String> {
+        let text = std::fs::read_to_string(file).map_err(|e| format!("{file}: {e}"))?;
+        let mut lab = Lab::from_json(&text)?;
+        let mut points = Vec::new();
+        for s in at.split(',') {
+            let t: u64 = s
+                .trim()
+                .parse()
+                .map_err(|_| format!("--at: bad number {s:?}"))?;
+            let e0 = lab.cluster.events_processed;
+            let t0 = Instant::now();
+            lab.cluster.run_until(t);
+            let replay_ms = ms_since(t0);
+            let events = lab.cluster.events_processed - e0;
+            let before = super::counting::live();
+            let t1 = Instant::now();
+            let copy = lab.clone();
+            let clone_ms = ms_since(t1);
+            let bytes = super::counting::live().saturating_sub(before);
+            let t2 = Instant::now();
+            drop(copy);
+            let drop_ms = ms_since(t2);
+            // What each part of the world adds to a snapshot.
+            let c = &lab.cluster;
+            let logs: Vec<_> = c
+                .brokers
+                .iter()
+                .flat_map(|b| b.replicas.values().map(|r| &r.log))
+                .collect();
+            let parts = json!({
+                "brokers": bytes_of(&c.brokers),
+                "of_which_logs": logs.iter().map(|l| bytes_of(*l)).sum::<usize>(),
+                "controller": bytes_of(&c.controller),
+                "producers": bytes_of(&c.producers),
+                "trace": bytes_of(&c.trace),
+                "acked": bytes_of(&c.acked),
+                "invariants": bytes_of(&c.invariants),
+                "availability": bytes_of(&c.availability),
+                "partitions": bytes_of(&c.partitions),
+            });
+            let p = json!({
+                "at_ms": t,
+                "snapshot_bytes": bytes,
+                "snapshot_ms": clone_ms,
+                "snapshot_parts_bytes": parts,
+                "drop_ms": drop_ms,
+                "live_bytes": before,
+                "events": events,
+                "events_per_wall_ms": events as f64 / replay_ms.max(1e-9),
+            });
+            eprintln!("snapshot: {p}");
+            points.push(p);
+        }
+        println!("{}", json!({ "scenario": file, "points": points }));
+        Ok(())
+    }
+
     pub fn main() -> ExitCode {
         let result = match Cli::parse().command {
+            Command::Snapshot { file, at } => snapshot(&file, &at),
             Command::Rto { led, svg } => rto(&led, svg),
             Command::Run { file, until } => run(&file, until),
             Command::Scaling {

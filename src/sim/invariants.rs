@@ -227,16 +227,15 @@ pub fn leader_high_watermark_monotonic(
 /// leader, a follower that has not heard of the new epoch) is not compared: it
 /// will truncate when it catches up, and a loss it reveals is counted as one.
 pub fn log_matching(tp: &dyn Display, epoch: u32, replicas: &[ReplicaState]) -> Option<String> {
-    let settled: Vec<&ReplicaState> = replicas
-        .iter()
-        .filter(|r| {
-            r.running
-                && r.leader_epoch == epoch
-                && (r.role == Role::Leader || (r.role == Role::Follower && r.reconciled))
-        })
-        .collect();
-    for (i, a) in settled.iter().enumerate() {
-        for b in &settled[i + 1..] {
+    // The same pairs, in the same order, as collecting the settled replicas
+    // first, without allocating per check (it runs for every touched partition).
+    let settled = |r: &&ReplicaState| {
+        r.running
+            && r.leader_epoch == epoch
+            && (r.role == Role::Leader || (r.role == Role::Follower && r.reconciled))
+    };
+    for (i, a) in replicas.iter().enumerate().filter(|(_, r)| settled(r)) {
+        for b in replicas[i + 1..].iter().filter(settled) {
             let hw = a.log.high_watermark.min(b.log.high_watermark);
             if a.log.prefix_hash(hw) != b.log.prefix_hash(hw) {
                 return Some(format!(
@@ -312,6 +311,27 @@ pub fn missing_acked(acked: &[Acked], holders: &[&Log]) -> Vec<(u64, u64, Acks)>
         .collect()
 }
 
+/// `f` over the items, kept on the stack when there are at most 8 of them
+/// (a partition's replicas), else in a `Vec`.
+fn with_small<T: Copy, R>(mut items: impl Iterator<Item = T>, f: impl FnOnce(&[T]) -> R) -> R {
+    let Some(first) = items.next() else {
+        return f(&[]);
+    };
+    let mut buf = [first; 8];
+    let mut n = 1;
+    while let Some(x) = items.next() {
+        if n == buf.len() {
+            let mut v = buf.to_vec();
+            v.push(x);
+            v.extend(items);
+            return f(&v);
+        }
+        buf[n] = x;
+        n += 1;
+    }
+    f(&buf[..n])
+}
+
 pub fn check(c: &mut Cluster, dirty: &[PartitionIndex]) {
     let now = c.now;
     for &p in dirty {
@@ -326,28 +346,26 @@ pub fn check(c: &mut Cluster, dirty: &[PartitionIndex]) {
             });
         }
         // Read-only phase: evaluate every invariant on the current state.
-        let (mut found, new_leader_hw, key, leader_epoch) = {
+        let reg = &c.controller.partitions[p];
+        let states = reg.replicas.iter().filter_map(|b| {
+            let broker = c.broker(*b)?;
+            let r = broker.replicas.get(&p)?;
+            Some(ReplicaState {
+                broker: *b,
+                log: &r.log,
+                running: broker.is_running(),
+                role: r.role,
+                leader_epoch: r.leader_epoch,
+                isr: &r.isr,
+                reconciled: r.reconciled,
+            })
+        });
+        // Read-only phase on a stack buffer of the replicas (no allocation
+        // per touched partition).
+        let (mut found, new_leader_hw, key, leader_epoch) = with_small(states, |replicas| {
             let mut found: Vec<(&'static str, String)> = Vec::new();
             let tp = Tp(&c.partitions[p].topic, c.partitions[p].partition);
             let tp: &dyn Display = &tp;
-            let reg = &c.controller.partitions[p];
-            let replicas: Vec<ReplicaState> = reg
-                .replicas
-                .iter()
-                .filter_map(|b| {
-                    let broker = c.broker(*b)?;
-                    let r = broker.replicas.get(&p)?;
-                    Some(ReplicaState {
-                        broker: *b,
-                        log: &r.log,
-                        running: broker.is_running(),
-                        role: r.role,
-                        leader_epoch: r.leader_epoch,
-                        isr: &r.isr,
-                        reconciled: r.reconciled,
-                    })
-                })
-                .collect();
             let watch = &c.invariants.watch[p];
             let mut push = |name: &'static str, v: Option<String>| {
                 if let Some(d) = v {
@@ -356,9 +374,9 @@ pub fn check(c: &mut Cluster, dirty: &[PartitionIndex]) {
             };
             push(
                 "high_watermark_within_log_end",
-                high_watermark_within_log_end(tp, &replicas),
+                high_watermark_within_log_end(tp, replicas),
             );
-            push("one_leader_per_epoch", one_leader_per_epoch(tp, &replicas));
+            push("one_leader_per_epoch", one_leader_per_epoch(tp, replicas));
             push(
                 "leader_epoch_monotonic",
                 leader_epoch_monotonic(tp, watch.controller_epoch, reg.leader_epoch),
@@ -380,14 +398,11 @@ pub fn check(c: &mut Cluster, dirty: &[PartitionIndex]) {
                 }
             }
             if c.invariants.consistent(p) {
-                push(
-                    "log_matching",
-                    log_matching(tp, reg.leader_epoch, &replicas),
-                );
+                push("log_matching", log_matching(tp, reg.leader_epoch, replicas));
             }
             if c.invariants.promised(p) {
-                push("strong_isr", strong_isr(tp, reg, &replicas));
-                push("weak_isr", weak_isr(tp, &replicas));
+                push("strong_isr", strong_isr(tp, reg, replicas));
+                push("weak_isr", weak_isr(tp, replicas));
             }
             // Acknowledged records: recount when the leader or its log end moved back.
             let leader_leo = reg
@@ -401,7 +416,7 @@ pub fn check(c: &mut Cluster, dirty: &[PartitionIndex]) {
                 c.acked[p].len() as u64,
             );
             (found, new_leader_hw, key, reg.leader_epoch)
-        };
+        });
         let previous = c.invariants.watch[p].last_checked;
         let recount = match previous {
             None => !c.acked[p].is_empty(),
@@ -468,6 +483,16 @@ mod tests {
     //! Each invariant catches a deliberately broken state and accepts a sound one.
     use super::*;
     use crate::sim::log::Record;
+
+    #[test]
+    fn the_replica_buffer_hands_over_every_item_in_order_on_the_stack_or_the_heap() {
+        // The checker sees a partition's replicas through `with_small`: none,
+        // a few (stack) and more than its 8 slots (heap) must all arrive whole.
+        for n in [0usize, 1, 3, 8, 9, 20] {
+            let got = with_small(0..n, |xs| xs.to_vec());
+            assert_eq!(got, (0..n).collect::<Vec<_>>(), "{n} items");
+        }
+    }
     use crate::sim::protocol::LeaderRecoveryState;
 
     fn log(ids: &[u64], hw: u64) -> Log {

@@ -51,7 +51,9 @@ impl Broker {
                 }
             }
         }
-        let mut by_leader: Vec<(BrokerId, Vec<FetchPartition>)> = Vec::new();
+        // Sent leader by leader in the map's order, as soon as each request is
+        // built (the same order of ids, messages and timers as building them
+        // all first, without a vector of requests per call).
         for (&leader, parts) in self.followed.iter() {
             if self.fetch_in_flight.contains_key(&(leader as usize)) {
                 continue;
@@ -75,11 +77,9 @@ impl Broker {
                     last_fetched_epoch,
                 });
             }
-            if !partitions.is_empty() {
-                by_leader.push((leader, partitions));
+            if partitions.is_empty() {
+                continue;
             }
-        }
-        for (leader, partitions) in by_leader {
             let id = ctx.new_id();
             let sent = partitions
                 .iter()

@@ -350,9 +350,12 @@ impl Broker {
     /// end, so only new records (or an error, a new epoch, a divergence)
     /// complete it, not a HW that moved; a consumer's fetch reads to the HW.
     pub(super) fn wake_fetches(&mut self, ctx: &mut Ctx, p: PartitionIndex) {
-        let keys = self.take_waiters(p, true);
-        let mut still = Vec::new();
-        for &key in &keys {
+        // The fetches still waiting are compacted to the front of the same
+        // buffer, in order (no second vector per wake).
+        let mut keys = self.take_waiters(p, true);
+        let mut kept = 0;
+        for i in 0..keys.len() {
+            let key = keys[i];
             let Some(parked) = self.parked_fetches.get(&key) else {
                 continue;
             };
@@ -361,13 +364,15 @@ impl Broker {
                     self.answer_fetch(ctx, parked, false);
                 }
             } else {
-                still.push(key);
+                keys[kept] = key;
+                kept += 1;
             }
         }
+        keys.truncate(kept);
         if let Some(slot) = self.replicas.slot_of(p) {
             let list = &mut self.fetch_waiters[slot];
-            still.append(list);
-            *list = still;
+            keys.append(list);
+            *list = keys;
         }
     }
 
@@ -379,7 +384,8 @@ impl Broker {
         fp: &FetchPartition,
     ) {
         let p = fp.partition;
-        let ineligible = self.meta_ineligible.clone();
+        // Disjoint field borrows: no copy of the ineligible list per partition.
+        let ineligible = &self.meta_ineligible;
         let eligible = |b: BrokerId| !ineligible.contains(&b);
         let Some(rep) = self.replicas.get_mut(&p) else {
             return;
@@ -433,7 +439,7 @@ impl Broker {
 
     /// Try to advance the HW; complete produce requests and consumer fetches it unblocks.
     pub(super) fn after_leader_state_change(&mut self, ctx: &mut Ctx, p: PartitionIndex) {
-        let ineligible = self.meta_ineligible.clone();
+        let ineligible = &self.meta_ineligible;
         let eligible = |b: BrokerId| !ineligible.contains(&b);
         let Some(rep) = self.replicas.get_mut(&p) else {
             return;

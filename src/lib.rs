@@ -7,6 +7,7 @@
 //! the thin browser façade; the `failover-lab` binary is the CLI.
 
 pub mod bench;
+pub mod heap;
 pub mod report;
 pub mod scenario;
 pub mod settings;

@@ -7,37 +7,10 @@ use wasm_bindgen::prelude::*;
 
 use crate::Lab;
 
-/// The system allocator (dlmalloc on wasm32), counting live heap bytes so the
-/// page can tell what a time-travel checkpoint costs and keep checkpoints
-/// under a memory cap (`WasmLab.heapBytes`). One add per allocation.
-mod counting {
-    use std::alloc::{GlobalAlloc, Layout, System};
-    use std::sync::atomic::{AtomicUsize, Ordering};
-
-    pub struct Counting;
-    pub static LIVE: AtomicUsize = AtomicUsize::new(0);
-
-    // SAFETY: every call is forwarded unchanged to `System`; only a counter
-    // is updated on the side.
-    unsafe impl GlobalAlloc for Counting {
-        unsafe fn alloc(&self, l: Layout) -> *mut u8 {
-            LIVE.fetch_add(l.size(), Ordering::Relaxed);
-            unsafe { System.alloc(l) }
-        }
-        unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
-            LIVE.fetch_sub(l.size(), Ordering::Relaxed);
-            unsafe { System.dealloc(p, l) }
-        }
-        unsafe fn realloc(&self, p: *mut u8, l: Layout, new: usize) -> *mut u8 {
-            LIVE.fetch_add(new, Ordering::Relaxed);
-            LIVE.fetch_sub(l.size(), Ordering::Relaxed);
-            unsafe { System.realloc(p, l, new) }
-        }
-    }
-
-    #[global_allocator]
-    static GLOBAL: Counting = Counting;
-}
+/// Counts live heap bytes so the page can tell what a time-travel checkpoint
+/// costs and keep checkpoints under a memory cap (`WasmLab.heapBytes`).
+#[global_allocator]
+static GLOBAL: crate::heap::Counting = crate::heap::Counting;
 
 #[wasm_bindgen(start)]
 pub fn start() {
@@ -163,7 +136,7 @@ impl WasmLab {
     /// the page measures a snapshot's cost as the difference around it.
     #[wasm_bindgen(js_name = heapBytes)]
     pub fn heap_bytes() -> f64 {
-        counting::LIVE.load(std::sync::atomic::Ordering::Relaxed) as f64
+        crate::heap::live() as f64
     }
 
     /// Process one event; false when none is left.

@@ -17,39 +17,11 @@ fn main() -> std::process::ExitCode {
 #[cfg(target_arch = "wasm32")]
 fn main() {}
 
-/// The system allocator, counting live heap bytes, so `snapshot` can say what
-/// a checkpoint (a deep copy of the world) costs in memory.
+/// Counts live heap bytes, so `snapshot` can say what a checkpoint (a deep
+/// copy of the world) costs in memory.
 #[cfg(not(target_arch = "wasm32"))]
-mod counting {
-    use std::alloc::{GlobalAlloc, Layout, System};
-    use std::sync::atomic::{AtomicUsize, Ordering};
-
-    pub struct Counting;
-    pub static LIVE: AtomicUsize = AtomicUsize::new(0);
-
-    unsafe impl GlobalAlloc for Counting {
-        unsafe fn alloc(&self, l: Layout) -> *mut u8 {
-            LIVE.fetch_add(l.size(), Ordering::Relaxed);
-            unsafe { System.alloc(l) }
-        }
-        unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
-            LIVE.fetch_sub(l.size(), Ordering::Relaxed);
-            unsafe { System.dealloc(p, l) }
-        }
-        unsafe fn realloc(&self, p: *mut u8, l: Layout, new: usize) -> *mut u8 {
-            LIVE.fetch_add(new, Ordering::Relaxed);
-            LIVE.fetch_sub(l.size(), Ordering::Relaxed);
-            unsafe { System.realloc(p, l, new) }
-        }
-    }
-
-    #[global_allocator]
-    static GLOBAL: Counting = Counting;
-
-    pub fn live() -> usize {
-        LIVE.load(Ordering::Relaxed)
-    }
-}
+#[global_allocator]
+static GLOBAL: failover_lab::heap::Counting = failover_lab::heap::Counting;
 
 #[cfg(not(target_arch = "wasm32"))]
 mod cli {
@@ -282,9 +254,9 @@ mod cli {
 
     /// Heap bytes one clone of `x` allocates.
     fn bytes_of<T: Clone>(x: &T) -> usize {
-        let before = super::counting::live();
+        let before = failover_lab::heap::live();
         let copy = x.clone();
-        let n = super::counting::live().saturating_sub(before);
+        let n = failover_lab::heap::live().saturating_sub(before);
         drop(copy);
         n
     }
@@ -303,11 +275,11 @@ mod cli {
             lab.cluster.run_until(t);
             let replay_ms = ms_since(t0);
             let events = lab.cluster.events_processed - e0;
-            let before = super::counting::live();
+            let before = failover_lab::heap::live();
             let t1 = Instant::now();
             let copy = lab.clone();
             let clone_ms = ms_since(t1);
-            let bytes = super::counting::live().saturating_sub(before);
+            let bytes = failover_lab::heap::live().saturating_sub(before);
             let t2 = Instant::now();
             drop(copy);
             let drop_ms = ms_since(t2);

@@ -212,17 +212,7 @@ impl Broker {
                 }
             }
             parked.waiting = keep_waiting;
-            if parked.waiting.is_empty() {
-                ctx.send(
-                    parked.from,
-                    Message::ProduceResponse {
-                        id: parked.id,
-                        partitions: parked.done,
-                    },
-                );
-            } else {
-                self.parked_produces.insert(key, parked);
-            }
+            self.answer_or_repark(ctx, key, parked);
         }
         if !still.is_empty() {
             still.dedup();
@@ -255,17 +245,23 @@ impl Broker {
                 });
             }
             parked.waiting = rest;
-            if parked.waiting.is_empty() {
-                ctx.send(
-                    parked.from,
-                    Message::ProduceResponse {
-                        id: parked.id,
-                        partitions: parked.done,
-                    },
-                );
-            } else {
-                self.parked_produces.insert(key, parked);
-            }
+            self.answer_or_repark(ctx, key, parked);
+        }
+    }
+
+    /// A parked produce is answered once none of its partitions still waits
+    /// for the high watermark; otherwise it goes back into the purgatory.
+    fn answer_or_repark(&mut self, ctx: &mut Ctx, key: u64, parked: ParkedProduce) {
+        if parked.waiting.is_empty() {
+            ctx.send(
+                parked.from,
+                Message::ProduceResponse {
+                    id: parked.id,
+                    partitions: parked.done,
+                },
+            );
+        } else {
+            self.parked_produces.insert(key, parked);
         }
     }
 

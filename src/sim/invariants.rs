@@ -179,13 +179,13 @@ pub fn high_watermark_within_log_end(
 
 /// No two live brokers lead the partition in the same leader epoch.
 pub fn one_leader_per_epoch(tp: &dyn Display, replicas: &[ReplicaState]) -> Option<String> {
-    let leaders: Vec<&ReplicaState> = replicas
-        .iter()
-        .filter(|r| r.running && r.role == Role::Leader)
-        .collect();
-    for (i, a) in leaders.iter().enumerate() {
-        if let Some(b) = leaders[i + 1..]
+    // The same pairs, in the same order, as collecting the live leaders
+    // first, without allocating per check.
+    let leads = |r: &&ReplicaState| r.running && r.role == Role::Leader;
+    for (i, a) in replicas.iter().enumerate().filter(|(_, r)| leads(r)) {
+        if let Some(b) = replicas[i + 1..]
             .iter()
+            .filter(leads)
             .find(|b| b.leader_epoch == a.leader_epoch)
         {
             return Some(format!(

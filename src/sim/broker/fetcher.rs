@@ -8,7 +8,7 @@ use crate::sim::io::{Ctx, Timer};
 use crate::sim::partition::Role;
 use crate::sim::protocol::*;
 
-use super::{trace_truncation, Broker, REPLICA_SOCKET_TIMEOUT_MS};
+use super::{trace_truncation, Broker, Spares, REPLICA_SOCKET_TIMEOUT_MS};
 
 impl Broker {
     /// The fetch to `leader` timed out or its connection broke: back off.
@@ -58,7 +58,8 @@ impl Broker {
             if self.fetch_in_flight.contains_key(&(leader as usize)) {
                 continue;
             }
-            let mut partitions = Vec::with_capacity(parts.len());
+            let mut partitions = Spares::take(&mut self.spares.fetch_parts);
+            partitions.reserve(parts.len());
             for p in parts {
                 let Some(r) = self.replicas.get(p) else {
                     continue;
@@ -78,13 +79,16 @@ impl Broker {
                 });
             }
             if partitions.is_empty() {
+                Spares::put(&mut self.spares.fetch_parts, partitions);
                 continue;
             }
             let id = ctx.new_id();
-            let sent = partitions
-                .iter()
-                .map(|fp| (fp.partition, fp.current_leader_epoch))
-                .collect();
+            let mut sent = Spares::take(&mut self.spares.sent);
+            sent.extend(
+                partitions
+                    .iter()
+                    .map(|fp| (fp.partition, fp.current_leader_epoch)),
+            );
             self.fetch_in_flight.insert(leader as usize, (id, sent));
             ctx.send(
                 Node::Broker(leader),
@@ -109,7 +113,7 @@ impl Broker {
         ctx: &mut Ctx,
         leader: BrokerId,
         id: u64,
-        partitions: Vec<FetchPartitionResponse>,
+        mut partitions: Vec<FetchPartitionResponse>,
     ) {
         match self.fetch_in_flight.get(&(leader as usize)) {
             Some((want, _)) if *want == id => {}
@@ -121,8 +125,9 @@ impl Broker {
         let mut retry_later = false;
         // Partitions whose log or HW changed: consumers parked here may now
         // have something to read (KIP-392 follower fetching).
-        let mut changed: Vec<PartitionIndex> = Vec::with_capacity(partitions.len());
-        for resp in partitions {
+        let mut changed = std::mem::take(&mut self.spares.changed);
+        changed.clear();
+        for resp in partitions.drain(..) {
             let p = resp.partition;
             let Some(sent_epoch) = sent.iter().find(|s| s.0 == p).map(|s| s.1) else {
                 continue;
@@ -205,9 +210,12 @@ impl Broker {
             rep.log.high_watermark = hw;
             changed.push(p);
         }
-        for p in changed {
+        Spares::put(&mut self.spares.responses, partitions);
+        Spares::put(&mut self.spares.sent, sent);
+        for &p in &changed {
             self.wake_fetches(ctx, p);
         }
+        self.spares.changed = changed;
         if retry_later {
             ctx.after(ctx.config.replica_fetch_backoff_ms, Timer::FetchRetry);
         }

@@ -153,6 +153,50 @@ pub struct Broker {
     /// response costs the partitions of one leader, not of the whole broker.
     followed: VecMap<BrokerId, Vec<PartitionIndex>>,
     followed_stale: bool,
+    /// Emptied buffers of the fetch path, reused instead of allocated anew.
+    spares: Spares,
+}
+
+/// Emptied buffers of the fetch path (a fetch's partitions, a response's
+/// partitions, the epochs a fetch asked for, the partitions a response
+/// changed), kept for the next fetch: every broker both sends and answers
+/// fetches, so what one side frees the other reuses, and a steady run
+/// allocates none of them per event. They hold no state: a clone of the
+/// broker (a checkpoint) starts without any.
+#[derive(Default)]
+struct Spares {
+    fetch_parts: Vec<Vec<FetchPartition>>,
+    responses: Vec<Vec<FetchPartitionResponse>>,
+    sent: Vec<Vec<(PartitionIndex, u32)>>,
+    changed: Vec<PartitionIndex>,
+}
+
+/// How many emptied buffers of each kind a broker keeps.
+const MAX_SPARES: usize = 16;
+
+impl Spares {
+    fn take<T>(list: &mut Vec<Vec<T>>) -> Vec<T> {
+        list.pop().unwrap_or_default()
+    }
+
+    fn put<T>(list: &mut Vec<Vec<T>>, mut v: Vec<T>) {
+        if list.len() < MAX_SPARES && v.capacity() > 0 {
+            v.clear();
+            list.push(v);
+        }
+    }
+}
+
+impl Clone for Spares {
+    fn clone(&self) -> Self {
+        Spares::default()
+    }
+}
+
+impl std::fmt::Debug for Spares {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Spares")
+    }
 }
 
 impl Broker {
@@ -187,6 +231,7 @@ impl Broker {
             slow_partitions: Vec::new(),
             followed: VecMap::new(),
             followed_stale: true,
+            spares: Spares::default(),
         }
     }
 

@@ -8,7 +8,7 @@ use crate::sim::log::Record;
 use crate::sim::partition::{Replica, Role};
 use crate::sim::protocol::*;
 
-use super::{Broker, ParkedFetch, ParkedProduce, ALTER_PARTITION_RETRY_MS};
+use super::{Broker, ParkedFetch, ParkedProduce, Spares, ALTER_PARTITION_RETRY_MS};
 
 impl Broker {
     pub(super) fn handle_produce(
@@ -456,7 +456,8 @@ impl Broker {
 
     pub(super) fn answer_fetch(&mut self, ctx: &mut Ctx, parked: ParkedFetch, expired: bool) {
         let _ = expired;
-        let mut out = Vec::with_capacity(parked.partitions.len());
+        let mut out = Spares::take(&mut self.spares.responses);
+        out.reserve(parked.partitions.len());
         for fp in &parked.partitions {
             out.push(self.read_partition(
                 ctx,
@@ -474,6 +475,7 @@ impl Broker {
                 partitions: out,
             },
         );
+        Spares::put(&mut self.spares.fetch_parts, parked.partitions);
     }
 
     /// Leader-side processing of one partition of a Fetch (§1 steps 1–4).

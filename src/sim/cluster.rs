@@ -19,7 +19,7 @@ use super::io::{Ctx, Timer};
 use super::net::Network;
 use super::partition::Replica;
 use super::protocol::{BrokerId, Message, Node, PartitionIndex};
-use super::time::EventQueue;
+use super::time::{BoxPool, EventQueue};
 use super::trace::{Trace, TraceKind};
 use super::{PartitionInfo, TopicInfo};
 
@@ -151,6 +151,8 @@ pub struct Cluster {
     /// A handler's output buffers, reused from event to event.
     sends_buf: Vec<(Node, Message)>,
     timers_buf: Vec<(u64, Timer)>,
+    /// Boxes of delivered messages, reused for the next ones sent.
+    msg_boxes: BoxPool<Message>,
     pub events_processed: u64,
     /// Brokers told to be slow for a partition: (broker, partition).
     pub slow: Vec<(BrokerId, PartitionIndex)>,
@@ -261,6 +263,7 @@ impl Cluster {
             compact_at: MIN_COMPACT_QUEUE,
             sends_buf: Vec::new(),
             timers_buf: Vec::new(),
+            msg_boxes: BoxPool::default(),
             events_processed: 0,
             slow: Vec::new(),
             availability,
@@ -364,7 +367,12 @@ impl Cluster {
         self.now = self.now.max(at);
         self.events_processed += 1;
         match event {
-            Event::Deliver { from, to, msg, .. } => self.deliver(from, to, *msg),
+            Event::Deliver { from, to, msg, .. } => {
+                let msg = self
+                    .msg_boxes
+                    .unbox(msg, Message::MetadataPush { metadata_end: 0 });
+                self.deliver(from, to, msg)
+            }
             Event::Timer {
                 timer: Timer::MetadataCommitted { end },
                 ..
@@ -480,7 +488,7 @@ impl Cluster {
                 from,
                 to,
                 sent_at,
-                msg: Box::new(msg),
+                msg: self.msg_boxes.boxed(msg),
             },
         );
     }

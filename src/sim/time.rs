@@ -101,6 +101,56 @@ impl<E> EventQueue<E> {
     }
 }
 
+/// Emptied boxes kept for reuse: a message travels in a `Box` so the queue
+/// moves small events, and recycling the box saves an allocation and a free
+/// per delivered message. Holds no state, so a clone starts empty.
+pub struct BoxPool<T> {
+    boxes: Vec<Box<T>>,
+}
+
+/// How many emptied boxes a pool keeps.
+const MAX_POOLED_BOXES: usize = 1024;
+
+impl<T> Default for BoxPool<T> {
+    fn default() -> Self {
+        BoxPool { boxes: Vec::new() }
+    }
+}
+
+impl<T> Clone for BoxPool<T> {
+    fn clone(&self) -> Self {
+        BoxPool::default()
+    }
+}
+
+impl<T> std::fmt::Debug for BoxPool<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "BoxPool({})", self.boxes.len())
+    }
+}
+
+impl<T> BoxPool<T> {
+    /// `value` in a box, reusing an emptied one when there is one.
+    pub fn boxed(&mut self, value: T) -> Box<T> {
+        match self.boxes.pop() {
+            Some(mut b) => {
+                *b = value;
+                b
+            }
+            None => Box::new(value),
+        }
+    }
+
+    /// Take the value out of `b`, leaving `empty` in it, and keep the box.
+    pub fn unbox(&mut self, mut b: Box<T>, empty: T) -> T {
+        let value = std::mem::replace(&mut *b, empty);
+        if self.boxes.len() < MAX_POOLED_BOXES {
+            self.boxes.push(b);
+        }
+        value
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -299,7 +299,15 @@ impl Broker {
 
     /// Whether an immediate answer is due: data, an error, or a divergence.
     pub(super) fn fetch_would_return(&self, ctx: &Ctx, parked: &ParkedFetch) -> bool {
-        parked.partitions.iter().any(|fp| {
+        parked
+            .partitions
+            .iter()
+            .any(|fp| self.partition_would_return(ctx, parked, fp))
+    }
+
+    /// [`Broker::fetch_would_return`] for one partition of the fetch.
+    fn partition_would_return(&self, ctx: &Ctx, parked: &ParkedFetch, fp: &FetchPartition) -> bool {
+        {
             let Some(r) = self.replicas.get(&fp.partition) else {
                 return true;
             };
@@ -337,7 +345,7 @@ impl Broker {
                 }
             }
             false
-        })
+        }
     }
 
     /// Something changed on partition `p` (its log end, its HW, its leader):
@@ -348,6 +356,14 @@ impl Broker {
     pub(super) fn wake_fetches(&mut self, ctx: &mut Ctx, p: PartitionIndex) {
         // The fetches still waiting are compacted to the front of the same
         // buffer, in order (no second vector per wake).
+        let slot = self.replicas.slot_of(p);
+        if slot
+            .and_then(|s| self.fetch_waiters.get(s))
+            .is_none_or(Vec::is_empty)
+        {
+            // Nothing parked on `p` (a follower's partitions, mostly).
+            return;
+        }
         let mut keys = self.take_waiters(p, true);
         let mut kept = 0;
         for i in 0..keys.len() {
@@ -355,7 +371,14 @@ impl Broker {
             let Some(parked) = self.parked_fetches.get(&key) else {
                 continue;
             };
-            if self.fetch_would_return(ctx, parked) {
+            // Whether the fetch would return is a pure "any partition": ask
+            // the partition that changed first, it is the likely one.
+            let woken = parked
+                .partitions
+                .iter()
+                .find(|fp| fp.partition == p)
+                .is_some_and(|fp| self.partition_would_return(ctx, parked, fp));
+            if woken || self.fetch_would_return(ctx, parked) {
                 if let Some(parked) = self.parked_fetches.remove(&key) {
                     self.answer_fetch(ctx, parked, false);
                 }

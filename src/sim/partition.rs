@@ -269,6 +269,7 @@ impl Replica {
     }
 
     /// Followers that should join the ISR (Partition.isFollowerInSync).
+    #[inline]
     pub fn expand_candidates(&self, eligible: &dyn Fn(BrokerId) -> bool) -> Vec<BrokerId> {
         if self.recovery == LeaderRecoveryState::Recovering {
             return Vec::new();
@@ -278,6 +279,11 @@ impl Replica {
         if self.followers.iter().all(|f| self.isr.contains(&f.broker)) {
             return Vec::new();
         }
+        self.expand_candidates_outside_isr(eligible)
+    }
+
+    #[inline(never)]
+    fn expand_candidates_outside_isr(&self, eligible: &dyn Fn(BrokerId) -> bool) -> Vec<BrokerId> {
         let epoch_start = self.log.epoch_start_offset(self.leader_epoch).unwrap_or(0);
         self.followers
             .iter()

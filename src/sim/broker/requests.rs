@@ -603,7 +603,11 @@ impl Broker {
             resp.error = Some(ErrorCode::OffsetOutOfRange);
             return resp;
         }
-        resp.records = r.log.records()[fp.fetch_offset as usize..].to_vec();
+        let tail = &r.log.records()[fp.fetch_offset as usize..];
+        if !tail.is_empty() {
+            resp.records = Spares::take(&mut self.spares.records);
+            resp.records.extend_from_slice(tail);
+        }
         if record_for == Some(follower) {
             self.record_follower_position(ctx, follower, broker_epoch, fp);
         }

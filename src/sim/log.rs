@@ -71,6 +71,10 @@ impl ProducerState {
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct EpochCache {
     entries: Vec<(u32, u64)>,
+    /// The last entry's epoch, kept beside the entries so the questions asked
+    /// on every fetch (`latest_epoch`, `end_offset_for` the latest epoch) do
+    /// not read the entries' heap block.
+    latest: Option<u32>,
 }
 
 impl EpochCache {
@@ -79,7 +83,7 @@ impl EpochCache {
     }
 
     pub fn latest_epoch(&self) -> Option<u32> {
-        self.entries.last().map(|e| e.0)
+        self.latest
     }
 
     /// Start offset of `epoch`, if the cache has it (`epochEntry`).
@@ -101,6 +105,7 @@ impl EpochCache {
         }
         self.entries.retain(|&(e, s)| e < epoch && s < start);
         self.entries.push((epoch, start));
+        self.latest = Some(epoch);
     }
 
     /// `endOffsetFor(requested, logEndOffset)` of KAFKA_REPLICATION.md §7: the
@@ -132,6 +137,7 @@ impl EpochCache {
     /// `offset` (the log was truncated there).
     pub fn truncate_from_end(&mut self, offset: u64) {
         self.entries.retain(|&(_, s)| s < offset);
+        self.latest = self.entries.last().map(|e| e.0);
     }
 }
 
@@ -149,6 +155,9 @@ pub struct Log {
     pub checkpointed_high_watermark: u64,
     /// Idempotent producer state, rebuilt from the log on truncation.
     producers: Vec<ProducerState>,
+    /// The last record's epoch (a follower's `LastFetchedEpoch`, asked for
+    /// every partition of every fetch), kept beside the records.
+    last_epoch: Option<u32>,
 }
 
 fn mix(prev: u64, r: &Record) -> u64 {
@@ -207,7 +216,7 @@ impl Log {
 
     /// Epoch of the last record, the follower's `LastFetchedEpoch`.
     pub fn last_record_epoch(&self) -> Option<u32> {
-        self.records.last().map(|r| r.epoch)
+        self.last_epoch
     }
 
     /// Start offset of `epoch` in the cache, if present.
@@ -237,6 +246,7 @@ impl Log {
         let prev = self.prefix.last().copied().unwrap_or(0);
         self.prefix.push(mix(prev, &record));
         self.records.push(record);
+        self.last_epoch = Some(record.epoch);
         if record.producer_id != 0 && record.batch_start {
             self.note_batch_start(record, offset);
         } else if record.producer_id != 0 {
@@ -294,6 +304,7 @@ impl Log {
             return Vec::new();
         }
         let removed = self.records.split_off(offset as usize);
+        self.last_epoch = self.records.last().map(|r| r.epoch);
         self.prefix.truncate(offset as usize);
         self.epochs.truncate_from_end(offset);
         self.high_watermark = self.high_watermark.min(offset);

@@ -32,6 +32,8 @@ mod isr;
 mod metadata;
 mod requests;
 
+use std::collections::BTreeMap;
+
 use serde::Serialize;
 
 use super::io::{Ctx, Timer};
@@ -124,7 +126,10 @@ pub struct Broker {
     /// The Fetch in flight to each leader broker (by broker id): its id and
     /// the (partition, leader epoch) pairs it asked for.
     fetch_in_flight: DenseMap<(u64, Vec<(PartitionIndex, u32)>)>,
-    parked_fetches: VecMap<u64, ParkedFetch>,
+    /// By key, in key order. A `BTreeMap`, not a `VecMap`: parked fetches
+    /// (one per follower broker) complete in any order, and removing from
+    /// the middle of a sorted vector moved every later fetch.
+    parked_fetches: BTreeMap<u64, ParkedFetch>,
     /// Parked fetches per hosted partition, by the replica's slot.
     fetch_waiters: Vec<Vec<u64>>,
     parked_produces: VecMap<u64, ParkedProduce>,
@@ -216,7 +221,7 @@ impl Broker {
             meta_ineligible: Vec::new(),
             replicas: PartitionMap::new(),
             fetch_in_flight: DenseMap::new(),
-            parked_fetches: VecMap::new(),
+            parked_fetches: BTreeMap::new(),
             fetch_waiters: Vec::new(),
             parked_produces: VecMap::new(),
             produce_waiters: Vec::new(),

@@ -32,8 +32,6 @@ mod isr;
 mod metadata;
 mod requests;
 
-use std::collections::BTreeMap;
-
 use serde::Serialize;
 
 use super::io::{Ctx, Timer};
@@ -126,10 +124,10 @@ pub struct Broker {
     /// The Fetch in flight to each leader broker (by broker id): its id and
     /// the (partition, leader epoch) pairs it asked for.
     fetch_in_flight: DenseMap<(u64, Vec<(PartitionIndex, u32)>)>,
-    /// By key, in key order. A `BTreeMap`, not a `VecMap`: parked fetches
-    /// (one per follower broker) complete in any order, and removing from
-    /// the middle of a sorted vector moved every later fetch.
-    parked_fetches: BTreeMap<u64, ParkedFetch>,
+    /// Boxed: parked fetches (one per follower broker) complete in any
+    /// order, and removing one from the middle of the sorted vector moves
+    /// every later entry; a box keeps that move to 16 bytes an entry.
+    parked_fetches: VecMap<u64, Box<ParkedFetch>>,
     /// Parked fetches per hosted partition, by the replica's slot.
     fetch_waiters: Vec<Vec<u64>>,
     parked_produces: VecMap<u64, ParkedProduce>,
@@ -221,7 +219,7 @@ impl Broker {
             meta_ineligible: Vec::new(),
             replicas: PartitionMap::new(),
             fetch_in_flight: DenseMap::new(),
-            parked_fetches: BTreeMap::new(),
+            parked_fetches: VecMap::new(),
             fetch_waiters: Vec::new(),
             parked_produces: VecMap::new(),
             produce_waiters: Vec::new(),
@@ -517,7 +515,7 @@ impl Broker {
             Timer::FetchRetry => self.send_fetches(ctx),
             Timer::DelayedFetchExpire { id } => {
                 if let Some(parked) = self.parked_fetches.remove(&id) {
-                    self.answer_fetch(ctx, parked, true);
+                    self.answer_fetch(ctx, *parked, true);
                 }
             }
             Timer::DelayedProduceExpire { id } => {

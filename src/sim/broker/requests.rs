@@ -293,7 +293,7 @@ impl Broker {
                 self.fetch_waiters[s].push(key);
             }
         }
-        self.parked_fetches.insert(key, parked);
+        self.parked_fetches.insert(key, Box::new(parked));
         ctx.after(max_wait_ms, Timer::DelayedFetchExpire { id: key });
     }
 
@@ -380,7 +380,7 @@ impl Broker {
                 .is_some_and(|fp| self.partition_would_return(ctx, parked, fp));
             if woken || self.fetch_would_return(ctx, parked) {
                 if let Some(parked) = self.parked_fetches.remove(&key) {
-                    self.answer_fetch(ctx, parked, false);
+                    self.answer_fetch(ctx, *parked, false);
                 }
             } else {
                 keys[kept] = key;

@@ -99,7 +99,6 @@ fn read_replica_events(l: &Lab, who: &str) -> Vec<(u64, u32, bool)> {
     l.cluster
         .trace
         .events()
-        .iter()
         .filter_map(|e| match &e.kind {
             TraceKind::ConsumerReadReplicaChanged {
                 consumer,
@@ -116,7 +115,6 @@ fn lost_events(l: &Lab, who: &str) -> Vec<(u64, u32, String)> {
     l.cluster
         .trace
         .events()
-        .iter()
         .filter_map(|e| match &e.kind {
             TraceKind::ConsumerPreferredReplicaLost {
                 consumer,

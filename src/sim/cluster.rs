@@ -7,11 +7,13 @@
 //! code path. After every event the invariant checker looks at the partitions
 //! that event touched (see `invariants.rs`).
 
+use std::rc::Rc;
+
 use serde::Serialize;
 
 use super::availability::{Availability, FaultAction, PartitionState};
 use super::broker::{Broker, Process};
-use super::client::{Acked, Consumer, Producer};
+use super::client::{AckedLedger, Consumer, Producer};
 use super::config::{Acks, ClusterConfig, ConsumerConfig, ProducerConfig};
 use super::controller::Controller;
 use super::invariants::{InvariantState, Violation};
@@ -143,7 +145,9 @@ pub struct Cluster {
     next_id: u64,
     pub steps: Vec<(u64, Action)>,
     /// Acknowledged records per partition.
-    pub acked: Vec<Vec<Acked>>,
+    /// Shared with snapshots: a partition's ledger is copied (its last
+    /// partial chunk only) when it first grows after one.
+    pub acked: Vec<Rc<AckedLedger>>,
     pub invariants: InvariantState,
     dirty: Vec<PartitionIndex>,
     /// Queue length at which dead timers are next dropped.
@@ -255,7 +259,7 @@ impl Cluster {
             trace: Trace::default(),
             next_id: 0,
             steps: spec.steps,
-            acked: vec![Vec::new(); n],
+            acked: vec![Rc::default(); n],
             invariants: InvariantState::new(n),
             dirty: Vec::new(),
             compact_at: MIN_COMPACT_QUEUE,
@@ -734,7 +738,7 @@ impl Cluster {
                 let sent = self.sent_at(a.id);
                 self.availability
                     .acked(a.partition, self.now, self.now.saturating_sub(sent));
-                self.acked[a.partition].push(a);
+                Rc::make_mut(&mut self.acked[a.partition]).push(a);
                 self.dirty.push(a.partition);
             }
         }
@@ -1022,8 +1026,10 @@ impl Cluster {
             Action::Flush(b) => {
                 if let Some(broker) = self.brokers.get_mut(b as usize - 1) {
                     if broker.is_running() {
-                        for r in broker.replicas.values_mut() {
-                            r.log.flush();
+                        for r in broker.replicas.shared_mut() {
+                            if r.log.needs_flush() {
+                                Rc::make_mut(r).log.flush();
+                            }
                         }
                     }
                 }

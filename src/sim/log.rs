@@ -14,6 +14,8 @@
 
 use serde::Serialize;
 
+use super::shared::SharedVec;
+
 /// One record as the simulation sees it. `id` is unique per `send()` call of a
 /// producer (a retry keeps it), so the same id at two offsets is a duplicate.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -135,11 +137,14 @@ impl EpochCache {
     }
 }
 
+/// Records per shared chunk of a log (512 bytes with their hashes): a snapshot shares a
+/// log's full chunks and copies only its last, partial one.
+const LOG_CHUNK: usize = 16;
+
 #[derive(Clone, Debug, Default)]
 pub struct Log {
-    records: Vec<Record>,
-    /// prefix[i] = hash of records[0..=i].
-    prefix: Vec<u64>,
+    /// Each record with the hash of the log up to and including it.
+    records: SharedVec<(Record, u64), LOG_CHUNK>,
     /// Leader-epoch cache.
     epochs: EpochCache,
     pub high_watermark: u64,
@@ -169,12 +174,21 @@ impl Log {
         self.records.len() as u64
     }
 
-    pub fn records(&self) -> &[Record] {
-        &self.records
+    /// Every record, in offset order.
+    pub fn records(&self) -> impl DoubleEndedIterator<Item = &Record> + '_ {
+        self.records.iter().map(|e| &e.0)
+    }
+
+    /// The records at offsets `from..to` (clamped to the LEO).
+    pub fn records_between(&self, from: u64, to: u64) -> Vec<Record> {
+        self.records
+            .range(from as usize, to as usize)
+            .map(|e| e.0)
+            .collect()
     }
 
     pub fn record_at(&self, offset: u64) -> Option<&Record> {
-        self.records.get(offset as usize)
+        self.records.get(offset as usize).map(|e| &e.0)
     }
 
     /// Hash of the whole prefix `[0, offset)`; 0 for the empty prefix.
@@ -182,10 +196,9 @@ impl Log {
         if offset == 0 {
             0
         } else {
-            self.prefix
+            self.records
                 .get(offset as usize - 1)
-                .copied()
-                .unwrap_or(u64::MAX)
+                .map_or(u64::MAX, |e| e.1)
         }
     }
 
@@ -207,7 +220,7 @@ impl Log {
 
     /// Epoch of the last record, the follower's `LastFetchedEpoch`.
     pub fn last_record_epoch(&self) -> Option<u32> {
-        self.records.last().map(|r| r.epoch)
+        self.records.last().map(|e| e.0.epoch)
     }
 
     /// Start offset of `epoch` in the cache, if present.
@@ -234,9 +247,8 @@ impl Log {
         if self.latest_epoch().is_none_or(|e| record.epoch > e) {
             self.assign_epoch(record.epoch, offset);
         }
-        let prev = self.prefix.last().copied().unwrap_or(0);
-        self.prefix.push(mix(prev, &record));
-        self.records.push(record);
+        let prev = self.records.last().map_or(0, |e| e.1);
+        self.records.push((record, mix(prev, &record)));
         if record.producer_id != 0 && record.batch_start {
             self.note_batch_start(record, offset);
         } else if record.producer_id != 0 {
@@ -293,8 +305,8 @@ impl Log {
         if offset >= self.log_end_offset() {
             return Vec::new();
         }
-        let removed = self.records.split_off(offset as usize);
-        self.prefix.truncate(offset as usize);
+        let removed = self.records_between(offset, u64::MAX);
+        self.records.truncate(offset as usize);
         self.epochs.truncate_from_end(offset);
         self.high_watermark = self.high_watermark.min(offset);
         self.flushed_offset = self.flushed_offset.min(offset);
@@ -308,7 +320,7 @@ impl Log {
     fn rebuild_producer_state(&mut self) {
         self.producers.clear();
         let records = std::mem::take(&mut self.records);
-        for (i, r) in records.iter().enumerate() {
+        for (i, (r, _)) in records.iter().enumerate() {
             if r.producer_id == 0 {
                 continue;
             }
@@ -328,6 +340,16 @@ impl Log {
         let removed = self.truncate_to(self.flushed_offset);
         self.high_watermark = hw.min(self.log_end_offset());
         removed
+    }
+
+    /// Whether [`Log::flush`] would change anything (a snapshot's shared copy
+    /// is left alone when it would not).
+    pub fn needs_flush(&self) -> bool {
+        self.flushed_offset != self.log_end_offset()
+    }
+
+    pub fn needs_high_watermark_checkpoint(&self) -> bool {
+        self.checkpointed_high_watermark != self.high_watermark
     }
 
     pub fn flush(&mut self) {

@@ -32,6 +32,8 @@ mod isr;
 mod metadata;
 mod requests;
 
+use std::rc::Rc;
+
 use serde::Serialize;
 
 use super::io::{Ctx, Timer};
@@ -385,9 +387,12 @@ impl Broker {
 
     /// A clean stop: flush and checkpoint, as Kafka does on controlled shutdown.
     pub fn stop_cleanly(&mut self, ctx: &mut Ctx) {
-        for r in self.replicas.values_mut() {
-            r.log.flush();
-            r.log.checkpoint_high_watermark();
+        for r in self.replicas.shared_mut() {
+            if r.log.needs_flush() || r.log.needs_high_watermark_checkpoint() {
+                let r = Rc::make_mut(r);
+                r.log.flush();
+                r.log.checkpoint_high_watermark();
+            }
         }
         self.process = Process::ShutDown;
         self.clean_shutdown = true;
@@ -448,8 +453,10 @@ impl Broker {
                 ctx.after(ctx.config.replica_lag_time_max_ms / 2, Timer::IsrCheck);
             }
             Timer::HighWatermarkCheckpoint => {
-                for r in self.replicas.values_mut() {
-                    r.log.checkpoint_high_watermark();
+                for r in self.replicas.shared_mut() {
+                    if r.log.needs_high_watermark_checkpoint() {
+                        Rc::make_mut(r).log.checkpoint_high_watermark();
+                    }
                 }
                 ctx.after(
                     ctx.config.replica_high_watermark_checkpoint_interval_ms,
@@ -457,8 +464,10 @@ impl Broker {
                 );
             }
             Timer::Flush => {
-                for r in self.replicas.values_mut() {
-                    r.log.flush();
+                for r in self.replicas.shared_mut() {
+                    if r.log.needs_flush() {
+                        Rc::make_mut(r).log.flush();
+                    }
                 }
                 ctx.after(ctx.config.flush_interval_ms, Timer::Flush);
             }

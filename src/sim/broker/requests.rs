@@ -537,7 +537,7 @@ impl Broker {
             if fp.fetch_offset > leo {
                 resp.error = Some(ErrorCode::OffsetOutOfRange);
             } else if fp.fetch_offset < hw {
-                resp.records = r.log.records()[fp.fetch_offset as usize..hw as usize].to_vec();
+                resp.records = r.log.records_between(fp.fetch_offset, hw);
             }
             return resp;
         }
@@ -557,7 +557,7 @@ impl Broker {
             if fp.fetch_offset > r.log.log_end_offset() {
                 resp.error = Some(ErrorCode::OffsetOutOfRange);
             } else if fp.fetch_offset < hw {
-                resp.records = r.log.records()[fp.fetch_offset as usize..hw as usize].to_vec();
+                resp.records = r.log.records_between(fp.fetch_offset, hw);
             }
             return resp;
         };
@@ -578,7 +578,7 @@ impl Broker {
             resp.error = Some(ErrorCode::OffsetOutOfRange);
             return resp;
         }
-        resp.records = r.log.records()[fp.fetch_offset as usize..].to_vec();
+        resp.records = r.log.records_between(fp.fetch_offset, u64::MAX);
         if record_for == Some(follower) {
             self.record_follower_position(ctx, follower, broker_epoch, fp);
         }

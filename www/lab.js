@@ -56,7 +56,7 @@ export class Lab {
     // Time travel (issue 14): checkpoints belong to the lab's clock, not to
     // the animation. Whenever the core runs (play, runFor, a seek's replay, a
     // rebuild after a switch change or a shared link), a snapshot of the
-    // world is taken at a sampling boundary once replaying from the previous
+    // world is taken at a multiple of gridMs once replaying from the previous
     // one would cost more than replayBudgetMs of wall time (and at least
     // twice what a snapshot costs); a built world always keeps one at 0. A
     // seek restores the nearest checkpoint at or before the target (also
@@ -67,7 +67,9 @@ export class Lab {
     // by dropping checkpoints (trim, maybeCheckpoint).
     this.checkpoints = []; // [{t, core}] by t
     this.replayBudgetMs = 1.5;
-    this.heapBudgetBytes = 448 * 2 ** 20;
+    this.gridMs = 100; // checkpoints fall on multiples of it (sampleMs is one)
+    // 448 MiB, less on a device with under 8 GB (navigator.deviceMemory).
+    this.heapBudgetBytes = Math.min(448, 56 * (globalThis.navigator?.deviceMemory || 8)) * 2 ** 20;
     this.sinceCheckpointMs = 0; // wall ms of core work since the last checkpoint passed
     this.snapshotCost = { ms: 0, bytes: 0 }; // the last snapshot's
     this.samples = new Map(); // t -> metrics, re-emitted after a restore
@@ -296,14 +298,17 @@ export class Lab {
       this.samples.set(0, m);
       this.onSample?.(0, m);
     }
+    // The core runs from one checkpoint boundary (every gridMs) to the next,
+    // so a checkpoint can be taken as soon as replay would cost too much.
+    const G = this.gridMs;
     while (this.now() < t) {
-      const nb = Math.min(t, (Math.floor(this.now() / S) + 1) * S);
+      const nb = Math.min(t, (Math.floor(this.now() / G) + 1) * G);
       const t0 = performance.now();
       this.core.runUntil(nb);
       if (this.now() < nb) break; // the core could not advance
-      if (nb % S !== 0) continue;
+      if (nb % G !== 0) continue;
       this.maybeCheckpoint(nb, performance.now() - t0);
-      if (!this.onSample) continue;
+      if (!this.onSample || nb % S !== 0) continue;
       const m = this.core.view(0).metrics;
       this.samples.set(nb, m);
       this.onSample(nb, m);

@@ -136,7 +136,8 @@ pub struct Cluster {
     /// `broker.rack` of broker `i + 1`; empty when the brokers have no racks.
     pub racks: Vec<String>,
     pub topics: Vec<TopicInfo>,
-    pub partitions: Vec<PartitionInfo>,
+    /// Fixed once built: shared by every snapshot.
+    pub partitions: Rc<Vec<PartitionInfo>>,
     pub brokers: Vec<Broker>,
     pub controller: Controller,
     pub producers: Vec<Producer>,
@@ -252,7 +253,7 @@ impl Cluster {
             config: spec.config,
             racks: spec.racks,
             topics: spec.topics,
-            partitions: spec.partitions,
+            partitions: Rc::new(spec.partitions),
             brokers,
             producers,
             consumers,

@@ -9,6 +9,8 @@
 
 use std::rc::Rc;
 
+use crate::sim::shared::cow;
+
 use serde::Serialize;
 
 use super::availability::{Availability, FaultAction, PartitionState};
@@ -146,9 +148,9 @@ pub struct Cluster {
     next_id: u64,
     pub steps: Vec<(u64, Action)>,
     /// Acknowledged records per partition.
-    /// Shared with snapshots: a partition's ledger is copied (its last
-    /// partial chunk only) when it first grows after one.
-    pub acked: Vec<Rc<AckedLedger>>,
+    /// Shared with snapshots in chunks (`SharedVec`): a partition's ledger
+    /// copies its last, partial chunk when it first grows after one.
+    pub acked: Vec<AckedLedger>,
     pub invariants: InvariantState,
     dirty: Vec<PartitionIndex>,
     /// Queue length at which dead timers are next dropped.
@@ -260,7 +262,7 @@ impl Cluster {
             trace: Trace::default(),
             next_id: 0,
             steps: spec.steps,
-            acked: vec![Rc::default(); n],
+            acked: vec![AckedLedger::new(); n],
             invariants: InvariantState::new(n),
             dirty: Vec::new(),
             compact_at: MIN_COMPACT_QUEUE,
@@ -739,7 +741,7 @@ impl Cluster {
                 let sent = self.sent_at(a.id);
                 self.availability
                     .acked(a.partition, self.now, self.now.saturating_sub(sent));
-                Rc::make_mut(&mut self.acked[a.partition]).push(a);
+                self.acked[a.partition].push(a);
                 self.dirty.push(a.partition);
             }
         }
@@ -1029,7 +1031,7 @@ impl Cluster {
                     if broker.is_running() {
                         for r in broker.replicas.shared_mut() {
                             if r.log.needs_flush() {
-                                Rc::make_mut(r).log.flush();
+                                cow(r).log.flush();
                             }
                         }
                     }

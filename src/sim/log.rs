@@ -12,6 +12,10 @@
 //! compared at any offset in O(1): that is how "log matching below the HW" is
 //! checked after every step without rescanning logs.
 
+use std::rc::Rc;
+
+use crate::sim::shared::cow;
+
 use serde::Serialize;
 
 use super::shared::SharedVec;
@@ -72,7 +76,8 @@ impl ProducerState {
 /// their own (tests/conformance/epoch_cache.rs ports Kafka's test cases).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct EpochCache {
-    entries: Vec<(u32, u64)>,
+    /// Shared with snapshots until a new epoch or a truncation changes it.
+    entries: Rc<Vec<(u32, u64)>>,
 }
 
 impl EpochCache {
@@ -101,8 +106,9 @@ impl EpochCache {
         {
             return;
         }
-        self.entries.retain(|&(e, s)| e < epoch && s < start);
-        self.entries.push((epoch, start));
+        let entries = cow(&mut self.entries);
+        entries.retain(|&(e, s)| e < epoch && s < start);
+        entries.push((epoch, start));
     }
 
     /// `endOffsetFor(requested, logEndOffset)` of KAFKA_REPLICATION.md §7: the
@@ -133,7 +139,9 @@ impl EpochCache {
     /// `truncateFromEnd(offset)`: drop the entries that start at or after
     /// `offset` (the log was truncated there).
     pub fn truncate_from_end(&mut self, offset: u64) {
-        self.entries.retain(|&(_, s)| s < offset);
+        if self.entries.iter().any(|&(_, s)| s >= offset) {
+            cow(&mut self.entries).retain(|&(_, s)| s < offset);
+        }
     }
 }
 
@@ -152,8 +160,9 @@ pub struct Log {
     pub flushed_offset: u64,
     /// The last high watermark written to `replication-offset-checkpoint`.
     pub checkpointed_high_watermark: u64,
-    /// Idempotent producer state, rebuilt from the log on truncation.
-    producers: Vec<ProducerState>,
+    /// Idempotent producer state, rebuilt from the log on truncation (shared
+    /// with snapshots until an append changes it).
+    producers: Rc<Vec<ProducerState>>,
 }
 
 fn mix(prev: u64, r: &Record) -> u64 {
@@ -258,21 +267,18 @@ impl Log {
     }
 
     fn producer_mut(&mut self, producer_id: u32) -> &mut ProducerState {
-        let idx = match self
-            .producers
-            .iter()
-            .position(|p| p.producer_id == producer_id)
-        {
+        let producers = cow(&mut self.producers);
+        let idx = match producers.iter().position(|p| p.producer_id == producer_id) {
             Some(i) => i,
             None => {
-                self.producers.push(ProducerState {
+                producers.push(ProducerState {
                     producer_id,
                     batches: Vec::new(),
                 });
-                self.producers.len() - 1
+                producers.len() - 1
             }
         };
-        &mut self.producers[idx]
+        &mut producers[idx]
     }
 
     fn note_batch_start(&mut self, r: Record, offset: u64) {
@@ -318,7 +324,7 @@ impl Log {
     /// Rebuild idempotent producer state from the records (done by followers and
     /// after truncation, so de-duplication survives a failover).
     fn rebuild_producer_state(&mut self) {
-        self.producers.clear();
+        self.producers = Rc::default();
         let records = std::mem::take(&mut self.records);
         for (i, (r, _)) in records.iter().enumerate() {
             if r.producer_id == 0 {

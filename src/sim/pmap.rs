@@ -17,13 +17,15 @@
 
 use std::rc::Rc;
 
+use crate::sim::shared::cow;
+
 use super::protocol::PartitionIndex;
 
 const NONE: u32 = u32::MAX;
 
 /// Values sit behind an `Rc`, so a clone of the map (a snapshot of the
 /// world) copies pointers and the index, and a value is copied only when
-/// it is first changed afterwards (copy-on-write, `Rc::make_mut`). Loops over
+/// it is first changed afterwards (copy-on-write, `shared::cow`). Loops over
 /// every value that change only some should use [`PartitionMap::shared_mut`]
 /// and make a value mutable only when they do change it.
 #[derive(Clone, Debug)]
@@ -63,7 +65,7 @@ impl<V: Clone> PartitionMap<V> {
 
     /// `p`'s value, made unshared first (copied if a snapshot shares it).
     pub fn get_mut(&mut self, p: &PartitionIndex) -> Option<&mut V> {
-        self.slot_of(*p).map(|s| Rc::make_mut(&mut self.values[s]))
+        self.slot_of(*p).map(|s| cow(&mut self.values[s]))
     }
 
     pub fn contains_key(&self, p: &PartitionIndex) -> bool {
@@ -116,11 +118,11 @@ impl<V: Clone> PartitionMap<V> {
     /// changes to all of them (a crash). Loops that change only some use
     /// [`PartitionMap::shared_mut`].
     pub fn values_mut(&mut self) -> impl Iterator<Item = &mut V> + '_ {
-        self.values.iter_mut().map(Rc::make_mut)
+        self.values.iter_mut().map(cow)
     }
 
     /// The values as shared handles: read through them, and call
-    /// `Rc::make_mut` only on those that change.
+    /// `shared::cow` only on those that change.
     pub fn shared_mut(&mut self) -> std::slice::IterMut<'_, Rc<V>> {
         self.values.iter_mut()
     }

@@ -15,6 +15,19 @@
 
 use std::rc::Rc;
 
+/// `Rc::make_mut` without its weak-pointer case (nothing here makes weak
+/// pointers), which keeps the page's wasm smaller: `rc`'s value, copied
+/// first when a snapshot shares it.
+pub fn cow<T: Clone>(rc: &mut Rc<T>) -> &mut T {
+    if Rc::get_mut(rc).is_none() {
+        *rc = Rc::new(T::clone(rc));
+    }
+    match Rc::get_mut(rc) {
+        Some(x) => x,
+        None => unreachable!("a fresh Rc is unique"),
+    }
+}
+
 /// A vector whose full chunks of `N` items are shared between clones.
 #[derive(Debug)]
 pub struct SharedVec<T, const N: usize> {
@@ -58,7 +71,7 @@ impl<T: Clone, const N: usize> SharedVec<T, N> {
     }
 
     pub fn push(&mut self, item: T) {
-        let tail = Rc::make_mut(&mut self.tail);
+        let tail = cow(&mut self.tail);
         tail.push(item);
         if tail.len() == N {
             let chunk = std::mem::replace(&mut self.tail, Rc::new(Vec::with_capacity(N)));
@@ -105,7 +118,7 @@ impl<T: Clone, const N: usize> SharedVec<T, N> {
             self.tail = Rc::new(self.full[c][..len % N].to_vec());
             self.full.truncate(c);
         } else {
-            Rc::make_mut(&mut self.tail).truncate(len - c * N);
+            cow(&mut self.tail).truncate(len - c * N);
         }
     }
 

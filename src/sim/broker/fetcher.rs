@@ -3,7 +3,7 @@
 //! truncating on a `DivergingEpoch` answer (AbstractFetcherThread,
 //! KAFKA_REPLICATION.md §1, §7).
 
-use std::rc::Rc;
+use crate::sim::shared::cow;
 
 use crate::sim::config::TruncationMode;
 use crate::sim::io::{Ctx, Timer};
@@ -33,7 +33,7 @@ impl Broker {
                 && r.leader == Some(leader)
                 && r.fetch_backoff_until != until
             {
-                Rc::make_mut(r).fetch_backoff_until = until;
+                cow(r).fetch_backoff_until = until;
             }
         }
         ctx.after(ctx.config.replica_fetch_backoff_ms, Timer::FetchRetry);

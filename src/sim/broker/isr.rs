@@ -2,7 +2,7 @@
 //! `replica.lag.time.max.ms / 2` and the AlterPartition round trip with the
 //! controller (Partition.maybeShrinkIsr, AlterPartitionManager, KIP-497).
 
-use std::rc::Rc;
+use crate::sim::shared::cow;
 
 use crate::sim::io::{Ctx, Timer};
 use crate::sim::protocol::*;
@@ -26,7 +26,7 @@ impl Broker {
             if out.is_empty() {
                 continue;
             }
-            let rep = Rc::make_mut(shared);
+            let rep = cow(shared);
             let new_isr: Vec<BrokerId> = rep
                 .isr
                 .iter()

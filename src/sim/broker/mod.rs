@@ -34,6 +34,8 @@ mod requests;
 
 use std::rc::Rc;
 
+use crate::sim::shared::cow;
+
 use serde::Serialize;
 
 use super::io::{Ctx, Timer};
@@ -275,7 +277,7 @@ impl Broker {
                 .min(r.log.log_end_offset());
             let replicas = std::mem::take(&mut r.replicas);
             let log = std::mem::take(&mut r.log);
-            *r = Replica::new(r.partition, replicas);
+            *r = Replica::new(r.partition, Rc::unwrap_or_clone(replicas));
             self.followed_stale = true;
             r.log = log;
         }
@@ -389,7 +391,7 @@ impl Broker {
     pub fn stop_cleanly(&mut self, ctx: &mut Ctx) {
         for r in self.replicas.shared_mut() {
             if r.log.needs_flush() || r.log.needs_high_watermark_checkpoint() {
-                let r = Rc::make_mut(r);
+                let r = cow(r);
                 r.log.flush();
                 r.log.checkpoint_high_watermark();
             }
@@ -455,7 +457,7 @@ impl Broker {
             Timer::HighWatermarkCheckpoint => {
                 for r in self.replicas.shared_mut() {
                     if r.log.needs_high_watermark_checkpoint() {
-                        Rc::make_mut(r).log.checkpoint_high_watermark();
+                        cow(r).log.checkpoint_high_watermark();
                     }
                 }
                 ctx.after(
@@ -466,7 +468,7 @@ impl Broker {
             Timer::Flush => {
                 for r in self.replicas.shared_mut() {
                     if r.log.needs_flush() {
-                        Rc::make_mut(r).log.flush();
+                        cow(r).log.flush();
                     }
                 }
                 ctx.after(ctx.config.flush_interval_ms, Timer::Flush);

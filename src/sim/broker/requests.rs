@@ -403,7 +403,7 @@ impl Broker {
         if rep.pending_isr.is_none() {
             let add = rep.expand_candidates(&eligible);
             if !add.is_empty() {
-                let mut new_isr = rep.isr.clone();
+                let mut new_isr = rep.isr.to_vec();
                 new_isr.extend(add);
                 let id = ctx.new_id();
                 rep.pending_isr = Some((id, new_isr.clone()));

@@ -9,7 +9,7 @@
 
 use std::rc::Rc;
 
-use crate::sim::shared::cow;
+use crate::sim::shared::{cow, SharedVec};
 
 use serde::Serialize;
 
@@ -168,7 +168,8 @@ pub struct Cluster {
     avail_brokers: Vec<BrokerId>,
     /// When ids were handed out: (first id, ms), one entry per ms at most.
     /// Ids only grow, so a record's send time is found by binary search.
-    id_times: Vec<(u64, u64)>,
+    /// Append-only, so snapshots share it in chunks.
+    id_times: SharedVec<(u64, u64), 256>,
     /// Per consumer, how many of its consumed records were counted.
     consumed_seen: Vec<usize>,
     /// The controller's metadata log is visible to brokers and clients up
@@ -272,7 +273,7 @@ impl Cluster {
             slow: Vec::new(),
             availability,
             avail_brokers: Vec::new(),
-            id_times: Vec::new(),
+            id_times: SharedVec::new(),
             consumed_seen: vec![0; consumers_n],
             metadata_committed: 0,
             metadata_scheduled: 0,
@@ -601,11 +602,13 @@ impl Cluster {
     /// When the application sent record `id` (ids are handed out in time order).
     fn sent_at(&self, id: u64) -> u64 {
         let i = self.id_times.partition_point(|e| e.0 <= id);
-        self.id_times.get(i.wrapping_sub(1)).map_or(0, |e| e.1)
+        i.checked_sub(1)
+            .and_then(|i| self.id_times.get(i))
+            .map_or(0, |e| e.1)
     }
 
     fn handle_inner(&mut self, node: Node, input: Input) {
-        let empty: [super::protocol::MetadataRecord; 0] = [];
+        let empty: [Rc<super::protocol::MetadataRecord>; 0] = [];
         let committed = (self.metadata_committed as usize).min(self.controller.metadata_log.len());
         let Cluster {
             brokers,

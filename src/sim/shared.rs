@@ -107,6 +107,21 @@ impl<T: Clone, const N: usize> SharedVec<T, N> {
         }
     }
 
+    /// The number of leading items `pred` holds for (they must come first,
+    /// as in `slice::partition_point`).
+    pub fn partition_point(&self, pred: impl Fn(&T) -> bool) -> usize {
+        let (mut lo, mut hi) = (0, self.len());
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            if self.get(mid).is_some_and(&pred) {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        lo
+    }
+
     /// Keep the first `len` items. A shared chunk cut in the middle becomes
     /// the new tail (its kept items copied); the chunks before stay shared.
     pub fn truncate(&mut self, len: usize) {
@@ -213,6 +228,12 @@ mod tests {
                 snapshots.push((v.clone(), reference.clone()));
             }
             assert_eq!(v.len(), reference.len());
+            for k in [0, 3, 7, 100, 250] {
+                assert_eq!(
+                    v.partition_point(|x| *x < k),
+                    reference.partition_point(|x| *x < k)
+                );
+            }
             assert_eq!(v.last(), reference.last());
             assert!(v.iter().eq(reference.iter()));
             assert!(v.iter().rev().eq(reference.iter().rev()));

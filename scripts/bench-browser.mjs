@@ -140,7 +140,7 @@ async function main() {
   if (seeks.length) {
     const cases = SEEK_CASES.split(',');
     console.log(`\nseek (lab.seek, ${SEEKS} targets per case; p50 / p95 ms)`);
-    console.log(['scenario'.padEnd(32), 'sim s', ...cases.map((c) => c.padStart(15)), 'seek p95', 'checkpoints', 'ckpt MiB', 'snapshot ms', 'snapshot MiB', 'wasm MiB'].join('  '));
+    console.log(['scenario'.padEnd(32), 'sim s', ...cases.map((c) => c.padStart(15)), 'seek p95', 'checkpoints', 'heap MiB', 'snapshot ms', 'snapshot MiB', 'wasm MiB'].join('  '));
     for (const r of seeks) {
       const c0 = r.cases[cases[0]];
       console.log(
@@ -150,7 +150,7 @@ async function main() {
           ...cases.map((c) => `${fmt(r.cases[c].p50_ms, 1)} / ${fmt(r.cases[c].p95_ms, 1)}`.padStart(15)),
           fmt(r.p95_ms, 1).padStart(8),
           String(c0.checkpoints).padStart(11),
-          fmt(c0.checkpoint_bytes / 1048576, 1).padStart(8),
+          fmt(Math.max(...Object.values(r.cases).map((c) => c.heap_bytes)) / 1048576, 0).padStart(8),
           fmt(r.snapshot_ms, 2).padStart(11),
           fmt(r.snapshot_bytes / 1048576, 2).padStart(12),
           fmt(r.wasm_memory_bytes / 1048576, 0).padStart(8),

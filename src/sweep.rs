@@ -315,7 +315,6 @@ pub fn run_one(cfg: &SweepConfig, seed: u64) -> Result<RunOutcome, String> {
         .cluster
         .trace
         .events()
-        .iter()
         .filter_map(|e| match &e.kind {
             TraceKind::AckedRecordsLost {
                 topic,

@@ -216,7 +216,9 @@ pub fn build_selected(c: &Cluster, max_partitions: usize, focus: &[usize]) -> Vi
                     high_watermark: r.log.high_watermark,
                     epochs: r.log.epochs().to_vec(),
                     first_cell: first,
-                    cells: r.log.records()[first as usize..]
+                    cells: r
+                        .log
+                        .records_between(first, u64::MAX)
                         .iter()
                         .map(|x| x.epoch)
                         .collect(),
@@ -340,7 +342,7 @@ pub fn overview(c: &Cluster) -> Vec<u32> {
         .collect();
     let mut truncating = vec![false; c.partitions.len()];
     let since = c.now.saturating_sub(TRUNCATING_WINDOW_MS);
-    for e in c.trace.events().iter().rev() {
+    for e in c.trace.events().rev() {
         if e.at_ms < since {
             break;
         }

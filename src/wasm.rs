@@ -167,7 +167,7 @@ impl WasmLab {
     /// Trace events from index `cursor` on.
     #[wasm_bindgen(js_name = traceSince)]
     pub fn trace_since(&self, cursor: usize) -> Result<JsValue, JsError> {
-        to_js(&self.lab.cluster.trace.since(cursor))
+        to_js(&self.lab.cluster.trace.since(cursor).collect::<Vec<_>>())
     }
 
     #[wasm_bindgen(js_name = traceLength)]
@@ -276,7 +276,7 @@ impl WasmLab {
 
     #[wasm_bindgen(js_name = traceSinceSwb)]
     pub fn trace_since_swb(&self, cursor: usize) -> Result<JsValue, JsError> {
-        to_js_swb(&self.lab.cluster.trace.since(cursor))
+        to_js_swb(&self.lab.cluster.trace.since(cursor).collect::<Vec<_>>())
     }
 }
 

@@ -335,7 +335,7 @@ fn an_idempotent_producer_unknown_to_a_new_leader_is_accepted_at_any_sequence() 
     );
     let log = &replica(&l, 2, 0).log;
     assert_eq!(log.log_end_offset(), 5);
-    assert_eq!(log.records()[0].seq, 5);
+    assert_eq!(log.record_at(0).map(|r| r.seq), Some(5));
 }
 
 /// BrokerHeartbeatManager.calculateNextBrokerState: controlled shutdown is

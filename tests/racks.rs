@@ -99,7 +99,6 @@ fn read_replica_events(l: &Lab, who: &str) -> Vec<(u64, u32, bool)> {
     l.cluster
         .trace
         .events()
-        .iter()
         .filter_map(|e| match &e.kind {
             TraceKind::ConsumerReadReplicaChanged {
                 consumer,
@@ -116,7 +115,6 @@ fn lost_events(l: &Lab, who: &str) -> Vec<(u64, u32, String)> {
     l.cluster
         .trace
         .events()
-        .iter()
         .filter_map(|e| match &e.kind {
             TraceKind::ConsumerPreferredReplicaLost {
                 consumer,
@@ -137,7 +135,7 @@ fn rack_aware_assignment_puts_replicas_on_distinct_racks() {
     }"#);
     let rack = |b: u32| l.cluster.rack_of(b).unwrap().to_string();
     let mut leaders = vec![0; 6];
-    for p in &l.cluster.partitions {
+    for p in l.cluster.partitions.iter() {
         let mut racks: Vec<String> = p.replicas.iter().map(|b| rack(*b)).collect();
         racks.sort();
         assert_eq!(

@@ -191,7 +191,7 @@ fn a_follower_that_stops_fetching_leaves_the_isr_and_rejoins_when_caught_up() {
 fn a_whole_rack_fails_and_rf_3_across_three_racks_keeps_every_partition_available() {
     let mut l = scenario_file("rack-failure.json");
     // Rack-aware layout: every partition has one replica in each rack.
-    for p in &l.cluster.partitions {
+    for p in l.cluster.partitions.iter() {
         let mut racks: Vec<&str> = p
             .replicas
             .iter()

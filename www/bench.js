@@ -156,7 +156,7 @@ async function runSeek(name) {
       p95_ms: percentile(ms, 95),
       max_ms: Math.max(...ms),
       checkpoints: lab.checkpoints.length,
-      checkpoint_bytes: lab.checkpointBytes?.() ?? NaN,
+      heap_bytes: WasmLab.heapBytes(),
     };
     status(`seek ${name}: ${c} p95 ${cases[c].p95_ms.toFixed(1)} ms`);
     await yieldToPage();
@@ -180,7 +180,7 @@ async function runSeek(name) {
   lab.base = null;
   $('seeks').tBodies[0].append(h('tr', null,
     ...[name, (end / 1000).toFixed(0), ...SEEK_CASES.map((c) => `${cases[c].p50_ms.toFixed(1)} / ${cases[c].p95_ms.toFixed(1)}`),
-      String(cases[SEEK_CASES[0]].checkpoints), MiB(cases[SEEK_CASES[0]].checkpoint_bytes), out.snapshot_ms.toFixed(1), MiB(out.snapshot_bytes), MiB(out.wasm_memory_bytes)]
+      String(cases[SEEK_CASES[0]].checkpoints), MiB(Math.max(...all.map((c) => c.heap_bytes))), out.snapshot_ms.toFixed(1), MiB(out.snapshot_bytes), MiB(out.wasm_memory_bytes)]
       .map((v) => h('td', { text: v }))));
   return out;
 }

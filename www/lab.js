@@ -56,16 +56,20 @@ export class Lab {
     // Time travel (issue 14): checkpoints belong to the lab's clock, not to
     // the animation. Whenever the core runs (play, runFor, a seek's replay, a
     // rebuild after a switch change or a shared link), a snapshot of the
-    // world is taken at a sampling boundary once replaying from the previous
+    // world is taken at a multiple of gridMs once replaying from the previous
     // one would cost more than replayBudgetMs of wall time (and at least
     // twice what a snapshot costs); a built world always keeps one at 0. A
     // seek restores the nearest checkpoint at or before the target (also
-    // ahead of now) and replays the recorded actions after it. The sum of
-    // the snapshots' bytes stays under checkpointBudgetBytes (takeCheckpoint,
-    // maybeCheckpoint).
-    this.checkpoints = []; // [{t, core, bytes}] by t
+    // ahead of now) and replays the recorded actions after it. A snapshot
+    // shares what is unchanged with the world (copy-on-write in the core), so
+    // it costs what the world changes after it: the wasm heap (every lane's
+    // world and checkpoints, WasmLab.heapBytes) is kept under heapBudgetBytes
+    // by dropping checkpoints (trim, maybeCheckpoint).
+    this.checkpoints = []; // [{t, core}] by t
     this.replayBudgetMs = 1.5;
-    this.checkpointBudgetBytes = 224 * 2 ** 20;
+    this.gridMs = 100; // checkpoints fall on multiples of it (sampleMs is one)
+    // 448 MiB, less on a device with under 8 GB (navigator.deviceMemory).
+    this.heapBudgetBytes = Math.min(448, 56 * (globalThis.navigator?.deviceMemory || 8)) * 2 ** 20;
     this.sinceCheckpointMs = 0; // wall ms of core work since the last checkpoint passed
     this.snapshotCost = { ms: 0, bytes: 0 }; // the last snapshot's
     this.samples = new Map(); // t -> metrics, re-emitted after a restore
@@ -82,23 +86,14 @@ export class Lab {
     for (const t of this.samples.keys()) if (t > after) this.samples.delete(t);
   }
 
-  checkpointBytes() {
-    return this.checkpoints.reduce((n, c) => n + c.bytes, 0);
-  }
-
-  takeCheckpoint(t) {
-    // Make room first (the snapshot's size estimated by the last one's), so
-    // memory never holds the world, a full set of checkpoints and one more.
-    const cp = { t, core: null, bytes: this.snapshotCost.bytes };
-    const i = this.checkpoints.findIndex((c) => c.t > t);
-    this.checkpoints.splice(i < 0 ? this.checkpoints.length : i, 0, cp);
-    // Over the cap: drop the checkpoint whose removal leaves the smallest gap
-    // (never the one at 0, never the one being taken).
-    while (this.checkpointBytes() > this.checkpointBudgetBytes) {
+  /** Over the heap budget: drop the checkpoint whose removal leaves the
+   * smallest gap (never the one at 0, never `keep`) until under it. */
+  trim(keep) {
+    while (WasmLab.heapBytes() > this.heapBudgetBytes) {
       let worst = -1;
       let gap = Infinity;
       for (let k = 1; k < this.checkpoints.length; k++) {
-        if (this.checkpoints[k] === cp) continue;
+        if (this.checkpoints[k] === keep) continue;
         const g = (this.checkpoints[k + 1]?.t ?? this.now()) - this.checkpoints[k - 1].t;
         if (g < gap) [gap, worst] = [g, k];
       }
@@ -106,11 +101,17 @@ export class Lab {
       this.checkpoints[worst].core.free();
       this.checkpoints.splice(worst, 1);
     }
+  }
+
+  takeCheckpoint(t) {
     const b0 = WasmLab.heapBytes();
     const t0 = performance.now();
-    cp.core = this.core.snapshot();
+    const cp = { t, core: this.core.snapshot() };
+    // What taking it cost (its bytes grow later, as the world diverges).
     this.snapshotCost = { ms: performance.now() - t0, bytes: Math.max(0, WasmLab.heapBytes() - b0) };
-    cp.bytes = this.snapshotCost.bytes;
+    const i = this.checkpoints.findIndex((c) => c.t > t);
+    this.checkpoints.splice(i < 0 ? this.checkpoints.length : i, 0, cp);
+    this.trim(cp);
     this.sinceCheckpointMs = 0;
   }
 
@@ -121,12 +122,13 @@ export class Lab {
       return;
     }
     this.sinceCheckpointMs += ms;
+    this.trim(); // the world's copy-on-write copies grow the checkpoints
     if (this.sinceCheckpointMs < Math.max(this.replayBudgetMs, 2 * this.snapshotCost.ms)) return;
-    // A big world (the cap binds; size estimated by the last snapshot): only
-    // a checkpoint at least as far from the previous one as the closest two
-    // are, so spacing doubles as a long run fills the cap instead of each
-    // new snapshot evicting the last.
-    if (this.checkpointBytes() + this.snapshotCost.bytes > this.checkpointBudgetBytes) {
+    // A big world (the heap is near its budget): only a checkpoint at least
+    // as far from the previous one as the closest two are, so spacing
+    // doubles as a long run fills the budget instead of each new snapshot
+    // evicting the last.
+    if (WasmLab.heapBytes() > 0.9 * this.heapBudgetBytes) {
       let minGap = Infinity;
       for (let k = 1; k < this.checkpoints.length; k++) {
         minGap = Math.min(minGap, this.checkpoints[k].t - this.checkpoints[k - 1].t);
@@ -296,14 +298,17 @@ export class Lab {
       this.samples.set(0, m);
       this.onSample?.(0, m);
     }
+    // The core runs from one checkpoint boundary (every gridMs) to the next,
+    // so a checkpoint can be taken as soon as replay would cost too much.
+    const G = this.gridMs;
     while (this.now() < t) {
-      const nb = Math.min(t, (Math.floor(this.now() / S) + 1) * S);
+      const nb = Math.min(t, (Math.floor(this.now() / G) + 1) * G);
       const t0 = performance.now();
       this.core.runUntil(nb);
       if (this.now() < nb) break; // the core could not advance
-      if (nb % S !== 0) continue;
+      if (nb % G !== 0) continue;
       this.maybeCheckpoint(nb, performance.now() - t0);
-      if (!this.onSample) continue;
+      if (!this.onSample || nb % S !== 0) continue;
       const m = this.core.view(0).metrics;
       this.samples.set(nb, m);
       this.onSample(nb, m);

@@ -60,13 +60,19 @@ mod cli {
             svg: Option<String>,
         },
         /// What a checkpoint costs: at each simulated time, the bytes and wall
-        /// ms of one deep copy of the world (the page's `snapshot()`), and how
-        /// fast the core replays (events per wall ms) up to there.
+        /// ms of one snapshot of the world (the page's `snapshot()`; shared
+        /// parts are not copied), the bytes it alone still holds once the
+        /// world has run on for --diverge ms (copy-on-write copies: what
+        /// keeping it really costs), and how fast the core replays (events
+        /// per wall ms) up to there.
         Snapshot {
             file: String,
             /// Comma-separated simulated times (ms).
             #[arg(long, default_value = "10000,30000,60000")]
             at: String,
+            /// How long the world runs on before the kept snapshot is dropped.
+            #[arg(long, default_value_t = 1000)]
+            diverge: u64,
         },
         /// Failover cost against the number of partitions the dead broker led.
         Scaling {
@@ -261,7 +267,14 @@ mod cli {
         n
     }
 
-    fn snapshot(file: &str, at: &str) -> Result<(), String> {
+    /// The bytes dropping `x` frees.
+    fn freed_by<T>(x: T) -> usize {
+        let before = failover_lab::heap::live();
+        drop(x);
+        before.saturating_sub(failover_lab::heap::live())
+    }
+
+    fn snapshot(file: &str, at: &str, diverge: u64) -> Result<(), String> {
         let text = std::fs::read_to_string(file).map_err(|e| format!("{file}: {e}"))?;
         let mut lab = Lab::from_json(&text)?;
         let mut points = Vec::new();
@@ -280,19 +293,10 @@ mod cli {
             let copy = lab.clone();
             let clone_ms = ms_since(t1);
             let bytes = failover_lab::heap::live().saturating_sub(before);
-            let t2 = Instant::now();
-            drop(copy);
-            let drop_ms = ms_since(t2);
             // What each part of the world adds to a snapshot.
             let c = &lab.cluster;
-            let logs: Vec<_> = c
-                .brokers
-                .iter()
-                .flat_map(|b| b.replicas.values().map(|r| &r.log))
-                .collect();
             let parts = json!({
                 "brokers": bytes_of(&c.brokers),
-                "of_which_logs": logs.iter().map(|l| bytes_of(*l)).sum::<usize>(),
                 "controller": bytes_of(&c.controller),
                 "producers": bytes_of(&c.producers),
                 "trace": bytes_of(&c.trace),
@@ -301,9 +305,33 @@ mod cli {
                 "availability": bytes_of(&c.availability),
                 "partitions": bytes_of(&c.partitions),
             });
+            // Run on, then drop the snapshot: what it frees is what it alone
+            // held (its copies of everything the world changed meanwhile).
+            lab.cluster.run_until(t + diverge);
+            let kept = failover_lab::heap::live();
+            let mut copy = copy;
+            let s = &mut copy.cluster;
+            let mut retained_parts = json!({
+                "brokers": freed_by(std::mem::take(&mut s.brokers)),
+                "producers": freed_by(std::mem::take(&mut s.producers)),
+                "trace": freed_by(std::mem::take(&mut s.trace)),
+                "acked": freed_by(std::mem::take(&mut s.acked)),
+            });
+            let t2 = Instant::now();
+            drop(copy);
+            let drop_ms = ms_since(t2);
+            let retained = kept.saturating_sub(failover_lab::heap::live());
+            let listed: u64 = retained_parts
+                .as_object()
+                .map(|o| o.values().filter_map(|v| v.as_u64()).sum())
+                .unwrap_or(0);
+            retained_parts["rest"] = json!(retained as u64 - listed.min(retained as u64));
             let p = json!({
                 "at_ms": t,
                 "snapshot_bytes": bytes,
+                "retained_bytes_after_diverge": retained,
+                "retained_parts_bytes": retained_parts,
+                "diverge_ms": diverge,
                 "snapshot_ms": clone_ms,
                 "snapshot_parts_bytes": parts,
                 "drop_ms": drop_ms,
@@ -320,7 +348,7 @@ mod cli {
 
     pub fn main() -> ExitCode {
         let result = match Cli::parse().command {
-            Command::Snapshot { file, at } => snapshot(&file, &at),
+            Command::Snapshot { file, at, diverge } => snapshot(&file, &at, diverge),
             Command::Rto { led, svg } => rto(&led, svg),
             Command::Run { file, until } => run(&file, until),
             Command::Scaling {

@@ -318,7 +318,6 @@ mod cli {
                             .cluster
                             .trace
                             .events()
-                            .iter()
                             .map(|e| format!("{:>8} ms  {}\n", e.at_ms, e.text))
                             .collect();
                         emit(&text);

@@ -7,11 +7,15 @@
 //! code path. After every event the invariant checker looks at the partitions
 //! that event touched (see `invariants.rs`).
 
+use std::rc::Rc;
+
+use crate::sim::shared::{cow, SharedVec};
+
 use serde::Serialize;
 
 use super::availability::{Availability, FaultAction, PartitionState};
 use super::broker::{Broker, Process};
-use super::client::{Acked, Consumer, Producer};
+use super::client::{AckedLedger, Consumer, Producer};
 use super::config::{Acks, ClusterConfig, ConsumerConfig, ProducerConfig};
 use super::controller::Controller;
 use super::invariants::{InvariantState, Violation};
@@ -134,7 +138,8 @@ pub struct Cluster {
     /// `broker.rack` of broker `i + 1`; empty when the brokers have no racks.
     pub racks: Vec<String>,
     pub topics: Vec<TopicInfo>,
-    pub partitions: Vec<PartitionInfo>,
+    /// Fixed once built: shared by every snapshot.
+    pub partitions: Rc<Vec<PartitionInfo>>,
     pub brokers: Vec<Broker>,
     pub controller: Controller,
     pub producers: Vec<Producer>,
@@ -143,7 +148,9 @@ pub struct Cluster {
     next_id: u64,
     pub steps: Vec<(u64, Action)>,
     /// Acknowledged records per partition.
-    pub acked: Vec<Vec<Acked>>,
+    /// Shared with snapshots in chunks (`SharedVec`): a partition's ledger
+    /// copies its last, partial chunk when it first grows after one.
+    pub acked: Vec<AckedLedger>,
     pub invariants: InvariantState,
     dirty: Vec<PartitionIndex>,
     /// Queue length at which dead timers are next dropped.
@@ -163,7 +170,8 @@ pub struct Cluster {
     avail_brokers: Vec<BrokerId>,
     /// When ids were handed out: (first id, ms), one entry per ms at most.
     /// Ids only grow, so a record's send time is found by binary search.
-    id_times: Vec<(u64, u64)>,
+    /// Append-only, so snapshots share it in chunks.
+    id_times: SharedVec<(u64, u64), 256>,
     /// Per consumer, how many of its consumed records were counted.
     consumed_seen: Vec<usize>,
     /// The controller's metadata log is visible to brokers and clients up
@@ -250,14 +258,14 @@ impl Cluster {
             config: spec.config,
             racks: spec.racks,
             topics: spec.topics,
-            partitions: spec.partitions,
+            partitions: Rc::new(spec.partitions),
             brokers,
             producers,
             consumers,
             trace: Trace::default(),
             next_id: 0,
             steps: spec.steps,
-            acked: vec![Vec::new(); n],
+            acked: vec![AckedLedger::new(); n],
             invariants: InvariantState::new(n),
             dirty: Vec::new(),
             compact_at: MIN_COMPACT_QUEUE,
@@ -268,7 +276,7 @@ impl Cluster {
             slow: Vec::new(),
             availability,
             avail_brokers: Vec::new(),
-            id_times: Vec::new(),
+            id_times: SharedVec::new(),
             consumed_seen: vec![0; consumers_n],
             metadata_committed: 0,
             metadata_scheduled: 0,
@@ -602,11 +610,13 @@ impl Cluster {
     /// When the application sent record `id` (ids are handed out in time order).
     fn sent_at(&self, id: u64) -> u64 {
         let i = self.id_times.partition_point(|e| e.0 <= id);
-        self.id_times.get(i.wrapping_sub(1)).map_or(0, |e| e.1)
+        i.checked_sub(1)
+            .and_then(|i| self.id_times.get(i))
+            .map_or(0, |e| e.1)
     }
 
     fn handle_inner(&mut self, node: Node, input: Input) {
-        let empty: [super::protocol::MetadataRecord; 0] = [];
+        let empty: [Rc<super::protocol::MetadataRecord>; 0] = [];
         let committed = (self.metadata_committed as usize).min(self.controller.metadata_log.len());
         let Cluster {
             brokers,
@@ -1030,8 +1040,10 @@ impl Cluster {
             Action::Flush(b) => {
                 if let Some(broker) = self.brokers.get_mut(b as usize - 1) {
                     if broker.is_running() {
-                        for r in broker.replicas.values_mut() {
-                            r.log.flush();
+                        for r in broker.replicas.shared_mut() {
+                            if r.log.needs_flush() {
+                                cow(r).log.flush();
+                            }
                         }
                     }
                 }

@@ -16,6 +16,8 @@
 //! The controller is its own node, not one of the brokers: crashing a broker
 //! never kills it (controller failover belongs to the quorum, out of scope).
 
+use std::rc::Rc;
+
 use serde::Serialize;
 
 use super::io::{Ctx, Timer};
@@ -56,7 +58,8 @@ pub struct BrokerRegistrationState {
 pub struct Controller {
     pub brokers: Vec<BrokerRegistrationState>,
     pub partitions: Vec<PartitionRegistration>,
-    pub metadata_log: Vec<MetadataRecord>,
+    /// Append-only; each record shared with snapshots.
+    pub metadata_log: Vec<Rc<MetadataRecord>>,
     next_broker_epoch: u64,
     /// Metadata records appended since the last push to brokers.
     pub pending_push: bool,
@@ -101,9 +104,11 @@ impl Controller {
         let metadata_log = partitions
             .iter()
             .enumerate()
-            .map(|(p, r)| MetadataRecord::Partition {
-                partition: p,
-                registration: r.clone(),
+            .map(|(p, r)| {
+                Rc::new(MetadataRecord::Partition {
+                    partition: p,
+                    registration: r.clone(),
+                })
             })
             .collect();
         let n = partitions.len();
@@ -184,7 +189,7 @@ impl Controller {
     }
 
     fn append(&mut self, rec: MetadataRecord) {
-        self.metadata_log.push(rec);
+        self.metadata_log.push(Rc::new(rec));
         self.pending_push = true;
     }
 

@@ -133,7 +133,7 @@ pub fn lost_records(c: &Cluster, p: PartitionIndex) -> Vec<(u64, u64, Acks)> {
             .map(|r| &r.log)
             .collect(),
     };
-    missing_acked(&c.acked[p], &holders)
+    missing_acked(c.acked[p].iter(), &holders)
 }
 
 /// `topic-partition`, formatted only when a message needs it (the checks run
@@ -299,9 +299,12 @@ pub fn weak_isr(tp: &dyn Display, replicas: &[ReplicaState]) -> Option<String> {
 
 /// Acknowledged records (offset, id, acks) that none of `holders` has at their
 /// offset.
-pub fn missing_acked(acked: &[Acked], holders: &[&Log]) -> Vec<(u64, u64, Acks)> {
+pub fn missing_acked<'a>(
+    acked: impl IntoIterator<Item = &'a Acked>,
+    holders: &[&Log],
+) -> Vec<(u64, u64, Acks)> {
     acked
-        .iter()
+        .into_iter()
         .filter(|a| {
             !holders
                 .iter()

@@ -3,6 +3,8 @@
 //! cluster routes them afterwards, so every state machine stays a function of
 //! (state, input, time) → (state, outputs), in the manner of Stateright's actors.
 
+use std::rc::Rc;
+
 use super::config::ClusterConfig;
 use super::protocol::{BrokerId, Message, MetadataRecord, Node, PartitionIndex};
 use super::trace::{Trace, TraceKind};
@@ -65,7 +67,7 @@ pub struct Ctx<'a> {
     /// `broker.rack` of broker `i + 1` (static broker config, known to all).
     pub racks: &'a [String],
     pub partitions: &'a [PartitionInfo],
-    pub metadata: &'a [MetadataRecord],
+    pub metadata: &'a [Rc<MetadataRecord>],
     pub trace: &'a mut Trace,
     pub next_id: &'a mut u64,
     pub sends: Vec<(Node, Message)>,

@@ -12,7 +12,13 @@
 //! compared at any offset in O(1): that is how "log matching below the HW" is
 //! checked after every step without rescanning logs.
 
+use std::rc::Rc;
+
+use crate::sim::shared::cow;
+
 use serde::Serialize;
+
+use super::shared::SharedVec;
 
 /// One record as the simulation sees it. `id` is unique per `send()` call of a
 /// producer (a retry keeps it), so the same id at two offsets is a duplicate.
@@ -70,7 +76,8 @@ impl ProducerState {
 /// their own (tests/conformance/epoch_cache.rs ports Kafka's test cases).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct EpochCache {
-    entries: Vec<(u32, u64)>,
+    /// Shared with snapshots until a new epoch or a truncation changes it.
+    entries: Rc<Vec<(u32, u64)>>,
     /// The last entry's epoch, kept beside the entries so the questions asked
     /// on every fetch (`latest_epoch`, `end_offset_for` the latest epoch) do
     /// not read the entries' heap block.
@@ -103,8 +110,9 @@ impl EpochCache {
         {
             return;
         }
-        self.entries.retain(|&(e, s)| e < epoch && s < start);
-        self.entries.push((epoch, start));
+        let entries = cow(&mut self.entries);
+        entries.retain(|&(e, s)| e < epoch && s < start);
+        entries.push((epoch, start));
         self.latest = Some(epoch);
     }
 
@@ -136,16 +144,21 @@ impl EpochCache {
     /// `truncateFromEnd(offset)`: drop the entries that start at or after
     /// `offset` (the log was truncated there).
     pub fn truncate_from_end(&mut self, offset: u64) {
-        self.entries.retain(|&(_, s)| s < offset);
-        self.latest = self.entries.last().map(|e| e.0);
+        if self.entries.iter().any(|&(_, s)| s >= offset) {
+            cow(&mut self.entries).retain(|&(_, s)| s < offset);
+            self.latest = self.entries.last().map(|e| e.0);
+        }
     }
 }
 
+/// Records per shared chunk of a log (512 bytes with their hashes): a snapshot shares a
+/// log's full chunks and copies only its last, partial one.
+const LOG_CHUNK: usize = 16;
+
 #[derive(Clone, Debug, Default)]
 pub struct Log {
-    records: Vec<Record>,
-    /// prefix[i] = hash of records[0..=i].
-    prefix: Vec<u64>,
+    /// Each record with the hash of the log up to and including it.
+    records: SharedVec<(Record, u64), LOG_CHUNK>,
     /// Leader-epoch cache.
     epochs: EpochCache,
     pub high_watermark: u64,
@@ -153,8 +166,9 @@ pub struct Log {
     pub flushed_offset: u64,
     /// The last high watermark written to `replication-offset-checkpoint`.
     pub checkpointed_high_watermark: u64,
-    /// Idempotent producer state, rebuilt from the log on truncation.
-    producers: Vec<ProducerState>,
+    /// Idempotent producer state, rebuilt from the log on truncation (shared
+    /// with snapshots until an append changes it).
+    producers: Rc<Vec<ProducerState>>,
     /// The last record's epoch (a follower's `LastFetchedEpoch`, asked for
     /// every partition of every fetch), kept beside the records.
     last_epoch: Option<u32>,
@@ -178,12 +192,26 @@ impl Log {
         self.records.len() as u64
     }
 
-    pub fn records(&self) -> &[Record] {
-        &self.records
+    /// Every record, in offset order.
+    pub fn records(&self) -> impl DoubleEndedIterator<Item = &Record> + '_ {
+        self.records.iter().map(|e| &e.0)
+    }
+
+    /// Append the records from offset `from` to the log end to `out`.
+    pub fn extend_with_records_from(&self, from: u64, out: &mut Vec<Record>) {
+        out.extend(self.records.range(from as usize, usize::MAX).map(|e| e.0));
+    }
+
+    /// The records at offsets `from..to` (clamped to the LEO).
+    pub fn records_between(&self, from: u64, to: u64) -> Vec<Record> {
+        self.records
+            .range(from as usize, to as usize)
+            .map(|e| e.0)
+            .collect()
     }
 
     pub fn record_at(&self, offset: u64) -> Option<&Record> {
-        self.records.get(offset as usize)
+        self.records.get(offset as usize).map(|e| &e.0)
     }
 
     /// Hash of the whole prefix `[0, offset)`; 0 for the empty prefix.
@@ -191,10 +219,9 @@ impl Log {
         if offset == 0 {
             0
         } else {
-            self.prefix
+            self.records
                 .get(offset as usize - 1)
-                .copied()
-                .unwrap_or(u64::MAX)
+                .map_or(u64::MAX, |e| e.1)
         }
     }
 
@@ -243,9 +270,8 @@ impl Log {
         if self.latest_epoch().is_none_or(|e| record.epoch > e) {
             self.assign_epoch(record.epoch, offset);
         }
-        let prev = self.prefix.last().copied().unwrap_or(0);
-        self.prefix.push(mix(prev, &record));
-        self.records.push(record);
+        let prev = self.records.last().map_or(0, |e| e.1);
+        self.records.push((record, mix(prev, &record)));
         self.last_epoch = Some(record.epoch);
         if record.producer_id != 0 && record.batch_start {
             self.note_batch_start(record, offset);
@@ -256,21 +282,18 @@ impl Log {
     }
 
     fn producer_mut(&mut self, producer_id: u32) -> &mut ProducerState {
-        let idx = match self
-            .producers
-            .iter()
-            .position(|p| p.producer_id == producer_id)
-        {
+        let producers = cow(&mut self.producers);
+        let idx = match producers.iter().position(|p| p.producer_id == producer_id) {
             Some(i) => i,
             None => {
-                self.producers.push(ProducerState {
+                producers.push(ProducerState {
                     producer_id,
                     batches: Vec::new(),
                 });
-                self.producers.len() - 1
+                producers.len() - 1
             }
         };
-        &mut self.producers[idx]
+        &mut producers[idx]
     }
 
     fn note_batch_start(&mut self, r: Record, offset: u64) {
@@ -303,9 +326,9 @@ impl Log {
         if offset >= self.log_end_offset() {
             return Vec::new();
         }
-        let removed = self.records.split_off(offset as usize);
-        self.last_epoch = self.records.last().map(|r| r.epoch);
-        self.prefix.truncate(offset as usize);
+        let removed = self.records_between(offset, u64::MAX);
+        self.records.truncate(offset as usize);
+        self.last_epoch = self.records.last().map(|e| e.0.epoch);
         self.epochs.truncate_from_end(offset);
         self.high_watermark = self.high_watermark.min(offset);
         self.flushed_offset = self.flushed_offset.min(offset);
@@ -317,9 +340,9 @@ impl Log {
     /// Rebuild idempotent producer state from the records (done by followers and
     /// after truncation, so de-duplication survives a failover).
     fn rebuild_producer_state(&mut self) {
-        self.producers.clear();
+        self.producers = Rc::default();
         let records = std::mem::take(&mut self.records);
-        for (i, r) in records.iter().enumerate() {
+        for (i, (r, _)) in records.iter().enumerate() {
             if r.producer_id == 0 {
                 continue;
             }
@@ -339,6 +362,16 @@ impl Log {
         let removed = self.truncate_to(self.flushed_offset);
         self.high_watermark = hw.min(self.log_end_offset());
         removed
+    }
+
+    /// Whether [`Log::flush`] would change anything (a snapshot's shared copy
+    /// is left alone when it would not).
+    pub fn needs_flush(&self) -> bool {
+        self.flushed_offset != self.log_end_offset()
+    }
+
+    pub fn needs_high_watermark_checkpoint(&self) -> bool {
+        self.checkpointed_high_watermark != self.high_watermark
     }
 
     pub fn flush(&mut self) {

@@ -26,6 +26,7 @@ pub mod partition_change;
 pub mod placement;
 pub mod pmap;
 pub mod protocol;
+pub mod shared;
 pub mod time;
 pub mod trace;
 

@@ -12,6 +12,8 @@
 //!
 //! The follower-side truncation rule (§7) is [`Replica::truncation_point`].
 
+use std::rc::Rc;
+
 use serde::Serialize;
 
 use super::config::TruncationMode;
@@ -48,8 +50,10 @@ pub struct Replica {
     pub leader_epoch: u32,
     pub partition_epoch: u32,
     /// The committed ISR as this broker last learned it.
-    pub isr: Vec<BrokerId>,
-    pub replicas: Vec<BrokerId>,
+    /// Shared with snapshots (they change only with new metadata), so copying
+    /// a replica on its first change after a snapshot stays cheap.
+    pub isr: Rc<Vec<BrokerId>>,
+    pub replicas: Rc<Vec<BrokerId>>,
     /// An AlterPartition in flight: (request id, proposed ISR).
     pub pending_isr: Option<(u64, Vec<BrokerId>)>,
     pub recovery: LeaderRecoveryState,
@@ -62,6 +66,13 @@ pub struct Replica {
     /// Follower side: it has appended from its leader in the current epoch,
     /// so its log has been reconciled with the leader's (truncation done).
     pub reconciled: bool,
+}
+
+/// `*to = from`, keeping the shared copy when it is already equal.
+fn set_shared(to: &mut Rc<Vec<BrokerId>>, from: &[BrokerId]) {
+    if **to != from {
+        *to = Rc::new(from.to_vec());
+    }
 }
 
 /// How a follower reconciles after a `DivergingEpoch` answer.
@@ -82,8 +93,8 @@ impl Replica {
             leader: None,
             leader_epoch: 0,
             partition_epoch: 0,
-            isr: Vec::new(),
-            replicas,
+            isr: Rc::default(),
+            replicas: Rc::new(replicas),
             pending_isr: None,
             recovery: LeaderRecoveryState::Recovered,
             followers: Vec::new(),
@@ -136,8 +147,8 @@ impl Replica {
         let new_epoch = !was_leader || self.leader_epoch != reg.leader_epoch;
         self.role = Role::Leader;
         self.leader = Some(me);
-        self.isr = reg.isr.clone();
-        self.replicas = reg.replicas.clone();
+        set_shared(&mut self.isr, &reg.isr);
+        set_shared(&mut self.replicas, &reg.replicas);
         self.partition_epoch = reg.partition_epoch;
         self.recovery = reg.leader_recovery_state;
         self.pending_isr = None;
@@ -187,8 +198,8 @@ impl Replica {
         };
         self.leader = reg.leader;
         self.leader_epoch = reg.leader_epoch;
-        self.isr = reg.isr.clone();
-        self.replicas = reg.replicas.clone();
+        set_shared(&mut self.isr, &reg.isr);
+        set_shared(&mut self.replicas, &reg.replicas);
         self.partition_epoch = reg.partition_epoch;
         self.recovery = reg.leader_recovery_state;
         self.pending_isr = None;

@@ -15,16 +15,25 @@
 //! - [`VecMap`]: a few entries under any ordered key (requests in flight,
 //!   parked operations), a sorted vector.
 
+use std::rc::Rc;
+
+use crate::sim::shared::cow;
+
 use super::protocol::PartitionIndex;
 
 const NONE: u32 = u32::MAX;
 
+/// Values sit behind an `Rc`, so a clone of the map (a snapshot of the
+/// world) copies pointers and the index, and a value is copied only when
+/// it is first changed afterwards (copy-on-write, `shared::cow`). Loops over
+/// every value that change only some should use [`PartitionMap::shared_mut`]
+/// and make a value mutable only when they do change it.
 #[derive(Clone, Debug)]
 pub struct PartitionMap<V> {
     /// By partition index: the entry's position in `keys`/`values`, or `NONE`.
     slot: Vec<u32>,
     keys: Vec<PartitionIndex>,
-    values: Vec<V>,
+    values: Vec<Rc<V>>,
 }
 
 impl<V> Default for PartitionMap<V> {
@@ -37,7 +46,7 @@ impl<V> Default for PartitionMap<V> {
     }
 }
 
-impl<V> PartitionMap<V> {
+impl<V: Clone> PartitionMap<V> {
     pub fn new() -> Self {
         Self::default()
     }
@@ -51,11 +60,12 @@ impl<V> PartitionMap<V> {
     }
 
     pub fn get(&self, p: &PartitionIndex) -> Option<&V> {
-        self.slot_of(*p).map(|s| &self.values[s])
+        self.slot_of(*p).map(|s| &*self.values[s])
     }
 
+    /// `p`'s value, made unshared first (copied if a snapshot shares it).
     pub fn get_mut(&mut self, p: &PartitionIndex) -> Option<&mut V> {
-        self.slot_of(*p).map(|s| &mut self.values[s])
+        self.slot_of(*p).map(|s| cow(&mut self.values[s]))
     }
 
     pub fn contains_key(&self, p: &PartitionIndex) -> bool {
@@ -72,14 +82,15 @@ impl<V> PartitionMap<V> {
 
     pub fn insert(&mut self, p: PartitionIndex, v: V) -> Option<V> {
         if let Some(s) = self.slot_of(p) {
-            return Some(std::mem::replace(&mut self.values[s], v));
+            let old = std::mem::replace(&mut self.values[s], Rc::new(v));
+            return Some(Rc::unwrap_or_clone(old));
         }
         if self.slot.len() <= p {
             self.slot.resize(p + 1, NONE);
         }
         let at = self.keys.partition_point(|k| *k < p);
         self.keys.insert(at, p);
-        self.values.insert(at, v);
+        self.values.insert(at, Rc::new(v));
         self.renumber(at);
         None
     }
@@ -90,7 +101,7 @@ impl<V> PartitionMap<V> {
         self.keys.remove(s);
         let v = self.values.remove(s);
         self.renumber(s);
-        Some(v)
+        Some(Rc::unwrap_or_clone(v))
     }
 
     fn renumber(&mut self, from: usize) {
@@ -99,16 +110,25 @@ impl<V> PartitionMap<V> {
         }
     }
 
-    pub fn values(&self) -> std::slice::Iter<'_, V> {
-        self.values.iter()
+    pub fn values(&self) -> impl DoubleEndedIterator<Item = &V> + '_ {
+        self.values.iter().map(|v| &**v)
     }
 
-    pub fn values_mut(&mut self) -> std::slice::IterMut<'_, V> {
+    /// Every value made mutable (each copied if a snapshot shares it): for
+    /// changes to all of them (a crash). Loops that change only some use
+    /// [`PartitionMap::shared_mut`].
+    pub fn values_mut(&mut self) -> impl Iterator<Item = &mut V> + '_ {
+        self.values.iter_mut().map(cow)
+    }
+
+    /// The values as shared handles: read through them, and call
+    /// `shared::cow` only on those that change.
+    pub fn shared_mut(&mut self) -> std::slice::IterMut<'_, Rc<V>> {
         self.values.iter_mut()
     }
 
     pub fn iter(&self) -> impl Iterator<Item = (&PartitionIndex, &V)> + '_ {
-        self.keys.iter().zip(self.values.iter())
+        self.keys.iter().zip(self.values.iter().map(|v| &**v))
     }
 }
 

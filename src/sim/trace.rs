@@ -7,6 +7,8 @@
 //! hashed as it grows, so the same scenario and seed give the same `trace_hash`
 //! natively and in the browser.
 
+use std::rc::Rc;
+
 use serde::Serialize;
 use xxhash_rust::xxh3::Xxh3;
 
@@ -170,7 +172,8 @@ pub struct TraceEvent {
 
 #[derive(Clone)]
 pub struct Trace {
-    events: Vec<TraceEvent>,
+    /// Shared with snapshots event by event (a snapshot copies pointers).
+    events: Vec<Rc<TraceEvent>>,
     hasher: Xxh3,
 }
 
@@ -199,15 +202,21 @@ impl Trace {
         let line = serde_json::to_vec(&event).unwrap_or_default();
         self.hasher.update(&line);
         self.hasher.update(b"\n");
-        self.events.push(event);
+        self.events.push(Rc::new(event));
     }
 
-    pub fn events(&self) -> &[TraceEvent] {
-        &self.events
+    /// Every event, in order.
+    pub fn events(&self) -> impl DoubleEndedIterator<Item = &TraceEvent> + '_ {
+        self.events.iter().map(|e| &**e)
     }
 
-    pub fn since(&self, cursor: usize) -> &[TraceEvent] {
-        self.events.get(cursor..).unwrap_or(&[])
+    /// The events from index `cursor` on.
+    pub fn since(&self, cursor: usize) -> impl Iterator<Item = &TraceEvent> + '_ {
+        self.events
+            .get(cursor..)
+            .unwrap_or(&[])
+            .iter()
+            .map(|e| &**e)
     }
 
     pub fn len(&self) -> usize {

@@ -34,7 +34,6 @@ pub fn ids(lab: &Lab, broker: u32, partition: usize) -> Vec<u64> {
     replica(lab, broker, partition)
         .log
         .records()
-        .iter()
         .map(|r| r.id)
         .collect()
 }
@@ -44,12 +43,7 @@ pub fn digest(lab: &Lab, broker: u32, partition: usize) -> u64 {
 }
 
 pub fn events<'a>(lab: &'a Lab, f: impl Fn(&TraceKind) -> bool + 'a) -> Vec<&'a TraceEvent> {
-    lab.cluster
-        .trace
-        .events()
-        .iter()
-        .filter(|e| f(&e.kind))
-        .collect()
+    lab.cluster.trace.events().filter(|e| f(&e.kind)).collect()
 }
 
 pub fn truncations(lab: &Lab, broker: u32) -> Vec<(u64, u64)> {

@@ -112,7 +112,7 @@ fn reconcile(f: &mut Replica, leader: &Log) {
             break;
         }
     }
-    for r in &leader.records()[f.log.log_end_offset() as usize..] {
+    for r in &leader.records_between(f.log.log_end_offset(), u64::MAX) {
         f.log.append(*r);
     }
 }

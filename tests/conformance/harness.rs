@@ -142,7 +142,7 @@ impl World {
     }
 
     fn with<R>(&mut self, f: impl FnOnce(&mut Controller, &mut Ctx) -> R) -> R {
-        let metadata: Vec<MetadataRecord> = Vec::new();
+        let metadata: Vec<std::rc::Rc<MetadataRecord>> = Vec::new();
         let mut dirty = Vec::new();
         let racks: Vec<String> = Vec::new();
         let mut ctx = Ctx {

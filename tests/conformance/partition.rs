@@ -81,7 +81,7 @@ fn while_an_isr_shrink_is_pending_the_hw_does_not_move_and_advances_once_committ
     r.pending_isr = Some((7, vec![1]));
     assert_eq!(hw(&mut r, now, 1, &all), 0);
     assert_eq!(
-        r.isr,
+        *r.isr,
         vec![1, 2],
         "a failed attempt leaves the committed ISR"
     );
@@ -123,7 +123,7 @@ fn a_rejected_isr_shrink_leaves_the_committed_isr_and_the_hw() {
     assert_eq!(r.out_of_sync(1, now, LAG), vec![2]);
     r.pending_isr = Some((7, vec![1]));
     assert_eq!(hw(&mut r, now, 1, &all), 0);
-    assert_eq!(r.isr, vec![1, 2]);
+    assert_eq!(*r.isr, vec![1, 2]);
     assert_eq!(r.maximal_isr_len(), 2);
 }
 
@@ -229,10 +229,10 @@ fn a_follower_that_reaches_the_high_watermark_is_proposed_for_the_isr() {
     assert_eq!(r.follower(2).map(|f| f.last_caught_up_ms), Some(T0));
     assert_eq!(r.expand_candidates(&all), vec![2]);
     r.pending_isr = Some((7, vec![1, 2]));
-    assert_eq!(r.isr, vec![1], "not committed yet");
+    assert_eq!(*r.isr, vec![1], "not committed yet");
     assert_eq!(r.maximal_isr_len(), 2);
     commit_isr(&mut r, &[1, 2], 2, T0);
-    assert_eq!(r.isr, vec![1, 2]);
+    assert_eq!(*r.isr, vec![1, 2]);
 }
 
 // Kafka: PartitionTest.testUpdateFollowerFetchState

@@ -73,7 +73,7 @@ impl Client {
     }
 
     fn with(&mut self, f: impl FnOnce(&mut Producer, &mut Ctx)) {
-        let metadata: Vec<MetadataRecord> = Vec::new();
+        let metadata: Vec<std::rc::Rc<MetadataRecord>> = Vec::new();
         let racks: Vec<String> = Vec::new();
         let mut dirty = Vec::new();
         let mut ctx = Ctx {

@@ -206,6 +206,43 @@ test('time travel from a checkpoint: seeking back restores a snapshot and replay
   assert.deepEqual(app.errors, []);
 });
 
+test('checkpoints share the world, stay under the heap budget, and seeks from them stay exact (issue 14)', async () => {
+  await open();
+  const res = await app.page.evaluate(async () => {
+    const { Lab, initWasm } = await import('./lab.js');
+    const { WasmLab } = await import('./pkg/failover_lab.js');
+    await initWasm();
+    const text = await (await fetch('scenarios/tour-11-mass-failover.json')).text();
+    const lab = new Lab();
+    lab.load(text);
+    // A tight budget: the world at 0 plus 48 MiB for its growth and the checkpoints.
+    lab.heapBudgetBytes = WasmLab.heapBytes() + 48 * 2 ** 20;
+    let maxOver = 0;
+    for (let t = 0; t < 40000; t += 2000) {
+      lab.runFor(2000);
+      maxOver = Math.max(maxOver, WasmLab.heapBytes() - lab.heapBudgetBytes);
+    }
+    const hash = lab.traceHash();
+    const kept = lab.checkpoints.map((c) => c.t);
+    const ends = [];
+    for (const t of [31000, 5000, 17000, 29950, 12345]) {
+      lab.seek(t);
+      ends.push(lab.now());
+    }
+    lab.seek(40000);
+    return { hash, again: lab.traceHash(), kept, ends, maxOver };
+  });
+  // Checkpoints beyond the one at 0 survive, spread over the run, and the
+  // heap never ends a stretch of running more than 4 MiB over its budget.
+  assert.ok(res.kept.length >= 4, `checkpoints kept: ${res.kept}`);
+  assert.equal(res.kept[0], 0);
+  assert.ok(res.kept.at(-1) >= 20000, `checkpoints kept: ${res.kept}`);
+  assert.ok(res.maxOver <= 4 * 2 ** 20, `heap over budget by ${res.maxOver} bytes`);
+  assert.deepEqual(res.ends, [31000, 5000, 17000, 29950, 12345]);
+  assert.equal(res.again, res.hash, 'seeking back and forth changed the run');
+  assert.deepEqual(app.errors, []);
+});
+
 test('the trace hash in the browser equals the native CLI one (determinism)', async () => {
   const file = path.join(ROOT, 'scenarios', 'leader-dies.json');
   const out = execFileSync('cargo', ['run', '-q', '--release', '--', 'run', file, '--format', 'json'], {

@@ -3,6 +3,8 @@
 //! truncating on a `DivergingEpoch` answer (AbstractFetcherThread,
 //! KAFKA_REPLICATION.md §1, §7).
 
+use crate::sim::shared::cow;
+
 use crate::sim::config::TruncationMode;
 use crate::sim::io::{Ctx, Timer};
 use crate::sim::partition::Role;
@@ -26,9 +28,12 @@ impl Broker {
 
     pub(super) fn back_off_leader(&mut self, ctx: &mut Ctx, leader: BrokerId) {
         let until = ctx.now + ctx.config.replica_fetch_backoff_ms;
-        for r in self.replicas.values_mut() {
-            if r.role == Role::Follower && r.leader == Some(leader) {
-                r.fetch_backoff_until = until;
+        for r in self.replicas.shared_mut() {
+            if r.role == Role::Follower
+                && r.leader == Some(leader)
+                && r.fetch_backoff_until != until
+            {
+                cow(r).fetch_backoff_until = until;
             }
         }
         ctx.after(ctx.config.replica_fetch_backoff_ms, Timer::FetchRetry);

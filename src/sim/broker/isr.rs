@@ -2,6 +2,8 @@
 //! `replica.lag.time.max.ms / 2` and the AlterPartition round trip with the
 //! controller (Partition.maybeShrinkIsr, AlterPartitionManager, KIP-497).
 
+use crate::sim::shared::cow;
+
 use crate::sim::io::{Ctx, Timer};
 use crate::sim::protocol::*;
 use crate::sim::trace::TraceKind;
@@ -16,14 +18,15 @@ impl Broker {
         let me = self.id;
         let lag = ctx.config.replica_lag_time_max_ms;
         let mut sends = Vec::new();
-        for rep in self.replicas.values_mut() {
-            if !rep.is_leader() || rep.pending_isr.is_some() {
+        for shared in self.replicas.shared_mut() {
+            if !shared.is_leader() || shared.pending_isr.is_some() {
                 continue;
             }
-            let out = rep.out_of_sync(me, ctx.now, lag);
+            let out = shared.out_of_sync(me, ctx.now, lag);
             if out.is_empty() {
                 continue;
             }
+            let rep = cow(shared);
             let new_isr: Vec<BrokerId> = rep
                 .isr
                 .iter()

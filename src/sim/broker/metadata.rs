@@ -42,7 +42,7 @@ impl Broker {
             if let MetadataRecord::Partition {
                 partition,
                 registration,
-            } = rec
+            } = &**rec
             {
                 us += c.broker_metadata_apply_us;
                 let new_role = self.replicas.get(partition).is_some_and(|r| {
@@ -78,7 +78,7 @@ impl Broker {
         // partition order.
         let mut latest: Vec<(PartitionIndex, &PartitionRegistration)> = Vec::new();
         for rec in &metadata[self.metadata_offset as usize..end as usize] {
-            match rec {
+            match &**rec {
                 MetadataRecord::Partition {
                     partition,
                     registration,

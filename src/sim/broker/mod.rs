@@ -32,6 +32,10 @@ mod isr;
 mod metadata;
 mod requests;
 
+use std::rc::Rc;
+
+use crate::sim::shared::cow;
+
 use serde::Serialize;
 
 use super::io::{Ctx, Timer};
@@ -322,7 +326,7 @@ impl Broker {
                 .min(r.log.log_end_offset());
             let replicas = std::mem::take(&mut r.replicas);
             let log = std::mem::take(&mut r.log);
-            *r = Replica::new(r.partition, replicas);
+            *r = Replica::new(r.partition, Rc::unwrap_or_clone(replicas));
             self.followed_stale = true;
             r.log = log;
         }
@@ -434,9 +438,12 @@ impl Broker {
 
     /// A clean stop: flush and checkpoint, as Kafka does on controlled shutdown.
     pub fn stop_cleanly(&mut self, ctx: &mut Ctx) {
-        for r in self.replicas.values_mut() {
-            r.log.flush();
-            r.log.checkpoint_high_watermark();
+        for r in self.replicas.shared_mut() {
+            if r.log.needs_flush() || r.log.needs_high_watermark_checkpoint() {
+                let r = cow(r);
+                r.log.flush();
+                r.log.checkpoint_high_watermark();
+            }
         }
         self.process = Process::ShutDown;
         self.clean_shutdown = true;
@@ -497,8 +504,10 @@ impl Broker {
                 ctx.after(ctx.config.replica_lag_time_max_ms / 2, Timer::IsrCheck);
             }
             Timer::HighWatermarkCheckpoint => {
-                for r in self.replicas.values_mut() {
-                    r.log.checkpoint_high_watermark();
+                for r in self.replicas.shared_mut() {
+                    if r.log.needs_high_watermark_checkpoint() {
+                        cow(r).log.checkpoint_high_watermark();
+                    }
                 }
                 ctx.after(
                     ctx.config.replica_high_watermark_checkpoint_interval_ms,
@@ -506,8 +515,10 @@ impl Broker {
                 );
             }
             Timer::Flush => {
-                for r in self.replicas.values_mut() {
-                    r.log.flush();
+                for r in self.replicas.shared_mut() {
+                    if r.log.needs_flush() {
+                        cow(r).log.flush();
+                    }
                 }
                 ctx.after(ctx.config.flush_interval_ms, Timer::Flush);
             }

@@ -426,7 +426,7 @@ impl Broker {
         if rep.pending_isr.is_none() {
             let add = rep.expand_candidates(&eligible);
             if !add.is_empty() {
-                let mut new_isr = rep.isr.clone();
+                let mut new_isr = rep.isr.to_vec();
                 new_isr.extend(add);
                 let id = ctx.new_id();
                 rep.pending_isr = Some((id, new_isr.clone()));
@@ -562,7 +562,7 @@ impl Broker {
             if fp.fetch_offset > leo {
                 resp.error = Some(ErrorCode::OffsetOutOfRange);
             } else if fp.fetch_offset < hw {
-                resp.records = r.log.records()[fp.fetch_offset as usize..hw as usize].to_vec();
+                resp.records = r.log.records_between(fp.fetch_offset, hw);
             }
             return resp;
         }
@@ -582,7 +582,7 @@ impl Broker {
             if fp.fetch_offset > r.log.log_end_offset() {
                 resp.error = Some(ErrorCode::OffsetOutOfRange);
             } else if fp.fetch_offset < hw {
-                resp.records = r.log.records()[fp.fetch_offset as usize..hw as usize].to_vec();
+                resp.records = r.log.records_between(fp.fetch_offset, hw);
             }
             return resp;
         };
@@ -603,10 +603,9 @@ impl Broker {
             resp.error = Some(ErrorCode::OffsetOutOfRange);
             return resp;
         }
-        let tail = &r.log.records()[fp.fetch_offset as usize..];
-        if !tail.is_empty() {
+        if fp.fetch_offset < r.log.log_end_offset() {
             resp.records = Spares::take(&mut self.spares.records);
-            resp.records.extend_from_slice(tail);
+            r.log.extend_with_records_from(fp.fetch_offset, &mut resp.records);
         }
         if record_for == Some(follower) {
             self.record_follower_position(ctx, follower, broker_epoch, fp);

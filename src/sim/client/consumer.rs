@@ -636,7 +636,7 @@ mod tests {
         let pos = c.positions.get(&0).cloned().unwrap_or_default();
         assert!(pos.stopped, "it stops reading the partition");
         assert_eq!(pos.offset, 120, "the position is not moved");
-        assert!(trace.events().iter().any(|e| matches!(
+        assert!(trace.events().any(|e| matches!(
             &e.kind,
             TraceKind::ConsumerOffsetOutOfRange { reset, position: 120, .. } if reset == "none"
         )));

@@ -35,7 +35,7 @@ mod consumer;
 mod producer;
 
 pub use consumer::{Consumer, ConsumerPosition};
-pub use producer::{Acked, Batch, Producer, ProducerPartition, ProducerStats};
+pub use producer::{Acked, AckedLedger, Batch, Producer, ProducerPartition, ProducerStats};
 
 /// Exponential backoff: `base` doubling per failed attempt, capped at `max`.
 fn backoff(base: u64, max: u64, attempts: u32) -> u64 {

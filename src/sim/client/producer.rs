@@ -62,6 +62,10 @@ pub struct Acked {
     pub acks: Acks,
 }
 
+/// One partition's acknowledged records in order, shared with snapshots in
+/// chunks of 16 (`SharedVec`).
+pub type AckedLedger = crate::sim::shared::SharedVec<Acked, 16>;
+
 #[derive(Clone, Debug)]
 pub struct Producer {
     pub name: String,

@@ -1,0 +1,261 @@
+//! Structural sharing, so a snapshot of the world is cheap (issue 14).
+//!
+//! The page keeps checkpoints of the whole world to seek in time. A deep copy
+//! of a 20,000-partition world is over 100 MB and hundreds of milliseconds, yet
+//! from one checkpoint to the next most of it does not change, and the biggest
+//! parts only grow at their end (logs, the trace, the acknowledged records, the
+//! metadata log). [`SharedVec`] is such an append-mostly vector: every full
+//! chunk of `N` items is frozen behind an `Rc` and shared by every clone, and
+//! the last, partial chunk is shared too until one side changes it (then that
+//! side copies it, at most `N - 1` items). Per-replica state is shared with
+//! copy-on-write one level up (`PartitionMap` holds `Rc<Replica>`).
+//!
+//! Nothing here changes what the simulation computes: the items, their order
+//! and every answer are those of a `Vec` (the tests below check it against one).
+
+use std::rc::Rc;
+
+/// `Rc::make_mut` without its weak-pointer case (nothing here makes weak
+/// pointers), which keeps the page's wasm smaller: `rc`'s value, copied
+/// first when a snapshot shares it.
+pub fn cow<T: Clone>(rc: &mut Rc<T>) -> &mut T {
+    if Rc::get_mut(rc).is_none() {
+        *rc = Rc::new(T::clone(rc));
+    }
+    match Rc::get_mut(rc) {
+        Some(x) => x,
+        None => unreachable!("a fresh Rc is unique"),
+    }
+}
+
+/// A vector whose full chunks of `N` items are shared between clones.
+#[derive(Debug)]
+pub struct SharedVec<T, const N: usize> {
+    /// Frozen chunks, each exactly `N` items long (a full tail moves here
+    /// as it is, so freezing copies nothing).
+    full: Vec<Rc<Vec<T>>>,
+    /// The last chunk, fewer than `N` items, copied on its first change
+    /// after a clone.
+    tail: Rc<Vec<T>>,
+}
+
+impl<T, const N: usize> Clone for SharedVec<T, N> {
+    fn clone(&self) -> Self {
+        SharedVec {
+            full: self.full.clone(),
+            tail: Rc::clone(&self.tail),
+        }
+    }
+}
+
+impl<T, const N: usize> Default for SharedVec<T, N> {
+    fn default() -> Self {
+        SharedVec {
+            full: Vec::new(),
+            tail: Rc::default(),
+        }
+    }
+}
+
+impl<T: Clone, const N: usize> SharedVec<T, N> {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    pub fn len(&self) -> usize {
+        self.full.len() * N + self.tail.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.full.is_empty() && self.tail.is_empty()
+    }
+
+    pub fn push(&mut self, item: T) {
+        let tail = cow(&mut self.tail);
+        tail.push(item);
+        if tail.len() == N {
+            let chunk = std::mem::replace(&mut self.tail, Rc::new(Vec::with_capacity(N)));
+            self.full.push(chunk);
+        }
+    }
+
+    pub fn get(&self, i: usize) -> Option<&T> {
+        let c = i / N;
+        match self.full.get(c) {
+            Some(chunk) => chunk.get(i % N),
+            None => self.tail.get(i - self.full.len() * N),
+        }
+    }
+
+    pub fn last(&self) -> Option<&T> {
+        self.tail
+            .last()
+            .or_else(|| self.full.last().and_then(|c| c.last()))
+    }
+
+    pub fn iter(&self) -> Iter<'_, T, N> {
+        self.range(0, usize::MAX)
+    }
+
+    /// The items at `from..to` (clamped to the length), in order.
+    pub fn range(&self, from: usize, to: usize) -> Iter<'_, T, N> {
+        let back = to.min(self.len());
+        Iter {
+            v: self,
+            front: from.min(back),
+            back,
+        }
+    }
+
+    /// The number of leading items `pred` holds for (they must come first,
+    /// as in `slice::partition_point`).
+    pub fn partition_point(&self, pred: impl Fn(&T) -> bool) -> usize {
+        let (mut lo, mut hi) = (0, self.len());
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            if self.get(mid).is_some_and(&pred) {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        lo
+    }
+
+    /// Keep the first `len` items. A shared chunk cut in the middle becomes
+    /// the new tail (its kept items copied); the chunks before stay shared.
+    pub fn truncate(&mut self, len: usize) {
+        if len >= self.len() {
+            return;
+        }
+        let c = len / N;
+        if c < self.full.len() {
+            self.tail = Rc::new(self.full[c][..len % N].to_vec());
+            self.full.truncate(c);
+        } else {
+            cow(&mut self.tail).truncate(len - c * N);
+        }
+    }
+
+    pub fn clear(&mut self) {
+        self.full.clear();
+        self.tail = Rc::default();
+    }
+}
+
+/// A [`SharedVec`]'s items from `front` up to `back`, either way.
+pub struct Iter<'a, T, const N: usize> {
+    v: &'a SharedVec<T, N>,
+    front: usize,
+    back: usize,
+}
+
+impl<'a, T: Clone, const N: usize> Iterator for Iter<'a, T, N> {
+    type Item = &'a T;
+
+    fn next(&mut self) -> Option<&'a T> {
+        if self.front == self.back {
+            return None;
+        }
+        self.front += 1;
+        self.v.get(self.front - 1)
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let n = self.back - self.front;
+        (n, Some(n))
+    }
+}
+
+impl<'a, T: Clone, const N: usize> DoubleEndedIterator for Iter<'a, T, N> {
+    fn next_back(&mut self) -> Option<&'a T> {
+        if self.front == self.back {
+            return None;
+        }
+        self.back -= 1;
+        self.v.get(self.back)
+    }
+}
+
+impl<T: Clone, const N: usize> ExactSizeIterator for Iter<'_, T, N> {}
+
+impl<T: Clone, const N: usize> FromIterator<T> for SharedVec<T, N> {
+    fn from_iter<I: IntoIterator<Item = T>>(iter: I) -> Self {
+        let mut v = SharedVec::new();
+        for x in iter {
+            v.push(x);
+        }
+        v
+    }
+}
+
+impl<T: Clone, const N: usize> std::ops::Index<usize> for SharedVec<T, N> {
+    type Output = T;
+
+    fn index(&self, i: usize) -> &T {
+        match self.get(i) {
+            Some(x) => x,
+            None => panic!("index {i} out of range for length {}", self.len()),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every operation answers as a `Vec` would, across chunk boundaries, and
+    /// a clone taken before a change does not see it.
+    #[test]
+    fn shared_vec_behaves_as_a_vec_and_clones_are_independent() {
+        let mut v: SharedVec<u32, 4> = SharedVec::new();
+        let mut reference: Vec<u32> = Vec::new();
+        let mut snapshots: Vec<(SharedVec<u32, 4>, Vec<u32>)> = Vec::new();
+        for i in 0..300u32 {
+            let x = i.wrapping_mul(2_654_435_761) % 23;
+            if x < 17 {
+                v.push(i);
+                reference.push(i);
+            } else if x < 20 {
+                let to = (i as usize * 7) % (reference.len() + 1);
+                v.truncate(to);
+                reference.truncate(to);
+            } else {
+                v.clear();
+                reference.clear();
+            }
+            if i % 11 == 0 {
+                snapshots.push((v.clone(), reference.clone()));
+            }
+            assert_eq!(v.len(), reference.len());
+            for k in [0, 3, 7, 100, 250] {
+                assert_eq!(
+                    v.partition_point(|x| *x < k),
+                    reference.partition_point(|x| *x < k)
+                );
+            }
+            assert_eq!(v.last(), reference.last());
+            assert!(v.iter().eq(reference.iter()));
+            assert!(v.iter().rev().eq(reference.iter().rev()));
+            for a in 0..=reference.len() + 1 {
+                assert_eq!(v.get(a), reference.get(a));
+                let b = (a * 3 + 1).min(reference.len() + 2);
+                let want: Vec<&u32> = reference.iter().skip(a).take(b.saturating_sub(a)).collect();
+                assert!(v.range(a, b).eq(want.into_iter()), "range {a}..{b}");
+            }
+        }
+        for (s, r) in snapshots {
+            assert!(s.iter().eq(r.iter()));
+        }
+    }
+
+    #[test]
+    fn full_chunks_are_shared_by_clones() {
+        let v: SharedVec<u64, 8> = (0..20).collect();
+        let w = v.clone();
+        assert!(Rc::ptr_eq(&v.full[0], &w.full[0]));
+        assert!(Rc::ptr_eq(&v.full[1], &w.full[1]));
+        assert!(Rc::ptr_eq(&v.tail, &w.tail));
+        assert_eq!(*w.tail, vec![16, 17, 18, 19]);
+    }
+}

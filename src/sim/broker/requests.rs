@@ -605,7 +605,8 @@ impl Broker {
         }
         if fp.fetch_offset < r.log.log_end_offset() {
             resp.records = Spares::take(&mut self.spares.records);
-            r.log.extend_with_records_from(fp.fetch_offset, &mut resp.records);
+            r.log
+                .extend_with_records_from(fp.fetch_offset, &mut resp.records);
         }
         if record_for == Some(follower) {
             self.record_follower_position(ctx, follower, broker_epoch, fp);

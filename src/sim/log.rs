@@ -197,11 +197,6 @@ impl Log {
         self.records.iter().map(|e| &e.0)
     }
 
-    /// Append the records from offset `from` to the log end to `out`.
-    pub fn extend_with_records_from(&self, from: u64, out: &mut Vec<Record>) {
-        out.extend(self.records.range(from as usize, usize::MAX).map(|e| e.0));
-    }
-
     /// The records at offsets `from..to` (clamped to the LEO).
     pub fn records_between(&self, from: u64, to: u64) -> Vec<Record> {
         self.records

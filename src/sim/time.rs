@@ -8,43 +8,36 @@
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 
-/// What the heap orders: the due time, then "late" and the sequence number
-/// packed into one word (`late << 63 | seq`), and where the event waits in
-/// the slab. Small and `Copy`, so sifting moves 24 bytes, not the event.
-#[derive(Clone, Copy, Debug)]
-struct Key {
+#[derive(Clone, Debug)]
+struct Scheduled<E> {
     at: u64,
-    order: u64,
-    slot: u32,
+    /// Runs after every ordinary event of the same millisecond.
+    late: bool,
+    seq: u64,
+    event: E,
 }
 
-const LATE: u64 = 1 << 63;
-
-impl PartialEq for Key {
+impl<E> PartialEq for Scheduled<E> {
     fn eq(&self, other: &Self) -> bool {
-        self.at == other.at && self.order == other.order
+        self.at == other.at && self.late == other.late && self.seq == other.seq
     }
 }
-impl Eq for Key {}
-impl PartialOrd for Key {
+impl<E> Eq for Scheduled<E> {}
+impl<E> PartialOrd for Scheduled<E> {
     fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
         Some(self.cmp(other))
     }
 }
-impl Ord for Key {
+impl<E> Ord for Scheduled<E> {
     // Reversed: BinaryHeap is a max-heap and we want the earliest first.
     fn cmp(&self, other: &Self) -> Ordering {
-        (other.at, other.order).cmp(&(self.at, self.order))
+        (other.at, other.late, other.seq).cmp(&(self.at, self.late, self.seq))
     }
 }
 
 #[derive(Clone, Debug)]
 pub struct EventQueue<E> {
-    heap: BinaryHeap<Key>,
-    /// The pending events, by the slot their key names.
-    slab: Vec<Option<E>>,
-    /// Slots of `slab` free for the next event.
-    free: Vec<u32>,
+    heap: BinaryHeap<Scheduled<E>>,
     next_seq: u64,
 }
 
@@ -52,8 +45,6 @@ impl<E> Default for EventQueue<E> {
     fn default() -> Self {
         EventQueue {
             heap: BinaryHeap::new(),
-            slab: Vec::new(),
-            free: Vec::new(),
             next_seq: 0,
         }
     }
@@ -74,18 +65,12 @@ impl<E> EventQueue<E> {
     fn push(&mut self, at: u64, late: bool, event: E) {
         let seq = self.next_seq;
         self.next_seq += 1;
-        let slot = match self.free.pop() {
-            Some(s) => {
-                self.slab[s as usize] = Some(event);
-                s
-            }
-            None => {
-                self.slab.push(Some(event));
-                (self.slab.len() - 1) as u32
-            }
-        };
-        let order = if late { LATE | seq } else { seq };
-        self.heap.push(Key { at, order, slot });
+        self.heap.push(Scheduled {
+            at,
+            late,
+            seq,
+            event,
+        });
     }
 
     pub fn peek_time(&self) -> Option<u64> {
@@ -93,10 +78,7 @@ impl<E> EventQueue<E> {
     }
 
     pub fn pop(&mut self) -> Option<(u64, E)> {
-        let k = self.heap.pop()?;
-        self.free.push(k.slot);
-        let event = self.slab[k.slot as usize].take()?;
-        Some((k.at, event))
+        self.heap.pop().map(|s| (s.at, s.event))
     }
 
     pub fn len(&self) -> usize {
@@ -110,24 +92,12 @@ impl<E> EventQueue<E> {
     /// Drop the pending events `keep` says no to. The others keep their time
     /// and sequence, so they run in exactly the order they would have.
     pub fn retain(&mut self, mut keep: impl FnMut(&E) -> bool) {
-        let EventQueue {
-            heap, slab, free, ..
-        } = self;
-        heap.retain(|k| {
-            let kept = slab[k.slot as usize].as_ref().is_some_and(&mut keep);
-            if !kept {
-                slab[k.slot as usize] = None;
-                free.push(k.slot);
-            }
-            kept
-        });
+        self.heap.retain(|s| keep(&s.event));
     }
 
     /// Every pending event with its due time, in no particular order.
     pub fn iter(&self) -> impl Iterator<Item = (u64, &E)> {
-        self.heap
-            .iter()
-            .filter_map(|k| self.slab[k.slot as usize].as_ref().map(|e| (k.at, e)))
+        self.heap.iter().map(|s| (s.at, &s.event))
     }
 }
 

@@ -202,11 +202,9 @@ impl Broker {
                 continue;
             }
             let appended = !resp.records.is_empty();
-            let mut records = resp.records;
-            for r in records.drain(..) {
+            for r in resp.records {
                 rep.log.append(r);
             }
-            Spares::put(&mut self.spares.records, records);
             let leo = rep.log.log_end_offset();
             let hw = resp.high_watermark.min(leo);
             // The invariants need a look only when this replica's state moved.

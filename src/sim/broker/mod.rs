@@ -165,8 +165,8 @@ pub struct Broker {
 }
 
 /// Emptied buffers of the fetch path (a fetch's partitions, a response's
-/// partitions, the epochs a fetch asked for, the records a follower
-/// appended, the partitions a response changed), kept for the next fetch: every broker both sends and answers
+/// partitions, the epochs a fetch asked for, the partitions a response
+/// changed), kept for the next fetch: every broker both sends and answers
 /// fetches, so what one side frees the other reuses, and a steady run
 /// allocates none of them per event. They hold no state: a clone of the
 /// broker (a checkpoint) starts without any.
@@ -175,7 +175,6 @@ struct Spares {
     fetch_parts: Vec<Vec<FetchPartition>>,
     responses: Vec<Vec<FetchPartitionResponse>>,
     sent: Vec<Vec<(PartitionIndex, u32)>>,
-    records: Vec<Vec<Record>>,
     changed: Vec<PartitionIndex>,
 }
 

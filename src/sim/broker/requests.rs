@@ -603,11 +603,7 @@ impl Broker {
             resp.error = Some(ErrorCode::OffsetOutOfRange);
             return resp;
         }
-        if fp.fetch_offset < r.log.log_end_offset() {
-            resp.records = Spares::take(&mut self.spares.records);
-            r.log
-                .extend_with_records_from(fp.fetch_offset, &mut resp.records);
-        }
+        resp.records = r.log.records_between(fp.fetch_offset, u64::MAX);
         if record_for == Some(follower) {
             self.record_follower_position(ctx, follower, broker_epoch, fp);
         }

@@ -86,10 +86,14 @@ export class Lab {
     for (const t of this.samples.keys()) if (t > after) this.samples.delete(t);
   }
 
-  /** Over the heap budget: drop the checkpoint whose removal leaves the
-   * smallest gap (never the one at 0, never `keep`) until under it. */
+  /** Over the heap budget, less twice the most the heap grew between two
+   * checks lately (so wasm memory, which never shrinks, stays near the
+   * budget): drop the checkpoint whose removal leaves the smallest gap
+   * (never the one at 0, never `keep`) until under it. */
   trim(keep) {
-    while (WasmLab.heapBytes() > this.heapBudgetBytes) {
+    const heap = WasmLab.heapBytes();
+    this.growth = Math.max(0.9 * (this.growth || 0), heap - (this.lastHeap ?? heap));
+    while (WasmLab.heapBytes() > this.heapBudgetBytes - 2 * this.growth) {
       let worst = -1;
       let gap = Infinity;
       for (let k = 1; k < this.checkpoints.length; k++) {
@@ -101,6 +105,7 @@ export class Lab {
       this.checkpoints[worst].core.free();
       this.checkpoints.splice(worst, 1);
     }
+    this.lastHeap = WasmLab.heapBytes();
   }
 
   takeCheckpoint(t) {

@@ -193,7 +193,7 @@ impl Log {
     }
 
     /// Every record, in offset order.
-    pub fn records(&self) -> impl DoubleEndedIterator<Item = &Record> + '_ {
+    pub fn records(&self) -> impl Iterator<Item = &Record> + '_ {
         self.records.iter().map(|e| &e.0)
     }
 

@@ -52,6 +52,7 @@ impl<V: Clone> PartitionMap<V> {
     }
 
     /// The position of `p`'s entry (stable until the next insert or remove).
+    #[inline]
     pub fn slot_of(&self, p: PartitionIndex) -> Option<usize> {
         match self.slot.get(p) {
             Some(&s) if s != NONE => Some(s as usize),
@@ -64,6 +65,7 @@ impl<V: Clone> PartitionMap<V> {
     }
 
     /// `p`'s value, made unshared first (copied if a snapshot shares it).
+    #[inline]
     pub fn get_mut(&mut self, p: &PartitionIndex) -> Option<&mut V> {
         self.slot_of(*p).map(|s| cow(&mut self.values[s]))
     }

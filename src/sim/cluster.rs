@@ -9,7 +9,7 @@
 
 use std::rc::Rc;
 
-use crate::sim::shared::{cow, SharedVec};
+use crate::sim::shared::{cow, Scratch, SharedVec};
 
 use serde::Serialize;
 
@@ -159,7 +159,7 @@ pub struct Cluster {
     sends_buf: Vec<(Node, Message)>,
     timers_buf: Vec<(u64, Timer)>,
     /// Boxes of delivered messages, reused for the next ones sent.
-    msg_boxes: BoxPool<Message>,
+    msg_boxes: Scratch<BoxPool<Message>>,
     pub events_processed: u64,
     /// Brokers told to be slow for a partition: (broker, partition).
     pub slow: Vec<(BrokerId, PartitionIndex)>,
@@ -271,7 +271,7 @@ impl Cluster {
             compact_at: MIN_COMPACT_QUEUE,
             sends_buf: Vec::new(),
             timers_buf: Vec::new(),
-            msg_boxes: BoxPool::default(),
+            msg_boxes: Scratch::default(),
             events_processed: 0,
             slow: Vec::new(),
             availability,
@@ -378,6 +378,7 @@ impl Cluster {
             Event::Deliver { from, to, msg, .. } => {
                 let msg = self
                     .msg_boxes
+                    .0
                     .unbox(msg, Message::MetadataPush { metadata_end: 0 });
                 self.deliver(from, to, msg)
             }
@@ -496,7 +497,7 @@ impl Cluster {
                 from,
                 to,
                 sent_at,
-                msg: self.msg_boxes.boxed(msg),
+                msg: self.msg_boxes.0.boxed(msg),
             },
         );
     }

@@ -15,6 +15,24 @@
 
 use std::rc::Rc;
 
+/// Buffers kept for reuse that hold no state of the world (a broker's
+/// emptied fetch buffers, the cluster's emptied message boxes): a clone of
+/// the world (a snapshot) starts without them instead of copying them.
+#[derive(Default)]
+pub struct Scratch<T>(pub T);
+
+impl<T: Default> Clone for Scratch<T> {
+    fn clone(&self) -> Self {
+        Scratch(T::default())
+    }
+}
+
+impl<T> std::fmt::Debug for Scratch<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Scratch")
+    }
+}
+
 /// `Rc::make_mut` without its weak-pointer case (nothing here makes weak
 /// pointers), which keeps the page's wasm smaller: `rc`'s value, copied
 /// first when a snapshot shares it.

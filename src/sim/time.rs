@@ -103,7 +103,8 @@ impl<E> EventQueue<E> {
 
 /// Emptied boxes kept for reuse: a message travels in a `Box` so the queue
 /// moves small events, and recycling the box saves an allocation and a free
-/// per delivered message. Holds no state, so a clone starts empty.
+/// per delivered message. Holds no state: the cluster keeps it in a
+/// `shared::Scratch`, so a snapshot starts without it.
 pub struct BoxPool<T> {
     boxes: Vec<Box<T>>,
 }
@@ -114,18 +115,6 @@ const MAX_POOLED_BOXES: usize = 1024;
 impl<T> Default for BoxPool<T> {
     fn default() -> Self {
         BoxPool { boxes: Vec::new() }
-    }
-}
-
-impl<T> Clone for BoxPool<T> {
-    fn clone(&self) -> Self {
-        BoxPool::default()
-    }
-}
-
-impl<T> std::fmt::Debug for BoxPool<T> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "BoxPool({})", self.boxes.len())
     }
 }
 

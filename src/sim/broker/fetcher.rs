@@ -63,7 +63,7 @@ impl Broker {
             if self.fetch_in_flight.contains_key(&(leader as usize)) {
                 continue;
             }
-            let mut partitions = Spares::take(&mut self.spares.fetch_parts);
+            let mut partitions = Spares::take(&mut self.spares.0.fetch_parts);
             partitions.reserve(parts.len());
             for p in parts {
                 let Some(r) = self.replicas.get(p) else {
@@ -84,11 +84,11 @@ impl Broker {
                 });
             }
             if partitions.is_empty() {
-                Spares::put(&mut self.spares.fetch_parts, partitions);
+                Spares::put(&mut self.spares.0.fetch_parts, partitions);
                 continue;
             }
             let id = ctx.new_id();
-            let mut sent = Spares::take(&mut self.spares.sent);
+            let mut sent = Spares::take(&mut self.spares.0.sent);
             sent.extend(
                 partitions
                     .iter()
@@ -130,7 +130,7 @@ impl Broker {
         let mut retry_later = false;
         // Partitions whose log or HW changed: consumers parked here may now
         // have something to read (KIP-392 follower fetching).
-        let mut changed = std::mem::take(&mut self.spares.changed);
+        let mut changed = std::mem::take(&mut self.spares.0.changed);
         changed.clear();
         for resp in partitions.drain(..) {
             let p = resp.partition;
@@ -215,12 +215,12 @@ impl Broker {
             rep.log.high_watermark = hw;
             changed.push(p);
         }
-        Spares::put(&mut self.spares.responses, partitions);
-        Spares::put(&mut self.spares.sent, sent);
+        Spares::put(&mut self.spares.0.responses, partitions);
+        Spares::put(&mut self.spares.0.sent, sent);
         for &p in &changed {
             self.wake_fetches(ctx, p);
         }
-        self.spares.changed = changed;
+        self.spares.0.changed = changed;
         if retry_later {
             ctx.after(ctx.config.replica_fetch_backoff_ms, Timer::FetchRetry);
         }

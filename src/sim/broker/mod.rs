@@ -34,7 +34,7 @@ mod requests;
 
 use std::rc::Rc;
 
-use crate::sim::shared::cow;
+use crate::sim::shared::{cow, Scratch};
 
 use serde::Serialize;
 
@@ -161,15 +161,15 @@ pub struct Broker {
     followed: VecMap<BrokerId, Vec<PartitionIndex>>,
     followed_stale: bool,
     /// Emptied buffers of the fetch path, reused instead of allocated anew.
-    spares: Spares,
+    spares: Scratch<Spares>,
 }
 
 /// Emptied buffers of the fetch path (a fetch's partitions, a response's
 /// partitions, the epochs a fetch asked for, the partitions a response
 /// changed), kept for the next fetch: every broker both sends and answers
 /// fetches, so what one side frees the other reuses, and a steady run
-/// allocates none of them per event. They hold no state: a clone of the
-/// broker (a checkpoint) starts without any.
+/// allocates none of them per event. They hold no state: the broker keeps
+/// them in a `shared::Scratch`, so a checkpoint starts without any.
 #[derive(Default)]
 struct Spares {
     fetch_parts: Vec<Vec<FetchPartition>>,
@@ -191,18 +191,6 @@ impl Spares {
             v.clear();
             list.push(v);
         }
-    }
-}
-
-impl Clone for Spares {
-    fn clone(&self) -> Self {
-        Spares::default()
-    }
-}
-
-impl std::fmt::Debug for Spares {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("Spares")
     }
 }
 
@@ -238,7 +226,7 @@ impl Broker {
             slow_partitions: Vec::new(),
             followed: VecMap::new(),
             followed_stale: true,
-            spares: Spares::default(),
+            spares: Scratch::default(),
         }
     }
 

@@ -479,7 +479,7 @@ impl Broker {
 
     pub(super) fn answer_fetch(&mut self, ctx: &mut Ctx, parked: ParkedFetch, expired: bool) {
         let _ = expired;
-        let mut out = Spares::take(&mut self.spares.responses);
+        let mut out = Spares::take(&mut self.spares.0.responses);
         out.reserve(parked.partitions.len());
         for fp in &parked.partitions {
             out.push(self.read_partition(
@@ -498,7 +498,7 @@ impl Broker {
                 partitions: out,
             },
         );
-        Spares::put(&mut self.spares.fetch_parts, parked.partitions);
+        Spares::put(&mut self.spares.0.fetch_parts, parked.partitions);
     }
 
     /// Leader-side processing of one partition of a Fetch (§1 steps 1–4).

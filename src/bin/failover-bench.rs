@@ -109,6 +109,17 @@ mod cli {
         t0.elapsed().as_secs_f64() * 1e3
     }
 
+    /// A comma-separated list of numbers given to `flag`.
+    fn numbers<T: std::str::FromStr>(list: &str, flag: &str) -> Result<Vec<T>, String> {
+        list.split(',')
+            .map(|s| {
+                s.trim()
+                    .parse()
+                    .map_err(|_| format!("{flag}: bad number {s:?}"))
+            })
+            .collect()
+    }
+
     fn run(file: &str, until: Option<u64>) -> Result<(), String> {
         let text = std::fs::read_to_string(file).map_err(|e| format!("{file}: {e}"))?;
         let t0 = Instant::now();
@@ -163,14 +174,7 @@ mod cli {
         svg: Option<String>,
         json_out: Option<String>,
     ) -> Result<(), String> {
-        let counts: Vec<u32> = partitions
-            .split(',')
-            .map(|s| {
-                s.trim()
-                    .parse()
-                    .map_err(|_| format!("--partitions: bad number {s:?}"))
-            })
-            .collect::<Result<_, _>>()?;
+        let counts: Vec<u32> = numbers(partitions, "--partitions")?;
         let mut points = Vec::new();
         for n in counts {
             let w = Workload {
@@ -229,11 +233,7 @@ mod cli {
 
     fn rto(led: &str, svg: Option<String>) -> Result<(), String> {
         let mut points = Vec::new();
-        for s in led.split(',') {
-            let n: u32 = s
-                .trim()
-                .parse()
-                .map_err(|_| format!("--led: bad number {s:?}"))?;
+        for n in numbers::<u32>(led, "--led")? {
             let t0 = Instant::now();
             let p = bench::rto_point(n, "")?;
             eprintln!(
@@ -278,11 +278,7 @@ mod cli {
         let text = std::fs::read_to_string(file).map_err(|e| format!("{file}: {e}"))?;
         let mut lab = Lab::from_json(&text)?;
         let mut points = Vec::new();
-        for s in at.split(',') {
-            let t: u64 = s
-                .trim()
-                .parse()
-                .map_err(|_| format!("--at: bad number {s:?}"))?;
+        for t in numbers::<u64>(at, "--at")? {
             let e0 = lab.cluster.events_processed;
             let t0 = Instant::now();
             lab.cluster.run_until(t);

@@ -158,11 +158,6 @@ impl<T: Clone, const N: usize> SharedVec<T, N> {
             cow(&mut self.tail).truncate(len - c * N);
         }
     }
-
-    pub fn clear(&mut self) {
-        self.full.clear();
-        self.tail = Rc::default();
-    }
 }
 
 /// A [`SharedVec`]'s items from `front` up to `back`.
@@ -199,17 +194,6 @@ impl<T: Clone, const N: usize> FromIterator<T> for SharedVec<T, N> {
     }
 }
 
-impl<T: Clone, const N: usize> std::ops::Index<usize> for SharedVec<T, N> {
-    type Output = T;
-
-    fn index(&self, i: usize) -> &T {
-        match self.get(i) {
-            Some(x) => x,
-            None => panic!("index {i} out of range for length {}", self.len()),
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -231,8 +215,8 @@ mod tests {
                 v.truncate(to);
                 reference.truncate(to);
             } else {
-                v.clear();
-                reference.clear();
+                v.truncate(0);
+                reference.truncate(0);
             }
             if i % 11 == 0 {
                 snapshots.push((v.clone(), reference.clone()));

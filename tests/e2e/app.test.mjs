@@ -6,8 +6,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { execFileSync } from 'node:child_process';
-import { startApp, ROOT, WWW } from './helpers.mjs';
+import { startApp, ROOT, WWW, cli } from './helpers.mjs';
 
 let app;
 
@@ -245,12 +244,7 @@ test('checkpoints share the world, stay under the heap budget, and seeks from th
 
 test('the trace hash in the browser equals the native CLI one (determinism)', async () => {
   const file = path.join(ROOT, 'scenarios', 'leader-dies.json');
-  const out = execFileSync('cargo', ['run', '-q', '--release', '--', 'run', file, '--format', 'json'], {
-    cwd: ROOT,
-    encoding: 'utf8',
-    env: { ...process.env, PATH: `${process.env.HOME}/.cargo/bin:${process.env.PATH}` },
-    maxBuffer: 64 << 20,
-  });
+  const out = cli(['run', file, '--format', 'json']);
   const native = JSON.parse(out);
   await open();
   const text = fs.readFileSync(file, 'utf8');

@@ -10,8 +10,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { execFileSync } from 'node:child_process';
-import { startApp, ROOT, WWW } from './helpers.mjs';
+import { startApp, ROOT, WWW, cli } from './helpers.mjs';
 
 let app;
 
@@ -25,15 +24,9 @@ after(async () => {
 });
 
 /** The native CLI's report of `run FILE --set …` (settings: "k=v,k=v"). */
-function cli(file, settings, extra = []) {
+function report(file, settings, extra = []) {
   const sets = settings ? settings.split(',').flatMap((s) => ['--set', s]) : [];
-  const out = execFileSync('cargo', ['run', '-q', '--release', '--', 'run', file, ...sets, '--format', 'json', ...extra], {
-    cwd: ROOT,
-    encoding: 'utf8',
-    env: { ...process.env, PATH: `${process.env.HOME}/.cargo/bin:${process.env.PATH}` },
-    maxBuffer: 64 << 20,
-  });
-  return JSON.parse(out);
+  return JSON.parse(cli(['run', file, ...sets, '--format', 'json', ...extra]));
 }
 
 async function open(query = '?scenario=leader-dies.json&paused=1', hash = '') {
@@ -47,7 +40,7 @@ test('each lane equals the CLI run with its --set, trace hash included', async (
   app.errors.length = 0;
   const file = path.join(ROOT, 'scenarios', 'unclean-election.json');
   const lanes = LANES.split('|');
-  const native = lanes.map((l) => cli(file, l));
+  const native = lanes.map((l) => report(file, l));
   await open('?scenario=unclean-election.json&paused=1');
   const text = fs.readFileSync(file, 'utf8');
   const end = native[0].end_ms;
@@ -117,11 +110,7 @@ test('a fault applies to every lane; time travel moves them all; the divergence 
 test('the divergence is the first trace event that differs (checked against both CLI traces)', async () => {
   const file = path.join(ROOT, 'scenarios', 'tour-13-acks1-vs-acks-all.json');
   const trace = (s) =>
-    execFileSync('cargo', ['run', '-q', '--release', '--', 'run', file, '--set', s, '--format', 'trace'], {
-      cwd: ROOT,
-      encoding: 'utf8',
-      env: { ...process.env, PATH: `${process.env.HOME}/.cargo/bin:${process.env.PATH}` },
-    }).split('\n');
+    cli(['run', file, '--set', s, '--format', 'trace']).split('\n');
   const [a, b] = [trace('acks=1'), trace('acks=all')];
   const i = a.findIndex((line, k) => line !== b[k]);
   const at = Number(/^\s*(\d+) ms/.exec(a[i])[1]);
@@ -238,7 +227,7 @@ test('<failover-lab compare> and embed.html?compare= draw the lanes; a bad one s
   const tmp = path.join(ROOT, 'target', 'tmp-compare-element.json');
   fs.mkdirSync(path.dirname(tmp), { recursive: true });
   fs.writeFileSync(tmp, JSON.stringify(s));
-  for (const [i, l] of r.lanes.entries()) assert.equal(l.report.trace_hash, cli(tmp, ['acks=1', 'acks=all'][i]).trace_hash, `element lane ${i}`);
+  for (const [i, l] of r.lanes.entries()) assert.equal(l.report.trace_hash, report(tmp, ['acks=1', 'acks=all'][i]).trace_hash, `element lane ${i}`);
   // A bad compare attribute: a message in the element, naming the key.
   await page.setContent(`<script type="module" src="${app.baseUrl}/failover-lab.js"></script>
     <failover-lab scenario="${app.baseUrl}/scenarios/leader-dies.json" compare="acks=1|acks=3"></failover-lab>`);

@@ -17,6 +17,7 @@ import http from 'node:http';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { execFileSync } from 'node:child_process';
 import { chromium } from 'playwright-core';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -49,6 +50,16 @@ const MIME = {
 };
 
 /** Content type for a file name (application/octet-stream when unknown). */
+/** The real native CLI (`cargo run --release -- ...args`); its stdout. */
+export function cli(args) {
+  return execFileSync('cargo', ['run', '-q', '--release', '--', ...args], {
+    cwd: ROOT,
+    encoding: 'utf8',
+    env: { ...process.env, PATH: `${process.env.HOME}/.cargo/bin:${process.env.PATH}` },
+    maxBuffer: 64 << 20,
+  });
+}
+
 export function mimeType(file) {
   return MIME[path.extname(file).toLowerCase()] || 'application/octet-stream';
 }

@@ -6,8 +6,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { execFileSync } from 'node:child_process';
-import { startApp, ROOT, WWW } from './helpers.mjs';
+import { startApp, ROOT, WWW, cli } from './helpers.mjs';
 
 let app;
 
@@ -89,12 +88,7 @@ test('a consumer in rack b reads from the rack-b follower, then from the leader 
 
 test('follower fetching runs the same in the browser as natively (trace hash, consumer metrics)', async () => {
   const file = path.join(ROOT, 'scenarios', 'follower-fetching.json');
-  const out = execFileSync('cargo', ['run', '-q', '--release', '--', 'run', file, '--format', 'json'], {
-    cwd: ROOT,
-    encoding: 'utf8',
-    env: { ...process.env, PATH: `${process.env.HOME}/.cargo/bin:${process.env.PATH}` },
-    maxBuffer: 64 << 20,
-  });
+  const out = cli(['run', file, '--format', 'json']);
   const native = JSON.parse(out);
   await open('?scenario=follower-fetching.json&paused=1');
   const wasm = await app.page.evaluate((end) => {

@@ -8,8 +8,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { execFileSync } from 'node:child_process';
-import { startApp, ROOT, WWW } from './helpers.mjs';
+import { startApp, ROOT, WWW, cli } from './helpers.mjs';
 
 let app;
 
@@ -36,14 +35,6 @@ async function openFresh(url) {
   return { page, errors };
 }
 
-function cli(args) {
-  return execFileSync('cargo', ['run', '-q', '--release', '--', ...args], {
-    cwd: ROOT,
-    encoding: 'utf8',
-    env: { ...process.env, PATH: `${process.env.HOME}/.cargo/bin:${process.env.PATH}` },
-    maxBuffer: 64 << 20,
-  });
-}
 
 test('a shared link reproduces the run exactly: same report, same trace hash', async () => {
   app.errors.length = 0;

@@ -9,8 +9,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { execFileSync } from 'node:child_process';
-import { startApp, WWW, ROOT } from './helpers.mjs';
+import { startApp, WWW, cli } from './helpers.mjs';
 
 let app;
 
@@ -23,15 +22,6 @@ after(async () => {
   await app?.close();
 });
 
-function cli(args) {
-  return execFileSync('cargo', ['run', '-q', '--release', '--', ...args], {
-    cwd: ROOT,
-    encoding: 'utf8',
-    env: { ...process.env, PATH: `${process.env.HOME}/.cargo/bin:${process.env.PATH}` },
-    maxBuffer: 64 << 20,
-    stdio: ['ignore', 'pipe', 'ignore'],
-  });
-}
 
 const lines = (text) => text.split('\n').filter(Boolean).map((l) => JSON.parse(l));
 

@@ -17,7 +17,7 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const WWW = path.join(ROOT, 'www');
 // Issue 6's budget: 200 kB. index.html loads the bundle of scripts/build-bundle.mjs
 // (www/dist/), so what counts is the minified JS and CSS the page really fetches.
-const BUDGET = 200_000; // bytes (200 kB)
+const BUDGET = 256 * 1024; // bytes (256 KiB, DEVELOPERS.md)
 
 /** Files a page loads: module scripts and their static/dynamic imports, stylesheets, wasm. */
 function pageFiles(html) {

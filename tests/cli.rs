@@ -278,3 +278,30 @@ fn check_names_a_compare_lane_that_cannot_run() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// KafkaProducer.configureDeliveryTimeout: an explicit delivery.timeout.ms
+/// below linger.ms + request.timeout.ms is a ConfigException; `check`
+/// refuses it with exit 2 and names the key.
+#[test]
+fn check_refuses_a_delivery_timeout_below_linger_plus_request_timeout_naming_the_key() {
+    let dir = std::env::temp_dir().join(format!("failover-lab-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("short-delivery-timeout.json");
+    std::fs::write(
+        &file,
+        r#"{"seed": 1, "brokers": 3,
+            "topics": [{"name": "t", "partitions": 1, "replication_factor": 3}],
+            "clients": [{"type": "producer", "id": "p", "topic": "t", "acks": "all",
+                         "records_per_sec": 10,
+                         "config": {"delivery.timeout.ms": 1000, "linger.ms": 5}}],
+            "run_until_ms": 1000}"#,
+    )
+    .unwrap();
+    let out = cli(&["check", file.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("delivery.timeout.ms"), "{err}");
+    assert!(err.contains("30005"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

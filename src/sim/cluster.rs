@@ -469,15 +469,26 @@ impl Cluster {
             return;
         }
         if let Node::Broker(b) = to {
-            let process = self.broker(b).map(|x| x.process);
-            if process != Some(Process::Running) {
-                // A dead process refuses connections; a powered-off machine
-                // does not answer at all.
+            let (process, accepting) = self
+                .broker(b)
+                .map_or((None, false), |x| (Some(x.process), x.accepting));
+            // Only inbound requests need the socket server: answers come
+            // back on connections the broker opened itself.
+            let inbound = !matches!(from, Node::Controller) && msg.request_id().is_some();
+            if process != Some(Process::Running) || (inbound && !accepting) {
+                // A dead process refuses connections, and so does one still
+                // starting up (its socket server opens only once it is
+                // unfenced); a powered-off machine does not answer at all.
                 if process != Some(Process::PoweredOff) {
                     if let Some(id) = msg.request_id() {
                         self.send(to, from, Message::Disconnected { id, to });
                     }
                 }
+                return;
+            }
+            if let Message::Connect { id } = msg {
+                // The socket server accepts: the connection is up.
+                self.send(to, from, Message::Connected { id, broker: b });
                 return;
             }
         }
@@ -528,8 +539,22 @@ impl Cluster {
         }
         match node {
             Node::Broker(b) => {
-                if self.broker(b).map(|x| x.process) != process_before {
+                let process = self.broker(b).map(|x| x.process);
+                if process != process_before {
                     self.avail_brokers.push(b);
+                    if process_before == Some(Process::Running)
+                        && matches!(process, Some(Process::Crashed | Process::ShutDown))
+                    {
+                        // The process ended: its operating system closes
+                        // every client connection (a powered-off machine
+                        // closes nothing: its clients find out by timeouts).
+                        let clients = (0..self.producers.len() as u32)
+                            .map(Node::Producer)
+                            .chain((0..self.consumers.len() as u32).map(Node::Consumer));
+                        for c in clients.collect::<Vec<_>>() {
+                            self.send(node, c, Message::ConnectionClosed { broker: b });
+                        }
+                    }
                 }
             }
             Node::Controller => {

@@ -189,6 +189,32 @@ pub struct ProducerConfig {
     pub max_in_flight: u32,
     pub linger_ms: u64,
     pub metadata_max_age_ms: u64,
+    pub connection: ConnectionConfig,
+}
+
+/// A client's connection settings (CommonClientConfigs), used by
+/// `client/connection.rs`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct ConnectionConfig {
+    /// `reconnect.backoff.ms` (50).
+    pub reconnect_backoff_ms: u64,
+    /// `reconnect.backoff.max.ms` (1000).
+    pub reconnect_backoff_max_ms: u64,
+    /// `socket.connection.setup.timeout.ms` (10000).
+    pub setup_timeout_ms: u64,
+    /// `socket.connection.setup.timeout.max.ms` (30000).
+    pub setup_timeout_max_ms: u64,
+}
+
+impl ConnectionConfig {
+    fn read(r: &mut Reader) -> Result<Self, String> {
+        Ok(ConnectionConfig {
+            reconnect_backoff_ms: r.u64("reconnect.backoff.ms", 50)?,
+            reconnect_backoff_max_ms: r.u64("reconnect.backoff.max.ms", 1_000)?,
+            setup_timeout_ms: r.positive("socket.connection.setup.timeout.ms", 10_000)?,
+            setup_timeout_max_ms: r.positive("socket.connection.setup.timeout.max.ms", 30_000)?,
+        })
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -208,6 +234,7 @@ pub struct ConsumerConfig {
     pub metadata_max_age_ms: u64,
     /// `client.rack` (KIP-392): sent with every fetch; empty means none.
     pub client_rack: Option<String>,
+    pub connection: ConnectionConfig,
 }
 
 /// Reads typed values out of a config map, remembering which keys were used so
@@ -440,17 +467,36 @@ impl ProducerConfig {
                 "must be at most 5 with idempotence",
             ));
         }
+        let request_timeout_ms = r.positive("request.timeout.ms", 30_000)?;
+        let linger_ms = r.u64("linger.ms", 5)?;
+        // KafkaProducer.configureDeliveryTimeout: delivery.timeout.ms must
+        // cover linger.ms + request.timeout.ms. Set explicitly below that it
+        // is a ConfigException; left unset it is raised to that sum.
+        let floor = linger_ms.saturating_add(request_timeout_ms);
+        let delivery_timeout_ms = if map.contains_key("delivery.timeout.ms") {
+            let d = r.positive("delivery.timeout.ms", 120_000)?;
+            if d < floor {
+                return Err(r.err(
+                    "delivery.timeout.ms",
+                    format!("{d} is less than linger.ms + request.timeout.ms = {floor} (Kafka refuses it: ConfigException)"),
+                ));
+            }
+            d
+        } else {
+            120_000u64.max(floor)
+        };
         let c = ProducerConfig {
             acks,
             enable_idempotence,
-            delivery_timeout_ms: r.positive("delivery.timeout.ms", 120_000)?,
-            request_timeout_ms: r.positive("request.timeout.ms", 30_000)?,
+            delivery_timeout_ms,
+            request_timeout_ms,
             retries: r.u64("retries", i32::MAX as u64)?,
             retry_backoff_ms: r.u64("retry.backoff.ms", 100)?,
             retry_backoff_max_ms: r.u64("retry.backoff.max.ms", 1_000)?,
             max_in_flight: max_in_flight.min(1_000) as u32,
-            linger_ms: r.u64("linger.ms", 5)?,
+            linger_ms,
             metadata_max_age_ms: r.positive("metadata.max.age.ms", 300_000)?,
+            connection: ConnectionConfig::read(&mut r)?,
         };
         r.finish(&[])?;
         Ok(c)
@@ -478,6 +524,7 @@ impl ConsumerConfig {
             retry_backoff_ms: r.u64("retry.backoff.ms", 100)?,
             metadata_max_age_ms: r.positive("metadata.max.age.ms", 300_000)?,
             client_rack: None,
+            connection: ConnectionConfig::read(&mut r)?,
         };
         let c = ConsumerConfig {
             client_rack: match r.raw("client.rack") {

@@ -59,6 +59,12 @@ pub enum Timer {
     },
     MetadataRefresh,
     ConsumerPoll,
+    /// A connect attempt to `broker` still unanswered after
+    /// `socket.connection.setup.timeout.ms` gives up.
+    ConnectionSetupTimeout {
+        broker: BrokerId,
+        id: u64,
+    },
 }
 
 pub struct Ctx<'a> {

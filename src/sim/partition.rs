@@ -35,8 +35,12 @@ pub struct FollowerState {
     pub broker: BrokerId,
     /// Unknown until the follower fetches in the leader's current epoch.
     pub log_end_offset: Option<u64>,
-    pub last_caught_up_ms: u64,
-    pub last_fetch_ms: u64,
+    /// `None`: never caught up in this leader's view. Kafka stores 0 for
+    /// that, which against a wall clock is "decades ago"; the lab's clock
+    /// starts at 0, so the marker has to be explicit.
+    pub last_caught_up_ms: Option<u64>,
+    /// `None`: no fetch seen since this broker became leader.
+    pub last_fetch_ms: Option<u64>,
     pub last_fetch_leader_leo: u64,
     pub broker_epoch: u64,
 }
@@ -163,7 +167,7 @@ impl Replica {
                 .filter(|b| **b != me)
                 .map(|&b| {
                     let in_sync = reg.isr.contains(&b);
-                    let last_caught_up_ms = if in_sync { now } else { 0 };
+                    let last_caught_up_ms = in_sync.then_some(now);
                     // Replica.resetReplicaState: a broker that was already
                     // leader keeps what it knew of each follower's log end; a
                     // new leader knows nothing until the follower fetches.
@@ -172,7 +176,7 @@ impl Replica {
                             broker: b,
                             log_end_offset: f.log_end_offset,
                             last_caught_up_ms,
-                            last_fetch_ms: if in_sync { now } else { 0 },
+                            last_fetch_ms: Some(now),
                             last_fetch_leader_leo: leo,
                             broker_epoch: f.broker_epoch,
                         },
@@ -180,7 +184,7 @@ impl Replica {
                             broker: b,
                             log_end_offset: None,
                             last_caught_up_ms,
-                            last_fetch_ms: 0,
+                            last_fetch_ms: None,
                             last_fetch_leader_leo: 0,
                             broker_epoch: 0,
                         },
@@ -222,12 +226,12 @@ impl Replica {
         };
         let moved = f.log_end_offset != Some(fetch_offset);
         if fetch_offset >= leader_leo {
-            f.last_caught_up_ms = f.last_caught_up_ms.max(now);
+            f.last_caught_up_ms = f.last_caught_up_ms.max(Some(now));
         } else if fetch_offset >= f.last_fetch_leader_leo {
             f.last_caught_up_ms = f.last_caught_up_ms.max(f.last_fetch_ms);
         }
         f.last_fetch_leader_leo = f.last_fetch_leader_leo.max(leader_leo);
-        f.last_fetch_ms = now;
+        f.last_fetch_ms = Some(now);
         f.log_end_offset = Some(fetch_offset);
         f.broker_epoch = broker_epoch;
         moved
@@ -235,7 +239,8 @@ impl Replica {
 
     fn is_caught_up(&self, f: &FollowerState, now: u64, lag_max_ms: u64) -> bool {
         f.log_end_offset == Some(self.log.log_end_offset())
-            || now.saturating_sub(f.last_caught_up_ms) <= lag_max_ms
+            || f.last_caught_up_ms
+                .is_some_and(|t| now.saturating_sub(t) <= lag_max_ms)
     }
 
     pub fn effective_min_isr(&self, min_insync_replicas: u32) -> usize {
@@ -437,11 +442,36 @@ mod tests {
         r.make_leader(1, &registration(1, 1), 200);
         assert_eq!(r.follower(2).and_then(|f| f.log_end_offset), Some(5));
         assert_eq!(r.follower(3).and_then(|f| f.log_end_offset), Some(3));
-        assert_eq!(r.follower(2).map(|f| f.last_caught_up_ms), Some(200));
+        assert_eq!(r.follower(2).and_then(|f| f.last_caught_up_ms), Some(200));
         // A broker that becomes leader from follower knows nothing yet.
         let mut f = Replica::new(0, vec![1, 2, 3]);
         f.make_follower(&registration(2, 0));
         f.make_leader(1, &registration(1, 1), 300);
         assert_eq!(f.follower(2).and_then(|x| x.log_end_offset), None);
+    }
+
+    /// Replica.resetReplicaState gives a follower outside the ISR a
+    /// lastCaughtUpTimeMs of 0, i.e. "never"; Replica.isCaughtUp then holds
+    /// only once it reaches the leader's log end. Such a follower must not
+    /// hold back the high watermark (Partition.maybeIncrementLeaderHW counts
+    /// only the maximal ISR and followers that *are* caught up), however
+    /// early in the run the leader is elected.
+    #[test]
+    fn a_follower_that_never_caught_up_does_not_hold_the_high_watermark_early_in_a_run() {
+        let mut r = Replica::new(0, vec![1, 2, 3]);
+        for i in 0..5 {
+            r.log.append(Record::plain(i, 0));
+        }
+        let mut reg = registration(1, 1);
+        reg.isr = vec![1, 2];
+        // Became leader 2 s into the run; follower 3 is alive but not in
+        // the ISR and has not fetched yet (its log end is unknown).
+        r.make_follower(&registration(2, 0));
+        r.make_leader(1, &reg, 2_000);
+        r.record_follower_fetch(2, 5, 7, 2_100);
+        let moved = r.maybe_increment_high_watermark(2_200, 30_000, 1, true, &|_| true);
+        assert!(moved, "follower 3 never caught up: it does not count");
+        assert_eq!(r.log.high_watermark, 5);
+        assert!(r.out_of_sync(1, 2_200, 30_000).is_empty());
     }
 }

@@ -257,6 +257,10 @@ pub enum Message {
     MetadataResponse {
         id: u64,
         partitions: Vec<PartitionMetadata>,
+        /// Brokers the answering broker's metadata has fenced or shutting
+        /// down: not among the live nodes a client may use as a replica
+        /// (Cluster.nodeIfOnline).
+        offline: Vec<BrokerId>,
     },
     OffsetsForLeaderEpoch {
         id: u64,
@@ -275,6 +279,20 @@ pub enum Message {
         id: u64,
         to: Node,
     },
+    /// A client opens a TCP connection to a broker (`client/connection.rs`).
+    Connect {
+        id: u64,
+    },
+    /// The broker's socket server accepted connect attempt `id`.
+    Connected {
+        id: u64,
+        broker: BrokerId,
+    },
+    /// The broker's process ended (crash or clean stop): the operating system
+    /// closed every connection to it, and each client sees its socket close.
+    ConnectionClosed {
+        broker: BrokerId,
+    },
 }
 
 impl Message {
@@ -285,7 +303,8 @@ impl Message {
             | Message::Fetch { id, .. }
             | Message::Produce { id, .. }
             | Message::Metadata { id }
-            | Message::OffsetsForLeaderEpoch { id, .. } => Some(*id),
+            | Message::OffsetsForLeaderEpoch { id, .. }
+            | Message::Connect { id } => Some(*id),
             _ => None,
         }
     }
@@ -309,6 +328,9 @@ impl Message {
             Message::OffsetsForLeaderEpoch { .. } => "OffsetsForLeaderEpoch",
             Message::OffsetsForLeaderEpochResponse { .. } => "OffsetsForLeaderEpochResponse",
             Message::Disconnected { .. } => "Disconnected",
+            Message::Connect { .. } => "Connect",
+            Message::Connected { .. } => "Connected",
+            Message::ConnectionClosed { .. } => "ConnectionClosed",
         }
     }
 }

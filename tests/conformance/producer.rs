@@ -6,7 +6,9 @@
 //! epoch 0; `retry.backoff.ms` is Kafka's default 100.
 
 use failover_lab::sim::client::Producer;
-use failover_lab::sim::config::{Acks, ClusterConfig, ProducerConfig, TopicConfig};
+use failover_lab::sim::config::{
+    Acks, ClusterConfig, ConnectionConfig, ProducerConfig, TopicConfig,
+};
 use failover_lab::sim::io::{Ctx, Timer};
 use failover_lab::sim::protocol::{
     BrokerId, ErrorCode, Message, MetadataRecord, Node, PartitionMetadata, ProducePartitionResponse,
@@ -26,6 +28,12 @@ fn config(idempotent: bool) -> ProducerConfig {
         max_in_flight: 5,
         linger_ms: 0,
         metadata_max_age_ms: 300_000,
+        connection: ConnectionConfig {
+            reconnect_backoff_ms: 50,
+            reconnect_backoff_max_ms: 1_000,
+            setup_timeout_ms: 10_000,
+            setup_timeout_max_ms: 30_000,
+        },
     }
 }
 
@@ -73,6 +81,11 @@ impl Client {
     }
 
     fn with(&mut self, f: impl FnOnce(&mut Producer, &mut Ctx)) {
+        self.run(Box::new(f));
+    }
+
+    #[allow(clippy::type_complexity)]
+    fn run(&mut self, f: Box<dyn FnOnce(&mut Producer, &mut Ctx) + '_>) {
         let metadata: Vec<std::rc::Rc<MetadataRecord>> = Vec::new();
         let racks: Vec<String> = Vec::new();
         let mut dirty = Vec::new();
@@ -90,12 +103,22 @@ impl Client {
         };
         f(&mut self.producer, &mut ctx);
         let (sends, timers) = (ctx.sends, ctx.timers);
+        let mut connects = Vec::new();
         for (to, m) in sends {
+            if let (Node::Broker(broker), Message::Connect { id }) = (to, &m) {
+                connects.push(Message::Connected { id: *id, broker });
+            }
             self.sent.push((self.now, to, m));
         }
         for (due, t) in timers {
             self.seq += 1;
             self.timers.push((due, self.seq, t));
+        }
+        // Like Kafka's MockClient, a connect succeeds at once.
+        for m in connects {
+            self.run(Box::new(move |p: &mut Producer, ctx: &mut Ctx| {
+                p.on_message(ctx, m)
+            }));
         }
     }
 
@@ -133,6 +156,7 @@ impl Client {
                 leader,
                 leader_epoch: epoch,
             }],
+            offline: Vec::new(),
         };
         self.with(|p, ctx| p.on_message(ctx, msg));
     }

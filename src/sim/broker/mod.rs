@@ -113,6 +113,10 @@ pub struct Broker {
     pub registered: bool,
     /// As last told by the controller's heartbeat response.
     pub fenced: bool,
+    /// The socket server takes connections: from the first time the
+    /// controller unfences this incarnation on (BrokerServer.startup enables
+    /// request processing only after that), until the process ends.
+    pub accepting: bool,
     pub want_shutdown: bool,
     pub clean_shutdown: bool,
     pub metadata_offset: u64,
@@ -203,6 +207,7 @@ impl Broker {
             broker_epoch: 0,
             registered: false,
             fenced: true,
+            accepting: false,
             want_shutdown: false,
             clean_shutdown: true,
             metadata_offset: 0,
@@ -289,6 +294,7 @@ impl Broker {
         self.broker_epoch = 0;
         self.registered = false;
         self.fenced = true;
+        self.accepting = false;
         self.want_shutdown = false;
         self.lifecycle = Lifecycle::Starting;
         self.started_ms = ctx.now;
@@ -337,6 +343,7 @@ impl Broker {
         self.registered = true;
         self.broker_epoch = broker_epoch;
         self.fenced = false;
+        self.accepting = true;
         self.lifecycle = Lifecycle::Running;
         // Already running: the work of applying it was done before t=0.
         self.apply_metadata_now(ctx, ctx.metadata.len() as u64);
@@ -606,6 +613,7 @@ impl Broker {
                     Lifecycle::Recovery | Lifecycle::Running => {
                         if !fenced {
                             self.lifecycle = Lifecycle::Running;
+                            self.accepting = true;
                         }
                         self.schedule_next_heartbeat(ctx);
                     }
@@ -661,7 +669,15 @@ impl Broker {
                         leader_epoch: *epoch,
                     })
                     .collect();
-                ctx.send(from, Message::MetadataResponse { id, partitions });
+                let offline = self.meta_ineligible.clone();
+                ctx.send(
+                    from,
+                    Message::MetadataResponse {
+                        id,
+                        partitions,
+                        offline,
+                    },
+                );
             }
             Message::OffsetsForLeaderEpoch {
                 id,
@@ -803,7 +819,11 @@ mod tests {
         assert!(b.parked_fetches.is_empty(), "the new record completed it");
         let f = b.replicas.get(&0).and_then(|r| r.follower(2)).cloned();
         let f = f.unwrap_or_default();
-        assert_eq!(f.last_fetch_ms, 1_000, "recorded when the fetch arrived");
+        assert_eq!(
+            f.last_fetch_ms,
+            Some(1_000),
+            "recorded when the fetch arrived"
+        );
         assert_eq!(f.last_fetch_leader_leo, 5);
         assert_eq!(f.log_end_offset, Some(5));
     }

@@ -147,8 +147,14 @@ impl Broker {
                     .iter()
                     .find(|b| b.first_seq == first.seq && b.last_seq == last_seq)
                 {
-                    // A retry of a batch already in the log: answer with its offsets.
-                    return Ok((dup.base_offset, dup.base_offset + count));
+                    // A retry of a batch already in the log: answer with its
+                    // offsets. Partition.appendRecordsToLeader still tries to
+                    // advance the high watermark after it, as after any append.
+                    let offsets = (dup.base_offset, dup.base_offset + count);
+                    if self.advance_high_watermark_after_append(ctx, p, &eligible) {
+                        self.complete_parked_produces(ctx, p);
+                    }
+                    return Ok(offsets);
                 }
                 let expected = state.last_seq().map_or(0, |s| s.wrapping_add(1));
                 if first.seq != expected {
@@ -171,7 +177,26 @@ impl Broker {
         }
         let _ = me;
         ctx.touch(p);
-        let eligible_fn = |b: BrokerId| !eligible.contains(&b);
+        let moved = self.advance_high_watermark_after_append(ctx, p, &eligible);
+        self.wake_fetches(ctx, p);
+        if moved {
+            self.complete_parked_produces(ctx, p);
+        }
+        Ok((base, base + count))
+    }
+
+    /// Partition.maybeIncrementLeaderHW after an append; true when it moved
+    /// (the caller then completes the parked acks=all produces).
+    fn advance_high_watermark_after_append(
+        &mut self,
+        ctx: &mut Ctx,
+        p: PartitionIndex,
+        ineligible: &[BrokerId],
+    ) -> bool {
+        let Some(rep) = self.replicas.get_mut(&p) else {
+            return false;
+        };
+        let eligible_fn = |b: BrokerId| !ineligible.contains(&b);
         let cfg = &ctx.partitions[p].config;
         let moved = rep.maybe_increment_high_watermark(
             ctx.now,
@@ -180,11 +205,10 @@ impl Broker {
             ctx.config.strict_min_isr,
             &eligible_fn,
         );
-        self.wake_fetches(ctx, p);
         if moved {
-            self.complete_parked_produces(ctx, p);
+            ctx.touch(p);
         }
-        Ok((base, base + count))
+        moved
     }
 
     pub(super) fn complete_parked_produces(&mut self, ctx: &mut Ctx, p: PartitionIndex) {

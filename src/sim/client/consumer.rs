@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 
 use super::backoff;
+use super::connection::{Broken, Connections, State};
 use crate::sim::config::{ConsumerConfig, OffsetReset};
 use crate::sim::io::{Ctx, Timer};
 use crate::sim::pmap::{DenseMap, VecMap};
@@ -42,6 +43,8 @@ pub struct Consumer {
     pub config: ConsumerConfig,
     pub metadata: DenseMap<(Option<BrokerId>, u32)>,
     metadata_request: Option<u64>,
+    /// The broker the metadata request in flight went to.
+    metadata_node: BrokerId,
     bootstrap: BrokerId,
     brokers: u32,
     pub positions: DenseMap<ConsumerPosition>,
@@ -54,6 +57,12 @@ pub struct Consumer {
     pub consumed_records: Vec<(PartitionIndex, u64, u64)>,
     next_metadata_ms: u64,
     metadata_refreshes: u32,
+    /// The connection to each broker (NetworkClient).
+    pub connections: Connections,
+    /// A ConsumerPoll timer is set for a connection's backoff to pass.
+    reconnect_wake: bool,
+    /// A metadata refresh is wanted but no connection was up for it.
+    metadata_due: bool,
 }
 
 impl Consumer {
@@ -65,6 +74,9 @@ impl Consumer {
                 self.metadata_request == Some(*id)
                     || self.fetches.contains_key(id)
                     || self.validations.contains_key(id)
+            }
+            Timer::ConnectionSetupTimeout { broker, id } => {
+                self.connections.state(*broker) == Some(State::Connecting { id: *id })
             }
             _ => true,
         }
@@ -85,9 +97,9 @@ impl Consumer {
             name,
             index,
             topic_partitions,
-            config,
             metadata: DenseMap::new(),
             metadata_request: None,
+            metadata_node: 0,
             bootstrap: index % brokers.max(1) + 1,
             brokers,
             positions,
@@ -99,6 +111,10 @@ impl Consumer {
             consumed_records: Vec::new(),
             next_metadata_ms: 0,
             metadata_refreshes: 0,
+            connections: Connections::new(Node::Consumer(index), brokers, config.connection),
+            reconnect_wake: false,
+            metadata_due: false,
+            config,
         }
     }
 
@@ -203,6 +219,45 @@ impl Consumer {
         );
     }
 
+    /// Apply a leader learned from metadata or from a fetch response's
+    /// CurrentLeader (KIP-951), unless it is older than what the cache holds
+    /// (KIP-320).
+    fn learn_leader(
+        &mut self,
+        ctx: &mut Ctx,
+        p: PartitionIndex,
+        leader: Option<BrokerId>,
+        leader_epoch: u32,
+    ) {
+        let known = self.metadata.get(&p).copied();
+        if known.is_some_and(|(_, e)| leader_epoch < e) {
+            return;
+        }
+        if known == Some((leader, leader_epoch)) {
+            return;
+        }
+        self.metadata_refreshes = 0;
+        self.metadata.insert(p, (leader, leader_epoch));
+        if known.is_some_and(|(l, e)| l.is_some() || e < leader_epoch) {
+            let info = &ctx.partitions[p];
+            ctx.trace(
+                TraceKind::ClientMetadataUpdated {
+                    client: self.name.clone(),
+                    topic: info.topic.clone(),
+                    partition: info.partition,
+                    leader,
+                    leader_epoch,
+                },
+                format!(
+                    "Consumer {} refreshed its metadata: {} is now led by {} (leader epoch {leader_epoch}); it validates its position before fetching again.",
+                    self.name,
+                    ctx.tp(p),
+                    leader.map_or("nobody".to_string(), |l| format!("broker {l}")),
+                ),
+            );
+        }
+    }
+
     fn refresh_metadata(&mut self, ctx: &mut Ctx) {
         if self.metadata_request.is_some() {
             return;
@@ -211,26 +266,95 @@ impl Consumer {
             ctx.after(self.next_metadata_ms - ctx.now, Timer::ConsumerPoll);
             return;
         }
+        let Some(node) = self.least_loaded_node(ctx) else {
+            // Every connection is down or still connecting: poll() asks
+            // again once one is up or may be tried again.
+            self.metadata_due = true;
+            self.wake_for_reconnect(ctx);
+            return;
+        };
+        self.metadata_due = false;
         self.metadata_refreshes += 1;
         self.next_metadata_ms =
             ctx.now + backoff(self.config.retry_backoff_ms, 1_000, self.metadata_refreshes);
         let id = ctx.new_id();
         self.metadata_request = Some(id);
-        ctx.send(Node::Broker(self.bootstrap), Message::Metadata { id });
+        self.metadata_node = node;
+        ctx.send(Node::Broker(node), Message::Metadata { id });
         ctx.after(self.config.request_timeout_ms, Timer::RequestTimeout { id });
+    }
+
+    /// As the producer's: the first broker from the bootstrap one whose
+    /// connection is up, else start connecting to the first that may be.
+    fn least_loaded_node(&mut self, ctx: &mut Ctx) -> Option<BrokerId> {
+        let n = self.brokers.max(1);
+        let order: Vec<BrokerId> = (0..n).map(|k| (self.bootstrap - 1 + k) % n + 1).collect();
+        if let Some(b) = order.iter().find(|b| self.connections.is_ready(**b)) {
+            return Some(*b);
+        }
+        if let Some(b) = order
+            .iter()
+            .find(|b| self.connections.usable(**b, ctx.now))
+            .copied()
+        {
+            self.connections.ready(ctx, b);
+        }
+        None
+    }
+
+    /// Poll again when the next connection that is backing off may be tried.
+    fn wake_for_reconnect(&mut self, ctx: &mut Ctx) {
+        if self.reconnect_wake {
+            return;
+        }
+        if let Some(at) = self.connections.next_reconnect_at(ctx.now) {
+            self.reconnect_wake = true;
+            ctx.after(at.saturating_sub(ctx.now).max(1), Timer::ConsumerPoll);
+        }
     }
 
     pub fn on_timer(&mut self, ctx: &mut Ctx, timer: Timer) {
         match timer {
-            Timer::ConsumerPoll => self.poll(ctx),
+            Timer::ConsumerPoll => {
+                self.reconnect_wake = false;
+                self.poll(ctx)
+            }
+            Timer::ConnectionSetupTimeout { broker, id } => self.setup_timed_out(ctx, broker, id),
             Timer::MetadataRefresh => {
                 self.refresh_metadata(ctx);
                 ctx.after(self.config.metadata_max_age_ms, Timer::MetadataRefresh);
             }
             Timer::RequestTimeout { id } => {
+                // A timed-out request closes its connection.
+                let broker = if self.metadata_request == Some(id) {
+                    Some(self.metadata_node)
+                } else {
+                    self.fetches.get(&id).map(|f| f.0).or_else(|| {
+                        self.validations
+                            .get(&id)
+                            .and_then(|p| self.metadata.get(p).and_then(|m| m.0))
+                    })
+                };
+                if let Some(b) = broker {
+                    self.connections.close(ctx.now, b);
+                }
                 self.request_failed(ctx, id, ErrorCode::RequestTimedOut)
             }
             _ => {}
+        }
+    }
+
+    /// A connect attempt gave up: fresh metadata, and a new attempt later.
+    fn setup_timed_out(&mut self, ctx: &mut Ctx, broker: BrokerId, id: u64) {
+        if self.connections.on_setup_timeout(ctx.now, broker, id) {
+            self.refresh_metadata(ctx);
+            self.wake_for_reconnect(ctx);
+        }
+    }
+
+    fn connected(&mut self, ctx: &mut Ctx, broker: BrokerId, id: u64) {
+        if self.connections.on_connected(broker, id) {
+            self.poll(ctx);
         }
     }
 
@@ -271,43 +395,37 @@ impl Consumer {
 
     pub fn on_message(&mut self, ctx: &mut Ctx, msg: Message) {
         match msg {
-            Message::MetadataResponse { id, partitions } => {
+            Message::MetadataResponse {
+                id,
+                partitions,
+                offline,
+            } => {
                 if self.metadata_request != Some(id) {
                     return;
                 }
                 self.metadata_request = None;
+                // AbstractFetch.selectReadReplica: a preferred read replica
+                // the metadata no longer lists as online is dropped; the
+                // partition goes back to its leader.
+                let gone: Vec<(PartitionIndex, BrokerId)> = self
+                    .positions
+                    .iter()
+                    .filter_map(|(p, pos)| pos.preferred_read_replica.map(|r| (p, r.0)))
+                    .filter(|(_, b)| offline.contains(b))
+                    .collect();
+                for (p, b) in gone {
+                    self.forget_read_replica(
+                        ctx,
+                        p,
+                        b,
+                        format!("the metadata no longer lists broker {b} as online"),
+                    );
+                }
                 for pm in partitions {
                     if !self.positions.contains_key(&pm.partition) {
                         continue;
                     }
-                    let known = self.metadata.get(&pm.partition).copied();
-                    if known.is_some_and(|(_, e)| pm.leader_epoch < e) {
-                        continue;
-                    }
-                    if known != Some((pm.leader, pm.leader_epoch)) {
-                        self.metadata_refreshes = 0;
-                        self.metadata
-                            .insert(pm.partition, (pm.leader, pm.leader_epoch));
-                        if known.is_some_and(|(l, e)| l.is_some() || e < pm.leader_epoch) {
-                            let info = &ctx.partitions[pm.partition];
-                            ctx.trace(
-                                TraceKind::ClientMetadataUpdated {
-                                    client: self.name.clone(),
-                                    topic: info.topic.clone(),
-                                    partition: info.partition,
-                                    leader: pm.leader,
-                                    leader_epoch: pm.leader_epoch,
-                                },
-                                format!(
-                                    "Consumer {} refreshed its metadata: {} is now led by {} (leader epoch {}); it validates its position before fetching again.",
-                                    self.name,
-                                    ctx.tp(pm.partition),
-                                    pm.leader.map_or("nobody".to_string(), |l| format!("broker {l}")),
-                                    pm.leader_epoch
-                                ),
-                            );
-                        }
-                    }
+                    self.learn_leader(ctx, pm.partition, pm.leader, pm.leader_epoch);
                 }
                 self.poll(ctx);
             }
@@ -383,6 +501,18 @@ impl Consumer {
                             _ => {
                                 pos.backoff_until = ctx.now + self.config.retry_backoff_ms;
                                 refresh = true;
+                                // KIP-951 (AbstractFetch): NOT_LEADER_OR_FOLLOWER
+                                // and FENCED_LEADER_EPOCH name the new leader;
+                                // the consumer uses it before its metadata
+                                // refresh comes back.
+                                if matches!(
+                                    e,
+                                    ErrorCode::NotLeaderOrFollower | ErrorCode::FencedLeaderEpoch
+                                ) {
+                                    if let Some((l, ep)) = r.current_leader {
+                                        self.learn_leader(ctx, p, Some(l), ep);
+                                    }
+                                }
                             }
                         }
                         continue;
@@ -478,7 +608,21 @@ impl Consumer {
                 }
                 self.poll(ctx);
             }
-            Message::Disconnected { id, .. } => {
+            Message::Connected { id, broker } => self.connected(ctx, broker, id),
+            Message::ConnectionClosed { broker } => {
+                self.connections.close(ctx.now, broker);
+                self.refresh_metadata(ctx);
+            }
+            Message::Disconnected { id, to } => {
+                if let Node::Broker(b) = to {
+                    if self.connections.on_disconnected(ctx.now, b, id) == Some(Broken::Refused) {
+                        // Refused: nothing was sent. Fresh metadata, and a
+                        // new attempt after the backoff.
+                        self.refresh_metadata(ctx);
+                        self.wake_for_reconnect(ctx);
+                        return;
+                    }
+                }
                 self.request_failed(ctx, id, ErrorCode::NetworkException)
             }
             _ => {}
@@ -497,6 +641,7 @@ impl Consumer {
         let mut wake: Option<u64> = None;
         let mut need_metadata = false;
         let mut expired: Vec<(PartitionIndex, BrokerId)> = Vec::new();
+        let mut not_ready = false;
         for (p, pos) in self.positions.iter_mut() {
             if pos.stopped || pos.awaiting.is_some() || busy.contains(&p) {
                 continue;
@@ -511,6 +656,10 @@ impl Consumer {
             };
             if let Some(record_epoch) = pos.epoch {
                 if pos.validated_epoch != Some(epoch) && record_epoch < epoch {
+                    if !self.connections.ready(ctx, leader) {
+                        not_ready = true;
+                        continue;
+                    }
                     let id = ctx.new_id();
                     pos.awaiting = Some(id);
                     self.validations.insert(id, p);
@@ -537,6 +686,12 @@ impl Consumer {
                 }
                 None => leader,
             };
+            if !self.connections.ready(ctx, target) {
+                // NetworkClient.ready: no fetch goes to a broker whose
+                // connection is not up; the partition waits.
+                not_ready = true;
+                continue;
+            }
             by_broker.or_default(target).push(FetchPartition {
                 partition: p,
                 fetch_offset: pos.offset,
@@ -571,8 +726,11 @@ impl Consumer {
             );
             ctx.after(self.config.request_timeout_ms, Timer::RequestTimeout { id });
         }
-        if need_metadata {
+        if need_metadata || self.metadata_due {
             self.refresh_metadata(ctx);
+        }
+        if not_ready {
+            self.wake_for_reconnect(ctx);
         }
         if let Some(w) = wake {
             ctx.after((w - ctx.now).max(1), Timer::ConsumerPoll);
@@ -649,5 +807,40 @@ mod tests {
         let pos = c.positions.get(&0).cloned().unwrap_or_default();
         assert!(!pos.stopped);
         assert_eq!(pos.offset, 100);
+    }
+
+    /// KIP-951 (AbstractFetch): a NOT_LEADER_OR_FOLLOWER or
+    /// FENCED_LEADER_EPOCH fetch error carries CurrentLeader; the consumer
+    /// takes the new leader from it instead of waiting for its metadata
+    /// refresh, and ignores a hint older than what it knows (KIP-320).
+    #[test]
+    fn a_fetch_error_naming_the_current_leader_moves_the_consumer_to_it() {
+        for error in [ErrorCode::NotLeaderOrFollower, ErrorCode::FencedLeaderEpoch] {
+            let mut c = consumer(OffsetReset::Latest);
+            let mut world = TestWorld::one_partition();
+            let answer = |current_leader| Message::FetchResponse {
+                id: 7,
+                partitions: vec![FetchPartitionResponse {
+                    partition: 0,
+                    error: Some(error),
+                    high_watermark: 0,
+                    log_end_offset: 0,
+                    diverging_epoch: None,
+                    current_leader,
+                    records: Vec::new(),
+                    base_offset: 120,
+                    preferred_read_replica: None,
+                }],
+            };
+            world.at(5_000, |ctx| c.on_message(ctx, answer(Some((2, 5)))));
+            assert_eq!(c.metadata.get(&0).copied(), Some((Some(2), 5)), "{error}");
+            c.fetches.insert(7, (2, vec![0]));
+            world.at(5_100, |ctx| c.on_message(ctx, answer(Some((1, 4)))));
+            assert_eq!(
+                c.metadata.get(&0).copied(),
+                Some((Some(2), 5)),
+                "stale hint"
+            );
+        }
     }
 }

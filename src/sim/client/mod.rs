@@ -31,6 +31,7 @@
 //! One file per client: `producer` (batching, acks, idempotence, retries) and
 //! `consumer` (positions, epoch validation, follower fetching).
 
+mod connection;
 mod consumer;
 mod producer;
 

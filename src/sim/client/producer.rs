@@ -6,6 +6,7 @@ use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use serde::Serialize;
 
 use super::backoff;
+use super::connection::{Broken, Connections, State};
 use crate::sim::config::{Acks, ProducerConfig};
 use crate::sim::io::{Ctx, Timer};
 use crate::sim::log::Record;
@@ -18,7 +19,12 @@ pub struct Batch {
     pub records: Vec<u64>,
     pub acks: Acks,
     pub producer_id: u32,
+    /// Meaningful once `sequenced`: an idempotent batch gets its sequence
+    /// numbers when it is first drained into a request, not when the
+    /// application sends it (RecordAccumulator.drainBatchesForOneNode), so a
+    /// batch that expires before it ever went out leaves no gap.
     pub first_seq: u32,
+    pub sequenced: bool,
     pub created_ms: u64,
     pub attempts: u32,
     pub retry_at: u64,
@@ -100,6 +106,8 @@ pub struct Producer {
     acks0_requests: VecMap<u64, (PartitionIndex, u64)>,
     /// When pump() is due to expire the next in-flight batch.
     expiry_wake: Option<u64>,
+    /// The connection to each broker (NetworkClient).
+    pub connections: Connections,
 }
 
 /// How many acks=0 requests a producer remembers for disconnect reports.
@@ -113,6 +121,9 @@ impl Producer {
         match timer {
             Timer::RequestTimeout { id } => {
                 self.metadata_request.is_some_and(|m| m.0 == *id) || self.requests.contains_key(id)
+            }
+            Timer::ConnectionSetupTimeout { broker, id } => {
+                self.connections.state(*broker) == Some(State::Connecting { id: *id })
             }
             _ => true,
         }
@@ -133,7 +144,6 @@ impl Producer {
             index,
             topic_partitions,
             topic_sorted,
-            config,
             records_per_sec,
             generated: 0,
             started_ms: 0,
@@ -155,6 +165,8 @@ impl Producer {
             metadata_refreshes: 0,
             acks0_requests: VecMap::new(),
             expiry_wake: None,
+            connections: Connections::new(Node::Producer(index), brokers, config.connection),
+            config,
         }
     }
 
@@ -209,19 +221,13 @@ impl Producer {
             0
         };
         let state = self.partitions.or_default(p);
-        let first_seq = if pid != 0 {
-            let s = state.next_seq;
-            state.next_seq += ids.len() as u32;
-            s
-        } else {
-            0
-        };
         self.queued.insert(p);
         state.queue.push_back(Batch {
             records: ids,
             acks,
             producer_id: pid,
-            first_seq,
+            first_seq: 0,
+            sequenced: false,
             created_ms: ctx.now,
             attempts: 0,
             retry_at: ctx.now,
@@ -247,6 +253,13 @@ impl Producer {
             }
             return;
         }
+        let Some(node) = self.least_loaded_node(ctx) else {
+            // Every connection is down or still connecting: ask again once
+            // one is up (Connected wakes pump) or may be tried again.
+            self.metadata_refresh_due = true;
+            self.wake_for_reconnect(ctx);
+            return;
+        };
         self.metadata_refreshes += 1;
         self.next_metadata_ms = ctx.now
             + backoff(
@@ -256,9 +269,39 @@ impl Producer {
             );
         self.metadata_refresh_due = false;
         let id = ctx.new_id();
-        self.metadata_request = Some((id, self.bootstrap));
-        ctx.send(Node::Broker(self.bootstrap), Message::Metadata { id });
+        self.metadata_request = Some((id, node));
+        ctx.send(Node::Broker(node), Message::Metadata { id });
         ctx.after(self.config.request_timeout_ms, Timer::RequestTimeout { id });
+    }
+
+    /// NetworkClient.leastLoadedNode, for a metadata request: the first
+    /// broker from the bootstrap one on whose connection a request may go
+    /// now; else the first that may be connected to (the connect starts, and
+    /// the request waits for it); else none.
+    fn least_loaded_node(&mut self, ctx: &mut Ctx) -> Option<BrokerId> {
+        let n = self.brokers.max(1);
+        let order: Vec<BrokerId> = (0..n).map(|k| (self.bootstrap - 1 + k) % n + 1).collect();
+        if let Some(b) = order.iter().find(|b| self.connections.is_ready(**b)) {
+            return Some(*b);
+        }
+        if let Some(b) = order
+            .iter()
+            .find(|b| self.connections.usable(**b, ctx.now))
+            .copied()
+        {
+            self.connections.ready(ctx, b);
+        }
+        None
+    }
+
+    /// Run pump() when the next connection that is backing off may be tried.
+    fn wake_for_reconnect(&mut self, ctx: &mut Ctx) {
+        if let Some(at) = self.connections.next_reconnect_at(ctx.now) {
+            if !self.pump_scheduled {
+                self.pump_scheduled = true;
+                ctx.after(at.saturating_sub(ctx.now).max(1), Timer::Send);
+            }
+        }
     }
 
     fn metadata_failed(&mut self, ctx: &mut Ctx) {
@@ -302,20 +345,23 @@ impl Producer {
                 ctx.after(self.config.metadata_max_age_ms, Timer::MetadataRefresh);
             }
             Timer::RequestTimeout { id } => {
-                if self.metadata_request.is_some_and(|m| m.0 == id) {
+                if let Some((_, broker)) = self.metadata_request.filter(|m| m.0 == id) {
+                    self.connections.close(ctx.now, broker);
                     self.metadata_failed(ctx);
                 } else if let Some(&(broker, _)) = self.requests.get(&id) {
+                    self.connections.close(ctx.now, broker);
                     self.fail_request(ctx, id, ErrorCode::RequestTimedOut);
                     self.disconnected(ctx, broker);
                 }
             }
+            Timer::ConnectionSetupTimeout { broker, id } => self.setup_timed_out(ctx, broker, id),
             _ => {}
         }
     }
 
     pub fn on_message(&mut self, ctx: &mut Ctx, msg: Message) {
         match msg {
-            Message::MetadataResponse { id, partitions } => {
+            Message::MetadataResponse { id, partitions, .. } => {
                 if self.metadata_request.is_none_or(|m| m.0 != id) {
                     return;
                 }
@@ -342,7 +388,22 @@ impl Producer {
                 }
                 self.pump(ctx);
             }
+            Message::Connected { id, broker } => self.connected(ctx, broker, id),
+            Message::ConnectionClosed { broker } => {
+                // The socket closed under the client: requests on it fail as
+                // their notices arrive; the next send reconnects first.
+                self.connections.close(ctx.now, broker);
+                self.refresh_metadata(ctx);
+            }
             Message::Disconnected { id, to } => {
+                let Node::Broker(broker) = to else {
+                    return;
+                };
+                if self.connections.on_disconnected(ctx.now, broker, id) == Some(Broken::Refused) {
+                    // The connect was refused: nothing was sent, nothing failed.
+                    self.connection_failed(ctx);
+                    return;
+                }
                 if self.metadata_request.is_some_and(|m| m.0 == id) {
                     self.metadata_failed(ctx);
                 } else if self.requests.contains_key(&id) {
@@ -412,6 +473,27 @@ impl Producer {
                 );
             }
         }
+    }
+
+    /// NetworkClient: a connect attempt that times out is closed as a
+    /// disconnect, which asks for fresh metadata.
+    fn setup_timed_out(&mut self, ctx: &mut Ctx, broker: BrokerId, id: u64) {
+        if self.connections.on_setup_timeout(ctx.now, broker, id) {
+            self.connection_failed(ctx);
+        }
+    }
+
+    fn connected(&mut self, ctx: &mut Ctx, broker: BrokerId, id: u64) {
+        if self.connections.on_connected(broker, id) {
+            self.pump(ctx);
+        }
+    }
+
+    /// A connect attempt was refused or timed out: the client asks for fresh
+    /// metadata (handleServerDisconnect) and tries again after the backoff.
+    fn connection_failed(&mut self, ctx: &mut Ctx) {
+        self.refresh_metadata(ctx);
+        self.wake_for_reconnect(ctx);
     }
 
     /// A request to `broker` timed out, so the client closes that connection
@@ -606,13 +688,7 @@ impl Producer {
                         // The log lost this producer's state (truncation): start
                         // a new producer id and renumber what is still pending.
                         state.producer_id = pid;
-                        let mut seq = 0;
-                        for b in state.queue.iter_mut().filter(|b| b.producer_id != 0) {
-                            b.producer_id = pid;
-                            b.first_seq = seq;
-                            seq += b.records.len() as u32;
-                        }
-                        state.next_seq = seq;
+                        state.next_seq = renumber(&mut state.queue, pid);
                     }
                 }
                 if !self.pump_scheduled {
@@ -634,7 +710,14 @@ impl Producer {
         self.expire_in_flight(ctx);
         let mut first_expiry: Option<u64> = None;
         let candidates: Vec<PartitionIndex> = self.queued.iter().copied().collect();
+        let mut not_ready = false;
         for p in &candidates {
+            // NetworkClient.ready: nothing is drained for a leader whose
+            // connection is not up (the check may start a connect).
+            let ready = match self.metadata.get(p).copied() {
+                Some((Some(leader), _)) => self.connections.ready(ctx, leader),
+                _ => false,
+            };
             let Some(state) = self.partitions.get_mut(p) else {
                 self.queued.remove(p);
                 continue;
@@ -643,6 +726,13 @@ impl Producer {
                 if ctx.now.saturating_sub(b.created_ms) >= timeout && b.request.is_none() {
                     let b = state.queue.pop_front();
                     if let Some(b) = b {
+                        // Sender.sendProducerData: an expired batch that had
+                        // been sent (it is in retry) leaves its sequence
+                        // unresolved; TransactionManager then bumps the
+                        // producer epoch and restarts the sequences.
+                        if b.sequenced && b.producer_id != 0 {
+                            state.bump_pending = true;
+                        }
                         self.stats.failed += b.records.len() as u64;
                         *self
                             .stats
@@ -666,18 +756,16 @@ impl Producer {
                 self.next_producer_id += 1;
                 let pid = (self.index + 1) * 100_000 + self.next_producer_id;
                 state.producer_id = pid;
-                let mut seq = 0u32;
-                for b in state.queue.iter_mut().filter(|b| b.producer_id != 0) {
-                    b.producer_id = pid;
-                    b.first_seq = seq;
-                    seq = seq.wrapping_add(b.records.len() as u32);
-                }
-                state.next_seq = seq;
+                state.next_seq = renumber(&mut state.queue, pid);
             }
             let Some((Some(leader), epoch)) = self.metadata.get(p).copied() else {
                 need_metadata = true;
                 continue;
             };
+            if !ready {
+                not_ready = true;
+                continue;
+            }
             // One batch per partition per request, up to max.in.flight.
             if state.in_flight.len() < self.config.max_in_flight as usize {
                 let Some(front) = state.queue.front() else {
@@ -694,6 +782,11 @@ impl Producer {
                 let Some(mut b) = state.queue.pop_front() else {
                     continue;
                 };
+                if b.producer_id != 0 && !b.sequenced {
+                    b.first_seq = state.next_seq;
+                    state.next_seq = state.next_seq.wrapping_add(b.records.len() as u32);
+                    b.sequenced = true;
+                }
                 b.attempts += 1;
                 b.sent_in_epoch = Some(epoch);
                 if b.acks != Acks::None {
@@ -774,6 +867,9 @@ impl Producer {
                 self.pump_scheduled = true;
                 ctx.after((w - ctx.now).max(1), Timer::Send);
             }
+        }
+        if not_ready {
+            self.wake_for_reconnect(ctx);
         }
         let _ = self.node();
     }
@@ -884,4 +980,19 @@ impl Producer {
             .map(|s| s.queue.iter().map(|b| b.records.len() as u64).sum::<u64>())
             .sum()
     }
+}
+
+/// After a producer epoch bump (here a new producer id): the batches that
+/// already had sequence numbers get new ones from 0, in order; the others get
+/// theirs when drained. Returns the next sequence.
+fn renumber(queue: &mut VecDeque<Batch>, pid: u32) -> u32 {
+    let mut seq = 0u32;
+    for b in queue.iter_mut().filter(|b| b.producer_id != 0) {
+        b.producer_id = pid;
+        if b.sequenced {
+            b.first_seq = seq;
+            seq = seq.wrapping_add(b.records.len() as u32);
+        }
+    }
+    seq
 }

@@ -10,8 +10,19 @@
 //!   RECOVERING state of KIP-704.
 //! - No candidate at all: leader none, the partition is offline; it is elected
 //!   again when a broker that can lead unfences.
-//! - AlterPartition from a leader is validated (stale epochs, ineligible members)
-//!   before it changes the ISR; the leader epoch stays, the partition epoch grows.
+//! - AlterPartition from a leader is validated before it changes the ISR
+//!   (ReplicationControlManager.validateAlterPartitionData): stale epochs, an
+//!   ISR outside the assignment or without the leader, a RECOVERING state with
+//!   more than the leader, and any listed member — already in the ISR or not —
+//!   that is unregistered, fenced, shutting down or at another broker epoch than
+//!   the leader gave for it (INELIGIBLE_REPLICA, KIP-903). The leader epoch
+//!   stays, the partition epoch grows; the leader's recovery state rides along,
+//!   so an unclean leader's RECOVERED reaches the controller with its next ISR
+//!   change.
+//! - A registration from the incarnation already registered (a re-sent
+//!   request) is amended: same broker epoch, same fencing state
+//!   (ClusterControlManager.registerBroker); only a new incarnation gets a new
+//!   epoch and has its predecessor cleaned up.
 //!
 //! The controller is its own node, not one of the brokers: crashing a broker
 //! never kills it (controller failover belongs to the quorum, out of scope).

@@ -544,6 +544,19 @@ impl BrokerWorld {
         self.with(|b, ctx| b.on_message(ctx, Node::Broker(follower), msg));
     }
 
+    /// The error of the last fetch's answer for partition 0, if any.
+    pub fn fetch_error(&self) -> Option<ErrorCode> {
+        self.sends
+            .iter()
+            .find_map(|(_, m)| match m {
+                Message::FetchResponse { partitions, .. } => {
+                    Some(partitions.first().and_then(|p| p.error))
+                }
+                _ => None,
+            })
+            .unwrap_or_else(|| panic!("no fetch response"))
+    }
+
     /// `partition.maybeShrinkIsr()`: the broker's periodic ISR check.
     pub fn maybe_shrink_isr(&mut self) {
         self.with(|b, ctx| b.on_timer(ctx, Timer::IsrCheck));

@@ -381,6 +381,22 @@ fn an_ineligible_replica_answer_resets_to_the_committed_isr_and_a_fenced_followe
     assert!(w.isr_updates().is_empty());
 }
 
+// Kafka: PartitionTest.testFenceFollowerFetchWithStaleBrokerEpoch
+// Fixed: a follower fetch carrying an older broker epoch than the follower's last one was accepted and overwrote its state; Replica.updateFetchStateOrThrow refuses it with NOT_LEADER_OR_FOLLOWER
+#[test]
+fn a_follower_fetch_with_an_older_broker_epoch_is_refused_and_changes_nothing() {
+    let mut w = BrokerWorld::leader(&[1, 2], &[1, 2]);
+    w.fetch_follower(2, 10, default_epoch(2));
+    assert_eq!(w.fetch_error(), None);
+    w.fetch_follower(2, 10, default_epoch(2) - 1);
+    assert_eq!(w.fetch_error(), Some(ErrorCode::NotLeaderOrFollower));
+    let f = w.replica().follower(2).cloned().unwrap_or_default();
+    assert_eq!(
+        (f.log_end_offset, f.last_caught_up_ms, f.broker_epoch),
+        (Some(10), T0, default_epoch(2))
+    );
+}
+
 // Kafka: PartitionTest.testIsrCanExpandedIfBrokerEpochsMatchWithKraftMetadataCache
 // Fixed: the broker epoch a follower's fetch carried was recorded and never read; the leader now checks it against its metadata before proposing the follower, and sends each member's epoch (KIP-903)
 #[test]

@@ -537,6 +537,17 @@ impl Broker {
             Some(r) if replica.is_some_and(|b| !r.replicas.contains(&b)) => {
                 Some(ErrorCode::NotLeaderOrFollower)
             }
+            // Replica.updateFetchStateOrThrow: a fetch from an older
+            // registration of the follower than the one the leader last heard
+            // from (a zombie of the previous incarnation) is refused and
+            // leaves the follower's state alone.
+            Some(r)
+                if replica.is_some_and(|b| {
+                    r.follower(b).is_some_and(|f| f.broker_epoch > broker_epoch)
+                }) =>
+            {
+                Some(ErrorCode::NotLeaderOrFollower)
+            }
             _ => None,
         };
         if let Some(e) = error {

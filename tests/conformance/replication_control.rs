@@ -146,7 +146,7 @@ fn alter_partition_with_a_replica_outside_the_assignment_or_without_the_leader_i
 }
 
 // Kafka: ReplicationControlManagerTest.testInvalidAlterPartitionRequests
-// Difference: error name: Kafka throws STALE_BROKER_EPOCH for the whole request; we answer FENCED_LEADER_EPOCH for the partition (both reject it and change nothing)
+// Difference: error name: Kafka throws STALE_BROKER_EPOCH for the whole request, which the leader's AlterPartitionManager retries; we answer FENCED_LEADER_EPOCH for the partition, after which the leader keeps its proposal pending until new metadata arrives (both reject it and change nothing)
 #[test]
 fn alter_partition_with_a_stale_broker_epoch_is_rejected() {
     let mut w = World::new(3, &[vec![1, 2, 3]], 1, false);
@@ -174,6 +174,7 @@ fn alter_partition_with_a_leader_or_partition_epoch_from_the_future_is_rejected(
 }
 
 // Kafka: ReplicationControlManagerTest.testAlterPartitionShouldRejectFencedBrokers
+// Difference: request versions: Kafka runs the case for every AlterPartition version; we model only the current one (v3+, with broker epochs), so the v0–1 answer OPERATION_NOT_ATTEMPTED does not occur
 #[test]
 fn alter_partition_adding_a_fenced_broker_is_rejected_as_ineligible() {
     // Kafka's brokers 0..4 and topic foo [[1, 2, 3, 4]]: ours 1..5, [[2, 3, 4, 5]].
@@ -197,6 +198,7 @@ fn alter_partition_adding_a_fenced_broker_is_rejected_as_ineligible() {
 }
 
 // Kafka: ReplicationControlManagerTest.testAlterPartitionShouldRejectShuttingDownBrokers
+// Difference: request versions: Kafka runs the case for every AlterPartition version; we model only the current one (v3+, with broker epochs), so the v0–1 answer OPERATION_NOT_ATTEMPTED does not occur
 // Fixed: only members new to the ISR were checked; the controller checks every listed member, so re-listing one in controlled shutdown is refused too
 #[test]
 fn alter_partition_listing_a_broker_in_controlled_shutdown_is_rejected_even_if_already_in_the_isr()
@@ -224,6 +226,7 @@ fn alter_partition_listing_a_broker_in_controlled_shutdown_is_rejected_even_if_a
 }
 
 // Kafka: ReplicationControlManagerTest.testAlterPartitionShouldRejectBrokersWithStaleEpoch
+// Difference: request versions: Kafka runs the case for every AlterPartition version and accepts the request below v3 (no broker epochs); we model only v3+
 // Fixed: AlterPartition carried broker ids only; it now carries each member's broker epoch (KIP-903) and a member whose registration has a different epoch is refused
 #[test]
 fn alter_partition_listing_a_broker_at_a_stale_broker_epoch_is_rejected_as_ineligible() {

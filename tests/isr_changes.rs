@@ -1,7 +1,8 @@
 //! The AlterPartition round trip between a leader and the controller, where
-//! the lab used to differ from Kafka (issue "Fidelity 3", items 6 and 9c):
-//! how an unclean leader reports that it has recovered, and what a leader
-//! does with a refused ISR change. Each test states Kafka's rule and names the
+//! the lab used to differ from Kafka (issue "Fidelity 3", items 6, 9c, 9e):
+//! how an unclean leader reports that it has recovered, what a leader does
+//! with a refused ISR change, and how broker epochs keep a restarted follower
+//! from rejoining on its old registration. Each test states Kafka's rule and names the
 //! class that implements it; the case-by-case ports of Kafka's own tests are
 //! in `tests/conformance/`.
 
@@ -91,4 +92,41 @@ fn a_fenced_leader_epoch_answer_keeps_the_proposal_pending_until_new_metadata_ar
     });
     assert!(w.replica().pending_isr.is_none());
     assert_eq!(w.isr(), vec![1, 2]);
+}
+
+/// KIP-903 (Partition.isReplicaIsrEligible, ReplicationControlManager's
+/// broker-epoch check): a follower that restarted has a new broker epoch. A
+/// fetch that still carries its old one — sent before the restart, answered
+/// late — does not bring it back into the ISR once the leader's metadata has
+/// the new registration, and a fetch from the new incarnation counts only once
+/// the leader has replayed that registration; the proposal then carries the
+/// new epoch, which is what the controller checks.
+#[test]
+fn a_restarted_follower_is_not_added_back_to_the_isr_with_its_old_broker_epoch() {
+    let mut w = BrokerWorld::leader(&[1, 2], &[1]);
+    let old = default_epoch(2);
+    let new = old + 1000;
+    // Broker 2's new incarnation fetches before the leader has replayed its
+    // registration: the leader's metadata still has the old epoch.
+    w.fetch_follower(2, 10, new);
+    assert!(
+        w.isr_updates().is_empty(),
+        "epoch unknown to the leader yet"
+    );
+    // The registration record arrives.
+    w.publish(MetadataRecord::Broker {
+        broker: 2,
+        broker_epoch: new,
+        fenced: false,
+        in_controlled_shutdown: false,
+    });
+    // A late fetch of the old incarnation is refused outright.
+    w.fetch_follower(2, 10, old);
+    assert_eq!(w.fetch_error(), Some(ErrorCode::NotLeaderOrFollower));
+    assert!(w.isr_updates().is_empty());
+    // The new incarnation's next fetch is eligible.
+    w.fetch_follower(2, 10, new);
+    let (_, isr, _) = w.isr_update();
+    let member = isr.iter().find(|m| m.broker_id == 2).copied();
+    assert_eq!(member.and_then(|m| m.broker_epoch), Some(new));
 }

@@ -40,6 +40,8 @@ pub struct FollowerState {
     pub last_caught_up_ms: u64,
     pub last_fetch_ms: u64,
     pub last_fetch_leader_leo: u64,
+    /// The broker epoch the follower's last fetch carried (KIP-903); 0 until
+    /// it has fetched from this leader (Kafka's empty `brokerEpoch`).
     pub broker_epoch: u64,
 }
 

@@ -10,8 +10,19 @@
 //!   RECOVERING state of KIP-704.
 //! - No candidate at all: leader none, the partition is offline; it is elected
 //!   again when a broker that can lead unfences.
-//! - AlterPartition from a leader is validated (stale epochs, ineligible members)
-//!   before it changes the ISR; the leader epoch stays, the partition epoch grows.
+//! - AlterPartition from a leader is validated before it changes the ISR
+//!   (ReplicationControlManager.validateAlterPartitionData): stale epochs, an
+//!   ISR outside the assignment or without the leader, a RECOVERING state with
+//!   more than the leader, and any listed member — already in the ISR or not —
+//!   that is unregistered, fenced, shutting down or at another broker epoch than
+//!   the leader gave for it (INELIGIBLE_REPLICA, KIP-903). The leader epoch
+//!   stays, the partition epoch grows; the leader's recovery state rides along,
+//!   so an unclean leader's RECOVERED reaches the controller with its next ISR
+//!   change.
+//! - A registration from the incarnation already registered (a re-sent
+//!   request) is amended: same broker epoch, same fencing state
+//!   (ClusterControlManager.registerBroker); only a new incarnation gets a new
+//!   epoch and has its predecessor cleaned up.
 //!
 //! The controller is its own node, not one of the brokers: crashing a broker
 //! never kills it (controller failover belongs to the quorum, out of scope).
@@ -234,7 +245,7 @@ impl Controller {
                 leader_epoch,
                 partition_epoch,
                 new_isr,
-                recovered,
+                leader_recovery_state,
             } => {
                 let result = self.alter_partition(
                     ctx,
@@ -244,7 +255,7 @@ impl Controller {
                     leader_epoch,
                     partition_epoch,
                     new_isr,
-                    recovered,
+                    leader_recovery_state,
                 );
                 ctx.send(
                     from,
@@ -359,6 +370,39 @@ impl Controller {
         })
     }
 
+    /// ClusterControlManager.registerBroker for the incarnation already
+    /// registered (the broker re-sent its request, e.g. the answer was slow or
+    /// lost): the registration is amended, not replaced. The broker epoch, the
+    /// fencing and controlled-shutdown states stay; nothing is cleaned up for
+    /// a previous incarnation, because there is none; the session is touched
+    /// and the broker must replay past the new registration record.
+    fn amend_registration(&mut self, ctx: &mut Ctx, broker: BrokerId) {
+        let offset = self.metadata_log.len() as u64;
+        let Some(s) = self.broker_mut(broker) else {
+            return;
+        };
+        let epoch = s.broker_epoch;
+        s.last_heartbeat_ms = ctx.now;
+        s.session_expired = false;
+        s.registration_offset = offset;
+        self.append_broker_record(broker);
+        ctx.trace(
+            TraceKind::BrokerRegistered {
+                broker,
+                broker_epoch: epoch,
+            },
+            format!("Broker {broker} registered again with the same incarnation (its earlier request went unanswered): the controller amends the registration and the broker epoch stays {epoch}."),
+        );
+        ctx.send(
+            Node::Broker(broker),
+            Message::BrokerRegistrationResponse { result: Ok(epoch) },
+        );
+        ctx.after(
+            ctx.config.broker_session_timeout_ms,
+            Timer::SessionCheck { broker },
+        );
+    }
+
     fn register(
         &mut self,
         ctx: &mut Ctx,
@@ -367,6 +411,10 @@ impl Controller {
         incarnation: u32,
     ) {
         let Some(s) = self.broker(broker) else { return };
+        if s.registered && s.incarnation == incarnation {
+            self.amend_registration(ctx, broker);
+            return;
+        }
         // ClusterControlManager.registerBroker: a new incarnation is turned
         // away while the previous one still holds a valid session. A quick
         // restart therefore does not shorten failure detection: the old
@@ -780,6 +828,25 @@ impl Controller {
         }
     }
 
+    /// ReplicationControlManager.ineligibleReplicasForIsr: every listed
+    /// member — new or already in the ISR — must be registered, unfenced, not
+    /// in controlled shutdown, and, when the leader gave one, at the broker
+    /// epoch of its current registration (KIP-903: a follower that restarted
+    /// since the leader saw it fetch is refused).
+    fn ineligible_members(&self, isr: &[BrokerState]) -> Vec<BrokerId> {
+        isr.iter()
+            .filter(|m| {
+                !self.acceptable(m.broker_id)
+                    || m.broker_epoch.is_some_and(|e| {
+                        self.broker(m.broker_id)
+                            .is_some_and(|s| s.broker_epoch != e)
+                    })
+            })
+            .map(|m| m.broker_id)
+            .collect()
+    }
+
+    /// ReplicationControlManager.alterPartition / validateAlterPartitionData.
     #[allow(clippy::too_many_arguments)]
     fn alter_partition(
         &mut self,
@@ -789,8 +856,8 @@ impl Controller {
         p: PartitionIndex,
         leader_epoch: u32,
         partition_epoch: u32,
-        new_isr: Vec<BrokerId>,
-        recovered: bool,
+        new_isr: Vec<BrokerState>,
+        leader_recovery_state: LeaderRecoveryState,
     ) -> Result<PartitionRegistration, ErrorCode> {
         let Some(reg) = self.partitions.get(p).cloned() else {
             return Err(ErrorCode::InvalidRequest);
@@ -810,23 +877,23 @@ impl Controller {
         if partition_epoch != reg.partition_epoch {
             return Err(ErrorCode::InvalidUpdateVersion);
         }
-        if !new_isr.contains(&broker) || new_isr.iter().any(|b| !reg.replicas.contains(b)) {
+        let ids = BrokerState::ids(&new_isr);
+        if !ids.contains(&broker) || ids.iter().any(|b| !reg.replicas.contains(b)) {
             return Err(ErrorCode::InvalidRequest);
         }
-        if new_isr
-            .iter()
-            .any(|b| !reg.isr.contains(b) && !self.acceptable(*b))
+        if leader_recovery_state == LeaderRecoveryState::Recovering && ids.len() > 1 {
+            return Err(ErrorCode::InvalidRequest);
+        }
+        if reg.leader_recovery_state == LeaderRecoveryState::Recovered
+            && leader_recovery_state == LeaderRecoveryState::Recovering
         {
+            return Err(ErrorCode::InvalidRequest);
+        }
+        if !self.ineligible_members(&new_isr).is_empty() {
             return Err(ErrorCode::IneligibleReplica);
         }
-        let recovery = if recovered {
-            LeaderRecoveryState::Recovered
-        } else {
-            reg.leader_recovery_state
-        };
-        if recovery == LeaderRecoveryState::Recovering && new_isr.len() > 1 {
-            return Err(ErrorCode::InvalidRequest);
-        }
+        let recovered = leader_recovery_state == LeaderRecoveryState::Recovered;
+        let new_isr = ids;
         // The same builder as the controller's own changes: a shrink below
         // min.insync.replicas moves the dropped members into the ELR
         // (ReplicationControlManager.alterPartition → PartitionChangeBuilder).

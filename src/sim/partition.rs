@@ -18,7 +18,9 @@ use serde::Serialize;
 
 use super::config::TruncationMode;
 use super::log::Log;
-use super::protocol::{BrokerId, LeaderRecoveryState, PartitionIndex, PartitionRegistration};
+use super::protocol::{
+    BrokerId, BrokerState, LeaderRecoveryState, PartitionIndex, PartitionRegistration,
+};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -42,7 +44,50 @@ pub struct FollowerState {
     /// `None`: no fetch seen since this broker became leader.
     pub last_fetch_ms: Option<u64>,
     pub last_fetch_leader_leo: u64,
+    /// The broker epoch the follower's last fetch carried (KIP-903); 0 until
+    /// it has fetched from this leader (Kafka's empty `brokerEpoch`).
     pub broker_epoch: u64,
+}
+
+/// An ISR change the leader has proposed and the controller has not
+/// committed (Kafka's PendingExpandIsr / PendingShrinkIsr).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PendingIsr {
+    /// The AlterPartition request carrying it.
+    pub id: u64,
+    /// The proposed ISR, as sent: each member with its broker epoch.
+    pub isr: Vec<BrokerState>,
+    /// The controller refused it with an error that is not retried
+    /// (Partition.handleAlterPartitionError): the proposal stays pending, so
+    /// no other ISR change starts, until new metadata for the partition
+    /// arrives. No request is in flight any more.
+    pub awaiting_metadata: bool,
+}
+
+impl PendingIsr {
+    pub fn new(id: u64, isr: Vec<BrokerState>) -> Self {
+        PendingIsr {
+            id,
+            isr,
+            awaiting_metadata: false,
+        }
+    }
+
+    /// A proposal whose members carry no broker epoch (Kafka's -1).
+    pub fn of_ids(id: u64, isr: &[BrokerId]) -> Self {
+        let isr = isr
+            .iter()
+            .map(|&broker_id| BrokerState {
+                broker_id,
+                broker_epoch: None,
+            })
+            .collect();
+        PendingIsr::new(id, isr)
+    }
+
+    pub fn contains(&self, b: BrokerId) -> bool {
+        self.isr.iter().any(|m| m.broker_id == b)
+    }
 }
 
 #[derive(Clone, Debug)]
@@ -58,8 +103,8 @@ pub struct Replica {
     /// a replica on its first change after a snapshot stays cheap.
     pub isr: Rc<Vec<BrokerId>>,
     pub replicas: Rc<Vec<BrokerId>>,
-    /// An AlterPartition in flight: (request id, proposed ISR).
-    pub pending_isr: Option<(u64, Vec<BrokerId>)>,
+    /// An ISR change proposed to the controller and not yet committed.
+    pub pending_isr: Option<PendingIsr>,
     pub recovery: LeaderRecoveryState,
     pub followers: Vec<FollowerState>,
     /// Follower side: do not fetch this partition before this time.
@@ -71,6 +116,13 @@ pub struct Replica {
     /// so its log has been reconciled with the leader's (truncation done).
     pub reconciled: bool,
 }
+
+/// Partition.isReplicaIsrEligible, as the broker's metadata cache answers
+/// it: `(follower, broker epoch its last fetch carried)` → unfenced, not in
+/// controlled shutdown, and that epoch is the follower's current
+/// registration (KIP-841, KIP-903). A follower that restarted and fetches
+/// with a new epoch the leader has not yet replayed is not eligible either.
+pub type IsrEligible<'a> = dyn Fn(BrokerId, u64) -> bool + 'a;
 
 /// `*to = from`, keeping the shared copy when it is already equal.
 fn set_shared(to: &mut Rc<Vec<BrokerId>>, from: &[BrokerId]) {
@@ -117,7 +169,7 @@ impl Replica {
     fn pending_only(&self) -> impl Iterator<Item = BrokerId> + '_ {
         self.pending_isr
             .iter()
-            .flat_map(|(_, pending)| pending.iter().copied())
+            .flat_map(|pending| pending.isr.iter().map(|m| m.broker_id))
             .filter(|b| !self.isr.contains(b))
     }
 
@@ -128,7 +180,7 @@ impl Replica {
             || self
                 .pending_isr
                 .as_ref()
-                .is_some_and(|(_, pending)| pending.contains(&b))
+                .is_some_and(|pending| pending.contains(b))
     }
 
     /// The size of the maximal ISR.
@@ -154,7 +206,10 @@ impl Replica {
         set_shared(&mut self.isr, &reg.isr);
         set_shared(&mut self.replicas, &reg.replicas);
         self.partition_epoch = reg.partition_epoch;
-        self.recovery = reg.leader_recovery_state;
+        // Partition.makeLeader: a leader elected uncleanly (RECOVERING) marks
+        // itself RECOVERED as it takes over; the controller learns it from the
+        // leader's next AlterPartition, which carries the leader's state.
+        self.recovery = LeaderRecoveryState::Recovered;
         self.pending_isr = None;
         if new_epoch {
             self.leader_epoch = reg.leader_epoch;
@@ -247,15 +302,17 @@ impl Replica {
         (min_insync_replicas as usize).min(self.replicas.len())
     }
 
-    /// Partition.maybeIncrementLeaderHW. `eligible(b)` says whether broker b is
-    /// unfenced and not shutting down. Returns true when the HW moved.
+    /// Partition.maybeIncrementLeaderHW. `eligible(b, epoch)` is
+    /// Partition.isReplicaIsrEligible for broker b whose last fetch carried
+    /// broker epoch `epoch` (see [`IsrEligible`]). Returns true when the HW
+    /// moved.
     pub fn maybe_increment_high_watermark(
         &mut self,
         now: u64,
         lag_max_ms: u64,
         min_insync_replicas: u32,
         strict_min_isr: bool,
-        eligible: &dyn Fn(BrokerId) -> bool,
+        eligible: &IsrEligible<'_>,
     ) -> bool {
         if !self.is_leader() {
             return false;
@@ -267,7 +324,7 @@ impl Replica {
         let mut candidate = leo;
         for f in &self.followers {
             let counts = self.in_maximal_isr(f.broker)
-                || (self.is_caught_up(f, now, lag_max_ms) && eligible(f.broker));
+                || (self.is_caught_up(f, now, lag_max_ms) && eligible(f.broker, f.broker_epoch));
             if !counts {
                 continue;
             }
@@ -286,10 +343,7 @@ impl Replica {
 
     /// Followers that should join the ISR (Partition.isFollowerInSync).
     #[inline]
-    pub fn expand_candidates(&self, eligible: &dyn Fn(BrokerId) -> bool) -> Vec<BrokerId> {
-        if self.recovery == LeaderRecoveryState::Recovering {
-            return Vec::new();
-        }
+    pub fn expand_candidates(&self, eligible: &IsrEligible<'_>) -> Vec<BrokerId> {
         // Asked on every follower fetch, and nearly always every follower is
         // already in the ISR: look up the epoch's start only when one is not.
         if self.followers.iter().all(|f| self.isr.contains(&f.broker)) {
@@ -299,7 +353,7 @@ impl Replica {
     }
 
     #[inline(never)]
-    fn expand_candidates_outside_isr(&self, eligible: &dyn Fn(BrokerId) -> bool) -> Vec<BrokerId> {
+    fn expand_candidates_outside_isr(&self, eligible: &IsrEligible<'_>) -> Vec<BrokerId> {
         let epoch_start = self.log.epoch_start_offset(self.leader_epoch).unwrap_or(0);
         self.followers
             .iter()
@@ -308,7 +362,7 @@ impl Replica {
                 f.log_end_offset
                     .is_some_and(|leo| leo >= self.log.high_watermark && leo >= epoch_start)
             })
-            .filter(|f| eligible(f.broker))
+            .filter(|f| eligible(f.broker, f.broker_epoch))
             .map(|f| f.broker)
             .collect()
     }
@@ -469,7 +523,7 @@ mod tests {
         r.make_follower(&registration(2, 0));
         r.make_leader(1, &reg, 2_000);
         r.record_follower_fetch(2, 5, 7, 2_100);
-        let moved = r.maybe_increment_high_watermark(2_200, 30_000, 1, true, &|_| true);
+        let moved = r.maybe_increment_high_watermark(2_200, 30_000, 1, true, &|_, _| true);
         assert!(moved, "follower 3 never caught up: it does not count");
         assert_eq!(r.log.high_watermark, 5);
         assert!(r.out_of_sync(1, 2_200, 30_000).is_empty());

@@ -102,6 +102,23 @@ pub enum LeaderRecoveryState {
     Recovering,
 }
 
+/// One member of an ISR a leader proposes, with the broker epoch of the
+/// registration it was heard from (AlterPartitionRequest's BrokerState,
+/// KIP-903). `None` is Kafka's -1: the leader has not had a fetch from it in
+/// its current epoch, and the controller skips the epoch check for it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct BrokerState {
+    pub broker_id: BrokerId,
+    pub broker_epoch: Option<u64>,
+}
+
+impl BrokerState {
+    /// The broker ids of a proposed ISR.
+    pub fn ids(isr: &[BrokerState]) -> Vec<BrokerId> {
+        isr.iter().map(|m| m.broker_id).collect()
+    }
+}
+
 /// The controller's record of one partition (PartitionRegistration).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct PartitionRegistration {
@@ -217,8 +234,13 @@ pub enum Message {
         partition: PartitionIndex,
         leader_epoch: u32,
         partition_epoch: u32,
-        new_isr: Vec<BrokerId>,
-        recovered: bool,
+        /// Each proposed member with the broker epoch the leader knows it by
+        /// (AlterPartition v3+, KIP-903).
+        new_isr: Vec<BrokerState>,
+        /// The leader's own recovery state: a leader elected uncleanly marks
+        /// itself RECOVERED when it takes over, and the controller learns it
+        /// from the leader's next ISR change (KIP-704).
+        leader_recovery_state: LeaderRecoveryState,
     },
     AlterPartitionResponse {
         id: u64,

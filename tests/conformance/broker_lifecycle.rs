@@ -145,7 +145,7 @@ fn a_new_registration_is_fenced_and_not_in_controlled_shutdown() {
     assert_eq!(s.broker_epoch, epoch);
 }
 
-// Kafka: ClusterControlManagerTest.testReRegistrationAndBrokerEpoch
+// Kafka: ClusterControlManagerTest.testReRegistrationAndBrokerEpoch[newIncarnationId=true]
 #[test]
 fn a_new_incarnation_gets_a_new_larger_broker_epoch() {
     let mut w = session_world(1, 18_000);
@@ -154,6 +154,27 @@ fn a_new_incarnation_gets_a_new_larger_broker_epoch() {
     w.now = 20_000;
     let second = w.register(1, true);
     assert!(second > first, "{second} > {first}");
+}
+
+// Kafka: ClusterControlManagerTest.testReRegistrationAndBrokerEpoch[newIncarnationId=false]
+// Fixed: every registration got a new broker epoch, and one from an incarnation already registered could be fenced "for a new incarnation"; the controller now amends the registration and keeps the epoch (ClusterControlManager.registerBroker)
+#[test]
+fn a_registration_from_the_same_incarnation_keeps_its_broker_epoch() {
+    let mut w = session_world(1, 18_000);
+    let first = fresh_registration(&mut w, 1);
+    let incarnation = w.controller.brokers[0].incarnation;
+    let again = w.register_incarnation(1, true, incarnation);
+    assert_eq!(again, first, "the broker epoch remains");
+    assert_eq!(w.controller.brokers[0].incarnation, incarnation);
+    // Beyond Kafka's case: an unfenced ISR member that re-sends its
+    // registration keeps its state and its ISR membership.
+    let mut w = World::new(3, &[vec![1, 2, 3]], 1, false);
+    let epoch = w.epoch_of(2);
+    let incarnation = w.controller.brokers[1].incarnation;
+    let len = w.reg(0).clone();
+    assert_eq!(w.register_incarnation(2, true, incarnation), epoch);
+    assert!(!w.fenced(2), "the fencing state is kept");
+    assert_eq!(w.reg(0), &len, "no ISR or leader change");
 }
 
 // Kafka: ClusterControlManagerTest.testReplay

@@ -2,14 +2,22 @@
 //! [`Ctx`], so a test builds one around a config and a partition table, calls
 //! the handler, and reads the controller's state and outputs afterwards.
 
+use failover_lab::sim::broker::Broker;
 use failover_lab::sim::config::{ClusterConfig, TopicConfig};
 use failover_lab::sim::controller::{Controller, ElectionKind};
 use failover_lab::sim::io::{Ctx, Timer};
+use failover_lab::sim::log::Record;
+use failover_lab::sim::partition::Replica;
+use failover_lab::sim::protocol::FetchPartition;
 use failover_lab::sim::protocol::{
-    BrokerId, ErrorCode, LeaderRecoveryState, Message, MetadataRecord, Node, PartitionRegistration,
+    BrokerId, BrokerState, ErrorCode, LeaderRecoveryState, Message, MetadataRecord, Node,
+    PartitionRegistration,
 };
 use failover_lab::sim::trace::Trace;
 use failover_lab::sim::PartitionInfo;
+
+/// Kafka's MockTime starts at the wall clock, far from 0.
+pub const T0: u64 = 1_000_000;
 
 /// Kafka's `-1` leader.
 pub const NO_LEADER: Option<BrokerId> = None;
@@ -236,6 +244,12 @@ impl World {
     /// broker proved a clean shutdown. Returns the broker epoch afterwards.
     pub fn register(&mut self, b: BrokerId, clean: bool) -> u64 {
         let incarnation = self.controller.brokers[b as usize - 1].incarnation + 1;
+        self.register_incarnation(b, clean, incarnation)
+    }
+
+    /// A BrokerRegistration from incarnation `incarnation` of broker `b`.
+    /// Returns the broker epoch afterwards.
+    pub fn register_incarnation(&mut self, b: BrokerId, clean: bool, incarnation: u32) -> u64 {
         let msg = Message::BrokerRegistration {
             broker: b,
             clean_shutdown: clean,
@@ -296,6 +310,17 @@ impl World {
         )
     }
 
+    /// Each member with the broker epoch the controller has registered for
+    /// it (Kafka's `isrWithDefaultEpoch`).
+    pub fn with_current_epochs(&self, isr: &[BrokerId]) -> Vec<BrokerState> {
+        isr.iter()
+            .map(|&b| BrokerState {
+                broker_id: b,
+                broker_epoch: Some(self.epoch_of(b)),
+            })
+            .collect()
+    }
+
     #[allow(clippy::too_many_arguments)]
     pub fn alter_partition_of(
         &mut self,
@@ -306,6 +331,30 @@ impl World {
         partition_epoch: u32,
         new_isr: &[BrokerId],
     ) -> Result<PartitionRegistration, ErrorCode> {
+        let members = self.with_current_epochs(new_isr);
+        self.alter_partition_full(
+            p,
+            broker,
+            broker_epoch,
+            leader_epoch,
+            partition_epoch,
+            members,
+            LeaderRecoveryState::Recovered,
+        )
+    }
+
+    /// An AlterPartition with every field of ours.
+    #[allow(clippy::too_many_arguments)]
+    pub fn alter_partition_full(
+        &mut self,
+        p: usize,
+        broker: BrokerId,
+        broker_epoch: u64,
+        leader_epoch: u32,
+        partition_epoch: u32,
+        new_isr: Vec<BrokerState>,
+        leader_recovery_state: LeaderRecoveryState,
+    ) -> Result<PartitionRegistration, ErrorCode> {
         let msg = Message::AlterPartition {
             id: 1,
             broker,
@@ -313,8 +362,8 @@ impl World {
             partition: p,
             leader_epoch,
             partition_epoch,
-            new_isr: new_isr.to_vec(),
-            recovered: false,
+            new_isr,
+            leader_recovery_state,
         };
         self.with(|c, ctx| c.on_message(ctx, Node::Broker(broker), msg));
         self.sends
@@ -340,5 +389,241 @@ impl World {
             reg.partition_epoch,
             new_isr,
         )
+    }
+}
+
+/// A small world around one real broker, for Kafka's `PartitionTest` cases
+/// that go through the broker's own handlers: the metadata it replays, the
+/// fetches it answers, the AlterPartition it sends and the answer it gets.
+/// Broker 1 is Kafka's local broker 0; Kafka's remote brokers 1, 2 are our
+/// 2, 3; Kafka's `defaultBrokerEpoch(id)` (id + 1000) is [`default_epoch`].
+pub struct BrokerWorld {
+    pub config: ClusterConfig,
+    pub partitions: Vec<PartitionInfo>,
+    pub metadata: Vec<std::rc::Rc<MetadataRecord>>,
+    pub broker: Broker,
+    pub trace: Trace,
+    pub next_id: u64,
+    pub now: u64,
+    pub sends: Vec<(Node, Message)>,
+    pub timers: Vec<(u64, Timer)>,
+}
+
+/// Kafka's `defaultBrokerEpoch` for our broker `b` (Kafka's `b - 1`).
+pub fn default_epoch(b: BrokerId) -> u64 {
+    1000 + u64::from(b) - 1
+}
+
+impl BrokerWorld {
+    /// `seedLogData(log, numRecords = 10, leaderEpoch = 4)`, then broker 1
+    /// becomes leader in leader epoch 5, partition epoch 1, with `isr`, by
+    /// replaying the metadata log: every broker registered and unfenced at
+    /// [`default_epoch`].
+    pub fn leader(replicas: &[BrokerId], isr: &[BrokerId]) -> BrokerWorld {
+        let topic = TopicConfig {
+            min_insync_replicas: 1,
+            unclean_leader_election_enable: false,
+        };
+        let config = ClusterConfig {
+            topic_defaults: topic.clone(),
+            ..ClusterConfig::default()
+        };
+        let partitions = vec![PartitionInfo {
+            topic: "foo".to_string(),
+            topic_index: 0,
+            partition: 0,
+            replicas: replicas.to_vec(),
+            config: topic,
+        }];
+        let mut metadata: Vec<std::rc::Rc<MetadataRecord>> = replicas
+            .iter()
+            .map(|&b| {
+                std::rc::Rc::new(MetadataRecord::Broker {
+                    broker: b,
+                    broker_epoch: default_epoch(b),
+                    fenced: false,
+                    in_controlled_shutdown: false,
+                })
+            })
+            .collect();
+        metadata.push(std::rc::Rc::new(MetadataRecord::Partition {
+            partition: 0,
+            registration: registration(replicas, isr, Some(1), 5, 1),
+        }));
+        let mut replica = Replica::new(0, replicas.to_vec());
+        for i in 0..10 {
+            replica.log.append(Record::plain(i, 4));
+        }
+        let mut broker = Broker::new(1, 1);
+        broker.host(0, replica);
+        let mut w = BrokerWorld {
+            config,
+            partitions,
+            metadata,
+            broker,
+            trace: Trace::default(),
+            next_id: 0,
+            now: T0,
+            sends: Vec::new(),
+            timers: Vec::new(),
+        };
+        w.with(|b, ctx| b.bootstrap(ctx, default_epoch(1)));
+        w
+    }
+
+    fn with<R>(&mut self, f: impl FnOnce(&mut Broker, &mut Ctx) -> R) -> R {
+        let mut dirty = Vec::new();
+        let racks: Vec<String> = Vec::new();
+        let mut ctx = Ctx {
+            now: self.now,
+            config: &self.config,
+            racks: &racks,
+            partitions: &self.partitions,
+            metadata: &self.metadata,
+            trace: &mut self.trace,
+            next_id: &mut self.next_id,
+            sends: Vec::new(),
+            timers: Vec::new(),
+            dirty: &mut dirty,
+        };
+        let r = f(&mut self.broker, &mut ctx);
+        self.sends = ctx.sends;
+        self.timers = ctx.timers;
+        r
+    }
+
+    pub fn replica(&self) -> &Replica {
+        self.broker
+            .replicas
+            .get(&0)
+            .unwrap_or_else(|| panic!("broker 1 hosts partition 0"))
+    }
+
+    /// The committed ISR as the leader knows it (`partition.inSyncReplicaIds`).
+    pub fn isr(&self) -> Vec<BrokerId> {
+        self.replica().isr.to_vec()
+    }
+
+    /// The maximal ISR (`partitionState.maximalIsr`), sorted.
+    pub fn maximal_isr(&self) -> Vec<BrokerId> {
+        let r = self.replica();
+        let mut m: Vec<BrokerId> = r.isr.to_vec();
+        if let Some(p) = &r.pending_isr {
+            m.extend(
+                p.isr
+                    .iter()
+                    .map(|s| s.broker_id)
+                    .filter(|b| !r.isr.contains(b)),
+            );
+        }
+        m.sort_unstable();
+        m
+    }
+
+    pub fn high_watermark(&self) -> u64 {
+        self.replica().log.high_watermark
+    }
+
+    /// Kafka's `fetchFollower`: a follower fetch at `offset` in the current
+    /// leader epoch, answered at once, carrying `broker_epoch`.
+    pub fn fetch_follower(&mut self, follower: BrokerId, offset: u64, broker_epoch: u64) {
+        let leader_epoch = self.replica().leader_epoch;
+        let msg = Message::Fetch {
+            id: 1_000_000 + self.next_id,
+            replica: Some(follower),
+            broker_epoch,
+            max_wait_ms: 0,
+            partitions: vec![FetchPartition {
+                partition: 0,
+                fetch_offset: offset,
+                current_leader_epoch: leader_epoch,
+                last_fetched_epoch: None,
+            }],
+            rack_id: String::new(),
+        };
+        self.with(|b, ctx| b.on_message(ctx, Node::Broker(follower), msg));
+    }
+
+    /// The error of the last fetch's answer for partition 0, if any.
+    pub fn fetch_error(&self) -> Option<ErrorCode> {
+        self.sends
+            .iter()
+            .find_map(|(_, m)| match m {
+                Message::FetchResponse { partitions, .. } => {
+                    Some(partitions.first().and_then(|p| p.error))
+                }
+                _ => None,
+            })
+            .unwrap_or_else(|| panic!("no fetch response"))
+    }
+
+    /// `partition.maybeShrinkIsr()`: the broker's periodic ISR check.
+    pub fn maybe_shrink_isr(&mut self) {
+        self.with(|b, ctx| b.on_timer(ctx, Timer::IsrCheck));
+    }
+
+    /// The AlterPartition requests the last call sent (Kafka's
+    /// `alterPartitionManager.isrUpdates`): (id, members, recovery state).
+    pub fn isr_updates(&self) -> Vec<(u64, Vec<BrokerState>, LeaderRecoveryState)> {
+        self.sends
+            .iter()
+            .filter_map(|(to, m)| match m {
+                Message::AlterPartition {
+                    id,
+                    new_isr,
+                    leader_recovery_state,
+                    ..
+                } if *to == Node::Controller => {
+                    Some((*id, new_isr.clone(), *leader_recovery_state))
+                }
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// The one AlterPartition the last call sent.
+    pub fn isr_update(&self) -> (u64, Vec<BrokerState>, LeaderRecoveryState) {
+        let mut u = self.isr_updates();
+        assert_eq!(u.len(), 1, "one AlterPartition sent: {u:?}");
+        u.remove(0)
+    }
+
+    /// The controller's answer to AlterPartition `id`
+    /// (`alterPartitionManager.failIsrUpdate` / `completeIsrUpdate`).
+    pub fn answer(&mut self, id: u64, result: Result<PartitionRegistration, ErrorCode>) {
+        let msg = Message::AlterPartitionResponse {
+            id,
+            partition: 0,
+            result,
+        };
+        self.with(|b, ctx| b.on_message(ctx, Node::Controller, msg));
+    }
+
+    /// Fire the retry timer of AlterPartition `id` after the retry delay.
+    pub fn retry_timer(&mut self, id: u64) {
+        self.now += failover_lab::sim::broker::ALTER_PARTITION_RETRY_MS;
+        self.with(|b, ctx| b.on_timer(ctx, Timer::AlterPartitionRetry { partition: 0, id }));
+    }
+
+    /// The controller publishes `rec`; the broker replays it.
+    pub fn publish(&mut self, rec: MetadataRecord) {
+        self.metadata.push(std::rc::Rc::new(rec));
+        let end = self.metadata.len() as u64;
+        self.with(|b, ctx| {
+            b.on_message(
+                ctx,
+                Node::Controller,
+                Message::MetadataPush { metadata_end: end },
+            )
+        });
+        let applied: Vec<Timer> = self
+            .timers
+            .iter()
+            .filter(|(_, t)| matches!(t, Timer::MetadataApplied { .. }))
+            .map(|(_, t)| t.clone())
+            .collect();
+        for t in applied {
+            self.with(|b, ctx| b.on_timer(ctx, t));
+        }
     }
 }

@@ -5,13 +5,13 @@
 //! `replica.lag.time.max.ms` is Kafka's default 30 000.
 
 use failover_lab::sim::log::Record;
-use failover_lab::sim::partition::Replica;
+use failover_lab::sim::partition::{PendingIsr, Replica};
 
-use super::harness::registration;
+use failover_lab::sim::protocol::{BrokerState, ErrorCode, MetadataRecord};
+
+use super::harness::{default_epoch, registration, BrokerWorld, T0};
 
 const LAG: u64 = 30_000;
-/// Kafka's MockTime starts at the wall clock, far from 0.
-const T0: u64 = 1_000_000;
 
 /// `seedLogData(log, numRecords = 10, leaderEpoch = 4)` then `makeLeader`
 /// in leader epoch 5 at time `now`.
@@ -29,12 +29,12 @@ fn seed(r: &mut Replica, n: u64, epoch: u32) {
     }
 }
 
-fn hw(r: &mut Replica, now: u64, min_isr: u32, eligible: &dyn Fn(u32) -> bool) -> u64 {
+fn hw(r: &mut Replica, now: u64, min_isr: u32, eligible: &dyn Fn(u32, u64) -> bool) -> u64 {
     r.maybe_increment_high_watermark(now, LAG, min_isr, true, eligible);
     r.log.high_watermark
 }
 
-fn all(_: u32) -> bool {
+fn all(_: u32, _: u64) -> bool {
     true
 }
 
@@ -66,7 +66,7 @@ fn an_isr_member_not_caught_up_within_the_lag_time_is_shrunk_and_the_hw_waits_fo
     let now = LAG + 1;
     assert_eq!(r.out_of_sync(1, now, LAG), vec![3]);
     // The shrink is in flight: the maximal ISR still holds 3, so the HW stays.
-    r.pending_isr = Some((7, vec![1, 2]));
+    r.pending_isr = Some(PendingIsr::of_ids(7, &[1, 2]));
     assert_eq!(hw(&mut r, now, 1, &all), 0);
     commit_isr(&mut r, &[1, 2], 2, now);
     assert_eq!(hw(&mut r, now, 1, &all), 10);
@@ -78,7 +78,7 @@ fn while_an_isr_shrink_is_pending_the_hw_does_not_move_and_advances_once_committ
     let mut r = leader(&[1, 2], &[1, 2], 0);
     let now = LAG + 1;
     assert_eq!(r.out_of_sync(1, now, LAG), vec![2]);
-    r.pending_isr = Some((7, vec![1]));
+    r.pending_isr = Some(PendingIsr::of_ids(7, &[1]));
     assert_eq!(hw(&mut r, now, 1, &all), 0);
     assert_eq!(
         *r.isr,
@@ -115,18 +115,6 @@ fn a_follower_at_the_leaders_log_end_is_not_shrunk_however_long_it_has_been() {
     assert!(r.out_of_sync(1, 30_001, LAG).is_empty());
 }
 
-// Kafka: PartitionTest.testIsrNotShrunkIfUpdateFails
-#[test]
-fn a_rejected_isr_shrink_leaves_the_committed_isr_and_the_hw() {
-    let mut r = leader(&[1, 2], &[1, 2], 0);
-    let now = 30_001;
-    assert_eq!(r.out_of_sync(1, now, LAG), vec![2]);
-    r.pending_isr = Some((7, vec![1]));
-    assert_eq!(hw(&mut r, now, 1, &all), 0);
-    assert_eq!(*r.isr, vec![1, 2]);
-    assert_eq!(r.maximal_isr_len(), 2);
-}
-
 // Kafka: PartitionTest.testHighWatermarkAdvanceShouldNotAdvanceWhenUnderMinISR
 #[test]
 fn the_hw_does_not_advance_while_the_committed_isr_is_below_min_isr() {
@@ -135,7 +123,7 @@ fn the_hw_does_not_advance_while_the_committed_isr_is_below_min_isr() {
     assert_eq!(hw(&mut r, 0, 3, &all), 0);
     r.record_follower_fetch(3, 10, 0, 0);
     assert_eq!(r.expand_candidates(&all), vec![3]);
-    r.pending_isr = Some((7, vec![1, 2, 3]));
+    r.pending_isr = Some(PendingIsr::of_ids(7, &[1, 2, 3]));
     assert_eq!(r.maximal_isr_len(), 3);
     assert_eq!(hw(&mut r, 0, 3, &all), 0, "the maximal ISR is not enough");
     commit_isr(&mut r, &[1, 2, 3], 2, 0);
@@ -149,7 +137,7 @@ fn hw_after_shrink_with_follower(eligible: bool) -> u64 {
     seed(&mut r, 10, 5);
     commit_isr(&mut r, &[1], 2, 0);
     assert!(r.out_of_sync(1, 0, LAG).is_empty());
-    hw(&mut r, 0, 1, &|_| eligible)
+    hw(&mut r, 0, 1, &|_, _| eligible)
 }
 
 // Kafka: PartitionTest.testHighWatermarkIncreasesWithFencedOrShutdownFollower[fenced]
@@ -178,7 +166,7 @@ fn a_caught_up_follower_joins_the_isr_only_while_it_is_unfenced_and_not_shutting
     let mut r = leader(&[1, 2], &[1], 0);
     r.record_follower_fetch(2, 10, 0, 0);
     assert_eq!(r.expand_candidates(&all), vec![2]);
-    assert!(r.expand_candidates(&|_| false).is_empty());
+    assert!(r.expand_candidates(&|_, _| false).is_empty());
     assert_eq!(r.expand_candidates(&all), vec![2]);
 }
 
@@ -232,7 +220,7 @@ fn a_follower_that_reaches_the_high_watermark_is_proposed_for_the_isr() {
     r.record_follower_fetch(2, 10, 0, T0);
     assert_eq!(r.follower(2).and_then(|f| f.last_caught_up_ms), Some(T0));
     assert_eq!(r.expand_candidates(&all), vec![2]);
-    r.pending_isr = Some((7, vec![1, 2]));
+    r.pending_isr = Some(PendingIsr::of_ids(7, &[1, 2]));
     assert_eq!(*r.isr, vec![1], "not committed yet");
     assert_eq!(r.maximal_isr_len(), 2);
     commit_isr(&mut r, &[1, 2], 2, T0);
@@ -264,7 +252,7 @@ fn last_caught_up_time_moves_only_when_the_follower_reaches_the_leaders_end() {
 #[test]
 fn learning_the_committed_isr_again_drops_an_in_flight_isr_change() {
     let mut r = leader(&[1, 2], &[1, 2], 0);
-    r.pending_isr = Some((7, vec![1]));
+    r.pending_isr = Some(PendingIsr::of_ids(7, &[1]));
     commit_isr(&mut r, &[1, 2], 2, LAG + 1);
     assert!(
         r.pending_isr.is_none(),
@@ -291,4 +279,156 @@ fn after_a_restart_the_high_watermark_comes_from_its_checkpoint() {
     r.log.high_watermark = 6;
     r.log.lose_unflushed();
     assert_eq!(r.log.high_watermark, 4);
+}
+
+// The AlterPartition round trip through the broker's own handlers
+// (Partition.handleAlterPartitionError): the proposal is sent, the failure is
+// delivered as the controller's answer, and the leader's state is read back.
+
+/// An expansion of ISR {1} by follower 2, proposed after its fetch at the
+/// log end (PartitionTest.handleAlterIsrFailure up to the failure).
+fn expansion_in_flight() -> (BrokerWorld, u64) {
+    let mut w = BrokerWorld::leader(&[1, 2], &[1]);
+    assert_eq!(w.high_watermark(), 10, "alone in the ISR");
+    w.fetch_follower(2, 10, default_epoch(2));
+    assert_eq!(w.isr(), vec![1]);
+    assert_eq!(w.maximal_isr(), vec![1, 2]);
+    let (id, isr, _) = w.isr_update();
+    assert_eq!(BrokerState::ids(&isr), vec![1, 2]);
+    let f = w.replica().follower(2).cloned().unwrap_or_default();
+    assert_eq!((f.log_end_offset, f.last_caught_up_ms), (Some(10), Some(T0)));
+    (w, id)
+}
+
+// Kafka: PartitionTest.testIsrNotShrunkIfUpdateFails
+// Fixed: the leader dropped its proposal on every refusal (and this port used to set the pending state by hand); on INVALID_UPDATE_VERSION, FENCED_LEADER_EPOCH and INVALID_REQUEST it now stays pending, not retried, until new metadata arrives (Partition.handleAlterPartitionError)
+#[test]
+fn a_shrink_refused_with_invalid_update_version_stays_pending_and_the_committed_isr_is_unchanged() {
+    let mut w = BrokerWorld::leader(&[1, 2], &[1, 2]);
+    assert_eq!(w.high_watermark(), 0);
+    w.now += 30_001;
+    w.maybe_shrink_isr();
+    assert_eq!(w.isr(), vec![1, 2]);
+    let (id, isr, _) = w.isr_update();
+    assert_eq!(BrokerState::ids(&isr), vec![1]);
+    assert_eq!(w.high_watermark(), 0);
+    w.answer(id, Err(ErrorCode::InvalidUpdateVersion));
+    assert!(w.replica().pending_isr.is_some(), "still a pending shrink");
+    assert_eq!(w.isr(), vec![1, 2]);
+    assert!(w.isr_updates().is_empty(), "not retried");
+    assert_eq!(w.high_watermark(), 0);
+    // Nothing more is sent: not by the retry timer, not by the next check.
+    w.retry_timer(id);
+    assert!(w.isr_updates().is_empty());
+    w.maybe_shrink_isr();
+    assert!(w.isr_updates().is_empty());
+}
+
+// Kafka: PartitionTest.testIsrNotExpandedIfUpdateFails
+// Kafka: PartitionTest.testAlterIsrInvalidVersion
+#[test]
+fn an_expansion_refused_with_invalid_update_version_stays_pending_without_a_retry() {
+    let (mut w, id) = expansion_in_flight();
+    w.answer(id, Err(ErrorCode::InvalidUpdateVersion));
+    assert_eq!(w.isr(), vec![1]);
+    assert_eq!(w.maximal_isr(), vec![1, 2]);
+    assert!(w.isr_updates().is_empty());
+    w.retry_timer(id);
+    assert!(w.isr_updates().is_empty(), "the retry timer sends nothing");
+    w.fetch_follower(2, 10, default_epoch(2));
+    assert!(w.isr_updates().is_empty(), "no new proposal while pending");
+}
+
+// Kafka: PartitionTest.testInvalidAlterPartitionRequestsAreNotRetried
+#[test]
+fn an_invalid_request_answer_is_not_retried_and_the_proposal_stays_pending() {
+    let (mut w, id) = expansion_in_flight();
+    w.answer(id, Err(ErrorCode::InvalidRequest));
+    assert_eq!(w.isr(), vec![1]);
+    assert_eq!(w.maximal_isr(), vec![1, 2]);
+    assert!(w.isr_updates().is_empty());
+    w.retry_timer(id);
+    assert!(w.isr_updates().is_empty());
+}
+
+// Kafka: PartitionTest.testAlterIsrUnexpectedError
+// Difference: error name: Kafka's case answers UNKNOWN_SERVER_ERROR, which our controller never sends; NETWORK_EXCEPTION stands for "any other error"
+#[test]
+fn an_unexpected_alter_partition_error_is_retried_with_the_same_proposal() {
+    let (mut w, id) = expansion_in_flight();
+    w.answer(id, Err(ErrorCode::NetworkException));
+    assert_eq!(w.isr(), vec![1]);
+    assert_eq!(w.maximal_isr(), vec![1, 2]);
+    let (again, isr, _) = w.isr_update();
+    assert_eq!((again, BrokerState::ids(&isr)), (id, vec![1, 2]));
+}
+
+// Kafka: PartitionTest.testIsrNotExpandedIfReplicaIsFencedOrShutdown[kraft]
+#[test]
+fn an_ineligible_replica_answer_resets_to_the_committed_isr_and_a_fenced_follower_is_not_proposed_again(
+) {
+    let (mut w, id) = expansion_in_flight();
+    w.answer(id, Err(ErrorCode::IneligibleReplica));
+    assert_eq!(w.isr(), vec![1]);
+    assert_eq!(w.maximal_isr(), vec![1], "back at the committed state");
+    assert!(w.replica().pending_isr.is_none(), "nothing in flight");
+    assert!(w.isr_updates().is_empty());
+    // The leader learns that broker 2 is fenced; its next fetch changes nothing.
+    w.publish(MetadataRecord::Broker {
+        broker: 2,
+        broker_epoch: default_epoch(2),
+        fenced: true,
+        in_controlled_shutdown: false,
+    });
+    w.fetch_follower(2, 10, default_epoch(2));
+    assert_eq!(w.maximal_isr(), vec![1]);
+    assert!(w.isr_updates().is_empty());
+}
+
+// Kafka: PartitionTest.testFenceFollowerFetchWithStaleBrokerEpoch
+// Fixed: a follower fetch carrying an older broker epoch than the follower's last one was accepted and overwrote its state; Replica.updateFetchStateOrThrow refuses it with NOT_LEADER_OR_FOLLOWER
+#[test]
+fn a_follower_fetch_with_an_older_broker_epoch_is_refused_and_changes_nothing() {
+    let mut w = BrokerWorld::leader(&[1, 2], &[1, 2]);
+    w.fetch_follower(2, 10, default_epoch(2));
+    assert_eq!(w.fetch_error(), None);
+    w.fetch_follower(2, 10, default_epoch(2) - 1);
+    assert_eq!(w.fetch_error(), Some(ErrorCode::NotLeaderOrFollower));
+    let f = w.replica().follower(2).cloned().unwrap_or_default();
+    assert_eq!(
+        (f.log_end_offset, f.last_caught_up_ms, f.broker_epoch),
+        (Some(10), Some(T0), default_epoch(2))
+    );
+}
+
+// Kafka: PartitionTest.testIsrCanExpandedIfBrokerEpochsMatchWithKraftMetadataCache
+// Fixed: the broker epoch a follower's fetch carried was recorded and never read; the leader now checks it against its metadata before proposing the follower, and sends each member's epoch (KIP-903)
+#[test]
+fn a_follower_joins_the_isr_only_with_the_broker_epoch_the_leaders_metadata_has_for_it() {
+    let mut w = BrokerWorld::leader(&[1, 2, 3], &[1, 3]);
+    assert_eq!(w.maximal_isr(), vec![1, 3]);
+    // Broker 2 catches up, but its fetch carries another registration's epoch.
+    let wrong = default_epoch(2) - 1;
+    w.fetch_follower(2, 10, wrong);
+    let f = w.replica().follower(2).cloned().unwrap_or_default();
+    assert_eq!(
+        (f.log_end_offset, f.last_caught_up_ms, f.broker_epoch),
+        (Some(10), Some(T0), wrong)
+    );
+    assert_eq!(w.isr(), vec![1, 3]);
+    assert_eq!(w.maximal_isr(), vec![1, 3], "not eligible: epoch mismatch");
+    assert!(w.isr_updates().is_empty());
+    // Again with the epoch of its registration: proposed, with the epochs.
+    w.fetch_follower(2, 10, default_epoch(2));
+    assert_eq!(w.isr(), vec![1, 3]);
+    assert_eq!(w.maximal_isr(), vec![1, 2, 3]);
+    let (_, isr, _) = w.isr_update();
+    for m in &isr {
+        let expected = match m.broker_id {
+            // Broker 3 has not fetched from this leader yet: Kafka's -1.
+            3 => None,
+            b => Some(default_epoch(b)),
+        };
+        assert_eq!(m.broker_epoch, expected, "{m:?}");
+    }
 }

@@ -3,7 +3,7 @@
 //! the controller's handlers. Kafka's brokers 0..3 are our brokers 1..4 (our
 //! broker ids start at 1).
 
-use failover_lab::sim::protocol::ErrorCode;
+use failover_lab::sim::protocol::{ErrorCode, LeaderRecoveryState};
 
 use super::harness::*;
 
@@ -146,7 +146,7 @@ fn alter_partition_with_a_replica_outside_the_assignment_or_without_the_leader_i
 }
 
 // Kafka: ReplicationControlManagerTest.testInvalidAlterPartitionRequests
-// Difference: error name: Kafka throws STALE_BROKER_EPOCH for the whole request; we answer FENCED_LEADER_EPOCH for the partition (both reject it and change nothing)
+// Difference: error name: Kafka throws STALE_BROKER_EPOCH for the whole request, which the leader's AlterPartitionManager retries; we answer FENCED_LEADER_EPOCH for the partition, after which the leader keeps its proposal pending until new metadata arrives (both reject it and change nothing)
 #[test]
 fn alter_partition_with_a_stale_broker_epoch_is_rejected() {
     let mut w = World::new(3, &[vec![1, 2, 3]], 1, false);
@@ -174,32 +174,107 @@ fn alter_partition_with_a_leader_or_partition_epoch_from_the_future_is_rejected(
 }
 
 // Kafka: ReplicationControlManagerTest.testAlterPartitionShouldRejectFencedBrokers
+// Difference: request versions: Kafka runs the case for every AlterPartition version; we model only the current one (v3+, with broker epochs), so the v0–1 answer OPERATION_NOT_ATTEMPTED does not occur
 #[test]
 fn alter_partition_adding_a_fenced_broker_is_rejected_as_ineligible() {
-    let mut w = World::new(4, &[vec![1, 2, 3, 4]], 1, false);
-    w.alter_isr(&[1, 2, 3]).expect("shrink accepted");
-    w.controller.brokers[3].fenced = true;
+    // Kafka's brokers 0..4 and topic foo [[1, 2, 3, 4]]: ours 1..5, [[2, 3, 4, 5]].
+    let mut w = World::new(5, &[vec![2, 3, 4, 5]], 1, false);
+    w.fence(4);
+    assert_eq!(w.reg(0).isr, vec![2, 3, 5]);
+    assert_eq!((w.reg(0).leader, w.reg(0).leader_epoch), (Some(2), 0));
+    assert_eq!(w.reg(0).partition_epoch, 1);
     let reg = w.reg(0).clone();
     assert_eq!(
-        w.alter_isr(&[1, 2, 3, 4]),
+        w.alter_isr(&[2, 3, 4, 5]),
         Err(ErrorCode::IneligibleReplica)
     );
     assert_eq!(w.reg(0), &reg);
-    w.controller.brokers[3].fenced = false;
-    assert!(w.alter_isr(&[1, 2, 3, 4]).is_ok());
+    w.heartbeat(4, false);
+    assert!(!w.fenced(4), "unfenced");
+    let r = w.alter_isr(&[2, 3, 4, 5]).expect("accepted once unfenced");
+    assert_eq!((r.leader, r.leader_epoch), (Some(2), 0));
+    assert_eq!(r.isr, vec![2, 3, 4, 5]);
+    assert_eq!(r.partition_epoch, 2);
 }
 
 // Kafka: ReplicationControlManagerTest.testAlterPartitionShouldRejectShuttingDownBrokers
+// Difference: request versions: Kafka runs the case for every AlterPartition version; we model only the current one (v3+, with broker epochs), so the v0–1 answer OPERATION_NOT_ATTEMPTED does not occur
+// Fixed: only members new to the ISR were checked; the controller checks every listed member, so re-listing one in controlled shutdown is refused too
 #[test]
-fn alter_partition_adding_a_broker_in_controlled_shutdown_is_rejected_as_ineligible() {
-    let mut w = World::new(4, &[vec![1, 2, 3, 4]], 1, false);
-    w.alter_isr(&[1, 2, 3]).expect("shrink accepted");
-    w.controller.brokers[3].in_controlled_shutdown = true;
+fn alter_partition_listing_a_broker_in_controlled_shutdown_is_rejected_even_if_already_in_the_isr()
+{
+    // Kafka's brokers 0..4 and topic foo [[1, 2, 3, 4]]: ours 1..5, [[2, 3, 4, 5]].
+    let mut w = World::new(5, &[vec![2, 3, 4, 5]], 1, false);
+    assert_eq!(w.reg(0).isr, vec![2, 3, 4, 5]);
     assert_eq!(
-        w.alter_isr(&[1, 2, 3, 4]),
+        (
+            w.reg(0).leader,
+            w.reg(0).leader_epoch,
+            w.reg(0).partition_epoch
+        ),
+        (Some(2), 0, 0)
+    );
+    // Kafka's `inControlledShutdownBrokers(3)` replays only the broker's
+    // registration change: it is still in the ISR.
+    w.controller.brokers[3].in_controlled_shutdown = true;
+    let reg = w.reg(0).clone();
+    assert_eq!(
+        w.alter_isr(&[2, 3, 4, 5]),
         Err(ErrorCode::IneligibleReplica)
     );
-    assert_eq!(w.reg(0).isr, vec![1, 2, 3]);
+    assert_eq!(w.reg(0), &reg);
+}
+
+// Kafka: ReplicationControlManagerTest.testAlterPartitionShouldRejectBrokersWithStaleEpoch
+// Difference: request versions: Kafka runs the case for every AlterPartition version and accepts the request below v3 (no broker epochs); we model only v3+
+// Fixed: AlterPartition carried broker ids only; it now carries each member's broker epoch (KIP-903) and a member whose registration has a different epoch is refused
+#[test]
+fn alter_partition_listing_a_broker_at_a_stale_broker_epoch_is_rejected_as_ineligible() {
+    // Kafka's brokers 0..4 and topic foo [[1, 2, 3, 4]]: ours 1..5, [[2, 3, 4, 5]].
+    let mut w = World::new(5, &[vec![2, 3, 4, 5]], 1, false);
+    w.alter_isr(&[2, 3, 4]).expect("shrink accepted");
+    // The leader builds its request with the epochs it knows...
+    let members = w.with_current_epochs(&[2, 3, 4, 5]);
+    let leader_epoch = w.epoch_of(2);
+    // ...while Kafka's broker 4 (ours 5) fails silently and registers again:
+    // Kafka's test replays a RegisterBrokerRecord 1000 epochs later, unfenced.
+    w.controller.brokers[4].broker_epoch += 1000;
+    let reg = w.reg(0).clone();
+    let r = w.alter_partition_full(
+        0,
+        2,
+        leader_epoch,
+        0,
+        1,
+        members,
+        LeaderRecoveryState::Recovered,
+    );
+    assert_eq!(r, Err(ErrorCode::IneligibleReplica));
+    assert_eq!(w.reg(0), &reg);
+}
+
+// Kafka: ReplicationControlManagerTest.testInvalidAlterPartitionRequests
+#[test]
+fn alter_partition_in_the_recovering_state_is_invalid_with_more_than_the_leader_or_after_recovered()
+{
+    let mut w = World::new(3, &[vec![1, 2, 3]], 1, false);
+    w.alter_isr(&[1]).expect("shrink accepted");
+    let reg = w.reg(0).clone();
+    let (e1, le, pe) = (w.epoch_of(1), reg.leader_epoch, reg.partition_epoch);
+    let isr = w.with_current_epochs(&[1, 2]);
+    let recovering = LeaderRecoveryState::Recovering;
+    assert_eq!(
+        w.alter_partition_full(0, 1, e1, le, pe, isr, recovering),
+        Err(ErrorCode::InvalidRequest),
+        "a recovering leader's ISR is only itself"
+    );
+    let isr = w.with_current_epochs(&[1]);
+    assert_eq!(
+        w.alter_partition_full(0, 1, e1, le, pe, isr, recovering),
+        Err(ErrorCode::InvalidRequest),
+        "RECOVERED never goes back to RECOVERING"
+    );
+    assert_eq!(w.reg(0), &reg);
 }
 
 // Kafka: ReplicationControlManagerTest.testFenceMultipleBrokers

@@ -1,14 +1,92 @@
 //! The leader's ISR management: shrinking the ISR every
 //! `replica.lag.time.max.ms / 2` and the AlterPartition round trip with the
 //! controller (Partition.maybeShrinkIsr, AlterPartitionManager, KIP-497).
+//!
+//! A proposal stays pending until the controller answers (Kafka's
+//! PendingExpandIsr / PendingShrinkIsr); the committed ISR only ever takes
+//! the controller's value. A refusal is handled as Partition.handleAlterPartitionError
+//! does:
+//! - INELIGIBLE_REPLICA: the controller says the request was not applied and
+//!   the leader's partition epoch is current, so the proposal is dropped and
+//!   the leader is back at its last committed state;
+//! - FENCED_LEADER_EPOCH, INVALID_UPDATE_VERSION, INVALID_REQUEST: the
+//!   leader's view is stale; it keeps the proposal pending, sends nothing
+//!   more, and waits for new metadata (which replaces the pending state);
+//! - anything else: the same proposal is sent again at once.
+//!
+//! Each proposed member carries the broker epoch the leader knows it by
+//! (KIP-903), so the controller can refuse a follower that restarted since.
 
 use crate::sim::shared::cow;
 
 use crate::sim::io::{Ctx, Timer};
+use crate::sim::partition::{PendingIsr, Replica};
 use crate::sim::protocol::*;
-use crate::sim::trace::TraceKind;
+use crate::sim::trace::{list, TraceKind};
 
 use super::{Broker, ALTER_PARTITION_RETRY_MS};
+
+/// Partition.addBrokerEpochToIsr: each member with the broker epoch the
+/// leader knows it by — its own registration's for itself, the epoch the
+/// follower's last fetch carried for the others (none if it has not fetched
+/// in this leader epoch: Kafka's -1).
+fn with_broker_epochs(
+    me: BrokerId,
+    my_epoch: u64,
+    rep: &Replica,
+    isr: &[BrokerId],
+) -> Vec<BrokerState> {
+    isr.iter()
+        .map(|&b| BrokerState {
+            broker_id: b,
+            broker_epoch: if b == me {
+                Some(my_epoch)
+            } else {
+                rep.follower(b).map(|f| f.broker_epoch).filter(|e| *e != 0)
+            },
+        })
+        .collect()
+}
+
+/// The AlterPartition carrying `rep`'s pending proposal.
+fn alter_partition_message(me: BrokerId, my_epoch: u64, rep: &Replica) -> Option<Message> {
+    let pending = rep.pending_isr.as_ref()?;
+    Some(Message::AlterPartition {
+        id: pending.id,
+        broker: me,
+        broker_epoch: my_epoch,
+        partition: rep.partition,
+        leader_epoch: rep.leader_epoch,
+        partition_epoch: rep.partition_epoch,
+        new_isr: pending.isr.clone(),
+        leader_recovery_state: rep.recovery,
+    })
+}
+
+/// Propose `isr` for `rep` (Partition.prepareIsrExpand / prepareIsrShrink
+/// then submitAlterPartition): it becomes the pending state and goes to the
+/// controller, re-sent if no answer comes.
+pub(super) fn propose_isr(
+    ctx: &mut Ctx,
+    me: BrokerId,
+    my_epoch: u64,
+    rep: &mut Replica,
+    isr: &[BrokerId],
+) {
+    let id = ctx.new_id();
+    let members = with_broker_epochs(me, my_epoch, rep, isr);
+    rep.pending_isr = Some(PendingIsr::new(id, members));
+    if let Some(msg) = alter_partition_message(me, my_epoch, rep) {
+        ctx.send(Node::Controller, msg);
+        ctx.after(
+            ALTER_PARTITION_RETRY_MS,
+            Timer::AlterPartitionRetry {
+                partition: rep.partition,
+                id,
+            },
+        );
+    }
+}
 
 impl Broker {
     pub(super) fn shrink_isr_check(&mut self, ctx: &mut Ctx) {
@@ -16,8 +94,8 @@ impl Broker {
             return;
         }
         let me = self.id;
+        let my_epoch = self.broker_epoch;
         let lag = ctx.config.replica_lag_time_max_ms;
-        let mut sends = Vec::new();
         for shared in self.replicas.shared_mut() {
             if !shared.is_leader() || shared.pending_isr.is_some() {
                 continue;
@@ -33,30 +111,31 @@ impl Broker {
                 .copied()
                 .filter(|b| !out.contains(b))
                 .collect();
-            let id = ctx.new_id();
-            rep.pending_isr = Some((id, new_isr.clone()));
-            sends.push(Message::AlterPartition {
-                id,
-                broker: me,
-                broker_epoch: self.broker_epoch,
-                partition: rep.partition,
-                leader_epoch: rep.leader_epoch,
-                partition_epoch: rep.partition_epoch,
-                new_isr,
-                recovered: false,
-            });
+            propose_isr(ctx, me, my_epoch, rep, &new_isr);
         }
-        for msg in sends {
-            if let Message::AlterPartition { id, partition, .. } = &msg {
-                ctx.after(
-                    ALTER_PARTITION_RETRY_MS,
-                    Timer::AlterPartitionRetry {
-                        partition: *partition,
-                        id: *id,
-                    },
-                );
-            }
+    }
+
+    /// The retry timer of AlterPartition `id`: re-send the same proposal
+    /// while it is still the one in flight.
+    pub(super) fn retry_alter_partition(&mut self, ctx: &mut Ctx, p: PartitionIndex, id: u64) {
+        let me = self.id;
+        let my_epoch = self.broker_epoch;
+        let Some(rep) = self.replicas.get(&p) else {
+            return;
+        };
+        let in_flight = rep
+            .pending_isr
+            .as_ref()
+            .is_some_and(|x| x.id == id && !x.awaiting_metadata);
+        if !in_flight {
+            return;
+        }
+        if let Some(msg) = alter_partition_message(me, my_epoch, rep) {
             ctx.send(Node::Controller, msg);
+            ctx.after(
+                ALTER_PARTITION_RETRY_MS,
+                Timer::AlterPartitionRetry { partition: p, id },
+            );
         }
     }
 
@@ -68,15 +147,22 @@ impl Broker {
         result: Result<PartitionRegistration, ErrorCode>,
     ) {
         let me = self.id;
+        let my_epoch = self.broker_epoch;
         let Some(rep) = self.replicas.get_mut(&p) else {
             return;
         };
-        if rep.pending_isr.as_ref().map(|x| x.0) != Some(id) {
+        // An answer to anything but the proposal in flight is out of date
+        // (Partition.submitAlterPartition compares the partition state).
+        let current = rep
+            .pending_isr
+            .as_ref()
+            .is_some_and(|x| x.id == id && !x.awaiting_metadata);
+        if !current {
             return;
         }
-        rep.pending_isr = None;
         match result {
             Ok(reg) => {
+                rep.pending_isr = None;
                 if reg.partition_epoch > rep.partition_epoch && reg.leader == Some(me) {
                     rep.make_leader(me, &reg, ctx.now);
                     self.followed_stale = true;
@@ -86,6 +172,26 @@ impl Broker {
             }
             Err(e) => {
                 let tp = ctx.tp(p);
+                let (what, reset) = match e {
+                    ErrorCode::IneligibleReplica => (
+                        "the request was not applied, so it drops the proposal and is back at its committed ISR",
+                        true,
+                    ),
+                    ErrorCode::FencedLeaderEpoch
+                    | ErrorCode::InvalidUpdateVersion
+                    | ErrorCode::InvalidRequest => (
+                        "its view is stale; the proposal stays pending (no other ISR change starts) until new metadata arrives",
+                        false,
+                    ),
+                    _ => ("it sends the same proposal again", false),
+                };
+                let retry = !reset
+                    && !matches!(
+                        e,
+                        ErrorCode::FencedLeaderEpoch
+                            | ErrorCode::InvalidUpdateVersion
+                            | ErrorCode::InvalidRequest
+                    );
                 ctx.trace(
                     TraceKind::AlterPartitionRejected {
                         broker: me,
@@ -94,12 +200,30 @@ impl Broker {
                         error: e.name().to_string(),
                     },
                     format!(
-                        "The controller refused broker {me}'s AlterPartition for {tp} with {e}: its view (leader epoch {}, partition epoch {}) is stale; it waits for new metadata.",
-                        rep.leader_epoch, rep.partition_epoch
+                        "The controller refused broker {me}'s AlterPartition for {tp} (ISR {} proposed; leader epoch {}, partition epoch {}) with {e}: {what}. The committed ISR stays {}.",
+                        list(
+                            &rep.pending_isr
+                                .as_ref()
+                                .map(|x| BrokerState::ids(&x.isr))
+                                .unwrap_or_default()
+                        ),
+                        rep.leader_epoch,
+                        rep.partition_epoch,
+                        list(&rep.isr),
                     ),
                 );
-                // Retry the HW computation with the (unchanged) committed ISR.
-                self.after_leader_state_change(ctx, p);
+                if reset {
+                    rep.pending_isr = None;
+                    // The maximal ISR is the committed one again.
+                    self.after_leader_state_change(ctx, p);
+                } else if retry {
+                    // Still in flight: its retry timer stays armed too.
+                    if let Some(msg) = alter_partition_message(me, my_epoch, rep) {
+                        ctx.send(Node::Controller, msg);
+                    }
+                } else if let Some(pending) = rep.pending_isr.as_mut() {
+                    pending.awaiting_metadata = true;
+                }
             }
         }
     }

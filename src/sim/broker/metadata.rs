@@ -87,13 +87,17 @@ impl Broker {
                 }
                 MetadataRecord::Broker {
                     broker,
+                    broker_epoch,
                     fenced,
                     in_controlled_shutdown,
-                    ..
                 } => {
                     self.meta_ineligible.retain(|b| b != broker);
                     if *fenced || *in_controlled_shutdown {
                         self.meta_ineligible.push(*broker);
+                    }
+                    match self.meta_broker_epochs.iter_mut().find(|e| e.0 == *broker) {
+                        Some(e) => e.1 = *broker_epoch,
+                        None => self.meta_broker_epochs.push((*broker, *broker_epoch)),
                     }
                 }
             }
@@ -153,24 +157,9 @@ impl Broker {
                     },
                     text,
                 );
-                if reg.leader_recovery_state == LeaderRecoveryState::Recovering {
-                    // KIP-704: the unclean leader reports it has taken over.
-                    let id = ctx.new_id();
-                    rep.pending_isr = Some((id, vec![me]));
-                    ctx.send(
-                        Node::Controller,
-                        Message::AlterPartition {
-                            id,
-                            broker: me,
-                            broker_epoch: self.broker_epoch,
-                            partition: p,
-                            leader_epoch: reg.leader_epoch,
-                            partition_epoch: reg.partition_epoch,
-                            new_isr: vec![me],
-                            recovered: true,
-                        },
-                    );
-                }
+                // A leader elected uncleanly (RECOVERING) has marked itself
+                // RECOVERED in make_leader; no request of its own tells the
+                // controller, its next ISR change does (Partition.makeLeader).
             }
             self.after_leader_state_change(ctx, p);
             if was_follower {

@@ -128,6 +128,9 @@ pub struct Broker {
     pub meta_leaders: Vec<(Option<BrokerId>, u32)>,
     /// Fenced / shutting-down brokers as this broker's metadata says.
     pub meta_ineligible: Vec<BrokerId>,
+    /// The broker epoch of each registered broker as this broker's metadata
+    /// says (KRaftMetadataCache.getAliveBrokerEpoch), by broker id.
+    pub meta_broker_epochs: Vec<(BrokerId, u64)>,
     pub replicas: PartitionMap<Replica>,
     /// The Fetch in flight to each leader broker (by broker id): its id and
     /// the (partition, leader epoch) pairs it asked for.
@@ -213,6 +216,7 @@ impl Broker {
             metadata_offset: 0,
             meta_leaders: vec![(None, 0); partitions],
             meta_ineligible: Vec::new(),
+            meta_broker_epochs: Vec::new(),
             replicas: PartitionMap::new(),
             fetch_in_flight: DenseMap::new(),
             parked_fetches: VecMap::new(),
@@ -306,6 +310,7 @@ impl Broker {
         self.metadata_costed_to = 0;
         self.meta_leaders.iter_mut().for_each(|m| *m = (None, 0));
         self.meta_ineligible.clear();
+        self.meta_broker_epochs.clear();
         self.fetch_in_flight.clear();
         self.parked_fetches.clear();
         self.fetch_waiters.iter_mut().for_each(Vec::clear);
@@ -543,27 +548,7 @@ impl Broker {
             }
             Timer::MetadataApplied { end } => self.apply_metadata_now(ctx, end),
             Timer::AlterPartitionRetry { partition, id } => {
-                let resend = self
-                    .replicas
-                    .get(&partition)
-                    .and_then(|r| r.pending_isr.clone().filter(|p| p.0 == id).map(|p| (r, p)))
-                    .map(|(r, (id, isr))| Message::AlterPartition {
-                        id,
-                        broker: self.id,
-                        broker_epoch: self.broker_epoch,
-                        partition,
-                        leader_epoch: r.leader_epoch,
-                        partition_epoch: r.partition_epoch,
-                        new_isr: isr,
-                        recovered: false,
-                    });
-                if let Some(msg) = resend {
-                    ctx.send(Node::Controller, msg);
-                    ctx.after(
-                        ALTER_PARTITION_RETRY_MS,
-                        Timer::AlterPartitionRetry { partition, id },
-                    );
-                }
+                self.retry_alter_partition(ctx, partition, id)
             }
             _ => {}
         }

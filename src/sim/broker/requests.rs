@@ -8,7 +8,23 @@ use crate::sim::log::Record;
 use crate::sim::partition::{Replica, Role};
 use crate::sim::protocol::*;
 
-use super::{Broker, ParkedFetch, ParkedProduce, Spares, ALTER_PARTITION_RETRY_MS};
+use super::isr::propose_isr;
+use super::{Broker, ParkedFetch, ParkedProduce, Spares};
+
+/// Partition.isReplicaIsrEligible against this broker's metadata cache: `b`
+/// is unfenced, not in controlled shutdown, and `fetched_with` — the broker
+/// epoch its last fetch carried — is the epoch of its registration as the
+/// metadata says (KIP-903). A follower that restarted and fetches with an
+/// epoch this broker has not replayed yet is not eligible, nor is one whose
+/// old fetch state still carries the previous incarnation's epoch.
+pub(super) fn isr_eligible(
+    ineligible: &[BrokerId],
+    epochs: &[(BrokerId, u64)],
+    b: BrokerId,
+    fetched_with: u64,
+) -> bool {
+    !ineligible.contains(&b) && epochs.iter().any(|&(id, e)| id == b && e == fetched_with)
+}
 
 impl Broker {
     pub(super) fn handle_produce(
@@ -124,7 +140,6 @@ impl Broker {
         records: Vec<Record>,
     ) -> Result<(u64, u64), ErrorCode> {
         let me = self.id;
-        let eligible: Vec<BrokerId> = self.meta_ineligible.clone();
         let Some(rep) = self.replicas.get_mut(&p) else {
             return Err(ErrorCode::NotLeaderOrFollower);
         };
@@ -151,7 +166,7 @@ impl Broker {
                     // offsets. Partition.appendRecordsToLeader still tries to
                     // advance the high watermark after it, as after any append.
                     let offsets = (dup.base_offset, dup.base_offset + count);
-                    if self.advance_high_watermark_after_append(ctx, p, &eligible) {
+                    if self.advance_high_watermark_after_append(ctx, p) {
                         self.complete_parked_produces(ctx, p);
                     }
                     return Ok(offsets);
@@ -177,7 +192,7 @@ impl Broker {
         }
         let _ = me;
         ctx.touch(p);
-        let moved = self.advance_high_watermark_after_append(ctx, p, &eligible);
+        let moved = self.advance_high_watermark_after_append(ctx, p);
         self.wake_fetches(ctx, p);
         if moved {
             self.complete_parked_produces(ctx, p);
@@ -187,16 +202,12 @@ impl Broker {
 
     /// Partition.maybeIncrementLeaderHW after an append; true when it moved
     /// (the caller then completes the parked acks=all produces).
-    fn advance_high_watermark_after_append(
-        &mut self,
-        ctx: &mut Ctx,
-        p: PartitionIndex,
-        ineligible: &[BrokerId],
-    ) -> bool {
+    fn advance_high_watermark_after_append(&mut self, ctx: &mut Ctx, p: PartitionIndex) -> bool {
+        let (ineligible, epochs) = (&self.meta_ineligible, &self.meta_broker_epochs);
         let Some(rep) = self.replicas.get_mut(&p) else {
             return false;
         };
-        let eligible_fn = |b: BrokerId| !ineligible.contains(&b);
+        let eligible_fn = |b: BrokerId, e: u64| isr_eligible(ineligible, epochs, b, e);
         let cfg = &ctx.partitions[p].config;
         let moved = rep.maybe_increment_high_watermark(
             ctx.now,
@@ -427,9 +438,11 @@ impl Broker {
         fp: &FetchPartition,
     ) {
         let p = fp.partition;
-        // Disjoint field borrows: no copy of the ineligible list per partition.
-        let ineligible = &self.meta_ineligible;
-        let eligible = |b: BrokerId| !ineligible.contains(&b);
+        let me = self.id;
+        let my_epoch = self.broker_epoch;
+        // Disjoint field borrows: no copy of the metadata cache per partition.
+        let (ineligible, epochs) = (&self.meta_ineligible, &self.meta_broker_epochs);
+        let eligible = |b: BrokerId, e: u64| isr_eligible(ineligible, epochs, b, e);
         let Some(rep) = self.replicas.get_mut(&p) else {
             return;
         };
@@ -452,25 +465,7 @@ impl Broker {
             if !add.is_empty() {
                 let mut new_isr = rep.isr.to_vec();
                 new_isr.extend(add);
-                let id = ctx.new_id();
-                rep.pending_isr = Some((id, new_isr.clone()));
-                ctx.send(
-                    Node::Controller,
-                    Message::AlterPartition {
-                        id,
-                        broker: self.id,
-                        broker_epoch: self.broker_epoch,
-                        partition: p,
-                        leader_epoch: rep.leader_epoch,
-                        partition_epoch: rep.partition_epoch,
-                        new_isr,
-                        recovered: false,
-                    },
-                );
-                ctx.after(
-                    ALTER_PARTITION_RETRY_MS,
-                    Timer::AlterPartitionRetry { partition: p, id },
-                );
+                propose_isr(ctx, me, my_epoch, rep, &new_isr);
             }
         }
         if moved {
@@ -482,8 +477,8 @@ impl Broker {
 
     /// Try to advance the HW; complete produce requests and consumer fetches it unblocks.
     pub(super) fn after_leader_state_change(&mut self, ctx: &mut Ctx, p: PartitionIndex) {
-        let ineligible = &self.meta_ineligible;
-        let eligible = |b: BrokerId| !ineligible.contains(&b);
+        let (ineligible, epochs) = (&self.meta_ineligible, &self.meta_broker_epochs);
+        let eligible = |b: BrokerId, e: u64| isr_eligible(ineligible, epochs, b, e);
         let Some(rep) = self.replicas.get_mut(&p) else {
             return;
         };
@@ -559,6 +554,17 @@ impl Broker {
                 Some(ErrorCode::UnknownLeaderEpoch)
             }
             Some(r) if replica.is_some_and(|b| !r.replicas.contains(&b)) => {
+                Some(ErrorCode::NotLeaderOrFollower)
+            }
+            // Replica.updateFetchStateOrThrow: a fetch from an older
+            // registration of the follower than the one the leader last heard
+            // from (a zombie of the previous incarnation) is refused and
+            // leaves the follower's state alone.
+            Some(r)
+                if replica.is_some_and(|b| {
+                    r.follower(b).is_some_and(|f| f.broker_epoch > broker_epoch)
+                }) =>
+            {
                 Some(ErrorCode::NotLeaderOrFollower)
             }
             _ => None,

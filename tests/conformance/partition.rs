@@ -296,7 +296,10 @@ fn expansion_in_flight() -> (BrokerWorld, u64) {
     let (id, isr, _) = w.isr_update();
     assert_eq!(BrokerState::ids(&isr), vec![1, 2]);
     let f = w.replica().follower(2).cloned().unwrap_or_default();
-    assert_eq!((f.log_end_offset, f.last_caught_up_ms), (Some(10), Some(T0)));
+    assert_eq!(
+        (f.log_end_offset, f.last_caught_up_ms),
+        (Some(10), Some(T0))
+    );
     (w, id)
 }
 

@@ -750,6 +750,69 @@ mod tests {
     use crate::sim::config::Acks;
     use crate::sim::io::TestWorld;
 
+    /// Partition.appendRecordsToLeader tries to advance the high watermark
+    /// after every append, a duplicate of an idempotent batch included: by
+    /// then a follower outside the ISR may no longer count as caught up, and
+    /// the duplicate is the only event that could move the HW.
+    #[test]
+    fn a_duplicate_idempotent_append_still_advances_the_high_watermark() {
+        let mut world = TestWorld::one_partition();
+        let mut b = Broker::new(1, 1);
+        b.host(0, Replica::new(0, vec![1, 2, 3]));
+        b.meta_broker_epochs = vec![(2, 2), (3, 3)];
+        let reg = PartitionRegistration {
+            replicas: vec![1, 2, 3],
+            isr: vec![1, 2],
+            leader: Some(1),
+            leader_epoch: 0,
+            partition_epoch: 0,
+            leader_recovery_state: LeaderRecoveryState::Recovered,
+            elr: Vec::new(),
+            last_known_elr: Vec::new(),
+        };
+        let batch = |first: u64, n: u64| -> Vec<Record> {
+            (first..first + n)
+                .map(|i| Record {
+                    id: i,
+                    epoch: 0,
+                    producer_id: 7,
+                    seq: i as u32,
+                    batch_start: i == first,
+                })
+                .collect()
+        };
+        if let Some(r) = b.replicas.get_mut(&0) {
+            r.make_leader(1, &reg, 0);
+        }
+        world.at(10, |ctx| {
+            let _ = b.append_as_leader(ctx, 0, Acks::All, batch(0, 3));
+        });
+        // Follower 3, outside the ISR, catches up to offset 3 at 50 ms.
+        if let Some(r) = b.replicas.get_mut(&0) {
+            r.record_follower_fetch(3, 3, 3, 50);
+        }
+        world.at(100, |ctx| {
+            let _ = b.append_as_leader(ctx, 0, Acks::All, batch(3, 2));
+        });
+        // Follower 2 (ISR) reaches 5; follower 3, caught up within the lag
+        // time, still holds the HW at 3.
+        if let Some(r) = b.replicas.get_mut(&0) {
+            r.record_follower_fetch(2, 5, 2, 200);
+            let eligible = |id: BrokerId, e: u64| [(2, 2), (3, 3)].contains(&(id, e));
+            r.maybe_increment_high_watermark(200, 30_000, 1, true, &eligible);
+        }
+        let hw = |b: &Broker| b.replicas.get(&0).map_or(0, |r| r.log.high_watermark);
+        assert_eq!(hw(&b), 3);
+        // 31 s later follower 3 is no longer caught up; the producer retries
+        // its second batch, a duplicate.
+        let answer = world.at(31_000, |ctx| {
+            b.append_as_leader(ctx, 0, Acks::All, batch(3, 2))
+        });
+        assert_eq!(answer, Ok((3, 5)), "answered with its original offsets");
+        assert_eq!(hw(&b), 5, "the duplicate's append moved the high watermark");
+        assert_eq!(b.replicas.get(&0).map(|r| r.log.log_end_offset()), Some(5));
+    }
+
     #[test]
     fn a_parked_follower_fetch_records_the_followers_position_once() {
         // ReplicaManager updates a follower's fetch state on the first read;

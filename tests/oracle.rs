@@ -126,16 +126,27 @@ fn kafka_registration_line(k: &Value) -> String {
     registration_line(&r)
 }
 
+/// `set` in the order of `replicas`: Kafka keeps the ELR sets in hash order,
+/// the simulator in replica order (a set either way).
+fn in_replica_order(replicas: &[BrokerId], set: &[BrokerId]) -> Vec<BrokerId> {
+    replicas
+        .iter()
+        .copied()
+        .filter(|b| set.contains(b))
+        .collect()
+}
+
 fn partition_change(v: &Value) -> Outcome {
+    let replicas = ids(&v["replicas"]);
     let current = PartitionRegistration {
-        replicas: ids(&v["replicas"]),
         isr: ids(&v["isr"]),
         leader: leader(&v["leader"]),
         leader_epoch: num(&v["leader_epoch"]) as u32,
         partition_epoch: num(&v["partition_epoch"]) as u32,
         leader_recovery_state: recovery(&v["recovery"]),
-        elr: ids(&v["elr"]),
-        last_known_elr: ids(&v["last_known_elr"]),
+        elr: in_replica_order(&replicas, &ids(&v["elr"])),
+        last_known_elr: in_replica_order(&replicas, &ids(&v["last_known_elr"])),
+        replicas,
     };
     let acceptable: BTreeSet<BrokerId> = ids(&v["acceptable"]).into_iter().collect();
     let is_acceptable = |b: BrokerId| acceptable.contains(&b);

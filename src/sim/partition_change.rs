@@ -214,22 +214,20 @@ pub fn build(current: &PartitionRegistration, req: &ChangeRequest) -> Option<Cha
         None => current.isr.clone(),
     };
 
-    // 5. maybeUpdateLastKnownLeader.
+    // 5. maybeUpdateLastKnownLeader (Kafka 4.4.0, ELR on, the balanced
+    //    recovery default): a change that loses the leader remembers it when
+    //    nothing is remembered yet, whatever the ISR still holds; a change that
+    //    elects a leader forgets what was remembered. Nothing else touches it,
+    //    not even an unclean election or ELR off.
     let mut last_known_elr = current.last_known_elr.clone();
-    if req.elr_enabled {
-        let isr_set_empty = isr.is_empty() && isr != current.isr;
-        if isr_set_empty
-            && (current.last_known_elr.len() != 1
-                || Some(current.last_known_elr[0]) != current.leader)
-        {
-            last_known_elr = current.leader.into_iter().collect();
-        } else if (leader_changed && leader.is_some())
-            || (!leader_changed && current.leader.is_some())
-        {
-            last_known_elr.clear();
+    if req.elr_enabled && leader_changed {
+        match leader {
+            None if current.last_known_elr.is_empty() => {
+                last_known_elr = current.leader.into_iter().collect();
+            }
+            Some(_) => last_known_elr.clear(),
+            None => {}
         }
-    } else {
-        last_known_elr.clear();
     }
 
     let registration = PartitionRegistration {

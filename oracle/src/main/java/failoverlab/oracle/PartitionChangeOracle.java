@@ -92,6 +92,11 @@ final class PartitionChangeOracle {
                 lastKnownElr = subsequence(rnd, replicas, 0.5);
             }
         }
+        // Kafka builds both from hash sets, so a registration holds them in
+        // ascending order; any other order would make a no-op change look
+        // like one (the record compares lists).
+        java.util.Collections.sort(elr);
+        java.util.Collections.sort(lastKnownElr);
         LeaderRecoveryState recovery = leader != -1 && rnd.nextDouble() < 0.15
             ? LeaderRecoveryState.RECOVERING : LeaderRecoveryState.RECOVERED;
         int leaderEpoch = rnd.nextInt(20);

@@ -351,11 +351,13 @@ impl Controller {
         epoch
     }
 
-    /// BrokerHeartbeatManager.hasValidSession: unfenced, and heard from
-    /// within broker.session.timeout.ms.
+    /// BrokerHeartbeatManager.hasValidSession (Kafka 4.4.0: its
+    /// BrokerHeartbeatTracker): heard from within broker.session.timeout.ms
+    /// and not yet found expired, fenced or not — a broker that is still
+    /// starting, or asked to be fenced, holds its session too.
     pub fn has_valid_session(&self, b: BrokerId, now: u64, session_timeout_ms: u64) -> bool {
         self.broker(b).is_some_and(|s| {
-            s.registered && !s.fenced && s.last_heartbeat_ms + session_timeout_ms >= now
+            s.registered && !s.session_expired && s.last_heartbeat_ms + session_timeout_ms >= now
         })
     }
 
@@ -527,6 +529,16 @@ impl Controller {
                 );
                 self.elect_offline_partitions(ctx);
             }
+        } else if want_fence {
+            // An unfenced broker asking to be fenced is fenced, or shut down
+            // at once if it also wants to stop (calculateNextBrokerState,
+            // UNFENCED). Our brokers ask for it only while starting.
+            if want_shutdown {
+                shutdown_ok = true;
+                self.shut_down_now(ctx, broker);
+            } else {
+                self.fence(ctx, broker, "it asked to be fenced".to_string());
+            }
         } else if want_shutdown {
             if leads(self) {
                 // Step one: move its leaderships; the broker keeps heartbeating.
@@ -584,6 +596,9 @@ impl Controller {
     pub fn fence(&mut self, ctx: &mut Ctx, broker: BrokerId, reason: String) {
         if let Some(s) = self.broker_mut(broker) {
             s.fenced = true;
+            // A fenced broker leaves controlled shutdown; asked again, it may
+            // shut down at once (BrokerHeartbeatManager.touch).
+            s.in_controlled_shutdown = false;
         }
         self.append_broker_record(broker);
         ctx.trace(

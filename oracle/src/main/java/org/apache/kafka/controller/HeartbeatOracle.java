@@ -60,13 +60,20 @@ public final class HeartbeatOracle {
         long[] epoch = new long[BROKERS + 1];
         long[] registerOffset = new long[BROKERS + 1];
         boolean[] registered = new boolean[BROKERS + 1];
+        // A broker's process as BrokerLifecycleManager runs it: once it asked
+        // to shut down it keeps asking; once told SHUTDOWN_NOW it exits and
+        // its next act is a new registration.
+        boolean[] shuttingDown = new boolean[BROKERS + 1];
+        boolean[] stopped = new boolean[BROKERS + 1];
         StringBuilder steps = new StringBuilder("[");
         int n = 4 + rnd.nextInt(14);
         for (int i = 0; i < n; i++) {
             int b = 1 + rnd.nextInt(BROKERS);
             StringBuilder step = new StringBuilder("{");
             double op = rnd.nextDouble();
-            if (!registered[b] || op < 0.12) {
+            if (!registered[b] || stopped[b] || op < 0.12) {
+                shuttingDown[b] = false;
+                stopped[b] = false;
                 long offset = nextOffset++;
                 if (registered[b]) manager.remove(b);
                 manager.register(b, true);
@@ -79,7 +86,8 @@ public final class HeartbeatOracle {
                     .append(",\"record_offset\":").append(offset);
             } else if (op < 0.75) {
                 boolean wantFence = rnd.nextDouble() < 0.15;
-                boolean wantShutdown = rnd.nextDouble() < 0.25;
+                boolean wantShutdown = shuttingDown[b] || rnd.nextDouble() < 0.2;
+                shuttingDown[b] = wantShutdown;
                 boolean hasLeaderships = rnd.nextDouble() < 0.5;
                 long reported = Math.max(-1, registerOffset[b] - 2 + rnd.nextInt((int) (nextOffset - registerOffset[b]) + 3));
                 manager.tracker().updateContactTime(new BrokerIdAndEpoch(b, epoch[b]));
@@ -101,6 +109,7 @@ public final class HeartbeatOracle {
                     }
                 }
                 manager.touch(b, states.next().fenced(), reported);
+                stopped[b] = states.next() == BrokerControlState.SHUTDOWN_NOW;
                 step.append("\"op\":\"heartbeat\",\"broker\":").append(b)
                     .append(",\"at_ms\":").append(time.ms)
                     .append(",\"want_fence\":").append(wantFence)
@@ -117,6 +126,9 @@ public final class HeartbeatOracle {
                 Optional<BrokerIdAndEpoch> e;
                 while ((e = manager.tracker().maybeRemoveExpired()).isPresent()) {
                     int x = e.get().id();
+                    // A contact left over from an earlier incarnation expires
+                    // too; the controller fences only the current one.
+                    if (e.get().epoch() != epoch[x]) continue;
                     if (expired.length() > 1) expired.append(',');
                     expired.append(x);
                     manager.fence(x);

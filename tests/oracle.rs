@@ -46,8 +46,7 @@ fn vectors(file: &str) -> Vec<Value> {
     text.lines()
         .enumerate()
         .map(|(i, l)| {
-            serde_json::from_str(l)
-                .unwrap_or_else(|e| panic!("{}:{}: {e}", path.display(), i + 1))
+            serde_json::from_str(l).unwrap_or_else(|e| panic!("{}:{}: {e}", path.display(), i + 1))
         })
         .collect()
 }
@@ -64,9 +63,7 @@ fn ids(v: &Value) -> Vec<BrokerId> {
 }
 
 fn leader(v: &Value) -> Option<BrokerId> {
-    v.as_i64()
-        .filter(|l| *l >= 0)
-        .map(|l| l as BrokerId)
+    v.as_i64().filter(|l| *l >= 0).map(|l| l as BrokerId)
 }
 
 fn num(v: &Value) -> u64 {
@@ -165,8 +162,9 @@ fn partition_change(v: &Value) -> Outcome {
         acceptable: &is_acceptable,
         recovered: v["recovered"].as_bool() == Some(true),
     };
-    let ours = partition_change::build(&current, &request)
-        .map_or("no change".to_string(), |c| registration_line(&c.registration));
+    let ours = partition_change::build(&current, &request).map_or("no change".to_string(), |c| {
+        registration_line(&c.registration)
+    });
     Outcome {
         id: num(&v["id"]),
         kafka: kafka_registration_line(&v["kafka"]),
@@ -198,12 +196,20 @@ fn epoch_cache(v: &Value) -> Outcome {
             "truncate_from_end" => {
                 let o = num(&s["offset"]);
                 cache.truncate_from_end(o);
-                (format!("truncateFromEnd({o})"), String::new(), String::new())
+                (
+                    format!("truncateFromEnd({o})"),
+                    String::new(),
+                    String::new(),
+                )
             }
             "truncate_from_start" => {
                 let o = num(&s["offset"]);
                 cache.truncate_from_start(o);
-                (format!("truncateFromStart({o})"), String::new(), String::new())
+                (
+                    format!("truncateFromStart({o})"),
+                    String::new(),
+                    String::new(),
+                )
             }
             "end_offset_for" => {
                 let (e, leo) = (num(&s["epoch"]) as u32, num(&s["log_end_offset"]));
@@ -225,11 +231,7 @@ fn epoch_cache(v: &Value) -> Outcome {
         };
         let kafka_entries: Vec<(u32, u64)> = s["entries"]
             .as_array()
-            .map(|a| {
-                a.iter()
-                    .map(|p| (num(&p[0]) as u32, num(&p[1])))
-                    .collect()
-            })
+            .map(|a| a.iter().map(|p| (num(&p[0]) as u32, num(&p[1]))).collect())
             .unwrap_or_default();
         let k = format!("{label}{answer_kafka} -> {}", entries_line(&kafka_entries));
         let o = format!("{label}{answer_ours} -> {}", entries_line(cache.entries()));
@@ -269,7 +271,12 @@ fn broker_state(w: &harness::World, b: BrokerId) -> String {
 }
 
 /// Kafka's next state from our heartbeat response and broker state.
-fn heartbeat_next(w: &harness::World, b: BrokerId, fenced: bool, shutdown_ok: bool) -> &'static str {
+fn heartbeat_next(
+    w: &harness::World,
+    b: BrokerId,
+    fenced: bool,
+    shutdown_ok: bool,
+) -> &'static str {
     let s = &w.controller.brokers[b as usize - 1];
     if shutdown_ok {
         "SHUTDOWN_NOW"
@@ -306,8 +313,7 @@ fn heartbeat_sequence(v: &Value) -> Outcome {
                 w.register(b, true);
                 // Kafka's offsets are those of records; ours count records
                 // replayed. The registration record's offset is Kafka's.
-                w.controller.brokers[b as usize - 1].registration_offset =
-                    num(&s["record_offset"]);
+                w.controller.brokers[b as usize - 1].registration_offset = num(&s["record_offset"]);
                 (format!("register {b}"), String::new(), String::new())
             }
             "heartbeat" => {
@@ -349,22 +355,17 @@ fn heartbeat_sequence(v: &Value) -> Outcome {
                 )
             }
             "session_check" => {
-                let before: Vec<bool> = (1..=BROKERS).map(|b| w.fenced(b)).collect();
+                // The controller's check of every registered broker's session.
                 for b in 1..=BROKERS {
                     if w.controller.brokers[b as usize - 1].registered {
                         w.session_check(b);
                     }
                 }
-                let expired: Vec<BrokerId> = (1..=BROKERS)
-                    .filter(|b| w.controller.brokers[*b as usize - 1].session_expired)
-                    .filter(|b| {
-                        // Newly fenced for its session, or already fenced and
-                        // now found expired: both are Kafka's removal.
-                        !before[*b as usize - 1] || w.fenced(*b)
-                    })
-                    .collect();
-                let _ = expired;
-                (format!("session check at {} ms", w.now), String::new(), String::new())
+                (
+                    format!("session check at {} ms", w.now),
+                    String::new(),
+                    String::new(),
+                )
             }
             other => panic!("unknown heartbeat op {other}"),
         };
@@ -437,7 +438,10 @@ fn listed_differences(readme: &str) -> BTreeMap<(String, u64), String> {
             continue;
         };
         let (id_list, reason) = rest.split_once(':').unwrap_or((rest, ""));
-        for id in id_list.split(',').filter_map(|x| x.trim().parse::<u64>().ok()) {
+        for id in id_list
+            .split(',')
+            .filter_map(|x| x.trim().parse::<u64>().ok())
+        {
             listed.insert((class.to_string(), id), reason.trim().to_string());
         }
     }
@@ -461,8 +465,10 @@ fn table(rows: &[(&Class, usize, usize, usize)]) -> String {
 }
 
 fn check_readme_table(readme_path: &Path, readme: &str, generated: &str) {
-    let (Some(start), Some(end)) = (readme.find(README_TABLE_BEGIN), readme.find(README_TABLE_END))
-    else {
+    let (Some(start), Some(end)) = (
+        readme.find(README_TABLE_BEGIN),
+        readme.find(README_TABLE_END),
+    ) else {
         panic!("README.md lacks the oracle table markers");
     };
     let body_start = start + README_TABLE_BEGIN.len();
@@ -471,12 +477,7 @@ fn check_readme_table(readme_path: &Path, readme: &str, generated: &str) {
         return;
     }
     if std::env::var_os("UPDATE_ORACLE").is_some() {
-        let updated = format!(
-            "{}\n{}{}",
-            &readme[..body_start],
-            generated,
-            &readme[end..]
-        );
+        let updated = format!("{}\n{}{}", &readme[..body_start], generated, &readme[end..]);
         std::fs::write(readme_path, updated).expect("write README.md");
         return;
     }
@@ -533,7 +534,14 @@ fn kafka_4_4_0_vectors_replay_through_the_simulator() {
     let total: usize = rows.iter().map(|r| r.1).sum();
     assert!(total >= 10_000, "only {total} vectors");
     if !failures.is_empty() {
-        let shown: Vec<&String> = failures.iter().take(if std::env::var_os("ORACLE_ALL").is_some() { usize::MAX } else { 15 }).collect();
+        let shown: Vec<&String> = failures
+            .iter()
+            .take(if std::env::var_os("ORACLE_ALL").is_some() {
+                usize::MAX
+            } else {
+                15
+            })
+            .collect();
         panic!(
             "{} vectors differ from Kafka 4.4.0 and are not listed:\n{}",
             failures.len(),

@@ -273,6 +273,9 @@ impl Controller {
                 if !s.registered || s.session_expired || (s.fenced && !in_any_isr) {
                     return;
                 }
+                // Kafka's tracker expires a session only strictly after the
+                // deadline (a nanosecond later on its clock); we fence at the
+                // deadline's millisecond (README, "Checked against Kafka 4.4.0").
                 let deadline = s.last_heartbeat_ms + timeout;
                 if ctx.now >= deadline {
                     if let Some(st) = self.broker_mut(broker) {

@@ -157,7 +157,11 @@ impl EpochCache {
     /// (no retention, no DeleteRecords), so only the oracle test calls this;
     /// it is here so the cache answers Kafka's whole contract.
     pub fn truncate_from_start(&mut self, offset: u64) {
-        let removed = self.entries.iter().take_while(|&&(_, s)| s <= offset).count();
+        let removed = self
+            .entries
+            .iter()
+            .take_while(|&&(_, s)| s <= offset)
+            .count();
         if removed == 0 {
             return;
         }

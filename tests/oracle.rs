@@ -10,7 +10,11 @@
 //!   `LeaderEpochFileCache` against our `log::EpochCache`;
 //! - `broker_heartbeat_manager.jsonl`: broker-lifecycle sequences on Kafka's
 //!   `BrokerHeartbeatManager` (state machine and session tracker) against our
-//!   `Controller`'s registration, heartbeat and session-check handlers.
+//!   `Controller`'s registration, heartbeat and session-check handlers;
+//! - `replica.jsonl`: what a leader knows of a follower, Kafka's
+//!   `org.apache.kafka.server.replica.Replica` (resets, fetches, isCaughtUp)
+//!   against our `partition::Replica` (`make_leader`, `record_follower_fetch`,
+//!   `out_of_sync`).
 //!
 //! A vector that differs must be listed in the README (between the
 //! `oracle-differences` markers) with Kafka's answer, ours and the reason the
@@ -25,7 +29,8 @@ mod harness;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-use failover_lab::sim::log::EpochCache;
+use failover_lab::sim::log::{EpochCache, Record};
+use failover_lab::sim::partition::Replica;
 use failover_lab::sim::partition_change::{self, ChangeRequest, Election};
 use failover_lab::sim::protocol::{BrokerId, LeaderRecoveryState, PartitionRegistration};
 use serde_json::Value;
@@ -388,6 +393,107 @@ fn heartbeat_sequence(v: &Value) -> Outcome {
 }
 
 // ---------------------------------------------------------------------------
+// Replica (kafka-server)
+
+/// Our leader (broker 1) of a partition on brokers 1 and 2, its log grown to
+/// `leo` records of `epoch`.
+fn grow_log(r: &mut Replica, leo: u64) {
+    let epoch = r.leader_epoch;
+    while r.log.log_end_offset() < leo {
+        let id = r.log.log_end_offset();
+        r.log.append(Record::plain(id, epoch));
+    }
+}
+
+fn replica_sequence(v: &Value) -> Outcome {
+    const LEADER: BrokerId = 1;
+    const FOLLOWER: BrokerId = 2;
+    const BROKER_EPOCH: u64 = 7;
+    let lag_max_ms = num(&v["lag_max_ms"]);
+    let mut r = Replica::new(0, vec![LEADER, FOLLOWER]);
+    let mut epoch = 0u32;
+    let mut kafka = Vec::new();
+    let mut ours = Vec::new();
+    let steps = v["steps"].as_array().cloned().unwrap_or_default();
+    for (i, s) in steps.iter().enumerate() {
+        let now = num(&s["now"]);
+        let leader_leo = num(&s["leader_leo"]);
+        let label = match s["op"].as_str() {
+            Some("reset") => {
+                let in_sync = s["in_sync"].as_bool() == Some(true);
+                let new_leader = s["new_leader"].as_bool() == Some(true);
+                let isr = if in_sync {
+                    vec![LEADER, FOLLOWER]
+                } else {
+                    vec![LEADER]
+                };
+                let mut reg = PartitionRegistration {
+                    replicas: vec![LEADER, FOLLOWER],
+                    isr,
+                    leader: Some(LEADER),
+                    leader_epoch: epoch,
+                    partition_epoch: epoch,
+                    leader_recovery_state: LeaderRecoveryState::Recovered,
+                    elr: Vec::new(),
+                    last_known_elr: Vec::new(),
+                };
+                if new_leader && r.is_leader() {
+                    r.make_follower(&reg);
+                }
+                epoch += 1;
+                reg.leader_epoch = epoch;
+                grow_log(&mut r, leader_leo);
+                r.make_leader(LEADER, &reg, now);
+                format!("reset(now {now}, leader LEO {leader_leo}, new leader {new_leader}, in sync {in_sync})")
+            }
+            Some("fetch") => {
+                let offset = num(&s["fetch_offset"]);
+                grow_log(&mut r, leader_leo);
+                r.record_follower_fetch(FOLLOWER, offset, BROKER_EPOCH, now);
+                format!("fetch(offset {offset}, now {now}, leader LEO {leader_leo})")
+            }
+            other => panic!("unknown replica op {other:?}"),
+        };
+        // The ISR-shrink question is asked of an ISR member.
+        r.isr = std::rc::Rc::new(vec![LEADER, FOLLOWER]);
+        let k = &s["kafka"];
+        let check_at = num(&k["check_at"]);
+        let f = r.follower(FOLLOWER);
+        let caught_up = !r
+            .out_of_sync(LEADER, check_at, lag_max_ms)
+            .contains(&FOLLOWER);
+        // Kafka's -1 ("unknown") is our None for the follower's log end, and
+        // our 0 for the leader log end seen at its last fetch (unsigned; a
+        // fetch at any offset is at or past both).
+        let o = format!(
+            "leo {} caught_up_ms {} fetch_ms {} fetch_leader_leo {} caught_up_at_{check_at} {caught_up}",
+            f.and_then(|f| f.log_end_offset).map_or(-1, |x| x as i64),
+            f.map_or(0, |f| f.last_caught_up_ms),
+            f.map_or(0, |f| f.last_fetch_ms),
+            f.map_or(0, |f| f.last_fetch_leader_leo),
+        );
+        let kf = format!(
+            "leo {} caught_up_ms {} fetch_ms {} fetch_leader_leo {} caught_up_at_{check_at} {}",
+            k["leo"],
+            k["caught_up_ms"],
+            k["fetch_ms"],
+            k["fetch_leader_leo"].as_i64().unwrap_or(0).max(0),
+            k["caught_up"],
+        );
+        if kf != o {
+            kafka.push(format!("step {i}: {label} -> {kf}"));
+            ours.push(format!("step {i}: {label} -> {o}"));
+            break;
+        }
+    }
+    Outcome {
+        id: num(&v["id"]),
+        kafka: kafka.join("; "),
+        ours: ours.join("; "),
+    }
+}
+
+// ---------------------------------------------------------------------------
 // The README's list of kept differences and table of counts.
 
 struct Class {
@@ -415,6 +521,12 @@ const CLASSES: &[Class] = &[
         file: "broker_heartbeat_manager.jsonl",
         what: "broker-lifecycle sequences",
         replay: heartbeat_sequence,
+    },
+    Class {
+        name: "Replica",
+        file: "replica.jsonl",
+        what: "leader's view of a follower: resets, fetches, isCaughtUp",
+        replay: replica_sequence,
     },
 ];
 

@@ -59,7 +59,7 @@ final class EpochCacheOracle {
     }
 
     private static String sequence(Random rnd, int id, LeaderEpochFileCache cache) {
-        int ops = 3 + rnd.nextInt(10);
+        int ops = 3 + rnd.nextInt(7);
         int epoch = rnd.nextInt(3);
         long offset = rnd.nextInt(5);
         StringBuilder steps = new StringBuilder("[");

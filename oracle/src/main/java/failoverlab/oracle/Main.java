@@ -25,10 +25,11 @@ public final class Main {
             }
         }
         Files.createDirectories(out);
-        write(out.resolve("partition_change_builder.jsonl"), PartitionChangeOracle.generate(seed, 6000));
-        write(out.resolve("leader_epoch_file_cache.jsonl"), EpochCacheOracle.generate(seed + 1, 3000));
+        write(out.resolve("partition_change_builder.jsonl"), PartitionChangeOracle.generate(seed, 5200));
+        write(out.resolve("leader_epoch_file_cache.jsonl"), EpochCacheOracle.generate(seed + 1, 2800));
         write(out.resolve("broker_heartbeat_manager.jsonl"),
-            org.apache.kafka.controller.HeartbeatOracle.generate(seed + 2, 1500));
+            org.apache.kafka.controller.HeartbeatOracle.generate(seed + 2, 1000));
+        write(out.resolve("replica.jsonl"), ReplicaOracle.generate(seed + 3, 1000));
     }
 
     private static void write(Path file, List<String> lines) throws IOException {

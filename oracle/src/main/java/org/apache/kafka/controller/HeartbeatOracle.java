@@ -66,7 +66,7 @@ public final class HeartbeatOracle {
         boolean[] shuttingDown = new boolean[BROKERS + 1];
         boolean[] stopped = new boolean[BROKERS + 1];
         StringBuilder steps = new StringBuilder("[");
-        int n = 4 + rnd.nextInt(14);
+        int n = 4 + rnd.nextInt(10);
         for (int i = 0; i < n; i++) {
             int b = 1 + rnd.nextInt(BROKERS);
             StringBuilder step = new StringBuilder("{");

@@ -86,8 +86,13 @@ final class PartitionChangeOracle {
                 outside.removeAll(isr);
                 elr = subsequence(rnd, outside, 0.5);
             }
-            if (leader == -1 && rnd.nextDouble() < 0.6) {
+            double k = rnd.nextDouble();
+            if (leader == -1 && k < 0.6) {
                 lastKnownElr.add(replicas.get(rnd.nextInt(rf)));
+            } else if (leader == -1 && k < 0.75) {
+                // Several members: a LastKnownElr written in the other
+                // unclean-recovery mode, which is not a last known leader.
+                lastKnownElr = subsequence(rnd, replicas, 0.7);
             } else if (rnd.nextDouble() < 0.05) {
                 lastKnownElr = subsequence(rnd, replicas, 0.5);
             }

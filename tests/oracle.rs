@@ -359,6 +359,11 @@ fn heartbeat_sequence(v: &Value) -> Outcome {
                     format!(" -> {next}"),
                 )
             }
+            "tick" => (
+                format!("clock at {} ms", w.now),
+                String::new(),
+                String::new(),
+            ),
             "session_check" => {
                 // The controller's check of every registered broker's session.
                 for b in 1..=BROKERS {

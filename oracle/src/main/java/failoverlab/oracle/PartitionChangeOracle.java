@@ -97,6 +97,10 @@ final class PartitionChangeOracle {
                 lastKnownElr = subsequence(rnd, replicas, 0.5);
             }
         }
+        if (!elrEnabled && leader == -1 && rnd.nextDouble() < 0.2) {
+            // Left from a time ELR was on (it can be turned off).
+            lastKnownElr.add(replicas.get(rnd.nextInt(rf)));
+        }
         // Kafka builds both from hash sets, so a registration holds them in
         // ascending order; any other order would make a no-op change look
         // like one (the record compares lists).

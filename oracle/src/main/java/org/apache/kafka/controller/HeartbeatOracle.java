@@ -120,6 +120,17 @@ public final class HeartbeatOracle {
                     .append(",\"record_end\":").append(nextOffset)
                     .append(",\"kafka\":[\"").append(states.current()).append("\",\"")
                     .append(states.next()).append("\"]");
+            } else if (op < 0.82) {
+                // The clock moves with no session check: often to exactly a
+                // broker's last contact + the session timeout, the last
+                // instant its session is valid.
+                long[] lastContact = new long[BROKERS + 1];
+                for (int x = 1; x <= BROKERS; x++) {
+                    lastContact[x] = manager.tracker().contactTime(new BrokerIdAndEpoch(x, epoch[x])).orElse(-1L) / 1_000_000L;
+                }
+                long target = lastContact[b] >= 0 ? lastContact[b] + SESSION_MS : time.ms;
+                time.ms = rnd.nextDouble() < 0.5 && target >= time.ms ? target : time.ms + rnd.nextInt((int) SESSION_MS);
+                step.append("\"op\":\"tick\",\"at_ms\":").append(time.ms);
             } else {
                 time.ms += 1 + rnd.nextInt((int) (SESSION_MS * 3 / 2));
                 StringBuilder expired = new StringBuilder("[");

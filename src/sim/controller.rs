@@ -816,26 +816,31 @@ impl Controller {
         let Some(s) = self.broker(broker) else {
             return Err(ErrorCode::InvalidRequest);
         };
+        // ReplicationControlManager.alterPartition's checks, in its order
+        // (validateAlterPartitionData; checked by tests/oracle.rs). Three keep
+        // our names: a stale broker epoch (Kafka: STALE_BROKER_EPOCH for the
+        // whole request) and epochs from the future (Kafka: NOT_CONTROLLER;
+        // our one controller is never stale).
         if s.broker_epoch != broker_epoch {
             return Err(ErrorCode::FencedLeaderEpoch);
+        }
+        if leader_epoch > reg.leader_epoch {
+            return Err(ErrorCode::InvalidRequest);
+        }
+        if partition_epoch > reg.partition_epoch {
+            return Err(ErrorCode::InvalidUpdateVersion);
         }
         if leader_epoch < reg.leader_epoch {
             return Err(ErrorCode::FencedLeaderEpoch);
         }
-        if leader_epoch > reg.leader_epoch || reg.leader != Some(broker) {
+        if reg.leader != Some(broker) {
             return Err(ErrorCode::InvalidRequest);
         }
-        if partition_epoch != reg.partition_epoch {
+        if partition_epoch < reg.partition_epoch {
             return Err(ErrorCode::InvalidUpdateVersion);
         }
         if !new_isr.contains(&broker) || new_isr.iter().any(|b| !reg.replicas.contains(b)) {
             return Err(ErrorCode::InvalidRequest);
-        }
-        if new_isr
-            .iter()
-            .any(|b| !reg.isr.contains(b) && !self.acceptable(*b))
-        {
-            return Err(ErrorCode::IneligibleReplica);
         }
         let recovery = if recovered {
             LeaderRecoveryState::Recovered
@@ -844,6 +849,11 @@ impl Controller {
         };
         if recovery == LeaderRecoveryState::Recovering && new_isr.len() > 1 {
             return Err(ErrorCode::InvalidRequest);
+        }
+        // Every member of the new ISR must be eligible — registered, unfenced
+        // and not shutting down — the leader and the members it keeps too.
+        if new_isr.iter().any(|b| !self.acceptable(*b)) {
+            return Err(ErrorCode::IneligibleReplica);
         }
         // The same builder as the controller's own changes: a shrink below
         // min.insync.replicas moves the dropped members into the ELR

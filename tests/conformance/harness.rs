@@ -306,6 +306,30 @@ impl World {
         partition_epoch: u32,
         new_isr: &[BrokerId],
     ) -> Result<PartitionRegistration, ErrorCode> {
+        self.alter_partition_with_recovery(
+            p,
+            broker,
+            broker_epoch,
+            leader_epoch,
+            partition_epoch,
+            new_isr,
+            false,
+        )
+    }
+
+    /// An AlterPartition for partition `p`, saying whether the leader
+    /// reports it has recovered (KIP-704's LeaderRecoveryState).
+    #[allow(clippy::too_many_arguments)]
+    pub fn alter_partition_with_recovery(
+        &mut self,
+        p: usize,
+        broker: BrokerId,
+        broker_epoch: u64,
+        leader_epoch: u32,
+        partition_epoch: u32,
+        new_isr: &[BrokerId],
+        recovered: bool,
+    ) -> Result<PartitionRegistration, ErrorCode> {
         let msg = Message::AlterPartition {
             id: 1,
             broker,
@@ -314,7 +338,7 @@ impl World {
             leader_epoch,
             partition_epoch,
             new_isr: new_isr.to_vec(),
-            recovered: false,
+            recovered,
         };
         self.with(|c, ctx| c.on_message(ctx, Node::Broker(broker), msg));
         self.sends

@@ -30,6 +30,8 @@ public final class Main {
         write(out.resolve("broker_heartbeat_manager.jsonl"),
             org.apache.kafka.controller.HeartbeatOracle.generate(seed + 2, 1000));
         write(out.resolve("replica.jsonl"), ReplicaOracle.generate(seed + 3, 1000));
+        write(out.resolve("alter_partition.jsonl"),
+            org.apache.kafka.controller.AlterPartitionOracle.generate(seed + 4, 1000));
     }
 
     private static void write(Path file, List<String> lines) throws IOException {

@@ -1,6 +1,7 @@
 # Failover Lab: the one entry point.
 #   make run    build the wasm + static site and serve www/ on http://127.0.0.1:$(PORT)/
 #   make test   every test (format, lints, native tests, wasm build, browser tests)
+#   make oracle regenerate tests/oracle/ from Apache Kafka 4.4.0's own classes (JVM + Maven)
 # Both install what is missing first (scripts/setup.sh): the wasm32 target,
 # wasm-bindgen-cli at the version pinned in wasm-pack.toml, Debian chromium +
 # chromium-driver, mdbook (the example book), and the npm packages of
@@ -16,7 +17,7 @@ HOST := 127.0.0.1
 CHROMEDRIVER ?= /usr/bin/chromedriver
 
 .PHONY: help setup build wasm run test test-fmt test-clippy test-native test-wasm-build \
-        test-wasm-browser test-e2e test-types test-size bench fmt clean
+        test-wasm-browser test-e2e test-types test-size bench fmt clean oracle oracle-check
 
 help:
 	@echo "make run     build and serve the app on http://$(HOST):$(PORT)/ (PORT=... to change)"
@@ -24,6 +25,8 @@ help:
 	@echo "make build   build the static site into www/ (wasm package in www/pkg, page bundle in www/dist)"
 	@echo "make bench   benchmarks: criterion, CLI, failover scaling, headless Chromium (scripts/bench.sh)"
 	@echo "make setup   install missing tools (rust target, wasm-bindgen-cli, chromium, npm packages)"
+	@echo "make oracle  regenerate the Kafka 4.4.0 test vectors in tests/oracle/ (needs Java 17 + Maven)"
+	@echo "make oracle-check  regenerate them to a temporary directory and diff against the committed ones"
 	@echo "make fmt     format the Rust code"
 	@echo "make clean   remove build output"
 
@@ -108,6 +111,24 @@ test-size:
 # BENCH_STEPS narrow it (see scripts/bench.sh); the full large workload takes a while.
 bench: build
 	@scripts/bench.sh
+
+# Kafka as the oracle (README, "Checked against Kafka 4.4.0"): oracle/ drives
+# Kafka 4.4.0's own classes, fetched by Maven into ~/.m2, with a fixed seed and
+# writes the vectors that `cargo test --test oracle` replays without a JVM.
+ORACLE_SEED ?= 20261201
+ORACLE_MVN = mvn -B -q -f oracle/pom.xml compile exec:java -Dexec.args="--seed $(ORACLE_SEED) --out $(1)"
+
+oracle:
+	@echo "== Kafka 4.4.0 test vectors -> tests/oracle/ (seed $(ORACLE_SEED))"
+	$(call ORACLE_MVN,tests/oracle)
+
+# The committed vectors are what this seed makes, byte for byte.
+oracle-check:
+	@echo "== Kafka 4.4.0 test vectors regenerated and compared with tests/oracle/"
+	@tmp=$$(mktemp -d); trap 'rm -rf "$$tmp"' EXIT; \
+	$(call ORACLE_MVN,$$tmp); \
+	for f in "$$tmp"/*.jsonl; do cmp "$$f" "tests/oracle/$$(basename "$$f")"; done; \
+	echo "oracle-check: tests/oracle/ matches Kafka 4.4.0's output"
 
 fmt:
 	cargo fmt

@@ -284,6 +284,9 @@ impl Controller {
                 if !s.registered || s.session_expired || (s.fenced && !in_any_isr) {
                     return;
                 }
+                // Kafka's tracker expires a session only strictly after the
+                // deadline (a nanosecond later on its clock); we fence at the
+                // deadline's millisecond (README, "Checked against Kafka 4.4.0").
                 let deadline = s.last_heartbeat_ms + timeout;
                 if ctx.now >= deadline {
                     if let Some(st) = self.broker_mut(broker) {
@@ -362,11 +365,13 @@ impl Controller {
         epoch
     }
 
-    /// BrokerHeartbeatManager.hasValidSession: unfenced, and heard from
-    /// within broker.session.timeout.ms.
+    /// BrokerHeartbeatManager.hasValidSession (Kafka 4.4.0: its
+    /// BrokerHeartbeatTracker): heard from within broker.session.timeout.ms
+    /// and not yet found expired, fenced or not — a broker that is still
+    /// starting, or asked to be fenced, holds its session too.
     pub fn has_valid_session(&self, b: BrokerId, now: u64, session_timeout_ms: u64) -> bool {
         self.broker(b).is_some_and(|s| {
-            s.registered && !s.fenced && s.last_heartbeat_ms + session_timeout_ms >= now
+            s.registered && !s.session_expired && s.last_heartbeat_ms + session_timeout_ms >= now
         })
     }
 
@@ -575,6 +580,16 @@ impl Controller {
                 );
                 self.elect_offline_partitions(ctx);
             }
+        } else if want_fence {
+            // An unfenced broker asking to be fenced is fenced, or shut down
+            // at once if it also wants to stop (calculateNextBrokerState,
+            // UNFENCED). Our brokers ask for it only while starting.
+            if want_shutdown {
+                shutdown_ok = true;
+                self.shut_down_now(ctx, broker);
+            } else {
+                self.fence(ctx, broker, "it asked to be fenced".to_string());
+            }
         } else if want_shutdown {
             if leads(self) {
                 // Step one: move its leaderships; the broker keeps heartbeating.
@@ -632,6 +647,9 @@ impl Controller {
     pub fn fence(&mut self, ctx: &mut Ctx, broker: BrokerId, reason: String) {
         if let Some(s) = self.broker_mut(broker) {
             s.fenced = true;
+            // A fenced broker leaves controlled shutdown; asked again, it may
+            // shut down at once (BrokerHeartbeatManager.touch).
+            s.in_controlled_shutdown = false;
         }
         self.append_broker_record(broker);
         ctx.trace(
@@ -865,16 +883,27 @@ impl Controller {
         let Some(s) = self.broker(broker) else {
             return Err(ErrorCode::InvalidRequest);
         };
+        // ReplicationControlManager.alterPartition's checks, in its order
+        // (validateAlterPartitionData; checked by tests/oracle.rs). Three keep
+        // our names: a stale broker epoch (Kafka: STALE_BROKER_EPOCH for the
+        // whole request) and epochs from the future (Kafka: NOT_CONTROLLER;
+        // our one controller is never stale).
         if s.broker_epoch != broker_epoch {
             return Err(ErrorCode::FencedLeaderEpoch);
+        }
+        if leader_epoch > reg.leader_epoch {
+            return Err(ErrorCode::InvalidRequest);
+        }
+        if partition_epoch > reg.partition_epoch {
+            return Err(ErrorCode::InvalidUpdateVersion);
         }
         if leader_epoch < reg.leader_epoch {
             return Err(ErrorCode::FencedLeaderEpoch);
         }
-        if leader_epoch > reg.leader_epoch || reg.leader != Some(broker) {
+        if reg.leader != Some(broker) {
             return Err(ErrorCode::InvalidRequest);
         }
-        if partition_epoch != reg.partition_epoch {
+        if partition_epoch < reg.partition_epoch {
             return Err(ErrorCode::InvalidUpdateVersion);
         }
         let ids = BrokerState::ids(&new_isr);

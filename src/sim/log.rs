@@ -149,6 +149,27 @@ impl EpochCache {
             self.latest = self.entries.last().map(|e| e.0);
         }
     }
+
+    /// `truncateFromStart(offset)`: the log now starts at `offset`. The
+    /// entries that start at or before it go, except the last of them, which
+    /// stays as the first entry, moved to start at `offset` (the epoch of the
+    /// log's new first record). The simulator keeps every log from offset 0
+    /// (no retention, no DeleteRecords), so only the oracle test calls this;
+    /// it is here so the cache answers Kafka's whole contract.
+    pub fn truncate_from_start(&mut self, offset: u64) {
+        let removed = self
+            .entries
+            .iter()
+            .take_while(|&&(_, s)| s <= offset)
+            .count();
+        if removed == 0 {
+            return;
+        }
+        let entries = cow(&mut self.entries);
+        let epoch = entries[removed - 1].0;
+        entries.drain(..removed);
+        entries.insert(0, (epoch, offset));
+    }
 }
 
 /// Records per shared chunk of a log (512 bytes with their hashes): a snapshot shares a

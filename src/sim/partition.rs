@@ -231,7 +231,7 @@ impl Replica {
                             broker: b,
                             log_end_offset: f.log_end_offset,
                             last_caught_up_ms,
-                            last_fetch_ms: Some(now),
+                            last_fetch_ms: in_sync.then_some(now),
                             last_fetch_leader_leo: leo,
                             broker_epoch: f.broker_epoch,
                         },

@@ -23,8 +23,10 @@
 //! 3. An unclean election (or ELR off) clears the ELR.
 //! 4. Without ELR an empty target ISR is not written: the last member stays
 //!    (the ISR never becomes empty).
-//! 5. The last known leader is remembered the first time the ISR empties, and
-//!    forgotten once the partition has a leader again.
+//! 5. The last known leader (ELR on) is remembered when a change leaves the
+//!    partition without a leader and nothing is remembered yet, and forgotten
+//!    when a change elects a leader (Kafka 4.4.0's maybeUpdateLastKnownLeader,
+//!    checked by tests/oracle.rs).
 //! 6. A new leader (or none) bumps the leader epoch; any change bumps the
 //!    partition epoch.
 
@@ -194,7 +196,13 @@ pub fn build(current: &PartitionRegistration, req: &ChangeRequest) -> Option<Cha
         // clears the ELR).
         if unclean {
             isr_written = Some(vec![l]);
-            recovery = LeaderRecoveryState::Recovering;
+            // Unless the same change carries a RECOVERING leader's report that
+            // it recovered: build() writes the target recovery state last,
+            // over the election's (Kafka 4.4.0; tests/oracle.rs).
+            if !(req.recovered && current.leader_recovery_state == LeaderRecoveryState::Recovering)
+            {
+                recovery = LeaderRecoveryState::Recovering;
+            }
         } else if target_elr.contains(&l) {
             target_isr = vec![l];
             target_elr.retain(|b| *b != l);
@@ -214,22 +222,20 @@ pub fn build(current: &PartitionRegistration, req: &ChangeRequest) -> Option<Cha
         None => current.isr.clone(),
     };
 
-    // 5. maybeUpdateLastKnownLeader.
+    // 5. maybeUpdateLastKnownLeader (Kafka 4.4.0, ELR on, the balanced
+    //    recovery default): a change that loses the leader remembers it when
+    //    nothing is remembered yet, whatever the ISR still holds; a change that
+    //    elects a leader forgets what was remembered. Nothing else touches it,
+    //    not even an unclean election or ELR off.
     let mut last_known_elr = current.last_known_elr.clone();
-    if req.elr_enabled {
-        let isr_set_empty = isr.is_empty() && isr != current.isr;
-        if isr_set_empty
-            && (current.last_known_elr.len() != 1
-                || Some(current.last_known_elr[0]) != current.leader)
-        {
-            last_known_elr = current.leader.into_iter().collect();
-        } else if (leader_changed && leader.is_some())
-            || (!leader_changed && current.leader.is_some())
-        {
-            last_known_elr.clear();
+    if req.elr_enabled && leader_changed {
+        match leader {
+            None if current.last_known_elr.is_empty() => {
+                last_known_elr = current.leader.into_iter().collect();
+            }
+            Some(_) => last_known_elr.clear(),
+            None => {}
         }
-    } else {
-        last_known_elr.clear();
     }
 
     let registration = PartitionRegistration {
@@ -345,6 +351,31 @@ mod tests {
         assert_eq!(c.registration.leader, Some(2));
         assert_eq!(c.elected, Elected::FromElr);
         assert_eq!(c.registration.isr, vec![2]);
+    }
+
+    #[test]
+    fn a_recovered_report_outlasts_an_unclean_election_in_the_same_change() {
+        // Kafka 4.4.0's builder (tests/oracle.rs vector 2594's shape): the
+        // target recovery state is written after the election's RECOVERING.
+        let mut old = reg(&[1, 2, 3], &[1], Some(1));
+        old.leader_recovery_state = LeaderRecoveryState::Recovering;
+        let only_2 = |b: BrokerId| b == 2;
+        let mut req = request(&[1], Election::Unclean, false, 2, &only_2);
+        req.recovered = true;
+        let c = build(&old, &req).unwrap();
+        assert_eq!(c.registration.leader, Some(2));
+        assert_eq!(c.registration.isr, vec![2]);
+        assert_eq!(
+            c.registration.leader_recovery_state,
+            LeaderRecoveryState::Recovered
+        );
+        // Without the report, the unclean leader is RECOVERING.
+        req.recovered = false;
+        let c = build(&old, &req).unwrap();
+        assert_eq!(
+            c.registration.leader_recovery_state,
+            LeaderRecoveryState::Recovering
+        );
     }
 
     #[test]

@@ -343,6 +343,40 @@ impl World {
         )
     }
 
+    /// An AlterPartition for partition `p` as the oracle's generator sends
+    /// one to Kafka: each member at its registered broker epoch, and the
+    /// leader reporting RECOVERED when `recovered` or when the partition
+    /// already is (a RECOVERING leader that does not report keeps RECOVERING).
+    /// (Used by tests/oracle.rs, which shares this harness.)
+    #[allow(clippy::too_many_arguments, dead_code)]
+    pub fn alter_partition_with_recovery(
+        &mut self,
+        p: usize,
+        broker: BrokerId,
+        broker_epoch: u64,
+        leader_epoch: u32,
+        partition_epoch: u32,
+        new_isr: &[BrokerId],
+        recovered: bool,
+    ) -> Result<PartitionRegistration, ErrorCode> {
+        let members = self.with_current_epochs(new_isr);
+        let state =
+            if recovered || self.reg(p).leader_recovery_state == LeaderRecoveryState::Recovered {
+                LeaderRecoveryState::Recovered
+            } else {
+                LeaderRecoveryState::Recovering
+            };
+        self.alter_partition_full(
+            p,
+            broker,
+            broker_epoch,
+            leader_epoch,
+            partition_epoch,
+            members,
+            state,
+        )
+    }
+
     /// An AlterPartition with every field of ours.
     #[allow(clippy::too_many_arguments)]
     pub fn alter_partition_full(

@@ -11,6 +11,9 @@
 //! - `broker_heartbeat_manager.jsonl`: broker-lifecycle sequences on Kafka's
 //!   `BrokerHeartbeatManager` (state machine and session tracker) against our
 //!   `Controller`'s registration, heartbeat and session-check handlers;
+//! - `alter_partition.jsonl`: AlterPartition requests through Kafka's
+//!   `ReplicationControlManager.alterPartition` against our `Controller`'s
+//!   AlterPartition handler (the error, and the registration afterwards);
 //! - `replica.jsonl`: what a leader knows of a follower, Kafka's
 //!   `org.apache.kafka.server.replica.Replica` (resets, fetches, isCaughtUp)
 //!   against our `partition::Replica` (`make_leader`, `record_follower_fetch`,

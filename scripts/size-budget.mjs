@@ -15,7 +15,7 @@ import { fileURLToPath } from 'node:url';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const WWW = path.join(ROOT, 'www');
-// Issue 6's budget: 200 kB. index.html loads the bundle of scripts/build-bundle.mjs
+// The budget: 256 KiB (DEVELOPERS.md; it was issue 6's 200 kB). index.html loads the bundle of scripts/build-bundle.mjs
 // (www/dist/), so what counts is the minified JS and CSS the page really fetches.
 const BUDGET = 256 * 1024; // bytes (256 KiB, DEVELOPERS.md)
 
@@ -74,7 +74,7 @@ for (const page of pages) {
   failed ||= !ok;
   console.log(
     `size-budget: ${path.relative(ROOT, page)}: ${total} B gzipped (${(total / 1000).toFixed(1)} kB; wasm ${sum('wasm')}, js ${sum('js')}, css ${sum('css')}) ` +
-      `of ${BUDGET} B (${((100 * total) / BUDGET).toFixed(0)}%) — ${ok ? 'ok' : 'OVER BUDGET'}`,
+      `of ${BUDGET} B = ${BUDGET / 1024} KiB (${((100 * total) / BUDGET).toFixed(0)}%) — ${ok ? 'ok' : 'OVER BUDGET'}`,
   );
   console.log(
     ok

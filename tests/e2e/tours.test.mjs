@@ -84,9 +84,9 @@ const OUTCOMES = {
     assert.equal(r.acked_records_lost, 0);
     const [crash, shutdown] = r.availability.faults;
     const sum = (f) => Object.values(f.phases).reduce((a, b) => a + b, 0);
-    assert.deepEqual([crash.action, crash.rto_ms, sum(crash)], ['crash', 9518, 9518]);
+    assert.deepEqual([crash.action, crash.rto_ms, sum(crash)], ['crash', 9513, 9513]);
     assert.equal(crash.phases.detection_ms, 9001);
-    assert.deepEqual([shutdown.action, shutdown.rto_ms, sum(shutdown)], ['shutdown', 7, 7]);
+    assert.deepEqual([shutdown.action, shutdown.rto_ms, sum(shutdown)], ['shutdown', 12, 12]);
   },
   // Compare tours: report() is lane A's; the lanes are checked at every stop below (COMPARE).
   'tour-12-unclean-acceptable.json': (r) => {
@@ -101,10 +101,10 @@ const OUTCOMES = {
     assert.equal(r.acked_records_lost, 0);
     const [crash, shutdown] = r.availability.faults;
     const sum = (f) => Object.values(f.phases).reduce((a, b) => a + b, 0);
-    assert.deepEqual([crash.action, crash.partitions.length, crash.rto_ms, sum(crash)], ['crash', 100, 9515, 9515]);
-    assert.deepEqual([crash.phases.detection_ms, crash.phases.metadata_ms, crash.phases.client_ms], [9001, 9, 505]);
-    assert.deepEqual([shutdown.action, shutdown.partitions.length, shutdown.rto_ms, sum(shutdown)], ['shutdown', 120, 508, 508]);
-    assert.deepEqual([shutdown.phases.detection_ms, shutdown.phases.metadata_ms, shutdown.phases.client_ms], [1, 11, 496]);
+    assert.deepEqual([crash.action, crash.partitions.length, crash.rto_ms, sum(crash)], ['crash', 100, 9517, 9517]);
+    assert.deepEqual([crash.phases.detection_ms, crash.phases.metadata_ms, crash.phases.client_ms], [9001, 9, 507]);
+    assert.deepEqual([shutdown.action, shutdown.partitions.length, shutdown.rto_ms, sum(shutdown)], ['shutdown', 120, 511, 511]);
+    assert.deepEqual([shutdown.phases.detection_ms, shutdown.phases.metadata_ms, shutdown.phases.client_ms], [2, 10, 499]);
   },
   'tour-9-why-not-truncate-to-hw.json': (r) => {
     assert.equal(part(r).leader, 1);
@@ -122,19 +122,19 @@ const OUTCOMES = {
  * re-checked). The other stops describe a state between events.
  */
 const ANCHORS = {
-  'tour-1-leader-dies.json': { 10000: 'broker_crashed', 19002: 'leader_elected', 19004: 'became_leader', 19613: 'produce_acked', 30021: 'became_follower', 30029: 'isr_changed' },
-  'tour-2-producer-finds-leader.json': { 5005: 'produce_error', 5008: 'produce_acked', 25000: 'broker_isolated', 30000: 'produce_error', 33002: 'leader_elected', 35109: 'produce_acked', 52008: 'isr_changed' },
-  'tour-3-leader-epoch.json': { 13001: 'leader_elected', 13003: 'became_leader', 20025: 'isr_changed', 43004: 'became_leader', 60001: 'broker_isolated', 67001: 'leader_elected', 95003: 'alter_partition_rejected', 96007: 'truncated' },
-  'tour-4-unclean-election.json': { 15002: 'isr_changed', 39001: 'acked_records_lost', 39892: 'consumer_truncation_detected', 50021: 'truncated' },
-  'tour-5-rejoining-leader.json': { 3011: 'produce_acked', 15003: 'became_leader', 15413: 'produce_acked', 25024: 'truncated', 25032: 'isr_changed' },
+  'tour-1-leader-dies.json': { 10000: 'broker_crashed', 19002: 'leader_elected', 19003: 'became_leader', 30021: 'became_follower', 30026: 'isr_changed' },
+  'tour-2-producer-finds-leader.json': { 5005: 'produce_error', 5008: 'produce_acked', 25000: 'broker_isolated', 30000: 'produce_error', 33001: 'leader_elected', 41702: 'produce_acked', 52009: 'isr_changed' },
+  'tour-3-leader-epoch.json': { 13001: 'leader_elected', 13002: 'became_leader', 20030: 'isr_changed', 43002: 'became_leader', 60002: 'broker_isolated', 69001: 'leader_elected', 95002: 'alter_partition_rejected', 96005: 'truncated' },
+  'tour-4-unclean-election.json': { 15002: 'isr_changed', 39001: 'acked_records_lost', 39546: 'consumer_truncation_detected', 50021: 'truncated' },
+  'tour-5-rejoining-leader.json': { 3011: 'produce_acked', 15004: 'became_leader', 15412: 'produce_acked', 25023: 'truncated', 25029: 'isr_changed' },
   'tour-6-leader-vs-follower.json': { 35000: 'produce_error', 45004: 'produce_acked', 50006: 'isr_changed' },
-  'tour-7-acks1-loses-data.json': { 4004: 'produce_acked', 4100: 'broker_crashed', 13002: 'acked_records_lost', 20024: 'truncated' },
-  'tour-8-min-insync-replicas.json': { 5000: 'broker_crashed', 13001: 'isr_changed', 35102: 'produce_error', 40520: 'produce_acked' },
-  'tour-10-how-long-unavailable.json': { 10000: 'broker_crashed', 19001: 'leader_elected', 19003: 'became_leader', 19518: 'produce_acked', 40007: 'produce_acked' },
-  'tour-11-mass-failover.json': { 10000: 'broker_crashed', 19001: 'broker_fenced', 19010: 'became_leader', 19515: 'produce_acked', 20020: 'broker_unfenced', 30001: 'leader_elected' },
-  'tour-9-why-not-truncate-to-hw.json': { 3520: 'truncated', 11001: 'acked_records_lost', 30018: 'truncated' },
+  'tour-7-acks1-loses-data.json': { 4004: 'produce_acked', 4100: 'broker_crashed', 13002: 'acked_records_lost', 20023: 'truncated' },
+  'tour-8-min-insync-replicas.json': { 5000: 'broker_crashed', 13001: 'isr_changed', 35103: 'produce_error', 40521: 'produce_acked' },
+  'tour-10-how-long-unavailable.json': { 10000: 'broker_crashed', 19001: 'leader_elected', 19003: 'became_leader', 19513: 'produce_acked', 40012: 'produce_acked' },
+  'tour-11-mass-failover.json': { 10000: 'broker_crashed', 19001: 'broker_fenced', 19010: 'became_leader', 19517: 'produce_acked', 20020: 'broker_unfenced', 30002: 'leader_elected' },
+  'tour-9-why-not-truncate-to-hw.json': { 3519: 'truncated', 11001: 'acked_records_lost', 30019: 'truncated' },
   // Lane A's trace.
-  'tour-12-unclean-acceptable.json': { 30000: 'broker_crashed', 39001: 'isr_changed', 50021: 'leader_elected' },
+  'tour-12-unclean-acceptable.json': { 30000: 'broker_crashed', 39001: 'isr_changed', 50022: 'leader_elected' },
   'tour-13-acks1-vs-acks-all.json': { 4004: 'produce_acked', 13001: 'acked_records_lost' },
 };
 
@@ -150,8 +150,8 @@ const COMPARE = {
       29999: [{ lost: 0, leader: 1, hw: 299 }, { lost: 0, leader: 1, hw: 299 }, null],
       30000: [{ lost: 0, faultAt: 30000 }, { lost: 0, faultAt: 30000 }, null],
       39001: [{ lost: 0, leader: null, unavailable: 9001 }, { lost: 269, leader: 2, epoch: 1, unavailable: 9001 }, 39001],
-      50021: [{ lost: 0, leader: 1, epoch: 2, hw: 299, unavailable: 20021 }, { lost: 269, rto: 10513 }, 39001],
-      70000: [{ lost: 0, unavailable: 20022, rto: 21014 }, { lost: 269, unavailable: 9002, rto: 10513 }, 39001],
+      50022: [{ lost: 0, leader: 1, epoch: 2, hw: 299, unavailable: 20022 }, { lost: 269, rto: 10966 }, 39001],
+      70000: [{ lost: 0, unavailable: 20024, rto: 21014 }, { lost: 269, unavailable: 9002, rto: 10966 }, 39001],
     },
   },
   'tour-13-acks1-vs-acks-all.json': {
@@ -161,8 +161,8 @@ const COMPARE = {
       4000: [{ lost: 0 }, { lost: 0 }, 4000],
       4004: [{ leader: 1, hw: 10, acked: 11 }, { leader: 1, hw: 10, acked: 10 }, 4000],
       13001: [{ lost: 1, leader: 2, epoch: 1 }, { lost: 0, leader: 2, epoch: 1 }, 4000],
-      20022: [{ lost: 1 }, { hw: 11, rto: 9410, p99: 9510 }, 4000],
-      40000: [{ lost: 1, hw: 10, p99: 10 }, { lost: 0, hw: 11, p99: 9510, rto: 9410 }, 4000],
+      20025: [{ lost: 1 }, { hw: 11, rto: 9408, p99: 9508 }, 4000],
+      40000: [{ lost: 1, hw: 10, p99: 10 }, { lost: 0, hw: 11, p99: 9508, rto: 9408 }, 4000],
     },
   },
 };

@@ -123,7 +123,7 @@ const OUTCOMES = {
  */
 const ANCHORS = {
   'tour-1-leader-dies.json': { 10000: 'broker_crashed', 19002: 'leader_elected', 19003: 'became_leader', 30021: 'became_follower', 30026: 'isr_changed' },
-  'tour-2-producer-finds-leader.json': { 5005: 'produce_error', 5008: 'produce_acked', 25000: 'broker_isolated', 30000: 'produce_error', 33001: 'leader_elected', 41702: 'produce_acked', 52009: 'isr_changed' },
+  'tour-2-producer-finds-leader.json': { 5005: 'produce_error', 5008: 'produce_acked', 25000: 'broker_isolated', 30000: 'produce_error', 33002: 'leader_elected', 38553: 'produce_acked', 52010: 'isr_changed' },
   'tour-3-leader-epoch.json': { 13001: 'leader_elected', 13002: 'became_leader', 20030: 'isr_changed', 43002: 'became_leader', 60002: 'broker_isolated', 69001: 'leader_elected', 95002: 'alter_partition_rejected', 96005: 'truncated' },
   'tour-4-unclean-election.json': { 15002: 'isr_changed', 39001: 'acked_records_lost', 39546: 'consumer_truncation_detected', 50021: 'truncated' },
   'tour-5-rejoining-leader.json': { 3011: 'produce_acked', 15004: 'became_leader', 15412: 'produce_acked', 25023: 'truncated', 25029: 'isr_changed' },

@@ -102,7 +102,7 @@ test-types:
 	$(TSC) -p examples/typescript
 	node --test examples/typescript/build/
 
-# The page's wasm + JS + CSS, gzipped, against the 200 kB budget (after test-e2e built www/pkg and www/dist).
+# The page's wasm + JS + CSS, gzipped, against the 256 KiB budget (after test-e2e built www/pkg and www/dist).
 test-size:
 	@echo "== size budget (scripts/size-budget.mjs)"
 	node scripts/size-budget.mjs

@@ -11,6 +11,10 @@ repo=$(cd "$here/.." && pwd)
 out_dir="$repo/tests/kafka-recorded"
 mkdir -p "$out_dir"
 
+# One cluster at a time on this machine (fixed loopback ports): wait for any other run.
+exec 9>/tmp/flab-kdiff.lock
+flock 9
+
 cd "$here"
 mvn -q -B compile dependency:build-classpath -Dmdep.outputFile=target/classpath.txt
 
@@ -35,8 +39,16 @@ cleanup() {
 }
 trap cleanup EXIT INT TERM
 
+# The partition assignment is an input, not a result: Kafka's KRaft placer is randomised, so
+# the driver creates topics with the simulator's default placement (round-robin, or
+# rack-aware when the scenario has racks), read from the simulator's CLI when it is built.
+sim_bin="$repo/target/release/failover-lab"
+[[ -x "$sim_bin" ]] || sim_bin="$repo/target/debug/failover-lab"
+
 for s in "${scenarios[@]}"; do
-  f="$repo/scenarios/$(basename "$s")"
+  [[ "$s" == */* ]] || s="scenarios/$s"
+  rel="${s#"$repo"/}"
+  f="$repo/$rel"
   name=$(basename "$f" .json)
   until_ms=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["run_until_ms"])' "$f")
   limit=$(( until_ms / 1000 + 240 ))
@@ -44,12 +56,23 @@ for s in "${scenarios[@]}"; do
   pidfile="$work/pids"
   : > "$pidfile"
   echo "== $name (run_until_ms $until_ms, time limit ${limit}s, work $work)"
+  assignment_args=()
+  if [[ -x "$sim_bin" ]]; then
+    "$sim_bin" run "$f" --format json | python3 -c '
+import json, sys
+r = json.load(sys.stdin)
+a = {}
+for p in sorted(r["partitions"], key=lambda p: (p["topic"], p["partition"])):
+    a.setdefault(p["topic"], []).append(p["replicas"])
+json.dump(a, sys.stdout)' > "$work/assignment.json"
+    assignment_args=(--assignment "$work/assignment.json")
+  fi
   start=$(date +%s)
   timeout --signal=TERM --kill-after=20 "$limit" \
     java -Xms64m -Xmx384m -XX:+UseSerialGC \
       -Dlog4j2.configurationFile="$here/driver-log4j2.properties" -Dflab.clientLog="$work/driver-clients.log" \
       -cp "$here/target/classes:$(cat "$here/target/classpath.txt")" failoverlab.cluster.Driver \
-      --scenario "$f" --out "$out_dir/$name.json" --work "$work" \
+      --scenario "$f" --scenario-name "$rel" "${assignment_args[@]}" --out "$out_dir/$name.json" --work "$work" \
       --classpath "$here/target/classpath.txt" --pidfile "$pidfile" --time-limit-s "$((limit - 10))" \
     > "$work/driver.out" 2>&1 &
   driver_pid=$!

@@ -140,7 +140,8 @@ fn cfg_ms(scenario: &Value, key: &str, default: i64) -> i64 {
 /// Compare one recording with the simulator's run of the same scenario file.
 fn compare(rec: &Value) -> (String, Vec<Row>) {
     let file = rec["scenario_file"].as_str().expect("scenario_file");
-    let path = format!("{}/scenarios/{file}", env!("CARGO_MANIFEST_DIR"));
+    // Repository-relative (`scenarios/x.json`, `kafka-differential/scenarios/y.json`).
+    let path = format!("{}/{file}", env!("CARGO_MANIFEST_DIR"));
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
     let scenario: Value = serde_json::from_str(&text).unwrap();
     let mut lab = failover_lab::Lab::from_json(&text).unwrap_or_else(|e| panic!("{file}: {e}"));
@@ -291,7 +292,8 @@ fn compare(rec: &Value) -> (String, Vec<Row>) {
             fence_tol + TIMING_TOLERANCE_MS,
         );
     }
-    (file.trim_end_matches(".json").to_string(), c.rows)
+    let name = file.rsplit('/').next().unwrap_or(file);
+    (name.trim_end_matches(".json").to_string(), c.rows)
 }
 
 #[derive(Debug)]

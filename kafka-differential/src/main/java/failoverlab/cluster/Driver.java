@@ -20,6 +20,7 @@ import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Properties;
 import java.util.Set;
 import java.util.TreeMap;
@@ -250,9 +251,10 @@ public final class Driver {
     }
   }
 
-  Driver(Path scenarioPath, Path out, Path work, String classpath, Path pidFile) throws IOException {
+  Driver(Path scenarioPath, String scenarioFile, Path assignmentFile, Path out, Path work, String classpath, Path pidFile) throws IOException {
     this.scenario = JSON.readTree(scenarioPath.toFile());
-    this.scenarioFile = scenarioPath.getFileName().toString();
+    this.scenarioFile = scenarioFile;
+    JsonNode given = assignmentFile != null && Files.exists(assignmentFile) ? JSON.readTree(assignmentFile.toFile()) : null;
     this.out = out;
     this.work = work;
     this.classpath = classpath;
@@ -262,8 +264,8 @@ public final class Driver {
       String name = t.get("name").asText();
       allTopics.add(name);
       List<List<Integer>> a = new ArrayList<>();
-      if (t.has("assignment")) {
-        for (JsonNode r : t.get("assignment")) {
+      if (t.has("assignment") || (given != null && given.has(name))) {
+        for (JsonNode r : t.has("assignment") ? t.get("assignment") : given.get(name)) {
           List<Integer> rs = new ArrayList<>();
           r.forEach(x -> rs.add(x.asInt()));
           a.add(rs);
@@ -373,6 +375,10 @@ public final class Driver {
       p.put("listeners", "PLAINTEXT://" + n.address());
       p.put("advertised.listeners", "PLAINTEXT://" + n.address());
       p.put("inter.broker.listener.name", "PLAINTEXT");
+      JsonNode rack = scenario.path("racks").get(Integer.toString(n.id));
+      if (rack != null) {
+        p.put("broker.rack", rack.asText());
+      }
     }
     // The scenario's cluster config, with Kafka's names (sim.* and the ELR switch are not broker configs).
     Iterator<Map.Entry<String, JsonNode>> it = scenario.path("config").fields();
@@ -1042,10 +1048,17 @@ public final class Driver {
     return r;
   }
 
-  /** Per fault step: when the controller fenced the broker, when its partitions had new leaders, when they took writes again. */
+  /**
+   * Per fault (crash, shutdown, isolate; several at the same millisecond count as one, as in
+   * the simulator): when the controller acted on its brokers (fenced them, or for a controlled
+   * shutdown moved their leaders), when the partitions they led had new leaders, and when
+   * every one of those took an acknowledged write again.
+   */
   List<Map<String, Object>> faults() {
     List<Map<String, Object>> fs = new ArrayList<>();
     List<Map<String, Object>> tl = new ArrayList<>(timeline);
+    Map<Long, List<Integer>> brokersAt = new TreeMap<>();
+    Map<Long, List<String>> actionsAt = new TreeMap<>();
     for (JsonNode st : scenario.path("steps")) {
       String action = null;
       for (Iterator<String> it = st.fieldNames(); it.hasNext(); ) {
@@ -1058,8 +1071,14 @@ public final class Driver {
         continue;
       }
       long at = st.get("at_ms").asLong();
-      int b = st.get(action).asInt();
-      // Partitions the broker led just before the fault.
+      brokersAt.computeIfAbsent(at, k -> new ArrayList<>()).add(st.get(action).asInt());
+      actionsAt.computeIfAbsent(at, k -> new ArrayList<>()).add(action);
+    }
+    for (Map.Entry<Long, List<Integer>> fe : brokersAt.entrySet()) {
+      long at = fe.getKey();
+      List<Integer> bs = fe.getValue();
+      List<String> actions = actionsAt.get(at);
+      // Partitions the brokers led just before the fault.
       Map<String, Integer> leaderBefore = new TreeMap<>();
       for (Map<String, Object> e : tl) {
         if ((Long) e.get("at_ms") > at) {
@@ -1069,8 +1088,8 @@ public final class Driver {
           leaderBefore.put((String) e.get("partition"), (Integer) e.get("leader"));
         }
       }
-      List<String> parts = leaderBefore.entrySet().stream().filter(x -> x.getValue() != null && x.getValue() == b).map(Map.Entry::getKey).collect(Collectors.toList());
-      Long fencedAt = null;
+      List<String> parts = leaderBefore.entrySet().stream().filter(x -> x.getValue() != null && bs.contains(x.getValue())).map(Map.Entry::getKey).collect(Collectors.toList());
+      Map<Integer, Long> actedOn = new TreeMap<>();
       Map<String, Long> electedAt = new TreeMap<>();
       Map<String, Integer> newLeader = new TreeMap<>();
       for (Map<String, Object> e : tl) {
@@ -1078,17 +1097,25 @@ public final class Driver {
         if (t < at) {
           continue;
         }
-        if (fencedAt == null && "fenced".equals(e.get("event")) && ((Integer) e.get("broker")) == b) {
-          fencedAt = t;
+        if ("fenced".equals(e.get("event")) && bs.contains(e.get("broker"))) {
+          actedOn.putIfAbsent((Integer) e.get("broker"), t);
         }
-        if ("partition".equals(e.get("event")) && parts.contains(e.get("partition")) && !electedAt.containsKey(e.get("partition"))) {
+        if ("partition".equals(e.get("event"))) {
+          String p = (String) e.get("partition");
           Integer l = (Integer) e.get("leader");
-          if (l != null && l != b) {
-            electedAt.put((String) e.get("partition"), t);
-            newLeader.put((String) e.get("partition"), l);
+          Integer before = leaderBefore.get(p);
+          // A controlled shutdown's detection ends when the controller moves its first leader.
+          if (before != null && bs.contains(before) && !Objects.equals(l, before)
+              && actions.get(bs.indexOf(before)).equals("shutdown")) {
+            actedOn.putIfAbsent(before, t);
+          }
+          if (parts.contains(p) && !electedAt.containsKey(p) && l != null && !bs.contains(l)) {
+            electedAt.put(p, t);
+            newLeader.put(p, l);
           }
         }
       }
+      Long fencedAt = actedOn.size() == bs.size() ? Collections.max(actedOn.values()) : null;
       Long elected = electedAt.size() == parts.size() && !parts.isEmpty() ? Collections.max(electedAt.values()) : null;
       Long writable = null;
       if (elected != null) {
@@ -1113,8 +1140,9 @@ public final class Driver {
       }
       Map<String, Object> f = new LinkedHashMap<>();
       f.put("at_ms", at);
-      f.put("action", action);
-      f.put("brokers", List.of(b));
+      f.put("action", actions.get(0));
+      f.put("actions", actions);
+      f.put("brokers", bs);
       f.put("partitions", parts);
       f.put("fenced_at_ms", fencedAt);
       f.put("elected_at_ms", elected);
@@ -1132,7 +1160,8 @@ public final class Driver {
       a.put(args[i], args[i + 1]);
     }
     Path scenarioPath = Path.of(a.get("--scenario"));
-    Driver d = new Driver(scenarioPath, Path.of(a.get("--out")), Path.of(a.get("--work")),
+    Driver d = new Driver(scenarioPath, a.getOrDefault("--scenario-name", scenarioPath.getFileName().toString()),
+        a.containsKey("--assignment") ? Path.of(a.get("--assignment")) : null, Path.of(a.get("--out")), Path.of(a.get("--work")),
         Files.readString(Path.of(a.get("--classpath"))).trim(), Path.of(a.get("--pidfile")));
     long limitS = Long.parseLong(a.getOrDefault("--time-limit-s", "600"));
     Thread watchdog = new Thread(() -> {

@@ -296,12 +296,46 @@ fn compare(rec: &Value) -> (String, Vec<Row>) {
     (name.trim_end_matches(".json").to_string(), c.rows)
 }
 
+const COLUMNS: usize = 10;
+
+/// The summary grid's column for a field (the README's scenarios × fields table).
+fn column(field: &str) -> usize {
+    let f = field.split(" (±").next().unwrap_or(field);
+    if f.starts_with("brokers[") {
+        0
+    } else if f.ends_with(".leader") || f.ends_with(".leader_epoch") {
+        1
+    } else if f.ends_with(".replicas")
+        || f.ends_with(".isr")
+        || f.ends_with(".elr")
+        || f.ends_with(".partitions")
+    {
+        2
+    } else if f.ends_with(".high_watermark") {
+        3
+    } else if f.ends_with(".acked") || f.ends_with(".failed") || f.ends_with(".consumed") {
+        4
+    } else if f.contains(".errors") {
+        5
+    } else if f.starts_with("acked_records_lost") {
+        6
+    } else if f.ends_with(".fenced_at_ms") {
+        7
+    } else if f.contains("election_ms") {
+        8
+    } else {
+        9
+    }
+}
+
 #[derive(Debug)]
 struct Listed {
-    scenario: String,
+    scenarios: Vec<String>,
     field: String,
 }
 
+/// `{"scenario": "a" | ["a", "b"], "field": "...", "reason": "..."}`: one
+/// reason may cover the same difference in several scenarios.
 fn differences() -> Vec<Listed> {
     let path = format!("{DIR}/differences.json");
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
@@ -316,8 +350,16 @@ fn differences() -> Vec<Listed> {
                 reason.len() > 20,
                 "differences.json: every listed difference needs a reason: {d}"
             );
+            let scenarios = match &d["scenario"] {
+                Value::String(s) => vec![s.clone()],
+                Value::Array(a) => a
+                    .iter()
+                    .filter_map(|x| x.as_str().map(String::from))
+                    .collect(),
+                other => panic!("differences.json: scenario must be a name or a list: {other}"),
+            };
             Listed {
-                scenario: d["scenario"].as_str().unwrap().to_string(),
+                scenarios,
                 field: d["field"].as_str().unwrap().to_string(),
             }
         })
@@ -346,10 +388,14 @@ fn simulator_matches_the_recorded_kafka_cluster_or_the_difference_is_explained()
     let mut unexplained = Vec::new();
     let mut report = String::new();
     let mut used = vec![false; listed.len()];
+    let mut grid = String::from(
+        "| scenario | brokers | leader, epoch | replicas, ISR, ELR | high watermark | acked, failed, consumed | error kinds | acked lost | fencing | election | writable again |\n| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n",
+    );
     for path in &recordings {
         let rec: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
         assert_eq!(rec["kafka_version"], "4.4.0", "{path:?}");
         let (name, rows) = compare(&rec);
+        let mut cells: BTreeMap<usize, (usize, usize)> = BTreeMap::new();
         let _ = writeln!(
             report,
             "\n## {name} (Kafka {}, recorded {})\n| field | Kafka | simulator | verdict |\n| --- | --- | --- | --- |",
@@ -359,7 +405,7 @@ fn simulator_matches_the_recorded_kafka_cluster_or_the_difference_is_explained()
         for r in &rows {
             let hit = listed
                 .iter()
-                .position(|l| l.scenario == name && matches(&l.field, &r.field));
+                .position(|l| l.scenarios.contains(&name) && matches(&l.field, &r.field));
             let verdict = match (r.agree, hit) {
                 (true, None) => "agree".to_string(),
                 (true, Some(i)) => {
@@ -383,20 +429,34 @@ fn simulator_matches_the_recorded_kafka_cluster_or_the_difference_is_explained()
                 "| {} | {} | {} | {verdict} |",
                 r.field, r.kafka, r.sim
             );
+            let cell = cells.entry(column(&r.field)).or_default();
+            cell.0 += 1;
+            if !r.agree {
+                cell.1 += 1;
+            }
         }
+        let _ = write!(grid, "| {name} |");
+        for col in 0..COLUMNS {
+            let _ = match cells.get(&col) {
+                None => write!(grid, " – |"),
+                Some((_, 0)) => write!(grid, " agree |"),
+                Some((n, d)) => write!(grid, " {d}/{n} differ |"),
+            };
+        }
+        grid.push('\n');
     }
     for (l, u) in listed.iter().zip(&used) {
         if !u {
             let _ = writeln!(
                 report,
-                "\nnote: differences.json lists {} / {}, which no recording has",
-                l.scenario, l.field
+                "\nnote: differences.json lists {:?} / {}, which no recording has",
+                l.scenarios, l.field
             );
         }
     }
-    println!("{report}");
+    println!("{grid}{report}");
     if let Ok(out) = std::env::var("KAFKA_RECORDED_TABLE") {
-        std::fs::write(&out, &report).unwrap();
+        std::fs::write(&out, format!("{grid}{report}")).unwrap();
     }
     assert!(
         unexplained.is_empty(),

@@ -505,17 +505,25 @@ public final class Driver {
     nftReady = true;
   }
 
+  /** The whole rule set in one `nft -f -` transaction: a step's filters apply atomically, in a few ms. */
   void applyFilters() throws IOException, InterruptedException {
     ensureNft();
-    nft("flush", "chain", "inet", NFT_TABLE, "out");
+    StringBuilder rules = new StringBuilder("flush chain inet " + NFT_TABLE + " out\n");
     for (int b : isolated) {
       NodeProc n = nodes.get(b);
-      nft("add", "rule", "inet", NFT_TABLE, "out", "socket", "cgroupv2", "level", "1", "\"unified/flab-kdiff-b" + b + "\"", "drop");
-      nft("add", "rule", "inet", NFT_TABLE, "out", "ip", "daddr", n.host, "drop");
+      rules.append("add rule inet " + NFT_TABLE + " out socket cgroupv2 level 1 \"unified/flab-kdiff-b" + b + "\" drop\n");
+      rules.append("add rule inet " + NFT_TABLE + " out ip daddr " + n.host + " drop\n");
     }
     for (int b : slowed) {
       String ports = nodes.values().stream().filter(x -> !x.controller && x.id != b).map(x -> Integer.toString(x.port)).collect(Collectors.joining(","));
-      nft("add", "rule", "inet", NFT_TABLE, "out", "socket", "cgroupv2", "level", "1", "\"unified/flab-kdiff-b" + b + "\"", "tcp", "dport", "{" + ports + "}", "drop");
+      rules.append("add rule inet " + NFT_TABLE + " out socket cgroupv2 level 1 \"unified/flab-kdiff-b" + b + "\" tcp dport { " + ports + " } drop\n");
+    }
+    Process p = new ProcessBuilder("nft", "-f", "-").redirectErrorStream(true).start();
+    p.getOutputStream().write(rules.toString().getBytes(StandardCharsets.UTF_8));
+    p.getOutputStream().close();
+    String o = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    if (p.waitFor() != 0) {
+      throw new IOException("nft -f -: " + o + "\n" + rules);
     }
   }
 

@@ -327,6 +327,12 @@ public final class Driver {
   }
 
   static String errorName(Throwable e) {
+    // A batch that outlived delivery.timeout.ms fails in the client with a TimeoutException
+    // ("... has passed since batch creation"); Kafka has no protocol error code for it, so it
+    // gets the simulator's name for the same outcome.
+    if (e instanceof org.apache.kafka.common.errors.TimeoutException && String.valueOf(e.getMessage()).contains("since batch creation")) {
+      return "DELIVERY_TIMEOUT";
+    }
     Throwable t = e;
     while (t.getCause() != null && !(t instanceof org.apache.kafka.common.KafkaException && Errors.forException(t) != Errors.UNKNOWN_SERVER_ERROR)) {
       t = t.getCause();
@@ -1100,10 +1106,14 @@ public final class Driver {
       Map<Integer, Long> actedOn = new TreeMap<>();
       Map<String, Long> electedAt = new TreeMap<>();
       Map<String, Integer> newLeader = new TreeMap<>();
+      Set<Integer> restarted = new TreeSet<>();
       for (Map<String, Object> e : tl) {
         long t = (Long) e.get("at_ms");
         if (t < at) {
           continue;
+        }
+        if ("process_started".equals(e.get("event"))) {
+          restarted.add((Integer) e.get("node"));
         }
         if ("fenced".equals(e.get("event")) && bs.contains(e.get("broker"))) {
           actedOn.putIfAbsent((Integer) e.get("broker"), t);
@@ -1117,7 +1127,8 @@ public final class Driver {
               && actions.get(bs.indexOf(before)).equals("shutdown")) {
             actedOn.putIfAbsent(before, t);
           }
-          if (parts.contains(p) && !electedAt.containsKey(p) && l != null && !bs.contains(l)) {
+          // A new leader: another broker, or one of the failed brokers back after its restart.
+          if (parts.contains(p) && !electedAt.containsKey(p) && l != null && (!bs.contains(l) || restarted.contains(l))) {
             electedAt.put(p, t);
             newLeader.put(p, l);
           }

@@ -16,7 +16,7 @@
 //! What "agree" means, per field (the README's "Real cluster" section explains
 //! the tolerances):
 //! - exact: leader, leader epoch, replicas, ISR and ELR (as sets), broker
-//!   states, the partitions a fault took away and their new leaders, whether
+//!   states, the partitions a fault took away, whether
 //!   acknowledged records were lost, the kinds of producer errors;
 //! - counts (acked, failed, consumed, lost, high watermarks) within the records
 //!   a producer sends in [`TIMING_TOLERANCE_MS`] (plus 2), since every timing

@@ -28,8 +28,12 @@ work=""
 pidfile=""
 cleanup() {
   if [[ -n "$pidfile" && -f "$pidfile" ]]; then
+    # Only our own JVMs: a pid whose command line names this run's work directory
+    # (a crashed broker's pid may have been reused by now).
     while read -r pid; do
-      [[ -n "$pid" ]] && kill -9 "$pid" 2>/dev/null || true
+      if [[ -n "$pid" ]] && tr '\0' ' ' < "/proc/$pid/cmdline" 2>/dev/null | grep -qF "$work/"; then
+        kill -9 "$pid" 2>/dev/null || true
+      fi
     done < "$pidfile"
   fi
   if [[ -n "${driver_pid:-}" ]]; then kill -9 "$driver_pid" 2>/dev/null || true; fi

@@ -17,13 +17,14 @@ HOST := 127.0.0.1
 CHROMEDRIVER ?= /usr/bin/chromedriver
 
 .PHONY: help setup build wasm run test test-fmt test-clippy test-native test-wasm-build \
-        test-wasm-browser test-e2e test-types test-size bench fmt clean oracle oracle-check
+        test-wasm-browser test-e2e test-types test-size bench fmt clean oracle oracle-check kafka-differential
 
 help:
 	@echo "make run     build and serve the app on http://$(HOST):$(PORT)/ (PORT=... to change)"
 	@echo "make test    run every test"
 	@echo "make build   build the static site into www/ (wasm package in www/pkg, page bundle in www/dist)"
 	@echo "make bench   benchmarks: criterion, CLI, failover scaling, headless Chromium (scripts/bench.sh)"
+	@echo "make kafka-differential  re-record scenarios on a real Kafka 4.4.0 KRaft cluster (JVMs; root), then compare"
 	@echo "make setup   install missing tools (rust target, wasm-bindgen-cli, chromium, npm packages)"
 	@echo "make oracle  regenerate the Kafka 4.4.0 test vectors in tests/oracle/ (needs Java 17 + Maven)"
 	@echo "make oracle-check  regenerate them to a temporary directory and diff against the committed ones"
@@ -129,6 +130,15 @@ oracle-check:
 	$(call ORACLE_MVN,$$tmp); \
 	for f in "$$tmp"/*.jsonl; do cmp "$$f" "tests/oracle/$$(basename "$$f")"; done; \
 	echo "oracle-check: tests/oracle/ matches Kafka 4.4.0's output"
+
+# Layer 6, real cluster: plays scenario files on Apache Kafka 4.4.0 (Maven jars, one KRaft
+# controller + brokers on 127.0.0.x, one JVM each) and re-records tests/kafka-recorded/;
+# then the JVM-free comparison (tests/kafka_recorded.rs, part of `cargo test`) prints the table.
+# KAFKA_SCENARIOS="leader-dies.json tour-2-producer-finds-leader.json" narrows it.
+KAFKA_SCENARIOS ?=
+kafka-differential:
+	kafka-differential/run.sh $(KAFKA_SCENARIOS)
+	cargo test --test kafka_recorded -- --nocapture
 
 fmt:
 	cargo fmt

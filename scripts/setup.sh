@@ -5,6 +5,7 @@
 #   - Debian chromium + chromium-driver (apt-get)
 #   - mdbook at the version pinned below (cargo install, no default features:
 #     the example book only needs `mdbook build`), for examples/book
+#   - (with --kafka-differential: only nftables, for make kafka-differential)
 #   - npm packages from the committed package-lock.json (npm ci): playwright-core,
 #     binaryen (wasm-opt for the wasm build), esbuild + terser (the page's bundle),
 #     axe-core (accessibility audit), typescript + @types/node (make test-types)
@@ -17,6 +18,24 @@ export PATH="$HOME/.cargo/bin:$PATH"
 
 say() { printf 'setup: %s\n' "$*"; }
 die() { printf 'setup: error: %s\n' "$*" >&2; exit 1; }
+
+# `scripts/setup.sh --kafka-differential`: only what `make kafka-differential`
+# needs beyond the build (kafka-differential/run.sh calls it): Java 17 and
+# Maven (on the machine; Maven resolves Kafka's jars itself), and Debian's
+# nftables, which isolate/slow steps use to drop a broker's packets.
+if [[ "${1:-}" == "--kafka-differential" ]]; then
+  command -v java >/dev/null || die "Java 17 is required for make kafka-differential"
+  command -v mvn >/dev/null || die "Maven is required for make kafka-differential"
+  if command -v nft >/dev/null; then
+    say "nftables: ok"
+  else
+    command -v apt-get >/dev/null || die "apt-get not found; install nftables yourself"
+    say "apt: installing nftables"
+    if [[ "$(id -u)" != 0 ]]; then sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nftables;
+    else apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nftables; fi
+  fi
+  exit 0
+fi
 cfg() { python3 scripts/wasm_config.py "$1"; }
 
 command -v python3 >/dev/null || die "python3 (3.11+, for tomllib) is required"

@@ -1,0 +1,469 @@
+//! The simulator against recordings of a real Apache Kafka 4.4.0 KRaft cluster.
+//!
+//! `make kafka-differential` (kafka-differential/run.sh) plays scenario files on
+//! a real cluster on loopback and commits what Kafka did to
+//! `tests/kafka-recorded/<scenario>.json`. This test needs no JVM: it runs the
+//! simulator's library on the same scenario file and compares, field by field.
+//! The recording is the stable artefact; the simulator's side is computed here,
+//! every time, so a change to the simulator shows up as a changed verdict.
+//!
+//! Every field either agrees, or its difference is listed with a reason in
+//! `tests/kafka-recorded/differences.json`. An unlisted difference fails the
+//! test; a listed difference that now agrees is reported (so the file can be
+//! pruned) but does not fail, because the simulator is being changed in
+//! parallel and the list is re-checked after each merge.
+//!
+//! What "agree" means, per field (the README's "Real cluster" section explains
+//! the tolerances):
+//! - exact: leader, leader epoch, replicas, ISR and ELR (as sets), broker
+//!   states, the partitions a fault took away, whether
+//!   acknowledged records were lost, the kinds of producer errors;
+//! - counts (acked, failed, consumed, lost, high watermarks) within the records
+//!   a producer sends in [`TIMING_TOLERANCE_MS`] (plus 2), since every timing
+//!   difference moves them;
+//! - `fenced_at_ms` within `broker.heartbeat.interval.ms` plus the controller's
+//!   fence-check period (`broker.session.timeout.ms` / 8) plus two poll periods:
+//!   a real broker's last heartbeat before a crash falls anywhere in the
+//!   heartbeat interval, and Kafka's controller looks for stale sessions only
+//!   every session/8 ms;
+//! - the phases after it (election − fencing, writable − election) within
+//!   [`TIMING_TOLERANCE_MS`].
+
+use serde_json::Value;
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt::Write as _;
+
+/// Tolerance for the phases after detection: the driver polls Admin every
+/// 100 ms (two polls: one before, one after), metadata propagation on loopback
+/// is a few ms, and the producer's reconnect backoff (50 ms → 1 s exponential)
+/// and `retry.backoff.max.ms` (1 s) decide when it tries the new leader.
+const TIMING_TOLERANCE_MS: i64 = 1500;
+
+const DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/kafka-recorded");
+
+#[derive(Debug)]
+struct Row {
+    field: String,
+    kafka: String,
+    sim: String,
+    agree: bool,
+}
+
+fn show(v: Option<&Value>) -> String {
+    match v {
+        None | Some(Value::Null) => "null".into(),
+        Some(v) => v.to_string(),
+    }
+}
+
+fn set(v: Option<&Value>) -> BTreeSet<String> {
+    v.and_then(Value::as_array)
+        .map(|a| a.iter().map(|x| x.to_string()).collect())
+        .unwrap_or_default()
+}
+
+fn int(v: Option<&Value>) -> Option<i64> {
+    v.and_then(Value::as_i64)
+}
+
+struct Cmp {
+    rows: Vec<Row>,
+}
+
+impl Cmp {
+    fn exact(&mut self, field: String, k: Option<&Value>, s: Option<&Value>) {
+        let agree = show(k) == show(s);
+        self.rows.push(Row {
+            field,
+            kafka: show(k),
+            sim: show(s),
+            agree,
+        });
+    }
+
+    fn as_set(&mut self, field: String, k: Option<&Value>, s: Option<&Value>) {
+        let agree = set(k) == set(s);
+        self.rows.push(Row {
+            field,
+            kafka: show(k),
+            sim: show(s),
+            agree,
+        });
+    }
+
+    fn near(&mut self, field: String, k: Option<i64>, s: Option<i64>, tol: i64) {
+        let agree = match (k, s) {
+            (Some(a), Some(b)) => (a - b).abs() <= tol,
+            (None, None) => true,
+            _ => false,
+        };
+        let f = |x: Option<i64>| x.map_or("null".to_string(), |v| v.to_string());
+        self.rows.push(Row {
+            field: format!("{field} (±{tol})"),
+            kafka: f(k),
+            sim: f(s),
+            agree,
+        });
+    }
+
+    fn keys(&mut self, field: String, k: Option<&Value>, s: Option<&Value>) {
+        let ks = |v: Option<&Value>| -> BTreeSet<String> {
+            v.and_then(Value::as_object)
+                .map(|o| o.keys().cloned().collect())
+                .unwrap_or_default()
+        };
+        let (a, b) = (ks(k), ks(s));
+        self.rows.push(Row {
+            field,
+            kafka: format!("{a:?}"),
+            sim: format!("{b:?}"),
+            agree: a == b,
+        });
+    }
+}
+
+fn by<'a>(v: &'a Value, list: &str, key: impl Fn(&Value) -> String) -> BTreeMap<String, &'a Value> {
+    v.get(list)
+        .and_then(Value::as_array)
+        .map(|a| a.iter().map(|x| (key(x), x)).collect())
+        .unwrap_or_default()
+}
+
+fn cfg_ms(scenario: &Value, key: &str, default: i64) -> i64 {
+    scenario
+        .get("config")
+        .and_then(|c| c.get(key))
+        .and_then(Value::as_i64)
+        .unwrap_or(default)
+}
+
+/// Compare one recording with the simulator's run of the same scenario file.
+fn compare(rec: &Value) -> (String, Vec<Row>) {
+    let file = rec["scenario_file"].as_str().expect("scenario_file");
+    // Repository-relative (`scenarios/x.json`, `kafka-differential/scenarios/y.json`).
+    let path = format!("{}/{file}", env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    let scenario: Value = serde_json::from_str(&text).unwrap();
+    let mut lab = failover_lab::Lab::from_json(&text).unwrap_or_else(|e| panic!("{file}: {e}"));
+    lab.run_to_end();
+    let sim = serde_json::to_value(lab.report()).unwrap();
+
+    // Records a producer sends per partition during the tolerance window.
+    let rate: i64 = scenario
+        .get("clients")
+        .and_then(Value::as_array)
+        .map(|cs| {
+            cs.iter()
+                .filter_map(|c| c.get("records_per_sec")?.as_i64())
+                .sum()
+        })
+        .unwrap_or(0);
+    let count_tol = rate * TIMING_TOLERANCE_MS / 1000 + 2;
+    let partitions: i64 = scenario["topics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["partitions"].as_i64().unwrap())
+        .sum();
+    let hw_tol = rate * TIMING_TOLERANCE_MS / 1000 / partitions.max(1) + 2;
+    let fence_tol = cfg_ms(&scenario, "broker.heartbeat.interval.ms", 2000)
+        + cfg_ms(&scenario, "broker.session.timeout.ms", 9000) / 8
+        + 2 * rec["poll_ms"].as_i64().unwrap_or(100);
+
+    let mut c = Cmp { rows: Vec::new() };
+    let bkey = |b: &Value| b["id"].to_string();
+    let (kb, sb) = (by(rec, "brokers", bkey), by(&sim, "brokers", bkey));
+    for (id, k) in &kb {
+        c.exact(
+            format!("brokers[{id}].state"),
+            k.get("state"),
+            sb.get(id).and_then(|s| s.get("state")),
+        );
+    }
+    let pkey = |p: &Value| format!("{}-{}", p["topic"].as_str().unwrap_or("?"), p["partition"]);
+    let (kp, sp) = (by(rec, "partitions", pkey), by(&sim, "partitions", pkey));
+    for (tp, k) in &kp {
+        let s = sp.get(tp).copied();
+        let g = |f: &str| s.and_then(|s| s.get(f));
+        c.exact(format!("{tp}.leader"), k.get("leader"), g("leader"));
+        c.exact(
+            format!("{tp}.leader_epoch"),
+            k.get("leader_epoch"),
+            g("leader_epoch"),
+        );
+        c.exact(format!("{tp}.replicas"), k.get("replicas"), g("replicas"));
+        c.as_set(format!("{tp}.isr"), k.get("isr"), g("isr"));
+        c.as_set(format!("{tp}.elr"), k.get("elr"), g("elr"));
+        c.near(
+            format!("{tp}.high_watermark"),
+            int(k.get("high_watermark")),
+            int(g("high_watermark")),
+            hw_tol,
+        );
+    }
+    let ikey = |p: &Value| p["id"].as_str().unwrap_or("?").to_string();
+    let (kpr, spr) = (by(rec, "producers", ikey), by(&sim, "producers", ikey));
+    for (id, k) in &kpr {
+        let s = spr.get(id).copied();
+        let g = |f: &str| s.and_then(|s| s.get(f));
+        c.near(
+            format!("producers[{id}].acked"),
+            int(k.get("acked")),
+            int(g("acked")),
+            count_tol,
+        );
+        c.near(
+            format!("producers[{id}].failed"),
+            int(k.get("failed")),
+            int(g("failed")),
+            count_tol,
+        );
+        c.keys(
+            format!("producers[{id}].errors (kinds)"),
+            k.get("errors"),
+            g("errors"),
+        );
+    }
+    let (kc, sc) = (by(rec, "consumers", ikey), by(&sim, "consumers", ikey));
+    for (id, k) in &kc {
+        let s = sc.get(id).and_then(|s| s.get("consumed"));
+        c.near(
+            format!("consumers[{id}].consumed"),
+            int(k.get("consumed")),
+            int(s),
+            count_tol,
+        );
+    }
+    let (kl, sl) = (
+        int(rec.get("acked_records_lost")),
+        int(sim.get("acked_records_lost")),
+    );
+    c.exact(
+        "acked_records_lost > 0".into(),
+        Some(&Value::Bool(kl.unwrap_or(0) > 0)),
+        Some(&Value::Bool(sl.unwrap_or(0) > 0)),
+    );
+    c.near("acked_records_lost".into(), kl, sl, count_tol);
+
+    let faults = |v: &Value| -> Vec<Value> {
+        v.pointer("/availability/faults")
+            .and_then(Value::as_array)
+            .cloned()
+            .unwrap_or_default()
+    };
+    let (kf, sf) = (faults(rec), faults(&sim));
+    for k in &kf {
+        let at = k["at_ms"].as_i64().unwrap_or(0);
+        let s = sf.iter().find(|s| s["at_ms"].as_i64() == Some(at));
+        let name = format!("fault@{at}ms {}", k["action"].as_str().unwrap_or("?"));
+        let g = |f: &str| s.and_then(|s| s.get(f));
+        c.as_set(
+            format!("{name}.partitions"),
+            k.get("partitions"),
+            g("partitions"),
+        );
+        let none = |v: Option<&Value>| v.and_then(Value::as_array).is_none_or(|a| a.is_empty());
+        if none(k.get("partitions")) && none(g("partitions")) {
+            // No partition lost its leader (only followers failed): nothing to
+            // time (the simulator then reports every time as the fault's own).
+            continue;
+        }
+        let fk = int(k.get("fenced_at_ms"));
+        let fs = int(g("fenced_at_ms"));
+        c.near(format!("{name}.fenced_at_ms"), fk, fs, fence_tol);
+        let ek = int(k.get("elected_at_ms"));
+        let es = int(g("elected_at_ms"));
+        let wk = int(k.get("writable_at_ms"));
+        let ws = int(g("writable_at_ms"));
+        let diff = |a: Option<i64>, b: Option<i64>| a.zip(b).map(|(a, b)| a - b);
+        c.near(
+            format!("{name}.election_ms (elected − fenced)"),
+            diff(ek, fk).map(|d| d.max(0)),
+            diff(es, fs).map(|d| d.max(0)),
+            TIMING_TOLERANCE_MS,
+        );
+        c.near(
+            format!("{name}.client_ms (writable − elected)"),
+            diff(wk, ek),
+            diff(ws, es),
+            TIMING_TOLERANCE_MS,
+        );
+        c.near(
+            format!("{name}.rto_ms"),
+            int(k.get("rto_ms")),
+            int(g("rto_ms")),
+            fence_tol + TIMING_TOLERANCE_MS,
+        );
+    }
+    let name = file.rsplit('/').next().unwrap_or(file);
+    (name.trim_end_matches(".json").to_string(), c.rows)
+}
+
+const COLUMNS: usize = 10;
+
+/// The summary grid's column for a field (the README's scenarios × fields table).
+fn column(field: &str) -> usize {
+    let f = field.split(" (±").next().unwrap_or(field);
+    if f.starts_with("brokers[") {
+        0
+    } else if f.ends_with(".leader") || f.ends_with(".leader_epoch") {
+        1
+    } else if f.ends_with(".replicas")
+        || f.ends_with(".isr")
+        || f.ends_with(".elr")
+        || f.ends_with(".partitions")
+    {
+        2
+    } else if f.ends_with(".high_watermark") {
+        3
+    } else if f.ends_with(".acked") || f.ends_with(".failed") || f.ends_with(".consumed") {
+        4
+    } else if f.contains(".errors") {
+        5
+    } else if f.starts_with("acked_records_lost") {
+        6
+    } else if f.ends_with(".fenced_at_ms") {
+        7
+    } else if f.contains("election_ms") {
+        8
+    } else {
+        9
+    }
+}
+
+#[derive(Debug)]
+struct Listed {
+    scenarios: Vec<String>,
+    field: String,
+}
+
+/// `{"scenario": "a" | ["a", "b"], "field": "...", "reason": "..."}`: one
+/// reason may cover the same difference in several scenarios.
+fn differences() -> Vec<Listed> {
+    let path = format!("{DIR}/differences.json");
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    let v: Value = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{path}: {e}"));
+    v["differences"]
+        .as_array()
+        .expect("differences.json: {\"differences\": [...]}")
+        .iter()
+        .map(|d| {
+            let reason = d["reason"].as_str().unwrap_or("");
+            assert!(
+                reason.len() > 20,
+                "differences.json: every listed difference needs a reason: {d}"
+            );
+            let scenarios = match &d["scenario"] {
+                Value::String(s) => vec![s.clone()],
+                Value::Array(a) => a
+                    .iter()
+                    .filter_map(|x| x.as_str().map(String::from))
+                    .collect(),
+                other => panic!("differences.json: scenario must be a name or a list: {other}"),
+            };
+            Listed {
+                scenarios,
+                field: d["field"].as_str().unwrap().to_string(),
+            }
+        })
+        .collect()
+}
+
+/// A listed field matches a row when it equals the row's field up to the
+/// tolerance suffix (`producers[p1].acked` matches `producers[p1].acked (±32)`).
+fn matches(listed: &str, row: &str) -> bool {
+    row == listed || row.split(" (±").next() == Some(listed)
+}
+
+#[test]
+fn simulator_matches_the_recorded_kafka_cluster_or_the_difference_is_explained() {
+    let listed = differences();
+    let mut recordings: Vec<_> = std::fs::read_dir(DIR)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| {
+            p.extension().is_some_and(|e| e == "json")
+                && p.file_name().is_some_and(|n| n != "differences.json")
+        })
+        .collect();
+    recordings.sort();
+    assert!(!recordings.is_empty(), "no recordings in {DIR}");
+    let mut unexplained = Vec::new();
+    let mut report = String::new();
+    let mut used = vec![false; listed.len()];
+    let mut grid = String::from(
+        "| scenario | brokers | leader, epoch | replicas, ISR, ELR | high watermark | acked, failed, consumed | error kinds | acked lost | fencing | election | writable again |\n| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n",
+    );
+    for path in &recordings {
+        let rec: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+        assert_eq!(rec["kafka_version"], "4.4.0", "{path:?}");
+        let (name, rows) = compare(&rec);
+        let mut cells: BTreeMap<usize, (usize, usize)> = BTreeMap::new();
+        let _ = writeln!(
+            report,
+            "\n## {name} (Kafka {}, recorded {})\n| field | Kafka | simulator | verdict |\n| --- | --- | --- | --- |",
+            rec["kafka_version"].as_str().unwrap_or("?"),
+            rec["recorded_at"].as_str().unwrap_or("?")
+        );
+        for r in &rows {
+            let hit = listed
+                .iter()
+                .position(|l| l.scenarios.contains(&name) && matches(&l.field, &r.field));
+            let verdict = match (r.agree, hit) {
+                (true, None) => "agree".to_string(),
+                (true, Some(i)) => {
+                    used[i] = true;
+                    "agree (listed as a difference: prune differences.json)".to_string()
+                }
+                (false, Some(i)) => {
+                    used[i] = true;
+                    "differs (listed)".to_string()
+                }
+                (false, None) => {
+                    unexplained.push(format!(
+                        "{name}: {} — Kafka {}, simulator {}",
+                        r.field, r.kafka, r.sim
+                    ));
+                    "DIFFERS (unlisted)".to_string()
+                }
+            };
+            let _ = writeln!(
+                report,
+                "| {} | {} | {} | {verdict} |",
+                r.field, r.kafka, r.sim
+            );
+            let cell = cells.entry(column(&r.field)).or_default();
+            cell.0 += 1;
+            if !r.agree {
+                cell.1 += 1;
+            }
+        }
+        let _ = write!(grid, "| {name} |");
+        for col in 0..COLUMNS {
+            let _ = match cells.get(&col) {
+                None => write!(grid, " – |"),
+                Some((_, 0)) => write!(grid, " agree |"),
+                Some((n, d)) => write!(grid, " {d}/{n} differ |"),
+            };
+        }
+        grid.push('\n');
+    }
+    for (l, u) in listed.iter().zip(&used) {
+        if !u {
+            let _ = writeln!(
+                report,
+                "\nnote: differences.json lists {:?} / {}, which no recording has",
+                l.scenarios, l.field
+            );
+        }
+    }
+    println!("{grid}{report}");
+    if let Ok(out) = std::env::var("KAFKA_RECORDED_TABLE") {
+        std::fs::write(&out, format!("{grid}{report}")).unwrap();
+    }
+    assert!(
+        unexplained.is_empty(),
+        "the simulator differs from the recorded Kafka cluster, and tests/kafka-recorded/differences.json does not explain it:\n  {}",
+        unexplained.join("\n  ")
+    );
+}

@@ -78,7 +78,8 @@ pub struct PartitionState {
     /// The leader the controller names (its committed registration).
     pub leader: Option<BrokerId>,
     pub leader_epoch: u32,
-    /// That broker's process runs and the network reaches it.
+    /// That broker's process runs, takes connections (unfenced since it
+    /// started) and the network reaches it.
     pub leader_up: bool,
     /// That broker has applied the registration: it leads in this epoch.
     pub leader_applied: bool,

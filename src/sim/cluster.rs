@@ -518,7 +518,7 @@ impl Cluster {
         let ids_before = self.next_id;
         let trace_before = self.trace.len();
         let process_before = match node {
-            Node::Broker(b) => self.broker(b).map(|x| x.process),
+            Node::Broker(b) => self.broker(b).map(|x| (x.process, x.accepting)),
             _ => None,
         };
         self.handle_inner(node, input);
@@ -531,7 +531,7 @@ impl Cluster {
         node: Node,
         ids_before: u64,
         trace_before: usize,
-        process_before: Option<Process>,
+        process_before: Option<(Process, bool)>,
     ) {
         let now = self.now;
         if self.next_id > ids_before && self.id_times.last().is_none_or(|e| e.1 != now) {
@@ -539,9 +539,12 @@ impl Cluster {
         }
         match node {
             Node::Broker(b) => {
-                let process = self.broker(b).map(|x| x.process);
-                if process != process_before {
+                let state = self.broker(b).map(|x| (x.process, x.accepting));
+                if state != process_before {
                     self.avail_brokers.push(b);
+                }
+                let (process, process_before) = (state.map(|x| x.0), process_before.map(|x| x.0));
+                if process != process_before {
                     if process_before == Some(Process::Running)
                         && matches!(process, Some(Process::Crashed | Process::ShutDown))
                     {
@@ -816,7 +819,11 @@ impl Cluster {
         PartitionState {
             leader: reg.leader,
             leader_epoch: reg.leader_epoch,
-            leader_up: leader.is_some_and(|b| b.is_running() && !self.net.isolated.contains(&b.id)),
+            // A restarted process that the controller has not unfenced yet
+            // takes no connection (and leads nothing): still down for writes.
+            leader_up: leader.is_some_and(|b| {
+                b.is_running() && b.accepting && !self.net.isolated.contains(&b.id)
+            }),
             leader_applied: leader
                 .and_then(|b| b.replicas.get(&p))
                 .is_some_and(|r| r.is_leader() && r.leader_epoch >= reg.leader_epoch),

@@ -544,19 +544,17 @@ impl Cluster {
                     self.avail_brokers.push(b);
                 }
                 let (process, process_before) = (state.map(|x| x.0), process_before.map(|x| x.0));
-                if process != process_before {
-                    if process_before == Some(Process::Running)
-                        && matches!(process, Some(Process::Crashed | Process::ShutDown))
-                    {
-                        // The process ended: its operating system closes
-                        // every client connection (a powered-off machine
-                        // closes nothing: its clients find out by timeouts).
-                        let clients = (0..self.producers.len() as u32)
-                            .map(Node::Producer)
-                            .chain((0..self.consumers.len() as u32).map(Node::Consumer));
-                        for c in clients.collect::<Vec<_>>() {
-                            self.send(node, c, Message::ConnectionClosed { broker: b });
-                        }
+                if process_before == Some(Process::Running)
+                    && matches!(process, Some(Process::Crashed | Process::ShutDown))
+                {
+                    // The process ended: its operating system closes every
+                    // client connection (a powered-off machine closes
+                    // nothing: its clients find out by timeouts).
+                    let clients = (0..self.producers.len() as u32)
+                        .map(Node::Producer)
+                        .chain((0..self.consumers.len() as u32).map(Node::Consumer));
+                    for c in clients.collect::<Vec<_>>() {
+                        self.send(node, c, Message::ConnectionClosed { broker: b });
                     }
                 }
             }

@@ -467,3 +467,58 @@ fn simulator_matches_the_recorded_kafka_cluster_or_the_difference_is_explained()
         unexplained.join("\n  ")
     );
 }
+
+/// The line a tour carries when its scenario was recorded on the real
+/// cluster and every compared field agrees (issue 23: "the tour says so in
+/// one line").
+const AGREES_LINE: &str =
+    "The same run on a real Kafka 4.4.0 cluster agrees with this one on every compared field";
+
+/// A tour says it agrees with the real cluster exactly when its recording
+/// agrees on every field: the claim cannot outlive a difference, and an
+/// agreeing recording is never left unsaid.
+#[test]
+fn a_tour_says_it_agrees_with_the_real_cluster_exactly_when_it_does() {
+    let root = env!("CARGO_MANIFEST_DIR");
+    let mut tours: Vec<_> = std::fs::read_dir(format!("{root}/scenarios"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| {
+            p.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.starts_with("tour-") && n.ends_with(".json"))
+        })
+        .collect();
+    tours.sort();
+    let mut wrong = Vec::new();
+    for path in &tours {
+        let name = path
+            .file_stem()
+            .and_then(|n| n.to_str())
+            .unwrap_or_default();
+        let scenario: Value =
+            serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+        let says = scenario["tour"].as_array().is_some_and(|t| {
+            t.iter()
+                .any(|s| s["text"].as_str().is_some_and(|x| x.contains(AGREES_LINE)))
+        });
+        let rec = std::fs::read_to_string(format!("{DIR}/{name}.json"))
+            .ok()
+            .map(|t| serde_json::from_str::<Value>(&t).unwrap());
+        let agrees = rec
+            .as_ref()
+            .is_some_and(|r| compare(r).1.iter().all(|row| row.agree));
+        if says != agrees {
+            wrong.push(format!(
+                "{name}: the tour {} the line, but its recording {}",
+                if says { "has" } else { "lacks" },
+                match (&rec, agrees) {
+                    (None, _) => "does not exist",
+                    (Some(_), true) => "agrees on every field",
+                    (Some(_), false) => "differs on some field",
+                }
+            ));
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { startApp, ROOT, WWW } from './helpers.mjs';
-import { screenNumbers, missingNumbers } from './tour-numbers.mjs';
+import { screenNumbers, missingNumbers, statedNumbers } from './tour-numbers.mjs';
 
 let app;
 
@@ -296,7 +296,8 @@ for (const [file, spec] of Object.entries(COMPARE)) {
         t.hidden = false;
         return s;
       });
-      for (const n of st.text.match(/\d+(?:\.\d+)?/g) || []) {
+      // The numbers a stop states, by the same rule as every tour's (tour-numbers.mjs).
+      for (const n of statedNumbers(st.text)) {
         assert.match(screen, new RegExp(`(^|[^\\d.])${n.replace('.', '\\.')}($|[^\\d])`), `${file} at ${st.at_ms}: "${n}" is on the screen`);
       }
     }

@@ -131,6 +131,24 @@ impl Connections {
         }
     }
 
+    /// NetworkClient.leastLoadedNode, for a metadata request: the first
+    /// broker, counting from `preferred`, whose connection may take a request
+    /// now; else start connecting to the first that may be connected to (the
+    /// request then waits for it) and answer none.
+    pub fn least_loaded(&mut self, ctx: &mut Ctx, preferred: BrokerId) -> Option<BrokerId> {
+        let n = self.by_broker.len() as u32;
+        let order: Vec<BrokerId> = (0..n)
+            .map(|k| (preferred.saturating_sub(1) + k) % n + 1)
+            .collect();
+        if let Some(b) = order.iter().find(|b| self.is_ready(**b)) {
+            return Some(*b);
+        }
+        if let Some(b) = order.iter().find(|b| self.usable(**b, ctx.now)).copied() {
+            self.ready(ctx, b);
+        }
+        None
+    }
+
     /// When the next connection still backing off at `now` may be tried
     /// again (one whose backoff has passed is tried by whoever needs it).
     pub fn next_reconnect_at(&self, now: u64) -> Option<u64> {

@@ -266,7 +266,7 @@ impl Consumer {
             ctx.after(self.next_metadata_ms - ctx.now, Timer::ConsumerPoll);
             return;
         }
-        let Some(node) = self.least_loaded_node(ctx) else {
+        let Some(node) = self.connections.least_loaded(ctx, self.bootstrap) else {
             // Every connection is down or still connecting: poll() asks
             // again once one is up or may be tried again.
             self.metadata_due = true;
@@ -282,24 +282,6 @@ impl Consumer {
         self.metadata_node = node;
         ctx.send(Node::Broker(node), Message::Metadata { id });
         ctx.after(self.config.request_timeout_ms, Timer::RequestTimeout { id });
-    }
-
-    /// As the producer's: the first broker from the bootstrap one whose
-    /// connection is up, else start connecting to the first that may be.
-    fn least_loaded_node(&mut self, ctx: &mut Ctx) -> Option<BrokerId> {
-        let n = self.brokers.max(1);
-        let order: Vec<BrokerId> = (0..n).map(|k| (self.bootstrap - 1 + k) % n + 1).collect();
-        if let Some(b) = order.iter().find(|b| self.connections.is_ready(**b)) {
-            return Some(*b);
-        }
-        if let Some(b) = order
-            .iter()
-            .find(|b| self.connections.usable(**b, ctx.now))
-            .copied()
-        {
-            self.connections.ready(ctx, b);
-        }
-        None
     }
 
     /// Poll again when the next connection that is backing off may be tried.

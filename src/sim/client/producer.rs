@@ -253,7 +253,7 @@ impl Producer {
             }
             return;
         }
-        let Some(node) = self.least_loaded_node(ctx) else {
+        let Some(node) = self.connections.least_loaded(ctx, self.bootstrap) else {
             // Every connection is down or still connecting: ask again once
             // one is up (Connected wakes pump) or may be tried again.
             self.metadata_refresh_due = true;
@@ -272,26 +272,6 @@ impl Producer {
         self.metadata_request = Some((id, node));
         ctx.send(Node::Broker(node), Message::Metadata { id });
         ctx.after(self.config.request_timeout_ms, Timer::RequestTimeout { id });
-    }
-
-    /// NetworkClient.leastLoadedNode, for a metadata request: the first
-    /// broker from the bootstrap one on whose connection a request may go
-    /// now; else the first that may be connected to (the connect starts, and
-    /// the request waits for it); else none.
-    fn least_loaded_node(&mut self, ctx: &mut Ctx) -> Option<BrokerId> {
-        let n = self.brokers.max(1);
-        let order: Vec<BrokerId> = (0..n).map(|k| (self.bootstrap - 1 + k) % n + 1).collect();
-        if let Some(b) = order.iter().find(|b| self.connections.is_ready(**b)) {
-            return Some(*b);
-        }
-        if let Some(b) = order
-            .iter()
-            .find(|b| self.connections.usable(**b, ctx.now))
-            .copied()
-        {
-            self.connections.ready(ctx, b);
-        }
-        None
     }
 
     /// Run pump() when the next connection that is backing off may be tried.

@@ -391,20 +391,11 @@ impl Controller {
         s.session_expired = false;
         s.registration_offset = offset;
         self.append_broker_record(broker);
-        ctx.trace(
-            TraceKind::BrokerRegistered {
-                broker,
-                broker_epoch: epoch,
-            },
+        registered(
+            ctx,
+            broker,
+            epoch,
             format!("Broker {broker} registered again with the same incarnation (its earlier request went unanswered): the controller amends the registration and the broker epoch stays {epoch}."),
-        );
-        ctx.send(
-            Node::Broker(broker),
-            Message::BrokerRegistrationResponse { result: Ok(epoch) },
-        );
-        ctx.after(
-            ctx.config.broker_session_timeout_ms,
-            Timer::SessionCheck { broker },
         );
     }
 
@@ -499,20 +490,11 @@ impl Controller {
             );
         }
         let epoch = self.record_registration(ctx.now, broker, incarnation, true);
-        ctx.trace(
-            TraceKind::BrokerRegistered {
-                broker,
-                broker_epoch: epoch,
-            },
+        registered(
+            ctx,
+            broker,
+            epoch,
             format!("Broker {broker} registered with the controller and got broker epoch {epoch}; it stays fenced until it has replayed the metadata log."),
-        );
-        ctx.send(
-            Node::Broker(broker),
-            Message::BrokerRegistrationResponse { result: Ok(epoch) },
-        );
-        ctx.after(
-            ctx.config.broker_session_timeout_ms,
-            Timer::SessionCheck { broker },
         );
     }
 
@@ -993,4 +975,24 @@ impl Controller {
         }
         Ok(next)
     }
+}
+
+/// A registration accepted: narrated, answered with the broker epoch, and the
+/// session watched from now on (ClusterControlManager.registerBroker).
+fn registered(ctx: &mut Ctx, broker: BrokerId, epoch: u64, text: String) {
+    ctx.trace(
+        TraceKind::BrokerRegistered {
+            broker,
+            broker_epoch: epoch,
+        },
+        text,
+    );
+    ctx.send(
+        Node::Broker(broker),
+        Message::BrokerRegistrationResponse { result: Ok(epoch) },
+    );
+    ctx.after(
+        ctx.config.broker_session_timeout_ms,
+        Timer::SessionCheck { broker },
+    );
 }

@@ -49,7 +49,11 @@ export class Lab {
     this.overrides = {}; // seed / acks / min.insync.replicas / unclean switches
     this.actions = []; // [{at_ms, action}] recorded user actions
     this.core = null;
-    this.generation = 0; // bumps on every rebuild (renderers reset their caches)
+    this.generation = 0; // bumps on every rebuild and seek (renderers reset what is tied to a moment)
+    // Bumps only when the run itself changes (load, switch, link, action), not on
+    // a seek: the core is deterministic, so trace event i and the panels' DOM
+    // stay valid across seeks of one history (what they cache by).
+    this.history = 0;
     this.sampleMs = 500;
     this.onSample = null; // (t, metrics) at every multiple of sampleMs
     this.onRebuild = null; // () before a rebuilt core replays
@@ -199,6 +203,7 @@ export class Lab {
     this.overrides = {};
     this.actions = [];
     this.generation++;
+    this.history++;
     this.onRebuild?.();
     this.advance(0);
   }
@@ -278,6 +283,7 @@ export class Lab {
     const core = this.newCore(JSON.stringify(this.effectiveScenario()));
     this.installCore(core);
     this.generation++;
+    this.history++;
     this.onRebuild?.();
     this.replayTo(t);
   }
@@ -372,6 +378,7 @@ export class Lab {
     this.actions = this.actions.filter((a) => a.at_ms <= at);
     this.core.apply(action); // throws the core's message
     this.dropCheckpoints(at); // later checkpoints lack this action
+    this.history++; // the trace after now is another one
     this.actions.push({ at_ms: at, action, applied: this.generation });
   }
 

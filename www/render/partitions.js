@@ -252,9 +252,11 @@ export class PartitionsPanel {
     c.mmKey = key;
     const pct = (o) => `${end ? (100 * o) / end : 0}%`;
     const eps = longest ? longest.epochs : [];
+    // Its width once per card (reading it after this frame's writes would force a layout every seek).
+    if (eps.length && !c.mmWidth) c.mmWidth = c.mm.clientWidth;
     const bands = eps.map(([e, o], i) => {
       const to = i + 1 < eps.length ? eps[i + 1][1] : end;
-      const wide = end && ((to - o) / end) * (c.mm.clientWidth || 600) > 44;
+      const wide = end && ((to - o) / end) * (c.mmWidth || 600) > 44;
       return h('span.mm-band', { style: { left: pct(o), width: pct(to - o), '--c': epochColour(e) }, title: `epoch ${e} from offset ${o}` }, wide ? h('span.mm-lbl', { text: `${e} @${o}` }) : null);
     });
     c.mm.replaceChildren(...bands,

@@ -118,6 +118,9 @@ export class Compare {
       this.histKey = hist;
       this.equal = 0;
     }
+    // An action forks every lane's trace where lane A's forked.
+    this.equal = Math.min(this.equal, labs[0].forkedAt(this.fork));
+    this.fork = labs[0].fork?.n;
     const key = labs.map((l) => l.generation).join(',');
     if (key !== this.divKey) {
       this.divKey = key;

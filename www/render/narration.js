@@ -122,6 +122,10 @@ export class Narration {
       this.generation = lab.generation;
       this.cursor = 0;
     }
+    // An action forked the trace: the cached events after the fork are another run's.
+    const keep = lab.forkedAt(this.fork);
+    this.fork = lab.fork?.n;
+    if (keep < this.base + this.cache.length) this.cache.length = Math.max(0, keep - this.base);
     const len = lab.traceLength();
     if (len === this.cursor) return [];
     // After a long jump only the most recent events are drawn.

@@ -134,17 +134,18 @@ class App {
     this.lab.onSample = (t, m) => this.metrics.sample(t, m);
     this.lab.onRebuild = () => this.metrics.clear();
     $('compare-btn')?.addEventListener('click', () => this.showLanes(true, true));
-    // A panel whose width changed after a frame (a fold, a scrollbar) is drawn
-    // again: the frame reads widths before it writes (draw).
-    const seen = new WeakMap();
-    const widths = new ResizeObserver((entries) => {
-      for (const e of entries) {
-        const w = Math.round(e.contentRect.width);
-        if (seen.has(e.target) && seen.get(e.target) !== w) this.dirty = true;
-        seen.set(e.target, w);
+    // The widths the panels draw at, read where layout is clean (a resize
+    // observer's callback) instead of in the frame, where after its writes
+    // each read forced a layout (most of a seek's cost); a change redraws.
+    const panels = [this.availability, this.overview, this.map];
+    const widths = new ResizeObserver(() => {
+      for (const p of panels) {
+        const w = p.width;
+        p.measure();
+        if (w !== undefined && w !== p.width) this.dirty = true;
       }
     });
-    for (const id of ['availability', 'overview', 'map']) widths.observe($(id));
+    for (const el of [$('availability'), this.overview.wrap, $('map')]) widths.observe(el);
     window.addEventListener('resize', () => {
       this.lanesView?.resize();
       this.partitions.resize();
@@ -494,11 +495,6 @@ class App {
 
   draw() {
     const lab = this.lab;
-    // Widths first, while the last frame's layout is still clean: read after
-    // this frame's writes, each would force a layout (most of a seek's cost).
-    this.availability.measure();
-    this.overview.measure();
-    this.map.measure();
     const view = this.focus >= 0 ? lab.core.viewFocus(MAX_PARTITIONS, [this.focus]) : lab.view(MAX_PARTITIONS);
     this.lastView = view;
     this.compare?.sync();
@@ -509,7 +505,7 @@ class App {
     this.map.update(view, this.playing ? this.speed : 0.05, lab.history, lab.generation);
     this.partitions.update(view, lab.history);
     const events = this.narration.update(lab);
-    this.partitions.onTrace(events);
+    this.partitions.onTrace(events, this.narration.jumped);
     this.clients.update(view);
     const avail = lab.core.availability(lab.endMs(), this.availability.buckets());
     this.availability.update(avail);

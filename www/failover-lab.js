@@ -707,16 +707,17 @@ class FailoverLabElement extends HTMLElement {
     this.partitions?.update(view, lab.history);
     if (this.narration) {
       const events = this.narration.update(lab);
-      this.partitions?.onTrace(events);
+      this.partitions?.onTrace(events, this.narration.jumped);
     } else if (this.partitions) {
       // Without the narration panel the truncation animation still needs the events.
-      if (this.traceGen !== lab.generation) {
+      const jumped = this.traceGen !== lab.generation;
+      if (jumped) {
         this.traceGen = lab.generation;
         this.traceCursor = 0;
       }
       const len = lab.traceLength();
       if (len > this.traceCursor) {
-        this.partitions.onTrace(lab.traceSince(Math.max(this.traceCursor, len - 200)));
+        this.partitions.onTrace(lab.traceSince(Math.max(this.traceCursor, len - 200)), jumped);
         this.traceCursor = len;
       }
     }

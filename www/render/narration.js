@@ -94,14 +94,20 @@ export class Narration {
     return this.cache.slice(from - this.base, len - this.base);
   }
 
-  item(ev) {
-    return h(
+  /** Trace event i's list item (kept per history: a scrub back and forth reuses them). */
+  item(i, ev) {
+    let li = this.items.get(i);
+    if (li) return li;
+    if (this.items.size >= 10 * MAX_ITEMS) this.items.clear();
+    li = h(
       `li.ev.${KIND[ev.event] || 'info'}`,
       { dataset: { event: ev.event }, title: 'click to jump to this moment' },
       h('button.t', { type: 'button', text: fmtTime(ev.at_ms), 'aria-label': `jump to ${fmtTime(ev.at_ms)}`, onclick: () => this.onSeek(ev.at_ms) }),
       h('span.i', { text: ICON[ev.event] || '·', 'aria-hidden': 'true' }),
       h('span.x', { text: ev.text }),
     );
+    this.items.set(i, li);
+    return li;
   }
 
   /**
@@ -116,9 +122,11 @@ export class Narration {
       this.cache = [];
       this.base = 0;
       this.lo = this.hi = 0;
+      this.items = new Map();
       this.list.replaceChildren();
     }
-    if (lab.generation !== this.generation) {
+    this.jumped = lab.generation !== this.generation; // a seek or rebuild (partitions.onTrace)
+    if (this.jumped) {
       this.generation = lab.generation;
       this.cursor = 0;
     }
@@ -126,6 +134,7 @@ export class Narration {
     const keep = lab.forkedAt(this.fork);
     this.fork = lab.fork?.n;
     if (keep < this.base + this.cache.length) this.cache.length = Math.max(0, keep - this.base);
+    if (keep < Infinity) for (const i of this.items.keys()) if (i >= keep) this.items.delete(i);
     const len = lab.traceLength();
     if (len === this.cursor) return [];
     // After a long jump only the most recent events are drawn.
@@ -141,10 +150,10 @@ export class Narration {
     for (; this.hi > len; this.hi--) this.list.firstElementChild.remove();
     for (; this.lo < lo; this.lo++) this.list.lastElementChild.remove();
     const top = document.createDocumentFragment();
-    for (; this.hi < len; this.hi++) top.prepend(this.item(at(this.hi)));
+    for (; this.hi < len; this.hi++) top.prepend(this.item(this.hi, at(this.hi)));
     this.list.prepend(top);
     const bottom = document.createDocumentFragment();
-    while (this.lo > lo) bottom.append(this.item(at(--this.lo)));
+    while (this.lo > lo) bottom.append(this.item(--this.lo, at(this.lo)));
     this.list.append(bottom);
     const fresh = events.slice(from - Math.min(from, lo));
     // Speak the newest events that matter (not after a long jump: that is a

@@ -268,22 +268,30 @@ export class PartitionsPanel {
     c.mm.setAttribute('aria-valuetext', `offsets ${start} to ${Math.min(end, start + n) - 1} of ${end}`);
   }
 
-  /** React to trace events: show truncated records leaving. */
-  onTrace(events) {
+  /**
+   * React to trace events: show truncated records leaving. `jumped` (a seek
+   * or rebuild handed over the newest events at once): the rows flag and note
+   * their truncations, without the flying cells (a transient, thousands of
+   * nodes for a seek's hundreds of events).
+   */
+  onTrace(events, jumped = false) {
+    const hits = [];
     for (const ev of events) {
       if (ev.event !== 'truncated') continue;
       const c = this.cards.get(`${ev.topic}-${ev.partition}`);
       const row = c?.rows.get(ev.broker);
-      if (!row) continue;
-      row.row.classList.remove('truncating');
-      void row.row.offsetWidth;
+      if (row) hits.push([ev, c, row]);
+    }
+    // (The row's class only colours its label: no animation to restart, so no
+    // forced layout per truncation, which was most of a seek's cost.)
+    for (const [ev, c, row] of hits) {
       row.row.classList.add('truncating');
       const start = c.start ?? 0;
       const lo = Math.max(ev.to_offset, start);
       const hi = Math.min(ev.from_offset, start + this.windowSize);
       // prefers-reduced-motion: the records just vanish (no flying cells) and
       // the note stays 5 s without fading.
-      const still = reducedMotion();
+      const still = jumped || reducedMotion();
       for (let off = still ? hi : lo; off < hi; off++) {
         const k = off - lo;
         const x = off - start;

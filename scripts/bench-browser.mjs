@@ -10,6 +10,13 @@
 //        [--frames N] [--no-native] [--json target/bench/browser.json]
 //        [--seek leader-dies,tour-4-unclean-election,bench/large] [--seek-until MS]
 //        [--seeks N] [--seek-cases runFor,jump,switch,link,scrub]
+//        [--app leader-dies,tour-1-leader-dies,tour-11-mass-failover,tour-13-acks1-vs-acks-all]
+//
+// --app times failoverLab.seek in the app page itself (index.html in an
+// iframe of bench.html), the page's redraw and layout included, after
+// runFor(60000): SEEKS (default 40 here) targets spread over the run, near
+// now, and a drag in even steps; then the frame intervals while the default
+// scenario plays. One fresh page per scenario.
 //
 // --seek times the page's time travel (www/lab.js's seek, as the timeline
 // calls it) in each scenario after runFor, a jump, a switch change, a loaded
@@ -38,6 +45,7 @@ const SEEK = arg('seek', '').split(',').filter(Boolean);
 const SEEK_UNTIL = arg('seek-until', '60000');
 const SEEKS = arg('seeks', '20');
 const SEEK_CASES = arg('seek-cases', 'runFor,jump,switch,link,scrub');
+const APP = arg('app', '').split(',').filter(Boolean);
 const NATIVE_BIN = path.join(ROOT, 'target', 'release', 'failover-bench');
 
 const fmt = (x, d = 0) => (x == null || Number.isNaN(x) ? '—' : Number(x).toFixed(d));
@@ -79,6 +87,8 @@ async function main() {
   let frames = null;
   let env = null;
   const seeks = [];
+  const app = [];
+  let appFrames = null;
   try {
     for (const w of WORKLOADS) {
       const q = new URLSearchParams({ workloads: w, frames: '0' });
@@ -102,6 +112,13 @@ async function main() {
       process.stderr.write(`bench-browser: seek in ${s} …\n`);
       const q = new URLSearchParams({ workloads: '', frames: '0', seek: s, seek_until: SEEK_UNTIL, seeks: SEEKS, seek_cases: SEEK_CASES });
       seeks.push(...(await benchPage(browser, srv.baseUrl, q.toString())).seeks);
+    }
+    for (const s of APP) {
+      process.stderr.write(`bench-browser: app-page seek in ${s} …\n`);
+      const q = new URLSearchParams({ workloads: '', frames: '0', app: s, seeks: arg('seeks', '40'), warmup: '0' });
+      const res = await benchPage(browser, srv.baseUrl, q.toString());
+      app.push(...res.app);
+      appFrames = res.appFrames;
     }
   } finally {
     await browser.close().catch(() => {});
@@ -159,7 +176,14 @@ async function main() {
     }
   }
   fs.mkdirSync(path.dirname(OUT), { recursive: true });
-  fs.writeFileSync(OUT, JSON.stringify({ env, until: UNTIL || null, rows, frames, seeks }, null, 1) + '\n');
+  if (app.length) {
+    console.log('\napp page: failoverLab.seek, redraw and layout included (p50 / p95 / max ms)');
+    console.log(['scenario'.padEnd(30), 'sim s', 'lanes', 'spread'.padStart(20), 'near now'.padStart(20), 'drag'.padStart(20)].join('  '));
+    const c = (x) => `${fmt(x.p50_ms, 1)} / ${fmt(x.p95_ms, 1)} / ${fmt(x.max_ms, 0)}`.padStart(20);
+    for (const r of app) console.log([r.scenario.padEnd(30), fmt(r.end_ms / 1000, 0).padStart(5), String(r.lanes).padStart(5), c(r.spread), c(r.near), c(r.drag)].join('  '));
+    if (appFrames) console.log(`frames while playing leader-dies (last page): ${appFrames.frames} frames, interval p50 ${fmt(appFrames.p50_ms, 1)} ms, p95 ${fmt(appFrames.p95_ms, 1)} ms, max ${fmt(appFrames.max_ms, 0)} ms`);
+  }
+  fs.writeFileSync(OUT, JSON.stringify({ env, until: UNTIL || null, rows, frames, seeks, app, appFrames }, null, 1) + '\n');
   console.log(`\nbench-browser: wrote ${path.relative(ROOT, OUT)}`);
 }
 

@@ -134,6 +134,18 @@ class App {
     this.lab.onSample = (t, m) => this.metrics.sample(t, m);
     this.lab.onRebuild = () => this.metrics.clear();
     $('compare-btn')?.addEventListener('click', () => this.showLanes(true, true));
+    // The widths the panels draw at, read where layout is clean (a resize
+    // observer's callback) instead of in the frame, where after its writes
+    // each read forced a layout (most of a seek's cost); a change redraws.
+    const panels = [this.availability, this.overview, this.map];
+    const widths = new ResizeObserver(() => {
+      for (const p of panels) {
+        const w = p.width;
+        p.measure();
+        if (w !== undefined && w !== p.width) this.dirty = true;
+      }
+    });
+    for (const el of [$('availability'), this.overview.wrap, $('map')]) widths.observe(el);
     window.addEventListener('resize', () => {
       this.lanesView?.resize();
       this.partitions.resize();
@@ -296,11 +308,34 @@ class App {
   stepBy(ms) {
     this.guard(() => this.runFor(ms));
   }
+  /**
+   * The timeline being dragged: the seek waits for the next animation frame,
+   * the latest position winning, so a drag costs one seek and one redraw per
+   * frame (like playing), and the address bar is written a few times a
+   * second (sharebar.js) until the drag ends (endScrub).
+   */
+  scrub(t) {
+    this.scrubbing = true;
+    this.pendingSeek = t;
+  }
+  endScrub() {
+    const t = this.pendingSeek;
+    this.pendingSeek = null;
+    if (t != null) this.seek(t);
+    this.scrubbing = false;
+    this.share.sync();
+  }
   seek(t) {
+    this.pendingSeek = null;
     this.guard(() => {
       this.lab.seek(t);
       this.simTarget = this.lab.now();
-      this.draw();
+      this.seeking = true; // the address bar follows a burst of seeks a few times a second (sharebar.js)
+      try {
+        this.draw();
+      } finally {
+        this.seeking = false;
+      }
     });
   }
   /** Fold (on) or unfold a panel section. */
@@ -439,7 +474,12 @@ class App {
   // ---- drawing -------------------------------------------------------------
 
   marks() {
-    const out = [];
+    // The same for every seek of one history (a tour, a compare divergence aside).
+    const d = this.compare?.div;
+    const key = `${this.lab.history}|${this.tour.stops.length}|${this.tour.stops[0]?.at_ms}|${d ? `${d.at_ms}|${d.lane}` : ''}`;
+    if (key === this.marksKey) return this.marksCache;
+    this.marksKey = key;
+    const out = (this.marksCache = []);
     for (const st of this.lab.effectiveScenario().steps || []) {
       const [k, v] = Object.entries(st).find(([key]) => key !== 'at_ms') || ['step', ''];
       out.push({ at: st.at_ms, kind: 'scn', label: `scenario: ${k} ${typeof v === 'object' ? JSON.stringify(v) : v}` });
@@ -449,7 +489,6 @@ class App {
       const [k, v] = Object.entries(a.action)[0];
       out.push({ at: a.at_ms, kind: 'user', label: `you: ${k} ${typeof v === 'object' ? JSON.stringify(v) : v}` });
     }
-    const d = this.compare?.div;
     if (d) out.push({ at: d.at_ms, kind: 'diverge', label: `lanes A and ${'ABCD'[d.lane]} diverge` });
     return out;
   }
@@ -462,10 +501,11 @@ class App {
     this.lanesView?.update(this.compare, { speed: this.playing ? this.speed : 0.05, playing: this.playing });
     this.events.update(lab, view);
     this.overview.sync(lab.core, view, lab.generation, MAX_PARTITIONS);
-    this.map.update(view, this.playing ? this.speed : 0.05, lab.generation);
-    this.partitions.update(view, lab.generation);
+    // Built once per history (a seek keeps their DOM and updates it, as a frame does).
+    this.map.update(view, this.playing ? this.speed : 0.05, lab.history, lab.generation);
+    this.partitions.update(view, lab.history);
     const events = this.narration.update(lab);
-    this.partitions.onTrace(events);
+    this.partitions.onTrace(events, this.narration.jumped);
     this.clients.update(view);
     const avail = lab.core.availability(lab.endMs(), this.availability.buckets());
     this.availability.update(avail);
@@ -482,6 +522,7 @@ class App {
     const dt = Math.min(100, Math.max(0, wall - this.lastWall));
     this.lastWall = wall;
     try {
+      if (this.pendingSeek != null) this.seek(this.pendingSeek);
       if (this.playing) {
         this.simTarget += dt * this.speed;
         // A guided tour stops the clock at each of its stops.

@@ -24,6 +24,10 @@ const SEEK = (params.get('seek') || '').split(',').map((s) => s.trim()).filter(B
 const SEEK_UNTIL = Number(params.get('seek_until') || 60000);
 const SEEKS = Math.max(1, Number(params.get('seeks') || 20));
 const SEEK_CASES = (params.get('seek_cases') || 'runFor,jump,switch,link,scrub').split(',').filter(Boolean);
+// App-page seek benchmark (issue: scrub like a video): scenarios (files under
+// scenarios/, no .json) opened in the real page (index.html in an iframe);
+// failoverLab.seek timed with the page's redraw and a forced layout.
+const APP = (params.get('app') || '').split(',').map((s) => s.trim()).filter(Boolean);
 const $ = (id) => document.getElementById(id);
 const MiB = (b) => (b / 1048576).toFixed(1);
 const yieldToPage = () => new Promise((r) => setTimeout(r, 0));
@@ -239,6 +243,67 @@ async function runFrames() {
   return frames;
 }
 
+/** Open index.html?scenario=… in an iframe; resolves its window once the page (and its lanes) are ready. */
+async function openApp(name, extra = '') {
+  const f = h('iframe', { src: `index.html?scenario=${encodeURIComponent(name)}.json&paused=1&welcome=0${extra}`, style: { width: '1280px', height: '900px', border: '0' } });
+  $('app-frame').replaceChildren(f);
+  for (let i = 0; i < 600; i++) {
+    await new Promise((r) => setTimeout(r, 50));
+    const w = f.contentWindow;
+    if (w?.document.body?.dataset.ready !== 'true' || !w.failoverLab) continue;
+    const lab = w.failoverLab;
+    if (lab.tour().stops.length && name.includes('13') && lab.lanes().length < 2) continue;
+    return w;
+  }
+  throw new Error(`${name}: the app page did not get ready`);
+}
+
+/** failoverLab.seek in the app page, redraw and layout included, one seek per frame. */
+async function runAppSeek(name) {
+  const w = await openApp(name);
+  const fl = w.failoverLab;
+  const frame = () => new Promise((r) => w.requestAnimationFrame(r));
+  fl.pause();
+  fl.runFor(Math.max(0, 60000 - fl.now()));
+  const end = fl.now();
+  const time = async (ts) => {
+    const ms = [];
+    for (const t of ts) {
+      await frame();
+      const t0 = performance.now();
+      fl.seek(t);
+      void w.document.body.getBoundingClientRect().height; // style + layout of what the seek changed
+      ms.push(performance.now() - t0);
+    }
+    return { p50_ms: percentile(ms, 50), p95_ms: percentile(ms, 95), max_ms: Math.max(...ms), seeks: ms.length };
+  };
+  const spread = await time(targets(SEEKS, end, 14));
+  const near = await time(targets(SEEKS, 1000, 15).map((d) => end - d));
+  // A drag: even steps across the run, one per frame.
+  const drag = await time(Array.from({ length: SEEKS }, (_, i) => Math.round((end * i) / SEEKS)));
+  const out = { scenario: name, end_ms: end, lanes: fl.lanes().length, spread, near, drag };
+  $('appseeks').tBodies[0].append(h('tr', null, ...[name, (end / 1000).toFixed(0), ...[spread, near, drag].map((c) => `${c.p50_ms.toFixed(1)} / ${c.p95_ms.toFixed(1)}`)].map((v) => h('td', { text: v }))));
+  status(`app seek ${name}: p95 ${spread.p95_ms.toFixed(1)} ms`);
+  return out;
+}
+
+/** Frame intervals while the default scenario plays at speed 1 in the app page. */
+async function runAppFrames(n) {
+  const w = await openApp('leader-dies');
+  const fl = w.failoverLab;
+  fl.seek(0);
+  fl.play();
+  const iv = [];
+  let last = await new Promise((r) => w.requestAnimationFrame(r));
+  for (let i = 0; i < n; i++) {
+    const now = await new Promise((r) => w.requestAnimationFrame(r));
+    iv.push(now - last);
+    last = now;
+  }
+  fl.pause();
+  return { frames: n, p50_ms: percentile(iv, 50), p95_ms: percentile(iv, 95), max_ms: Math.max(...iv) };
+}
+
 async function runAll() {
   $('run').disabled = true;
   const out = window.benchResults;
@@ -266,6 +331,12 @@ async function runAll() {
       SEEK_CASES.forEach((c, i) => head.insertBefore(h('th', { text: `${c} p50 / p95 ms` }), head.cells[2 + i]));
       out.seeks = [];
       for (const name of SEEK) out.seeks.push(await runSeek(name));
+    }
+    if (APP.length) {
+      out.app = [];
+      for (const name of APP) out.app.push(await runAppSeek(name));
+      out.appFrames = await runAppFrames(Math.max(60, Number(params.get('app_frames') || 300)));
+      $('app-frame').replaceChildren();
     }
     status('done');
   } catch (e) {

@@ -75,6 +75,7 @@ export class Compare {
     this.text = null;
     this.div = null;
     this.divKey = '';
+    this.histKey = '';
   }
 
   /** Bring every follower to the lead lab's scenario, switches, actions and time. */
@@ -109,11 +110,22 @@ export class Compare {
    */
   findDivergence() {
     const labs = this.labs();
+    // Event i is the same at any time of one history (the core is
+    // deterministic), so the lanes' equal prefix, once compared, holds for
+    // every seek: only the events after it are compared again.
+    const hist = labs.map((l) => l.history).join(',');
+    if (hist !== this.histKey) {
+      this.histKey = hist;
+      this.equal = 0;
+    }
+    // An action forks every lane's trace where lane A's forked.
+    this.equal = Math.min(this.equal, labs[0].forkedAt(this.fork));
+    this.fork = labs[0].fork?.n;
     const key = labs.map((l) => l.generation).join(',');
     if (key !== this.divKey) {
       this.divKey = key;
       this.div = null;
-      this.checked = 0;
+      this.checked = Math.min(this.equal, ...labs.map((l) => l.traceLength()));
     }
     if (this.div) return;
     const len = Math.min(...labs.map((l) => l.traceLength()));
@@ -133,6 +145,7 @@ export class Compare {
       }
     });
     this.checked = len;
+    if (!this.div) this.equal = Math.max(this.equal, len);
   }
 
   /** `failoverLab.lanes()`: each lane's settings and report at the current time. */

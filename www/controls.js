@@ -88,7 +88,8 @@ export class Controls {
       type: 'range', id: 'timeline', min: 0, max: 60000, step: 10, value: 0,
       'aria-label': 'Timeline: drag to travel in simulated time',
       title: 'Drag to travel in time: going back reloads the scenario and replays your recorded actions',
-      oninput: () => app.seek(Number(this.range.value)),
+      oninput: () => app.scrub(Number(this.range.value)),
+      onchange: () => app.endScrub(),
     });
     this.marks = h('div.marks');
     this.tStart = h('span.tl-label', { text: '0 s' });

@@ -462,7 +462,7 @@ class FailoverLabElement extends HTMLElement {
     }
     let timeline = null;
     if (show.has('timeline')) {
-      ui.range = h('input', { type: 'range', step: 10, 'aria-label': 'timeline', title: 'Drag to travel in simulated time', oninput: () => this.guard(() => this.seek(Number(ui.range.value))) });
+      ui.range = h('input', { type: 'range', step: 10, 'aria-label': 'timeline', title: 'Drag to travel in simulated time', oninput: () => (this.pendingSeek = Number(ui.range.value)), onchange: () => this.flushSeek() });
       ui.tStart = h('span');
       ui.tEnd = h('span');
       timeline = h('div.fl-timeline', null, ui.tStart, ui.range, ui.tEnd);
@@ -599,6 +599,7 @@ class FailoverLabElement extends HTMLElement {
     this.lastWall = wall;
     if (!this.visible && this.dataset.ready === 'true') return; // off screen: no work
     try {
+      this.flushSeek();
       if (this.playing) {
         this.simTarget += dt * this.speed;
         let t = Math.floor(this.simTarget);
@@ -694,25 +695,29 @@ class FailoverLabElement extends HTMLElement {
 
   draw() {
     const lab = this.lab;
+    // Widths before any write (read after them, each forces a layout).
+    this.availability?.measure();
+    this.map?.measure();
     const view = lab.view(this.cfg.partitions);
     this.lastView = view;
     this.cmp?.sync();
     this.lanesView?.update(this.cmp, { speed: this.playing ? this.speed : 0.05, playing: this.playing });
     this.events.update(lab, view);
-    this.map?.update(view, this.playing ? this.speed : 0.05, lab.generation);
-    this.partitions?.update(view, lab.generation);
+    this.map?.update(view, this.playing ? this.speed : 0.05, lab.history, lab.generation);
+    this.partitions?.update(view, lab.history);
     if (this.narration) {
       const events = this.narration.update(lab);
-      this.partitions?.onTrace(events);
+      this.partitions?.onTrace(events, this.narration.jumped);
     } else if (this.partitions) {
       // Without the narration panel the truncation animation still needs the events.
-      if (this.traceGen !== lab.generation) {
+      const jumped = this.traceGen !== lab.generation;
+      if (jumped) {
         this.traceGen = lab.generation;
         this.traceCursor = 0;
       }
       const len = lab.traceLength();
       if (len > this.traceCursor) {
-        this.partitions.onTrace(lab.traceSince(Math.max(this.traceCursor, len - 200)));
+        this.partitions.onTrace(lab.traceSince(Math.max(this.traceCursor, len - 200)), jumped);
         this.traceCursor = len;
       }
     }
@@ -898,8 +903,15 @@ class FailoverLabElement extends HTMLElement {
     this.draw();
   }
 
+  /** A dragged timeline seeks once per animation frame, to its latest position. */
+  flushSeek() {
+    const t = this.pendingSeek;
+    if (t != null) this.guard(() => this.seek(t));
+  }
+
   /** Time travel to t ms (clamped to a locked range). */
   seek(t) {
+    this.pendingSeek = null;
     const lab = this.need();
     lab.seek(this.clamp(Number(t) || 0));
     this.simTarget = lab.now();

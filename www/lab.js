@@ -49,7 +49,13 @@ export class Lab {
     this.overrides = {}; // seed / acks / min.insync.replicas / unclean switches
     this.actions = []; // [{at_ms, action}] recorded user actions
     this.core = null;
-    this.generation = 0; // bumps on every rebuild (renderers reset their caches)
+    this.generation = 0; // bumps on every rebuild and seek (renderers reset what is tied to a moment)
+    // Bumps only when the run itself changes (load, switch, link), not on a
+    // seek: the core is deterministic, so trace event i and the panels' DOM
+    // stay valid across seeks of one history (what they cache by). An action
+    // (act) keeps the history but forks the trace after `fork.len` events.
+    this.history = 0;
+    this.fork = null;
     this.sampleMs = 500;
     this.onSample = null; // (t, metrics) at every multiple of sampleMs
     this.onRebuild = null; // () before a rebuilt core replays
@@ -199,6 +205,7 @@ export class Lab {
     this.overrides = {};
     this.actions = [];
     this.generation++;
+    this.history++;
     this.onRebuild?.();
     this.advance(0);
   }
@@ -278,6 +285,7 @@ export class Lab {
     const core = this.newCore(JSON.stringify(this.effectiveScenario()));
     this.installCore(core);
     this.generation++;
+    this.history++;
     this.onRebuild?.();
     this.replayTo(t);
   }
@@ -359,6 +367,17 @@ export class Lab {
     this.replayTo(t);
   }
 
+  /**
+   * How many trace events a cache taken at fork `n` (null: none yet) may keep:
+   * all (Infinity) when no action forked the trace since, else the length
+   * the trace had when it forked (0 when more than one did).
+   */
+  forkedAt(n) {
+    const f = this.fork;
+    if (!f || f.n === n) return Infinity;
+    return f.n === (n ?? 0) + 1 ? f.len : 0;
+  }
+
   /** Reset to time 0 with no recorded actions (switches kept). */
   reset() {
     this.actions = [];
@@ -370,8 +389,11 @@ export class Lab {
     const at = this.now();
     // Acting in the past forks history: later recorded actions are dropped.
     this.actions = this.actions.filter((a) => a.at_ms <= at);
+    const len = this.core.traceLength();
     this.core.apply(action); // throws the core's message
     this.dropCheckpoints(at); // later checkpoints lack this action
+    // The trace after its first `len` events is another one (caches drop it: forkedAt).
+    this.fork = { n: (this.fork?.n ?? 0) + 1, len };
     this.actions.push({ at_ms: at, action, applied: this.generation });
   }
 

@@ -177,11 +177,13 @@ export class LanesView {
     const wall = performance.now();
     const fresh = !playing || !(wall - (this.sumAt || 0) < SUMMARY_EVERY_MS);
     if (fresh) this.sumAt = wall;
+    for (const l of this.lanes) l.map.measure(); // before any write (no forced layout)
     labs.forEach((lab, i) => {
       const l = this.lanes[i];
       const view = lab.view(PARTS);
-      l.map.update(view, speed, lab.generation);
-      l.parts.update(view, lab.generation);
+      // Built once per history: a seek updates the lane as a frame does.
+      l.map.update(view, speed, lab.history, lab.generation);
+      l.parts.update(view, lab.history);
       if (fresh) this.drawSummary(l, lab.report());
     });
     this.drawDivergence(compare);

@@ -42,6 +42,8 @@ function slug(text) {
   return String(text || 'scenario').toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '').slice(0, 48) || 'scenario';
 }
 
+const SCRUB_URL_MS = 250;
+
 export class ShareBar {
   constructor(container, app) {
     this.app = app;
@@ -158,6 +160,17 @@ export class ShareBar {
   /** Keep the URL in step with the run (called after every drawn frame). */
   sync() {
     if (!this.enabled) return;
+    // While the timeline is dragged, or seeks come one after another: at most
+    // every SCRUB_URL_MS (the last position once the wait is over; replaceState
+    // costs about a millisecond), and at once when the drag ends or anything
+    // else is drawn. A lone seek writes at once.
+    clearTimeout(this.timer);
+    const wait = this.app.scrubbing || this.app.seeking ? this.written + SCRUB_URL_MS - performance.now() : 0;
+    if (wait > 0) {
+      this.timer = setTimeout(() => this.sync(), wait);
+      return;
+    }
+    this.written = performance.now();
     const hash = this.currentHash();
     if (hash === null || hash === this.last) return;
     this.last = hash;

@@ -39,9 +39,17 @@ export class AvailabilityPanel {
     this.last = null;
   }
 
+  /**
+   * The strip's width, read before the frame writes anything (the host calls
+   * it first, so reading it forces no layout); unset, it is read when needed.
+   */
+  measure() {
+    this.width = this.root.clientWidth;
+  }
+
   /** Buckets to ask the core for: one per two CSS pixels. */
   buckets() {
-    return Math.max(20, Math.min(800, Math.floor((this.root.clientWidth || 600) / 2)));
+    return Math.max(20, Math.min(800, Math.floor(((this.width ?? this.root.clientWidth) || 600) / 2)));
   }
 
   update(v) {
@@ -53,7 +61,7 @@ export class AvailabilityPanel {
   drawStrip(v) {
     const c = this.canvas;
     const dpr = window.devicePixelRatio || 1;
-    const w = Math.max(100, this.root.clientWidth || 600);
+    const w = Math.max(100, (this.width ?? this.root.clientWidth) || 600);
     const hgt = 56;
     if (c.width !== Math.round(w * dpr)) {
       c.width = Math.round(w * dpr);
@@ -66,7 +74,13 @@ export class AvailabilityPanel {
     g.clearRect(0, 0, w, hgt);
     // The theme's own background (light or dark theme.js), dark as before otherwise.
     const light = this.root.closest('.light') !== null;
-    g.fillStyle = light ? getComputedStyle(this.root).getPropertyValue('--bar').trim() || '#e6eaf2' : '#141a26';
+    // The theme's colour, read once per theme (getComputedStyle after the frame's writes would force a style pass).
+    const theme = `${light}|${document.documentElement.className}|${this.root.getRootNode().host?.className ?? ''}`;
+    if (this.barKey !== theme) {
+      this.barKey = theme;
+      this.bar = light ? getComputedStyle(this.root).getPropertyValue('--bar').trim() || '#e6eaf2' : '#141a26';
+    }
+    g.fillStyle = this.bar;
     g.fillRect(0, 0, w, hgt);
     const n = Math.max(1, Math.ceil(v.to_ms / v.bucket_ms));
     const bw = w / n;

@@ -284,13 +284,26 @@ export class BrokerMap {
   }
 
   /** Draw one frame. `speed` is sim ms per wall ms (for message animation). */
-  update(view, speed, generation) {
-    const key = `${generation}|${view.brokers.length}|${view.producers.length}|${view.consumers.length}|${this.fit ? Math.round(this.root.clientWidth) : ''}`;
+  /** Its width, read by the host before the frame writes anything (no forced layout); unset, read when needed. */
+  measure() {
+    this.width = this.root.clientWidth;
+  }
+
+  /**
+   * `history`: the map is rebuilt when it changes (another run); `generation`
+   * (a seek too): the messages in flight start over.
+   */
+  update(view, speed, history, generation = history) {
+    const key = `${history}|${view.brokers.length}|${view.producers.length}|${view.consumers.length}|${this.fit ? Math.round(this.width ?? this.root.clientWidth) : ''}`;
     if (key !== this.key) {
       this.key = key;
       this.dots.clear();
       this.build(view);
+    } else if (generation !== this.dotsGen) {
+      for (const d of this.dots.values()) d.el.remove();
+      this.dots.clear();
     }
+    this.dotsGen = generation;
     const leads = new Map();
     for (const p of view.partitions) {
       if (p.leader == null) continue;

@@ -23,37 +23,84 @@ export class DescribeTable {
   update(text) {
     if (text === this.text) return;
     this.text = text;
+    // The same topics and partitions as drawn (a seek, a frame): only the
+    // cells whose value changed are replaced (they flash); the rest is kept.
+    const rows = parse(text);
+    const shape = rows.map((r) => (r.head ? r.line : r.key)).join('\n');
+    if (shape === this.shape) {
+      const seen = new Map();
+      for (const r of rows) {
+        if (r.head) continue;
+        for (const [col, v] of r.cells) {
+          const key = `${r.key}-${col}`;
+          seen.set(key, v);
+          const td = this.tds.get(key);
+          if (this.prev.get(key) !== v) {
+            const cell = this.cell(key, col, v);
+            td.replaceWith(cell);
+            this.tds.set(key, cell);
+          } else if (td.classList.contains('changed')) td.classList.remove('changed');
+        }
+      }
+      this.prev = seen;
+      this.pre.textContent = text;
+      return;
+    }
+    this.shape = shape;
+    this.tds = new Map();
     const blocks = [];
-    let table = null;
+    let tbody = null;
     const seen = new Map();
-    for (const line of text.split('\n')) {
-      if (!line.trim()) continue;
-      const f = fields(line);
-      if (!line.startsWith('\t') && !line.startsWith(' ')) {
-        blocks.push(h('div.dtopic', null, ...f.map(([k, v]) => h('span', null, h('span.muted', { text: `${k}: ` }), v))));
-        table = h('table.dtable');
-        const cols = ['Partition', 'Leader', 'Replicas', 'Isr', 'Elr', 'LastKnownElr'];
-        table.append(h('thead', null, h('tr', null, ...cols.map((c) => h('th', { text: c })))));
-        table.append(h('tbody'));
+    for (const r of rows) {
+      if (r.head) {
+        blocks.push(h('div.dtopic', null, ...r.fields.map(([k, v]) => h('span', null, h('span.muted', { text: `${k}: ` }), v))));
+        const table = h('table.dtable');
+        table.append(h('thead', null, h('tr', null, ...COLS.map((c) => h('th', { text: c })))));
+        table.append((tbody = h('tbody')));
         blocks.push(table);
         continue;
       }
-      if (!table) continue;
-      const m = Object.fromEntries(f);
-      const row = h('tr', { dataset: { partition: `${m.Topic}-${m.Partition}` } });
-      for (const col of ['Partition', 'Leader', 'Replicas', 'Isr', 'Elr', 'LastKnownElr']) {
-        const v = m[col] ?? '';
-        const key = `${m.Topic}-${m.Partition}-${col}`;
-        const cell = h('td', { text: v, dataset: { col } });
-        if (this.prev.has(key) && this.prev.get(key) !== v) cell.classList.add('changed');
-        if (col === 'Leader' && v === 'none') cell.classList.add('bad');
+      const row = h('tr', { dataset: { partition: r.key } });
+      for (const [col, v] of r.cells) {
+        const key = `${r.key}-${col}`;
+        const cell = this.cell(key, col, v);
+        this.tds.set(key, cell);
         seen.set(key, v);
         row.append(cell);
       }
-      table.querySelector('tbody').append(row);
+      tbody.append(row);
     }
     this.prev = seen;
-    const pre = h('details.raw', null, h('summary', { text: 'raw output' }), h('pre', { text: text }));
-    this.root.replaceChildren(h('div.dcmd', { text: '$ kafka-topics.sh --bootstrap-server localhost:9092 --describe' }), ...blocks, pre);
+    this.pre = h('pre', { text: text });
+    const raw = h('details.raw', null, h('summary', { text: 'raw output' }), this.pre);
+    this.root.replaceChildren(h('div.dcmd', { text: '$ kafka-topics.sh --bootstrap-server localhost:9092 --describe' }), ...blocks, raw);
   }
+
+  cell(key, col, v) {
+    const cell = h('td', { text: v, dataset: { col } });
+    if (this.prev.has(key) && this.prev.get(key) !== v) cell.classList.add('changed');
+    if (col === 'Leader' && v === 'none') cell.classList.add('bad');
+    return cell;
+  }
+}
+
+const COLS = ['Partition', 'Leader', 'Replicas', 'Isr', 'Elr', 'LastKnownElr'];
+
+/** The describe text's topic lines ({head, line, fields}) and partition rows ({key, cells: [[col, value]]}). */
+function parse(text) {
+  const out = [];
+  let table = false;
+  for (const line of text.split('\n')) {
+    if (!line.trim()) continue;
+    const f = fields(line);
+    if (!line.startsWith('\t') && !line.startsWith(' ')) {
+      out.push({ head: true, line, fields: f });
+      table = true;
+      continue;
+    }
+    if (!table) continue;
+    const m = Object.fromEntries(f);
+    out.push({ key: `${m.Topic}-${m.Partition}`, cells: COLS.map((col) => [col, m[col] ?? '']) });
+  }
+  return out;
 }

@@ -6,7 +6,6 @@
 import { h, fmtTime, setText } from './util.js';
 
 const MAX_ITEMS = 400;
-const QUIET = new Set([]);
 // What the polite live region reads out.
 const SPOKEN = new Set(['step', 'broker_crashed', 'broker_power_loss', 'broker_fenced', 'broker_isolated', 'broker_shut_down',
   'broker_restarted', 'broker_healed', 'leader_elected', 'truncated', 'acked_records_lost']);
@@ -67,41 +66,102 @@ export class Narration {
     this.root.append(this.list, this.live);
     this.cursor = 0;
     this.generation = -1;
+    this.history = -1;
+    // Trace events [base, base + cache.length) of this history (a seek keeps
+    // them: the core is deterministic), and the list's items: [lo, hi).
+    this.base = 0;
+    this.cache = [];
+    this.lo = 0;
+    this.hi = 0;
   }
 
-  /** Pull new trace events from the lab; returns them (for other panels). */
+  /** Events [from, len) of the trace, from the cache (the core is asked only for what it lacks). */
+  events(lab, from, len) {
+    const end = this.base + this.cache.length;
+    if (from < this.base || from > end) {
+      this.base = from;
+      this.cache = lab.traceSince(from);
+    } else if (len > end) {
+      for (const ev of lab.traceSince(end)) this.cache.push(ev);
+    }
+    if (this.cache.length > 20 * MAX_ITEMS) {
+      const drop = Math.min(this.cache.length - 10 * MAX_ITEMS, from - this.base);
+      if (drop > 0) {
+        this.cache.splice(0, drop);
+        this.base += drop;
+      }
+    }
+    return this.cache.slice(from - this.base, len - this.base);
+  }
+
+  /** Trace event i's list item (kept per history: a scrub back and forth reuses them). */
+  item(i, ev) {
+    let li = this.items.get(i);
+    if (li) return li;
+    if (this.items.size >= 10 * MAX_ITEMS) this.items.clear();
+    li = h(
+      `li.ev.${KIND[ev.event] || 'info'}`,
+      { dataset: { event: ev.event }, title: 'click to jump to this moment' },
+      h('button.t', { type: 'button', text: fmtTime(ev.at_ms), 'aria-label': `jump to ${fmtTime(ev.at_ms)}`, onclick: () => this.onSeek(ev.at_ms) }),
+      h('span.i', { text: ICON[ev.event] || '·', 'aria-hidden': 'true' }),
+      h('span.x', { text: ev.text }),
+    );
+    this.items.set(i, li);
+    return li;
+  }
+
+  /**
+   * Pull new trace events from the lab; returns them (for other panels): after
+   * a seek or rebuild, the newest (up to 2 × MAX_ITEMS). The list shows the
+   * newest MAX_ITEMS, newest first; a seek within one history only adds and
+   * removes the items at its two ends.
+   */
   update(lab) {
-    if (lab.generation !== this.generation) {
-      this.generation = lab.generation;
-      this.cursor = 0;
+    if (lab.history !== this.history) {
+      this.history = lab.history;
+      this.cache = [];
+      this.base = 0;
+      this.lo = this.hi = 0;
+      this.items = new Map();
       this.list.replaceChildren();
     }
+    this.jumped = lab.generation !== this.generation; // a seek or rebuild (partitions.onTrace)
+    if (this.jumped) {
+      this.generation = lab.generation;
+      this.cursor = 0;
+    }
+    // An action forked the trace: the cached events after the fork are another run's.
+    const keep = lab.forkedAt(this.fork);
+    this.fork = lab.fork?.n;
+    if (keep < this.base + this.cache.length) this.cache.length = Math.max(0, keep - this.base);
+    if (keep < Infinity) for (const i of this.items.keys()) if (i >= keep) this.items.delete(i);
     const len = lab.traceLength();
     if (len === this.cursor) return [];
     // After a long jump only the most recent events are drawn.
     const from = Math.max(this.cursor, len - MAX_ITEMS * 2);
-    const events = lab.traceSince(from);
+    const lo = Math.max(0, len - MAX_ITEMS);
+    const events = this.events(lab, Math.min(from, lo), len);
+    const at = (i) => events[i - Math.min(from, lo)];
     this.cursor = len;
-    const frag = document.createDocumentFragment();
-    for (const ev of events) {
-      if (QUIET.has(ev.event)) continue;
-      const li = h(
-        `li.ev.${KIND[ev.event] || 'info'}`,
-        { dataset: { event: ev.event }, title: 'click to jump to this moment' },
-        h('button.t', { type: 'button', text: fmtTime(ev.at_ms), 'aria-label': `jump to ${fmtTime(ev.at_ms)}`, onclick: () => this.onSeek(ev.at_ms) }),
-        h('span.i', { text: ICON[ev.event] || '·', 'aria-hidden': 'true' }),
-        h('span.x', { text: ev.text }),
-      );
-      frag.prepend(li);
+    if (len <= this.lo || lo >= this.hi) {
+      this.list.replaceChildren();
+      this.lo = this.hi = lo;
     }
-    this.list.prepend(frag);
+    for (; this.hi > len; this.hi--) this.list.firstElementChild.remove();
+    for (; this.lo < lo; this.lo++) this.list.lastElementChild.remove();
+    const top = document.createDocumentFragment();
+    for (; this.hi < len; this.hi++) top.prepend(this.item(this.hi, at(this.hi)));
+    this.list.prepend(top);
+    const bottom = document.createDocumentFragment();
+    while (this.lo > lo) bottom.append(this.item(--this.lo, at(this.lo)));
+    this.list.append(bottom);
+    const fresh = events.slice(from - Math.min(from, lo));
     // Speak the newest events that matter (not after a long jump: that is a
     // seek, and the reader knows where they went).
-    if (events.length <= 50) {
-      const said = events.filter((ev) => SPOKEN.has(ev.event)).slice(-3);
+    if (fresh.length <= 50) {
+      const said = fresh.filter((ev) => SPOKEN.has(ev.event)).slice(-3);
       if (said.length) setText(this.live, said.map((ev) => `${fmtTime(ev.at_ms)}: ${ev.text}`).join(' '));
     }
-    while (this.list.childElementCount > MAX_ITEMS) this.list.lastElementChild.remove();
-    return events;
+    return fresh;
   }
 }

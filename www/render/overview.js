@@ -157,9 +157,14 @@ export class OverviewPanel {
     this.legend.replaceChildren(...items);
   }
 
+  /** Its width, read by the host before the frame writes anything (no forced layout); unset, read when needed. */
+  measure() {
+    this.width = this.wrap.clientWidth || this.root.clientWidth;
+  }
+
   layout() {
     const n = this.words.length / STRIDE;
-    const width = Math.max(120, Math.floor(this.wrap.clientWidth || this.root.clientWidth || 600));
+    const width = Math.max(120, Math.floor((this.width ?? (this.wrap.clientWidth || this.root.clientWidth)) || 600));
     let pitch = Math.floor(Math.sqrt((width * MAX_HEIGHT) / Math.max(1, n)));
     pitch = Math.max(2, Math.min(28, pitch));
     let cols = Math.max(1, Math.floor(width / pitch));
@@ -228,7 +233,13 @@ export class OverviewPanel {
       for (let y = 0; y < s; y++, o += W) px.fill(colour, o, o + s);
     };
     // The page's background (light or dark theme); the cells keep their colours.
-    px.fill(this.rgba(getComputedStyle(this.root).getPropertyValue('--bg').trim() || '#0d1320'));
+    // The theme's background, read once per theme (a style pass otherwise, after the frame's writes).
+    const theme = `${this.root.closest('.light') !== null}|${document.documentElement.className}`;
+    if (this.bgKey !== theme) {
+      this.bgKey = theme;
+      this.bg = this.rgba(getComputedStyle(this.root).getPropertyValue('--bg').trim() || '#0d1320');
+    }
+    px.fill(this.bg);
     // Bucket cells by fill colour: 0 = offline, 1..B = leader broker (or
     // HEALTHY in health mode), B+1 = leader down.
     const B = this.brokers;

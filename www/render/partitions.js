@@ -252,9 +252,11 @@ export class PartitionsPanel {
     c.mmKey = key;
     const pct = (o) => `${end ? (100 * o) / end : 0}%`;
     const eps = longest ? longest.epochs : [];
+    // Its width once per card (reading it after this frame's writes would force a layout every seek).
+    if (eps.length && !c.mmWidth) c.mmWidth = c.mm.clientWidth;
     const bands = eps.map(([e, o], i) => {
       const to = i + 1 < eps.length ? eps[i + 1][1] : end;
-      const wide = end && ((to - o) / end) * (c.mm.clientWidth || 600) > 44;
+      const wide = end && ((to - o) / end) * (c.mmWidth || 600) > 44;
       return h('span.mm-band', { style: { left: pct(o), width: pct(to - o), '--c': epochColour(e) }, title: `epoch ${e} from offset ${o}` }, wide ? h('span.mm-lbl', { text: `${e} @${o}` }) : null);
     });
     c.mm.replaceChildren(...bands,
@@ -266,22 +268,30 @@ export class PartitionsPanel {
     c.mm.setAttribute('aria-valuetext', `offsets ${start} to ${Math.min(end, start + n) - 1} of ${end}`);
   }
 
-  /** React to trace events: show truncated records leaving. */
-  onTrace(events) {
+  /**
+   * React to trace events: show truncated records leaving. `jumped` (a seek
+   * or rebuild handed over the newest events at once): the rows flag and note
+   * their truncations, without the flying cells (a transient, thousands of
+   * nodes for a seek's hundreds of events).
+   */
+  onTrace(events, jumped = false) {
+    const hits = [];
     for (const ev of events) {
       if (ev.event !== 'truncated') continue;
       const c = this.cards.get(`${ev.topic}-${ev.partition}`);
       const row = c?.rows.get(ev.broker);
-      if (!row) continue;
-      row.row.classList.remove('truncating');
-      void row.row.offsetWidth;
+      if (row) hits.push([ev, c, row]);
+    }
+    // (The row's class only colours its label: no animation to restart, so no
+    // forced layout per truncation, which was most of a seek's cost.)
+    for (const [ev, c, row] of hits) {
       row.row.classList.add('truncating');
       const start = c.start ?? 0;
       const lo = Math.max(ev.to_offset, start);
       const hi = Math.min(ev.from_offset, start + this.windowSize);
       // prefers-reduced-motion: the records just vanish (no flying cells) and
       // the note stays 5 s without fading.
-      const still = reducedMotion();
+      const still = jumped || reducedMotion();
       for (let off = still ? hi : lo; off < hi; off++) {
         const k = off - lo;
         const x = off - start;

@@ -1,0 +1,139 @@
+// Scrubbing like a video: a seek redraws incrementally (the panels keep their
+// DOM nodes when their data did not change), a dragged timeline seeks once
+// per animation frame (the latest position wins), and the address bar is
+// written a few times a second while dragging and once when the drag ends.
+// No timing is asserted (speed is measured by scripts/bench-browser.mjs --app).
+
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { startApp } from './helpers.mjs';
+
+let app;
+before(async () => {
+  app = await startApp();
+});
+after(async () => {
+  await app?.close();
+});
+
+async function open(query) {
+  await app.page.goto(`${app.baseUrl}/?${query}`);
+  await app.page.waitForSelector('body[data-ready="true"]', { timeout: 20000 });
+}
+
+test('a drag seeks once per animation frame, to the latest position', async () => {
+  app.errors.length = 0;
+  await open('scenario=leader-dies.json&paused=1');
+  const r = await app.page.evaluate(async () => {
+    failoverLab.runFor(30000);
+    const frame = () => new Promise((res) => requestAnimationFrame(res));
+    await frame();
+    const range = document.getElementById('timeline');
+    const before = failoverLab.now();
+    for (const v of [20000, 15000, 10000, 12340]) {
+      range.value = String(v);
+      range.dispatchEvent(new Event('input', { bubbles: true }));
+    }
+    const sameTask = failoverLab.now();
+    await frame();
+    await frame();
+    return { before, sameTask, after: failoverLab.now() };
+  });
+  assert.equal(r.sameTask, r.before, 'input events in one frame do not seek at once');
+  assert.equal(r.after, 12340, 'the next frame seeks to the latest position');
+  assert.deepEqual(app.errors, []);
+});
+
+test('while dragging the address bar is written a few times a second, and once when the drag ends', async () => {
+  app.errors.length = 0;
+  await open('scenario=leader-dies.json&paused=1');
+  const r = await app.page.evaluate(async () => {
+    failoverLab.runFor(40000);
+    const frame = () => new Promise((res) => requestAnimationFrame(res));
+    await frame();
+    const writes = [];
+    const orig = history.replaceState.bind(history);
+    history.replaceState = (s, title, url) => {
+      writes.push(String(url));
+      return orig(s, title, url);
+    };
+    const range = document.getElementById('timeline');
+    const t0 = performance.now();
+    for (let i = 0; i < 30; i++) {
+      range.value = String(40000 - i * 1000);
+      range.dispatchEvent(new Event('input', { bubbles: true }));
+      await frame();
+    }
+    const elapsed = performance.now() - t0;
+    const during = writes.length;
+    range.value = '5000';
+    range.dispatchEvent(new Event('input', { bubbles: true }));
+    range.dispatchEvent(new Event('change', { bubbles: true }));
+    const atEnd = { now: failoverLab.now(), hash: location.hash, writes: writes.length };
+    await new Promise((res) => setTimeout(res, 400));
+    history.replaceState = orig;
+    return { elapsed, during, atEnd, total: writes.length, last: writes.at(-1) };
+  });
+  assert.ok(r.during <= Math.ceil(r.elapsed / 250) + 1, `${r.during} writes in ${Math.round(r.elapsed)} ms of dragging`);
+  assert.equal(r.atEnd.now, 5000, 'the drag ends where it was let go');
+  assert.match(r.atEnd.hash, /&t=5000$/, 'the address bar holds the end of the drag at once');
+  assert.equal(r.atEnd.writes, r.during + 1, 'one write when the drag ends');
+  assert.equal(r.total, r.atEnd.writes, 'and none after it');
+  assert.match(r.last, /&t=5000$/);
+  assert.equal(await app.page.evaluate(() => location.href === failoverLab.shareUrl()), true);
+  assert.deepEqual(app.errors, []);
+});
+
+test('a seek keeps the panels\' DOM nodes and updates them, as a frame does', async () => {
+  app.errors.length = 0;
+  await open('scenario=leader-dies.json&paused=1');
+  const r = await app.page.evaluate(() => {
+    failoverLab.runFor(35000);
+    const q = (sel) => document.querySelector(sel);
+    const nodes = { card: q('.pcard'), svg: q('#map svg'), row: q('#describe tr[data-partition]'), oldest: q('#narration li:last-child'), cells: q('.pcard .track') };
+    const count = document.querySelectorAll('#narration li').length;
+    failoverLab.seek(25000);
+    const back = { card: q('.pcard'), svg: q('#map svg'), row: q('#describe tr[data-partition]'), cells: q('.pcard .track') };
+    const kept = Object.fromEntries(Object.keys(back).map((k) => [k, back[k] === nodes[k]]));
+    failoverLab.seek(35000);
+    return { kept, oldestKept: nodes.oldest.isConnected, count, countAgain: document.querySelectorAll('#narration li').length, clock: q('#clock')?.textContent ?? '' };
+  });
+  assert.deepEqual(r.kept, { card: true, svg: true, row: true, cells: true });
+  assert.equal(r.oldestKept, true, 'the narration keeps the items still in its window');
+  assert.equal(r.countAgain, r.count, 'and shows the same items back at the same time');
+  assert.deepEqual(app.errors, []);
+});
+
+test('after a seek the narration lists exactly what a fresh run to that time lists', async () => {
+  app.errors.length = 0;
+  await open('scenario=leader-dies.json&paused=1');
+  const items = () => [...document.querySelectorAll('#narration li')].map((li) => li.textContent);
+  const scrubbed = await app.page.evaluate(`(() => { failoverLab.runFor(50000); failoverLab.seek(12000); failoverLab.seek(31000); failoverLab.seek(22000); return (${items})(); })()`);
+  await open('scenario=leader-dies.json&paused=1');
+  const fresh = await app.page.evaluate(`(() => { failoverLab.runFor(22000); return (${items})(); })()`);
+  assert.ok(fresh.length > 0);
+  assert.deepEqual(scrubbed, fresh);
+  assert.deepEqual(app.errors, []);
+});
+
+test('compare lanes keep their maps and partitions across a seek; the divergence is found again', async () => {
+  app.errors.length = 0;
+  await open('scenario=tour-13-acks1-vs-acks-all.json');
+  await app.page.waitForFunction(() => failoverLab.lanes().length === 2);
+  await app.page.evaluate(() => failoverLab.runFor(20000));
+  const r = await app.page.evaluate(() => {
+    const q = () => [...document.querySelectorAll('#compare .lane-map svg, #compare .pcard')];
+    const before = q();
+    const div = document.querySelector('.cmp-div')?.textContent;
+    failoverLab.seek(2000);
+    const early = document.querySelector('.cmp-div')?.hidden;
+    failoverLab.seek(15000);
+    const after = q();
+    return { n: before.length, same: before.every((el, i) => el === after[i]) && before.length === after.length, div, early, divAgain: document.querySelector('.cmp-div')?.textContent };
+  });
+  assert.ok(r.n >= 4, `lanes drawn (${r.n} nodes)`);
+  assert.equal(r.same, true, 'the same DOM nodes after seeks');
+  assert.equal(r.early, true, 'before the lanes diverge, no divergence is shown');
+  assert.equal(r.divAgain, r.div, 'the same divergence once past it again');
+  assert.deepEqual(app.errors, []);
+});

@@ -42,9 +42,8 @@ pub struct Consumer {
     pub topic_partitions: Vec<PartitionIndex>,
     pub config: ConsumerConfig,
     pub metadata: DenseMap<(Option<BrokerId>, u32)>,
-    metadata_request: Option<u64>,
-    /// The broker the metadata request in flight went to.
-    metadata_node: BrokerId,
+    /// The metadata request in flight: its id and the broker it went to.
+    metadata_request: Option<(u64, BrokerId)>,
     bootstrap: BrokerId,
     brokers: u32,
     pub positions: DenseMap<ConsumerPosition>,
@@ -71,7 +70,7 @@ impl Consumer {
     pub fn timer_live(&self, timer: &Timer) -> bool {
         match timer {
             Timer::RequestTimeout { id } => {
-                self.metadata_request == Some(*id)
+                self.metadata_request.is_some_and(|m| m.0 == *id)
                     || self.fetches.contains_key(id)
                     || self.validations.contains_key(id)
             }
@@ -99,7 +98,6 @@ impl Consumer {
             topic_partitions,
             metadata: DenseMap::new(),
             metadata_request: None,
-            metadata_node: 0,
             bootstrap: index % brokers.max(1) + 1,
             brokers,
             positions,
@@ -229,33 +227,20 @@ impl Consumer {
         leader: Option<BrokerId>,
         leader_epoch: u32,
     ) {
-        let known = self.metadata.get(&p).copied();
-        if known.is_some_and(|(_, e)| leader_epoch < e) {
-            return;
-        }
-        if known == Some((leader, leader_epoch)) {
-            return;
-        }
-        self.metadata_refreshes = 0;
-        self.metadata.insert(p, (leader, leader_epoch));
-        if known.is_some_and(|(l, e)| l.is_some() || e < leader_epoch) {
-            let info = &ctx.partitions[p];
-            ctx.trace(
-                TraceKind::ClientMetadataUpdated {
-                    client: self.name.clone(),
-                    topic: info.topic.clone(),
-                    partition: info.partition,
-                    leader,
-                    leader_epoch,
-                },
-                format!(
-                    "Consumer {} refreshed its metadata: {} is now led by {} (leader epoch {leader_epoch}); it validates its position before fetching again.",
-                    self.name,
-                    ctx.tp(p),
-                    leader.map_or("nobody".to_string(), |l| format!("broker {l}")),
-                ),
-            );
-        }
+        let then = "; it validates its position before fetching again.";
+        let (metadata, refreshes, name) =
+            (&mut self.metadata, &mut self.metadata_refreshes, &self.name);
+        super::learn_leader(
+            ctx,
+            metadata,
+            refreshes,
+            "Consumer",
+            name,
+            then,
+            p,
+            leader,
+            leader_epoch,
+        );
     }
 
     fn refresh_metadata(&mut self, ctx: &mut Ctx) {
@@ -278,8 +263,7 @@ impl Consumer {
         self.next_metadata_ms =
             ctx.now + backoff(self.config.retry_backoff_ms, 1_000, self.metadata_refreshes);
         let id = ctx.new_id();
-        self.metadata_request = Some(id);
-        self.metadata_node = node;
+        self.metadata_request = Some((id, node));
         ctx.send(Node::Broker(node), Message::Metadata { id });
         ctx.after(self.config.request_timeout_ms, Timer::RequestTimeout { id });
     }
@@ -308,8 +292,8 @@ impl Consumer {
             }
             Timer::RequestTimeout { id } => {
                 // A timed-out request closes its connection.
-                let broker = if self.metadata_request == Some(id) {
-                    Some(self.metadata_node)
+                let broker = if let Some((_, b)) = self.metadata_request.filter(|m| m.0 == id) {
+                    Some(b)
                 } else {
                     self.fetches.get(&id).map(|f| f.0).or_else(|| {
                         self.validations
@@ -341,7 +325,7 @@ impl Consumer {
     }
 
     fn request_failed(&mut self, ctx: &mut Ctx, id: u64, e: ErrorCode) {
-        if self.metadata_request == Some(id) {
+        if self.metadata_request.is_some_and(|m| m.0 == id) {
             self.metadata_request = None;
             self.bootstrap = self.bootstrap % self.brokers.max(1) + 1;
             ctx.after(self.config.retry_backoff_ms.max(1), Timer::ConsumerPoll);
@@ -382,7 +366,7 @@ impl Consumer {
                 partitions,
                 offline,
             } => {
-                if self.metadata_request != Some(id) {
+                if self.metadata_request.is_none_or(|m| m.0 != id) {
                     return;
                 }
                 self.metadata_request = None;

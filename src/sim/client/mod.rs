@@ -36,10 +36,57 @@ mod consumer;
 mod producer;
 
 pub use consumer::{Consumer, ConsumerPosition};
+
+use crate::sim::io::Ctx;
+use crate::sim::pmap::DenseMap;
+use crate::sim::protocol::{BrokerId, PartitionIndex};
+use crate::sim::trace::TraceKind;
 pub use producer::{Acked, AckedLedger, Batch, Producer, ProducerPartition, ProducerStats};
 
 /// Exponential backoff: `base` doubling per failed attempt, capped at `max`.
 fn backoff(base: u64, max: u64, attempts: u32) -> u64 {
     let shift = attempts.saturating_sub(1).min(20);
     (base.saturating_mul(1u64 << shift)).min(max.max(base))
+}
+
+/// A client applies a leader learned from metadata or from a CurrentLeader
+/// hint (KIP-951), unless it is older than what its cache holds (KIP-320).
+/// A change resets the metadata refresh backoff and, unless it is the first
+/// thing known of the partition, is narrated: "{role} {name} refreshed its
+/// metadata: … (leader epoch N){then}".
+#[allow(clippy::too_many_arguments)]
+fn learn_leader(
+    ctx: &mut Ctx,
+    metadata: &mut DenseMap<(Option<BrokerId>, u32)>,
+    refreshes: &mut u32,
+    role: &str,
+    name: &str,
+    then: &str,
+    p: PartitionIndex,
+    leader: Option<BrokerId>,
+    leader_epoch: u32,
+) {
+    let known = metadata.get(&p).copied();
+    if known.is_some_and(|(_, e)| leader_epoch < e) || known == Some((leader, leader_epoch)) {
+        return;
+    }
+    *refreshes = 0;
+    metadata.insert(p, (leader, leader_epoch));
+    if known.is_some_and(|(l, e)| l.is_some() || e < leader_epoch) {
+        let info = &ctx.partitions[p];
+        ctx.trace(
+            TraceKind::ClientMetadataUpdated {
+                client: name.to_string(),
+                topic: info.topic.clone(),
+                partition: info.partition,
+                leader,
+                leader_epoch,
+            },
+            format!(
+                "{role} {name} refreshed its metadata: {} is now led by {} (leader epoch {leader_epoch}){then}",
+                ctx.tp(p),
+                leader.map_or("nobody".to_string(), |l| format!("broker {l}"))
+            ),
+        );
+    }
 }

@@ -19,12 +19,11 @@ pub struct Batch {
     pub records: Vec<u64>,
     pub acks: Acks,
     pub producer_id: u32,
-    /// Meaningful once `sequenced`: an idempotent batch gets its sequence
-    /// numbers when it is first drained into a request, not when the
-    /// application sends it (RecordAccumulator.drainBatchesForOneNode), so a
-    /// batch that expires before it ever went out leaves no gap.
-    pub first_seq: u32,
-    pub sequenced: bool,
+    /// An idempotent batch gets its sequence numbers when it is first
+    /// drained into a request, not when the application sends it
+    /// (RecordAccumulator.drainBatchesForOneNode), so a batch that expires
+    /// before it ever went out leaves no gap. `None` until then.
+    pub first_seq: Option<u32>,
     pub created_ms: u64,
     pub attempts: u32,
     pub retry_at: u64,
@@ -226,8 +225,7 @@ impl Producer {
             records: ids,
             acks,
             producer_id: pid,
-            first_seq: 0,
-            sequenced: false,
+            first_seq: None,
             created_ms: ctx.now,
             attempts: 0,
             retry_at: ctx.now,
@@ -329,6 +327,8 @@ impl Producer {
                     self.connections.close(ctx.now, broker);
                     self.metadata_failed(ctx);
                 } else if let Some(&(broker, _)) = self.requests.get(&id) {
+                    // Closed first, so the retry's metadata request goes
+                    // elsewhere (leastLoadedNode skips it).
                     self.connections.close(ctx.now, broker);
                     self.fail_request(ctx, id, ErrorCode::RequestTimedOut);
                     self.disconnected(ctx, broker);
@@ -425,34 +425,11 @@ impl Producer {
         leader: Option<BrokerId>,
         epoch: u32,
     ) {
-        let known = self.metadata.get(&p).copied();
-        if let Some((_, e)) = known {
-            if epoch < e {
-                return;
-            }
-        }
-        if known != Some((leader, epoch)) {
-            self.metadata_refreshes = 0;
-            self.metadata.insert(p, (leader, epoch));
-            if known.is_some_and(|(l, e)| l.is_some() || e < epoch) {
-                let info = &ctx.partitions[p];
-                ctx.trace(
-                    TraceKind::ClientMetadataUpdated {
-                        client: self.name.clone(),
-                        topic: info.topic.clone(),
-                        partition: info.partition,
-                        leader,
-                        leader_epoch: epoch,
-                    },
-                    format!(
-                        "Producer {} refreshed its metadata: {} is now led by {} (leader epoch {epoch}).",
-                        self.name,
-                        ctx.tp(p),
-                        leader.map_or("nobody".to_string(), |l| format!("broker {l}"))
-                    ),
-                );
-            }
-        }
+        let (metadata, refreshes) = (&mut self.metadata, &mut self.metadata_refreshes);
+        let name = &self.name;
+        super::learn_leader(
+            ctx, metadata, refreshes, "Producer", name, ".", p, leader, epoch,
+        );
     }
 
     /// NetworkClient: a connect attempt that times out is closed as a
@@ -710,7 +687,7 @@ impl Producer {
                         // been sent (it is in retry) leaves its sequence
                         // unresolved; TransactionManager then bumps the
                         // producer epoch and restarts the sequences.
-                        if b.sequenced && b.producer_id != 0 {
+                        if b.first_seq.is_some() && b.producer_id != 0 {
                             state.bump_pending = true;
                         }
                         self.stats.failed += b.records.len() as u64;
@@ -762,10 +739,9 @@ impl Producer {
                 let Some(mut b) = state.queue.pop_front() else {
                     continue;
                 };
-                if b.producer_id != 0 && !b.sequenced {
-                    b.first_seq = state.next_seq;
+                if b.producer_id != 0 && b.first_seq.is_none() {
+                    b.first_seq = Some(state.next_seq);
                     state.next_seq = state.next_seq.wrapping_add(b.records.len() as u32);
-                    b.sequenced = true;
                 }
                 b.attempts += 1;
                 b.sent_in_epoch = Some(epoch);
@@ -781,7 +757,7 @@ impl Producer {
                         id: *id,
                         epoch: 0,
                         producer_id: b.producer_id,
-                        seq: b.first_seq.wrapping_add(i as u32),
+                        seq: b.first_seq.unwrap_or(0).wrapping_add(i as u32),
                         batch_start: i == 0,
                     })
                     .collect();
@@ -969,8 +945,8 @@ fn renumber(queue: &mut VecDeque<Batch>, pid: u32) -> u32 {
     let mut seq = 0u32;
     for b in queue.iter_mut().filter(|b| b.producer_id != 0) {
         b.producer_id = pid;
-        if b.sequenced {
-            b.first_seq = seq;
+        if b.first_seq.is_some() {
+            b.first_seq = Some(seq);
             seq = seq.wrapping_add(b.records.len() as u32);
         }
     }

@@ -306,12 +306,12 @@ fn tour_11_mass_failover_costs_detection_once_and_per_partition_work_linearly() 
     assert_eq!(fig(&kraft[0]), (100, 9517, 9001, 9, 507));
     assert_eq!(kraft[0]["applied_at_ms"], 19010);
     assert_eq!(kraft[1]["action"], "shutdown");
-    assert_eq!(fig(&kraft[1]), (120, 511, 2, 10, 499));
+    assert_eq!(fig(&kraft[1]), (120, 505, 2, 10, 493));
     let zk = run(&[
         ("sim.broker.become.leader.us", "5000"),
         ("sim.broker.become.follower.us", "5000"),
     ]);
-    assert_eq!(fig(&zk[0]).1, 9518, "the crash's RTO moves by 1 ms");
+    assert_eq!(fig(&zk[0]).1, 9520, "the crash's RTO moves by 3 ms");
     assert_eq!(fig(&zk[0]).3, 206);
-    assert_eq!((fig(&zk[1]).1, fig(&zk[1]).3), (1220, 306));
+    assert_eq!((fig(&zk[1]).1, fig(&zk[1]).3), (1216, 306));
 }

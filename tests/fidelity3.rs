@@ -283,3 +283,74 @@ fn delivery_timeout_below_linger_plus_request_timeout_is_refused_and_raised_when
     let l = lab(&scenario(r#"{}"#));
     assert_eq!(l.cluster.producers[0].config.delivery_timeout_ms, 120_000);
 }
+
+/// RecordAccumulator.append (KAFKA_REPLICATION.md §4): a record goes into
+/// the newest batch of its partition while that batch is unsent and has
+/// room (`batch.size`); a new batch is started only when it is full or has
+/// gone out. While a partition cannot be written (its only replica is
+/// down), one batch gathers seconds of records, and since a batch expires
+/// by its creation time (delivery.timeout.ms), they all fail together,
+/// even the ones sent moments before. The real cluster shows the same:
+/// tests/kafka-recorded/idempotent-producer-long-outage.json fails every
+/// record created from 7 s to about 31.7 s although the partition was back
+/// at 33.1 s.
+#[test]
+fn records_join_the_open_batch_and_expire_with_it() {
+    let scenario = |batch_size: u32| {
+        format!(
+            r#"{{"seed": 4, "brokers": 2,
+              "topics": [{{"name": "t", "partitions": 1, "replication_factor": 1, "assignment": [[1]]}}],
+              "clients": [{{"type": "producer", "id": "p", "topic": "t", "acks": "all", "records_per_sec": 10,
+                            "config": {{"delivery.timeout.ms": 8000, "request.timeout.ms": 3000,
+                                        "batch.size": {batch_size}}}}}],
+              "steps": [{{"at_ms": 2050, "crash": 1}}, {{"at_ms": 30000, "restart": 1}}],
+              "run_until_ms": 40000}}"#
+        )
+    };
+    let queue = |l: &failover_lab::Lab| -> Vec<(u64, usize)> {
+        l.cluster.producers[0]
+            .partitions
+            .get(&0)
+            .map(|s| {
+                s.queue
+                    .iter()
+                    .map(|b| (b.created_ms, b.records.len()))
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    // Default batch.size (16,384 bytes, about a thousand of the lab's
+    // records): at 9 s everything since the crash waits in one batch.
+    let mut l = lab(&scenario(16_384));
+    l.cluster.run_until(9_000);
+    let q = queue(&l);
+    assert_eq!(q.len(), 1, "one open batch: {q:?}");
+    assert!(q[0].1 >= 65, "it holds the records of ~7 s: {q:?}");
+    assert_eq!(l.cluster.producers[0].stats.failed, 0);
+    // It expires 8 s after it was created, with every record in it.
+    let created = q[0].0;
+    let held = q[0].1 as u64;
+    l.cluster.run_until(created + 8_000);
+    let failed = l.cluster.producers[0].stats.failed;
+    assert!(
+        failed >= held,
+        "all {held} records of the batch created at {created} fail at once, failed {failed}"
+    );
+    let q = queue(&l);
+    assert!(
+        q.iter().all(|(c, n)| *c > created && *n <= 2),
+        "the next record starts a new batch: {q:?}"
+    );
+    // With batch.size = header + 5 records, batches fill and new ones start.
+    let mut small = lab(&scenario(61 + 16 * 5));
+    small.cluster.run_until(9_000);
+    let q = queue(&small);
+    assert!(q.len() >= 13, "~70 records in batches of 5: {q:?}");
+    assert!(q.iter().all(|(_, n)| *n <= 5), "{q:?}");
+    l.run_to_end();
+    small.run_to_end();
+    for l in [&l, &small] {
+        assert_eq!(l.report().acked_records_lost, 0);
+        assert_no_violations(l);
+    }
+}

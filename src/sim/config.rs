@@ -188,6 +188,9 @@ pub struct ProducerConfig {
     pub retry_backoff_max_ms: u64,
     pub max_in_flight: u32,
     pub linger_ms: u64,
+    /// `batch.size` (16384 bytes): a record joins the newest batch of its
+    /// partition while that batch has not been sent and has room.
+    pub batch_size: u64,
     pub metadata_max_age_ms: u64,
     pub connection: ConnectionConfig,
 }
@@ -495,6 +498,7 @@ impl ProducerConfig {
             retry_backoff_max_ms: r.u64("retry.backoff.max.ms", 1_000)?,
             max_in_flight: max_in_flight.min(1_000) as u32,
             linger_ms,
+            batch_size: r.u64("batch.size", 16_384)?,
             metadata_max_age_ms: r.positive("metadata.max.age.ms", 300_000)?,
             connection: ConnectionConfig::read(&mut r)?,
         };

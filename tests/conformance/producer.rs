@@ -27,6 +27,7 @@ fn config(idempotent: bool) -> ProducerConfig {
         retry_backoff_max_ms: 1_000,
         max_in_flight: 5,
         linger_ms: 0,
+        batch_size: 16_384,
         metadata_max_age_ms: 300_000,
         connection: ConnectionConfig {
             reconnect_backoff_ms: 50,

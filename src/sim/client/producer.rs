@@ -35,6 +35,21 @@ pub struct Batch {
     pub sent_in_epoch: Option<u32>,
 }
 
+/// The bytes one record takes in a batch as the lab models it: a record
+/// with no key, no headers and a short value (like `p1-123`, what the
+/// real-cluster driver sends) is about 16 bytes in the v2 format
+/// (DefaultRecord: attributes, timestamp and offset deltas, key and value
+/// lengths, the value, the header count).
+pub const RECORD_BYTES: u64 = 16;
+/// DefaultRecordBatch.RECORD_BATCH_OVERHEAD: a v2 batch header.
+pub const BATCH_OVERHEAD_BYTES: u64 = 61;
+
+/// How many of the lab's records fit a batch of `batch.size` bytes; the
+/// first record always fits (Kafka sends an oversized record alone).
+pub fn records_per_batch(batch_size: u64) -> usize {
+    (batch_size.saturating_sub(BATCH_OVERHEAD_BYTES) / RECORD_BYTES).max(1) as usize
+}
+
 #[derive(Clone, Debug, Default)]
 pub struct ProducerPartition {
     pub producer_id: u32,
@@ -219,8 +234,27 @@ impl Producer {
         } else {
             0
         };
+        let room = records_per_batch(self.config.batch_size);
         let state = self.partitions.or_default(p);
         self.queued.insert(p);
+        // RecordAccumulator.append: a record goes into the newest batch of
+        // its partition while that batch is still open (never drained) and
+        // has room; only then is a new batch started. So while nothing can
+        // be sent, one batch gathers the records of many seconds, and they
+        // all share its creation time, and so its delivery.timeout.ms.
+        if let Some(tail) = state.queue.back_mut() {
+            let open = tail.attempts == 0 && tail.first_seq.is_none() && tail.request.is_none();
+            if open
+                && tail.acks == acks
+                && tail.producer_id == pid
+                && tail.narrate == narrate
+                && tail.records.len() + ids.len() <= room
+            {
+                tail.records.extend(ids);
+                self.pump(ctx);
+                return;
+            }
+        }
         state.queue.push_back(Batch {
             records: ids,
             acks,

@@ -19,3 +19,13 @@ cp -r dist/element "$book/src/failover-lab"
 mdbook build "$book" >/dev/null 2>&1 || mdbook build "$book"
 [[ -f "$book/book/leader-dies.html" && -f "$book/book/failover-lab/failover-lab.js" ]] || die "mdbook build did not produce the chapter and the vendored element"
 say "$book/book/: $(mdbook --version), $(find "$book/book" -type f | wc -l) files"
+
+# The project's own book (docs/book) into www/book/, served by `make run` at
+# /book/ (the page's help links to its "Checked against Kafka 4.4.0").
+own=docs/book
+rm -rf "$own/src/failover-lab" www/book
+cp -r dist/element "$own/src/failover-lab"
+mdbook build "$own" >/dev/null 2>&1 || mdbook build "$own"
+[[ -f www/book/index.html && -f www/book/kafka-4.4.html && -f www/book/failover-lab/failover-lab.js ]] || die "mdbook build of $own did not produce www/book/"
+grep -q 'Against a real Kafka 4.4.0 cluster' www/book/kafka-4.4.html || die "www/book/kafka-4.4.html lacks the README section it includes"
+say "www/book/: $(find www/book -type f | wc -l) files"

@@ -27,6 +27,12 @@ export function installKeyboard(app, overlay) {
       h('p', { text: 'A deterministic simulation of Kafka replication runs in this page. Click a broker to crash, restart, isolate or heal it; watch the leader epoch bump, the ISR shrink and grow, the high watermark move and a rejoining replica truncate its uncommitted tail.' }),
       h('table.keys', null, ...SHORTCUTS.map(([k, d]) => h('tr', null, h('td', null, h('kbd', { text: k })), h('td', { text: d })))),
       h('p.muted', { text: 'Config switches (acks, min.insync.replicas, unclean election, seed) and the timeline rebuild the scenario and replay your recorded actions: the core is deterministic, so the run is reproduced exactly.' }),
+      h('p', null,
+        'How faithful is it? The rules are checked against Apache Kafka 4.4.0 itself: thousands of random cases through Kafka\u2019s own classes, and the scenarios and tours replayed on a real Kafka cluster. ',
+        h('a', { href: 'book/kafka-4.4.html', 'data-help': 'kafka-checked', text: 'Checked against Kafka 4.4.0' }),
+        ' has both tables and every difference left, with its reason; ',
+        h('a', { href: 'book/', 'data-help': 'book', text: 'the book' }),
+        ' starts there.'),
       h('button', { type: 'button', onclick: close, text: 'Close' }),
     ),
   );

@@ -167,6 +167,29 @@ pub struct ConsumerReport {
     /// `client.rack`, or null.
     pub client_rack: Option<String>,
     pub partitions: Vec<ConsumerPartitionReport>,
+    /// Records this consumer read more than once (the same partition and
+    /// offset again: after a restart from a commit, or a reset).
+    pub read_twice: u64,
+    /// With a `group.id`: its coordinator, what it committed, its
+    /// coordinator errors. Absent for a consumer without a group.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub group: Option<GroupReport>,
+    /// False while its process is crashed (a `crash_client` step).
+    pub running: bool,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct GroupReport {
+    pub group_id: String,
+    /// The coordinator it knows (null while unknown).
+    pub coordinator: Option<u32>,
+    /// The last commit the coordinator confirmed, per `topic-partition`:
+    /// [partition, offset, leader epoch].
+    pub committed: Vec<(String, u64, Option<u32>)>,
+    /// Successful commits.
+    pub commits: u64,
+    /// Errors of FindCoordinator, OffsetFetch and OffsetCommit, by name.
+    pub errors: std::collections::BTreeMap<String, u64>,
 }
 
 /// Where a consumer reads one partition from, and how far behind it is.
@@ -319,6 +342,19 @@ pub fn build(c: &Cluster, scenario: &str) -> Report {
             positions: consumer_positions(c, k),
             client_rack: k.config.client_rack.clone(),
             partitions: consumer_partitions(c, k),
+            read_twice: read_twice(k),
+            group: k.group.as_ref().map(|g| GroupReport {
+                group_id: g.group_id.clone(),
+                coordinator: g.coordinator,
+                committed: g
+                    .committed
+                    .values()
+                    .map(|o| (c.partitions[o.partition].name(), o.offset, o.leader_epoch))
+                    .collect(),
+                commits: g.commits,
+                errors: g.errors.clone(),
+            }),
+            running: k.running,
         })
         .collect();
     Report {
@@ -398,4 +434,14 @@ pub fn describe_partition(c: &Cluster, p: usize) -> String {
         join(&reg.elr),
         join(&reg.last_known_elr)
     )
+}
+
+/// How many of a consumer's reads were of a partition offset it had read
+/// before.
+fn read_twice(k: &crate::sim::client::Consumer) -> u64 {
+    let mut seen = std::collections::BTreeSet::new();
+    k.consumed_records
+        .iter()
+        .filter(|(p, off, _)| !seen.insert((*p, *off)))
+        .count() as u64
 }

@@ -5,6 +5,7 @@
 
 use serde_json::{Map, Value};
 
+use crate::sim::cluster::ClientStep;
 use crate::sim::cluster::{ConsumerSpec, ProducerSpec};
 use crate::sim::config::{
     Acks, ClusterConfig, ConfigMap, ConsumerConfig, ProducerConfig, TopicConfig,
@@ -12,6 +13,7 @@ use crate::sim::config::{
 use crate::sim::protocol::BrokerId;
 use crate::sim::{
     rack_aware_assignment, round_robin_assignment, Action, ClusterSpec, PartitionInfo, TopicInfo,
+    OFFSETS_TOPIC,
 };
 
 pub const MAX_BROKERS: u64 = 1_000;
@@ -195,7 +197,7 @@ fn from_value_lanes(v: Value, lanes: bool) -> R<Scenario> {
         MAX_BROKERS,
     )? as u32;
     let racks = parse_racks(m.get("racks"), brokers)?;
-    let config = ClusterConfig::parse(&config_map(m.get("config"), "config")?, "config")?;
+    let mut config = ClusterConfig::parse(&config_map(m.get("config"), "config")?, "config")?;
 
     let topics_v = m
         .get("topics")
@@ -238,6 +240,11 @@ fn from_value_lanes(v: Value, lanes: bool) -> R<Scenario> {
         }
         if topics.iter().any(|t| t.name == tname) {
             return Err(format!("{path}.name: topic \"{tname}\" is defined twice"));
+        }
+        if tname == OFFSETS_TOPIC {
+            return Err(format!(
+                "{path}.name: \"{OFFSETS_TOPIC}\" is Kafka's internal offsets topic; the lab creates it for consumers with a group.id"
+            ));
         }
         let assignment: Option<Vec<Vec<BrokerId>>> = match tm.get("assignment") {
             None => None,
@@ -418,12 +425,83 @@ fn from_value_lanes(v: Value, lanes: bool) -> R<Scenario> {
         }
     }
 
+    // __consumer_offsets (GroupCoordinator): created when a consumer has a
+    // group.id, with offsets.topic.num.partitions partitions placed like any
+    // topic. Kafka does not shrink offsets.topic.replication.factor to fit
+    // the cluster; it cannot create the topic, so say so here.
+    if consumers.iter().any(|c| c.config.group_id.is_some()) {
+        let n = config.offsets_topic_num_partitions;
+        let rf = config.offsets_topic_replication_factor;
+        if rf > brokers {
+            return Err(format!(
+                "config[\"offsets.topic.replication.factor\"]: {rf} exceeds the {brokers} brokers: Kafka cannot create {OFFSETS_TOPIC} and no group finds a coordinator (set it to at most {brokers})"
+            ));
+        }
+        if partitions.len() as u64 + u64::from(n) > MAX_PARTITIONS {
+            return Err(format!(
+                "config[\"offsets.topic.num.partitions\"]: more than {MAX_PARTITIONS} partitions in all"
+            ));
+        }
+        let assignment = if racks.is_empty() {
+            round_robin_assignment(brokers, n, rf)
+        } else {
+            rack_aware_assignment(&racks, n, rf)
+        };
+        let ti = topics.len();
+        let tconfig = config.topic_defaults.clone();
+        let first = partitions.len();
+        let mut idxs = Vec::new();
+        for (pi, reps) in assignment.into_iter().enumerate() {
+            idxs.push(partitions.len());
+            partitions.push(PartitionInfo {
+                topic: OFFSETS_TOPIC.to_string(),
+                topic_index: ti,
+                partition: pi as u32,
+                replicas: reps,
+                config: tconfig.clone(),
+            });
+        }
+        topics.push(TopicInfo {
+            topic_id: topic_id(OFFSETS_TOPIC, seed),
+            name: OFFSETS_TOPIC.to_string(),
+            replication_factor: rf,
+            partitions: idxs,
+            config: tconfig,
+        });
+        config.offsets_partitions = Some((first, n));
+        if partitions.len() as u64 * u64::from(brokers) > MAX_BROKER_PARTITIONS {
+            return Err(format!(
+                "config[\"offsets.topic.num.partitions\"]: {} partitions × {brokers} brokers exceeds the simulator's limit of {MAX_BROKER_PARTITIONS} broker-partitions",
+                partitions.len()
+            ));
+        }
+    }
+
     let mut steps = Vec::new();
     if let Some(sv) = m.get("steps") {
         let arr = sv.as_array().ok_or("steps: expected an array")?;
         for (si, s) in arr.iter().enumerate() {
             let path = format!("steps[{si}]");
             let action = parse_step(s, &path, brokers, &topics, &partitions, &producers)?;
+            let action = match action {
+                (at, Action::ClientStep { kind, client }) => {
+                    match consumers.iter().find(|c| c.name == client) {
+                        None => {
+                            return Err(format!(
+                                "{path}.{}: unknown consumer \"{client}\" (declare it under clients)",
+                                kind.key()
+                            ))
+                        }
+                        Some(c) if kind == ClientStep::Commit && c.config.group_id.is_none() => {
+                            return Err(format!(
+                                "{path}.commit: consumer \"{client}\" has no group.id, so it has nothing to commit to"
+                            ))
+                        }
+                        Some(_) => (at, Action::ClientStep { kind, client }),
+                    }
+                }
+                a => a,
+            };
             steps.push(action);
         }
     }
@@ -612,6 +690,9 @@ const ACTIONS: &[&str] = &[
     "unslow",
     "elect_preferred",
     "flush",
+    "commit",
+    "crash_client",
+    "restart_client",
 ];
 
 fn parse_step(
@@ -683,6 +764,14 @@ fn parse_step(
         "isolate" => Action::Isolate(broker(v, &apath)?),
         "heal" => Action::Heal(broker(v, &apath)?),
         "flush" => Action::Flush(broker(v, &apath)?),
+        "commit" | "crash_client" | "restart_client" => Action::ClientStep {
+            kind: match key {
+                "commit" => ClientStep::Commit,
+                "crash_client" => ClientStep::Crash,
+                _ => ClientStep::Restart,
+            },
+            client: string(v, &apath)?,
+        },
         "produce" => {
             let pm = obj(v, &apath)?;
             check_keys(

@@ -108,6 +108,23 @@ declare global {
     positions: Array<[string, number]>;
     client_rack: string | null;
     partitions: FailoverLabConsumerPartitionReport[];
+    /** Records read more than once (same partition and offset). */
+    read_twice: number;
+    /** Present when the consumer has a group.id. */
+    group?: FailoverLabGroupReport;
+    /** False while its process is crashed (a crash_client step). */
+    running: boolean;
+  }
+
+  interface FailoverLabGroupReport {
+    group_id: string;
+    /** The coordinator broker it knows, null while unknown. */
+    coordinator: number | null;
+    /** [topic-partition, committed offset, leader epoch or null]. */
+    committed: Array<[string, number, number | null]>;
+    commits: number;
+    /** FindCoordinator / OffsetFetch / OffsetCommit errors by name. */
+    errors: Record<string, number>;
   }
 
   interface FailoverLabViolation {

@@ -63,6 +63,31 @@ pub enum Action {
     },
     /// fsync every log of a broker now (a simulation aid for power-loss tests).
     Flush(BrokerId),
+    /// A step for one consumer process: commit its positions now, crash it
+    /// (everything in memory is gone), or start it again.
+    ClientStep {
+        kind: ClientStep,
+        client: String,
+    },
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ClientStep {
+    Commit,
+    Crash,
+    Restart,
+}
+
+impl ClientStep {
+    /// The scenario step's key.
+    pub fn key(self) -> &'static str {
+        match self {
+            ClientStep::Commit => "commit",
+            ClientStep::Crash => "crash_client",
+            ClientStep::Restart => "restart_client",
+        }
+    }
 }
 
 #[derive(Clone, Debug)]
@@ -94,6 +119,8 @@ enum Input {
         acks: Acks,
     },
     ElectPreferred(PartitionIndex),
+    /// A step for a consumer process (commit, crash, restart).
+    Client(ClientStep),
     /// Start-up of an already-running cluster (broker id).
     Bootstrap(BrokerId),
 }
@@ -153,6 +180,8 @@ pub struct Cluster {
     pub acked: Vec<AckedLedger>,
     pub invariants: InvariantState,
     dirty: Vec<PartitionIndex>,
+    /// What the records of `__consumer_offsets` say (`io::CommitValues`).
+    pub commit_values: super::io::CommitValues,
     /// Queue length at which dead timers are next dropped.
     compact_at: usize,
     /// A handler's output buffers, reused from event to event.
@@ -268,6 +297,7 @@ impl Cluster {
             acked: vec![AckedLedger::new(); n],
             invariants: InvariantState::new(n),
             dirty: Vec::new(),
+            commit_values: Default::default(),
             compact_at: MIN_COMPACT_QUEUE,
             sends_buf: Vec::new(),
             timers_buf: Vec::new(),
@@ -348,6 +378,7 @@ impl Cluster {
                 .brokers
                 .get(b as usize - 1)
                 .map_or(0, |x| x.incarnation),
+            Node::Consumer(i) => self.consumers.get(i as usize).map_or(0, |c| c.incarnation),
             _ => 0,
         }
     }
@@ -395,6 +426,10 @@ impl Cluster {
                     Node::Broker(b) => self
                         .broker(b)
                         .is_some_and(|x| x.is_running() && x.incarnation == incarnation),
+                    Node::Consumer(i) => self
+                        .consumers
+                        .get(i as usize)
+                        .is_some_and(|c| c.running && c.incarnation == incarnation),
                     _ => true,
                 };
                 if alive {
@@ -659,6 +694,7 @@ impl Cluster {
             now,
             sends_buf,
             timers_buf,
+            commit_values,
             ..
         } = self;
         macro_rules! ctx {
@@ -674,6 +710,7 @@ impl Cluster {
                     sends: std::mem::take(sends_buf),
                     timers: std::mem::take(timers_buf),
                     dirty,
+                    commit_values,
                 }
             };
         }
@@ -751,6 +788,9 @@ impl Cluster {
                 };
                 let mut ctx = ctx!(&controller.metadata_log[..committed]);
                 match input {
+                    Input::Client(kind) => c.client_step(&mut ctx, kind),
+                    // A crashed consumer process reads nothing.
+                    _ if !c.running => {}
                     Input::Msg(_, msg) => c.on_message(&mut ctx, msg),
                     Input::Timer(t) => c.on_timer(&mut ctx, t),
                     Input::Start => c.start(&mut ctx),
@@ -926,6 +966,17 @@ impl Cluster {
             Action::ElectPreferred { topic, partition } => {
                 self.partition_index(topic, *partition).map(|_| ())
             }
+            Action::ClientStep { kind, client } => {
+                let Some(c) = self.consumers.iter().find(|c| &c.name == client) else {
+                    return Err(format!("unknown consumer \"{client}\""));
+                };
+                if *kind == ClientStep::Commit && c.config.group_id.is_none() {
+                    return Err(format!(
+                        "consumer \"{client}\" has no group.id, so it has nothing to commit to"
+                    ));
+                }
+                Ok(())
+            }
         }
     }
 
@@ -1068,6 +1119,11 @@ impl Cluster {
                 let p = self.partition_index(&topic, partition)?;
                 self.handle(Node::Controller, Input::ElectPreferred(p));
             }
+            Action::ClientStep { kind, client } => {
+                if let Some(i) = self.consumers.iter().position(|c| c.name == client) {
+                    self.handle(Node::Consumer(i as u32), Input::Client(kind));
+                }
+            }
             Action::Flush(b) => {
                 if let Some(broker) = self.brokers.get_mut(b as usize - 1) {
                     if broker.is_running() {
@@ -1184,5 +1240,10 @@ fn describe_action(a: &Action) -> String {
             format!("Step: preferred leader election for {topic}-{partition}.")
         }
         Action::Flush(b) => format!("Step: broker {b} flushes its logs to disk."),
+        Action::ClientStep { kind, client } => match kind {
+            ClientStep::Commit => format!("Step: consumer {client} commits its positions."),
+            ClientStep::Crash => format!("Step: consumer {client}'s process crashes."),
+            ClientStep::Restart => format!("Step: consumer {client} starts again."),
+        },
     }
 }

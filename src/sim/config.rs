@@ -57,6 +57,21 @@ pub struct ClusterConfig {
     /// What mass failover costs (README, "Mass failover costs time").
     pub costs: Costs,
     pub topic_defaults: TopicConfig,
+    /// `offsets.topic.num.partitions` (50): partitions of `__consumer_offsets`.
+    pub offsets_topic_num_partitions: u32,
+    /// `offsets.topic.replication.factor` (3). Kafka does not lower it to
+    /// fit a smaller cluster: the topic cannot be created, and no group can
+    /// find its coordinator, until enough brokers exist.
+    pub offsets_topic_replication_factor: u32,
+    /// `sim.coordinator.load.ms` (5) + `sim.coordinator.load.us.per.record`
+    /// (100): how long a new leader of an offsets partition takes to load its
+    /// groups before it answers them (COORDINATOR_LOAD_IN_PROGRESS meanwhile).
+    pub coordinator_load_ms: u64,
+    pub coordinator_load_us_per_record: u64,
+    /// Where `__consumer_offsets` lies in the partition list (first index,
+    /// count), when the scenario has consumer groups; set by the scenario.
+    #[serde(skip)]
+    pub offsets_partitions: Option<(usize, u32)>,
 }
 
 /// The work a failover takes, in simulated microseconds (`sim.` settings;
@@ -238,6 +253,13 @@ pub struct ConsumerConfig {
     /// `client.rack` (KIP-392): sent with every fetch; empty means none.
     pub client_rack: Option<String>,
     pub connection: ConnectionConfig,
+    /// `group.id`: with one, the consumer commits its positions to the
+    /// group's coordinator and starts from what was committed.
+    pub group_id: Option<String>,
+    /// `enable.auto.commit` (true with a group).
+    pub enable_auto_commit: bool,
+    /// `auto.commit.interval.ms` (5000).
+    pub auto_commit_interval_ms: u64,
 }
 
 /// Reads typed values out of a config map, remembering which keys were used so
@@ -433,6 +455,17 @@ impl ClusterConfig {
             replica_selector,
             costs: Costs::read(&mut r)?,
             topic_defaults,
+            offsets_topic_num_partitions: u32::try_from(
+                r.positive("offsets.topic.num.partitions", 50)?,
+            )
+            .map_err(|_| r.err("offsets.topic.num.partitions", "is too large"))?,
+            offsets_topic_replication_factor: u32::try_from(
+                r.positive("offsets.topic.replication.factor", 3)?,
+            )
+            .map_err(|_| r.err("offsets.topic.replication.factor", "is too large"))?,
+            coordinator_load_ms: r.u64("sim.coordinator.load.ms", 5)?,
+            coordinator_load_us_per_record: r.u64("sim.coordinator.load.us.per.record", 100)?,
+            offsets_partitions: None,
         };
         r.finish(&[])?;
         Ok(c)
@@ -529,6 +562,9 @@ impl ConsumerConfig {
             metadata_max_age_ms: r.positive("metadata.max.age.ms", 300_000)?,
             client_rack: None,
             connection: ConnectionConfig::read(&mut r)?,
+            group_id: None,
+            enable_auto_commit: r.bool("enable.auto.commit", true)?,
+            auto_commit_interval_ms: r.positive("auto.commit.interval.ms", 5_000)?,
         };
         let c = ConsumerConfig {
             client_rack: match r.raw("client.rack") {
@@ -540,6 +576,16 @@ impl ConsumerConfig {
                         "client.rack",
                         format!("{other} is not a rack id (a string)"),
                     ))
+                }
+            },
+            group_id: match r.raw("group.id") {
+                None => None,
+                Some(serde_json::Value::String(s)) if s.trim().is_empty() => {
+                    return Err(r.err("group.id", "must not be empty"))
+                }
+                Some(serde_json::Value::String(s)) => Some(s.trim().to_string()),
+                Some(other) => {
+                    return Err(r.err("group.id", format!("{other} is not a group id (a string)")))
                 }
             },
             ..c

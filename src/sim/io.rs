@@ -6,7 +6,7 @@
 use std::rc::Rc;
 
 use super::config::ClusterConfig;
-use super::protocol::{BrokerId, Message, MetadataRecord, Node, PartitionIndex};
+use super::protocol::{BrokerId, CommittedOffset, Message, MetadataRecord, Node, PartitionIndex};
 use super::trace::{Trace, TraceKind};
 use super::PartitionInfo;
 
@@ -51,6 +51,12 @@ pub enum Timer {
     MetadataCommitted {
         end: u64,
     },
+    /// A new coordinator has read `partition` of `__consumer_offsets` (as
+    /// leader in `leader_epoch`) and answers its groups from now on.
+    CoordinatorLoaded {
+        partition: PartitionIndex,
+        leader_epoch: u32,
+    },
     // clients
     ProducerTick,
     Send,
@@ -59,6 +65,8 @@ pub enum Timer {
     },
     MetadataRefresh,
     ConsumerPoll,
+    /// A group consumer's `auto.commit.interval.ms` has passed.
+    AutoCommit,
     /// A connect attempt to `broker` still unanswered after
     /// `socket.connection.setup.timeout.ms` gives up.
     ConnectionSetupTimeout {
@@ -80,7 +88,16 @@ pub struct Ctx<'a> {
     pub timers: Vec<(u64, Timer)>,
     /// Partitions whose state changed, for the invariant checker.
     pub dirty: &'a mut Vec<PartitionIndex>,
+    /// The values of the records of `__consumer_offsets`, by record id.
+    pub commit_values: &'a mut CommitValues,
 }
+
+/// A log holds record ids only, so what each record of `__consumer_offsets`
+/// says (a group's committed position for one partition) is kept here, by
+/// record id, written once when the coordinator appends it. Ids are never
+/// reused within a run, so the map only grows; a replica's log decides
+/// which of these records exist for it.
+pub type CommitValues = std::collections::BTreeMap<u64, (std::rc::Rc<str>, CommittedOffset)>;
 
 impl<'a> Ctx<'a> {
     pub fn send(&mut self, to: Node, msg: Message) {
@@ -159,6 +176,7 @@ impl TestWorld {
             sends: Vec::new(),
             timers: Vec::new(),
             dirty: &mut self.dirty,
+            commit_values: &mut Default::default(),
         };
         f(&mut ctx)
     }

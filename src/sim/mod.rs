@@ -30,6 +30,9 @@ pub mod shared;
 pub mod time;
 pub mod trace;
 
+/// Kafka's internal topic of committed offsets (GroupCoordinator).
+pub const OFFSETS_TOPIC: &str = "__consumer_offsets";
+
 use serde::Serialize;
 
 pub use cluster::{Action, Cluster, ClusterSpec};

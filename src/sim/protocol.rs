@@ -51,6 +51,14 @@ pub enum ErrorCode {
     NetworkException,
     BrokerNotAvailable,
     DuplicateBrokerRegistration,
+    /// This broker does not (or no longer) lead the group's offsets partition.
+    NotCoordinator,
+    /// The group's offsets partition has no leader, or a commit could not be
+    /// made durable (GroupMetadataManager maps NOT_ENOUGH_REPLICAS and
+    /// REQUEST_TIMED_OUT of its own append to it).
+    CoordinatorNotAvailable,
+    /// The new coordinator is still loading the group from its log.
+    CoordinatorLoadInProgress,
 }
 
 impl ErrorCode {
@@ -71,6 +79,9 @@ impl ErrorCode {
             ErrorCode::NetworkException => "NETWORK_EXCEPTION",
             ErrorCode::BrokerNotAvailable => "BROKER_NOT_AVAILABLE",
             ErrorCode::DuplicateBrokerRegistration => "DUPLICATE_BROKER_REGISTRATION",
+            ErrorCode::NotCoordinator => "NOT_COORDINATOR",
+            ErrorCode::CoordinatorNotAvailable => "COORDINATOR_NOT_AVAILABLE",
+            ErrorCode::CoordinatorLoadInProgress => "COORDINATOR_LOAD_IN_PROGRESS",
         }
     }
 
@@ -315,6 +326,45 @@ pub enum Message {
     ConnectionClosed {
         broker: BrokerId,
     },
+    /// Which broker coordinates `group` (FindCoordinator, key type GROUP).
+    FindCoordinator {
+        id: u64,
+        group: String,
+    },
+    FindCoordinatorResponse {
+        id: u64,
+        result: Result<BrokerId, ErrorCode>,
+    },
+    /// Commit positions for a group (OffsetCommit).
+    OffsetCommit {
+        id: u64,
+        group: String,
+        offsets: Vec<CommittedOffset>,
+    },
+    OffsetCommitResponse {
+        id: u64,
+        result: Result<(), ErrorCode>,
+    },
+    /// Read a group's committed positions (OffsetFetch).
+    OffsetFetch {
+        id: u64,
+        group: String,
+        partitions: Vec<PartitionIndex>,
+    },
+    OffsetFetchResponse {
+        id: u64,
+        result: Result<Vec<CommittedOffset>, ErrorCode>,
+    },
+}
+
+/// One committed position: the next offset to read, and the leader epoch of
+/// the last record read (OffsetCommit v7+, KIP-320), so the consumer can
+/// validate it against a new leader.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct CommittedOffset {
+    pub partition: PartitionIndex,
+    pub offset: u64,
+    pub leader_epoch: Option<u32>,
 }
 
 impl Message {
@@ -326,6 +376,9 @@ impl Message {
             | Message::Produce { id, .. }
             | Message::Metadata { id }
             | Message::OffsetsForLeaderEpoch { id, .. }
+            | Message::FindCoordinator { id, .. }
+            | Message::OffsetCommit { id, .. }
+            | Message::OffsetFetch { id, .. }
             | Message::Connect { id } => Some(*id),
             _ => None,
         }
@@ -353,6 +406,12 @@ impl Message {
             Message::Connect { .. } => "Connect",
             Message::Connected { .. } => "Connected",
             Message::ConnectionClosed { .. } => "ConnectionClosed",
+            Message::FindCoordinator { .. } => "FindCoordinator",
+            Message::FindCoordinatorResponse { .. } => "FindCoordinatorResponse",
+            Message::OffsetCommit { .. } => "OffsetCommit",
+            Message::OffsetCommitResponse { .. } => "OffsetCommitResponse",
+            Message::OffsetFetch { .. } => "OffsetFetch",
+            Message::OffsetFetchResponse { .. } => "OffsetFetchResponse",
         }
     }
 }

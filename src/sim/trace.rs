@@ -154,6 +154,47 @@ pub enum TraceKind {
         position: u64,
         divergent_offset: u64,
     },
+    /// A new leader of a `__consumer_offsets` partition has read its commits.
+    CoordinatorLoaded {
+        broker: BrokerId,
+        partition: u32,
+        groups: Vec<String>,
+        records: u64,
+    },
+    /// A group consumer learned which broker coordinates its group.
+    CoordinatorFound {
+        consumer: String,
+        group: String,
+        broker: BrokerId,
+    },
+    /// A coordinator request failed (NOT_COORDINATOR, COORDINATOR_NOT_AVAILABLE,
+    /// COORDINATOR_LOAD_IN_PROGRESS, a timeout, a broken connection).
+    CoordinatorError {
+        consumer: String,
+        group: String,
+        request: String,
+        error: String,
+    },
+    /// The coordinator made a commit durable.
+    OffsetsCommitted {
+        consumer: String,
+        group: String,
+        offsets: Vec<(String, u64, Option<u32>)>,
+    },
+    /// A group consumer starts a partition from its committed offset.
+    CommittedOffsetFetched {
+        consumer: String,
+        topic: String,
+        partition: u32,
+        offset: Option<u64>,
+        leader_epoch: Option<u32>,
+    },
+    ConsumerCrashed {
+        consumer: String,
+    },
+    ConsumerRestarted {
+        consumer: String,
+    },
     AckedRecordsLost {
         topic: String,
         partition: u32,

@@ -164,6 +164,7 @@ impl World {
             sends: Vec::new(),
             timers: Vec::new(),
             dirty: &mut dirty,
+            commit_values: &mut Default::default(),
         };
         let r = f(&mut self.controller, &mut ctx);
         self.sends = ctx.sends;
@@ -519,6 +520,7 @@ impl BrokerWorld {
             sends: Vec::new(),
             timers: Vec::new(),
             dirty: &mut dirty,
+            commit_values: &mut Default::default(),
         };
         let r = f(&mut self.broker, &mut ctx);
         self.sends = ctx.sends;

@@ -101,6 +101,7 @@ impl Client {
             sends: Vec::new(),
             timers: Vec::new(),
             dirty: &mut dirty,
+            commit_values: &mut Default::default(),
         };
         f(&mut self.producer, &mut ctx);
         let (sends, timers) = (ctx.sends, ctx.timers);

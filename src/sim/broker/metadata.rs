@@ -161,6 +161,13 @@ impl Broker {
                 // RECOVERED in make_leader; no request of its own tells the
                 // controller, its next ISR change does (Partition.makeLeader).
             }
+            let offsets = ctx
+                .config
+                .offsets_partitions
+                .is_some_and(|(first, n)| p >= first && p < first + n as usize);
+            if offsets && (!same_epoch || !self.coordinator.contains_key(&p)) {
+                self.coordinator_became_leader(ctx, p, reg.leader_epoch);
+            }
             self.after_leader_state_change(ctx, p);
             if was_follower {
                 // Consumers parked here while it was a follower (KIP-392)
@@ -212,6 +219,7 @@ impl Broker {
                     }
                 }
             }
+            self.coordinator_resigned(p);
             if was_leader {
                 self.fail_parked_produces(ctx, p, ErrorCode::NotLeaderOrFollower);
                 self.wake_fetches(ctx, p);

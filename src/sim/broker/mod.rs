@@ -27,6 +27,7 @@
 //! holds the broker's state, its lifecycle and the dispatch of timers and
 //! messages.
 
+pub mod coordinator;
 mod fetcher;
 mod isr;
 mod metadata;
@@ -81,6 +82,9 @@ struct ParkedProduce {
     /// Per partition: the offset the HW must reach, and the answer once known.
     waiting: Vec<(PartitionIndex, u64, u64)>,
     done: Vec<ProducePartitionResponse>,
+    /// Set when this is the coordinator's own append of an OffsetCommit:
+    /// the answer is an OffsetCommitResponse.
+    commit: Option<coordinator::PendingCommit>,
 }
 
 /// The broker's lifecycle states as its BrokerLifecycleManager has them.
@@ -142,6 +146,9 @@ pub struct Broker {
     /// Parked fetches per hosted partition, by the replica's slot.
     fetch_waiters: Vec<Vec<u64>>,
     parked_produces: VecMap<u64, ParkedProduce>,
+    /// The partitions of `__consumer_offsets` this broker leads, and the
+    /// groups it has loaded from them (`coordinator.rs`).
+    pub coordinator: std::collections::BTreeMap<PartitionIndex, coordinator::Shard>,
     /// Parked produces per hosted partition, by the replica's slot.
     produce_waiters: Vec<Vec<u64>>,
     registration_in_flight: bool,
@@ -222,6 +229,7 @@ impl Broker {
             parked_fetches: VecMap::new(),
             fetch_waiters: Vec::new(),
             parked_produces: VecMap::new(),
+            coordinator: Default::default(),
             produce_waiters: Vec::new(),
             registration_in_flight: false,
             lifecycle: Lifecycle::Starting,
@@ -315,6 +323,7 @@ impl Broker {
         self.parked_fetches.clear();
         self.fetch_waiters.iter_mut().for_each(Vec::clear);
         self.parked_produces.clear();
+        self.coordinator.clear();
         self.produce_waiters.iter_mut().for_each(Vec::clear);
         for r in self.replicas.values_mut() {
             // The HW lives in memory; a restart reads the last checkpoint.
@@ -537,15 +546,13 @@ impl Broker {
                             current_leader: None,
                         });
                     }
-                    ctx.send(
-                        parked.from,
-                        Message::ProduceResponse {
-                            id: parked.id,
-                            partitions: parked.done,
-                        },
-                    );
+                    self.answer_parked(ctx, parked);
                 }
             }
+            Timer::CoordinatorLoaded {
+                partition,
+                leader_epoch,
+            } => self.coordinator_loaded(ctx, partition, leader_epoch),
             Timer::MetadataApplied { end } => self.apply_metadata_now(ctx, end),
             Timer::AlterPartitionRetry { partition, id } => {
                 self.retry_alter_partition(ctx, partition, id)
@@ -643,6 +650,17 @@ impl Broker {
                 timeout_ms,
                 batches,
             } => self.handle_produce(ctx, from, id, acks, timeout_ms, batches),
+            Message::FindCoordinator { id, group } => {
+                self.handle_find_coordinator(ctx, from, id, &group)
+            }
+            Message::OffsetFetch {
+                id,
+                group,
+                partitions,
+            } => self.handle_offset_fetch(ctx, from, id, &group, &partitions),
+            Message::OffsetCommit { id, group, offsets } => {
+                self.handle_offset_commit(ctx, from, id, &group, offsets)
+            }
             Message::Metadata { id } => {
                 let partitions = self
                     .meta_leaders

@@ -101,6 +101,7 @@ impl Broker {
                 id,
                 waiting,
                 done,
+                commit: None,
             },
         );
         ctx.after(timeout_ms, Timer::DelayedProduceExpire { id: key });
@@ -288,15 +289,31 @@ impl Broker {
     /// for the high watermark; otherwise it goes back into the purgatory.
     fn answer_or_repark(&mut self, ctx: &mut Ctx, key: u64, parked: ParkedProduce) {
         if parked.waiting.is_empty() {
-            ctx.send(
+            self.answer_parked(ctx, parked);
+        } else {
+            self.parked_produces.insert(key, parked);
+        }
+    }
+
+    /// Send a parked request's answer: a ProduceResponse, or for the
+    /// coordinator's own append the OffsetCommitResponse.
+    pub(super) fn answer_parked(&mut self, ctx: &mut Ctx, parked: ParkedProduce) {
+        match parked.commit {
+            Some(pending) => {
+                let result = parked
+                    .done
+                    .iter()
+                    .find_map(|r| r.result.err())
+                    .map_or(Ok(()), Err);
+                self.finish_commit(ctx, parked.from, parked.id, &pending, result);
+            }
+            None => ctx.send(
                 parked.from,
                 Message::ProduceResponse {
                     id: parked.id,
                     partitions: parked.done,
                 },
-            );
-        } else {
-            self.parked_produces.insert(key, parked);
+            ),
         }
     }
 

@@ -44,7 +44,7 @@ pub struct Consumer {
     pub metadata: DenseMap<(Option<BrokerId>, u32)>,
     /// The metadata request in flight: its id and the broker it went to.
     metadata_request: Option<(u64, BrokerId)>,
-    bootstrap: BrokerId,
+    pub(super) bootstrap: BrokerId,
     brokers: u32,
     pub positions: DenseMap<ConsumerPosition>,
     fetches: VecMap<u64, (BrokerId, Vec<PartitionIndex>)>,
@@ -62,6 +62,12 @@ pub struct Consumer {
     reconnect_wake: bool,
     /// A metadata refresh is wanted but no connection was up for it.
     metadata_due: bool,
+    /// The process runs (false after a `crash_client` step until restarted).
+    pub running: bool,
+    /// Which start of the process this is: timers of an earlier one are dead.
+    pub incarnation: u32,
+    /// With a `group.id`: the group half (`client/group.rs`).
+    pub group: Option<super::group::GroupMember>,
 }
 
 impl Consumer {
@@ -73,6 +79,7 @@ impl Consumer {
                 self.metadata_request.is_some_and(|m| m.0 == *id)
                     || self.fetches.contains_key(id)
                     || self.validations.contains_key(id)
+                    || self.group.as_ref().is_some_and(|g| g.owns(*id))
             }
             Timer::ConnectionSetupTimeout { broker, id } => {
                 self.connections.state(*broker) == Some(State::Connecting { id: *id })
@@ -112,6 +119,9 @@ impl Consumer {
             connections: Connections::new(Node::Consumer(index), brokers, config.connection),
             reconnect_wake: false,
             metadata_due: false,
+            running: true,
+            incarnation: 0,
+            group: config.group_id.clone().map(super::group::GroupMember::new),
             config,
         }
     }
@@ -119,6 +129,36 @@ impl Consumer {
     pub fn start(&mut self, ctx: &mut Ctx) {
         self.refresh_metadata(ctx);
         ctx.after(self.config.metadata_max_age_ms, Timer::MetadataRefresh);
+        if self.group.is_some() {
+            self.poll(ctx);
+            if self.config.enable_auto_commit {
+                ctx.after(self.config.auto_commit_interval_ms, Timer::AutoCommit);
+            }
+        }
+    }
+
+    /// The process dies: everything it held in memory is gone (positions,
+    /// metadata, connections, the coordinator, uncommitted progress); what
+    /// it consumed so far stays counted. Its timers die with it.
+    pub fn crash(&mut self) {
+        let mut fresh = Consumer::new(
+            self.name.clone(),
+            self.index,
+            self.topic_partitions.clone(),
+            self.config.clone(),
+            self.brokers,
+        );
+        fresh.consumed = self.consumed;
+        fresh.truncations_detected = self.truncations_detected;
+        fresh.errors = std::mem::take(&mut self.errors);
+        fresh.consumed_records = std::mem::take(&mut self.consumed_records);
+        if let (Some(old), Some(new)) = (self.group.as_mut(), fresh.group.as_mut()) {
+            new.errors = std::mem::take(&mut old.errors);
+            new.commits = old.commits;
+        }
+        fresh.incarnation = self.incarnation + 1;
+        fresh.running = false;
+        *self = fresh;
     }
 
     /// The broker this consumer fetches partition `p` from at time `now`: its
@@ -269,7 +309,7 @@ impl Consumer {
     }
 
     /// Poll again when the next connection that is backing off may be tried.
-    fn wake_for_reconnect(&mut self, ctx: &mut Ctx) {
+    pub(super) fn wake_for_reconnect(&mut self, ctx: &mut Ctx) {
         if self.reconnect_wake {
             return;
         }
@@ -286,6 +326,7 @@ impl Consumer {
                 self.poll(ctx)
             }
             Timer::ConnectionSetupTimeout { broker, id } => self.setup_timed_out(ctx, broker, id),
+            Timer::AutoCommit => self.auto_commit(ctx),
             Timer::MetadataRefresh => {
                 self.refresh_metadata(ctx);
                 ctx.after(self.config.metadata_max_age_ms, Timer::MetadataRefresh);
@@ -299,6 +340,7 @@ impl Consumer {
                         self.validations
                             .get(&id)
                             .and_then(|p| self.metadata.get(p).and_then(|m| m.0))
+                            .or_else(|| self.group.as_ref().and_then(|g| g.broker_of(id)))
                     })
                 };
                 if let Some(b) = broker {
@@ -325,7 +367,9 @@ impl Consumer {
     }
 
     fn request_failed(&mut self, ctx: &mut Ctx, id: u64, e: ErrorCode) {
-        if self.metadata_request.is_some_and(|m| m.0 == id) {
+        if self.group.as_ref().is_some_and(|g| g.owns(id)) {
+            self.group_request_failed(ctx, id, e);
+        } else if self.metadata_request.is_some_and(|m| m.0 == id) {
             self.metadata_request = None;
             self.bootstrap = self.bootstrap % self.brokers.max(1) + 1;
             ctx.after(self.config.retry_backoff_ms.max(1), Timer::ConsumerPoll);
@@ -577,8 +621,12 @@ impl Consumer {
             Message::Connected { id, broker } => self.connected(ctx, broker, id),
             Message::ConnectionClosed { broker } => {
                 self.connections.close(ctx.now, broker);
+                self.group_connection_closed(broker);
                 self.refresh_metadata(ctx);
             }
+            m @ (Message::FindCoordinatorResponse { .. }
+            | Message::OffsetFetchResponse { .. }
+            | Message::OffsetCommitResponse { .. }) => self.on_group_message(ctx, m),
             Message::Disconnected { id, to } => {
                 if let Node::Broker(b) = to {
                     if self.connections.on_disconnected(ctx.now, b, id) == Some(Broken::Refused) {
@@ -597,7 +645,16 @@ impl Consumer {
 
     /// Fetch every partition that is idle, one request per broker: its
     /// leader, or its preferred read replica (KIP-392).
-    fn poll(&mut self, ctx: &mut Ctx) {
+    pub(super) fn poll(&mut self, ctx: &mut Ctx) {
+        if self.group.is_some() {
+            self.drive_group(ctx);
+            if !self.may_fetch() {
+                if self.metadata_due {
+                    self.refresh_metadata(ctx);
+                }
+                return;
+            }
+        }
         let mut by_broker: VecMap<BrokerId, Vec<FetchPartition>> = VecMap::new();
         let busy: Vec<PartitionIndex> = self
             .fetches

@@ -33,9 +33,11 @@
 
 mod connection;
 mod consumer;
+mod group;
 mod producer;
 
 pub use consumer::{Consumer, ConsumerPosition};
+pub use group::GroupMember;
 
 use crate::sim::io::Ctx;
 use crate::sim::pmap::DenseMap;

@@ -1,0 +1,346 @@
+//! The group coordinator: where a consumer group's committed offsets live,
+//! and how they move when a broker dies.
+//!
+//! Committed offsets are records of an ordinary, replicated topic,
+//! `__consumer_offsets` (`offsets.topic.num.partitions` = 50,
+//! `offsets.topic.replication.factor` = 3). A group belongs to one of its
+//! partitions, `abs(hash(group.id)) % partitions` with Java's
+//! `String.hashCode` (GroupCoordinatorService.partitionFor), and the leader
+//! of that partition is the group's coordinator. So the coordinator fails
+//! over exactly as a partition does: when its broker dies, nothing answers
+//! for the group until the controller elects a new leader of that offsets
+//! partition, and the new leader must first read the partition's records
+//! to rebuild the group's offsets (COORDINATOR_LOAD_IN_PROGRESS meanwhile).
+//!
+//! The requests, as this broker answers them:
+//! - FindCoordinator (any broker): the leader of the group's offsets
+//!   partition in this broker's metadata, or COORDINATOR_NOT_AVAILABLE while
+//!   it has none (KafkaApis.getCoordinator).
+//! - OffsetFetch (the coordinator): the group's committed offsets;
+//!   NOT_COORDINATOR from a broker that does not lead the partition,
+//!   COORDINATOR_LOAD_IN_PROGRESS while it is still loading.
+//! - OffsetCommit (the coordinator): one record per partition appended to
+//!   the offsets partition as with acks=all; the commit succeeds, and the
+//!   group's offsets change, only once the high watermark covers it. An
+//!   append refused for too few in-sync replicas, or one that never becomes
+//!   durable within the consumer's request, answers
+//!   COORDINATOR_NOT_AVAILABLE; one this broker can no longer lead answers
+//!   NOT_COORDINATOR (the coordinator's error mapping, as in
+//!   GroupMetadataManager.storeOffsets).
+//!
+//! Simplified (README): one static member per consumer process, no
+//! JoinGroup/SyncGroup rebalance; the load is a fixed cost plus a cost per
+//! record (`sim.coordinator.load.ms`, `sim.coordinator.load.us.per.record`),
+//! then reads the whole log of the partition.
+
+use std::collections::BTreeMap;
+use std::rc::Rc;
+
+use super::{Broker, ParkedProduce};
+use crate::sim::config::Acks;
+use crate::sim::io::{Ctx, Timer};
+use crate::sim::log::Record;
+use crate::sim::protocol::*;
+use crate::sim::trace::TraceKind;
+
+/// What a broker leading one partition of `__consumer_offsets` knows.
+#[derive(Clone, Debug, Default)]
+pub struct Shard {
+    pub leader_epoch: u32,
+    pub loaded: bool,
+    /// Committed offsets per group, per partition.
+    pub groups: BTreeMap<Rc<str>, BTreeMap<PartitionIndex, CommittedOffset>>,
+}
+
+/// Java's `String.hashCode` (s[0]·31^(n−1) + … + s[n−1], wrapping in 32 bits)
+/// over UTF-16 code units.
+pub fn java_string_hash(s: &str) -> i32 {
+    s.encode_utf16()
+        .fold(0i32, |h, c| h.wrapping_mul(31).wrapping_add(i32::from(c)))
+}
+
+/// The partition of `__consumer_offsets` that holds `group`'s offsets:
+/// `Utils.abs(groupId.hashCode()) % partitions` (Utils.abs masks the sign
+/// bit, so `Integer.MIN_VALUE` maps to 0).
+pub fn offsets_partition_for(group: &str, partitions: u32) -> u32 {
+    ((java_string_hash(group) & 0x7fff_ffff) as u32) % partitions.max(1)
+}
+
+/// The global index of `group`'s offsets partition, if the scenario has one.
+pub fn offsets_partition_index(ctx: &Ctx, group: &str) -> Option<PartitionIndex> {
+    let (first, n) = ctx.config.offsets_partitions?;
+    Some(first + offsets_partition_for(group, n) as usize)
+}
+
+/// A commit waiting for the offsets partition's high watermark.
+#[derive(Clone, Debug)]
+pub struct PendingCommit {
+    pub group: Rc<str>,
+    pub partition: PartitionIndex,
+    pub offsets: Vec<CommittedOffset>,
+}
+
+impl Broker {
+    pub(super) fn handle_find_coordinator(
+        &mut self,
+        ctx: &mut Ctx,
+        from: Node,
+        id: u64,
+        group: &str,
+    ) {
+        let result = match offsets_partition_index(ctx, group) {
+            Some(p) => match self.meta_leaders.get(p) {
+                Some((Some(leader), _)) => Ok(*leader),
+                _ => Err(ErrorCode::CoordinatorNotAvailable),
+            },
+            None => Err(ErrorCode::CoordinatorNotAvailable),
+        };
+        ctx.send(from, Message::FindCoordinatorResponse { id, result });
+    }
+
+    /// This broker's shard for `group`, or the error a client gets instead.
+    fn shard_for(&self, ctx: &Ctx, group: &str) -> Result<(PartitionIndex, &Shard), ErrorCode> {
+        let p = offsets_partition_index(ctx, group).ok_or(ErrorCode::NotCoordinator)?;
+        let shard = self.coordinator.get(&p).ok_or(ErrorCode::NotCoordinator)?;
+        let leads = self.replicas.get(&p).is_some_and(|r| r.is_leader());
+        if !leads {
+            return Err(ErrorCode::NotCoordinator);
+        }
+        if !shard.loaded {
+            return Err(ErrorCode::CoordinatorLoadInProgress);
+        }
+        Ok((p, shard))
+    }
+
+    pub(super) fn handle_offset_fetch(
+        &mut self,
+        ctx: &mut Ctx,
+        from: Node,
+        id: u64,
+        group: &str,
+        partitions: &[PartitionIndex],
+    ) {
+        let result = self.shard_for(ctx, group).map(|(_, shard)| {
+            let committed = shard.groups.get(group);
+            partitions
+                .iter()
+                .filter_map(|p| committed.and_then(|c| c.get(p)).copied())
+                .collect()
+        });
+        ctx.send(from, Message::OffsetFetchResponse { id, result });
+    }
+
+    pub(super) fn handle_offset_commit(
+        &mut self,
+        ctx: &mut Ctx,
+        from: Node,
+        id: u64,
+        group: &str,
+        offsets: Vec<CommittedOffset>,
+    ) {
+        let p = match self.shard_for(ctx, group) {
+            Ok((p, _)) => p,
+            Err(e) => {
+                ctx.send(from, Message::OffsetCommitResponse { id, result: Err(e) });
+                return;
+            }
+        };
+        if offsets.is_empty() {
+            ctx.send(from, Message::OffsetCommitResponse { id, result: Ok(()) });
+            return;
+        }
+        let group: Rc<str> = Rc::from(group);
+        let records: Vec<Record> = offsets
+            .iter()
+            .map(|o| {
+                let rid = ctx.new_id();
+                ctx.commit_values.insert(rid, (group.clone(), *o));
+                Record::plain(rid, 0)
+            })
+            .collect();
+        let pending = PendingCommit {
+            group,
+            partition: p,
+            offsets,
+        };
+        match self.append_as_leader(ctx, p, Acks::All, records) {
+            Err(e) => {
+                let result = Err(commit_error(e));
+                ctx.send(from, Message::OffsetCommitResponse { id, result });
+            }
+            Ok((base, required)) => {
+                let hw = self.replicas.get(&p).map_or(0, |r| r.log.high_watermark);
+                if hw >= required {
+                    let result = self.ack_result(ctx, p, base).map(|_| ());
+                    self.finish_commit(ctx, from, id, &pending, result);
+                    return;
+                }
+                // Parked like an acks=all produce until the HW covers it
+                // (the coordinator's own append waits for the ISR).
+                let key = ctx.new_id();
+                if let Some(s) = self.replicas.slot_of(p) {
+                    self.produce_waiters[s].push(key);
+                }
+                self.parked_produces.insert(
+                    key,
+                    ParkedProduce {
+                        from,
+                        id,
+                        waiting: vec![(p, required, base)],
+                        done: Vec::new(),
+                        commit: Some(pending),
+                    },
+                );
+                // The consumer gives up after its request.timeout.ms; the
+                // coordinator's own limit (offsets.commit.timeout.ms, 5 s)
+                // answers first.
+                ctx.after(
+                    OFFSETS_COMMIT_TIMEOUT_MS,
+                    Timer::DelayedProduceExpire { id: key },
+                );
+            }
+        }
+    }
+
+    /// Answer a commit: on success the group's offsets take the committed
+    /// values (GroupMetadataManager updates its cache once the append is
+    /// durable).
+    pub(super) fn finish_commit(
+        &mut self,
+        ctx: &mut Ctx,
+        from: Node,
+        id: u64,
+        pending: &PendingCommit,
+        result: Result<(), ErrorCode>,
+    ) {
+        let result = result.map_err(commit_error);
+        if result.is_ok() {
+            if let Some(shard) = self.coordinator.get_mut(&pending.partition) {
+                let g = shard.groups.entry(pending.group.clone()).or_default();
+                for o in &pending.offsets {
+                    g.insert(o.partition, *o);
+                }
+            }
+        }
+        ctx.send(from, Message::OffsetCommitResponse { id, result });
+    }
+
+    /// This broker now leads offsets partition `p` in `leader_epoch`: it
+    /// loads the groups from the partition's log before answering them.
+    pub(super) fn coordinator_became_leader(
+        &mut self,
+        ctx: &mut Ctx,
+        p: PartitionIndex,
+        leader_epoch: u32,
+    ) {
+        let records = self.replicas.get(&p).map_or(0, |r| r.log.log_end_offset());
+        self.coordinator.insert(
+            p,
+            Shard {
+                leader_epoch,
+                loaded: false,
+                groups: BTreeMap::new(),
+            },
+        );
+        let us = ctx.config.coordinator_load_ms * 1_000
+            + records * ctx.config.coordinator_load_us_per_record;
+        ctx.after(
+            us.div_ceil(1_000).max(1),
+            Timer::CoordinatorLoaded {
+                partition: p,
+                leader_epoch,
+            },
+        );
+    }
+
+    pub(super) fn coordinator_loaded(
+        &mut self,
+        ctx: &mut Ctx,
+        p: PartitionIndex,
+        leader_epoch: u32,
+    ) {
+        let Some(rep) = self.replicas.get(&p) else {
+            return;
+        };
+        if !rep.is_leader() || rep.leader_epoch != leader_epoch {
+            return;
+        }
+        let mut groups: BTreeMap<Rc<str>, BTreeMap<PartitionIndex, CommittedOffset>> =
+            BTreeMap::new();
+        let mut read = 0u64;
+        for r in rep.log.records() {
+            if let Some((g, o)) = ctx.commit_values.get(&r.id) {
+                groups.entry(g.clone()).or_default().insert(o.partition, *o);
+                read += 1;
+            }
+        }
+        let Some(shard) = self.coordinator.get_mut(&p) else {
+            return;
+        };
+        if shard.leader_epoch != leader_epoch {
+            return;
+        }
+        shard.loaded = true;
+        shard.groups = groups;
+        let names: Vec<String> = shard.groups.keys().map(|g| g.to_string()).collect();
+        if names.is_empty() && read == 0 {
+            return;
+        }
+        let me = self.id;
+        let tp = ctx.tp(p);
+        ctx.trace(
+            TraceKind::CoordinatorLoaded {
+                broker: me,
+                partition: ctx.partitions[p].partition,
+                groups: names.clone(),
+                records: read,
+            },
+            format!(
+                "Broker {me} leads {tp} and has loaded its {read} commit record(s): it is now the coordinator of group {} and answers its OffsetFetch and OffsetCommit.",
+                names.join(", ")
+            ),
+        );
+    }
+
+    /// No longer the leader of `p`: its groups are unloaded (clients get
+    /// NOT_COORDINATOR and look for the new one).
+    pub(super) fn coordinator_resigned(&mut self, p: PartitionIndex) {
+        self.coordinator.remove(&p);
+    }
+}
+
+/// offsets.commit.timeout.ms (5000): how long the coordinator waits for a
+/// commit to become durable.
+pub const OFFSETS_COMMIT_TIMEOUT_MS: u64 = 5_000;
+
+/// The coordinator's answer for an error of its own append.
+pub fn commit_error(e: ErrorCode) -> ErrorCode {
+    match e {
+        ErrorCode::NotEnoughReplicas
+        | ErrorCode::NotEnoughReplicasAfterAppend
+        | ErrorCode::RequestTimedOut => ErrorCode::CoordinatorNotAvailable,
+        ErrorCode::NotLeaderOrFollower | ErrorCode::FencedLeaderEpoch => ErrorCode::NotCoordinator,
+        other => other,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Java: "".hashCode() == 0, "a".hashCode() == 97,
+    /// "orders".hashCode() == -1008770331 (negative: Utils.abs masks the
+    /// sign bit before the modulo).
+    #[test]
+    fn the_group_partition_is_javas_string_hash_masked_modulo_the_partitions() {
+        assert_eq!(java_string_hash(""), 0);
+        assert_eq!(java_string_hash("a"), 97);
+        assert_eq!(java_string_hash("ab"), 97 * 31 + 98);
+        assert_eq!(java_string_hash("orders"), -1008770331);
+        assert_eq!(
+            offsets_partition_for("orders", 50),
+            ((-1008770331i32 & 0x7fff_ffff) as u32) % 50
+        );
+        assert!((0..50).contains(&offsets_partition_for("payments-consumers", 50)));
+    }
+}

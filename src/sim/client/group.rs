@@ -1,0 +1,465 @@
+//! A consumer in a group: it finds the group's coordinator, starts each
+//! partition from the offset the group committed, and commits its
+//! positions as it reads (ConsumerCoordinator, the classic protocol's
+//! offset half; `broker/coordinator.rs` is the other side).
+//!
+//! - FindCoordinator goes to any broker (the least loaded one). Until the
+//!   answer names a broker the consumer reads nothing.
+//! - OffsetFetch, to the coordinator, before the first fetch: a committed
+//!   position becomes the partition's position with its leader epoch, so a
+//!   leader that truncated meanwhile is caught by the usual validation
+//!   (KIP-320); a partition with no commit starts where the lab's consumer
+//!   always starts, at offset 0.
+//! - OffsetCommit every `auto.commit.interval.ms` with `enable.auto.commit`
+//!   (and on a `commit` step): each position with the leader epoch of the
+//!   last record read (OffsetCommit v7+).
+//! - NOT_COORDINATOR, COORDINATOR_NOT_AVAILABLE, a timed-out or broken
+//!   request, or the coordinator's connection closing mark the coordinator
+//!   unknown (ConsumerCoordinator.markCoordinatorUnknown): the consumer asks
+//!   FindCoordinator again after `retry.backoff.ms`, growing to 1 s.
+//!   COORDINATOR_LOAD_IN_PROGRESS keeps the coordinator and retries.
+//!
+//! Simplified (README): each consumer process is the group's only member
+//! for the partitions it reads (a static assignment, no JoinGroup/SyncGroup
+//! rebalance, no heartbeats or session timeout); a failed auto-commit is
+//! retried with the positions of the moment.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+use super::backoff;
+use super::connection::State;
+use super::consumer::Consumer;
+use crate::sim::cluster::ClientStep;
+use crate::sim::io::{Ctx, Timer};
+use crate::sim::protocol::*;
+use crate::sim::trace::TraceKind;
+
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct GroupMember {
+    pub group_id: String,
+    /// The coordinator as last found; `None` while unknown.
+    pub coordinator: Option<BrokerId>,
+    /// The last commit the coordinator confirmed, per partition.
+    pub committed: BTreeMap<PartitionIndex, CommittedOffset>,
+    /// OffsetFetch has answered: the partitions may be read.
+    pub offsets_fetched: bool,
+    /// Errors of coordinator requests, by name.
+    pub errors: BTreeMap<String, u64>,
+    pub commits: u64,
+    #[serde(skip)]
+    find: Option<(u64, BrokerId)>,
+    #[serde(skip)]
+    offset_fetch: Option<(u64, BrokerId)>,
+    #[serde(skip)]
+    commit: Option<(u64, BrokerId, Vec<CommittedOffset>)>,
+    /// A commit is wanted (auto-commit interval passed, a step, a retry).
+    #[serde(skip)]
+    commit_due: bool,
+    #[serde(skip)]
+    next_try_ms: u64,
+    #[serde(skip)]
+    failures: u32,
+    /// The last error narrated, so a streak of the same one is told once.
+    #[serde(skip)]
+    last_error: Option<ErrorCode>,
+}
+
+impl GroupMember {
+    pub fn new(group_id: String) -> Self {
+        GroupMember {
+            group_id,
+            ..Default::default()
+        }
+    }
+
+    /// Whether `id` is one of this member's outstanding requests.
+    pub fn owns(&self, id: u64) -> bool {
+        self.find.is_some_and(|f| f.0 == id)
+            || self.offset_fetch.is_some_and(|f| f.0 == id)
+            || self.commit.as_ref().is_some_and(|c| c.0 == id)
+    }
+
+    /// The broker an outstanding request `id` went to.
+    pub fn broker_of(&self, id: u64) -> Option<BrokerId> {
+        [self.find, self.offset_fetch]
+            .into_iter()
+            .flatten()
+            .chain(self.commit.as_ref().map(|c| (c.0, c.1)))
+            .find(|r| r.0 == id)
+            .map(|r| r.1)
+    }
+}
+
+impl Consumer {
+    /// Whether partitions may be fetched: always without a group; with one,
+    /// once the committed offsets are known.
+    pub(super) fn may_fetch(&self) -> bool {
+        self.group.as_ref().is_none_or(|g| g.offsets_fetched)
+    }
+
+    /// Move the group protocol on: find the coordinator, fetch the committed
+    /// offsets, send a due commit. Called from poll().
+    pub(super) fn drive_group(&mut self, ctx: &mut Ctx) {
+        let Some(g) = self.group.as_ref() else {
+            return;
+        };
+        if g.find.is_some() || g.offset_fetch.is_some() || g.commit.is_some() {
+            return;
+        }
+        if ctx.now < g.next_try_ms {
+            let at = g.next_try_ms;
+            ctx.after(at - ctx.now, Timer::ConsumerPoll);
+            return;
+        }
+        let group = g.group_id.clone();
+        let Some(coordinator) = g.coordinator else {
+            let Some(node) = self.connections.least_loaded(ctx, self.bootstrap) else {
+                self.wake_for_reconnect(ctx);
+                return;
+            };
+            let id = ctx.new_id();
+            if let Some(g) = self.group.as_mut() {
+                g.find = Some((id, node));
+            }
+            ctx.send(Node::Broker(node), Message::FindCoordinator { id, group });
+            ctx.after(self.config.request_timeout_ms, Timer::RequestTimeout { id });
+            return;
+        };
+        // AbstractCoordinator.checkAndGetCoordinator: a coordinator whose
+        // connection failed and is backing off is unavailable: forget it
+        // and look it up again.
+        let blacked_out = matches!(
+            self.connections.state(coordinator),
+            Some(State::Disconnected { reconnect_at }) if reconnect_at > ctx.now
+        );
+        if blacked_out {
+            if let Some(g) = self.group.as_mut() {
+                g.coordinator = None;
+            }
+            self.drive_group(ctx);
+            return;
+        }
+        let fetched = g.offsets_fetched;
+        let due = g.commit_due;
+        if fetched && !due {
+            return;
+        }
+        if !self.connections.ready(ctx, coordinator) {
+            self.wake_for_reconnect(ctx);
+            return;
+        }
+        let id = ctx.new_id();
+        if !fetched {
+            let partitions = self.topic_partitions.clone();
+            if let Some(g) = self.group.as_mut() {
+                g.offset_fetch = Some((id, coordinator));
+            }
+            ctx.send(
+                Node::Broker(coordinator),
+                Message::OffsetFetch {
+                    id,
+                    group,
+                    partitions,
+                },
+            );
+        } else {
+            let offsets: Vec<CommittedOffset> = self
+                .positions
+                .iter()
+                .map(|(p, pos)| CommittedOffset {
+                    partition: p,
+                    offset: pos.offset,
+                    leader_epoch: pos.epoch,
+                })
+                .collect();
+            if let Some(g) = self.group.as_mut() {
+                g.commit_due = false;
+                g.commit = Some((id, coordinator, offsets.clone()));
+            }
+            ctx.send(
+                Node::Broker(coordinator),
+                Message::OffsetCommit { id, group, offsets },
+            );
+        }
+        ctx.after(self.config.request_timeout_ms, Timer::RequestTimeout { id });
+    }
+
+    pub(super) fn auto_commit(&mut self, ctx: &mut Ctx) {
+        if let Some(g) = self.group.as_mut() {
+            if g.offsets_fetched {
+                g.commit_due = true;
+            }
+        }
+        self.poll(ctx);
+        ctx.after(self.config.auto_commit_interval_ms, Timer::AutoCommit);
+    }
+
+    /// A coordinator request answered with an error, timed out or lost its
+    /// connection.
+    pub(super) fn group_request_failed(&mut self, ctx: &mut Ctx, id: u64, e: ErrorCode) {
+        let name = self.name.clone();
+        let backoff_base = self.config.retry_backoff_ms;
+        let Some(g) = self.group.as_mut() else {
+            return;
+        };
+        let request = if g.find.is_some_and(|f| f.0 == id) {
+            g.find = None;
+            "FindCoordinator"
+        } else if g.offset_fetch.is_some_and(|f| f.0 == id) {
+            g.offset_fetch = None;
+            "OffsetFetch"
+        } else if g.commit.as_ref().is_some_and(|c| c.0 == id) {
+            g.commit = None;
+            g.commit_due = true;
+            "OffsetCommit"
+        } else {
+            return;
+        };
+        *g.errors.entry(e.name().to_string()).or_default() += 1;
+        let unknown = e != ErrorCode::CoordinatorLoadInProgress;
+        let was = g.coordinator;
+        if unknown && request != "FindCoordinator" {
+            g.coordinator = None;
+        }
+        g.failures += 1;
+        g.next_try_ms = ctx.now + backoff(backoff_base, 1_000, g.failures);
+        let first = g.last_error != Some(e);
+        g.last_error = Some(e);
+        if first {
+            let then = match (e, was) {
+                (ErrorCode::CoordinatorLoadInProgress, _) => {
+                    "the coordinator is still loading the group's offsets; it asks again"
+                        .to_string()
+                }
+                (_, Some(b)) if request != "FindCoordinator" => format!(
+                    "it marks coordinator {b} unknown and looks for the group's coordinator again"
+                ),
+                _ => "it asks again after retry.backoff.ms".to_string(),
+            };
+            ctx.trace(
+                TraceKind::CoordinatorError {
+                    consumer: name.clone(),
+                    group: g.group_id.clone(),
+                    request: request.to_string(),
+                    error: e.name().to_string(),
+                },
+                format!(
+                    "Consumer {name}'s {request} for group {} failed with {e}: {then}.",
+                    g.group_id
+                ),
+            );
+        }
+        let at = g.next_try_ms;
+        ctx.after((at - ctx.now).max(1), Timer::ConsumerPoll);
+    }
+
+    /// The connection to `broker` closed: a coordinator there is unknown now.
+    pub(super) fn group_connection_closed(&mut self, broker: BrokerId) {
+        if let Some(g) = self.group.as_mut() {
+            if g.coordinator == Some(broker) {
+                g.coordinator = None;
+            }
+        }
+    }
+
+    pub(super) fn on_group_message(&mut self, ctx: &mut Ctx, msg: Message) {
+        match msg {
+            Message::FindCoordinatorResponse { id, result } => {
+                let owned = self
+                    .group
+                    .as_ref()
+                    .is_some_and(|g| g.find.is_some_and(|f| f.0 == id));
+                if !owned {
+                    return;
+                }
+                match result {
+                    Err(e) => self.group_request_failed(ctx, id, e),
+                    Ok(b) => {
+                        let name = self.name.clone();
+                        if let Some(g) = self.group.as_mut() {
+                            g.find = None;
+                            g.failures = 0;
+                            g.last_error = None;
+                            g.coordinator = Some(b);
+                            ctx.trace(
+                                TraceKind::CoordinatorFound {
+                                    consumer: name.clone(),
+                                    group: g.group_id.clone(),
+                                    broker: b,
+                                },
+                                format!(
+                                    "Consumer {name} found the coordinator of group {}: broker {b}, the leader of the group's {} partition.",
+                                    g.group_id,
+                                    crate::sim::OFFSETS_TOPIC
+                                ),
+                            );
+                        }
+                        self.poll(ctx);
+                    }
+                }
+            }
+            Message::OffsetFetchResponse { id, result } => {
+                let owned = self
+                    .group
+                    .as_ref()
+                    .is_some_and(|g| g.offset_fetch.is_some_and(|f| f.0 == id));
+                if !owned {
+                    return;
+                }
+                match result {
+                    Err(e) => self.group_request_failed(ctx, id, e),
+                    Ok(offsets) => {
+                        let name = self.name.clone();
+                        let parts = self.topic_partitions.clone();
+                        for p in parts {
+                            let committed = offsets.iter().find(|o| o.partition == p).copied();
+                            if let (Some(o), Some(pos)) = (committed, self.positions.get_mut(&p)) {
+                                pos.offset = o.offset;
+                                pos.epoch = o.leader_epoch;
+                                pos.validated_epoch = None;
+                            }
+                            let info = &ctx.partitions[p];
+                            let tp = ctx.tp(p);
+                            let text = match committed {
+                                Some(o) => format!(
+                                    "Consumer {name} starts {tp} at its group's committed offset {}{}.",
+                                    o.offset,
+                                    o.leader_epoch
+                                        .map(|e| format!(" (leader epoch {e}, validated against the current leader before it reads)"))
+                                        .unwrap_or_default()
+                                ),
+                                None => format!(
+                                    "Consumer {name}'s group has no committed offset for {tp}: it starts at offset 0."
+                                ),
+                            };
+                            ctx.trace(
+                                TraceKind::CommittedOffsetFetched {
+                                    consumer: name.clone(),
+                                    topic: info.topic.clone(),
+                                    partition: info.partition,
+                                    offset: committed.map(|o| o.offset),
+                                    leader_epoch: committed.and_then(|o| o.leader_epoch),
+                                },
+                                text,
+                            );
+                        }
+                        if let Some(g) = self.group.as_mut() {
+                            g.offset_fetch = None;
+                            g.failures = 0;
+                            g.last_error = None;
+                            g.offsets_fetched = true;
+                            g.committed = offsets.into_iter().map(|o| (o.partition, o)).collect();
+                        }
+                        self.poll(ctx);
+                    }
+                }
+            }
+            Message::OffsetCommitResponse { id, result } => {
+                let owned = self
+                    .group
+                    .as_ref()
+                    .is_some_and(|g| g.commit.as_ref().is_some_and(|c| c.0 == id));
+                if !owned {
+                    return;
+                }
+                match result {
+                    Err(e) => self.group_request_failed(ctx, id, e),
+                    Ok(()) => {
+                        let name = self.name.clone();
+                        if let Some(g) = self.group.as_mut() {
+                            let Some((_, broker, offsets)) = g.commit.take() else {
+                                return;
+                            };
+                            g.failures = 0;
+                            g.last_error = None;
+                            g.commits += 1;
+                            let changed = offsets
+                                .iter()
+                                .any(|o| g.committed.get(&o.partition) != Some(o));
+                            for o in &offsets {
+                                g.committed.insert(o.partition, *o);
+                            }
+                            if changed {
+                                let list: Vec<(String, u64, Option<u32>)> = offsets
+                                    .iter()
+                                    .map(|o| (ctx.tp(o.partition), o.offset, o.leader_epoch))
+                                    .collect();
+                                let shown: Vec<String> = list
+                                    .iter()
+                                    .map(|(tp, o, _)| format!("{tp} at {o}"))
+                                    .collect();
+                                ctx.trace(
+                                    TraceKind::OffsetsCommitted {
+                                        consumer: name.clone(),
+                                        group: g.group_id.clone(),
+                                        offsets: list,
+                                    },
+                                    format!(
+                                        "Consumer {name} committed group {}'s positions ({}) to coordinator {broker}: they are on the offsets partition's in-sync replicas.",
+                                        g.group_id,
+                                        shown.join(", ")
+                                    ),
+                                );
+                            }
+                        }
+                        self.poll(ctx);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// A step for this consumer's process.
+    pub fn client_step(&mut self, ctx: &mut Ctx, kind: ClientStep) {
+        match kind {
+            ClientStep::Commit => {
+                if !self.running {
+                    return;
+                }
+                if let Some(g) = self.group.as_mut() {
+                    if g.offsets_fetched {
+                        g.commit_due = true;
+                    }
+                }
+                self.poll(ctx);
+            }
+            ClientStep::Crash => {
+                if !self.running {
+                    return;
+                }
+                let name = self.name.clone();
+                self.crash();
+                ctx.trace(
+                    TraceKind::ConsumerCrashed {
+                        consumer: name.clone(),
+                    },
+                    format!(
+                        "Consumer {name}'s process crashed: its positions, its metadata and anything it had read but not committed are gone."
+                    ),
+                );
+            }
+            ClientStep::Restart => {
+                if self.running {
+                    return;
+                }
+                let name = self.name.clone();
+                self.running = true;
+                let then = if self.group.is_some() {
+                    "it finds its group's coordinator and resumes from the committed offsets; what it read after the last commit it reads again"
+                } else {
+                    "without a group.id it has no committed offsets and starts each partition at offset 0"
+                };
+                ctx.trace(
+                    TraceKind::ConsumerRestarted {
+                        consumer: name.clone(),
+                    },
+                    format!("Consumer {name} starts again: {then}."),
+                );
+                self.start(ctx);
+            }
+        }
+    }
+}

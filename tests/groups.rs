@@ -1,0 +1,244 @@
+//! Consumer groups through a failover (issue 24, first slice): the group
+//! coordinator is the leader of the group's `__consumer_offsets` partition,
+//! commits carry the leader epoch and survive the coordinator's broker, and
+//! a consumer that restarts resumes from its last commit. Each test names
+//! the Kafka class and method whose rule it checks.
+
+mod common;
+use common::*;
+use failover_lab::sim::trace::TraceKind;
+use failover_lab::Lab;
+
+/// `orders`' partition of `__consumer_offsets` with Kafka's 50 partitions:
+/// Java's "orders".hashCode() is -1008770331; Utils.abs masks the sign bit,
+/// (-1008770331 & 0x7fffffff) % 50 = 17 (computed outside the lab).
+const ORDERS_GROUP_PARTITION: u32 = 17;
+
+fn offsets_index(l: &Lab, partition: u32) -> usize {
+    l.cluster
+        .partitions
+        .iter()
+        .position(|p| p.topic == "__consumer_offsets" && p.partition == partition)
+        .unwrap_or_else(|| panic!("no __consumer_offsets-{partition}"))
+}
+
+fn scenario(config: &str, consumer_config: &str, steps: &str, until: u64) -> Lab {
+    lab(&format!(
+        r#"{{"seed": 3, "brokers": 3, "config": {{{config}}},
+          "topics": [{{"name": "t", "partitions": 1, "replication_factor": 3}}],
+          "clients": [
+            {{"type": "producer", "id": "p", "topic": "t", "acks": "all", "records_per_sec": 20}},
+            {{"type": "consumer", "id": "c", "topic": "t",
+              "config": {{"group.id": "orders"{consumer_config}}}}}],
+          "steps": [{steps}],
+          "run_until_ms": {until}}}"#
+    ))
+}
+
+fn group(l: &Lab) -> &failover_lab::sim::client::GroupMember {
+    l.cluster.consumers[0]
+        .group
+        .as_ref()
+        .unwrap_or_else(|| panic!("the consumer has a group"))
+}
+
+/// GroupCoordinatorService.partitionFor + KafkaApis.getCoordinator: a group
+/// belongs to partition abs(hash(group.id)) % offsets.topic.num.partitions
+/// of `__consumer_offsets`, and its coordinator is that partition's leader.
+#[test]
+fn the_coordinator_is_the_leader_of_the_groups_hashed_offsets_partition() {
+    let mut l = scenario("", "", "", 3_000);
+    l.run_to_end();
+    let n = l
+        .cluster
+        .partitions
+        .iter()
+        .filter(|p| p.topic == "__consumer_offsets")
+        .count();
+    assert_eq!(n, 50, "offsets.topic.num.partitions defaults to 50");
+    let p = offsets_index(&l, ORDERS_GROUP_PARTITION);
+    let leader = reg(&l, p).leader;
+    assert!(leader.is_some());
+    assert_eq!(group(&l).coordinator, leader);
+    assert!(group(&l).offsets_fetched);
+    // Only that broker holds the group: it has loaded it from the partition.
+    for b in 1..=3 {
+        let holds = l
+            .cluster
+            .broker(b)
+            .is_some_and(|x| x.coordinator.contains_key(&p));
+        assert_eq!(holds, Some(b) == leader, "broker {b}");
+    }
+}
+
+/// ConsumerCoordinator.commitOffsetsAsync with OffsetCommit v7+ (KIP-320):
+/// each committed position carries the leader epoch of the last record the
+/// consumer read, and a commit is confirmed only once the offsets
+/// partition's ISR has it (the coordinator's append waits for the HW).
+#[test]
+fn commits_carry_the_leader_epoch_of_the_last_record_read() {
+    // t-0's leader (broker 1) crashes at 4 s: epoch 0 → 1 at fencing.
+    let mut l = scenario("", "", r#"{"at_ms": 4000, "crash": 1}"#, 30_000);
+    l.run_to_end();
+    let g = group(&l);
+    let c = g.committed.get(&0).copied().expect("a commit for t-0");
+    assert_eq!(
+        c.leader_epoch,
+        Some(1),
+        "the last record read was written in epoch 1"
+    );
+    let pos = l.cluster.consumers[0].positions.get(&0).map(|p| p.offset);
+    assert!(
+        pos.is_some_and(|p| p >= c.offset && p - c.offset <= 120),
+        "the commit trails the position by at most one interval: {c:?} vs {pos:?}"
+    );
+    // The coordinator's copy is the same, and it is on the offsets
+    // partition's log below the high watermark.
+    let op = offsets_index(&l, ORDERS_GROUP_PARTITION);
+    let coord = g.coordinator.expect("a coordinator");
+    let shard = &l.cluster.broker(coord).unwrap().coordinator[&op];
+    assert_eq!(shard.groups["orders"][&0], c);
+    let log = &replica(&l, coord, op).log;
+    assert!(log.high_watermark >= 1 && log.high_watermark == log.log_end_offset());
+    // Auto-commit every 5 s; the ones made while dead broker 1 was still in
+    // the offsets partition's ISR could not become durable in time
+    // (offsets.commit.timeout.ms) and failed, to be made again.
+    assert!(g.commits >= 3, "auto-commit every 5 s: {}", g.commits);
+}
+
+/// ConsumerCoordinator.refreshCommittedOffsetsIfNeeded after a restart: a
+/// consumer process that crashes loses what it read after its last commit,
+/// and the new process starts from the committed offset, so those records
+/// are read twice (at-least-once).
+#[test]
+fn a_restarted_consumer_resumes_from_its_committed_offset_and_rereads_the_rest() {
+    let mut l = scenario(
+        "",
+        r#", "auto.commit.interval.ms": 5000"#,
+        r#"{"at_ms": 12500, "crash_client": "c"}, {"at_ms": 15000, "restart_client": "c"}"#,
+        25_000,
+    );
+    l.cluster.run_until(12_499);
+    let committed = group(&l)
+        .committed
+        .get(&0)
+        .copied()
+        .expect("a commit")
+        .offset;
+    let read = l.cluster.consumers[0]
+        .positions
+        .get(&0)
+        .map_or(0, |p| p.offset);
+    assert!(
+        read > committed,
+        "it read past its commit: {read} > {committed}"
+    );
+    l.run_to_end();
+    let c = &l.cluster.consumers[0];
+    let restarted = events(&l, |k| matches!(k, TraceKind::ConsumerRestarted { .. }));
+    assert_eq!(restarted.len(), 1);
+    let fetched = events(
+        &l,
+        |k| matches!(k, TraceKind::CommittedOffsetFetched { offset: Some(o), .. } if *o == committed),
+    );
+    assert_eq!(
+        fetched.len(),
+        1,
+        "the new process starts at the committed {committed}"
+    );
+    // Every offset in [committed, read) was consumed twice, none other.
+    let mut seen = std::collections::BTreeMap::new();
+    for (p, off, _) in &c.consumed_records {
+        *seen.entry((*p, *off)).or_insert(0u32) += 1;
+    }
+    let twice: Vec<u64> = seen
+        .iter()
+        .filter(|(_, n)| **n > 1)
+        .map(|((_, o), _)| *o)
+        .collect();
+    assert_eq!(twice, (committed..read).collect::<Vec<_>>());
+    assert!(seen.values().all(|n| *n <= 2));
+    assert_no_violations(&l);
+}
+
+/// KafkaApis.getCoordinator + ConsumerCoordinator.markCoordinatorUnknown:
+/// with the coordinator's broker dead and its offsets partition without a
+/// leader (offsets.topic.replication.factor=1), FindCoordinator answers
+/// COORDINATOR_NOT_AVAILABLE, commits stop, and once the partition has a
+/// leader again the consumer finds it and commits resume.
+#[test]
+fn find_coordinator_answers_coordinator_not_available_until_the_offsets_partition_has_a_leader() {
+    let probe = scenario(r#""offsets.topic.replication.factor": 1"#, "", "", 1);
+    let op = offsets_index(&probe, ORDERS_GROUP_PARTITION);
+    let host = probe.cluster.partitions[op].replicas[0];
+    let mut l = scenario(
+        r#""offsets.topic.replication.factor": 1"#,
+        "",
+        &format!(r#"{{"at_ms": 6000, "crash": {host}}}, {{"at_ms": 30000, "restart": {host}}}"#),
+        50_000,
+    );
+    l.cluster.run_until(29_000);
+    let g = group(&l);
+    assert!(
+        g.errors
+            .get("COORDINATOR_NOT_AVAILABLE")
+            .copied()
+            .unwrap_or(0)
+            >= 1,
+        "errors {:?}",
+        g.errors
+    );
+    let commits_before = g.commits;
+    l.run_to_end();
+    let g = group(&l);
+    assert_eq!(
+        g.coordinator,
+        Some(host),
+        "the restarted broker leads the partition again"
+    );
+    assert!(g.commits > commits_before, "commits resume");
+    let c = g.committed.get(&0).copied().expect("a commit");
+    assert!(c.offset > 500, "the last commit is recent: {c:?}");
+}
+
+/// GroupMetadataManager.loadGroupsAndOffsets: a broker that becomes leader of
+/// an offsets partition reads the partition's commits before it answers for
+/// the group (COORDINATOR_LOAD_IN_PROGRESS meanwhile), and what it loads is
+/// what the previous coordinator had committed.
+#[test]
+fn a_new_coordinator_loads_the_committed_offsets_before_answering() {
+    let probe = scenario("", "", "", 1);
+    let op = offsets_index(&probe, ORDERS_GROUP_PARTITION);
+    let first = probe.cluster.partitions[op].replicas[0];
+    let mut l = scenario(
+        r#""sim.coordinator.load.ms": 3000"#,
+        "",
+        &format!(r#"{{"at_ms": 8000, "crash": {first}}}"#),
+        40_000,
+    );
+    l.cluster.run_until(7_990);
+    let before = group(&l).committed.get(&0).copied().expect("a commit");
+    l.run_to_end();
+    let g = group(&l);
+    let now = g.coordinator.expect("a new coordinator");
+    assert_ne!(now, first);
+    assert!(
+        g.errors
+            .get("COORDINATOR_LOAD_IN_PROGRESS")
+            .copied()
+            .unwrap_or(0)
+            >= 1,
+        "errors {:?}",
+        g.errors
+    );
+    let loaded = events(
+        &l,
+        |k| matches!(k, TraceKind::CoordinatorLoaded { broker, .. } if *broker == now),
+    );
+    assert!(!loaded.is_empty(), "the new leader loaded the group");
+    // It loaded at least the commit made before the crash.
+    let latest = g.committed.get(&0).copied().expect("a commit");
+    assert!(latest.offset >= before.offset);
+    assert_eq!(l.report().acked_records_lost, 0);
+    assert_no_violations(&l);
+}

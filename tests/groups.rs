@@ -242,3 +242,88 @@ fn a_new_coordinator_loads_the_committed_offsets_before_answering() {
     assert_eq!(l.report().acked_records_lost, 0);
     assert_no_violations(&l);
 }
+
+fn late_group_consumer(reset: &str) -> Lab {
+    // The consumer's first process dies before it reads or commits anything;
+    // the second starts at 10 s, with 200 records already in the log.
+    scenario(
+        "",
+        &format!(r#", "auto.offset.reset": "{reset}""#),
+        r#"{"at_ms": 1, "crash_client": "c"}, {"at_ms": 10000, "restart_client": "c"}"#,
+        15_000,
+    )
+}
+
+/// SubscriptionState.resetInitializingPositions (auto.offset.reset): a group
+/// with no committed offset for a partition starts at the high watermark
+/// (`latest`, the default: what is already in the log is never read), at
+/// the log start (`earliest`), or not at all (`none`:
+/// NoOffsetForPartitionException).
+#[test]
+fn a_group_without_a_committed_offset_follows_auto_offset_reset() {
+    let mut latest = late_group_consumer("latest");
+    latest.cluster.run_until(9_999);
+    let hw = replica(&latest, 1, 0).log.high_watermark;
+    assert!(hw >= 190, "records before the restart: {hw}");
+    latest.run_to_end();
+    let c = &latest.cluster.consumers[0];
+    let first = c.consumed_records.first().map(|r| r.1);
+    assert!(
+        first.is_some_and(|f| f >= hw),
+        "latest starts at the high watermark {hw}, not before: first read {first:?}"
+    );
+    let reset = events(
+        &latest,
+        |k| matches!(k, TraceKind::ConsumerOffsetReset { reset, offset: Some(_), .. } if reset == "latest"),
+    );
+    assert_eq!(reset.len(), 1);
+
+    let mut earliest = late_group_consumer("earliest");
+    earliest.run_to_end();
+    let c = &earliest.cluster.consumers[0];
+    assert_eq!(c.consumed_records.first().map(|r| r.1), Some(0));
+    assert!(c.consumed > hw, "earliest reads the whole log");
+
+    let mut none = late_group_consumer("none");
+    none.run_to_end();
+    assert_eq!(none.cluster.consumers[0].consumed, 0);
+    let stopped = events(
+        &none,
+        |k| matches!(k, TraceKind::ConsumerOffsetReset { reset, offset: None, .. } if reset == "none"),
+    );
+    assert_eq!(stopped.len(), 1, "none: an error instead of a position");
+}
+
+/// ConsumerCoordinator.refreshCommittedOffsetsIfNeeded + KIP-320: a committed
+/// offset carries its leader epoch, so after an unclean election truncated
+/// the log below it, the restarted consumer's validation
+/// (OffsetsForLeaderEpoch) finds that epoch ended earlier and seeks back to
+/// the divergence point instead of reading from an offset that now names
+/// other records.
+#[test]
+fn a_committed_offset_beyond_the_new_leaders_log_is_caught_by_leader_epoch_validation() {
+    let mut l = lab(r#"{"seed": 8, "brokers": 3,
+      "config": {"unclean.leader.election.enable": true, "replica.lag.time.max.ms": 10000,
+                 "offsets.topic.num.partitions": 3},
+      "topics": [{"name": "orders", "partitions": 1, "replication_factor": 2, "assignment": [[1, 2]]}],
+      "clients": [{"type": "producer", "id": "p1", "topic": "orders", "acks": "all", "records_per_sec": 10},
+                  {"type": "consumer", "id": "c1", "topic": "orders", "config": {"group.id": "g"}}],
+      "steps": [{"at_ms": 3000, "slow": {"broker": 2, "topic": "orders", "partition": 0}},
+                {"at_ms": 26000, "crash_client": "c1"},
+                {"at_ms": 30000, "crash": 1},
+                {"at_ms": 31000, "unslow": {"broker": 2, "topic": "orders", "partition": 0}},
+                {"at_ms": 45000, "restart_client": "c1"}],
+      "run_until_ms": 60000}"#);
+    l.cluster.run_until(25_999);
+    let committed = group(&l).committed[&0];
+    assert!(committed.offset > 200, "{committed:?}");
+    assert_eq!(committed.leader_epoch, Some(0));
+    l.run_to_end();
+    assert_eq!(reg(&l, 0).leader, Some(2), "broker 2 was elected uncleanly");
+    let detected = events(&l, |k| {
+        matches!(k, TraceKind::ConsumerTruncationDetected { position, divergent_offset, .. }
+            if *position == committed.offset && *divergent_offset < committed.offset)
+    });
+    assert_eq!(detected.len(), 1, "validation catches the committed offset");
+    assert_eq!(l.cluster.consumers[0].truncations_detected, 1);
+}

@@ -345,6 +345,20 @@ pub enum Message {
         id: u64,
         result: Result<(), ErrorCode>,
     },
+    /// Where a partition's log starts or ends, for a consumer's
+    /// auto.offset.reset (ListOffsets, EARLIEST or LATEST; LATEST is the high
+    /// watermark for a read_uncommitted consumer).
+    ListOffsets {
+        id: u64,
+        partition: PartitionIndex,
+        current_leader_epoch: u32,
+        latest: bool,
+    },
+    ListOffsetsResponse {
+        id: u64,
+        partition: PartitionIndex,
+        result: Result<u64, ErrorCode>,
+    },
     /// Read a group's committed positions (OffsetFetch).
     OffsetFetch {
         id: u64,
@@ -377,6 +391,7 @@ impl Message {
             | Message::Metadata { id }
             | Message::OffsetsForLeaderEpoch { id, .. }
             | Message::FindCoordinator { id, .. }
+            | Message::ListOffsets { id, .. }
             | Message::OffsetCommit { id, .. }
             | Message::OffsetFetch { id, .. }
             | Message::Connect { id } => Some(*id),
@@ -407,6 +422,8 @@ impl Message {
             Message::Connected { .. } => "Connected",
             Message::ConnectionClosed { .. } => "ConnectionClosed",
             Message::FindCoordinator { .. } => "FindCoordinator",
+            Message::ListOffsets { .. } => "ListOffsets",
+            Message::ListOffsetsResponse { .. } => "ListOffsetsResponse",
             Message::FindCoordinatorResponse { .. } => "FindCoordinatorResponse",
             Message::OffsetCommit { .. } => "OffsetCommit",
             Message::OffsetCommitResponse { .. } => "OffsetCommitResponse",

@@ -192,6 +192,15 @@ pub enum TraceKind {
     ConsumerCrashed {
         consumer: String,
     },
+    /// A group consumer with no committed offset for a partition applied
+    /// auto.offset.reset (`offset` null for `none`: it stops with an error).
+    ConsumerOffsetReset {
+        consumer: String,
+        topic: String,
+        partition: u32,
+        reset: String,
+        offset: Option<u64>,
+    },
     ConsumerRestarted {
         consumer: String,
     },

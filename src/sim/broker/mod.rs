@@ -650,6 +650,39 @@ impl Broker {
                 timeout_ms,
                 batches,
             } => self.handle_produce(ctx, from, id, acks, timeout_ms, batches),
+            Message::ListOffsets {
+                id,
+                partition,
+                current_leader_epoch,
+                latest,
+            } => {
+                // ReplicaManager.fetchOffset: only the leader answers, in the
+                // epoch the client knows; LATEST for a read_uncommitted
+                // consumer is the high watermark, EARLIEST the log start
+                // (0: the lab's logs are never trimmed from the front).
+                let result = match self.replicas.get(&partition) {
+                    Some(r) if r.is_leader() => {
+                        if current_leader_epoch < r.leader_epoch {
+                            Err(ErrorCode::FencedLeaderEpoch)
+                        } else if current_leader_epoch > r.leader_epoch {
+                            Err(ErrorCode::UnknownLeaderEpoch)
+                        } else if latest {
+                            Ok(r.log.high_watermark)
+                        } else {
+                            Ok(0)
+                        }
+                    }
+                    _ => Err(ErrorCode::NotLeaderOrFollower),
+                };
+                ctx.send(
+                    from,
+                    Message::ListOffsetsResponse {
+                        id,
+                        partition,
+                        result,
+                    },
+                );
+            }
             Message::FindCoordinator { id, group } => {
                 self.handle_find_coordinator(ctx, from, id, &group)
             }

@@ -33,6 +33,10 @@ pub struct ConsumerPosition {
     /// The broker that last answered a fetch of this partition with data
     /// (or an empty long poll) rather than an error or a redirect.
     pub read_from: Option<BrokerId>,
+    /// The group has no committed offset for it: auto.offset.reset decides
+    /// (a ListOffsets to the leader) before it is read.
+    #[serde(skip)]
+    pub reset_pending: bool,
 }
 
 #[derive(Clone, Debug)]
@@ -618,6 +622,55 @@ impl Consumer {
                 }
                 self.poll(ctx);
             }
+            Message::ListOffsetsResponse {
+                id,
+                partition,
+                result,
+            } => {
+                if self.validations.remove(&id).is_none() {
+                    return;
+                }
+                let name = self.name.clone();
+                let reset = self.config.auto_offset_reset;
+                let Some(pos) = self.positions.get_mut(&partition) else {
+                    return;
+                };
+                pos.awaiting = None;
+                match result {
+                    Ok(offset) => {
+                        pos.reset_pending = false;
+                        pos.offset = offset;
+                        pos.epoch = None;
+                        let (policy, what) = if reset == OffsetReset::Earliest {
+                            ("earliest", "the log start")
+                        } else {
+                            (
+                                "latest",
+                                "the high watermark: records already in the log are skipped",
+                            )
+                        };
+                        let info = &ctx.partitions[partition];
+                        let tp = ctx.tp(partition);
+                        ctx.trace(
+                            TraceKind::ConsumerOffsetReset {
+                                consumer: name.clone(),
+                                topic: info.topic.clone(),
+                                partition: info.partition,
+                                reset: policy.to_string(),
+                                offset: Some(offset),
+                            },
+                            format!(
+                                "Consumer {name} has no committed offset for {tp}: auto.offset.reset={policy} sets its position to {offset}, {what}."
+                            ),
+                        );
+                    }
+                    Err(_) => {
+                        pos.backoff_until = ctx.now + self.config.retry_backoff_ms;
+                        self.refresh_metadata(ctx);
+                    }
+                }
+                self.poll(ctx);
+            }
             Message::Connected { id, broker } => self.connected(ctx, broker, id),
             Message::ConnectionClosed { broker } => {
                 self.connections.close(ctx.now, broker);
@@ -664,6 +717,7 @@ impl Consumer {
         let mut wake: Option<u64> = None;
         let mut need_metadata = false;
         let mut expired: Vec<(PartitionIndex, BrokerId)> = Vec::new();
+        let mut no_offset: Vec<PartitionIndex> = Vec::new();
         let mut not_ready = false;
         for (p, pos) in self.positions.iter_mut() {
             if pos.stopped || pos.awaiting.is_some() || busy.contains(&p) {
@@ -677,6 +731,36 @@ impl Consumer {
                 need_metadata = true;
                 continue;
             };
+            if pos.reset_pending {
+                // SubscriptionState.resetInitializingPositions: no committed
+                // offset, so auto.offset.reset; `none` is an error for the
+                // application (NoOffsetForPartitionException).
+                let reset = self.config.auto_offset_reset;
+                if reset == OffsetReset::None {
+                    pos.reset_pending = false;
+                    pos.stopped = true;
+                    no_offset.push(p);
+                    continue;
+                }
+                if !self.connections.ready(ctx, leader) {
+                    not_ready = true;
+                    continue;
+                }
+                let id = ctx.new_id();
+                pos.awaiting = Some(id);
+                self.validations.insert(id, p);
+                ctx.send(
+                    Node::Broker(leader),
+                    Message::ListOffsets {
+                        id,
+                        partition: p,
+                        current_leader_epoch: epoch,
+                        latest: reset == OffsetReset::Latest,
+                    },
+                );
+                ctx.after(self.config.request_timeout_ms, Timer::RequestTimeout { id });
+                continue;
+            }
             if let Some(record_epoch) = pos.epoch {
                 if pos.validated_epoch != Some(epoch) && record_epoch < epoch {
                     if !self.connections.ready(ctx, leader) {
@@ -721,6 +805,23 @@ impl Consumer {
                 current_leader_epoch: epoch,
                 last_fetched_epoch: None,
             });
+        }
+        for p in no_offset {
+            let info = &ctx.partitions[p];
+            ctx.trace(
+                TraceKind::ConsumerOffsetReset {
+                    consumer: self.name.clone(),
+                    topic: info.topic.clone(),
+                    partition: info.partition,
+                    reset: "none".to_string(),
+                    offset: None,
+                },
+                format!(
+                    "Consumer {} has no committed offset for {} and auto.offset.reset=none: poll() raises NoOffsetForPartitionException and it reads nothing from the partition.",
+                    self.name,
+                    ctx.tp(p)
+                ),
+            );
         }
         let max_age = self.config.metadata_max_age_ms;
         for (p, b) in expired {

@@ -315,10 +315,15 @@ impl Consumer {
                         let parts = self.topic_partitions.clone();
                         for p in parts {
                             let committed = offsets.iter().find(|o| o.partition == p).copied();
-                            if let (Some(o), Some(pos)) = (committed, self.positions.get_mut(&p)) {
-                                pos.offset = o.offset;
-                                pos.epoch = o.leader_epoch;
-                                pos.validated_epoch = None;
+                            if let Some(pos) = self.positions.get_mut(&p) {
+                                match committed {
+                                    Some(o) => {
+                                        pos.offset = o.offset;
+                                        pos.epoch = o.leader_epoch;
+                                        pos.validated_epoch = None;
+                                    }
+                                    None => pos.reset_pending = true,
+                                }
                             }
                             let info = &ctx.partitions[p];
                             let tp = ctx.tp(p);
@@ -331,7 +336,7 @@ impl Consumer {
                                         .unwrap_or_default()
                                 ),
                                 None => format!(
-                                    "Consumer {name}'s group has no committed offset for {tp}: it starts at offset 0."
+                                    "Consumer {name}'s group has no committed offset for {tp}: auto.offset.reset decides where it starts."
                                 ),
                             };
                             ctx.trace(

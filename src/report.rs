@@ -22,6 +22,8 @@ pub struct Report {
     pub acked_records_lost: u64,
     pub invariant_violations: Vec<Violation>,
     pub availability: AvailabilityReport,
+    /// The fate of every record, per producer (`sim::delivery`).
+    pub delivery: Vec<crate::sim::delivery::Delivery>,
     pub events_processed: u64,
     pub trace_events: usize,
     /// The `KEY=VALUE` settings applied to the scenario (`run --set`), as
@@ -332,6 +334,7 @@ pub fn build(c: &Cluster, scenario: &str) -> Report {
             errors: p.stats.errors.clone(),
         })
         .collect();
+    let delivery = crate::sim::delivery::build(c);
     let consumers = c
         .consumers
         .iter()
@@ -367,7 +370,27 @@ pub fn build(c: &Cluster, scenario: &str) -> Report {
         producers,
         consumers,
         acked_records_lost: c.invariants.total_lost(),
-        invariant_violations: c.violations().to_vec(),
+        invariant_violations: {
+            let mut v = c.violations().to_vec();
+            // records_accounted_for: every record sent is kept, lost,
+            // failed (written or not) or still pending, exactly once.
+            for d in &delivery {
+                if d.accounted() != d.sent {
+                    v.push(crate::sim::invariants::Violation {
+                        at_ms: c.now,
+                        invariant: "records_accounted_for".to_string(),
+                        detail: format!(
+                            "producer {}: {} records sent, {} accounted for",
+                            d.producer,
+                            d.sent,
+                            d.accounted()
+                        ),
+                    });
+                }
+            }
+            v
+        },
+        delivery,
         availability: availability(c),
         events_processed: c.events_processed,
         trace_events: c.trace.len(),

@@ -127,6 +127,27 @@ declare global {
     errors: Record<string, number>;
   }
 
+  interface FailoverLabFate {
+    count: number;
+    /** A few of the record ids. */
+    examples: number[];
+  }
+
+  interface FailoverLabDelivery {
+    producer: string;
+    topic: string;
+    sent: number;
+    acked_kept: FailoverLabFate;
+    acked_lost: FailoverLabFate;
+    failed_not_written: FailoverLabFate;
+    failed_but_written: FailoverLabFate;
+    pending: FailoverLabFate;
+    written_twice: FailoverLabFate;
+    consumed: FailoverLabFate;
+    consumed_twice: FailoverLabFate;
+    never_consumed: FailoverLabFate;
+  }
+
   interface FailoverLabViolation {
     at_ms: number;
     invariant: string;
@@ -185,6 +206,8 @@ declare global {
     trace_events: number;
     /** How long the faults cost: recovery times and unavailable partition-time. */
     availability: FailoverLabAvailabilityReport;
+    /** The fate of every record, per producer: the first five counts add up to `sent`. */
+    delivery: FailoverLabDelivery[];
     /** The KEY=VALUE settings applied to the scenario (CLI `run --set`); absent when none were. */
     settings?: Record<string, unknown>;
   }

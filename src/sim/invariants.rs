@@ -119,8 +119,14 @@ impl InvariantState {
 /// the current leader's log at their offset, or — while the partition is
 /// offline — in no replica's log at all.
 pub fn lost_records(c: &Cluster, p: PartitionIndex) -> Vec<(u64, u64, Acks)> {
+    missing_acked(c.acked[p].iter(), &holder_logs(c, p))
+}
+
+/// The logs that decide whether partition `p` still has a record: the
+/// current leader's, or every replica's while it has none.
+pub fn holder_logs(c: &Cluster, p: PartitionIndex) -> Vec<&Log> {
     let reg = &c.controller.partitions[p];
-    let holders: Vec<&Log> = match reg.leader {
+    match reg.leader {
         Some(l) => c
             .broker(l)
             .and_then(|b| b.replicas.get(&p))
@@ -132,8 +138,7 @@ pub fn lost_records(c: &Cluster, p: PartitionIndex) -> Vec<(u64, u64, Acks)> {
             .filter_map(|b| c.broker(*b).and_then(|x| x.replicas.get(&p)))
             .map(|r| &r.log)
             .collect(),
-    };
-    missing_acked(c.acked[p].iter(), &holders)
+    }
 }
 
 /// `topic-partition`, formatted only when a message needs it (the checks run
@@ -429,10 +434,29 @@ pub fn check(c: &mut Cluster, dirty: &[PartitionIndex]) {
         watch.controller_epoch = watch.controller_epoch.max(leader_epoch);
         watch.leader_hw = new_leader_hw;
         watch.last_checked = Some(key);
-        if recount {
-            let lost = lost_records(c, p);
-            let count = lost.len() as u64;
+        // Acknowledgements that arrived since the last check, when nothing
+        // else moved: an acks=1 answer from a leader that lost the record
+        // before the answer came back (the controller moved leadership, the
+        // old leader truncated) is a loss already, with no leader change
+        // left to notice it.
+        let fresh = previous
+            .map(|prev| prev.3 as usize)
+            .filter(|from| !recount && key.3 as usize > *from);
+        if recount || fresh.is_some() {
             let before = c.invariants.watch[p].lost;
+            // `lost`: the records the narration explains (all of them on a
+            // recount, the new ones on an incremental check).
+            let (count, lost) = match fresh {
+                Some(from) => {
+                    let newly =
+                        missing_acked(c.acked[p].range(from, key.3 as usize), &holder_logs(c, p));
+                    (before + newly.len() as u64, newly)
+                }
+                None => {
+                    let all = lost_records(c, p);
+                    (all.len() as u64, all)
+                }
+            };
             c.invariants.watch[p].lost = count;
             if count > before {
                 let tp = Tp(&c.partitions[p].topic, c.partitions[p].partition).to_string();
@@ -647,12 +671,14 @@ mod tests {
                 offset: 0,
                 id: 1,
                 acks: Acks::All,
+                producer: 0,
             },
             Acked {
                 partition: 0,
                 offset: 1,
                 id: 2,
                 acks: Acks::All,
+                producer: 0,
             },
         ];
         let leader = log(&[1, 7], 2);

@@ -17,6 +17,7 @@ pub mod client;
 pub mod cluster;
 pub mod config;
 pub mod controller;
+pub mod delivery;
 pub mod invariants;
 pub mod io;
 pub mod log;

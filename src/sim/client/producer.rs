@@ -67,8 +67,16 @@ pub struct ProducerPartition {
 
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct ProducerStats {
+    /// Records the application handed to send().
+    pub sent: u64,
     pub acked: u64,
     pub failed: u64,
+    /// The ids of the records that failed (for the report's `delivery`).
+    #[serde(skip)]
+    pub failed_ids: Vec<u64>,
+    /// The ids of acks=0 records, counted as acknowledged when sent.
+    #[serde(skip)]
+    pub acks0_ids: Vec<u64>,
     pub retries: u64,
     pub errors: BTreeMap<String, u64>,
 }
@@ -80,6 +88,8 @@ pub struct Acked {
     pub offset: u64,
     pub id: u64,
     pub acks: Acks,
+    /// The producer's index (its place among the scenario's producers).
+    pub producer: u32,
 }
 
 /// One partition's acknowledged records in order, shared with snapshots in
@@ -234,6 +244,7 @@ impl Producer {
         } else {
             0
         };
+        self.stats.sent += ids.len() as u64;
         let room = records_per_batch(self.config.batch_size);
         let state = self.partitions.or_default(p);
         self.queued.insert(p);
@@ -553,6 +564,7 @@ impl Producer {
                         offset: base + i as u64,
                         id: *id,
                         acks: batch.acks,
+                        producer: self.index,
                     });
                 }
                 let had_error = self
@@ -614,6 +626,7 @@ impl Producer {
                 if expired {
                     let failed = batches.remove(0);
                     self.stats.failed += failed.records.len() as u64;
+                    self.stats.failed_ids.extend_from_slice(&failed.records);
                     *self
                         .stats
                         .errors
@@ -725,6 +738,7 @@ impl Producer {
                             state.bump_pending = true;
                         }
                         self.stats.failed += b.records.len() as u64;
+                        self.stats.failed_ids.extend_from_slice(&b.records);
                         *self
                             .stats
                             .errors
@@ -822,6 +836,7 @@ impl Producer {
                     if let Some(state) = self.partitions.get_mut(p) {
                         if let Some(b) = state.in_flight.pop() {
                             sent += b.records.len() as u64;
+                            self.stats.acks0_ids.extend_from_slice(&b.records);
                         }
                     }
                 }
@@ -896,6 +911,7 @@ impl Producer {
         for (p, b) in expired {
             let n = b.records.len() as u64;
             self.stats.failed += n;
+            self.stats.failed_ids.extend_from_slice(&b.records);
             *self
                 .stats
                 .errors
@@ -962,6 +978,20 @@ impl Producer {
                     .sum::<u64>()
             })
             .sum()
+    }
+
+    /// The ids of every record not yet answered: queued or in flight.
+    pub fn pending_ids(&self) -> Vec<u64> {
+        self.partitions
+            .values()
+            .flat_map(|s| {
+                s.queue
+                    .iter()
+                    .chain(s.in_flight.iter())
+                    .flat_map(|b| b.records.iter().copied())
+                    .chain(s.accumulating.iter().copied())
+            })
+            .collect()
     }
 
     pub fn queued_records(&self) -> u64 {

@@ -1,0 +1,202 @@
+//! The fate of every record: for each producer, where each record it sent
+//! ended up, read from the cluster as it stands (the report's `delivery`).
+//!
+//! Every record sent is in exactly one of five places, so they add up to
+//! `sent` (the `records_accounted_for` check):
+//! - `acked_kept`: acknowledged, and the partition still has it;
+//! - `acked_lost`: acknowledged, and the partition no longer has it (the
+//!   same rule as the `no_acked_record_lost` invariant: not in the current
+//!   leader's log at its offset, or, while the partition is offline, in no
+//!   replica's log);
+//! - `failed_not_written`: send() failed and no log has it;
+//! - `failed_but_written`: send() failed, yet the partition has it: visible to
+//!   consumers although the application was told it failed;
+//! - `pending`: neither answered nor given up yet (queued or in flight).
+//!
+//! Across those: `written_twice` (the partition holds the record more than
+//! once: a retry without idempotence), `consumed` (read by at least one
+//! consumer), `consumed_twice` (read again by the same consumer: a restart
+//! from an older commit, a reset), and `never_consumed` (committed below
+//! the high watermark, but no consumer of the topic read it, for instance
+//! skipped by `auto.offset.reset=latest`). acks=0 records have no offset:
+//! they count as `acked_kept` if the partition has them and `acked_lost` if
+//! not.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde::Serialize;
+
+use super::cluster::Cluster;
+use super::log::Log;
+use super::protocol::PartitionIndex;
+
+/// How many example record ids each count lists.
+const EXAMPLES: usize = 3;
+
+#[derive(Clone, Debug, Default, Serialize, PartialEq)]
+pub struct Fate {
+    pub count: u64,
+    /// A few of the record ids.
+    pub examples: Vec<u64>,
+}
+
+impl Fate {
+    fn add(&mut self, id: u64) {
+        self.count += 1;
+        if self.examples.len() < EXAMPLES {
+            self.examples.push(id);
+        }
+    }
+}
+
+#[derive(Clone, Debug, Default, Serialize, PartialEq)]
+pub struct Delivery {
+    pub producer: String,
+    pub topic: String,
+    pub sent: u64,
+    pub acked_kept: Fate,
+    pub acked_lost: Fate,
+    pub failed_not_written: Fate,
+    pub failed_but_written: Fate,
+    pub pending: Fate,
+    pub written_twice: Fate,
+    pub consumed: Fate,
+    pub consumed_twice: Fate,
+    pub never_consumed: Fate,
+}
+
+impl Delivery {
+    /// The five places a record can be add up to what was sent.
+    pub fn accounted(&self) -> u64 {
+        self.acked_kept.count
+            + self.acked_lost.count
+            + self.failed_not_written.count
+            + self.failed_but_written.count
+            + self.pending.count
+    }
+}
+
+/// The logs that decide whether a partition has a record: its leader's, or
+/// every replica's while it has none (as `invariants::lost_records`).
+fn holders(c: &Cluster, p: PartitionIndex) -> Vec<&Log> {
+    let reg = &c.controller.partitions[p];
+    match reg.leader {
+        Some(l) => c
+            .broker(l)
+            .and_then(|b| b.replicas.get(&p))
+            .map(|r| vec![&r.log])
+            .unwrap_or_default(),
+        None => reg
+            .replicas
+            .iter()
+            .filter_map(|b| c.broker(*b).and_then(|x| x.replicas.get(&p)))
+            .map(|r| &r.log)
+            .collect(),
+    }
+}
+
+pub fn build(c: &Cluster) -> Vec<Delivery> {
+    // What the partitions hold: per record id, the most copies any holder
+    // log has, and whether it is below that log's high watermark.
+    let mut copies: BTreeMap<u64, (u32, bool)> = BTreeMap::new();
+    for p in 0..c.partitions.len() {
+        for log in holders(c, p) {
+            let mut here: BTreeMap<u64, u32> = BTreeMap::new();
+            for (off, r) in log.records().enumerate() {
+                *here.entry(r.id).or_default() += 1;
+                let committed = (off as u64) < log.high_watermark;
+                let e = copies.entry(r.id).or_insert((0, false));
+                e.1 |= committed;
+            }
+            for (id, n) in here {
+                let e = copies.entry(id).or_insert((0, false));
+                e.0 = e.0.max(n);
+            }
+        }
+    }
+    // Who read what: per consumer, per record id, how often.
+    let mut read_by_any: BTreeSet<u64> = BTreeSet::new();
+    let mut read_twice: BTreeSet<u64> = BTreeSet::new();
+    let mut consumed_topics: BTreeSet<usize> = BTreeSet::new();
+    for k in &c.consumers {
+        if let Some(p) = k.topic_partitions.first() {
+            consumed_topics.insert(c.partitions[*p].topic_index);
+        }
+        let mut seen: BTreeSet<u64> = BTreeSet::new();
+        for (_, _, id) in &k.consumed_records {
+            read_by_any.insert(*id);
+            if !seen.insert(*id) {
+                read_twice.insert(*id);
+            }
+        }
+    }
+    let lost: BTreeSet<u64> = (0..c.partitions.len())
+        .flat_map(|p| super::invariants::lost_records(c, p))
+        .map(|(_, id, _)| id)
+        .collect();
+    let mut out = Vec::new();
+    for (i, prod) in c.producers.iter().enumerate() {
+        let topic_index = prod
+            .topic_partitions
+            .first()
+            .map(|p| c.partitions[*p].topic_index);
+        let mut d = Delivery {
+            producer: prod.name.clone(),
+            topic: topic_index
+                .and_then(|t| c.topics.get(t))
+                .map(|t| t.name.clone())
+                .unwrap_or_default(),
+            sent: prod.stats.sent,
+            ..Default::default()
+        };
+        let mut ids: Vec<u64> = Vec::new();
+        for ledger in &c.acked {
+            for a in ledger.iter().filter(|a| a.producer == i as u32) {
+                ids.push(a.id);
+                if lost.contains(&a.id) {
+                    d.acked_lost.add(a.id);
+                } else {
+                    d.acked_kept.add(a.id);
+                }
+            }
+        }
+        for id in &prod.stats.acks0_ids {
+            ids.push(*id);
+            if copies.contains_key(id) {
+                d.acked_kept.add(*id);
+            } else {
+                d.acked_lost.add(*id);
+            }
+        }
+        for id in &prod.stats.failed_ids {
+            ids.push(*id);
+            if copies.contains_key(id) {
+                d.failed_but_written.add(*id);
+            } else {
+                d.failed_not_written.add(*id);
+            }
+        }
+        for id in prod.pending_ids() {
+            ids.push(id);
+            d.pending.add(id);
+        }
+        ids.sort_unstable();
+        let read = topic_index.is_some_and(|t| consumed_topics.contains(&t));
+        for id in ids {
+            let (n, committed) = copies.get(&id).copied().unwrap_or((0, false));
+            if n > 1 {
+                d.written_twice.add(id);
+            }
+            if read_by_any.contains(&id) {
+                d.consumed.add(id);
+            } else if read && committed {
+                d.never_consumed.add(id);
+            }
+            if read_twice.contains(&id) {
+                d.consumed_twice.add(id);
+            }
+        }
+        out.push(d);
+    }
+    out
+}

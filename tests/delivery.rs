@@ -1,0 +1,164 @@
+//! The fate of every record (issue 24 item 2): the report's `delivery`
+//! puts each record a producer sent in exactly one of five places (kept,
+//! lost, failed and not written, failed but written, pending), so the five
+//! add up to `sent`, and the report says `records_accounted_for` was
+//! violated if they do not. Across them it counts records written twice,
+//! read twice and never read.
+
+mod common;
+use common::*;
+use failover_lab::sim::delivery::Delivery;
+use failover_lab::sweep;
+
+fn delivery(l: &failover_lab::Lab) -> Vec<Delivery> {
+    l.report().delivery
+}
+
+/// Every run of the sweep's durable configurations (acks=all, min ISR 2,
+/// clean elections) and of its lossy ones, 40 seeds each: the five places
+/// add up to what was sent, and no run reports records_accounted_for.
+#[test]
+fn every_record_sent_is_kept_lost_failed_or_pending_exactly_once() {
+    let configs = sweep::matrix(&[]).unwrap();
+    let mut runs = 0;
+    let mut lost = 0;
+    for cfg in configs.iter().filter(|c| c.replication_factor == 3) {
+        for seed in 0..40 {
+            let v = sweep::scenario(cfg, seed);
+            let mut l = failover_lab::Lab::from_json(&v.to_string()).unwrap();
+            l.run_to_end();
+            let r = l.report();
+            for d in &r.delivery {
+                assert_eq!(d.accounted(), d.sent, "{cfg:?} seed {seed}: {d:?}");
+                lost += d.acked_lost.count;
+            }
+            assert!(
+                r.invariant_violations
+                    .iter()
+                    .all(|v| v.invariant != "records_accounted_for"),
+                "{cfg:?} seed {seed}"
+            );
+            // The lost count is the invariant checker's.
+            let counted: u64 = r.delivery.iter().map(|d| d.acked_lost.count).sum();
+            assert_eq!(counted, r.acked_records_lost, "{cfg:?} seed {seed}");
+            runs += 1;
+        }
+    }
+    assert!(runs >= 300);
+    assert!(
+        lost > 0,
+        "the lossy configurations lose something somewhere"
+    );
+}
+
+/// Sender.failBatch after delivery.timeout.ms for a batch already in flight:
+/// the application's send() fails, yet the leader may have appended it, and
+/// consumers later read it ("failed but written").
+#[test]
+fn a_record_that_timed_out_in_flight_can_still_be_in_the_log() {
+    let text = std::fs::read_to_string(format!(
+        "{}/kafka-differential/scenarios/idempotent-producer-long-outage.json",
+        env!("CARGO_MANIFEST_DIR")
+    ))
+    .unwrap();
+    let mut l = lab(&text);
+    l.run_to_end();
+    let d = &delivery(&l)[0];
+    assert!(d.failed_but_written.count >= 1, "{d:?}");
+    assert_eq!(d.accounted(), d.sent);
+    // Each example is in the leader's log although its send() failed.
+    let leader = reg(&l, 0).leader.unwrap();
+    let log = ids(&l, leader, 0);
+    for id in &d.failed_but_written.examples {
+        assert!(log.contains(id));
+    }
+}
+
+/// An unclean election (tour 4): the acknowledged records the new leader
+/// never had are `acked_lost`, with the same count as the invariant checker.
+#[test]
+fn acknowledged_records_an_unclean_election_dropped_are_lost() {
+    let mut l = scenario_file("unclean-election.json");
+    l.run_to_end();
+    let d = &delivery(&l)[0];
+    assert_eq!(d.acked_lost.count, 269);
+    assert_eq!(d.acked_lost.count, l.report().acked_records_lost);
+    assert_eq!(d.accounted(), d.sent);
+}
+
+/// A consumer that restarts from an older commit reads records again: the
+/// delivery counts them as consumed twice; auto.offset.reset=latest on a
+/// new group leaves what was already in the log never consumed.
+#[test]
+fn rereads_after_a_restart_and_skips_after_a_reset_to_latest_are_counted() {
+    let run = |reset: &str, steps: &str| {
+        let mut l = lab(&format!(
+            r#"{{"seed": 3, "brokers": 3,
+              "topics": [{{"name": "t", "partitions": 1, "replication_factor": 3}}],
+              "clients": [
+                {{"type": "producer", "id": "p", "topic": "t", "acks": "all", "records_per_sec": 20}},
+                {{"type": "consumer", "id": "c", "topic": "t",
+                  "config": {{"group.id": "orders", "auto.offset.reset": "{reset}"}}}}],
+              "steps": [{steps}],
+              "run_until_ms": 25000}}"#
+        ));
+        l.run_to_end();
+        l
+    };
+    let restarted = run(
+        "earliest",
+        r#"{"at_ms": 12500, "crash_client": "c"}, {"at_ms": 15000, "restart_client": "c"}"#,
+    );
+    let d = &delivery(&restarted)[0];
+    let rereads = restarted.report().consumers[0].read_twice;
+    assert!(rereads > 0);
+    assert_eq!(d.consumed_twice.count, rereads);
+    assert_eq!(d.never_consumed.count, 0);
+
+    let late = run(
+        "latest",
+        r#"{"at_ms": 1, "crash_client": "c"}, {"at_ms": 10000, "restart_client": "c"}"#,
+    );
+    let d = &delivery(&late)[0];
+    assert!(
+        (190..=205).contains(&d.never_consumed.count),
+        "the ~200 records before the group's first position: {d:?}"
+    );
+    assert_eq!(d.consumed_twice.count, 0);
+}
+
+/// acks=1 (KAFKA_REPLICATION.md §4): a leader that is being replaced can
+/// still acknowledge a record it alone has; when that answer reaches the
+/// producer after the leader change, the record is already gone (the old
+/// leader truncated it as a follower). The checker counts such a loss when
+/// the acknowledgement arrives, not only at leader changes (found by the
+/// delivery counts: sweep run acks=1,rf=3,min.isr=1 seed 13).
+#[test]
+fn an_acks1_answer_that_arrives_after_the_leader_moved_is_counted_lost() {
+    let cfg = sweep::matrix(&[])
+        .unwrap()
+        .into_iter()
+        .find(|c| {
+            c.acks == "1"
+                && c.min_insync_replicas == 1
+                && !c.unclean_leader_election_enable
+                && c.replication_factor == 3
+        })
+        .unwrap();
+    let mut l = failover_lab::Lab::from_json(&sweep::scenario(&cfg, 13).to_string()).unwrap();
+    l.run_to_end();
+    let r = l.report();
+    assert_eq!(r.acked_records_lost, 1);
+    assert_eq!(r.delivery[0].acked_lost.count, 1);
+    let lost = events(&l, |k| {
+        matches!(
+            k,
+            failover_lab::sim::trace::TraceKind::AckedRecordsLost { count: 1, .. }
+        )
+    });
+    assert_eq!(lost.len(), 1);
+    assert!(
+        lost[0].at_ms > 3_026,
+        "after the controlled shutdown moved the leader"
+    );
+}

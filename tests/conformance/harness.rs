@@ -661,3 +661,225 @@ impl BrokerWorld {
         }
     }
 }
+
+/// Two real brokers around one partition, for Kafka's
+/// `AbstractFetcherThreadTest` cases: broker 1 leads, broker 2 follows, and
+/// the follower's replica fetcher talks to the leader's Fetch handling
+/// (Kafka's `MockLeaderEndPoint` is the real leader here). Both replay the
+/// same metadata log: the two brokers registered and unfenced at
+/// [`default_epoch`], then the partition with replicas [1, 2], ISR [1, 2],
+/// leader 1 in `leader_epoch`.
+pub struct FetcherWorld {
+    pub config: ClusterConfig,
+    pub partitions: Vec<PartitionInfo>,
+    pub metadata: Vec<std::rc::Rc<MetadataRecord>>,
+    pub leader: Broker,
+    pub follower: Broker,
+    pub trace: Trace,
+    pub next_id: u64,
+    pub now: u64,
+    /// Messages sent and not yet delivered: (from, to, message).
+    pub in_flight: Vec<(BrokerId, Node, Message)>,
+}
+
+/// A log of `(record id, epoch)` pairs, one record per batch (Kafka's
+/// `mkBatch` with one record each).
+pub fn log_of(records: &[(u64, u32)]) -> failover_lab::sim::log::Log {
+    let mut log = failover_lab::sim::log::Log::default();
+    for &(id, epoch) in records {
+        log.append(Record::plain(id, epoch));
+    }
+    log
+}
+
+impl FetcherWorld {
+    /// The leader holds `leader_log` with high watermark `leader_hw`; the
+    /// follower holds `follower_log` with `follower_hw`.
+    pub fn new(
+        leader_epoch: u32,
+        leader_log: failover_lab::sim::log::Log,
+        leader_hw: u64,
+        follower_log: failover_lab::sim::log::Log,
+        follower_hw: u64,
+    ) -> FetcherWorld {
+        let topic = TopicConfig {
+            min_insync_replicas: 1,
+            unclean_leader_election_enable: false,
+        };
+        // Kafka's mock leader answers every fetch at once: no long poll.
+        let config = ClusterConfig {
+            topic_defaults: topic.clone(),
+            replica_fetch_wait_max_ms: 0,
+            ..ClusterConfig::default()
+        };
+        let partitions = vec![PartitionInfo {
+            topic: "topic".to_string(),
+            topic_index: 0,
+            partition: 0,
+            replicas: vec![1, 2],
+            config: topic,
+        }];
+        let mut metadata: Vec<std::rc::Rc<MetadataRecord>> = [1, 2]
+            .iter()
+            .map(|&b| {
+                std::rc::Rc::new(MetadataRecord::Broker {
+                    broker: b,
+                    broker_epoch: default_epoch(b),
+                    fenced: false,
+                    in_controlled_shutdown: false,
+                })
+            })
+            .collect();
+        metadata.push(std::rc::Rc::new(MetadataRecord::Partition {
+            partition: 0,
+            registration: registration(&[1, 2], &[1, 2], Some(1), leader_epoch, 1),
+        }));
+        let host = |id: BrokerId, mut log: failover_lab::sim::log::Log, hw: u64| {
+            log.high_watermark = hw;
+            log.flush();
+            log.checkpoint_high_watermark();
+            let mut replica = Replica::new(0, vec![1, 2]);
+            replica.log = log;
+            let mut b = Broker::new(id, 1);
+            b.host(0, replica);
+            b
+        };
+        let mut w = FetcherWorld {
+            config,
+            partitions,
+            metadata,
+            leader: host(1, leader_log, leader_hw),
+            follower: host(2, follower_log, follower_hw),
+            trace: Trace::default(),
+            next_id: 0,
+            now: T0,
+            in_flight: Vec::new(),
+        };
+        w.with(1, |b, ctx| b.bootstrap(ctx, default_epoch(1)));
+        w.with(2, |b, ctx| b.bootstrap(ctx, default_epoch(2)));
+        w
+    }
+
+    /// Run `f` on broker `id` and queue what it sends.
+    pub fn with<R>(&mut self, id: BrokerId, f: impl FnOnce(&mut Broker, &mut Ctx) -> R) -> R {
+        let mut dirty = Vec::new();
+        let racks: Vec<String> = Vec::new();
+        let mut ctx = Ctx {
+            now: self.now,
+            config: &self.config,
+            racks: &racks,
+            partitions: &self.partitions,
+            metadata: &self.metadata,
+            trace: &mut self.trace,
+            next_id: &mut self.next_id,
+            sends: Vec::new(),
+            timers: Vec::new(),
+            dirty: &mut dirty,
+        };
+        let broker = if id == 1 {
+            &mut self.leader
+        } else {
+            &mut self.follower
+        };
+        let r = f(broker, &mut ctx);
+        self.in_flight
+            .extend(ctx.sends.into_iter().map(|(to, m)| (id, to, m)));
+        r
+    }
+
+    /// Deliver every queued Fetch and FetchResponse between the two brokers
+    /// (other messages, to the controller, are dropped). Returns how many
+    /// fetch responses the follower received: one round of Kafka's
+    /// `fetcher.doWork()` when the leader answers at once.
+    pub fn deliver(&mut self) -> usize {
+        let mut responses = 0;
+        let queued = std::mem::take(&mut self.in_flight);
+        for (from, to, msg) in queued {
+            match (&msg, to) {
+                (Message::Fetch { .. }, Node::Broker(1))
+                | (Message::FetchResponse { .. }, Node::Broker(2)) => {
+                    if matches!(msg, Message::FetchResponse { .. }) {
+                        responses += 1;
+                    }
+                    let Node::Broker(target) = to else { continue };
+                    self.with(target, |b, ctx| b.on_message(ctx, Node::Broker(from), msg));
+                }
+                _ => {}
+            }
+        }
+        responses
+    }
+
+    /// One fetch round trip: the follower's queued Fetch reaches the leader,
+    /// the leader's answer reaches the follower. Returns whether the follower
+    /// got an answer (the leader may park a fetch that has nothing to return).
+    pub fn round(&mut self) -> bool {
+        self.deliver();
+        self.deliver() > 0
+    }
+
+    /// Rounds until the follower's log equals the leader's (Kafka's
+    /// `waitUntilTrue(... log == leader log)`), at most `max` of them.
+    /// Returns the number of rounds taken.
+    pub fn reconcile(&mut self, max: usize) -> usize {
+        for n in 0..=max {
+            if self.logs_match() {
+                return n;
+            }
+            if !self.round() {
+                break;
+            }
+        }
+        panic!(
+            "the follower's log {:?} never matched the leader's {:?}",
+            self.follower_replica().log.records().collect::<Vec<_>>(),
+            self.leader_replica().log.records().collect::<Vec<_>>()
+        );
+    }
+
+    pub fn logs_match(&self) -> bool {
+        let (l, f) = (&self.leader_replica().log, &self.follower_replica().log);
+        l.digest() == f.digest() && l.epochs() == f.epochs()
+    }
+
+    pub fn leader_replica(&self) -> &Replica {
+        self.leader
+            .replicas
+            .get(&0)
+            .unwrap_or_else(|| panic!("broker 1 hosts partition 0"))
+    }
+
+    pub fn follower_replica(&self) -> &Replica {
+        self.follower
+            .replicas
+            .get(&0)
+            .unwrap_or_else(|| panic!("broker 2 hosts partition 0"))
+    }
+
+    /// The `LastFetchedEpoch` of the follower's next Fetch (Kafka's
+    /// `verifyLastFetchedEpoch`), read from the Fetch it has queued.
+    pub fn queued_last_fetched_epoch(&self) -> Option<u32> {
+        self.queued_fetch().and_then(|p| p.last_fetched_epoch)
+    }
+
+    /// The partition of the follower's queued Fetch, if one is queued.
+    pub fn queued_fetch(&self) -> Option<FetchPartition> {
+        self.in_flight.iter().find_map(|(from, _, m)| match m {
+            Message::Fetch { partitions, .. } if *from == 2 => partitions.first().cloned(),
+            _ => None,
+        })
+    }
+
+    /// How many truncations the follower has traced (Kafka's `truncate` calls).
+    pub fn follower_truncations(&self) -> usize {
+        self.trace
+            .events()
+            .filter(|e| {
+                matches!(
+                    e.kind,
+                    failover_lab::sim::trace::TraceKind::Truncated { broker: 2, .. }
+                )
+            })
+            .count()
+    }
+}

@@ -1,4 +1,5 @@
-//! Kafka's `ReplicationControlManagerTest` (metadata/src/test/java/org/apache/
+//! Kafka's `ReplicationControlManagerTest` and one `QuorumControllerTest` case
+//! (metadata/src/test/java/org/apache/
 //! kafka/controller/), the cases about fencing, ELR and AlterPartition, against
 //! the controller's handlers. Kafka's brokers 0..3 are our brokers 1..4 (our
 //! broker ids start at 1).
@@ -153,28 +154,30 @@ fn alter_partition_with_a_stale_broker_epoch_is_rejected() {
     let reg = w.reg(0).clone();
     let stale = w.epoch_of(1) - 1;
     let r = w.alter_partition(1, stale, reg.leader_epoch, reg.partition_epoch, &[1, 2]);
-    assert!(r.is_err());
+    assert_eq!(r, Err(ErrorCode::FencedLeaderEpoch));
     assert_eq!(w.reg(0), &reg);
 }
 
 // Kafka: ReplicationControlManagerTest.testInvalidAlterPartitionRequests
-// Difference: error name: an epoch from the future means a stale controller to Kafka (NOT_CONTROLLER); our single controller is never stale and answers INVALID_REQUEST / INVALID_UPDATE_VERSION (both reject it and change nothing)
+// Difference: error name: an epoch from the future means a stale controller to Kafka, which answers NOT_CONTROLLER for both; our single controller is never stale and answers INVALID_REQUEST (leader epoch) and INVALID_UPDATE_VERSION (partition epoch); both reject it and change nothing
 #[test]
 fn alter_partition_with_a_leader_or_partition_epoch_from_the_future_is_rejected() {
     let mut w = World::new(3, &[vec![1, 2, 3]], 1, false);
     let reg = w.reg(0).clone();
     let e1 = w.epoch_of(1);
-    assert!(w
-        .alter_partition(1, e1, 500, reg.partition_epoch, &[1, 2])
-        .is_err());
-    assert!(w
-        .alter_partition(1, e1, reg.leader_epoch, 500, &[1, 2])
-        .is_err());
+    assert_eq!(
+        w.alter_partition(1, e1, 500, reg.partition_epoch, &[1, 2]),
+        Err(ErrorCode::InvalidRequest)
+    );
+    assert_eq!(
+        w.alter_partition(1, e1, reg.leader_epoch, 500, &[1, 2]),
+        Err(ErrorCode::InvalidUpdateVersion)
+    );
     assert_eq!(w.reg(0), &reg);
 }
 
 // Kafka: ReplicationControlManagerTest.testAlterPartitionShouldRejectFencedBrokers
-// Difference: request versions: Kafka runs the case for every AlterPartition version; we model only the current one (v3+, with broker epochs), so the v0–1 answer OPERATION_NOT_ATTEMPTED does not occur
+// Difference: request versions: Kafka runs the case for every AlterPartition version and expects INELIGIBLE_REPLICA from each; we model one version (v3+, with broker epochs) and run it once
 #[test]
 fn alter_partition_adding_a_fenced_broker_is_rejected_as_ineligible() {
     // Kafka's brokers 0..4 and topic foo [[1, 2, 3, 4]]: ours 1..5, [[2, 3, 4, 5]].
@@ -198,7 +201,7 @@ fn alter_partition_adding_a_fenced_broker_is_rejected_as_ineligible() {
 }
 
 // Kafka: ReplicationControlManagerTest.testAlterPartitionShouldRejectShuttingDownBrokers
-// Difference: request versions: Kafka runs the case for every AlterPartition version; we model only the current one (v3+, with broker epochs), so the v0–1 answer OPERATION_NOT_ATTEMPTED does not occur
+// Difference: request versions: Kafka runs the case for every AlterPartition version and expects INELIGIBLE_REPLICA from each; we model one version (v3+, with broker epochs) and run it once
 // Fixed: only members new to the ISR were checked; the controller checks every listed member, so re-listing one in controlled shutdown is refused too
 #[test]
 fn alter_partition_listing_a_broker_in_controlled_shutdown_is_rejected_even_if_already_in_the_isr()
@@ -236,9 +239,14 @@ fn alter_partition_listing_a_broker_at_a_stale_broker_epoch_is_rejected_as_ineli
     // The leader builds its request with the epochs it knows...
     let members = w.with_current_epochs(&[2, 3, 4, 5]);
     let leader_epoch = w.epoch_of(2);
-    // ...while Kafka's broker 4 (ours 5) fails silently and registers again:
-    // Kafka's test replays a RegisterBrokerRecord 1000 epochs later, unfenced.
-    w.controller.brokers[4].broker_epoch += 1000;
+    // ...while Kafka's broker 4 (ours 5) fails silently and registers again
+    // (a new incarnation, once its old session is over), then is unfenced.
+    let old_epoch = w.epoch_of(5);
+    w.now = 20_000;
+    let new_epoch = w.register(5, true);
+    assert_ne!(new_epoch, old_epoch);
+    assert!(w.fenced(5));
+    assert_eq!(w.heartbeat(5, false), (false, false), "unfenced");
     let reg = w.reg(0).clone();
     let r = w.alter_partition_full(
         0,
@@ -257,12 +265,13 @@ fn alter_partition_listing_a_broker_at_a_stale_broker_epoch_is_rejected_as_ineli
 #[test]
 fn alter_partition_in_the_recovering_state_is_invalid_with_more_than_the_leader_or_after_recovered()
 {
+    // The partition as created: ISR {1, 2, 3}, leader 1, RECOVERED.
     let mut w = World::new(3, &[vec![1, 2, 3]], 1, false);
-    w.alter_isr(&[1]).expect("shrink accepted");
     let reg = w.reg(0).clone();
+    assert_eq!(reg.leader_recovery_state, LeaderRecoveryState::Recovered);
     let (e1, le, pe) = (w.epoch_of(1), reg.leader_epoch, reg.partition_epoch);
-    let isr = w.with_current_epochs(&[1, 2]);
     let recovering = LeaderRecoveryState::Recovering;
+    let isr = w.with_current_epochs(&[1, 2]);
     assert_eq!(
         w.alter_partition_full(0, 1, e1, le, pe, isr, recovering),
         Err(ErrorCode::InvalidRequest),
@@ -355,4 +364,127 @@ fn a_preferred_election_skips_replicas_that_are_fenced_or_shutting_down_or_outsi
     assert_eq!(w.reg(0).leader, Some(2));
     assert_eq!(w.reg(1).leader, Some(3));
     assert_eq!(w.reg(2).leader, Some(1));
+}
+
+// Kafka: ReplicationControlManagerTest.testEligibleLeaderReplicas_ShrinkToEmptyIsr
+#[test]
+fn a_clean_shutdown_of_the_last_isr_member_empties_the_isr_into_the_elr() {
+    // Kafka's brokers 0..2 are ours 1..3; min ISR 3, ELR on.
+    let mut w = World::new(3, &[vec![1, 2, 3]], 3, true);
+    assert_eq!(w.reg(0).leader, Some(1));
+    w.fence(2);
+    w.fence(3);
+    assert_eq!(set(&w.reg(0).elr), vec![2, 3]);
+    assert!(w.reg(0).last_known_elr.is_empty());
+    // Broker 1 shuts down cleanly and comes back as a new incarnation
+    // (ClusterControlManager.registerBroker → RCM.handleBrokerShutdown with
+    // isCleanShutdown), once its old session is over.
+    w.now = 20_000;
+    w.register(1, true);
+    let r = w.reg(0);
+    assert_eq!(set(&r.elr), vec![1, 2, 3]);
+    assert_eq!(r.last_known_elr, vec![1]);
+    assert!(r.isr.is_empty());
+}
+
+// Kafka: ReplicationControlManagerTest.testPreferredElectionDoesNotTriggerUncleanElection
+// Difference: the ElectLeaders answer: Kafka also checks the reply, PREFERRED_LEADER_NOT_AVAILABLE for the partition; our preferred election is the controller's own (the automatic rebalance, or a command without a reply), so only "no record written" is checked
+#[test]
+fn a_preferred_election_never_falls_back_to_an_unclean_election() {
+    let mut w = World::new(4, &[vec![1, 2, 3]], 1, false);
+    w.fence(2);
+    w.fence(3);
+    w.fence(1);
+    w.heartbeat(2, false);
+    assert!(!w.fenced(2));
+    assert_eq!(
+        (w.reg(0).leader, w.reg(0).isr.clone()),
+        (NO_LEADER, vec![1])
+    );
+    // unclean.leader.election.enable=true for the topic, then a preferred
+    // election: broker 2 could lead uncleanly, but a preferred election
+    // does not elect out of sync.
+    w = w.unclean(true);
+    let before = w.metadata_len();
+    w.elect_preferred(0);
+    assert_eq!(w.metadata_len(), before, "no record");
+    assert_eq!(
+        (w.reg(0).leader, w.reg(0).isr.clone()),
+        (NO_LEADER, vec![1])
+    );
+}
+
+// Kafka: ReplicationControlManagerTest.testMaybeTriggerUncleanLeaderElectionForLeaderlessPartitions[static]
+#[test]
+fn with_unclean_election_configured_an_unfenced_broker_leads_the_leaderless_partitions_it_can() {
+    // Kafka's brokers 0..4 are ours 1..5: foo [[2, 3, 5], [2, 4, 5], [1, 3, 5]].
+    let assignment = vec![vec![2, 3, 5], vec![2, 4, 5], vec![1, 3, 5]];
+    let mut w = World::new(5, &assignment, 1, false).unclean(true);
+    assert!((0..3).all(|p| w.reg(p).leader.is_some()));
+    for b in 1..=5 {
+        w.fence(b);
+    }
+    for p in 0..3 {
+        assert_eq!(w.reg(p).isr, vec![5], "partition {p}");
+        assert_eq!(w.reg(p).leader, NO_LEADER);
+    }
+    // Broker 3 (Kafka's 2) is unfenced: partitions 0 and 2 elect it uncleanly.
+    w.heartbeat(3, false);
+    assert_eq!((w.reg(0).leader, w.reg(0).isr.clone()), (Some(3), vec![3]));
+    assert_eq!(
+        (w.reg(1).leader, w.reg(1).isr.clone()),
+        (NO_LEADER, vec![5])
+    );
+    assert_eq!((w.reg(2).leader, w.reg(2).isr.clone()), (Some(3), vec![3]));
+}
+
+// Kafka: QuorumControllerTest.testUncleanShutdownBrokerElrEnabled
+#[test]
+fn an_unclean_restart_leaves_the_elr_but_not_the_last_known_leader_and_the_elr_member_is_elected() {
+    // Brokers 1..3, session timeout 500 ms, min ISR 2, ELR on.
+    let mut w = World::new(3, &[vec![1, 2, 3]], 2, true);
+    w.config.broker_session_timeout_ms = 500;
+    for b in 1..=3 {
+        w.controller.brokers[b as usize - 1].registered = false;
+        w.register(b, true);
+        assert!(w.fenced(b), "broker {b}: registered, still fenced");
+    }
+    for b in 1..=3 {
+        w.heartbeat(b, false);
+        assert!(!w.fenced(b), "broker {b} unfenced");
+    }
+    // No more heartbeats: every session expires and every broker is fenced.
+    w.now = 1_000;
+    for b in 1..=3 {
+        w.session_check(b);
+    }
+    assert!((1..=3).all(|b| w.fenced(b)));
+    let r = w.reg(0).clone();
+    assert_eq!(r.last_known_elr.len(), 1);
+    assert!(r.isr.is_empty());
+    assert_eq!(r.leader, NO_LEADER);
+    assert_eq!(r.elr.len(), 2);
+    let last_known = r.last_known_elr[0];
+    let Some(&next_leader) = r.elr.iter().find(|b| **b != last_known) else {
+        panic!("an ELR member besides the last known leader: {r:?}")
+    };
+    // The last known leader restarts without proving a clean shutdown: it
+    // leaves the ELR but stays the last known leader.
+    w.now = 2_000;
+    w.register(last_known, false);
+    assert_eq!(w.reg(0).elr, vec![next_leader]);
+    assert_eq!(w.reg(0).last_known_elr, vec![last_known]);
+    // The other one restarts after a clean shutdown (its previous broker
+    // epoch): it stays in the ELR, and the last known leader is kept.
+    w.register(next_leader, true);
+    assert_eq!(w.reg(0).elr, vec![next_leader]);
+    assert_eq!(w.reg(0).last_known_elr, vec![last_known]);
+    // Unfenced, the ELR member is elected.
+    w.heartbeat(next_leader, false);
+    assert!(!w.fenced(next_leader));
+    let r = w.reg(0);
+    assert_eq!(r.isr, vec![next_leader]);
+    assert!(r.elr.is_empty());
+    assert!(r.last_known_elr.is_empty());
+    assert_eq!(r.leader, Some(next_leader));
 }

@@ -454,6 +454,22 @@ impl BrokerWorld {
     /// replaying the metadata log: every broker registered and unfenced at
     /// [`default_epoch`].
     pub fn leader(replicas: &[BrokerId], isr: &[BrokerId]) -> BrokerWorld {
+        let mut log = failover_lab::sim::log::Log::default();
+        for i in 0..10 {
+            log.append(Record::plain(i, 4));
+        }
+        BrokerWorld::leader_with(replicas, isr, log, 5)
+    }
+
+    /// Broker 1 holds `log` and becomes leader in `leader_epoch`, partition
+    /// epoch 1, with `isr`, by replaying the metadata log (every broker
+    /// registered and unfenced at [`default_epoch`]).
+    pub fn leader_with(
+        replicas: &[BrokerId],
+        isr: &[BrokerId],
+        log: failover_lab::sim::log::Log,
+        leader_epoch: u32,
+    ) -> BrokerWorld {
         let topic = TopicConfig {
             min_insync_replicas: 1,
             unclean_leader_election_enable: false,
@@ -482,12 +498,10 @@ impl BrokerWorld {
             .collect();
         metadata.push(std::rc::Rc::new(MetadataRecord::Partition {
             partition: 0,
-            registration: registration(replicas, isr, Some(1), 5, 1),
+            registration: registration(replicas, isr, Some(1), leader_epoch, 1),
         }));
         let mut replica = Replica::new(0, replicas.to_vec());
-        for i in 0..10 {
-            replica.log.append(Record::plain(i, 4));
-        }
+        replica.log = log;
         let mut broker = Broker::new(1, 1);
         broker.host(0, replica);
         let mut w = BrokerWorld {
@@ -576,6 +590,58 @@ impl BrokerWorld {
             rack_id: String::new(),
         };
         self.with(|b, ctx| b.on_message(ctx, Node::Broker(follower), msg));
+    }
+
+    /// A follower fetch at `offset` with every field of ours: the leader
+    /// epoch it names and its `LastFetchedEpoch`.
+    pub fn fetch_follower_with(
+        &mut self,
+        follower: BrokerId,
+        offset: u64,
+        broker_epoch: u64,
+        current_leader_epoch: u32,
+        last_fetched_epoch: Option<u32>,
+    ) -> failover_lab::sim::protocol::FetchPartitionResponse {
+        let msg = Message::Fetch {
+            id: 1_000_000 + self.next_id,
+            replica: Some(follower),
+            broker_epoch,
+            max_wait_ms: 0,
+            partitions: vec![FetchPartition {
+                partition: 0,
+                fetch_offset: offset,
+                current_leader_epoch,
+                last_fetched_epoch,
+            }],
+            rack_id: String::new(),
+        };
+        self.with(|b, ctx| b.on_message(ctx, Node::Broker(follower), msg));
+        self.fetch_response()
+    }
+
+    /// The last fetch's answer for partition 0.
+    pub fn fetch_response(&self) -> failover_lab::sim::protocol::FetchPartitionResponse {
+        self.sends
+            .iter()
+            .find_map(|(_, m)| match m {
+                Message::FetchResponse { partitions, .. } => partitions.first().cloned(),
+                _ => None,
+            })
+            .unwrap_or_else(|| panic!("no fetch response"))
+    }
+
+    /// How many refusals of its AlterPartition the leader has handled
+    /// (Kafka's `alterPartitionListener.failures`).
+    pub fn alter_partition_failures(&self) -> usize {
+        self.trace
+            .events()
+            .filter(|e| {
+                matches!(
+                    e.kind,
+                    failover_lab::sim::trace::TraceKind::AlterPartitionRejected { .. }
+                )
+            })
+            .count()
     }
 
     /// The error of the last fetch's answer for partition 0, if any.

@@ -6,9 +6,10 @@
 //! case, whose answers are mocked, runs against `Replica::truncation_point`
 //! with a real log whose epoch cache gives the same answers.
 
-use failover_lab::sim::config::TruncationMode;
+use failover_lab::sim::config::{ReplicaSelector, TruncationMode};
 use failover_lab::sim::log::{Log, Record};
 use failover_lab::sim::partition::{Replica, Truncation};
+use failover_lab::sim::protocol::{FetchPartition, Message, Node};
 
 use super::harness::{log_of, FetcherWorld};
 
@@ -161,4 +162,44 @@ fn without_leader_epoch_requests_the_follower_truncates_to_its_high_watermark() 
         f.truncation_on_become_follower(TruncationMode::LeaderEpoch),
         None
     );
+}
+
+// Kafka: ReplicaManagerTest.testPreferredReplicaAsFollower
+// Difference: the consumer's leader epoch: Kafka's fetch names none (Optional.empty); our consumer fetch always names one, here the follower's own epoch, which a follower needs to serve it (otherwise NOT_LEADER_OR_FOLLOWER)
+#[test]
+fn a_follower_serves_a_consumer_itself_and_never_names_a_preferred_read_replica() {
+    // KIP-392, rack-aware selector: broker 1 leads in rack-b, broker 2
+    // follows in rack-a, the consumer is in rack-a.
+    let log = log_of(&[(0, 1), (1, 1)]);
+    let mut w = FetcherWorld::new(1, log.clone(), 2, log, 2);
+    w.config.replica_selector = Some(ReplicaSelector::RackAware);
+    w.racks = vec!["rack-b".to_string(), "rack-a".to_string()];
+    let epoch = w.follower_replica().leader_epoch;
+    assert!(!w.follower_replica().is_leader());
+    let fetch = Message::Fetch {
+        id: 77,
+        replica: None,
+        broker_epoch: 0,
+        max_wait_ms: 0,
+        partitions: vec![FetchPartition {
+            partition: 0,
+            fetch_offset: 0,
+            current_leader_epoch: epoch,
+            last_fetched_epoch: None,
+        }],
+        rack_id: "rack-a".to_string(),
+    };
+    w.in_flight.clear();
+    w.with(2, |b, ctx| b.on_message(ctx, Node::Consumer(0), fetch));
+    let answer = w.in_flight.iter().find_map(|(_, to, m)| match m {
+        Message::FetchResponse { id: 77, partitions } if *to == Node::Consumer(0) => {
+            partitions.first().cloned()
+        }
+        _ => None,
+    });
+    let Some(r) = answer else {
+        panic!("the follower answers at once: {:?}", w.in_flight)
+    };
+    assert_eq!(r.error, None, "the fetch from the follower succeeds");
+    assert_eq!(r.preferred_read_replica, None, "only a leader names one");
 }

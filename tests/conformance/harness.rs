@@ -746,6 +746,8 @@ pub struct FetcherWorld {
     pub now: u64,
     /// Messages sent and not yet delivered: (from, to, message).
     pub in_flight: Vec<(BrokerId, Node, Message)>,
+    /// `broker.rack` of brokers 1 and 2 (empty: no racks).
+    pub racks: Vec<String>,
 }
 
 /// A log of `(record id, epoch)` pairs, one record per batch (Kafka's
@@ -820,6 +822,7 @@ impl FetcherWorld {
             next_id: 0,
             now: T0,
             in_flight: Vec::new(),
+            racks: Vec::new(),
         };
         w.with(1, |b, ctx| b.bootstrap(ctx, default_epoch(1)));
         w.with(2, |b, ctx| b.bootstrap(ctx, default_epoch(2)));
@@ -829,11 +832,10 @@ impl FetcherWorld {
     /// Run `f` on broker `id` and queue what it sends.
     pub fn with<R>(&mut self, id: BrokerId, f: impl FnOnce(&mut Broker, &mut Ctx) -> R) -> R {
         let mut dirty = Vec::new();
-        let racks: Vec<String> = Vec::new();
         let mut ctx = Ctx {
             now: self.now,
             config: &self.config,
-            racks: &racks,
+            racks: &self.racks,
             partitions: &self.partitions,
             metadata: &self.metadata,
             trace: &mut self.trace,

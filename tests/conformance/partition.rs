@@ -5,7 +5,7 @@
 //! `replica.lag.time.max.ms` is Kafka's default 30 000.
 
 use failover_lab::sim::log::{Log, Record};
-use failover_lab::sim::partition::{PendingIsr, Replica};
+use failover_lab::sim::partition::Replica;
 
 use failover_lab::sim::protocol::{BrokerState, ErrorCode, MetadataRecord};
 
@@ -36,16 +36,6 @@ fn hw(r: &mut Replica, now: u64, min_isr: u32, eligible: &dyn Fn(u32, u64) -> bo
 
 fn all(_: u32, _: u64) -> bool {
     true
-}
-
-/// The controller accepted the ISR: the leader learns it (same leader epoch).
-fn commit_isr(r: &mut Replica, isr: &[u32], partition_epoch: u32, now: u64) {
-    let replicas = r.replicas.clone();
-    r.make_leader(
-        1,
-        &registration(&replicas, isr, Some(1), 5, partition_epoch),
-        now,
-    );
 }
 
 // Kafka: PartitionTest.testMaybeShrinkIsr
@@ -135,16 +125,22 @@ fn a_follower_at_the_leaders_log_end_is_not_shrunk_however_long_it_has_been() {
 // Kafka: PartitionTest.testHighWatermarkAdvanceShouldNotAdvanceWhenUnderMinISR
 #[test]
 fn the_hw_does_not_advance_while_the_committed_isr_is_below_min_isr() {
-    let mut r = leader(&[1, 2, 3], &[1, 2], 0);
-    r.record_follower_fetch(2, 10, 0, 0);
-    assert_eq!(hw(&mut r, 0, 3, &all), 0);
-    r.record_follower_fetch(3, 10, 0, 0);
-    assert_eq!(r.expand_candidates(&all), vec![3]);
-    r.pending_isr = Some(PendingIsr::of_ids(7, &[1, 2, 3]));
-    assert_eq!(r.maximal_isr_len(), 3);
-    assert_eq!(hw(&mut r, 0, 3, &all), 0, "the maximal ISR is not enough");
-    commit_isr(&mut r, &[1, 2, 3], 2, 0);
-    assert_eq!(hw(&mut r, 0, 3, &all), 10);
+    // min.insync.replicas=3; replicas {1, 2, 3}, ISR {1, 2}.
+    let mut w = BrokerWorld::leader(&[1, 2, 3], &[1, 2]);
+    w.partitions[0].config.min_insync_replicas = 3;
+    let under_min_isr = |w: &BrokerWorld| w.isr().len() < 3;
+    assert!(under_min_isr(&w));
+    assert_eq!(w.high_watermark(), 0);
+    w.fetch_follower(2, 10, default_epoch(2));
+    assert_eq!(w.high_watermark(), 0);
+    // The maximal ISR reaches min ISR; the committed one does not.
+    w.fetch_follower(3, 10, default_epoch(3));
+    assert_eq!(w.high_watermark(), 0);
+    assert_eq!(w.maximal_isr(), vec![1, 2, 3]);
+    let (id, _, _) = w.isr_update();
+    w.answer(id, Ok(registration(&[1, 2, 3], &[1, 2, 3], Some(1), 5, 2)));
+    assert!(!under_min_isr(&w));
+    assert_eq!(w.high_watermark(), 10);
 }
 
 /// PartitionTest.testHighWatermarkIncreasesWithFencedOrShutdownFollower:
@@ -245,28 +241,29 @@ fn a_follower_joins_the_isr_only_once_it_reaches_the_start_of_the_leaders_epoch(
 // Kafka: PartitionTest.testIsrExpansion
 #[test]
 fn a_follower_that_reaches_the_high_watermark_is_proposed_for_the_isr() {
-    let mut r = leader(&[1, 2], &[1], T0);
-    assert_eq!(
-        hw(&mut r, T0, 1, &all),
-        10,
-        "alone in the ISR, the leader commits its log"
-    );
-    assert_eq!(
-        r.follower(2).and_then(|f| f.last_caught_up_ms),
-        None,
-        "0 in Kafka: never"
-    );
-    r.record_follower_fetch(2, 3, 0, T0);
-    assert!(r.expand_candidates(&all).is_empty());
-    assert_eq!(r.follower(2).and_then(|f| f.last_caught_up_ms), None);
-    r.record_follower_fetch(2, 10, 0, T0);
-    assert_eq!(r.follower(2).and_then(|f| f.last_caught_up_ms), Some(T0));
-    assert_eq!(r.expand_candidates(&all), vec![2]);
-    r.pending_isr = Some(PendingIsr::of_ids(7, &[1, 2]));
-    assert_eq!(*r.isr, vec![1], "not committed yet");
-    assert_eq!(r.maximal_isr_len(), 2);
-    commit_isr(&mut r, &[1, 2], 2, T0);
-    assert_eq!(*r.isr, vec![1, 2]);
+    let mut w = BrokerWorld::leader(&[1, 2], &[1]);
+    assert_eq!(w.isr(), vec![1]);
+    let state = |w: &BrokerWorld| {
+        let f = w.replica().follower(2).cloned().unwrap_or_default();
+        (f.last_caught_up_ms, f.log_end_offset)
+    };
+    assert_eq!(state(&w), (None, None), "Kafka's 0 and UNKNOWN_OFFSET");
+    w.fetch_follower(2, 3, default_epoch(2));
+    assert_eq!(w.isr(), vec![1]);
+    assert_eq!(state(&w), (None, Some(3)));
+    assert!(w.isr_updates().is_empty());
+    w.fetch_follower(2, 10, default_epoch(2));
+    let (id, isr, _) = w.isr_update();
+    assert_eq!(BrokerState::ids(&isr), vec![1, 2]);
+    for m in &isr {
+        assert_eq!(m.broker_epoch, Some(default_epoch(m.broker_id)), "{m:?}");
+    }
+    assert_eq!(w.isr(), vec![1]);
+    assert_eq!(w.maximal_isr(), vec![1, 2]);
+    assert_eq!(state(&w), (Some(T0), Some(10)));
+    w.answer(id, Ok(registration(&[1, 2], &[1, 2], Some(1), 5, 2)));
+    assert_eq!(w.isr(), vec![1, 2]);
+    assert_eq!(w.alter_partition_failures(), 0);
 }
 
 // Kafka: PartitionTest.testUpdateFollowerFetchState
@@ -291,16 +288,39 @@ fn last_caught_up_time_moves_only_when_the_follower_reaches_the_leaders_end() {
 }
 
 // Kafka: PartitionTest.testAlterIsrLeaderAndIsrRace
+// Difference: a second proposal while the first is unanswered: Kafka's AlterPartitionManager keeps one request per partition in flight, so the shrink tried after new metadata reset the pending state is not submitted until the first request's answer arrives (and one is submitted after it); our leader sends the new proposal at once and ignores the old request's answer when it comes
 #[test]
 fn learning_the_committed_isr_again_drops_an_in_flight_isr_change() {
-    let mut r = leader(&[1, 2], &[1, 2], 0);
-    r.pending_isr = Some(PendingIsr::of_ids(7, &[1]));
-    commit_isr(&mut r, &[1, 2], 2, LAG + 1);
+    let mut w = BrokerWorld::leader(&[1, 2], &[1, 2]);
+    assert_eq!(w.high_watermark(), 0);
+    let f = w.replica().follower(2).cloned().unwrap_or_default();
+    assert_eq!((f.last_caught_up_ms, f.log_end_offset), (Some(T0), None));
+    w.now += LAG + 1;
+    w.maybe_shrink_isr();
+    let (first, _, _) = w.isr_update();
+    assert!(w.replica().pending_isr.is_some(), "in flight");
+    // Leader again in the same epoch, partition epoch 2: the ISR state is
+    // reset to the committed one.
+    w.publish(MetadataRecord::Partition {
+        partition: 0,
+        registration: registration(&[1, 2], &[1, 2], Some(1), 5, 2),
+    });
+    assert_eq!(w.high_watermark(), 0);
     assert!(
-        r.pending_isr.is_none(),
-        "the state is committed, not in flight"
+        w.replica().pending_isr.is_none(),
+        "committed, not in flight"
     );
-    assert_eq!(r.log.high_watermark, 0);
+    // Ours: the next check proposes the shrink again at once (Kafka: not
+    // before the first request is answered).
+    w.now += LAG + 1;
+    w.maybe_shrink_isr();
+    let (second, _, _) = w.isr_update();
+    assert_ne!(second, first);
+    // The first request's answer arrives: stale, ignored; the second
+    // proposal is still the one in flight.
+    w.answer(first, Ok(registration(&[1, 2], &[1], Some(1), 5, 10)));
+    assert_eq!(w.isr(), vec![1, 2]);
+    assert_eq!(w.replica().pending_isr.as_ref().map(|p| p.id), Some(second));
 }
 
 // Kafka: PartitionTest.testMakeLeaderUpdatesEpochCache

@@ -1,16 +1,22 @@
 //! The README's conformance table, generated from the citations in this
 //! directory's test files so it cannot go stale: every test is preceded by
-//! `// Kafka: Class.method` lines (the Kafka cases it ports), optionally
-//! `// Difference: …` (kept, with its reason), `// Fixed: …` (found by the
-//! case and fixed in the core) and `#[ignore = "issue 15 item
-//! N: …"]` (Kafka's outcome, waiting for that fix). `NOT_PORTED` lists the
-//! Kafka cases of the same classes we do not port, with the reason.
+//! `// Kafka: Class.method` lines (the Kafka cases it ports, `[variant]` for
+//! one parameter of a parameterised case), optionally `// Difference: …`
+//! (kept, with its reason), `// Fixed: …` (found by the case and fixed in the
+//! core) and `#[ignore = "…"]` (Kafka's outcome, waiting for a fix).
+//! `NOT_PORTED` lists the Kafka cases of the same classes we do not port,
+//! with the reason. Citations and names are checked by hand against
+//! [`KAFKA_TRUNK`]; the tests below check that no case is both ported and
+//! listed as not ported.
 //!
 //! `cargo test --test conformance` fails when the README differs from the
 //! generated table; `UPDATE_CONFORMANCE=1 cargo test --test conformance
 //! readme_table` rewrites it.
 
 use std::collections::BTreeMap;
+
+/// The Kafka test sources the citations were read from.
+const KAFKA_TRUNK: &str = "apache/kafka trunk at `bcd3191` (2025-11-21)";
 
 const SOURCES: &[(&str, &str)] = &[
     (
@@ -38,6 +44,7 @@ const NOT_PORTED: &[(&str, &str, &str)] = &[
     ("PartitionChangeBuilderTest", "testChangeRecordIsNoOp", "record encoding (tagged fields), not a replication rule"),
     ("ReplicationControlManagerTest", "topic/partition creation, deletion, configs, policies, describers (testCreateTopics*, testDeleteTopics, testEligibleLeaderReplicas_DeleteTopic, testKRaftClusterDescriber, …)", "admin operations; topics are fixed by the scenario"),
     ("ReplicationControlManagerTest", "testAlterPartitionHandleUnknownTopicIdOrName", "topic ids and names are not part of our requests"),
+    ("ReplicationControlManagerTest", "testMaybeTriggerUncleanLeaderElectionForLeaderlessPartitions[dynamic_cluster], testMaybeTriggerUncleanLeaderElectionForLeaderlessPartitions[dynamic_node], testMaybeTriggerUncleanLeaderElectionForLeaderlessPartitions[dynamic_topic]", "dynamic configs and the periodic unclean-election task (unclean.leader.election.interval.ms) that serves them are not modelled"),
     ("ClusterControlManagerTest", "testRegistrationWithIncorrectClusterId, testRegistrationWithUnsupported*, testRegisterControlWithUnsupportedMetadataVersion, testReRegistrationWithCleanShutdownDetection, testUnregister, testPlaceReplicas, testRegistrationsToRecords, testRegisterWithDuplicateDirectoryId, testHasOnlineDir, testDefaultDir, testBrokerContactTimesAreUpdatedOnClusterControlActivation, testReplayRegisterBrokerRecord, testReplayBrokerRegistrationChangeRecord", "cluster ids, features, directories, record replay and controller failover are not modelled"),
     ("BrokerHeartbeatManagerTest", "testMetadataOffsetComparator, testUsableBrokerIterator, testControlledShutdownOffsetIsOnlyUpdatedOnce, testTouchThrowsExceptionUnlessRegistered", "internal data structures and bookkeeping of Kafka's implementation"),
     ("BrokerHeartbeatManagerTest", "testHasValidSession", "not ported in this pass: it asks the session by (broker id, broker epoch); our controller keeps one session per broker id, and the epoch half is what testDuplicateBrokerRegistration* check through registration"),
@@ -147,11 +154,13 @@ pub fn render() -> String {
         .map(|r| r.cases.values().filter(|v| **v).count())
         .sum();
     out.push_str(&format!(
-        "{total} Kafka test cases ported as {} tests of ours; {passing} pass, {} wait for issue 15 (ignored, with Kafka's expected outcome).\n\n",
+        "{total} Kafka test cases ({KAFKA_TRUNK}) ported as {} tests of ours; {passing} pass, {} are ignored (the test states Kafka's outcome and waits for a fix).\n\n",
         p.tests,
         total - passing
     ));
-    out.push_str("| Kafka test class | cases ported | passing | waiting for issue 15 | our tests | differences kept |\n");
+    out.push_str(
+        "| Kafka test class | cases ported | passing | ignored | our tests | differences kept |\n",
+    );
     out.push_str("| --- | ---: | ---: | ---: | ---: | ---: |\n");
     for (class, r) in &p.classes {
         let pass = r.cases.values().filter(|v| **v).count();
@@ -175,7 +184,9 @@ pub fn render() -> String {
             out.push_str(&format!("- `{class}`: {d}\n"));
         }
     }
-    out.push_str("\nWaiting for issue 15 (the test states Kafka's outcome and is `#[ignore]`d until the fix lands):\n\n");
+    out.push_str(
+        "\nIgnored (the test states Kafka's outcome and is `#[ignore]`d until the fix lands):\n\n",
+    );
     let mut waiting = 0;
     for (class, r) in &p.classes {
         for i in &r.ignored {
@@ -224,5 +235,36 @@ fn at_least_eighty_kafka_cases_are_ported_and_each_cites_a_known_class() {
     assert!(total >= 80, "only {total} Kafka cases ported");
     for class in p.classes.keys() {
         assert!(class.ends_with("Test"), "{class} is not a Kafka test class");
+    }
+}
+
+/// The method names a `NOT_PORTED` entry lists (its prose and wildcards left
+/// out).
+fn not_ported_names(methods: &str) -> Vec<String> {
+    methods
+        .split(',')
+        .map(|m| m.trim().trim_start_matches('(').trim_end_matches(')'))
+        .filter(|m| {
+            (m.starts_with("test") || m.starts_with("should"))
+                && !m.contains('*')
+                && !m.contains(' ')
+        })
+        .map(str::to_string)
+        .collect()
+}
+
+#[test]
+fn no_kafka_case_is_both_ported_and_listed_as_not_ported() {
+    let p = parse();
+    for (class, methods, _) in NOT_PORTED {
+        let Some(row) = p.classes.get(*class) else {
+            continue;
+        };
+        for name in not_ported_names(methods) {
+            assert!(
+                !row.cases.contains_key(&name),
+                "{class}.{name} is ported and listed as not ported"
+            );
+        }
     }
 }

@@ -100,26 +100,49 @@ fn a_shrink_that_fails_with_a_retriable_error_is_sent_again_and_the_hw_advances_
 // Kafka: PartitionTest.testShouldNotShrinkIsrIfPreviousFetchIsCaughtUp
 #[test]
 fn a_follower_that_reached_the_leaders_end_at_its_previous_fetch_is_not_shrunk() {
-    let mut r = leader(&[1, 2], &[1, 2], 0);
-    r.record_follower_fetch(2, 5, 0, 5_000);
-    assert_eq!(r.follower(2).and_then(|f| f.last_caught_up_ms), Some(0));
-    assert_eq!(hw(&mut r, 5_000, 1, &all), 5);
-    // New data arrives; the follower catches up to the old end offset.
-    seed(&mut r, 5, 5);
-    let now = 10_001;
-    r.record_follower_fetch(2, 10, 0, now);
-    assert_eq!(r.follower(2).and_then(|f| f.last_caught_up_ms), Some(5_000));
-    assert_eq!(hw(&mut r, now, 1, &all), 10);
-    assert!(r.out_of_sync(1, now, LAG).is_empty());
+    let mut w = BrokerWorld::leader(&[1, 2], &[1, 2]);
+    let state = |w: &BrokerWorld| {
+        let f = w.replica().follower(2).cloned().unwrap_or_default();
+        (f.last_caught_up_ms, f.log_end_offset)
+    };
+    assert_eq!(w.high_watermark(), 0);
+    assert_eq!(state(&w), (Some(T0), None));
+    // A first fetch 5 s in, not yet at the log end.
+    w.now += 5_000;
+    let first_fetch = w.now;
+    w.fetch_follower(2, 5, default_epoch(2));
+    assert_eq!(state(&w), (Some(T0), Some(5)));
+    assert_eq!(w.high_watermark(), 5);
+    // New records; the follower reaches the old log end, more than the lag
+    // time after the leader started.
+    w.now += 5_001;
+    if let Some(r) = w.broker.replicas.get_mut(&0) {
+        seed(r, 5, 5);
+    }
+    w.fetch_follower(2, 10, default_epoch(2));
+    assert_eq!(state(&w), (Some(first_fetch), Some(10)));
+    assert_eq!(w.high_watermark(), 10);
+    w.maybe_shrink_isr();
+    assert_eq!(w.isr(), vec![1, 2]);
+    assert!(w.isr_updates().is_empty());
 }
 
 // Kafka: PartitionTest.testShouldNotShrinkIsrIfFollowerCaughtUpToLogEnd
 #[test]
 fn a_follower_at_the_leaders_log_end_is_not_shrunk_however_long_it_has_been() {
-    let mut r = leader(&[1, 2], &[1, 2], 0);
-    r.record_follower_fetch(2, 10, 0, 0);
-    assert_eq!(hw(&mut r, 0, 1, &all), 10);
-    assert!(r.out_of_sync(1, 30_001, LAG).is_empty());
+    let mut w = BrokerWorld::leader(&[1, 2], &[1, 2]);
+    assert_eq!(w.high_watermark(), 0);
+    w.fetch_follower(2, 10, default_epoch(2));
+    let f = w.replica().follower(2).cloned().unwrap_or_default();
+    assert_eq!(
+        (f.last_caught_up_ms, f.log_end_offset),
+        (Some(T0), Some(10))
+    );
+    assert_eq!(w.high_watermark(), 10);
+    w.now += 30_001;
+    w.maybe_shrink_isr();
+    assert_eq!(w.isr(), vec![1, 2]);
+    assert!(w.isr_updates().is_empty());
 }
 
 // Kafka: PartitionTest.testHighWatermarkAdvanceShouldNotAdvanceWhenUnderMinISR
@@ -269,22 +292,22 @@ fn a_follower_that_reaches_the_high_watermark_is_proposed_for_the_isr() {
 // Kafka: PartitionTest.testUpdateFollowerFetchState
 #[test]
 fn last_caught_up_time_moves_only_when_the_follower_reaches_the_leaders_end() {
-    let mut r = Replica::new(0, vec![1, 2]);
-    seed(&mut r, 6, 4);
-    r.make_leader(1, &registration(&[1, 2], &[1, 2], Some(1), 5, 1), T0);
-    assert_eq!(r.follower(2).and_then(|f| f.last_caught_up_ms), Some(T0));
-    r.record_follower_fetch(2, 3, 0, T0 + 500);
-    assert_eq!(
-        r.follower(2)
-            .map(|f| (f.last_caught_up_ms, f.log_end_offset)),
-        Some((Some(T0), Some(3)))
-    );
-    r.record_follower_fetch(2, 6, 0, T0 + 1_000);
-    assert_eq!(
-        r.follower(2)
-            .map(|f| (f.last_caught_up_ms, f.log_end_offset)),
-        Some((Some(T0 + 1_000), Some(6)))
-    );
+    let mut log = Log::default();
+    for i in 0..6 {
+        log.append(Record::plain(i, 4));
+    }
+    let mut w = BrokerWorld::leader_with(&[1, 2], &[1, 2], log, 5);
+    let state = |w: &BrokerWorld| {
+        let f = w.replica().follower(2).cloned().unwrap_or_default();
+        (f.last_caught_up_ms, f.log_end_offset)
+    };
+    assert_eq!(state(&w), (Some(T0), None));
+    w.now += 500;
+    w.fetch_follower(2, 3, default_epoch(2));
+    assert_eq!(state(&w), (Some(T0), Some(3)));
+    w.now += 500;
+    w.fetch_follower(2, 6, default_epoch(2));
+    assert_eq!(state(&w), (Some(T0 + 1_000), Some(6)));
 }
 
 // Kafka: PartitionTest.testAlterIsrLeaderAndIsrRace

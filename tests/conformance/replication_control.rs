@@ -82,6 +82,9 @@ fn when_the_last_isr_member_is_fenced_an_unfenced_elr_member_is_elected_cleanly(
     assert_eq!(set(&w.reg(0).elr), vec![3, 4]);
     assert!(w.reg(0).last_known_elr.is_empty());
     w.heartbeat(3, false);
+    // Kafka's fenceBrokers(0, 1) first unfences every other broker: 3 and
+    // 4 (Kafka's 2 and 3) are both unfenced when 1 and 2 are fenced.
+    w.heartbeat(4, false);
     w.fence(1);
     w.fence(2);
     let r = w.reg(0);
@@ -99,8 +102,10 @@ fn an_unclean_shutdown_leaves_the_elr_and_the_last_isr_member_becomes_the_last_k
         w.fence(b);
     }
     assert_eq!(set(&w.reg(0).elr), vec![3, 4]);
-    // Kafka calls handleBrokerUncleanShutdown directly; here the broker
-    // re-registers without a clean-shutdown marker once its session is over.
+    // Kafka calls RCM.handleBrokerShutdown(isCleanShutdown = false), which
+    // ClusterControlManager.registerBroker calls for a new incarnation that
+    // proves no clean shutdown: here the broker re-registers so, once its
+    // old session is over.
     w.now = 20_000;
     w.register(4, false);
     assert_eq!(w.reg(0).elr, vec![3]);

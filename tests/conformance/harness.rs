@@ -644,6 +644,23 @@ impl BrokerWorld {
             .count()
     }
 
+    /// A client's acks=0 Produce of `n` new records to partition 0.
+    pub fn produce(&mut self, n: u64) {
+        let base = 10_000 + self.next_id * 100;
+        let records = (0..n).map(|i| Record::plain(base + i, 0)).collect();
+        let msg = Message::Produce {
+            id: 2_000_000 + self.next_id,
+            acks: failover_lab::sim::config::Acks::None,
+            timeout_ms: 30_000,
+            batches: vec![failover_lab::sim::protocol::ProduceBatch {
+                partition: 0,
+                records,
+            }],
+        };
+        self.next_id += 1;
+        self.with(|b, ctx| b.on_message(ctx, Node::Producer(1), msg));
+    }
+
     /// The error of the last fetch's answer for partition 0, if any.
     pub fn fetch_error(&self) -> Option<ErrorCode> {
         self.sends

@@ -1,8 +1,13 @@
 //! Kafka's `PartitionTest` (core/src/test/scala/unit/kafka/cluster/), the
 //! leader-side rules: high watermark over the maximal ISR with the min-ISR
-//! gate, ISR shrink and expand conditions. Against our `Replica` (a replica's
-//! leader state). Kafka's local broker 0 and remotes 1, 2 are our 1 and 2, 3;
-//! `replica.lag.time.max.ms` is Kafka's default 30 000.
+//! gate, ISR shrink and expand conditions, the AlterPartition round trip and
+//! the follower-fetch checks. Kafka's `Partition` with its mocked metadata
+//! cache and AlterPartitionManager becomes one real broker ([`BrokerWorld`]):
+//! it replays metadata (the brokers' fencing and epochs are its own view),
+//! answers fetches, sends AlterPartition and gets the controller's answer.
+//! Two cases about the log alone run against `Replica`. Kafka's local broker
+//! 0 and remotes 1, 2 are our 1 and 2, 3; `replica.lag.time.max.ms` is
+//! Kafka's default 30 000.
 
 use failover_lab::sim::log::{Log, Record};
 use failover_lab::sim::partition::Replica;
@@ -27,15 +32,6 @@ fn seed(r: &mut Replica, n: u64, epoch: u32) {
     for i in 0..n {
         r.log.append(Record::plain(base + i, epoch));
     }
-}
-
-fn hw(r: &mut Replica, now: u64, min_isr: u32, eligible: &dyn Fn(u32, u64) -> bool) -> u64 {
-    r.maybe_increment_high_watermark(now, LAG, min_isr, true, eligible);
-    r.log.high_watermark
-}
-
-fn all(_: u32, _: u64) -> bool {
-    true
 }
 
 // Kafka: PartitionTest.testMaybeShrinkIsr
@@ -232,33 +228,48 @@ fn an_eligible_caught_up_follower_outside_the_isr_still_holds_back_the_hw() {
 }
 
 // Kafka: PartitionTest.testFollowerDoesNotJoinISRUntilCaughtUpToOffsetWithinCurrentLeaderEpoch
+// Difference: partition epochs: Kafka's case keeps partition epoch 1 through makeFollower and the second makeLeader (it calls them directly); our broker replays them from the metadata log, where each change has a newer partition epoch (2, then 3) and an older or equal one is ignored
 #[test]
 fn a_follower_joins_the_isr_only_once_it_reaches_the_start_of_the_leaders_epoch() {
     // Kafka's leader 0 and followers 1, 2 are our 1 and 2, 3; ISR {1, 3};
-    // leader epoch 8. Kafka's clock starts far from 0, so a replica outside
-    // the ISR (last caught up at 0) is not caught up.
-    let mut r = Replica::new(0, vec![1, 2, 3]);
-    r.make_leader(1, &registration(&[1, 2, 3], &[1, 3], Some(1), 8, 1), T0);
-    seed(&mut r, 2, 8);
-    let last_offset_of_first_batch = r.log.log_end_offset() - 1;
-    seed(&mut r, 3, 8);
-    assert_eq!(hw(&mut r, T0, 1, &all), 0, "the leader's HW does not move");
-    r.record_follower_fetch(3, 0, 0, T0);
-    r.record_follower_fetch(3, last_offset_of_first_batch + 1, 0, T0);
-    assert_eq!(hw(&mut r, T0, 1, &all), last_offset_of_first_batch + 1);
-    // Follower, then leader again in epoch 10, without new records.
-    r.make_follower(&registration(&[1, 2, 3], &[1, 3], Some(3), 9, 1));
-    r.make_leader(1, &registration(&[1, 2, 3], &[1, 3], Some(1), 10, 1), T0);
-    let epoch_start = r.log.log_end_offset();
-    seed(&mut r, 2, 10);
-    r.record_follower_fetch(2, 0, 0, T0);
-    r.record_follower_fetch(2, last_offset_of_first_batch, 0, T0);
-    assert!(
-        r.expand_candidates(&all).is_empty(),
-        "below the epoch's start: not in sync"
-    );
-    r.record_follower_fetch(2, epoch_start, 0, T0);
-    assert_eq!(r.expand_candidates(&all), vec![2]);
+    // leader epoch 8; an empty log.
+    let mut w = BrokerWorld::leader_with(&[1, 2, 3], &[1, 3], Log::default(), 8);
+    assert_eq!(w.replica().leader_epoch, 8);
+    assert_eq!(w.isr(), vec![1, 3]);
+    // Produce (acks=0) batches of 2 and 3 records in epoch 8.
+    w.produce(2);
+    let last_offset_of_first_batch = w.replica().log.log_end_offset() - 1;
+    w.produce(3);
+    assert_eq!(w.high_watermark(), 0, "the leader's HW does not move");
+    // The ISR follower moves the HW below the log end.
+    w.fetch_follower(3, 0, default_epoch(3));
+    w.fetch_follower(3, last_offset_of_first_batch + 1, default_epoch(3));
+    assert_eq!(w.high_watermark(), last_offset_of_first_batch + 1);
+    // Follower in epoch 9, then leader again in epoch 10, no new records.
+    w.publish(MetadataRecord::Partition {
+        partition: 0,
+        registration: registration(&[1, 2, 3], &[1, 3], Some(3), 9, 2),
+    });
+    assert!(!w.replica().is_leader());
+    w.publish(MetadataRecord::Partition {
+        partition: 0,
+        registration: registration(&[1, 2, 3], &[1, 3], Some(1), 10, 3),
+    });
+    assert!(w.replica().is_leader());
+    let epoch_start = w.replica().log.log_end_offset();
+    w.produce(2);
+    // Follower 2, outside the ISR, fetches from the log start, then from
+    // below the epoch's start: not added.
+    w.fetch_follower(2, 0, default_epoch(2));
+    w.fetch_follower(2, last_offset_of_first_batch, default_epoch(2));
+    assert_eq!(w.isr(), vec![1, 3]);
+    assert!(w.isr_updates().is_empty());
+    // From the epoch's start: proposed; the committed ISR is unchanged.
+    w.fetch_follower(2, epoch_start, default_epoch(2));
+    assert_eq!(w.isr(), vec![1, 3]);
+    assert_eq!(w.maximal_isr(), vec![1, 2, 3]);
+    let (_, isr, _) = w.isr_update();
+    assert_eq!(BrokerState::ids(&isr), vec![1, 3, 2]);
 }
 
 // Kafka: PartitionTest.testIsrExpansion

@@ -167,11 +167,15 @@ fn a_registration_from_the_same_incarnation_keeps_its_broker_epoch() {
 // Kafka: ClusterControlManagerTest.testReplay
 #[test]
 fn a_heartbeat_with_a_stale_broker_epoch_changes_nothing_and_is_told_fenced() {
-    let mut w = session_world(1, 18_000);
+    let mut w = session_world(2, 18_000);
     let epoch = fresh_registration(&mut w, 1);
     let (fenced, _) = w.heartbeat_at_offset(1, epoch + 1, u64::MAX / 2, false);
     assert!(fenced);
     assert!(w.fenced(1), "still fenced: the epoch did not match");
+    // Broker 2 has no registration: its epoch is stale too.
+    w.controller.brokers[1].registered = false;
+    let (fenced, _) = w.heartbeat_at_offset(2, epoch, u64::MAX / 2, false);
+    assert!(fenced);
     let (fenced, _) = w.heartbeat_at_offset(1, epoch, u64::MAX / 2, false);
     assert!(!fenced);
     w.fence(1);

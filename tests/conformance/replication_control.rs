@@ -4,7 +4,7 @@
 //! the controller's handlers. Kafka's brokers 0..3 are our brokers 1..4 (our
 //! broker ids start at 1).
 
-use failover_lab::sim::protocol::{ErrorCode, LeaderRecoveryState};
+use failover_lab::sim::protocol::{ErrorCode, LeaderRecoveryState, MetadataRecord};
 
 use super::harness::*;
 
@@ -32,10 +32,16 @@ fn a_leader_shrinks_and_expands_the_isr_through_alter_partition() {
 #[test]
 fn a_leader_initiated_shrink_below_min_isr_fills_the_elr_and_an_expand_clears_it() {
     let mut w = World::new(3, &[vec![1, 2, 3]], 2, true);
-    w.alter_isr(&[1]).expect("shrink accepted");
+    let shrunk = w.alter_isr(&[1]).expect("shrink accepted");
+    assert_eq!(
+        &shrunk,
+        w.reg(0),
+        "the response matches the committed state"
+    );
     assert_eq!(set(&w.reg(0).elr), vec![2, 3]);
     assert!(w.reg(0).last_known_elr.is_empty());
-    w.alter_isr(&[1, 2]).expect("expand accepted");
+    let grown = w.alter_isr(&[1, 2]).expect("expand accepted");
+    assert_eq!(&grown, w.reg(0));
     assert!(w.reg(0).elr.is_empty());
     assert!(w.reg(0).last_known_elr.is_empty());
 }
@@ -122,12 +128,19 @@ fn an_unclean_shutdown_leaves_the_elr_and_the_last_isr_member_becomes_the_last_k
 fn a_fenced_broker_leaves_every_isr_it_was_in() {
     let assignment = vec![vec![1, 2, 3], vec![2, 3, 4], vec![3, 4, 1], vec![1, 3, 2]];
     let mut w = World::new(4, &assignment, 1, false);
+    let led =
+        |w: &World| -> Vec<usize> { (0..4).filter(|p| w.reg(*p).leader == Some(1)).collect() };
     let in_isr =
         |w: &World| -> Vec<usize> { (0..4).filter(|p| w.reg(*p).isr.contains(&1)).collect() };
+    assert_eq!(
+        led(&w),
+        vec![0, 3],
+        "Kafka's brokersToIsrs leaders of broker 0"
+    );
     assert_eq!(in_isr(&w), vec![0, 2, 3]);
     w.fence(1);
+    assert!(led(&w).is_empty());
     assert!(in_isr(&w).is_empty());
-    assert!((0..4).all(|p| w.reg(p).leader != Some(1)));
 }
 
 // Kafka: ReplicationControlManagerTest.testInvalidAlterPartitionRequests
@@ -308,10 +321,29 @@ fn fencing_several_brokers_moves_each_partition_to_a_surviving_isr_member() {
 #[test]
 fn a_shutdown_request_puts_the_broker_in_controlled_shutdown_and_moves_its_leadership() {
     let mut w = World::new(3, &[vec![1, 2, 3]], 1, false);
-    w.heartbeat(1, true);
+    let before = w.metadata_len();
+    let epoch = w.epoch_of(1);
+    w.heartbeat_at_offset(1, epoch, 0, true);
     assert!(w.controller.brokers[0].in_controlled_shutdown);
     assert_eq!(w.reg(0).isr, vec![2, 3]);
     assert_eq!(w.reg(0).leader, Some(2));
+    // Two records, in Kafka's order: the broker's registration change, then
+    // the partition's.
+    let records: Vec<_> = w.controller.metadata_log[before..].to_vec();
+    assert_eq!(records.len(), 2, "{records:?}");
+    assert!(matches!(
+        *records[0],
+        MetadataRecord::Broker {
+            broker: 1,
+            in_controlled_shutdown: true,
+            ..
+        }
+    ));
+    assert!(matches!(
+        &*records[1],
+        MetadataRecord::Partition { partition: 0, registration }
+            if registration.isr == vec![2, 3] && registration.leader == Some(2)
+    ));
 }
 
 /// Kafka's brokers 0..4 registered, 2..4 unfenced, topic foo

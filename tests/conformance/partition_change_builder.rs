@@ -217,26 +217,43 @@ fn an_unclean_election_sets_the_leader_recovery_state_to_recovering() {
 }
 
 fn four(isr: &[u32], elr: &[u32], lke: &[u32], leader: Option<u32>) -> World {
+    four_with(isr, elr, lke, leader, true)
+}
+
+/// Kafka's record versions 0 and 1 (ELR off) and 2 (ELR on).
+const ELR_VERSIONS: [bool; 2] = [false, true];
+
+fn four_with(
+    isr: &[u32],
+    elr: &[u32],
+    lke: &[u32],
+    leader: Option<u32>,
+    elr_enabled: bool,
+) -> World {
     let mut reg = registration(&[1, 2, 3, 4], isr, leader, 100, 200);
     reg.elr = elr.to_vec();
     reg.last_known_elr = lke.to_vec();
-    World::with_registration(4, reg, 3, true)
+    World::with_registration(4, reg, 3, elr_enabled)
 }
 
 // Kafka: PartitionChangeBuilderTest.testEligibleLeaderReplicas_IsrShrinkBelowMinISR
+// Difference: mode: the Kafka case sets useLastKnownLeaderInBalancedRecovery=false; we model only Kafka's default (true), in which the outcome is the same
 #[test]
 fn replicas_leaving_an_isr_that_drops_below_min_isr_enter_the_elr() {
-    let mut w = four(&[1, 2, 3, 4], &[], &[], Some(1)).acceptable(|b| b != 3);
-    w.change(&[1, 2], Preferred);
-    let r = w.reg(0);
-    assert_eq!(r.isr, vec![1, 2]);
-    assert_eq!(r.leader, Some(1));
-    assert_eq!(set(&r.elr), vec![3, 4]);
-    assert!(r.last_known_elr.is_empty());
+    for elr in ELR_VERSIONS {
+        let mut w = four_with(&[1, 2, 3, 4], &[], &[], Some(1), elr).acceptable(|b| b != 3);
+        w.change(&[1, 2], Preferred);
+        let r = w.reg(0);
+        assert_eq!(r.isr, vec![1, 2]);
+        assert_eq!(r.leader, Some(1));
+        let expected: &[u32] = if elr { &[3, 4] } else { &[] };
+        assert_eq!(set(&r.elr), expected, "elr={elr}");
+        assert!(r.last_known_elr.is_empty());
+    }
 }
 
 // Kafka: PartitionChangeBuilderTest.testEligibleLeaderReplicas_IsrExpandAboveMinISR
-// Difference: LastKnownElr: the Kafka case runs with useLastKnownLeaderInBalancedRecovery=false and clears [4]; in Kafka 4.4.0's default mode (the only one we model) only a leader change touches it, so [4] stays — Kafka 4.4.0's own builder answers so (tests/oracle.rs)
+// Difference: LastKnownElr: the Kafka case runs with useLastKnownLeaderInBalancedRecovery=false and clears [4] (with ELR on and off); in the default mode (the only one we model) only a leader change touches it, so [4] stays — Kafka 4.4.0's own builder answers so (tests/oracle.rs), and so does trunk's maybeUpdateRecordElr, which leaves the field to maybeUpdateLastKnownLeader in that mode
 #[test]
 fn an_isr_back_at_min_isr_clears_the_elr_and_keeps_the_last_known_leader() {
     let mut w = four(&[1, 2], &[3], &[4], Some(1)).acceptable(|b| b != 3);
@@ -245,9 +262,18 @@ fn an_isr_back_at_min_isr_clears_the_elr_and_keeps_the_last_known_leader() {
     assert_eq!(r.isr, vec![1, 2, 3]);
     assert!(r.elr.is_empty());
     assert_eq!(r.last_known_elr, vec![4]);
+    // Record versions 0 and 1 (ELR off): the ELR is cleared; LastKnownElr,
+    // as in the default mode above, is left alone.
+    let mut w = four_with(&[1, 2], &[3], &[4], Some(1), false).acceptable(|b| b != 3);
+    w.change(&[1, 2, 3], Preferred);
+    let r = w.reg(0);
+    assert_eq!(r.isr, vec![1, 2, 3]);
+    assert!(r.elr.is_empty());
+    assert_eq!(r.last_known_elr, vec![4]);
 }
 
 // Kafka: PartitionChangeBuilderTest.testEligibleLeaderReplicas_IsrAddNewMemberNotInELR
+// Difference: mode: the Kafka case sets useLastKnownLeaderInBalancedRecovery=false; we model only Kafka's default (true). With ELR on the outcome is the same; with ELR off (record versions 0 and 1) Kafka's false mode clears LastKnownElr [2] (PartitionChangeBuilder.maybeUpdateRecordElr), while the default mode writes LastKnownElr only in maybeUpdateLastKnownLeader, which ELR off skips, so [2] stays
 // Fixed: a change that kept the leader cleared LastKnownElr; Kafka 4.4.0's maybeUpdateLastKnownLeader touches it only when the leader changes, so [2] stays (the case's outcome, and the default mode's: the difference once kept here is gone)
 #[test]
 fn a_new_isr_member_below_min_isr_leaves_the_elr_and_last_known_elr_as_they_were() {
@@ -256,6 +282,14 @@ fn a_new_isr_member_below_min_isr_leaves_the_elr_and_last_known_elr_as_they_were
     let r = w.reg(0);
     assert_eq!(r.isr, vec![1, 4]);
     assert_eq!(r.elr, vec![3]);
+    assert_eq!(r.last_known_elr, vec![2]);
+    // Record versions 0 and 1 (ELR off): the change clears the ELR;
+    // LastKnownElr stays in the default mode.
+    let mut w = four_with(&[1], &[3], &[2], Some(1), false).acceptable(|b| b != 3);
+    w.change(&[1, 4], Preferred);
+    let r = w.reg(0);
+    assert_eq!(r.isr, vec![1, 4]);
+    assert!(r.elr.is_empty());
     assert_eq!(r.last_known_elr, vec![2]);
 }
 
@@ -289,6 +323,11 @@ fn an_unclean_shutdown_removes_the_replica_from_the_elr() {
     assert_eq!(r.isr, vec![1]);
     assert_eq!(r.elr, vec![2]);
     assert!(r.last_known_elr.is_empty());
+    // Record versions 0 and 1 (ELR off): the ELR is cleared.
+    let mut w = four_with(&[1], &[2, 3], &[], Some(1), false).acceptable(|b| b != 3);
+    w.change_with_unclean_shutdown(&[1], Preferred, Some(3));
+    let r = w.reg(0);
+    assert!(r.elr.is_empty() && r.last_known_elr.is_empty(), "{r:?}");
 }
 
 // Kafka: PartitionChangeBuilderTest.testEligibleLeaderReplicas_ElrCanBeElected[lastKnownLeaderEnabled=true]

@@ -644,6 +644,30 @@ impl BrokerWorld {
             .count()
     }
 
+    /// An OffsetsForLeaderEpoch from broker `from` for partition 0; the
+    /// leader's answer.
+    pub fn offsets_for_leader_epoch(
+        &mut self,
+        from: BrokerId,
+        current_leader_epoch: u32,
+        leader_epoch: u32,
+    ) -> Result<Option<(u32, u64)>, ErrorCode> {
+        let msg = Message::OffsetsForLeaderEpoch {
+            id: 3_000_000 + self.next_id,
+            partition: 0,
+            current_leader_epoch,
+            leader_epoch,
+        };
+        self.with(|b, ctx| b.on_message(ctx, Node::Broker(from), msg));
+        self.sends
+            .iter()
+            .find_map(|(_, m)| match m {
+                Message::OffsetsForLeaderEpochResponse { result, .. } => Some(result.clone()),
+                _ => None,
+            })
+            .unwrap_or_else(|| panic!("no OffsetsForLeaderEpoch answer"))
+    }
+
     /// A client's acks=0 Produce of `n` new records to partition 0.
     pub fn produce(&mut self, n: u64) {
         let base = 10_000 + self.next_id * 100;

@@ -5,9 +5,8 @@
 //! cache and AlterPartitionManager becomes one real broker ([`BrokerWorld`]):
 //! it replays metadata (the brokers' fencing and epochs are its own view),
 //! answers fetches, sends AlterPartition and gets the controller's answer.
-//! Two cases about the log alone run against `Replica`. Kafka's local broker
-//! 0 and remotes 1, 2 are our 1 and 2, 3; `replica.lag.time.max.ms` is
-//! Kafka's default 30 000.
+//! Kafka's local broker 0 and remotes 1, 2 are our 1 and 2, 3;
+//! `replica.lag.time.max.ms` is Kafka's default 30 000.
 
 use failover_lab::sim::log::{Log, Record};
 use failover_lab::sim::partition::Replica;
@@ -17,15 +16,6 @@ use failover_lab::sim::protocol::{BrokerState, ErrorCode, MetadataRecord};
 use super::harness::{default_epoch, registration, BrokerWorld, T0};
 
 const LAG: u64 = 30_000;
-
-/// `seedLogData(log, numRecords = 10, leaderEpoch = 4)` then `makeLeader`
-/// in leader epoch 5 at time `now`.
-fn leader(replicas: &[u32], isr: &[u32], now: u64) -> Replica {
-    let mut r = Replica::new(0, replicas.to_vec());
-    seed(&mut r, 10, 4);
-    r.make_leader(1, &registration(replicas, isr, Some(1), 5, 1), now);
-    r
-}
 
 fn seed(r: &mut Replica, n: u64, epoch: u32) {
     let base = r.log.log_end_offset();
@@ -360,21 +350,34 @@ fn learning_the_committed_isr_again_drops_an_in_flight_isr_change() {
 // Kafka: PartitionTest.testMakeLeaderUpdatesEpochCache
 #[test]
 fn becoming_leader_records_the_new_epoch_at_the_log_end_in_the_epoch_cache() {
-    let r = leader(&[1, 2], &[1, 2], 0);
-    assert_eq!(r.log.epochs(), &[(4, 0), (5, 10)]);
+    // Two records in epoch 0, two in epoch 5; the broker leads in epoch 8.
+    let mut log = Log::default();
+    for (id, epoch) in [(0, 0), (1, 0), (2, 5), (3, 5)] {
+        log.append(Record::plain(id, epoch));
+    }
+    assert_eq!(log.log_end_offset(), 4);
+    let mut w = BrokerWorld::leader_with(&[1, 2], &[1, 2], log, 8);
+    assert_eq!(w.replica().log.log_end_offset(), 4);
+    assert_eq!(w.replica().log.epochs(), &[(0, 0), (5, 2), (8, 4)]);
+    // OffsetsForLeaderEpoch(current 8, epoch 8) from a follower: (8, 4).
+    assert_eq!(w.offsets_for_leader_epoch(2, 8, 8), Ok(Some((8, 4))));
 }
 
 // Kafka: PartitionTest.testUseCheckpointToInitializeHighWatermark
 #[test]
-fn after_a_restart_the_high_watermark_comes_from_its_checkpoint() {
-    let mut r = Replica::new(0, vec![1, 2]);
-    seed(&mut r, 6, 5);
-    r.log.high_watermark = 4;
-    r.log.checkpoint_high_watermark();
-    r.log.flush();
-    r.log.high_watermark = 6;
-    r.log.lose_unflushed();
-    assert_eq!(r.log.high_watermark, 4);
+fn a_broker_that_starts_leading_takes_its_high_watermark_from_the_checkpoint() {
+    // Six records in epoch 5; the high-watermark checkpoint says 4 (the HW
+    // in memory before the restart was further on).
+    let mut log = Log::default();
+    for i in 0..6 {
+        log.append(Record::plain(i, 5));
+    }
+    log.high_watermark = 4;
+    log.checkpoint_high_watermark();
+    log.high_watermark = 6;
+    let w = BrokerWorld::leader_with(&[1, 2], &[1, 2], log, 6);
+    assert!(w.replica().is_leader());
+    assert_eq!(w.high_watermark(), 4);
 }
 
 // The AlterPartition round trip through the broker's own handlers

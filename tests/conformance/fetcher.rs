@@ -2,13 +2,14 @@
 //! (core/src/test/scala/unit/kafka/server/): where a follower truncates given
 //! the leader's epoch end offset. Kafka's `MockFetcherThread` against a
 //! `MockLeaderEndPoint` becomes our follower broker's replica fetcher against
-//! a real leader broker ([`FetcherWorld`]); the `ReplicaFetcherThreadTest`
-//! case, whose answers are mocked, runs against `Replica::truncation_point`
-//! with a real log whose epoch cache gives the same answers.
+//! a real leader broker ([`FetcherWorld`]); for the `ReplicaFetcherThreadTest`
+//! case, whose leader answers are mocked, the same follower gets those
+//! answers instead of the leader's, and its log is a real one whose epoch
+//! cache gives the mocked `endOffsetForEpoch` answers.
 
 use failover_lab::sim::config::{ReplicaSelector, TruncationMode};
 use failover_lab::sim::log::{Log, Record};
-use failover_lab::sim::partition::{Replica, Truncation};
+use failover_lab::sim::partition::Replica;
 use failover_lab::sim::protocol::{FetchPartition, Message, Node};
 
 use super::harness::{log_of, FetcherWorld};
@@ -35,32 +36,30 @@ fn follower(runs: &[(u32, u64)]) -> Replica {
 // Difference: loop 4 not reproduced: Kafka's mocked log answers endOffsetForEpoch(2) = (1, 119) after answering endOffsetForEpoch(3) = (2, 129), which no real epoch cache does (a log holding epoch 2 up to 129 answers (2, 129) for epoch 2); our follower's log is a real one
 #[test]
 fn a_diverging_epoch_truncates_step_by_step_to_the_common_prefix() {
-    // Follower: latest epoch 5, LEO 200; endOffsetForEpoch(4) = (4, 149),
-    // endOffsetForEpoch(3) = (2, 129). Kafka's two partitions get the same
-    // answers one offset apart: (4, 140) / (4, 141), then (3, 130) / (3, 131).
+    // Follower: latest epoch 5, LEO 200; its endOffsetForEpoch(4) = (4, 149),
+    // endOffsetForEpoch(3) = (2, 129). The mocked leader answers each fetch
+    // with a divergence: (4, 140) then (3, 130), and for Kafka's second
+    // partition one offset further: (4, 141) then (3, 131).
     for (first, second) in [(140, 130), (141, 131)] {
-        let mut f = follower(&[(1, 119), (2, 10), (4, 20), (5, 51)]);
-        assert_eq!(f.log.end_offset_for(4), Some((4, 149)));
-        assert_eq!(f.log.end_offset_for(3), Some((2, 129)));
-        let t = f.truncation_point(4, first);
-        assert_eq!(
-            t,
-            Truncation {
-                to: first,
-                ask_again: false
-            }
-        );
-        f.log.truncate_to(t.to);
-        assert_eq!(f.log.latest_epoch(), Some(4));
-        let t = f.truncation_point(3, second);
-        assert_eq!(
-            t,
-            Truncation {
-                to: 129,
-                ask_again: true
-            },
-            "epoch 3 unknown to the follower"
-        );
+        let f = runs_of(&[(1, 119), (2, 10), (4, 20), (5, 51)]);
+        assert_eq!(f.end_offset_for(4), Some((4, 149)));
+        assert_eq!(f.end_offset_for(3), Some((2, 129)));
+        let leader = f.clone();
+        let mut w = FetcherWorld::new(5, leader, 0, f, 0);
+        // Loop 1: the first fetch goes out at once, with no epoch round.
+        let fp = w.queued_fetch().unwrap_or_else(|| panic!("a fetch"));
+        assert_eq!((fp.fetch_offset, fp.last_fetched_epoch), (200, Some(5)));
+        // Loop 2: truncated to the leader's end of epoch 4, fetching again.
+        w.answer_with_diverging_epoch(4, first);
+        assert_eq!(w.follower_replica().log.log_end_offset(), first);
+        assert_eq!(w.queued_last_fetched_epoch(), Some(4));
+        // Loop 3: epoch 3 is unknown to the follower: it truncates to its own
+        // end of the epoch below (2, 129) and fetches on from there.
+        w.answer_with_diverging_epoch(3, second);
+        assert_eq!(w.follower_replica().log.log_end_offset(), 129);
+        let fp = w.queued_fetch().unwrap_or_else(|| panic!("a fetch"));
+        assert_eq!((fp.fetch_offset, fp.last_fetched_epoch), (129, Some(2)));
+        assert_eq!(w.follower_truncations(), 2);
     }
 }
 

@@ -919,6 +919,44 @@ impl FetcherWorld {
         responses
     }
 
+    /// Answer the follower's queued Fetch in the leader's place, with a
+    /// `DivergingEpoch` and no records (Kafka's mocked network answers of
+    /// `ReplicaFetcherThreadTest`); the leader never sees the Fetch.
+    pub fn answer_with_diverging_epoch(&mut self, epoch: u32, end_offset: u64) {
+        let queued = std::mem::take(&mut self.in_flight);
+        let mut fetch = None;
+        for (from, to, msg) in queued {
+            match msg {
+                Message::Fetch { id, partitions, .. } if from == 2 => {
+                    fetch = Some((id, partitions))
+                }
+                other => self.in_flight.push((from, to, other)),
+            }
+        }
+        let Some((id, partitions)) = fetch else {
+            panic!("the follower has no Fetch queued")
+        };
+        let answers = partitions
+            .iter()
+            .map(|p| failover_lab::sim::protocol::FetchPartitionResponse {
+                partition: p.partition,
+                error: None,
+                high_watermark: 0,
+                log_end_offset: 0,
+                diverging_epoch: Some((epoch, end_offset)),
+                current_leader: None,
+                records: Vec::new(),
+                base_offset: p.fetch_offset,
+                preferred_read_replica: None,
+            })
+            .collect();
+        let msg = Message::FetchResponse {
+            id,
+            partitions: answers,
+        };
+        self.with(2, |b, ctx| b.on_message(ctx, Node::Broker(1), msg));
+    }
+
     /// One fetch round trip: the follower's queued Fetch reaches the leader,
     /// the leader's answer reaches the follower. Returns whether the follower
     /// got an answer (the leader may park a fetch that has nothing to return).

@@ -662,7 +662,7 @@ impl BrokerWorld {
         self.sends
             .iter()
             .find_map(|(_, m)| match m {
-                Message::OffsetsForLeaderEpochResponse { result, .. } => Some(result.clone()),
+                Message::OffsetsForLeaderEpochResponse { result, .. } => Some(*result),
                 _ => None,
             })
             .unwrap_or_else(|| panic!("no OffsetsForLeaderEpoch answer"))

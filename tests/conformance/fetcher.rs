@@ -10,9 +10,9 @@
 use failover_lab::sim::config::{ReplicaSelector, TruncationMode};
 use failover_lab::sim::log::{Log, Record};
 use failover_lab::sim::partition::Replica;
-use failover_lab::sim::protocol::{FetchPartition, Message, Node};
+use failover_lab::sim::protocol::{ErrorCode, FetchPartition, Message, MetadataRecord, Node};
 
-use super::harness::{log_of, FetcherWorld};
+use super::harness::{log_of, registration, FetcherWorld};
 
 /// A log of `(epoch, count)` runs.
 fn runs_of(runs: &[(u32, u64)]) -> Log {
@@ -201,4 +201,62 @@ fn a_follower_serves_a_consumer_itself_and_never_names_a_preferred_read_replica(
     };
     assert_eq!(r.error, None, "the fetch from the follower succeeds");
     assert_eq!(r.preferred_read_replica, None, "only a leader names one");
+}
+
+// Kafka: AbstractFetcherThreadTest.testSimpleFetch
+#[test]
+fn a_follower_fetch_copies_the_leaders_records_and_its_high_watermark() {
+    // Follower empty; leader: a, b in epoch 0, HW 2; leader epoch 0.
+    let leader = log_of(&[(0, 0), (1, 0)]);
+    let mut w = FetcherWorld::new(0, leader, 2, Log::default(), 0);
+    assert!(w.round());
+    let f = &w.follower_replica().log;
+    assert_eq!(f.log_end_offset(), 2);
+    assert_eq!(f.high_watermark, 2);
+}
+
+// Kafka: AbstractFetcherThreadTest.testFencedFetch
+// Fixed: a follower answered FENCED_LEADER_EPOCH for its own current epoch backed off and fetched again every replica.fetch.backoff.ms with the stale epoch; AbstractFetcherThread.onPartitionFenced marks the partition failed and awaits the new partition state before fetching it again
+#[test]
+fn a_follower_fenced_by_a_newer_leader_epoch_stops_fetching_until_it_learns_the_new_epoch() {
+    let leader = log_of(&[(0, 0), (1, 0)]);
+    let mut w = FetcherWorld::new(0, leader, 2, Log::default(), 0);
+    assert!(w.round());
+    assert_eq!(w.follower_replica().log.log_end_offset(), 2, "caught up");
+    // The leader moves to epoch 1; the follower has not heard of it.
+    w.publish_to(
+        1,
+        MetadataRecord::Partition {
+            partition: 0,
+            registration: registration(&[1, 2], &[1, 2], Some(1), 1, 2),
+        },
+    );
+    assert_eq!(w.leader_replica().leader_epoch, 1);
+    let fp = w.queued_fetch().unwrap_or_else(|| panic!("a fetch"));
+    assert_eq!(fp.current_leader_epoch, 0);
+    w.deliver();
+    let fenced = w.in_flight.iter().any(|(from, _, m)| {
+        *from == 1
+            && matches!(m, Message::FetchResponse { partitions, .. }
+                if partitions.first().and_then(|p| p.error) == Some(ErrorCode::FencedLeaderEpoch))
+    });
+    assert!(fenced, "FENCED_LEADER_EPOCH");
+    w.deliver();
+    // The partition is out of the fetcher: no fetch now, nor after the backoff.
+    assert!(w.queued_fetch().is_none());
+    w.follower_retry_after_backoff();
+    assert!(
+        w.queued_fetch().is_none(),
+        "awaiting the new partition state"
+    );
+    // Beyond Kafka's case: the new state arrives and fetching resumes.
+    w.publish_to(
+        2,
+        MetadataRecord::Partition {
+            partition: 0,
+            registration: registration(&[1, 2], &[1, 2], Some(1), 1, 2),
+        },
+    );
+    let fp = w.queued_fetch().unwrap_or_else(|| panic!("fetching again"));
+    assert_eq!(fp.current_leader_epoch, 1);
 }

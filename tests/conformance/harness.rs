@@ -789,6 +789,8 @@ pub struct FetcherWorld {
     pub in_flight: Vec<(BrokerId, Node, Message)>,
     /// `broker.rack` of brokers 1 and 2 (empty: no racks).
     pub racks: Vec<String>,
+    /// The timers the last call set.
+    pub timers: Vec<(u64, Timer)>,
 }
 
 /// A log of `(record id, epoch)` pairs, one record per batch (Kafka's
@@ -864,6 +866,7 @@ impl FetcherWorld {
             now: T0,
             in_flight: Vec::new(),
             racks: Vec::new(),
+            timers: Vec::new(),
         };
         w.with(1, |b, ctx| b.bootstrap(ctx, default_epoch(1)));
         w.with(2, |b, ctx| b.bootstrap(ctx, default_epoch(2)));
@@ -893,7 +896,38 @@ impl FetcherWorld {
         let r = f(broker, &mut ctx);
         self.in_flight
             .extend(ctx.sends.into_iter().map(|(to, m)| (id, to, m)));
+        self.timers = ctx.timers;
         r
+    }
+
+    /// The controller publishes `rec` and only broker `id` replays it (the
+    /// other has not heard of it yet).
+    pub fn publish_to(&mut self, id: BrokerId, rec: MetadataRecord) {
+        self.metadata.push(std::rc::Rc::new(rec));
+        let end = self.metadata.len() as u64;
+        self.with(id, |b, ctx| {
+            b.on_message(
+                ctx,
+                Node::Controller,
+                Message::MetadataPush { metadata_end: end },
+            )
+        });
+        let applied: Vec<Timer> = self
+            .timers
+            .iter()
+            .filter(|(_, t)| matches!(t, Timer::MetadataApplied { .. }))
+            .map(|(_, t)| t.clone())
+            .collect();
+        for t in applied {
+            self.with(id, |b, ctx| b.on_timer(ctx, t));
+        }
+    }
+
+    /// The follower's fetch-retry timer fires `replica.fetch.backoff.ms`
+    /// from now.
+    pub fn follower_retry_after_backoff(&mut self) {
+        self.now += self.config.replica_fetch_backoff_ms;
+        self.with(2, |b, ctx| b.on_timer(ctx, Timer::FetchRetry));
     }
 
     /// Deliver every queued Fetch and FetchResponse between the two brokers

@@ -260,3 +260,53 @@ fn a_follower_fenced_by_a_newer_leader_epoch_stops_fetching_until_it_learns_the_
     let fp = w.queued_fetch().unwrap_or_else(|| panic!("fetching again"));
     assert_eq!(fp.current_leader_epoch, 1);
 }
+
+// Kafka: AbstractFetcherThreadTest.testFencedTruncation
+#[test]
+fn a_follower_whose_first_fetch_is_fenced_makes_no_progress_until_it_learns_the_new_epoch() {
+    // The leader is in epoch 1 with a, b written in it; the follower, empty,
+    // still knows epoch 0.
+    let mut w = FetcherWorld::new(0, Log::default(), 0, Log::default(), 0);
+    w.publish_to(
+        1,
+        MetadataRecord::Partition {
+            partition: 0,
+            registration: registration(&[1, 2], &[1, 2], Some(1), 1, 2),
+        },
+    );
+    if let Some(r) = w.leader.replicas.get_mut(&0) {
+        r.log.append(Record::plain(0, 1));
+        r.log.append(Record::plain(1, 1));
+        r.log.high_watermark = 2;
+    }
+    assert!(w.round(), "answered at once: fenced");
+    let f = &w.follower_replica().log;
+    assert_eq!(
+        (f.log_end_offset(), f.high_watermark),
+        (0, 0),
+        "no progress"
+    );
+    w.follower_retry_after_backoff();
+    assert!(w.queued_fetch().is_none(), "out of the fetcher");
+}
+
+// Kafka: AbstractFetcherThreadTest.testIgnoreFetchResponseWhenLeaderEpochChanged
+#[test]
+fn a_fetch_answer_for_an_older_leader_epoch_than_the_followers_is_ignored() {
+    // Leader: a in epoch 0, HW 1. The follower's fetch in epoch 0 is on its
+    // way when the follower learns epoch 1.
+    let leader = log_of(&[(0, 0)]);
+    let mut w = FetcherWorld::new(0, leader, 1, Log::default(), 0);
+    assert_eq!(w.queued_fetch().map(|p| p.current_leader_epoch), Some(0));
+    w.publish_to(
+        2,
+        MetadataRecord::Partition {
+            partition: 0,
+            registration: registration(&[1, 2], &[1, 2], Some(1), 1, 2),
+        },
+    );
+    assert_eq!(w.follower_replica().leader_epoch, 1);
+    // The leader (still in epoch 0) answers the old fetch with record a.
+    assert!(w.round());
+    assert_eq!(w.follower_replica().log.log_end_offset(), 0, "ignored");
+}

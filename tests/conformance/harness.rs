@@ -552,18 +552,16 @@ impl BrokerWorld {
         self.replica().isr.to_vec()
     }
 
-    /// The maximal ISR (`partitionState.maximalIsr`), sorted.
+    /// The maximal ISR (`partitionState.maximalIsr`), sorted: the replicas
+    /// the leader's own rule (`Replica::in_maximal_isr`) counts in it.
     pub fn maximal_isr(&self) -> Vec<BrokerId> {
         let r = self.replica();
-        let mut m: Vec<BrokerId> = r.isr.to_vec();
-        if let Some(p) = &r.pending_isr {
-            m.extend(
-                p.isr
-                    .iter()
-                    .map(|s| s.broker_id)
-                    .filter(|b| !r.isr.contains(b)),
-            );
-        }
+        let mut m: Vec<BrokerId> = r
+            .replicas
+            .iter()
+            .copied()
+            .filter(|b| r.in_maximal_isr(*b))
+            .collect();
         m.sort_unstable();
         m
     }

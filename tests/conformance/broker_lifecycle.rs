@@ -1,9 +1,10 @@
-//! Kafka's `BrokerHeartbeatManagerTest` and `ClusterControlManagerTest`
-//! (metadata/src/test/java/org/apache/kafka/controller/): sessions, fencing,
+//! Kafka's `BrokerHeartbeatManagerTest`, `BrokerHeartbeatTrackerTest` and
+//! `ClusterControlManagerTest` (metadata/src/test/java/org/apache/kafka/
+//! controller/): sessions, fencing,
 //! registration and the heartbeat state machine, against the controller.
 //! Kafka's brokers 0..5 are our brokers 1..6.
 
-use failover_lab::sim::io::Timer;
+use failover_lab::sim::protocol::{ErrorCode, Message};
 
 use super::harness::*;
 
@@ -25,61 +26,43 @@ fn contact(w: &mut World, b: u32, at: u64) {
     w.heartbeat(b, false);
 }
 
-// Kafka: BrokerHeartbeatManagerTest.testHasValidSession
+// Kafka: BrokerHeartbeatTrackerTest.testIsExpiredIsFalseForTheCurrentTime
+// Kafka: BrokerHeartbeatTrackerTest.testIsExpiredIsFalseForTenNanosecondsAfter
+// Kafka: BrokerHeartbeatTrackerTest.testIsExpiredIsTrueAfterExpirationTime
+// Difference: clock granularity: Kafka's 10 ns after the contact is 1 ms here (our clock counts milliseconds), and Kafka expires the session one nanosecond after contact + timeout while we fence at contact + timeout itself (466 ms here); Kafka's session is still valid at that instant
 #[test]
-fn a_session_is_valid_for_the_session_timeout_after_the_last_contact() {
-    // Session timeout 10 ms; brokers 1 (Kafka 0) touched at 0, 2 and 3 at 5.
-    let mut w = session_world(3, 10);
-    contact(&mut w, 1, 0);
-    contact(&mut w, 2, 5);
-    contact(&mut w, 3, 5);
-    w.now = 9;
-    for b in 1..=3 {
-        w.session_check(b);
-        assert!(!w.fenced(b), "broker {b} at 9 ms");
+fn a_session_expires_only_once_the_session_timeout_has_passed_since_the_last_contact() {
+    // Session timeout 10 ms (Kafka's 10 000 000 ns); last contact at 456 ms.
+    let mut w = session_world(1, 10);
+    contact(&mut w, 1, 456);
+    for at in [456, 457, 465] {
+        w.now = at;
+        w.session_check(1);
+        assert!(!w.fenced(1), "at {at} ms the session is valid");
     }
-    w.now = 11;
-    for b in 1..=3 {
-        w.session_check(b);
-    }
-    assert!(w.fenced(1), "last contact 0 + 10 ms < 11 ms");
-    assert!(!w.fenced(2) && !w.fenced(3));
+    w.now = 466;
+    w.session_check(1);
+    assert!(w.fenced(1), "expired at contact + timeout");
 }
 
-// Kafka: BrokerHeartbeatManagerTest.testFindOneStaleBroker
+// Kafka: BrokerHeartbeatTrackerTest.testMaybeRemoveExpiredWithAllUpToDate
+// Kafka: BrokerHeartbeatTrackerTest.testMaybeRemoveExpiredWithAllExpired
 #[test]
-fn brokers_are_fenced_in_the_order_their_sessions_expire() {
+fn every_broker_not_heard_from_within_the_session_timeout_is_fenced() {
+    // Brokers 1..3 (Kafka's 0..2) contacted at 0; session timeout 10 ms.
     let mut w = session_world(3, 10);
-    contact(&mut w, 1, 0);
-    contact(&mut w, 2, 5);
-    contact(&mut w, 3, 6);
+    for b in 1..=3 {
+        contact(&mut w, b, 0);
+    }
     let check_all = |w: &mut World| {
         for b in 1..=3 {
             w.session_check(b);
         }
         (1..=3).filter(|b| w.fenced(*b)).collect::<Vec<_>>()
     };
-    w.now = 6;
-    assert!(check_all(&mut w).is_empty());
+    assert!(check_all(&mut w).is_empty(), "all up to date");
     w.now = 11;
-    assert_eq!(check_all(&mut w), vec![1]);
-    w.now = 31;
-    assert_eq!(check_all(&mut w), vec![1, 2, 3]);
-}
-
-// Kafka: BrokerHeartbeatManagerTest.testNextCheckTimeNs
-#[test]
-fn the_next_session_check_is_due_at_the_oldest_contact_plus_the_session_timeout() {
-    let mut w = session_world(2, 10);
-    contact(&mut w, 1, 0);
-    contact(&mut w, 2, 2);
-    // A check before the deadline reschedules itself for last contact + timeout.
-    w.now = 7;
-    w.session_check(1);
-    assert!(!w.fenced(1));
-    assert_eq!(w.timers, vec![(10, Timer::SessionCheck { broker: 1 })]);
-    w.session_check(2);
-    assert_eq!(w.timers, vec![(12, Timer::SessionCheck { broker: 2 })]);
+    assert_eq!(check_all(&mut w), vec![1, 2, 3], "all expired");
 }
 
 // Kafka: BrokerHeartbeatManagerTest.testCalculateNextBrokerState
@@ -146,14 +129,18 @@ fn a_new_registration_is_fenced_and_not_in_controlled_shutdown() {
 }
 
 // Kafka: ClusterControlManagerTest.testReRegistrationAndBrokerEpoch[newIncarnationId=true]
+// Difference: when a session starts: in Kafka a registration starts no session (only heartbeats do, ClusterControlManager.registerBroker and BrokerHeartbeatTracker), so the new incarnation registers at once and gets the new epoch; ours starts the session at registration, so the new incarnation is refused with DUPLICATE_BROKER_REGISTRATION until broker.session.timeout.ms after the first registration, and registers once it is over
 #[test]
 fn a_new_incarnation_gets_a_new_larger_broker_epoch() {
     let mut w = session_world(1, 18_000);
     let first = fresh_registration(&mut w, 1);
-    // The old incarnation's session has expired by the time the new one registers.
+    let incarnation = w.controller.brokers[0].incarnation;
+    assert_eq!(w.register(1, true), first, "ours: refused, epoch unchanged");
+    assert_eq!(w.controller.brokers[0].incarnation, incarnation);
     w.now = 20_000;
     let second = w.register(1, true);
     assert!(second > first, "{second} > {first}");
+    assert_eq!(w.controller.brokers[0].incarnation, incarnation + 1);
 }
 
 // Kafka: ClusterControlManagerTest.testReRegistrationAndBrokerEpoch[newIncarnationId=false]
@@ -180,11 +167,15 @@ fn a_registration_from_the_same_incarnation_keeps_its_broker_epoch() {
 // Kafka: ClusterControlManagerTest.testReplay
 #[test]
 fn a_heartbeat_with_a_stale_broker_epoch_changes_nothing_and_is_told_fenced() {
-    let mut w = session_world(1, 18_000);
+    let mut w = session_world(2, 18_000);
     let epoch = fresh_registration(&mut w, 1);
     let (fenced, _) = w.heartbeat_at_offset(1, epoch + 1, u64::MAX / 2, false);
     assert!(fenced);
     assert!(w.fenced(1), "still fenced: the epoch did not match");
+    // Broker 2 has no registration: its epoch is stale too.
+    w.controller.brokers[1].registered = false;
+    let (fenced, _) = w.heartbeat_at_offset(2, epoch, u64::MAX / 2, false);
+    assert!(fenced);
     let (fenced, _) = w.heartbeat_at_offset(1, epoch, u64::MAX / 2, false);
     assert!(!fenced);
     w.fence(1);
@@ -192,6 +183,7 @@ fn a_heartbeat_with_a_stale_broker_epoch_changes_nothing_and_is_told_fenced() {
 }
 
 // Kafka: BrokerHeartbeatManagerTest.testCalculateNextBrokerState
+// Difference: two sub-cases not run: Kafka's case mocks "the broker still has leaderships" for a broker already in controlled shutdown (CONTROLLED_SHUTDOWN stays CONTROLLED_SHUTDOWN); through our controller that state does not arise, since a broker in controlled shutdown is never an acceptable leader and the controller leaves it none (a partition it alone could lead goes leaderless, as RCM.handleBrokerInControlledShutdown does). And Kafka's manager throws for unregistered brokers, whose heartbeat our controller answers "fenced" (ClusterControlManagerTest.testReplay's port)
 #[test]
 fn controlled_shutdown_is_granted_once_every_active_broker_has_replayed_the_leadership_move() {
     let mut w = World::new(3, &[vec![1, 2, 3]], 1, false);
@@ -210,4 +202,68 @@ fn controlled_shutdown_is_granted_once_every_active_broker_has_replayed_the_lead
         ok && fenced,
         "CONTROLLED_SHUTDOWN -> SHUTDOWN_NOW once the laggard is no longer active"
     );
+}
+
+// Kafka: ClusterControlManagerTest.testDuplicateBrokerRegistrationWithActiveOldBroker
+#[test]
+fn a_new_incarnation_is_refused_while_the_old_one_holds_a_session_and_registers_once_it_expires() {
+    // Session timeout 1 000 ms; broker 1 (Kafka's 0) unfenced, last heard
+    // from at 1 000 ms.
+    let mut w = session_world(1, 1_000);
+    contact(&mut w, 1, 1_000);
+    let old = w.epoch_of(1);
+    let incarnation = w.controller.brokers[0].incarnation;
+    w.now = 1_500;
+    assert_eq!(w.register(1, true), old, "refused: the epoch is unchanged");
+    assert!(w.sends.iter().any(|(_, m)| matches!(
+        m,
+        Message::BrokerRegistrationResponse {
+            result: Err(ErrorCode::DuplicateBrokerRegistration)
+        }
+    )));
+    assert_eq!(w.controller.brokers[0].incarnation, incarnation);
+    // The old session has expired: the same request succeeds.
+    w.now = 2_500;
+    // (The harness's brokers hold made-up epochs 100.., so the new epoch
+    // is checked for being another one, not a larger one.)
+    let new = w.register(1, true);
+    assert_ne!(new, old);
+    assert_eq!(w.controller.brokers[0].incarnation, incarnation + 1);
+    assert!(w.fenced(1), "a new registration starts fenced");
+}
+
+// Kafka: ClusterControlManagerTest.testDuplicateBrokerRegistrationWithInactiveBroker
+// Difference: how the fenced broker lost its session: in Kafka's case a newly activated controller never started one for it (activation tracks only active brokers); we model one controller from the start, so our fenced broker is one whose session the controller found expired
+#[test]
+fn a_fenced_broker_re_registers_at_once_but_one_in_controlled_shutdown_keeps_its_session() {
+    // Session timeout 1 000 ms. Broker 1 (Kafka's 0) is fenced; broker 2
+    // (Kafka's 1) is in controlled shutdown, last heard from at 1 000 ms.
+    let mut w = session_world(2, 1_000);
+    contact(&mut w, 1, 0);
+    w.now = 1_000;
+    w.session_check(1);
+    assert!(w.fenced(1));
+    w.controller.brokers[1].in_controlled_shutdown = true;
+    contact(&mut w, 2, 1_000);
+    w.now = 1_500;
+    let old = w.epoch_of(1);
+    assert_ne!(w.register(1, true), old, "the fenced broker registers anew");
+    let old = w.epoch_of(2);
+    assert_eq!(w.register(2, true), old, "refused: still in its session");
+    assert!(w.sends.iter().any(|(_, m)| matches!(
+        m,
+        Message::BrokerRegistrationResponse {
+            result: Err(ErrorCode::DuplicateBrokerRegistration)
+        }
+    )));
+}
+
+// Kafka: BrokerHeartbeatManagerTest.testCalculateNextBrokerState
+#[test]
+fn an_unfenced_broker_that_wants_nothing_stays_unfenced() {
+    let mut w = World::new(2, &[vec![1, 2]], 1, false);
+    let epoch = w.epoch_of(2);
+    let (fenced, shutdown_ok) = w.heartbeat_full(2, epoch, u64::MAX / 2, false, false);
+    assert!(!fenced && !shutdown_ok, "UNFENCED -> UNFENCED");
+    assert!(!w.fenced(2));
 }

@@ -1,5 +1,5 @@
-//! Kafka's `LeaderEpochFileCacheTest` (storage/src/test/java/org/apache/kafka/
-//! storage/internals/epoch/), case by case, against our `EpochCache`. Kafka's
+//! Kafka's `LeaderEpochFileCacheTest` (core/src/test/scala/unit/kafka/server/
+//! epoch/), case by case, against our `EpochCache`. Kafka's
 //! `(UNDEFINED_EPOCH, UNDEFINED_EPOCH_OFFSET)` answer is our `None`.
 
 use failover_lab::sim::log::{EpochCache, Log, Record};

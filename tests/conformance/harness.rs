@@ -455,6 +455,22 @@ impl BrokerWorld {
     /// replaying the metadata log: every broker registered and unfenced at
     /// [`default_epoch`].
     pub fn leader(replicas: &[BrokerId], isr: &[BrokerId]) -> BrokerWorld {
+        let mut log = failover_lab::sim::log::Log::default();
+        for i in 0..10 {
+            log.append(Record::plain(i, 4));
+        }
+        BrokerWorld::leader_with(replicas, isr, log, 5)
+    }
+
+    /// Broker 1 holds `log` and becomes leader in `leader_epoch`, partition
+    /// epoch 1, with `isr`, by replaying the metadata log (every broker
+    /// registered and unfenced at [`default_epoch`]).
+    pub fn leader_with(
+        replicas: &[BrokerId],
+        isr: &[BrokerId],
+        log: failover_lab::sim::log::Log,
+        leader_epoch: u32,
+    ) -> BrokerWorld {
         let topic = TopicConfig {
             min_insync_replicas: 1,
             unclean_leader_election_enable: false,
@@ -483,12 +499,10 @@ impl BrokerWorld {
             .collect();
         metadata.push(std::rc::Rc::new(MetadataRecord::Partition {
             partition: 0,
-            registration: registration(replicas, isr, Some(1), 5, 1),
+            registration: registration(replicas, isr, Some(1), leader_epoch, 1),
         }));
         let mut replica = Replica::new(0, replicas.to_vec());
-        for i in 0..10 {
-            replica.log.append(Record::plain(i, 4));
-        }
+        replica.log = log;
         let mut broker = Broker::new(1, 1);
         broker.host(0, replica);
         let mut w = BrokerWorld {
@@ -540,18 +554,16 @@ impl BrokerWorld {
         self.replica().isr.to_vec()
     }
 
-    /// The maximal ISR (`partitionState.maximalIsr`), sorted.
+    /// The maximal ISR (`partitionState.maximalIsr`), sorted: the replicas
+    /// the leader's own rule (`Replica::in_maximal_isr`) counts in it.
     pub fn maximal_isr(&self) -> Vec<BrokerId> {
         let r = self.replica();
-        let mut m: Vec<BrokerId> = r.isr.to_vec();
-        if let Some(p) = &r.pending_isr {
-            m.extend(
-                p.isr
-                    .iter()
-                    .map(|s| s.broker_id)
-                    .filter(|b| !r.isr.contains(b)),
-            );
-        }
+        let mut m: Vec<BrokerId> = r
+            .replicas
+            .iter()
+            .copied()
+            .filter(|b| r.in_maximal_isr(*b))
+            .collect();
         m.sort_unstable();
         m
     }
@@ -578,6 +590,99 @@ impl BrokerWorld {
             rack_id: String::new(),
         };
         self.with(|b, ctx| b.on_message(ctx, Node::Broker(follower), msg));
+    }
+
+    /// A follower fetch at `offset` with every field of ours: the leader
+    /// epoch it names and its `LastFetchedEpoch`.
+    pub fn fetch_follower_with(
+        &mut self,
+        follower: BrokerId,
+        offset: u64,
+        broker_epoch: u64,
+        current_leader_epoch: u32,
+        last_fetched_epoch: Option<u32>,
+    ) -> failover_lab::sim::protocol::FetchPartitionResponse {
+        let msg = Message::Fetch {
+            id: 1_000_000 + self.next_id,
+            replica: Some(follower),
+            broker_epoch,
+            max_wait_ms: 0,
+            partitions: vec![FetchPartition {
+                partition: 0,
+                fetch_offset: offset,
+                current_leader_epoch,
+                last_fetched_epoch,
+            }],
+            rack_id: String::new(),
+        };
+        self.with(|b, ctx| b.on_message(ctx, Node::Broker(follower), msg));
+        self.fetch_response()
+    }
+
+    /// The last fetch's answer for partition 0.
+    pub fn fetch_response(&self) -> failover_lab::sim::protocol::FetchPartitionResponse {
+        self.sends
+            .iter()
+            .find_map(|(_, m)| match m {
+                Message::FetchResponse { partitions, .. } => partitions.first().cloned(),
+                _ => None,
+            })
+            .unwrap_or_else(|| panic!("no fetch response"))
+    }
+
+    /// How many refusals of its AlterPartition the leader has handled
+    /// (Kafka's `alterPartitionListener.failures`).
+    pub fn alter_partition_failures(&self) -> usize {
+        self.trace
+            .events()
+            .filter(|e| {
+                matches!(
+                    e.kind,
+                    failover_lab::sim::trace::TraceKind::AlterPartitionRejected { .. }
+                )
+            })
+            .count()
+    }
+
+    /// An OffsetsForLeaderEpoch from broker `from` for partition 0; the
+    /// leader's answer.
+    pub fn offsets_for_leader_epoch(
+        &mut self,
+        from: BrokerId,
+        current_leader_epoch: u32,
+        leader_epoch: u32,
+    ) -> Result<Option<(u32, u64)>, ErrorCode> {
+        let msg = Message::OffsetsForLeaderEpoch {
+            id: 3_000_000 + self.next_id,
+            partition: 0,
+            current_leader_epoch,
+            leader_epoch,
+        };
+        self.with(|b, ctx| b.on_message(ctx, Node::Broker(from), msg));
+        self.sends
+            .iter()
+            .find_map(|(_, m)| match m {
+                Message::OffsetsForLeaderEpochResponse { result, .. } => Some(*result),
+                _ => None,
+            })
+            .unwrap_or_else(|| panic!("no OffsetsForLeaderEpoch answer"))
+    }
+
+    /// A client's acks=0 Produce of `n` new records to partition 0.
+    pub fn produce(&mut self, n: u64) {
+        let base = 10_000 + self.next_id * 100;
+        let records = (0..n).map(|i| Record::plain(base + i, 0)).collect();
+        let msg = Message::Produce {
+            id: 2_000_000 + self.next_id,
+            acks: failover_lab::sim::config::Acks::None,
+            timeout_ms: 30_000,
+            batches: vec![failover_lab::sim::protocol::ProduceBatch {
+                partition: 0,
+                records,
+            }],
+        };
+        self.next_id += 1;
+        self.with(|b, ctx| b.on_message(ctx, Node::Producer(1), msg));
     }
 
     /// The error of the last fetch's answer for partition 0, if any.
@@ -661,5 +766,302 @@ impl BrokerWorld {
         for t in applied {
             self.with(|b, ctx| b.on_timer(ctx, t));
         }
+    }
+}
+
+/// Two real brokers around one partition, for Kafka's
+/// `AbstractFetcherThreadTest` cases: broker 1 leads, broker 2 follows, and
+/// the follower's replica fetcher talks to the leader's Fetch handling
+/// (Kafka's `MockLeaderEndPoint` is the real leader here). Both replay the
+/// same metadata log: the two brokers registered and unfenced at
+/// [`default_epoch`], then the partition with replicas [1, 2], ISR [1, 2],
+/// leader 1 in `leader_epoch`.
+pub struct FetcherWorld {
+    pub config: ClusterConfig,
+    pub partitions: Vec<PartitionInfo>,
+    pub metadata: Vec<std::rc::Rc<MetadataRecord>>,
+    pub leader: Broker,
+    pub follower: Broker,
+    pub trace: Trace,
+    pub next_id: u64,
+    pub now: u64,
+    /// Messages sent and not yet delivered: (from, to, message).
+    pub in_flight: Vec<(BrokerId, Node, Message)>,
+    /// `broker.rack` of brokers 1 and 2 (empty: no racks).
+    pub racks: Vec<String>,
+    /// The timers the last call set.
+    pub timers: Vec<(u64, Timer)>,
+}
+
+/// A log of `(record id, epoch)` pairs, one record per batch (Kafka's
+/// `mkBatch` with one record each).
+pub fn log_of(records: &[(u64, u32)]) -> failover_lab::sim::log::Log {
+    let mut log = failover_lab::sim::log::Log::default();
+    for &(id, epoch) in records {
+        log.append(Record::plain(id, epoch));
+    }
+    log
+}
+
+impl FetcherWorld {
+    /// The leader holds `leader_log` with high watermark `leader_hw`; the
+    /// follower holds `follower_log` with `follower_hw`.
+    pub fn new(
+        leader_epoch: u32,
+        leader_log: failover_lab::sim::log::Log,
+        leader_hw: u64,
+        follower_log: failover_lab::sim::log::Log,
+        follower_hw: u64,
+    ) -> FetcherWorld {
+        let topic = TopicConfig {
+            min_insync_replicas: 1,
+            unclean_leader_election_enable: false,
+        };
+        // Kafka's mock leader answers every fetch at once: no long poll.
+        let config = ClusterConfig {
+            topic_defaults: topic.clone(),
+            replica_fetch_wait_max_ms: 0,
+            ..ClusterConfig::default()
+        };
+        let partitions = vec![PartitionInfo {
+            topic: "topic".to_string(),
+            topic_index: 0,
+            partition: 0,
+            replicas: vec![1, 2],
+            config: topic,
+        }];
+        let mut metadata: Vec<std::rc::Rc<MetadataRecord>> = [1, 2]
+            .iter()
+            .map(|&b| {
+                std::rc::Rc::new(MetadataRecord::Broker {
+                    broker: b,
+                    broker_epoch: default_epoch(b),
+                    fenced: false,
+                    in_controlled_shutdown: false,
+                })
+            })
+            .collect();
+        metadata.push(std::rc::Rc::new(MetadataRecord::Partition {
+            partition: 0,
+            registration: registration(&[1, 2], &[1, 2], Some(1), leader_epoch, 1),
+        }));
+        let host = |id: BrokerId, mut log: failover_lab::sim::log::Log, hw: u64| {
+            log.high_watermark = hw;
+            log.flush();
+            log.checkpoint_high_watermark();
+            let mut replica = Replica::new(0, vec![1, 2]);
+            replica.log = log;
+            let mut b = Broker::new(id, 1);
+            b.host(0, replica);
+            b
+        };
+        let mut w = FetcherWorld {
+            config,
+            partitions,
+            metadata,
+            leader: host(1, leader_log, leader_hw),
+            follower: host(2, follower_log, follower_hw),
+            trace: Trace::default(),
+            next_id: 0,
+            now: T0,
+            in_flight: Vec::new(),
+            racks: Vec::new(),
+            timers: Vec::new(),
+        };
+        w.with(1, |b, ctx| b.bootstrap(ctx, default_epoch(1)));
+        w.with(2, |b, ctx| b.bootstrap(ctx, default_epoch(2)));
+        w
+    }
+
+    /// Run `f` on broker `id` and queue what it sends.
+    pub fn with<R>(&mut self, id: BrokerId, f: impl FnOnce(&mut Broker, &mut Ctx) -> R) -> R {
+        let mut dirty = Vec::new();
+        let mut ctx = Ctx {
+            now: self.now,
+            config: &self.config,
+            racks: &self.racks,
+            partitions: &self.partitions,
+            metadata: &self.metadata,
+            trace: &mut self.trace,
+            next_id: &mut self.next_id,
+            sends: Vec::new(),
+            timers: Vec::new(),
+            dirty: &mut dirty,
+            commit_values: &mut Default::default(),
+        };
+        let broker = if id == 1 {
+            &mut self.leader
+        } else {
+            &mut self.follower
+        };
+        let r = f(broker, &mut ctx);
+        self.in_flight
+            .extend(ctx.sends.into_iter().map(|(to, m)| (id, to, m)));
+        self.timers = ctx.timers;
+        r
+    }
+
+    /// The controller publishes `rec` and only broker `id` replays it (the
+    /// other has not heard of it yet).
+    pub fn publish_to(&mut self, id: BrokerId, rec: MetadataRecord) {
+        self.metadata.push(std::rc::Rc::new(rec));
+        let end = self.metadata.len() as u64;
+        self.with(id, |b, ctx| {
+            b.on_message(
+                ctx,
+                Node::Controller,
+                Message::MetadataPush { metadata_end: end },
+            )
+        });
+        let applied: Vec<Timer> = self
+            .timers
+            .iter()
+            .filter(|(_, t)| matches!(t, Timer::MetadataApplied { .. }))
+            .map(|(_, t)| t.clone())
+            .collect();
+        for t in applied {
+            self.with(id, |b, ctx| b.on_timer(ctx, t));
+        }
+    }
+
+    /// The follower's fetch-retry timer fires `replica.fetch.backoff.ms`
+    /// from now.
+    pub fn follower_retry_after_backoff(&mut self) {
+        self.now += self.config.replica_fetch_backoff_ms;
+        self.with(2, |b, ctx| b.on_timer(ctx, Timer::FetchRetry));
+    }
+
+    /// Deliver every queued Fetch and FetchResponse between the two brokers
+    /// (other messages, to the controller, are dropped). Returns how many
+    /// fetch responses the follower received: one round of Kafka's
+    /// `fetcher.doWork()` when the leader answers at once.
+    pub fn deliver(&mut self) -> usize {
+        let mut responses = 0;
+        let queued = std::mem::take(&mut self.in_flight);
+        for (from, to, msg) in queued {
+            match (&msg, to) {
+                (Message::Fetch { .. }, Node::Broker(1))
+                | (Message::FetchResponse { .. }, Node::Broker(2)) => {
+                    if matches!(msg, Message::FetchResponse { .. }) {
+                        responses += 1;
+                    }
+                    let Node::Broker(target) = to else { continue };
+                    self.with(target, |b, ctx| b.on_message(ctx, Node::Broker(from), msg));
+                }
+                _ => {}
+            }
+        }
+        responses
+    }
+
+    /// Answer the follower's queued Fetch in the leader's place, with a
+    /// `DivergingEpoch` and no records (Kafka's mocked network answers of
+    /// `ReplicaFetcherThreadTest`); the leader never sees the Fetch.
+    pub fn answer_with_diverging_epoch(&mut self, epoch: u32, end_offset: u64) {
+        let queued = std::mem::take(&mut self.in_flight);
+        let mut fetch = None;
+        for (from, to, msg) in queued {
+            match msg {
+                Message::Fetch { id, partitions, .. } if from == 2 => {
+                    fetch = Some((id, partitions))
+                }
+                other => self.in_flight.push((from, to, other)),
+            }
+        }
+        let Some((id, partitions)) = fetch else {
+            panic!("the follower has no Fetch queued")
+        };
+        let answers = partitions
+            .iter()
+            .map(|p| failover_lab::sim::protocol::FetchPartitionResponse {
+                partition: p.partition,
+                error: None,
+                high_watermark: 0,
+                log_end_offset: 0,
+                diverging_epoch: Some((epoch, end_offset)),
+                current_leader: None,
+                records: Vec::new(),
+                base_offset: p.fetch_offset,
+                preferred_read_replica: None,
+            })
+            .collect();
+        let msg = Message::FetchResponse {
+            id,
+            partitions: answers,
+        };
+        self.with(2, |b, ctx| b.on_message(ctx, Node::Broker(1), msg));
+    }
+
+    /// One fetch round trip: the follower's queued Fetch reaches the leader,
+    /// the leader's answer reaches the follower. Returns whether the follower
+    /// got an answer (the leader may park a fetch that has nothing to return).
+    pub fn round(&mut self) -> bool {
+        self.deliver();
+        self.deliver() > 0
+    }
+
+    /// Rounds until the follower's log equals the leader's (Kafka's
+    /// `waitUntilTrue(... log == leader log)`), at most `max` of them.
+    /// Returns the number of rounds taken.
+    pub fn reconcile(&mut self, max: usize) -> usize {
+        for n in 0..=max {
+            if self.logs_match() {
+                return n;
+            }
+            if !self.round() {
+                break;
+            }
+        }
+        panic!(
+            "the follower's log {:?} never matched the leader's {:?}",
+            self.follower_replica().log.records().collect::<Vec<_>>(),
+            self.leader_replica().log.records().collect::<Vec<_>>()
+        );
+    }
+
+    pub fn logs_match(&self) -> bool {
+        let (l, f) = (&self.leader_replica().log, &self.follower_replica().log);
+        l.digest() == f.digest() && l.epochs() == f.epochs()
+    }
+
+    pub fn leader_replica(&self) -> &Replica {
+        self.leader
+            .replicas
+            .get(&0)
+            .unwrap_or_else(|| panic!("broker 1 hosts partition 0"))
+    }
+
+    pub fn follower_replica(&self) -> &Replica {
+        self.follower
+            .replicas
+            .get(&0)
+            .unwrap_or_else(|| panic!("broker 2 hosts partition 0"))
+    }
+
+    /// The `LastFetchedEpoch` of the follower's next Fetch (Kafka's
+    /// `verifyLastFetchedEpoch`), read from the Fetch it has queued.
+    pub fn queued_last_fetched_epoch(&self) -> Option<u32> {
+        self.queued_fetch().and_then(|p| p.last_fetched_epoch)
+    }
+
+    /// The partition of the follower's queued Fetch, if one is queued.
+    pub fn queued_fetch(&self) -> Option<FetchPartition> {
+        self.in_flight.iter().find_map(|(from, _, m)| match m {
+            Message::Fetch { partitions, .. } if *from == 2 => partitions.first().cloned(),
+            _ => None,
+        })
+    }
+
+    /// How many truncations the follower has traced (Kafka's `truncate` calls).
+    pub fn follower_truncations(&self) -> usize {
+        self.trace
+            .events()
+            .filter(|e| {
+                matches!(
+                    e.kind,
+                    failover_lab::sim::trace::TraceKind::Truncated { broker: 2, .. }
+                )
+            })
+            .count()
     }
 }

@@ -1,16 +1,22 @@
 //! The README's conformance table, generated from the citations in this
 //! directory's test files so it cannot go stale: every test is preceded by
-//! `// Kafka: Class.method` lines (the Kafka cases it ports), optionally
-//! `// Difference: …` (kept, with its reason), `// Fixed: …` (found by the
-//! case and fixed in the core) and `#[ignore = "issue 15 item
-//! N: …"]` (Kafka's outcome, waiting for that fix). `NOT_PORTED` lists the
-//! Kafka cases of the same classes we do not port, with the reason.
+//! `// Kafka: Class.method` lines (the Kafka cases it ports, `[variant]` for
+//! one parameter of a parameterised case), optionally `// Difference: …`
+//! (kept, with its reason), `// Fixed: …` (found by the case and fixed in the
+//! core) and `#[ignore = "…"]` (Kafka's outcome, waiting for a fix).
+//! `NOT_PORTED` lists the Kafka cases of the same classes we do not port,
+//! with the reason. Citations and names are checked by hand against
+//! [`KAFKA_TRUNK`]; the tests below check that no case is both ported and
+//! listed as not ported.
 //!
 //! `cargo test --test conformance` fails when the README differs from the
 //! generated table; `UPDATE_CONFORMANCE=1 cargo test --test conformance
 //! readme_table` rewrites it.
 
 use std::collections::BTreeMap;
+
+/// The Kafka test sources the citations were read from.
+const KAFKA_TRUNK: &str = "apache/kafka trunk at `bcd3191` (2025-11-21)";
 
 const SOURCES: &[(&str, &str)] = &[
     (
@@ -32,24 +38,32 @@ const SOURCES: &[(&str, &str)] = &[
 const NOT_PORTED: &[(&str, &str, &str)] = &[
     ("PartitionChangeBuilderTest", "testReassignmentRearrangesReplicas, testIsrEnlargementCompletesReassignment, testRevertReassignment, testRemovingReplicaReassignment, testAddingReplicaReassignment, testStoppedLeaderIsDemotedAfterReassignmentCompletesEvenIfNoNewEligibleLeaders", "replica reassignment is not modelled"),
     ("PartitionChangeBuilderTest", "testKeepsDirectoriesAfterReassignment, testUpdateDirectories", "log directories are not modelled"),
-    ("PartitionChangeBuilderTest", "testLeaderEpochBumpZkMigration", "ZooKeeper migration is not modelled"),
+    ("PartitionChangeBuilderTest", "testLeaderEpochBumpOnIsrShrink", "metadata versions before 3.6 (a shrink bumped the leader epoch, KAFKA-15021) are not modelled"),
+    ("PartitionChangeBuilderTest", "testLeaderEpochBumpOnNewReplicaSetDisjoint, testNoLeaderEpochBumpOnEmptyTargetIsr", "they drive the builder's reassignment path (target replicas); replica reassignment is not modelled"),
+    ("PartitionChangeBuilderTest", "testEligibleLeaderReplicas_ElrCanBeElected[lastKnownLeaderEnabled=false], testEligibleLeaderReplicas_IsrCanShrinkToZero[lastKnownLeaderEnabled=false]", "useLastKnownLeaderInBalancedRecovery=false is not modelled; we model Kafka's default (true), whose variants are ported"),
     ("PartitionChangeBuilderTest", "testChangeRecordIsNoOp", "record encoding (tagged fields), not a replication rule"),
     ("ReplicationControlManagerTest", "topic/partition creation, deletion, configs, policies, describers (testCreateTopics*, testDeleteTopics, testEligibleLeaderReplicas_DeleteTopic, testKRaftClusterDescriber, …)", "admin operations; topics are fixed by the scenario"),
     ("ReplicationControlManagerTest", "testAlterPartitionHandleUnknownTopicIdOrName", "topic ids and names are not part of our requests"),
-    ("ClusterControlManagerTest", "testRegistrationWithIncorrectClusterId, testRegistrationWithUnsupported*, testRegisterControlWithOlderMetadataVersion, testUnregister, testPlaceReplicas, testRegistrationsToRecords, testRegisterWithDuplicateDirectoryId, testHasOnlineDir, testDefaultDir, testBrokerContactTimesAreUpdatedOnClusterControlActivation, testReplayRegisterBrokerRecord, testReplayBrokerRegistrationChangeRecord", "cluster ids, features, directories, record replay and controller failover are not modelled"),
-    ("BrokerHeartbeatManagerTest", "testMetadataOffsetComparator, testBrokerHeartbeatStateList, testUsableBrokerIterator", "internal data structures of Kafka's implementation"),
+    ("ReplicationControlManagerTest", "testMaybeTriggerUncleanLeaderElectionForLeaderlessPartitions[dynamic_cluster], testMaybeTriggerUncleanLeaderElectionForLeaderlessPartitions[dynamic_node], testMaybeTriggerUncleanLeaderElectionForLeaderlessPartitions[dynamic_topic]", "dynamic configs and the periodic unclean-election task (unclean.leader.election.interval.ms) that serves them are not modelled"),
+    ("ClusterControlManagerTest", "testRegistrationWithIncorrectClusterId, testRegistrationWithUnsupported*, testRegisterControlWithUnsupportedMetadataVersion, testReRegistrationWithCleanShutdownDetection, testUnregister, testPlaceReplicas, testRegistrationsToRecords, testRegisterWithDuplicateDirectoryId, testHasOnlineDir, testDefaultDir, testBrokerContactTimesAreUpdatedOnClusterControlActivation, testReplayRegisterBrokerRecord, testReplayBrokerRegistrationChangeRecord", "cluster ids, features, directories, record replay and controller failover are not modelled"),
+    ("BrokerHeartbeatManagerTest", "testMetadataOffsetComparator, testUsableBrokerIterator, testControlledShutdownOffsetIsOnlyUpdatedOnce, testTouchThrowsExceptionUnlessRegistered", "internal data structures and bookkeeping of Kafka's implementation"),
+    ("BrokerHeartbeatManagerTest", "testHasValidSession", "not ported in this pass: it asks the session by (broker id, broker epoch); our controller keeps one session per broker id, and the epoch half is what testDuplicateBrokerRegistration* check through registration"),
+    ("BrokerHeartbeatTrackerTest", "testUpdateContactTime, testMaybeRemoveExpiredWithEmptyTracker, testHasValidSessionIsTrueForKnownBroker, testHasValidSessionIsFalseForUnknownBroker, testHasValidSessionIsFalseForUnknownBrokerEpoch, testIsExpiredIsFalseForPreviousTime", "the tracker's own API (contact times by broker id and epoch, a clock that goes backwards); our controller keeps one contact time per broker"),
     ("PartitionTest", "testAlterIsrNewLeaderElected", "NEW_LEADER_ELECTED comes only from a reassignment, which is not modelled"),
     ("PartitionTest", "testAlterIsrUnknownTopic", "topics are fixed by the scenario: the controller never answers UNKNOWN_TOPIC_OR_PARTITION (the broker would keep the proposal pending, as for INVALID_REQUEST)"),
     ("PartitionTest", "testPartitionShouldRetryAlterPartitionRequest, testSingleInFlightAlterIsr", "not ported in this pass: they count the AlterPartitionManager's queued requests; our leader keeps one proposal per partition in flight and re-sends it on a timer"),
-    ("PartitionTest", "testZkIsrManagerAsyncCallback, testTopicIdAndPartitionMetadataFileForLeader, future-replica and log-directory cases", "ZooKeeper, topic-id files and log directories are not modelled"),
-    ("LeaderEpochFileCacheTest", "shouldPreserveResetOffsetOnClearEarliestIfOneExists, shouldNotClearAnythingIfOffsetTooEarly, shouldNotClearAnythingIfOffsetIsFirstOffset, shouldRetainLatestEpochOnClearAllEarliest, shouldUpdateOffsetBetweenEpochBoundariesOnClearEarliest, shouldUpdateOffsetBetweenFirstTwoEpochBoundariesOnClearEarliest, shouldRetainLatestEpochOnClearAllEarliestAndUpdateItsOffset, shouldClearEarliestOnEmptyCache, shouldWriteCheckpointOnTruncation", "truncation from the start (retention, log start offset) is not modelled"),
+    ("PartitionTest", "testTopicIdAndPartitionMetadataFileForLeader, future-replica and log-directory cases", "topic-id files and log directories are not modelled"),
+    ("LeaderEpochFileCacheTest", "shouldPreserveResetOffsetOnClearEarliestIfOneExists, shouldUpdateSavedOffsetWhenOffsetToClearToIsBetweenEpochs, shouldNotClearAnythingIfOffsetToEarly, shouldNotClearAnythingIfOffsetToFirstOffset, shouldRetainLatestEpochOnClearAllEarliest, shouldUpdateOffsetBetweenEpochBoundariesOnClearEarliest, shouldUpdateOffsetBetweenEpochBoundariesOnClearEarliest2, shouldRetainLatestEpochOnClearAllEarliestAndUpdateItsOffset, shouldClearEarliestOnEmptyCache, shouldWriteCheckpointOnTruncation", "truncation from the start (retention, log start offset) is not modelled"),
     ("LeaderEpochFileCacheTest", "testPreviousEpoch, testFindPreviousEpoch, testFindPreviousEntry, testFindNextEpoch, shouldFetchEpochForGivenOffset", "look-ups used by tiered storage and KRaft snapshots, not by replication"),
     ("LeaderEpochFileCacheTest", "shouldReturnUndefinedOffsetIfUndefinedEpochRequested, shouldReturnUnsupportedIfNoEpochRecordedAndUndefinedEpochRequested, shouldNotResetEpochHistoryHeadIfUndefinedPassed, shouldNotResetEpochHistoryTailIfUndefinedPassed", "our epochs and offsets are unsigned: a follower without an epoch sends none rather than -1"),
     ("LeaderEpochFileCacheTest", "shouldClearAllEntries", "deleting a log is not modelled"),
-    ("ReplicaFetcherThreadTest", "shouldTruncateToOffsetSpecifiedInEpochOffsetResponseIfFollowerHasNoMoreEpochs", "its mock answers 'no epoch' for a follower with 200 records; a real epoch cache (ours and Kafka's) always answers for a non-empty log"),
-    ("AbstractFetcherThreadTest", "testFollowerFetchOutOfRangeHigh, testFollowerFetchOutOfRangeLow, testFencedOffsetResetAfterOutOfRange, testTruncationSkippedIfNoEpochChange, testTruncateToHighWatermarkIfLeaderEpochInfoNotAvailable, tiered-storage and metrics cases", "log start offsets, fetcher-thread bookkeeping and tiered storage are not modelled or not ported in this pass"),
+    ("ReplicaFetcherThreadTest", "shouldSendLatestRequestVersionsByDefault, shouldHandleExceptionFromBlockingSend, shouldNotFetchLeaderEpochOnFirstFetchWithTruncateOnFetch, testTruncateOnFetchDoesNotUpdateHighWatermark, testLagIsUpdatedWhenNoRecords, testBuildFetch, testLocalFetchCompletionIfHighWatermarkUpdated, reassignment-metrics and shutdown cases", "request versions, the blocking sender, metrics and fetch sessions are not modelled, or not ported in this pass (the truncate-on-fetch rules they share are ported from AbstractFetcherThreadTest)"),
+    ("AbstractFetcherThreadTest", "testReplicateBatchesUpToLeaderEpoch", "its mock leader's log holds a batch from an epoch after the leader's own (5 while leading in 4), which the leader must not return; our leader's log holds only records of its own epoch or earlier ones, so the filtering the case checks has nothing to filter"),
+    ("AbstractFetcherThreadTest", "testFollowerFetchOutOfRangeLow, testFencedOffsetResetAfterOutOfRange, testEmptyFollowerFetch* (tiered storage)", "they need a leader log start offset above 0 (retention, tiered storage), which is not modelled"),
+    ("AbstractFetcherThreadTest", "testTruncationSkippedIfNoEpochChange, testTruncateToHighWatermarkDuringRemovePartitions, testTruncationOnFetchSkippedIfPartitionRemoved, testTruncateToEpochEndOffsetsDuringRemovePartitions, testTruncationThrowsExceptionIfLeaderReturnsPartitionsNotRequestedInFetchEpochs, testParameterizedLeaderEpochChangeDuringFetchEpochsFromLeader, testRetryAfterUnknownLeaderEpochInLatestOffsetFetch", "the separate OffsetsForLeaderEpoch round (fetch-epochs phase) of the mock fetcher; our follower truncates on fetch only (KAFKA-10554), and partitions are never removed from a fetcher"),
+    ("AbstractFetcherThreadTest", "testDelay, testPartitionsInError, testUnknownLeaderEpochInTruncation, testUnknownLeaderEpochWhileFetching, testCorruptMessage, testFetcherThreadHandlingPartitionFailure*, testMaybeUpdateTopicIds, metrics cases", "not ported in this pass (fetcher-thread states, back-off and error handling; corrupt records and topic ids are not modelled)"),
     ("SenderTest", "transactions, idempotent sequence bookkeeping (testIdempotence*, testEpochBump*, testCorrectHandlingOf*, testUnknownProducer*, …), metrics, quotas, authorization, batch splitting (testTooLargeBatchesAreSafelyRemoved, testExpiredBatchDoesNotSplitOnMessageTooLargeError), buffer pool (testNoBufferReuseWhenBatchExpires, testNoDoubleDeallocation)", "transactions, record sizes, batch splitting and buffer memory are not modelled; idempotent sequences are modelled only as the broker's de-duplication"),
-    ("SenderTest", "testSendInOrder, testGuaranteeOrderMutesPartitionUntilFirstResponse", "not ported in this pass: ordering with max.in.flight=1 is covered by the scenario tests"),
+    ("SenderTest", "testSendInOrder, testWhenFirstBatchExpireNoSendSecondBatchIfGuaranteeOrder", "not ported in this pass: ordering with max.in.flight=1 is covered by the scenario tests"),
     ("RecordAccumulatorTest", "linger, memory, partitioners, splitting, draining per node (testLinger, testAppendLarge*, testPartialDrain, testStressfulSituation, testSplit*, testUniformBuiltInPartitioner, …)", "the linger.ms wait, buffer memory, partitioners and batch splitting are not modelled; appending to an open batch up to batch.size is (tests/fidelity3.rs: records_join_the_open_batch_and_expire_with_it)"),
 ];
 
@@ -141,11 +155,13 @@ pub fn render() -> String {
         .map(|r| r.cases.values().filter(|v| **v).count())
         .sum();
     out.push_str(&format!(
-        "{total} Kafka test cases ported as {} tests of ours; {passing} pass, {} wait for issue 15 (ignored, with Kafka's expected outcome).\n\n",
+        "{total} Kafka test cases ({KAFKA_TRUNK}) ported as {} tests of ours; {passing} pass, {} are ignored (the test states Kafka's outcome and waits for a fix).\n\n",
         p.tests,
         total - passing
     ));
-    out.push_str("| Kafka test class | cases ported | passing | waiting for issue 15 | our tests | differences kept |\n");
+    out.push_str(
+        "| Kafka test class | cases ported | passing | ignored | our tests | differences kept |\n",
+    );
     out.push_str("| --- | ---: | ---: | ---: | ---: | ---: |\n");
     for (class, r) in &p.classes {
         let pass = r.cases.values().filter(|v| **v).count();
@@ -169,7 +185,9 @@ pub fn render() -> String {
             out.push_str(&format!("- `{class}`: {d}\n"));
         }
     }
-    out.push_str("\nWaiting for issue 15 (the test states Kafka's outcome and is `#[ignore]`d until the fix lands):\n\n");
+    out.push_str(
+        "\nIgnored (the test states Kafka's outcome and is `#[ignore]`d until the fix lands):\n\n",
+    );
     let mut waiting = 0;
     for (class, r) in &p.classes {
         for i in &r.ignored {
@@ -218,5 +236,36 @@ fn at_least_eighty_kafka_cases_are_ported_and_each_cites_a_known_class() {
     assert!(total >= 80, "only {total} Kafka cases ported");
     for class in p.classes.keys() {
         assert!(class.ends_with("Test"), "{class} is not a Kafka test class");
+    }
+}
+
+/// The method names a `NOT_PORTED` entry lists (its prose and wildcards left
+/// out).
+fn not_ported_names(methods: &str) -> Vec<String> {
+    methods
+        .split(',')
+        .map(|m| m.trim().trim_start_matches('(').trim_end_matches(')'))
+        .filter(|m| {
+            (m.starts_with("test") || m.starts_with("should"))
+                && !m.contains('*')
+                && !m.contains(' ')
+        })
+        .map(str::to_string)
+        .collect()
+}
+
+#[test]
+fn no_kafka_case_is_both_ported_and_listed_as_not_ported() {
+    let p = parse();
+    for (class, methods, _) in NOT_PORTED {
+        let Some(row) = p.classes.get(*class) else {
+            continue;
+        };
+        for name in not_ported_names(methods) {
+            assert!(
+                !row.cases.contains_key(&name),
+                "{class}.{name} is ported and listed as not ported"
+            );
+        }
     }
 }

@@ -29,9 +29,12 @@ impl Broker {
     pub(super) fn back_off_leader(&mut self, ctx: &mut Ctx, leader: BrokerId) {
         let until = ctx.now + ctx.config.replica_fetch_backoff_ms;
         for r in self.replicas.shared_mut() {
+            // A partition fenced by its leader stays out of the fetcher
+            // until new metadata for it arrives.
             if r.role == Role::Follower
                 && r.leader == Some(leader)
                 && r.fetch_backoff_until != until
+                && r.fetch_backoff_until != u64::MAX
             {
                 cow(r).fetch_backoff_until = until;
             }
@@ -168,6 +171,15 @@ impl Broker {
                         rep.fetch_backoff_until = ctx.now + ctx.config.replica_fetch_backoff_ms;
                         retry_later = true;
                     }
+                    continue;
+                }
+                Some(ErrorCode::FencedLeaderEpoch) => {
+                    // AbstractFetcherThread.onPartitionFenced: the leader is in
+                    // a newer epoch than the one this fetch carried, which is
+                    // this replica's own; the partition is marked failed and
+                    // is fetched again only once new metadata for it arrives
+                    // (make_follower clears the mark).
+                    rep.fetch_backoff_until = u64::MAX;
                     continue;
                 }
                 Some(_) => {

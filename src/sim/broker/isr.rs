@@ -163,7 +163,15 @@ impl Broker {
         match result {
             Ok(reg) => {
                 rep.pending_isr = None;
-                if reg.partition_epoch > rep.partition_epoch && reg.leader == Some(me) {
+                // Partition.handleAlterPartitionUpdate: an answer in another
+                // leader epoch, or older than the state the leader holds, is
+                // ignored; one in the same partition epoch (the controller
+                // changed nothing: the proposal was already the state) is
+                // committed like a newer one, and the HW is tried again.
+                if reg.leader_epoch == rep.leader_epoch
+                    && reg.partition_epoch >= rep.partition_epoch
+                    && reg.leader == Some(me)
+                {
                     rep.make_leader(me, &reg, ctx.now);
                     self.followed_stale = true;
                     ctx.touch(p);

@@ -570,8 +570,13 @@ impl Broker {
             Some(r) if fp.current_leader_epoch > r.leader_epoch => {
                 Some(ErrorCode::UnknownLeaderEpoch)
             }
+            // Partition.updateFollowerFetchState: a follower the leader does
+            // not know as a replica (one a reassignment is adding, that the
+            // leader has not heard of yet) gets UNKNOWN_LEADER_EPOCH when its
+            // fetch names a leader epoch, as ours always do: it retries
+            // without refreshing its metadata.
             Some(r) if replica.is_some_and(|b| !r.replicas.contains(&b)) => {
-                Some(ErrorCode::NotLeaderOrFollower)
+                Some(ErrorCode::UnknownLeaderEpoch)
             }
             // Replica.updateFetchStateOrThrow: a fetch from an older
             // registration of the follower than the one the leader last heard

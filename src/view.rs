@@ -26,6 +26,14 @@ pub struct View {
     pub acked_records_lost: u64,
     pub invariant_violations: usize,
     pub trace_length: usize,
+    /// Partitions of `__consumer_offsets` not shown (no group of the
+    /// scenario commits there); absent when there are none.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub internal_partitions_hidden: usize,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 #[derive(Serialize)]
@@ -73,6 +81,10 @@ pub struct PartitionView {
     pub at_min_isr: bool,
     pub acked_records_lost: u64,
     pub replica_views: Vec<ReplicaView>,
+    /// A partition of `__consumer_offsets` holding these groups' commits
+    /// (only those are shown; absent on ordinary partitions).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub groups: Vec<String>,
 }
 
 #[derive(Serialize)]
@@ -100,6 +112,20 @@ pub struct ConsumerView {
     pub client_rack: Option<String>,
     /// Per partition: the broker it reads from (KIP-392), its lag.
     pub partitions: Vec<ConsumerPartitionReport>,
+    pub running: bool,
+    /// Records read more than once.
+    pub read_twice: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub group: Option<GroupView>,
+}
+
+#[derive(Serialize)]
+pub struct GroupView {
+    pub group_id: String,
+    pub coordinator: Option<u32>,
+    /// [topic-partition, committed offset, leader epoch].
+    pub committed: Vec<(String, u64, Option<u32>)>,
+    pub errors: std::collections::BTreeMap<String, u64>,
 }
 
 #[derive(Serialize)]
@@ -180,6 +206,21 @@ pub fn build_selected(c: &Cluster, max_partitions: usize, focus: &[usize]) -> Vi
         RecordsAcked: c.producers.iter().map(|p| p.stats.acked).sum(),
         RecordsConsumed: c.consumers.iter().map(|k| k.consumed).sum(),
     };
+    // __consumer_offsets is collapsed to the partitions the scenario's
+    // groups commit to, each named with its groups.
+    let mut group_partitions: Vec<(usize, String)> = c
+        .consumers
+        .iter()
+        .filter_map(|k| k.config.group_id.clone())
+        .filter_map(|g| {
+            let (first, n) = c.config.offsets_partitions?;
+            let p = first + crate::sim::broker::coordinator::offsets_partition_for(&g, n) as usize;
+            Some((p, g))
+        })
+        .collect();
+    group_partitions.sort();
+    group_partitions.dedup();
+    let mut internal_partitions_hidden = 0;
     let mut partitions = Vec::new();
     for (p, info) in c.partitions.iter().enumerate() {
         let reg = &c.controller.partitions[p];
@@ -192,7 +233,17 @@ pub fn build_selected(c: &Cluster, max_partitions: usize, focus: &[usize]) -> Vi
         metrics.UnderMinIsrPartitionCount += usize::from(under_min);
         metrics.AtMinIsrPartitionCount += usize::from(at_min);
         metrics.OfflinePartitionsCount += usize::from(offline);
-        if p >= max_partitions && !focus.contains(&p) {
+        let groups: Vec<String> = group_partitions
+            .iter()
+            .filter(|(gp, _)| *gp == p)
+            .map(|(_, g)| g.clone())
+            .collect();
+        if info.topic == crate::sim::OFFSETS_TOPIC {
+            if groups.is_empty() && !focus.contains(&p) {
+                internal_partitions_hidden += 1;
+                continue;
+            }
+        } else if p >= max_partitions && !focus.contains(&p) {
             continue;
         }
         let replica_views = info
@@ -244,6 +295,7 @@ pub fn build_selected(c: &Cluster, max_partitions: usize, focus: &[usize]) -> Vi
             at_min_isr: at_min,
             acked_records_lost: c.invariants.lost(p),
             replica_views,
+            groups,
         });
     }
     let producers = c
@@ -282,6 +334,18 @@ pub fn build_selected(c: &Cluster, max_partitions: usize, focus: &[usize]) -> Vi
             errors: k.errors.clone(),
             client_rack: k.config.client_rack.clone(),
             partitions: consumer_partitions(c, k),
+            running: k.running,
+            read_twice: crate::report::read_twice(k),
+            group: k.group.as_ref().map(|g| GroupView {
+                group_id: g.group_id.clone(),
+                coordinator: g.coordinator,
+                committed: g
+                    .committed
+                    .values()
+                    .map(|o| (c.partitions[o.partition].name(), o.offset, o.leader_epoch))
+                    .collect(),
+                errors: g.errors.clone(),
+            }),
         })
         .collect();
     let messages = c
@@ -307,6 +371,7 @@ pub fn build_selected(c: &Cluster, max_partitions: usize, focus: &[usize]) -> Vi
         acked_records_lost: c.invariants.total_lost(),
         invariant_violations: c.violations().len(),
         trace_length: c.trace.len(),
+        internal_partitions_hidden,
     }
 }
 

@@ -96,8 +96,15 @@ fn commits_carry_the_leader_epoch_of_the_last_record_read() {
     // partition's log below the high watermark.
     let op = offsets_index(&l, ORDERS_GROUP_PARTITION);
     let coord = g.coordinator.expect("a coordinator");
-    let shard = &l.cluster.broker(coord).unwrap().coordinator[&op];
-    assert_eq!(shard.groups["orders"][&0], c);
+    let shard = l
+        .cluster
+        .broker(coord)
+        .unwrap()
+        .coordinator
+        .get(&op)
+        .unwrap();
+    let orders: std::rc::Rc<str> = std::rc::Rc::from("orders");
+    assert_eq!(shard.groups.get(&orders).and_then(|g| g.get(&0)), Some(&c));
     let log = &replica(&l, coord, op).log;
     assert!(log.high_watermark >= 1 && log.high_watermark == log.log_end_offset());
     // Auto-commit every 5 s; the ones made while dead broker 1 was still in
@@ -315,7 +322,7 @@ fn a_committed_offset_beyond_the_new_leaders_log_is_caught_by_leader_epoch_valid
                 {"at_ms": 45000, "restart_client": "c1"}],
       "run_until_ms": 60000}"#);
     l.cluster.run_until(25_999);
-    let committed = group(&l).committed[&0];
+    let committed = group(&l).committed.get(&0).copied().expect("a commit");
     assert!(committed.offset > 200, "{committed:?}");
     assert_eq!(committed.leader_epoch, Some(0));
     l.run_to_end();
@@ -326,4 +333,47 @@ fn a_committed_offset_beyond_the_new_leaders_log_is_caught_by_leader_epoch_valid
     });
     assert_eq!(detected.len(), 1, "validation catches the committed offset");
     assert_eq!(l.cluster.consumers[0].truncations_detected, 1);
+}
+
+/// scenarios/group-coordinator-dies.json: the coordinator is where the
+/// offsets partition's leader is, so it moves with it (broker 3 → the new
+/// leader the controller elects at fencing), the new coordinator serves the
+/// commits the old one made durable, and the consumer that restarted in
+/// between re-reads exactly what it had read past its last commit.
+#[test]
+fn the_coordinator_moves_with_its_offsets_partition_and_a_restart_rereads_past_the_commit() {
+    let mut l = scenario_file("group-coordinator-dies.json");
+    let op = offsets_index(&l, ORDERS_GROUP_PARTITION);
+    l.cluster.run_until(11_999);
+    assert_eq!(group(&l).coordinator, Some(3));
+    assert_eq!(reg(&l, op).leader, Some(3));
+    l.cluster.run_until(13_999);
+    let committed: Vec<(usize, u64)> = group(&l)
+        .committed
+        .values()
+        .map(|o| (o.partition, o.offset))
+        .collect();
+    let read: u64 = committed
+        .iter()
+        .map(|(p, off)| {
+            l.cluster.consumers[0]
+                .positions
+                .get(p)
+                .map_or(0, |x| x.offset)
+                - off
+        })
+        .sum();
+    assert!(read > 0, "it had read past its commit when it crashed");
+    l.run_to_end();
+    let new_leader = reg(&l, op).leader;
+    assert!(new_leader.is_some() && new_leader != Some(3));
+    assert_eq!(group(&l).coordinator, new_leader);
+    let loaded = events(
+        &l,
+        |k| matches!(k, TraceKind::CoordinatorLoaded { broker, records, .. } if Some(*broker) == new_leader && *records >= 2),
+    );
+    assert_eq!(loaded.len(), 1);
+    assert_eq!(l.report().consumers[0].read_twice, read);
+    assert_eq!(l.report().acked_records_lost, 0);
+    assert_no_violations(&l);
 }

@@ -256,6 +256,8 @@ declare global {
     at_min_isr: boolean;
     acked_records_lost: number;
     replica_views: FailoverLabReplicaView[];
+    /** On a __consumer_offsets partition: the groups that commit there. */
+    groups?: string[];
   }
 
   interface FailoverLabProducerView {
@@ -280,6 +282,15 @@ declare global {
     errors: Record<string, number>;
     client_rack: string | null;
     partitions: FailoverLabConsumerPartitionReport[];
+    running: boolean;
+    read_twice: number;
+    /** Present when the consumer has a group.id. */
+    group?: {
+      group_id: string;
+      coordinator: number | null;
+      committed: Array<[string, number, number | null]>;
+      errors: Record<string, number>;
+    };
   }
 
   interface FailoverLabMessageView {
@@ -321,6 +332,8 @@ declare global {
     acked_records_lost: number;
     invariant_violations: number;
     trace_length: number;
+    /** __consumer_offsets partitions not shown (no group of the scenario commits there). */
+    internal_partitions_hidden?: number;
   }
 
   // ---- trace events (`trace(cursor)`) --------------------------------------------

@@ -22,8 +22,6 @@
 //! they count as `acked_kept` if the partition has them and `acked_lost` if
 //! not.
 
-use std::collections::{BTreeMap, BTreeSet};
-
 use serde::Serialize;
 
 use super::cluster::Cluster;
@@ -96,44 +94,62 @@ fn holders(c: &Cluster, p: PartitionIndex) -> Vec<&Log> {
 }
 
 pub fn build(c: &Cluster) -> Vec<Delivery> {
-    // What the partitions hold: per record id, the most copies any holder
-    // log has, and whether it is below that log's high watermark.
-    let mut copies: BTreeMap<u64, (u32, bool)> = BTreeMap::new();
+    // What the partitions hold: (record id, copies in one holder log, below
+    // that log's high watermark), one entry per holder log and id, sorted.
+    // Sorted vectors, not maps: a map instantiation costs the page's wasm
+    // far more code (see `pmap::VecMap`).
+    let mut held: Vec<(u64, u32, bool)> = Vec::new();
     for p in 0..c.partitions.len() {
         for log in holders(c, p) {
-            let mut here: BTreeMap<u64, u32> = BTreeMap::new();
-            for (off, r) in log.records().enumerate() {
-                *here.entry(r.id).or_default() += 1;
-                let committed = (off as u64) < log.high_watermark;
-                let e = copies.entry(r.id).or_insert((0, false));
-                e.1 |= committed;
-            }
-            for (id, n) in here {
-                let e = copies.entry(id).or_insert((0, false));
-                e.0 = e.0.max(n);
+            let mut here: Vec<(u64, bool)> = log
+                .records()
+                .enumerate()
+                .map(|(off, r)| (r.id, (off as u64) < log.high_watermark))
+                .collect();
+            here.sort_unstable();
+            for run in here.chunk_by(|a, b| a.0 == b.0) {
+                held.push((run[0].0, run.len() as u32, run.iter().any(|x| x.1)));
             }
         }
     }
-    // Who read what: per consumer, per record id, how often.
-    let mut read_by_any: BTreeSet<u64> = BTreeSet::new();
-    let mut read_twice: BTreeSet<u64> = BTreeSet::new();
-    let mut consumed_topics: BTreeSet<usize> = BTreeSet::new();
+    held.sort_unstable();
+    // (most copies, committed anywhere) of record `id`, if any log has it.
+    let copies = |id: u64| -> Option<(u32, bool)> {
+        let i = held.partition_point(|x| x.0 < id);
+        let run = held[i..].iter().take_while(|x| x.0 == id);
+        run.fold(None, |acc: Option<(u32, bool)>, x| {
+            let (n, c) = acc.unwrap_or((0, false));
+            Some((n.max(x.1), c || x.2))
+        })
+    };
+    // Who read what: ids read by any consumer, and ids one consumer read
+    // more than once.
+    let mut read_by_any: Vec<u64> = Vec::new();
+    let mut read_twice: Vec<u64> = Vec::new();
+    let mut consumed_topics: Vec<usize> = Vec::new();
     for k in &c.consumers {
         if let Some(p) = k.topic_partitions.first() {
-            consumed_topics.insert(c.partitions[*p].topic_index);
+            consumed_topics.push(c.partitions[*p].topic_index);
         }
-        let mut seen: BTreeSet<u64> = BTreeSet::new();
-        for (_, _, id) in &k.consumed_records {
-            read_by_any.insert(*id);
-            if !seen.insert(*id) {
-                read_twice.insert(*id);
+        let mut mine: Vec<u64> = k.consumed_records.iter().map(|r| r.2).collect();
+        mine.sort_unstable();
+        for run in mine.chunk_by(|a, b| a == b) {
+            read_by_any.push(run[0]);
+            if run.len() > 1 {
+                read_twice.push(run[0]);
             }
         }
     }
-    let lost: BTreeSet<u64> = (0..c.partitions.len())
+    read_by_any.sort_unstable();
+    read_by_any.dedup();
+    read_twice.sort_unstable();
+    read_twice.dedup();
+    let mut lost: Vec<u64> = (0..c.partitions.len())
         .flat_map(|p| super::invariants::lost_records(c, p))
         .map(|(_, id, _)| id)
         .collect();
+    lost.sort_unstable();
+    let has = |v: &[u64], id: u64| v.binary_search(&id).is_ok();
     let mut out = Vec::new();
     for (i, prod) in c.producers.iter().enumerate() {
         let topic_index = prod
@@ -153,7 +169,7 @@ pub fn build(c: &Cluster) -> Vec<Delivery> {
         for ledger in &c.acked {
             for a in ledger.iter().filter(|a| a.producer == i as u32) {
                 ids.push(a.id);
-                if lost.contains(&a.id) {
+                if has(&lost, a.id) {
                     d.acked_lost.add(a.id);
                 } else {
                     d.acked_kept.add(a.id);
@@ -162,7 +178,7 @@ pub fn build(c: &Cluster) -> Vec<Delivery> {
         }
         for id in &prod.stats.acks0_ids {
             ids.push(*id);
-            if copies.contains_key(id) {
+            if copies(*id).is_some() {
                 d.acked_kept.add(*id);
             } else {
                 d.acked_lost.add(*id);
@@ -170,7 +186,7 @@ pub fn build(c: &Cluster) -> Vec<Delivery> {
         }
         for id in &prod.stats.failed_ids {
             ids.push(*id);
-            if copies.contains_key(id) {
+            if copies(*id).is_some() {
                 d.failed_but_written.add(*id);
             } else {
                 d.failed_not_written.add(*id);
@@ -183,16 +199,16 @@ pub fn build(c: &Cluster) -> Vec<Delivery> {
         ids.sort_unstable();
         let read = topic_index.is_some_and(|t| consumed_topics.contains(&t));
         for id in ids {
-            let (n, committed) = copies.get(&id).copied().unwrap_or((0, false));
+            let (n, committed) = copies(id).unwrap_or((0, false));
             if n > 1 {
                 d.written_twice.add(id);
             }
-            if read_by_any.contains(&id) {
+            if has(&read_by_any, id) {
                 d.consumed.add(id);
             } else if read && committed {
                 d.never_consumed.add(id);
             }
-            if read_twice.contains(&id) {
+            if has(&read_twice, id) {
                 d.consumed_twice.add(id);
             }
         }

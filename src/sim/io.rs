@@ -97,7 +97,7 @@ pub struct Ctx<'a> {
 /// record id, written once when the coordinator appends it. Ids are never
 /// reused within a run, so the map only grows; a replica's log decides
 /// which of these records exist for it.
-pub type CommitValues = std::collections::BTreeMap<u64, (std::rc::Rc<str>, CommittedOffset)>;
+pub type CommitValues = super::pmap::VecMap<u64, (std::rc::Rc<str>, CommittedOffset)>;
 
 impl<'a> Ctx<'a> {
     pub fn send(&mut self, to: Node, msg: Message) {

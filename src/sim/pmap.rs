@@ -295,6 +295,10 @@ impl<K: Ord, V> VecMap<K, V> {
         self.find(k).is_ok()
     }
 
+    pub fn get_mut(&mut self, k: &K) -> Option<&mut V> {
+        self.find(k).ok().map(|i| &mut self.entries[i].1)
+    }
+
     pub fn insert(&mut self, k: K, v: V) -> Option<V> {
         match self.find(&k) {
             Ok(i) => Some(std::mem::replace(&mut self.entries[i].1, v)),

@@ -54,7 +54,23 @@ export class ClientsPanel {
       items.push(
         h('div.client', { dataset: { consumer: k.id } },
           h('div.chead', null, h('b', { text: `Consumer ${k.id}` }),
-            h('span.muted', { text: `consumed ${k.consumed}${k.client_rack ? ` · client.rack=${k.client_rack}` : ''}` })),
+            h('span.muted', { text: `consumed ${k.consumed}${k.read_twice ? ` (${k.read_twice} read twice)` : ''}${k.client_rack ? ` · client.rack=${k.client_rack}` : ''}` }),
+            k.running === false ? h('span.err', { text: 'crashed', title: 'its process is down (crash_client); restart_client starts it again' }) : null),
+          k.group
+            ? h('div.group', { dataset: { group: k.group.group_id } },
+                h('span.muted', { text: `group ${k.group.group_id} · ` }),
+                h('span', {
+                  text: k.group.coordinator == null ? 'coordinator unknown' : `coordinator broker ${k.group.coordinator}`,
+                  title: 'the leader of the group\'s __consumer_offsets partition',
+                }),
+                ...k.group.committed.map(([tp, off, ep]) => h('span.muted', {
+                  text: ` · committed ${tp} @ ${off}`,
+                  title: `the last commit the coordinator confirmed${ep == null ? '' : `, leader epoch ${ep}`}: a restart resumes here`,
+                })))
+            : null,
+          k.group && Object.keys(k.group.errors).length
+            ? h('div.errs', null, ...Object.entries(k.group.errors).map(([e, n]) => h('span.err', { text: `coordinator ${e} ×${n}`, title: 'errors of its coordinator requests (FindCoordinator, OffsetFetch, OffsetCommit)', dataset: { error: e } })))
+            : null,
           h('div.positions', null,
             ...(k.partitions || []).map((p) => h('span.pos', { dataset: { partition: p.partition, readingFrom: p.reading_from ?? '' } },
               h('span.muted', { text: p.partition }), ` @ ${p.position}`,

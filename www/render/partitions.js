@@ -60,7 +60,8 @@ export class PartitionsPanel {
     this.measure();
     for (const p of view.partitions) {
       const name = `${p.topic}-${p.partition}`;
-      const title = h('span.pname', { text: name });
+      const title = h('span.pname', { text: name },
+        p.groups?.length ? h('span.muted', { text: ` · offsets of group ${p.groups.join(', ')}`, title: 'a partition of Kafka\'s internal __consumer_offsets topic: its leader is the group\'s coordinator' }) : null);
       const leader = h('span.kv', { dataset: { k: 'leader' } });
       const epoch = h('span.kv', { dataset: { k: 'epoch' } });
       const isr = h('span.kv', { dataset: { k: 'isr' } });

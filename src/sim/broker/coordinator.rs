@@ -33,13 +33,13 @@
 //! record (`sim.coordinator.load.ms`, `sim.coordinator.load.us.per.record`),
 //! then reads the whole log of the partition.
 
-use std::collections::BTreeMap;
 use std::rc::Rc;
 
 use super::{Broker, ParkedProduce};
 use crate::sim::config::Acks;
 use crate::sim::io::{Ctx, Timer};
 use crate::sim::log::Record;
+use crate::sim::pmap::VecMap;
 use crate::sim::protocol::*;
 use crate::sim::trace::TraceKind;
 
@@ -49,7 +49,7 @@ pub struct Shard {
     pub leader_epoch: u32,
     pub loaded: bool,
     /// Committed offsets per group, per partition.
-    pub groups: BTreeMap<Rc<str>, BTreeMap<PartitionIndex, CommittedOffset>>,
+    pub groups: VecMap<Rc<str>, VecMap<PartitionIndex, CommittedOffset>>,
 }
 
 /// Java's `String.hashCode` (s[0]·31^(n−1) + … + s[n−1], wrapping in 32 bits)
@@ -121,7 +121,7 @@ impl Broker {
         partitions: &[PartitionIndex],
     ) {
         let result = self.shard_for(ctx, group).map(|(_, shard)| {
-            let committed = shard.groups.get(group);
+            let committed = shard.groups.get(&Rc::from(group));
             partitions
                 .iter()
                 .filter_map(|p| committed.and_then(|c| c.get(p)).copied())
@@ -216,7 +216,7 @@ impl Broker {
         let result = result.map_err(commit_error);
         if result.is_ok() {
             if let Some(shard) = self.coordinator.get_mut(&pending.partition) {
-                let g = shard.groups.entry(pending.group.clone()).or_default();
+                let g = shard.groups.or_default(pending.group.clone());
                 for o in &pending.offsets {
                     g.insert(o.partition, *o);
                 }
@@ -239,7 +239,7 @@ impl Broker {
             Shard {
                 leader_epoch,
                 loaded: false,
-                groups: BTreeMap::new(),
+                groups: VecMap::new(),
             },
         );
         let us = ctx.config.coordinator_load_ms * 1_000
@@ -265,12 +265,11 @@ impl Broker {
         if !rep.is_leader() || rep.leader_epoch != leader_epoch {
             return;
         }
-        let mut groups: BTreeMap<Rc<str>, BTreeMap<PartitionIndex, CommittedOffset>> =
-            BTreeMap::new();
+        let mut groups: VecMap<Rc<str>, VecMap<PartitionIndex, CommittedOffset>> = VecMap::new();
         let mut read = 0u64;
         for r in rep.log.records() {
             if let Some((g, o)) = ctx.commit_values.get(&r.id) {
-                groups.entry(g.clone()).or_default().insert(o.partition, *o);
+                groups.or_default(g.clone()).insert(o.partition, *o);
                 read += 1;
             }
         }
@@ -282,7 +281,7 @@ impl Broker {
         }
         shard.loaded = true;
         shard.groups = groups;
-        let names: Vec<String> = shard.groups.keys().map(|g| g.to_string()).collect();
+        let names: Vec<String> = shard.groups.iter().map(|(g, _)| g.to_string()).collect();
         if names.is_empty() && read == 0 {
             return;
         }

@@ -148,7 +148,7 @@ pub struct Broker {
     parked_produces: VecMap<u64, ParkedProduce>,
     /// The partitions of `__consumer_offsets` this broker leads, and the
     /// groups it has loaded from them (`coordinator.rs`).
-    pub coordinator: std::collections::BTreeMap<PartitionIndex, coordinator::Shard>,
+    pub coordinator: VecMap<PartitionIndex, coordinator::Shard>,
     /// Parked produces per hosted partition, by the replica's slot.
     produce_waiters: Vec<Vec<u64>>,
     registration_in_flight: bool,

@@ -26,44 +26,38 @@
 
 use std::collections::BTreeMap;
 
-use serde::Serialize;
-
 use super::backoff;
 use super::connection::State;
 use super::consumer::Consumer;
 use crate::sim::cluster::ClientStep;
 use crate::sim::io::{Ctx, Timer};
+use crate::sim::pmap::VecMap;
 use crate::sim::protocol::*;
 use crate::sim::trace::TraceKind;
 
-#[derive(Clone, Debug, Default, Serialize)]
+#[derive(Clone, Debug, Default)]
 pub struct GroupMember {
     pub group_id: String,
     /// The coordinator as last found; `None` while unknown.
     pub coordinator: Option<BrokerId>,
     /// The last commit the coordinator confirmed, per partition.
-    pub committed: BTreeMap<PartitionIndex, CommittedOffset>,
+    pub committed: VecMap<PartitionIndex, CommittedOffset>,
     /// OffsetFetch has answered: the partitions may be read.
     pub offsets_fetched: bool,
     /// Errors of coordinator requests, by name.
     pub errors: BTreeMap<String, u64>,
     pub commits: u64,
-    #[serde(skip)]
     find: Option<(u64, BrokerId)>,
-    #[serde(skip)]
     offset_fetch: Option<(u64, BrokerId)>,
-    #[serde(skip)]
     commit: Option<(u64, BrokerId, Vec<CommittedOffset>)>,
     /// A commit is wanted (auto-commit interval passed, a step, a retry).
-    #[serde(skip)]
     commit_due: bool,
-    #[serde(skip)]
     next_try_ms: u64,
-    #[serde(skip)]
     failures: u32,
     /// The last error narrated, so a streak of the same one is told once.
-    #[serde(skip)]
     last_error: Option<ErrorCode>,
+    /// The coordinator last narrated as found.
+    announced: Option<BrokerId>,
 }
 
 impl GroupMember {
@@ -135,10 +129,15 @@ impl Consumer {
             Some(State::Disconnected { reconnect_at }) if reconnect_at > ctx.now
         );
         if blacked_out {
+            // Looked up again after retry.backoff.ms, growing to 1 s.
+            let base = self.config.retry_backoff_ms;
             if let Some(g) = self.group.as_mut() {
                 g.coordinator = None;
+                g.failures += 1;
+                g.next_try_ms = ctx.now + backoff(base, 1_000, g.failures);
+                let at = g.next_try_ms;
+                ctx.after((at - ctx.now).max(1), Timer::ConsumerPoll);
             }
-            self.drive_group(ctx);
             return;
         }
         let fetched = g.offsets_fetched;
@@ -280,9 +279,14 @@ impl Consumer {
                         let name = self.name.clone();
                         if let Some(g) = self.group.as_mut() {
                             g.find = None;
-                            g.failures = 0;
                             g.last_error = None;
                             g.coordinator = Some(b);
+                            if g.announced == Some(b) {
+                                self.poll(ctx);
+                                return;
+                            }
+                            g.failures = 0;
+                            g.announced = Some(b);
                             ctx.trace(
                                 TraceKind::CoordinatorFound {
                                     consumer: name.clone(),
@@ -355,7 +359,10 @@ impl Consumer {
                             g.failures = 0;
                             g.last_error = None;
                             g.offsets_fetched = true;
-                            g.committed = offsets.into_iter().map(|o| (o.partition, o)).collect();
+                            g.committed = VecMap::new();
+                            for o in offsets {
+                                g.committed.insert(o.partition, o);
+                            }
                         }
                         self.poll(ctx);
                     }

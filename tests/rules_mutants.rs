@@ -1,0 +1,235 @@
+//! Rules that mutation testing (`make mutants`, README "Mutation testing")
+//! found unguarded: each test below is the one that fails when the rule it
+//! names is broken in the code. Each states the Kafka rule in its name and
+//! cites where the rule comes from (KAFKA_REPLICATION.md, or Kafka's source).
+//! The worlds come from the conformance harness (a controller, or one real
+//! broker, driven message by message).
+
+#[path = "conformance/harness.rs"]
+#[allow(dead_code)]
+mod harness;
+
+use failover_lab::sim::controller::ElectionKind;
+use failover_lab::sim::io::Ctx;
+use failover_lab::sim::log::{Log, Record};
+use failover_lab::sim::protocol::{
+    BrokerId, BrokerState, ErrorCode, FetchPartition, FetchPartitionResponse, Message, Node,
+};
+use harness::{default_epoch, registration, BrokerWorld, World};
+
+/// Deliver `msg` from `from` to the broker of `w` and return what it sent.
+fn deliver(w: &mut BrokerWorld, from: Node, msg: Message) -> Vec<(Node, Message)> {
+    let mut dirty = Vec::new();
+    let racks: Vec<String> = Vec::new();
+    let mut ctx = Ctx {
+        now: w.now,
+        config: &w.config,
+        racks: &racks,
+        partitions: &w.partitions,
+        metadata: &w.metadata,
+        trace: &mut w.trace,
+        next_id: &mut w.next_id,
+        sends: Vec::new(),
+        timers: Vec::new(),
+        dirty: &mut dirty,
+    };
+    w.broker.on_message(&mut ctx, from, msg);
+    ctx.sends
+}
+
+/// A follower fetch for partition 0 in the leader's current epoch, answered
+/// at once, with the follower's `LastFetchedEpoch` (Fetch v12+).
+fn follower_fetch(
+    w: &mut BrokerWorld,
+    follower: BrokerId,
+    fetch_offset: u64,
+    last_fetched_epoch: u32,
+) -> FetchPartitionResponse {
+    let current_leader_epoch = w.replica().leader_epoch;
+    let msg = Message::Fetch {
+        id: 7,
+        replica: Some(follower),
+        broker_epoch: default_epoch(follower),
+        max_wait_ms: 0,
+        partitions: vec![FetchPartition {
+            partition: 0,
+            fetch_offset,
+            current_leader_epoch,
+            last_fetched_epoch: Some(last_fetched_epoch),
+        }],
+        rack_id: String::new(),
+    };
+    deliver(w, Node::Broker(follower), msg)
+        .into_iter()
+        .find_map(|(_, m)| match m {
+            Message::FetchResponse { mut partitions, .. } => partitions.pop(),
+            _ => None,
+        })
+        .unwrap_or_else(|| panic!("no fetch response"))
+}
+
+// --- controller.rs: the effective min ISR ----------------------------------
+
+/// KAFKA_REPLICATION.md §2 rule 1 and §3 (KIP-966): the effective min ISR is
+/// `min(min.insync.replicas, replication factor)` (Kafka:
+/// ReplicationControlManager's effective min ISR, tested by
+/// testEligibleLeaderReplicas_EffectiveMinIsr). With `min.insync.replicas=5`
+/// on three replicas, an ISR back at all three replicas is *at* min ISR, so
+/// the change clears the ELR; a member that leaves is eligible again.
+#[test]
+fn min_insync_replicas_above_the_replication_factor_counts_as_the_replication_factor_for_the_elr()
+{
+    let mut w = World::new(3, &[vec![1, 2, 3]], 5, true);
+    w.fence(3);
+    assert_eq!(w.reg(0).isr, vec![1, 2]);
+    assert_eq!(w.reg(0).elr, vec![3], "two of an effective three: below");
+    // Broker 3 comes back and the leader adds it: the ISR is the whole
+    // assignment, at the effective min ISR of 3, and the ELR is cleared.
+    w.heartbeat(3, false);
+    assert!(!w.fenced(3));
+    let r = w.alter_isr(&[1, 2, 3]).expect("expansion accepted");
+    assert_eq!(r.isr, vec![1, 2, 3]);
+    assert!(r.elr.is_empty());
+}
+
+// --- broker/isr.rs: a refused AlterPartition --------------------------------
+
+/// KAFKA_REPLICATION.md §3 "Who changes the ISR" (KIP-497;
+/// Partition.handleAlterPartitionError): the committed ISR only ever takes the
+/// controller's value. Whatever the refusal — INELIGIBLE_REPLICA (proposal
+/// dropped), FENCED_LEADER_EPOCH / INVALID_UPDATE_VERSION / INVALID_REQUEST
+/// (kept pending until new metadata), or any other error (sent again) — the
+/// leader's committed ISR stays what it was, for an expansion and a shrink
+/// alike, and so does the high watermark that the committed ISR gates.
+#[test]
+fn a_rejected_alter_partition_never_commits_the_proposed_isr() {
+    let refusals = [
+        ErrorCode::IneligibleReplica,
+        ErrorCode::FencedLeaderEpoch,
+        ErrorCode::InvalidUpdateVersion,
+        ErrorCode::InvalidRequest,
+        ErrorCode::NetworkException,
+    ];
+    for e in refusals {
+        // An expansion: follower 2 caught up to the leader's LEO (10).
+        let mut w = BrokerWorld::leader(&[1, 2], &[1]);
+        w.fetch_follower(2, 10, default_epoch(2));
+        let (id, proposed, _) = w.isr_update();
+        assert_eq!(BrokerState::ids(&proposed), vec![1, 2]);
+        w.answer(id, Err(e));
+        assert_eq!(w.isr(), vec![1], "{e}: expansion refused, ISR committed {{1}}");
+
+        // A shrink: follower 3 never fetched, follower 2 is caught up.
+        let mut w = BrokerWorld::leader(&[1, 2, 3], &[1, 2, 3]);
+        w.fetch_follower(2, 10, default_epoch(2));
+        w.now += 30_001;
+        w.fetch_follower(2, 10, default_epoch(2));
+        w.maybe_shrink_isr();
+        let (id, proposed, _) = w.isr_update();
+        assert_eq!(BrokerState::ids(&proposed), vec![1, 2]);
+        let hw = w.high_watermark();
+        w.answer(id, Err(e));
+        assert_eq!(w.isr(), vec![1, 2, 3], "{e}: shrink refused");
+        assert_eq!(
+            w.high_watermark(),
+            hw,
+            "{e}: broker 3 still holds the HW back"
+        );
+    }
+}
+
+// --- partition_change.rs: the last known leader -----------------------------
+
+/// KIP-966 / Kafka docs "Eligible Leader Replicas": with ISR and ELR empty,
+/// the controller elects the last known leader *if it is unfenced*. A fenced
+/// last known leader is not elected; the partition stays offline and nothing
+/// changes (KAFKA-19522, apache/kafka#20200 "avoid electing fenced
+/// lastKnownLeader": PartitionChangeBuilder.canElectLastKnownLeader checks
+/// isAcceptableLeader; PartitionChangeBuilderTest
+/// testEligibleLeaderReplicas_NotEligibleLastKnownLeader).
+#[test]
+fn a_fenced_last_known_leader_is_not_elected() {
+    let mut reg = registration(&[1, 2, 3], &[], None, 3, 4);
+    reg.last_known_elr = vec![1];
+    let before = reg.clone();
+    let mut w = World::with_registration(3, reg, 2, true).acceptable(|b| b != 1);
+    w.change(&[], ElectionKind::Clean);
+    assert_eq!(w.reg(0), &before, "no election, no change record");
+    // Once broker 1 is unfenced, the same change elects it (RECOVERING).
+    w.heartbeat(1, false);
+    assert_eq!(w.reg(0).leader, Some(1));
+}
+
+// --- broker/requests.rs: the leader's diverging-epoch check -----------------
+
+/// KAFKA_REPLICATION.md §1 step 3 and §7 (KIP-279, truncate-on-fetch
+/// KAFKA-10554; Partition.fetchRecords): the leader looks up
+/// `(E, O) = endOffsetFor(LastFetchedEpoch)`; if `E < LastFetchedEpoch` —
+/// the leader never had the follower's last epoch — *or* `O < FetchOffset`,
+/// it answers with no records and `DivergingEpoch{E, O}` and does not record
+/// the follower's position. Here the leader has epochs 2 (offsets 0–4) and 4
+/// (5–9) and leads in 5; the follower wrote offset 3 in epoch 3, which the
+/// leader never had: endOffsetFor(3) = (2, 5) with 5 ≥ the fetch offset 4, so
+/// only the epoch comparison shows the divergence.
+#[test]
+fn a_follower_whose_last_fetched_epoch_the_leader_never_had_gets_a_diverging_epoch() {
+    let mut w = BrokerWorld::leader(&[1, 2], &[1]);
+    let rep = w.broker.replicas.get_mut(&0).expect("partition 0");
+    let mut log = Log::default();
+    for i in 0..10 {
+        log.append(Record::plain(i, if i < 5 { 2 } else { 4 }));
+    }
+    log.assign_epoch(5, 10);
+    rep.log = log;
+    assert_eq!(w.replica().log.end_offset_for(3), Some((2, 5)));
+
+    let resp = follower_fetch(&mut w, 2, 4, 3);
+    assert_eq!(resp.error, None);
+    assert_eq!(resp.diverging_epoch, Some((2, 5)));
+    assert!(resp.records.is_empty(), "no records past a divergence");
+    assert!(
+        w.isr_updates().is_empty() && w.replica().pending_isr.is_none(),
+        "the follower's position is not recorded, so it is not added to the ISR"
+    );
+    // In the follower's own epoch lineage (epoch 4 ends at 10) it is answered.
+    let resp = follower_fetch(&mut w, 2, 10, 4);
+    assert_eq!(resp.diverging_epoch, None);
+}
+
+// --- controller.rs: a stale broker epoch ------------------------------------
+
+/// ReplicationControlManager.alterPartition checks the sender's broker epoch
+/// before anything else (ClusterControlManager.checkBrokerEpoch; Kafka answers
+/// STALE_BROKER_EPOCH for the whole request). The lab answers
+/// FENCED_LEADER_EPOCH (README "What is modelled"; tests/conformance
+/// replication_control), after which the leader keeps its proposal pending
+/// until new metadata (Partition.handleAlterPartitionError), and nothing is
+/// written — even when the request's other fields would be refused otherwise
+/// or accepted.
+#[test]
+fn an_alter_partition_from_a_stale_broker_epoch_is_refused_as_fenced_leader_epoch_before_any_other_check(
+) {
+    let mut w = World::new(3, &[vec![1, 2, 3]], 1, false);
+    let reg = w.reg(0).clone();
+    let stale = w.epoch_of(1) - 1;
+    // Otherwise valid.
+    let r = w.alter_partition(1, stale, reg.leader_epoch, reg.partition_epoch, &[1, 2]);
+    assert_eq!(r, Err(ErrorCode::FencedLeaderEpoch));
+    // With epochs from the future (otherwise INVALID_REQUEST /
+    // INVALID_UPDATE_VERSION) and an ISR without the leader.
+    let r = w.alter_partition(
+        1,
+        stale,
+        reg.leader_epoch + 1,
+        reg.partition_epoch + 1,
+        &[2, 3],
+    );
+    assert_eq!(r, Err(ErrorCode::FencedLeaderEpoch));
+    assert_eq!(w.reg(0), &reg, "nothing written");
+    assert_eq!(
+        w.alter_partition(1, w.epoch_of(1), reg.leader_epoch, reg.partition_epoch, &[1, 2])
+            .map(|r| r.isr),
+        Ok(vec![1, 2]),
+        "the current broker epoch is accepted"
+    );
+}

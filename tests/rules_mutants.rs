@@ -77,8 +77,7 @@ fn follower_fetch(
 /// on three replicas, an ISR back at all three replicas is *at* min ISR, so
 /// the change clears the ELR; a member that leaves is eligible again.
 #[test]
-fn min_insync_replicas_above_the_replication_factor_counts_as_the_replication_factor_for_the_elr()
-{
+fn min_insync_replicas_above_the_replication_factor_counts_as_the_replication_factor_for_the_elr() {
     let mut w = World::new(3, &[vec![1, 2, 3]], 5, true);
     w.fence(3);
     assert_eq!(w.reg(0).isr, vec![1, 2]);
@@ -117,7 +116,11 @@ fn a_rejected_alter_partition_never_commits_the_proposed_isr() {
         let (id, proposed, _) = w.isr_update();
         assert_eq!(BrokerState::ids(&proposed), vec![1, 2]);
         w.answer(id, Err(e));
-        assert_eq!(w.isr(), vec![1], "{e}: expansion refused, ISR committed {{1}}");
+        assert_eq!(
+            w.isr(),
+            vec![1],
+            "{e}: expansion refused, ISR committed {{1}}"
+        );
 
         // A shrink: follower 3 never fetched, follower 2 is caught up.
         let mut w = BrokerWorld::leader(&[1, 2, 3], &[1, 2, 3]);
@@ -227,9 +230,56 @@ fn an_alter_partition_from_a_stale_broker_epoch_is_refused_as_fenced_leader_epoc
     assert_eq!(r, Err(ErrorCode::FencedLeaderEpoch));
     assert_eq!(w.reg(0), &reg, "nothing written");
     assert_eq!(
-        w.alter_partition(1, w.epoch_of(1), reg.leader_epoch, reg.partition_epoch, &[1, 2])
-            .map(|r| r.isr),
+        w.alter_partition(
+            1,
+            w.epoch_of(1),
+            reg.leader_epoch,
+            reg.partition_epoch,
+            &[1, 2]
+        )
+        .map(|r| r.isr),
         Ok(vec![1, 2]),
         "the current broker epoch is accepted"
     );
+}
+
+// --- broker/isr.rs: the AlterPartition round trip ---------------------------
+
+/// KIP-497 (Kafka's AlterPartitionManager; src/sim/broker/isr.rs): an ISR
+/// change stays in flight until the controller answers it; one that gets no
+/// answer is sent again, the same proposal (the lab re-sends after
+/// ALTER_PARTITION_RETRY_MS). Only the proposal still in flight is re-sent: a
+/// timer of any other, or of one already answered, sends nothing.
+#[test]
+fn an_unanswered_alter_partition_is_sent_again_while_it_is_in_flight() {
+    let mut w = BrokerWorld::leader(&[1, 2], &[1]);
+    w.fetch_follower(2, 10, default_epoch(2));
+    let (id, proposed, _) = w.isr_update();
+    w.retry_timer(id);
+    let (again, isr, _) = w.isr_update();
+    assert_eq!((again, isr), (id, proposed), "the same proposal, again");
+    w.retry_timer(id + 1);
+    assert!(w.isr_updates().is_empty(), "no such proposal in flight");
+    w.answer(id, Ok(registration(&[1, 2], &[1, 2], Some(1), 5, 2)));
+    assert_eq!(w.isr(), vec![1, 2]);
+    w.retry_timer(id);
+    assert!(w.isr_updates().is_empty(), "answered: nothing left to send");
+}
+
+/// Partition.handleAlterPartitionUpdate: the leader applies the answer to the
+/// proposal it has in flight and ignores any other (an answer for another
+/// proposal is out of date), so a stray answer commits nothing and leaves the
+/// proposal pending until its own answer arrives.
+#[test]
+fn an_alter_partition_answer_for_another_proposal_is_ignored() {
+    let mut w = BrokerWorld::leader(&[1, 2], &[1]);
+    w.fetch_follower(2, 10, default_epoch(2));
+    let (id, _, _) = w.isr_update();
+    let committed = registration(&[1, 2], &[1, 2], Some(1), 5, 2);
+    w.answer(id + 1, Ok(committed.clone()));
+    assert_eq!(w.isr(), vec![1], "not this proposal's answer");
+    assert_eq!(w.maximal_isr(), vec![1, 2], "still pending");
+    w.answer(id, Ok(committed));
+    assert_eq!(w.isr(), vec![1, 2]);
+    assert!(w.replica().pending_isr.is_none());
 }

@@ -12,8 +12,10 @@ mod harness;
 use failover_lab::sim::controller::ElectionKind;
 use failover_lab::sim::io::Ctx;
 use failover_lab::sim::log::{Log, Record};
+use failover_lab::sim::partition_change::{self, ChangeRequest, Elected, Election};
 use failover_lab::sim::protocol::{
-    BrokerId, BrokerState, ErrorCode, FetchPartition, FetchPartitionResponse, Message, Node,
+    BrokerId, BrokerState, ErrorCode, FetchPartition, FetchPartitionResponse, LeaderRecoveryState,
+    Message, Node, PartitionRegistration,
 };
 use harness::{default_epoch, registration, BrokerWorld, World};
 
@@ -282,4 +284,70 @@ fn an_alter_partition_answer_for_another_proposal_is_ignored() {
     w.answer(id, Ok(committed));
     assert_eq!(w.isr(), vec![1, 2]);
     assert!(w.replica().pending_isr.is_none());
+}
+
+// --- partition_change.rs: how an election is classified ---------------------
+
+/// [`partition_change::build`] of `current` to an empty target ISR, ELR on,
+/// effective min ISR 2 (Kafka's PartitionChangeBuilderTest's shape).
+fn change(
+    current: &PartitionRegistration,
+    election: Election,
+    recovered: bool,
+    acceptable: &dyn Fn(BrokerId) -> bool,
+) -> partition_change::Change {
+    let req = ChangeRequest {
+        target_isr: Vec::new(),
+        election,
+        elr_enabled: true,
+        effective_min_isr: 2,
+        unclean_shutdown: &[],
+        acceptable,
+        recovered,
+    };
+    partition_change::build(current, &req).expect("a change")
+}
+
+/// KIP-966 / Kafka docs "Eligible Leader Replicas" (PartitionChangeBuilder
+/// electAnyLeader, canElectLastKnownLeader): the last known leader is the
+/// choice only when the ISR *and* the ELR are empty. Any other out-of-sync
+/// choice is an ordinary unclean election (`unclean.leader.election.enable`),
+/// even when it happens to pick the last known leader (the ELR still names a
+/// fenced member) or when the last known leader is fenced and another replica
+/// is picked.
+#[test]
+fn only_an_empty_isr_and_elr_elect_the_last_known_leader_other_out_of_sync_choices_are_unclean() {
+    // ELR {2} (fenced), last known leader 1 unfenced: unclean picks 1.
+    let mut reg = registration(&[1, 2, 3], &[], None, 3, 4);
+    reg.elr = vec![2];
+    reg.last_known_elr = vec![1];
+    let c = change(&reg, Election::Unclean, false, &|b| b == 1);
+    assert_eq!(c.registration.leader, Some(1));
+    assert_eq!(c.elected, Elected::Unclean, "the ELR was not empty");
+    // ISR and ELR empty, last known leader 1 fenced: unclean picks 2.
+    let mut reg = registration(&[1, 2, 3], &[], None, 3, 4);
+    reg.last_known_elr = vec![1];
+    let c = change(&reg, Election::Unclean, false, &|b| b == 2);
+    assert_eq!(c.registration.leader, Some(2));
+    assert_eq!(c.elected, Elected::Unclean, "not the last known leader");
+    // ISR and ELR empty, last known leader 1 unfenced: that is the choice.
+    let c = change(&reg, Election::Unclean, false, &|_| true);
+    assert_eq!(c.elected, Elected::LastKnownLeader);
+}
+
+/// PartitionChangeBuilder.build (Kafka 4.4.0; tests/oracle.rs): an unclean
+/// election sets LeaderRecoveryState RECOVERING (KIP-704), and the change's
+/// target recovery state is written over it only when it differs from the
+/// partition's current one — so a RECOVERED report from a partition that was
+/// already RECOVERED leaves the unclean leader RECOVERING.
+#[test]
+fn an_unclean_leader_is_recovering_unless_the_same_change_reports_a_recovering_partition_recovered()
+{
+    let reg = registration(&[1, 2, 3], &[1], Some(1), 3, 4);
+    let c = change(&reg, Election::Unclean, true, &|b| b == 2);
+    assert_eq!(c.registration.leader, Some(2));
+    assert_eq!(
+        c.registration.leader_recovery_state,
+        LeaderRecoveryState::Recovering
+    );
 }

@@ -9,6 +9,7 @@
 #[allow(dead_code)]
 mod harness;
 
+use failover_lab::sim::broker::Broker;
 use failover_lab::sim::controller::ElectionKind;
 use failover_lab::sim::io::Ctx;
 use failover_lab::sim::log::{Log, Record};
@@ -19,8 +20,9 @@ use failover_lab::sim::protocol::{
 };
 use harness::{default_epoch, registration, BrokerWorld, World};
 
-/// Deliver `msg` from `from` to the broker of `w` and return what it sent.
-fn deliver(w: &mut BrokerWorld, from: Node, msg: Message) -> Vec<(Node, Message)> {
+/// Run `f` on the broker of `w` with a context around `w`'s state; return
+/// what it sent.
+fn on_broker(w: &mut BrokerWorld, f: impl FnOnce(&mut Broker, &mut Ctx)) -> Vec<(Node, Message)> {
     let mut dirty = Vec::new();
     let racks: Vec<String> = Vec::new();
     let mut ctx = Ctx {
@@ -35,8 +37,13 @@ fn deliver(w: &mut BrokerWorld, from: Node, msg: Message) -> Vec<(Node, Message)
         timers: Vec::new(),
         dirty: &mut dirty,
     };
-    w.broker.on_message(&mut ctx, from, msg);
+    f(&mut w.broker, &mut ctx);
     ctx.sends
+}
+
+/// Deliver `msg` from `from` to the broker of `w` and return what it sent.
+fn deliver(w: &mut BrokerWorld, from: Node, msg: Message) -> Vec<(Node, Message)> {
+    on_broker(w, |b, ctx| b.on_message(ctx, from, msg))
 }
 
 /// A follower fetch for partition 0 in the leader's current epoch, answered

@@ -16,7 +16,7 @@ use failover_lab::sim::log::{Log, Record};
 use failover_lab::sim::partition_change::{self, ChangeRequest, Elected, Election};
 use failover_lab::sim::protocol::{
     BrokerId, BrokerState, ErrorCode, FetchPartition, FetchPartitionResponse, LeaderRecoveryState,
-    Message, Node, PartitionRegistration,
+    Message, MetadataRecord, Node, PartitionRegistration,
 };
 use harness::{default_epoch, registration, BrokerWorld, World};
 
@@ -357,4 +357,84 @@ fn an_unclean_leader_is_recovering_unless_the_same_change_reports_a_recovering_p
         c.registration.leader_recovery_state,
         LeaderRecoveryState::Recovering
     );
+}
+
+// --- broker/fetcher.rs: which fetch responses a follower applies ------------
+
+/// Broker 1 of [`BrokerWorld::leader`] (10 records of epoch 4) made a
+/// follower of broker 2 in leader epoch 6; returns the id of the Fetch it
+/// sent to broker 2.
+fn follower_of_2() -> (BrokerWorld, u64) {
+    let mut w = BrokerWorld::leader(&[1, 2], &[1, 2]);
+    w.publish(MetadataRecord::Partition {
+        partition: 0,
+        registration: registration(&[1, 2], &[1, 2], Some(2), 6, 2),
+    });
+    let id = w
+        .sends
+        .iter()
+        .find_map(|(to, m)| match m {
+            Message::Fetch { id, .. } if *to == Node::Broker(2) => Some(*id),
+            _ => None,
+        })
+        .unwrap_or_else(|| panic!("a Fetch to broker 2: {:?}", w.sends));
+    (w, id)
+}
+
+/// Leader 2's answer to Fetch `id`: one record of epoch 6 at offset 10.
+fn one_record(w: &mut BrokerWorld, id: u64) {
+    let resp = FetchPartitionResponse {
+        partition: 0,
+        error: None,
+        high_watermark: 10,
+        log_end_offset: 11,
+        diverging_epoch: None,
+        current_leader: Some((2, 6)),
+        records: vec![Record::plain(10, 6)],
+        base_offset: 10,
+        preferred_read_replica: None,
+    };
+    let msg = Message::FetchResponse {
+        id,
+        partitions: vec![resp],
+    };
+    deliver(w, Node::Broker(2), msg);
+}
+
+/// AbstractFetcherThread: a fetcher has one Fetch in flight per leader and
+/// processes the response to that request only (NetworkClient matches a
+/// response to its request by correlation id); a response to anything else —
+/// a fetch that already timed out, say — is dropped.
+#[test]
+fn a_follower_applies_only_the_response_to_its_fetch_in_flight() {
+    let (mut w, id) = follower_of_2();
+    one_record(&mut w, id + 1);
+    assert_eq!(
+        w.replica().log.log_end_offset(),
+        10,
+        "not the fetch in flight"
+    );
+    one_record(&mut w, id);
+    assert_eq!(
+        w.replica().log.log_end_offset(),
+        11,
+        "its own answer is applied"
+    );
+}
+
+/// AbstractFetcherThread.processFetchRequest (KIP-320, KAFKA-7164): a
+/// partition's data is processed only if its fetch state is still in the
+/// leader epoch the request was built in. When the leader is re-elected in a
+/// new epoch while the fetch is out — even the same broker — the answer is
+/// dropped and the follower reconciles in the new epoch first.
+#[test]
+fn a_fetch_response_from_an_earlier_leader_epoch_is_dropped_even_from_the_same_leader() {
+    let (mut w, id) = follower_of_2();
+    w.publish(MetadataRecord::Partition {
+        partition: 0,
+        registration: registration(&[1, 2], &[1, 2], Some(2), 7, 3),
+    });
+    assert_eq!(w.replica().leader_epoch, 7);
+    one_record(&mut w, id);
+    assert_eq!(w.replica().log.log_end_offset(), 10, "sent in epoch 6");
 }

@@ -438,3 +438,50 @@ fn a_fetch_response_from_an_earlier_leader_epoch_is_dropped_even_from_the_same_l
     one_record(&mut w, id);
     assert_eq!(w.replica().log.log_end_offset(), 10, "sent in epoch 6");
 }
+
+/// Leader 2's OFFSET_OUT_OF_RANGE answer to Fetch `id`, its log ending at
+/// `leader_leo`.
+fn out_of_range(w: &mut BrokerWorld, id: u64, leader_leo: u64) {
+    let resp = FetchPartitionResponse {
+        partition: 0,
+        error: Some(ErrorCode::OffsetOutOfRange),
+        high_watermark: 0,
+        log_end_offset: leader_leo,
+        diverging_epoch: None,
+        current_leader: Some((2, 6)),
+        records: Vec::new(),
+        base_offset: 0,
+        preferred_read_replica: None,
+    };
+    let msg = Message::FetchResponse {
+        id,
+        partitions: vec![resp],
+    };
+    deliver(w, Node::Broker(2), msg);
+}
+
+/// KAFKA_REPLICATION.md §1, the follower on a response
+/// (AbstractFetcherThread.handleOutOfRangeError): OFFSET_OUT_OF_RANGE with a
+/// leader log that ends before the follower's truncates the follower to the
+/// leader's log end; with a leader log that ends after it, nothing is
+/// truncated and the follower backs off and fetches again.
+#[test]
+fn offset_out_of_range_truncates_a_follower_only_to_a_shorter_leader_log() {
+    let (mut w, id) = follower_of_2();
+    out_of_range(&mut w, id, 12);
+    assert_eq!(
+        w.replica().log.log_end_offset(),
+        10,
+        "the leader's log is longer"
+    );
+    let (mut w, id) = follower_of_2();
+    out_of_range(&mut w, id, 10);
+    assert_eq!(w.replica().log.log_end_offset(), 10);
+    let (mut w, id) = follower_of_2();
+    out_of_range(&mut w, id, 8);
+    assert_eq!(
+        w.replica().log.log_end_offset(),
+        8,
+        "truncated to the leader's end"
+    );
+}

@@ -11,7 +11,7 @@ mod harness;
 
 use failover_lab::sim::broker::Broker;
 use failover_lab::sim::controller::ElectionKind;
-use failover_lab::sim::io::Ctx;
+use failover_lab::sim::io::{Ctx, Timer};
 use failover_lab::sim::log::{Log, Record};
 use failover_lab::sim::partition_change::{self, ChangeRequest, Elected, Election};
 use failover_lab::sim::protocol::{
@@ -39,6 +39,28 @@ fn on_broker(w: &mut BrokerWorld, f: impl FnOnce(&mut Broker, &mut Ctx)) -> Vec<
     };
     f(&mut w.broker, &mut ctx);
     ctx.sends
+}
+
+/// Deliver `msg` to the broker of `w`; return the partitions it marked for
+/// the invariant checker (`Ctx::dirty`) and what it sent.
+fn touched_by(w: &mut BrokerWorld, from: Node, msg: Message) -> (Vec<usize>, Vec<(Node, Message)>) {
+    let mut dirty = Vec::new();
+    let racks: Vec<String> = Vec::new();
+    let mut ctx = Ctx {
+        now: w.now,
+        config: &w.config,
+        racks: &racks,
+        partitions: &w.partitions,
+        metadata: &w.metadata,
+        trace: &mut w.trace,
+        next_id: &mut w.next_id,
+        sends: Vec::new(),
+        timers: Vec::new(),
+        dirty: &mut dirty,
+    };
+    w.broker.on_message(&mut ctx, from, msg);
+    let sends = ctx.sends;
+    (dirty, sends)
 }
 
 /// Deliver `msg` from `from` to the broker of `w` and return what it sent.
@@ -370,35 +392,41 @@ fn follower_of_2() -> (BrokerWorld, u64) {
         partition: 0,
         registration: registration(&[1, 2], &[1, 2], Some(2), 6, 2),
     });
-    let id = w
-        .sends
-        .iter()
-        .find_map(|(to, m)| match m {
-            Message::Fetch { id, .. } if *to == Node::Broker(2) => Some(*id),
-            _ => None,
-        })
-        .unwrap_or_else(|| panic!("a Fetch to broker 2: {:?}", w.sends));
+    let id = fetch_id(&w.sends).unwrap_or_else(|| panic!("a Fetch to broker 2: {:?}", w.sends));
     (w, id)
 }
 
 /// Leader 2's answer to Fetch `id`: one record of epoch 6 at offset 10.
 fn one_record(w: &mut BrokerWorld, id: u64) {
+    deliver(w, Node::Broker(2), answer(id, 10, 10, 1));
+}
+
+/// Leader 2's answer to Fetch `id`: `n` records of epoch 6 from `base`, and
+/// its high watermark `hw`.
+fn answer(id: u64, base: u64, hw: u64, n: u64) -> Message {
     let resp = FetchPartitionResponse {
         partition: 0,
         error: None,
-        high_watermark: 10,
-        log_end_offset: 11,
+        high_watermark: hw,
+        log_end_offset: base + n,
         diverging_epoch: None,
         current_leader: Some((2, 6)),
-        records: vec![Record::plain(10, 6)],
-        base_offset: 10,
+        records: (base..base + n).map(|i| Record::plain(i, 6)).collect(),
+        base_offset: base,
         preferred_read_replica: None,
     };
-    let msg = Message::FetchResponse {
+    Message::FetchResponse {
         id,
         partitions: vec![resp],
-    };
-    deliver(w, Node::Broker(2), msg);
+    }
+}
+
+/// The id of the Fetch to broker 2 among `sends`.
+fn fetch_id(sends: &[(Node, Message)]) -> Option<u64> {
+    sends.iter().find_map(|(to, m)| match m {
+        Message::Fetch { id, .. } if *to == Node::Broker(2) => Some(*id),
+        _ => None,
+    })
 }
 
 /// AbstractFetcherThread: a fetcher has one Fetch in flight per leader and
@@ -484,4 +512,50 @@ fn offset_out_of_range_truncates_a_follower_only_to_a_shorter_leader_log() {
         8,
         "truncated to the leader's end"
     );
+}
+
+/// KAFKA_REPLICATION.md §1: after an OFFSET_OUT_OF_RANGE from a leader whose
+/// log is the longer one, the follower fetches again from its own LEO (the
+/// lab after replica.fetch.backoff.ms): it does not stop following.
+#[test]
+fn after_offset_out_of_range_from_a_longer_leader_log_the_follower_fetches_again() {
+    let (mut w, id) = follower_of_2();
+    out_of_range(&mut w, id, 12);
+    w.now += w.config.replica_fetch_backoff_ms;
+    let sent = on_broker(&mut w, |b, ctx| b.on_timer(ctx, Timer::FetchRetry));
+    let offset = sent.iter().find_map(|(to, m)| match m {
+        Message::Fetch { partitions, .. } if *to == Node::Broker(2) => {
+            partitions.first().map(|p| p.fetch_offset)
+        }
+        _ => None,
+    });
+    assert_eq!(offset, Some(10), "fetches again from its own LEO");
+}
+
+/// DESIGN.md "Invariants" (checked after every step): the checker looks at
+/// the partitions a step marked (`Ctx::dirty`), so every change a fetch
+/// response makes to a follower — its first reconciliation with the leader,
+/// appended records, a new high watermark — marks the partition; a checker
+/// that skipped one would miss a broken rule in that step.
+#[test]
+fn every_change_a_fetch_response_makes_to_a_follower_is_seen_by_the_invariant_checker() {
+    let (mut w, id) = follower_of_2();
+    w.broker
+        .replicas
+        .get_mut(&0)
+        .expect("p0")
+        .log
+        .high_watermark = 10;
+    // Reconciled: nothing new, the same HW (10 was the leader's 10 records).
+    let (dirty, sent) = touched_by(&mut w, Node::Broker(2), answer(id, 10, 10, 0));
+    assert_eq!(dirty, vec![0], "first reconciliation");
+    // Records appended, the HW unchanged.
+    let id = fetch_id(&sent).expect("fetches on");
+    let (dirty, sent) = touched_by(&mut w, Node::Broker(2), answer(id, 10, 10, 2));
+    assert_eq!(dirty, vec![0], "records appended");
+    // Only the HW moves.
+    let id = fetch_id(&sent).expect("fetches on");
+    let (dirty, _) = touched_by(&mut w, Node::Broker(2), answer(id, 12, 12, 0));
+    assert_eq!(dirty, vec![0], "a new high watermark");
+    assert_eq!(w.replica().log.high_watermark, 12);
 }

@@ -106,7 +106,9 @@ fn follower_fetch(
 /// ReplicationControlManager's effective min ISR, tested by
 /// testEligibleLeaderReplicas_EffectiveMinIsr). With `min.insync.replicas=5`
 /// on three replicas, an ISR back at all three replicas is *at* min ISR, so
-/// the change clears the ELR; a member that leaves is eligible again.
+/// the change clears the ELR; a member that leaves is eligible again. (Removing
+/// the controller's cap is an equivalent mutant, which no test can catch:
+/// README, "Mutation testing", says why; this test guards the rule's outcome.)
 #[test]
 fn min_insync_replicas_above_the_replication_factor_counts_as_the_replication_factor_for_the_elr() {
     let mut w = World::new(3, &[vec![1, 2, 3]], 5, true);

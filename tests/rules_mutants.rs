@@ -561,3 +561,28 @@ fn every_change_a_fetch_response_makes_to_a_follower_is_seen_by_the_invariant_ch
     assert_eq!(dirty, vec![0], "a new high watermark");
     assert_eq!(w.replica().log.high_watermark, 12);
 }
+
+// --- log.rs: what "the same log" means --------------------------------------
+
+/// KAFKA_REPLICATION.md §8 ("Log Matching", the TLA+ specifications'
+/// StrongIsr/WeakIsr: identical records below the HW): a record is its id,
+/// its leader epoch and, for an idempotent producer, its producer id and
+/// sequence (the batch header, §4). The invariant compares logs through
+/// `Log::prefix_hash`, so two logs whose records differ only in the producer
+/// id or only in the sequence number are different logs.
+#[test]
+fn log_matching_tells_apart_records_that_differ_only_in_producer_id_or_sequence() {
+    let idempotent = |producer_id: u32, seq: u32| Record {
+        producer_id,
+        seq,
+        ..Record::plain(1, 0)
+    };
+    let log = |r: Record| {
+        let mut l = Log::default();
+        l.append(r);
+        l.prefix_hash(1)
+    };
+    assert_ne!(log(idempotent(7, 0)), log(idempotent(7, 1)), "sequence");
+    assert_ne!(log(idempotent(7, 3)), log(idempotent(8, 3)), "producer id");
+    assert_eq!(log(idempotent(7, 3)), log(idempotent(7, 3)));
+}

@@ -568,10 +568,11 @@ fn every_change_a_fetch_response_makes_to_a_follower_is_seen_by_the_invariant_ch
 /// StrongIsr/WeakIsr: identical records below the HW): a record is its id,
 /// its leader epoch and, for an idempotent producer, its producer id and
 /// sequence (the batch header, §4). The invariant compares logs through
-/// `Log::prefix_hash`, so two logs whose records differ only in the producer
-/// id or only in the sequence number are different logs.
+/// `Log::prefix_hash`, so two logs whose records differ only in the record
+/// id, only in the producer id or only in the sequence number are different
+/// logs.
 #[test]
-fn log_matching_tells_apart_records_that_differ_only_in_producer_id_or_sequence() {
+fn log_matching_tells_apart_records_that_differ_only_in_id_producer_id_or_sequence() {
     let idempotent = |producer_id: u32, seq: u32| Record {
         producer_id,
         seq,
@@ -585,4 +586,10 @@ fn log_matching_tells_apart_records_that_differ_only_in_producer_id_or_sequence(
     assert_ne!(log(idempotent(7, 0)), log(idempotent(7, 1)), "sequence");
     assert_ne!(log(idempotent(7, 3)), log(idempotent(8, 3)), "producer id");
     assert_eq!(log(idempotent(7, 3)), log(idempotent(7, 3)));
+    // Record ids 1 and 4 (bits that the hash's starting value already has).
+    assert_ne!(
+        log(Record::plain(1, 0)),
+        log(Record::plain(4, 0)),
+        "record id"
+    );
 }

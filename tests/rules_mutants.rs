@@ -593,3 +593,24 @@ fn log_matching_tells_apart_records_that_differ_only_in_id_producer_id_or_sequen
         "record id"
     );
 }
+
+// --- log.rs / partition.rs: ISR expansion and the epoch start ---------------
+
+/// KAFKA_REPLICATION.md §3 "Expand" (KAFKA-7128, Partition.isFollowerInSync):
+/// a follower joins the ISR only when its LEO has reached the leader's HW
+/// *and* the start offset of the leader's current epoch, because a new
+/// leader's HW may lag the true one. Here the leader took epoch 5 at offset
+/// 10 with its HW still 4: a follower at 5 is past the HW but not yet in
+/// epoch 5's history, and is not proposed; at 10 it is.
+#[test]
+fn a_follower_joins_the_isr_only_once_it_reaches_the_start_of_the_leader_epoch() {
+    let mut w = BrokerWorld::leader(&[1, 2], &[1]);
+    assert_eq!(w.replica().log.epoch_start_offset(5), Some(10));
+    // The new leader's HW lags: 4 (a follower of the old leader knew no more).
+    w.broker.replicas.get_mut(&0).expect("p0").log.high_watermark = 4;
+    w.fetch_follower(2, 5, default_epoch(2));
+    assert!(w.isr_updates().is_empty(), "LEO 5 < epoch start 10");
+    w.fetch_follower(2, 10, default_epoch(2));
+    let (_, isr, _) = w.isr_update();
+    assert_eq!(BrokerState::ids(&isr), vec![1, 2]);
+}

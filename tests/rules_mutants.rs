@@ -607,7 +607,12 @@ fn a_follower_joins_the_isr_only_once_it_reaches_the_start_of_the_leader_epoch()
     let mut w = BrokerWorld::leader(&[1, 2], &[1]);
     assert_eq!(w.replica().log.epoch_start_offset(5), Some(10));
     // The new leader's HW lags: 4 (a follower of the old leader knew no more).
-    w.broker.replicas.get_mut(&0).expect("p0").log.high_watermark = 4;
+    w.broker
+        .replicas
+        .get_mut(&0)
+        .expect("p0")
+        .log
+        .high_watermark = 4;
     w.fetch_follower(2, 5, default_epoch(2));
     assert!(w.isr_updates().is_empty(), "LEO 5 < epoch start 10");
     w.fetch_follower(2, 10, default_epoch(2));

@@ -619,3 +619,37 @@ fn a_follower_joins_the_isr_only_once_it_reaches_the_start_of_the_leader_epoch()
     let (_, isr, _) = w.isr_update();
     assert_eq!(BrokerState::ids(&isr), vec![1, 2]);
 }
+
+// --- log.rs: producer state after truncation --------------------------------
+
+/// KAFKA_REPLICATION.md §4 (UnifiedLog.truncateTo → the producer state is
+/// reloaded from the log; ProducerStateManager.truncateAndReload): an
+/// idempotent producer's state is what the log holds, so after a truncation
+/// drops its last batch, its last sequence is the one of the batch still in
+/// the log — the retried batch is then accepted as the next one, not taken
+/// for a duplicate of the removed one (KIP-101's follower truncation followed
+/// by an idempotent retry, T3 and T10).
+#[test]
+fn a_truncation_rebuilds_the_idempotent_producer_state_from_the_log_that_is_left() {
+    let batch = |first_seq: u32, n: u32| {
+        (0..n).map(move |i| Record {
+            producer_id: 7,
+            seq: first_seq + i,
+            batch_start: i == 0,
+            ..Record::plain(u64::from(first_seq + i), 0)
+        })
+    };
+    let mut log = Log::default();
+    for r in batch(0, 3).chain(batch(3, 3)) {
+        log.append(r);
+    }
+    assert_eq!(log.producer_state(7).and_then(|p| p.last_seq()), Some(5));
+    log.truncate_to(3);
+    assert_eq!(
+        log.producer_state(7).and_then(|p| p.last_seq()),
+        Some(2),
+        "the last batch left in the log"
+    );
+    log.truncate_to(0);
+    assert!(log.producer_state(7).is_none_or(|p| p.last_seq().is_none()));
+}

@@ -653,3 +653,37 @@ fn a_truncation_rebuilds_the_idempotent_producer_state_from_the_log_that_is_left
     log.truncate_to(0);
     assert!(log.producer_state(7).is_none_or(|p| p.last_seq().is_none()));
 }
+
+// --- partition.rs: the maximal ISR holds the high watermark -----------------
+
+/// KAFKA_REPLICATION.md §2 rule 2 and KIP-497 (Partition's maximal ISR,
+/// PendingExpandIsr): while an expansion is in flight, the follower being
+/// added counts for the HW as if it were in the ISR — the HW waits for it even
+/// once it is no longer "caught up" by time — and a replica that is neither
+/// in the ISR, nor in the pending one, nor caught up does not count at all.
+#[test]
+fn a_pending_isr_member_holds_the_high_watermark_and_an_outsider_does_not() {
+    let mut w = BrokerWorld::leader(&[1, 2, 3, 4], &[1, 2]);
+    w.fetch_follower(3, 10, default_epoch(3));
+    let (_, proposed, _) = w.isr_update();
+    assert_eq!(
+        BrokerState::ids(&proposed),
+        vec![1, 2, 3],
+        "3 is being added"
+    );
+    w.broker
+        .replicas
+        .get_mut(&0)
+        .expect("p0")
+        .log
+        .append(Record::plain(10, 5));
+    w.now += 30_001;
+    w.fetch_follower(2, 11, default_epoch(2));
+    assert_eq!(w.high_watermark(), 10, "broker 3, pending at 10, holds it");
+    w.fetch_follower(3, 11, default_epoch(3));
+    assert_eq!(
+        w.high_watermark(),
+        11,
+        "broker 4 (never fetched) does not count"
+    );
+}

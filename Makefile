@@ -17,7 +17,8 @@ HOST := 127.0.0.1
 CHROMEDRIVER ?= /usr/bin/chromedriver
 
 .PHONY: help setup build wasm run test test-fmt test-clippy test-native test-wasm-build \
-        test-wasm-browser test-e2e test-types test-size bench fmt clean oracle oracle-check kafka-differential
+        test-wasm-browser test-e2e test-types test-size bench fmt clean oracle oracle-check kafka-differential \
+        mutants mutants-diff
 
 help:
 	@echo "make run     build and serve the app on http://$(HOST):$(PORT)/ (PORT=... to change)"
@@ -28,6 +29,8 @@ help:
 	@echo "make setup   install missing tools (rust target, wasm-bindgen-cli, chromium, npm packages)"
 	@echo "make oracle  regenerate the Kafka 4.4.0 test vectors in tests/oracle/ (needs Java 17 + Maven)"
 	@echo "make oracle-check  regenerate them to a temporary directory and diff against the committed ones"
+	@echo "make mutants  mutation testing of the rule modules (cargo-mutants; MODULE=src/sim/log.rs, SHARD=k/n)"
+	@echo "make mutants-diff  the mutants of the lines changed since BASE (default main)"
 	@echo "make fmt     format the Rust code"
 	@echo "make clean   remove build output"
 
@@ -139,6 +142,30 @@ KAFKA_SCENARIOS ?=
 kafka-differential:
 	kafka-differential/run.sh $(KAFKA_SCENARIOS)
 	cargo test --test kafka_recorded -- --nocapture
+
+# Mutation testing (README, "Mutation testing"): cargo-mutants over the rule
+# modules listed in .cargo/mutants.toml, which also names the test targets and
+# the build profile; MUTANTS_MODULES here names the files. One job: the machine has 2 cores. MODULE narrows it to one
+# file, SHARD=k/n (k from 0) to one slice of n; results in $(MUTANTS_OUT)/mutants.out.
+MUTANTS_MODULES := src/sim/partition_change.rs src/sim/partition.rs src/sim/log.rs \
+        src/sim/controller.rs src/sim/broker/isr.rs src/sim/broker/fetcher.rs \
+        src/sim/broker/requests.rs src/sim/client/producer.rs src/sim/availability.rs
+MODULE ?=
+SHARD ?=
+BASE ?= main
+MUTANTS_OUT ?= mutants.out
+MUTANTS_FLAGS = -j 1 -o $(MUTANTS_OUT) $(addprefix -f ,$(or $(MODULE),$(MUTANTS_MODULES))) $(if $(SHARD),--shard $(SHARD))
+
+mutants:
+	@scripts/setup.sh --mutants
+	cargo mutants $(MUTANTS_FLAGS)
+
+# Only the mutants in lines changed since $(BASE) (cargo mutants --in-diff).
+mutants-diff:
+	@scripts/setup.sh --mutants
+	@tmp=$$(mktemp); trap 'rm -f "$$tmp"' EXIT; \
+	git diff "$$(git merge-base $(BASE) HEAD)" -- src > "$$tmp"; \
+	cargo mutants $(MUTANTS_FLAGS) --in-diff "$$tmp"
 
 fmt:
 	cargo fmt

@@ -6,6 +6,7 @@
 #   - mdbook at the version pinned below (cargo install, no default features:
 #     the example book only needs `mdbook build`), for examples/book
 #   - (with --kafka-differential: only nftables, for make kafka-differential)
+#   - (with --mutants: only cargo-mutants, for make mutants)
 #   - npm packages from the committed package-lock.json (npm ci): playwright-core,
 #     binaryen (wasm-opt for the wasm build), esbuild + terser (the page's bundle),
 #     axe-core (accessibility audit), typescript + @types/node (make test-types)
@@ -33,6 +34,22 @@ if [[ "${1:-}" == "--kafka-differential" ]]; then
     say "apt: installing nftables"
     if [[ "$(id -u)" != 0 ]]; then sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nftables;
     else apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nftables; fi
+  fi
+  exit 0
+fi
+# `scripts/setup.sh --mutants`: only cargo-mutants (crates.io), for
+# `make mutants` (README, "Mutation testing"); `make test` and CI do not need it.
+if [[ "${1:-}" == "--mutants" ]]; then
+  command -v cargo >/dev/null || die "cargo is required"
+  if command -v cargo-mutants >/dev/null; then
+    say "cargo-mutants: ok ($(cargo mutants --version 2>/dev/null))"
+  else
+    say "cargo-mutants: installing (compiles for a few minutes)"
+    if ! cargo install --locked cargo-mutants; then
+      say "cargo-mutants: --locked install failed, retrying without --locked"
+      cargo install cargo-mutants
+    fi
+    command -v cargo-mutants >/dev/null || die "cargo-mutants missing after install"
   fi
   exit 0
 fi

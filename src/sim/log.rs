@@ -249,10 +249,6 @@ impl Log {
         self.epochs.entries()
     }
 
-    pub fn epoch_cache(&self) -> &EpochCache {
-        &self.epochs
-    }
-
     pub fn latest_epoch(&self) -> Option<u32> {
         self.epochs.latest_epoch()
     }

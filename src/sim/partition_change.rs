@@ -90,12 +90,6 @@ pub struct Change {
     pub elected: Elected,
 }
 
-impl Change {
-    pub fn leader_changed(&self, old: &PartitionRegistration) -> bool {
-        self.registration.leader_epoch != old.leader_epoch
-    }
-}
-
 /// Build the change, or `None` when the registration would not change.
 pub fn build(current: &PartitionRegistration, req: &ChangeRequest) -> Option<Change> {
     let acceptable = req.acceptable;

@@ -52,7 +52,9 @@ impl Broker {
             self.followed.clear();
             for r in self.replicas.values() {
                 match r.leader {
-                    Some(leader) if r.role == Role::Follower && leader != self.id => {
+                    // A follower's leader is another broker (apply_partition
+                    // makes a replica it leads a leader).
+                    Some(leader) if r.role == Role::Follower => {
                         self.followed.or_default(leader).push(r.partition)
                     }
                     _ => {}

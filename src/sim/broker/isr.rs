@@ -88,6 +88,31 @@ pub(super) fn propose_isr(
     }
 }
 
+/// Whether an accepted AlterPartition's registration becomes the leader's
+/// committed state (Partition.handleAlterPartitionUpdate): one in another
+/// leader epoch, or older than the state the leader holds, is ignored; one
+/// in the same partition epoch (the controller changed nothing: the proposal
+/// already was the state) is committed like a newer one, and the HW is
+/// tried again.
+fn commits(rep: &Replica, reg: &PartitionRegistration, me: BrokerId) -> bool {
+    reg.leader_epoch == rep.leader_epoch
+        && reg.partition_epoch >= rep.partition_epoch
+        && reg.leader == Some(me)
+}
+
+/// What a leader does with a refused AlterPartition
+/// (Partition.handleAlterPartitionError; the module comment has the cases).
+#[derive(Clone, Copy)]
+enum Refused {
+    /// Not applied, and the leader's view is current: back to the committed ISR.
+    Drop,
+    /// The leader's view is stale: keep the proposal pending, send nothing
+    /// more, wait for new metadata.
+    AwaitMetadata,
+    /// Send the same proposal again.
+    Resend,
+}
+
 impl Broker {
     pub(super) fn shrink_isr_check(&mut self, ctx: &mut Ctx) {
         if !self.registered {
@@ -163,15 +188,7 @@ impl Broker {
         match result {
             Ok(reg) => {
                 rep.pending_isr = None;
-                // Partition.handleAlterPartitionUpdate: an answer in another
-                // leader epoch, or older than the state the leader holds, is
-                // ignored; one in the same partition epoch (the controller
-                // changed nothing: the proposal was already the state) is
-                // committed like a newer one, and the HW is tried again.
-                if reg.leader_epoch == rep.leader_epoch
-                    && reg.partition_epoch >= rep.partition_epoch
-                    && reg.leader == Some(me)
-                {
+                if commits(rep, &reg, me) {
                     rep.make_leader(me, &reg, ctx.now);
                     self.followed_stale = true;
                     ctx.touch(p);
@@ -180,26 +197,19 @@ impl Broker {
             }
             Err(e) => {
                 let tp = ctx.tp(p);
-                let (what, reset) = match e {
+                let (what, next) = match e {
                     ErrorCode::IneligibleReplica => (
                         "the request was not applied, so it drops the proposal and is back at its committed ISR",
-                        true,
+                        Refused::Drop,
                     ),
                     ErrorCode::FencedLeaderEpoch
                     | ErrorCode::InvalidUpdateVersion
                     | ErrorCode::InvalidRequest => (
                         "its view is stale; the proposal stays pending (no other ISR change starts) until new metadata arrives",
-                        false,
+                        Refused::AwaitMetadata,
                     ),
-                    _ => ("it sends the same proposal again", false),
+                    _ => ("it sends the same proposal again", Refused::Resend),
                 };
-                let retry = !reset
-                    && !matches!(
-                        e,
-                        ErrorCode::FencedLeaderEpoch
-                            | ErrorCode::InvalidUpdateVersion
-                            | ErrorCode::InvalidRequest
-                    );
                 ctx.trace(
                     TraceKind::AlterPartitionRejected {
                         broker: me,
@@ -220,17 +230,23 @@ impl Broker {
                         list(&rep.isr),
                     ),
                 );
-                if reset {
-                    rep.pending_isr = None;
-                    // The maximal ISR is the committed one again.
-                    self.after_leader_state_change(ctx, p);
-                } else if retry {
-                    // Still in flight: its retry timer stays armed too.
-                    if let Some(msg) = alter_partition_message(me, my_epoch, rep) {
-                        ctx.send(Node::Controller, msg);
+                match next {
+                    Refused::Drop => {
+                        rep.pending_isr = None;
+                        // The maximal ISR is the committed one again.
+                        self.after_leader_state_change(ctx, p);
                     }
-                } else if let Some(pending) = rep.pending_isr.as_mut() {
-                    pending.awaiting_metadata = true;
+                    Refused::Resend => {
+                        // Still in flight: its retry timer stays armed too.
+                        if let Some(msg) = alter_partition_message(me, my_epoch, rep) {
+                            ctx.send(Node::Controller, msg);
+                        }
+                    }
+                    Refused::AwaitMetadata => {
+                        if let Some(pending) = rep.pending_isr.as_mut() {
+                            pending.awaiting_metadata = true;
+                        }
+                    }
                 }
             }
         }

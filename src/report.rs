@@ -346,17 +346,7 @@ pub fn build(c: &Cluster, scenario: &str) -> Report {
             client_rack: k.config.client_rack.clone(),
             partitions: consumer_partitions(c, k),
             read_twice: read_twice(k),
-            group: k.group.as_ref().map(|g| GroupReport {
-                group_id: g.group_id.clone(),
-                coordinator: g.coordinator,
-                committed: g
-                    .committed
-                    .values()
-                    .map(|o| (c.partitions[o.partition].name(), o.offset, o.leader_epoch))
-                    .collect(),
-                commits: g.commits,
-                errors: g.errors.clone(),
-            }),
+            group: k.group.as_ref().map(|g| group_report(c, g)),
             running: k.running,
         })
         .collect();
@@ -461,6 +451,21 @@ pub fn describe_partition(c: &Cluster, p: usize) -> String {
 
 /// How many of a consumer's reads were of a partition offset it had read
 /// before.
+/// A group consumer's group half, as the report and the view give it.
+pub fn group_report(c: &Cluster, g: &crate::sim::client::GroupMember) -> GroupReport {
+    GroupReport {
+        group_id: g.group_id.clone(),
+        coordinator: g.coordinator,
+        committed: g
+            .committed
+            .values()
+            .map(|o| (c.partitions[o.partition].name(), o.offset, o.leader_epoch))
+            .collect(),
+        commits: g.commits,
+        errors: g.errors.clone(),
+    }
+}
+
 pub fn read_twice(k: &crate::sim::client::Consumer) -> u64 {
     let mut read: Vec<(usize, u64)> = k.consumed_records.iter().map(|r| (r.0, r.1)).collect();
     let all = read.len();

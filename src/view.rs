@@ -116,16 +116,7 @@ pub struct ConsumerView {
     /// Records read more than once.
     pub read_twice: u64,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub group: Option<GroupView>,
-}
-
-#[derive(Serialize)]
-pub struct GroupView {
-    pub group_id: String,
-    pub coordinator: Option<u32>,
-    /// [topic-partition, committed offset, leader epoch].
-    pub committed: Vec<(String, u64, Option<u32>)>,
-    pub errors: std::collections::BTreeMap<String, u64>,
+    pub group: Option<crate::report::GroupReport>,
 }
 
 #[derive(Serialize)]
@@ -336,16 +327,7 @@ pub fn build_selected(c: &Cluster, max_partitions: usize, focus: &[usize]) -> Vi
             partitions: consumer_partitions(c, k),
             running: k.running,
             read_twice: crate::report::read_twice(k),
-            group: k.group.as_ref().map(|g| GroupView {
-                group_id: g.group_id.clone(),
-                coordinator: g.coordinator,
-                committed: g
-                    .committed
-                    .values()
-                    .map(|o| (c.partitions[o.partition].name(), o.offset, o.leader_epoch))
-                    .collect(),
-                errors: g.errors.clone(),
-            }),
+            group: k.group.as_ref().map(|g| crate::report::group_report(c, g)),
         })
         .collect();
     let messages = c

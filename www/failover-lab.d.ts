@@ -285,12 +285,7 @@ declare global {
     running: boolean;
     read_twice: number;
     /** Present when the consumer has a group.id. */
-    group?: {
-      group_id: string;
-      coordinator: number | null;
-      committed: Array<[string, number, number | null]>;
-      errors: Record<string, number>;
-    };
+    group?: FailoverLabGroupReport;
   }
 
   interface FailoverLabMessageView {

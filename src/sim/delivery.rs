@@ -25,8 +25,6 @@
 use serde::Serialize;
 
 use super::cluster::Cluster;
-use super::log::Log;
-use super::protocol::PartitionIndex;
 
 /// How many example record ids each count lists.
 const EXAMPLES: usize = 3;
@@ -74,25 +72,6 @@ impl Delivery {
     }
 }
 
-/// The logs that decide whether a partition has a record: its leader's, or
-/// every replica's while it has none (as `invariants::lost_records`).
-fn holders(c: &Cluster, p: PartitionIndex) -> Vec<&Log> {
-    let reg = &c.controller.partitions[p];
-    match reg.leader {
-        Some(l) => c
-            .broker(l)
-            .and_then(|b| b.replicas.get(&p))
-            .map(|r| vec![&r.log])
-            .unwrap_or_default(),
-        None => reg
-            .replicas
-            .iter()
-            .filter_map(|b| c.broker(*b).and_then(|x| x.replicas.get(&p)))
-            .map(|r| &r.log)
-            .collect(),
-    }
-}
-
 pub fn build(c: &Cluster) -> Vec<Delivery> {
     // What the partitions hold: (record id, copies in one holder log, below
     // that log's high watermark), one entry per holder log and id, sorted.
@@ -100,7 +79,7 @@ pub fn build(c: &Cluster) -> Vec<Delivery> {
     // far more code (see `pmap::VecMap`).
     let mut held: Vec<(u64, u32, bool)> = Vec::new();
     for p in 0..c.partitions.len() {
-        for log in holders(c, p) {
+        for log in super::invariants::holder_logs(c, p) {
             let mut here: Vec<(u64, bool)> = log
                 .records()
                 .enumerate()

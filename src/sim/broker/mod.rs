@@ -561,6 +561,20 @@ impl Broker {
         }
     }
 
+    /// This broker's replica of `p` if it leads `p` in the epoch a client's
+    /// request names; else the error a leader answers (a stale epoch is
+    /// FENCED_LEADER_EPOCH, a newer one UNKNOWN_LEADER_EPOCH).
+    fn leader_in_epoch(&self, p: PartitionIndex, client_epoch: u32) -> Result<&Replica, ErrorCode> {
+        match self.replicas.get(&p) {
+            Some(r) if r.is_leader() => match client_epoch.cmp(&r.leader_epoch) {
+                std::cmp::Ordering::Less => Err(ErrorCode::FencedLeaderEpoch),
+                std::cmp::Ordering::Greater => Err(ErrorCode::UnknownLeaderEpoch),
+                std::cmp::Ordering::Equal => Ok(r),
+            },
+            _ => Err(ErrorCode::NotLeaderOrFollower),
+        }
+    }
+
     pub fn on_message(&mut self, ctx: &mut Ctx, from: Node, msg: Message) {
         match msg {
             Message::BrokerRegistrationResponse { result } => {
@@ -660,20 +674,9 @@ impl Broker {
                 // epoch the client knows; LATEST for a read_uncommitted
                 // consumer is the high watermark, EARLIEST the log start
                 // (0: the lab's logs are never trimmed from the front).
-                let result = match self.replicas.get(&partition) {
-                    Some(r) if r.is_leader() => {
-                        if current_leader_epoch < r.leader_epoch {
-                            Err(ErrorCode::FencedLeaderEpoch)
-                        } else if current_leader_epoch > r.leader_epoch {
-                            Err(ErrorCode::UnknownLeaderEpoch)
-                        } else if latest {
-                            Ok(r.log.high_watermark)
-                        } else {
-                            Ok(0)
-                        }
-                    }
-                    _ => Err(ErrorCode::NotLeaderOrFollower),
-                };
+                let result = self
+                    .leader_in_epoch(partition, current_leader_epoch)
+                    .map(|r| if latest { r.log.high_watermark } else { 0 });
                 ctx.send(
                     from,
                     Message::ListOffsetsResponse {
@@ -721,18 +724,9 @@ impl Broker {
                 current_leader_epoch,
                 leader_epoch,
             } => {
-                let result = match self.replicas.get(&partition) {
-                    Some(r) if r.is_leader() => {
-                        if current_leader_epoch < r.leader_epoch {
-                            Err(ErrorCode::FencedLeaderEpoch)
-                        } else if current_leader_epoch > r.leader_epoch {
-                            Err(ErrorCode::UnknownLeaderEpoch)
-                        } else {
-                            Ok(r.log.end_offset_for(leader_epoch))
-                        }
-                    }
-                    _ => Err(ErrorCode::NotLeaderOrFollower),
-                };
+                let result = self
+                    .leader_in_epoch(partition, current_leader_epoch)
+                    .map(|r| r.log.end_offset_for(leader_epoch));
                 ctx.send(
                     from,
                     Message::OffsetsForLeaderEpochResponse {

@@ -742,44 +742,47 @@ impl Consumer {
                     no_offset.push(p);
                     continue;
                 }
-                if !self.connections.ready(ctx, leader) {
-                    not_ready = true;
-                    continue;
-                }
-                let id = ctx.new_id();
-                pos.awaiting = Some(id);
-                self.validations.insert(id, p);
-                ctx.send(
-                    Node::Broker(leader),
-                    Message::ListOffsets {
+                let latest = reset == OffsetReset::Latest;
+                let asked = ask_leader(
+                    ctx,
+                    &mut self.connections,
+                    &mut self.validations,
+                    self.config.request_timeout_ms,
+                    leader,
+                    p,
+                    |id| Message::ListOffsets {
                         id,
                         partition: p,
                         current_leader_epoch: epoch,
-                        latest: reset == OffsetReset::Latest,
+                        latest,
                     },
                 );
-                ctx.after(self.config.request_timeout_ms, Timer::RequestTimeout { id });
+                match asked {
+                    Some(id) => pos.awaiting = Some(id),
+                    None => not_ready = true,
+                }
                 continue;
             }
             if let Some(record_epoch) = pos.epoch {
                 if pos.validated_epoch != Some(epoch) && record_epoch < epoch {
-                    if !self.connections.ready(ctx, leader) {
-                        not_ready = true;
-                        continue;
-                    }
-                    let id = ctx.new_id();
-                    pos.awaiting = Some(id);
-                    self.validations.insert(id, p);
-                    ctx.send(
-                        Node::Broker(leader),
-                        Message::OffsetsForLeaderEpoch {
+                    let asked = ask_leader(
+                        ctx,
+                        &mut self.connections,
+                        &mut self.validations,
+                        self.config.request_timeout_ms,
+                        leader,
+                        p,
+                        |id| Message::OffsetsForLeaderEpoch {
                             id,
                             partition: p,
                             current_leader_epoch: epoch,
                             leader_epoch: record_epoch,
                         },
                     );
-                    ctx.after(self.config.request_timeout_ms, Timer::RequestTimeout { id });
+                    match asked {
+                        Some(id) => pos.awaiting = Some(id),
+                        None => not_ready = true,
+                    }
                     continue;
                 }
             }
@@ -860,6 +863,29 @@ impl Consumer {
             ctx.after((w - ctx.now).max(1), Timer::ConsumerPoll);
         }
     }
+}
+
+/// Send partition `p`'s leader a one-partition request (`make` builds it
+/// from its id) if the connection is up: the request is remembered in
+/// `pending` with its timeout. Returns its id, or `None` when the connection
+/// is not ready (nothing is sent).
+fn ask_leader(
+    ctx: &mut Ctx,
+    connections: &mut Connections,
+    pending: &mut VecMap<u64, PartitionIndex>,
+    timeout_ms: u64,
+    leader: BrokerId,
+    p: PartitionIndex,
+    make: impl FnOnce(u64) -> Message,
+) -> Option<u64> {
+    if !connections.ready(ctx, leader) {
+        return None;
+    }
+    let id = ctx.new_id();
+    pending.insert(id, p);
+    ctx.send(Node::Broker(leader), make(id));
+    ctx.after(timeout_ms, Timer::RequestTimeout { id });
+    Some(id)
 }
 
 #[cfg(test)]

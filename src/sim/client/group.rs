@@ -70,9 +70,7 @@ impl GroupMember {
 
     /// Whether `id` is one of this member's outstanding requests.
     pub fn owns(&self, id: u64) -> bool {
-        self.find.is_some_and(|f| f.0 == id)
-            || self.offset_fetch.is_some_and(|f| f.0 == id)
-            || self.commit.as_ref().is_some_and(|c| c.0 == id)
+        self.broker_of(id).is_some()
     }
 
     /// The broker an outstanding request `id` went to.

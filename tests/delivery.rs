@@ -31,6 +31,20 @@ fn every_record_sent_is_kept_lost_failed_or_pending_exactly_once() {
             for d in &r.delivery {
                 assert_eq!(d.accounted(), d.sent, "{cfg:?} seed {seed}: {d:?}");
                 lost += d.acked_lost.count;
+                // Each count lists its first three record ids as examples.
+                for f in [
+                    &d.acked_kept,
+                    &d.acked_lost,
+                    &d.failed_not_written,
+                    &d.failed_but_written,
+                    &d.pending,
+                    &d.written_twice,
+                    &d.consumed,
+                    &d.consumed_twice,
+                    &d.never_consumed,
+                ] {
+                    assert_eq!(f.examples.len() as u64, f.count.min(3), "{f:?}");
+                }
             }
             assert!(
                 r.invariant_violations

@@ -284,7 +284,7 @@ fn check_names_a_compare_lane_that_cannot_run() {
 /// refuses it with exit 2 and names the key.
 #[test]
 fn check_refuses_a_delivery_timeout_below_linger_plus_request_timeout_naming_the_key() {
-    let dir = std::env::temp_dir().join(format!("failover-lab-cli-{}", std::process::id()));
+    let dir = std::env::temp_dir().join(format!("failover-lab-cli-timeout-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let file = dir.join("short-delivery-timeout.json");
     std::fs::write(

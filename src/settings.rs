@@ -89,6 +89,14 @@ pub fn lane_text(pairs: &[(String, String)]) -> String {
     out
 }
 
+/// Settings that belong to the consumers (each consumer's `config`), not to
+/// the cluster.
+const CONSUMER_KEYS: [&str; 3] = [
+    "auto.offset.reset",
+    "enable.auto.commit",
+    "auto.commit.interval.ms",
+];
+
 fn value_of(v: &str) -> Value {
     serde_json::from_str(v).unwrap_or_else(|_| Value::String(v.to_string()))
 }
@@ -152,6 +160,31 @@ pub fn apply(
                 }
                 applied.insert("rf".to_string(), Value::from(rf));
             }
+            k if CONSUMER_KEYS.contains(&k) => {
+                // A consumer setting goes to every consumer's own config,
+                // as `acks` goes to every producer: the cluster's config
+                // has no such key.
+                let Some(Value::Array(clients)) = root.get_mut("clients") else {
+                    return Err(format!("setting {key}: the scenario has no consumers"));
+                };
+                let mut any = false;
+                for c in clients.iter_mut().filter_map(Value::as_object_mut) {
+                    if c.get("type").and_then(Value::as_str) != Some("consumer") {
+                        continue;
+                    }
+                    let config = c
+                        .entry("config".to_string())
+                        .or_insert_with(|| Value::Object(Default::default()));
+                    if let Some(config) = config.as_object_mut() {
+                        config.insert(key.clone(), value.clone());
+                        any = true;
+                    }
+                }
+                if !any {
+                    return Err(format!("setting {key}: the scenario has no consumers"));
+                }
+                applied.insert(key.clone(), value);
+            }
             _ => {
                 let config = root
                     .entry("config".to_string())
@@ -181,6 +214,22 @@ mod tests {
                 {"at_ms": 2, "produce": {"topic": "t", "count": 1, "acks": "all"}}
             ]
         })
+    }
+
+    #[test]
+    fn consumer_settings_go_to_every_consumer_not_to_the_cluster() {
+        let mut s = scenario();
+        if let Some(Value::Array(c)) = s.get_mut("clients") {
+            c.push(serde_json::json!({"type": "consumer", "id": "c", "topic": "t"}));
+        }
+        let pairs = parse_pairs(&["auto.offset.reset=earliest"]).unwrap_or_default();
+        let applied = apply(&mut s, &pairs).unwrap_or_default();
+        assert_eq!(s["clients"][1]["config"]["auto.offset.reset"], "earliest");
+        assert!(s["clients"][0].get("config").is_none(), "not the producer's");
+        assert!(s.get("config").is_none(), "not the cluster's");
+        assert_eq!(applied["auto.offset.reset"], "earliest");
+        let mut none = scenario();
+        assert!(apply(&mut none, &pairs).is_err_and(|e| e.contains("no consumers")));
     }
 
     #[test]

@@ -225,7 +225,10 @@ mod tests {
         let pairs = parse_pairs(&["auto.offset.reset=earliest"]).unwrap_or_default();
         let applied = apply(&mut s, &pairs).unwrap_or_default();
         assert_eq!(s["clients"][1]["config"]["auto.offset.reset"], "earliest");
-        assert!(s["clients"][0].get("config").is_none(), "not the producer's");
+        assert!(
+            s["clients"][0].get("config").is_none(),
+            "not the producer's"
+        );
         assert!(s.get("config").is_none(), "not the cluster's");
         assert_eq!(applied["auto.offset.reset"], "earliest");
         let mut none = scenario();

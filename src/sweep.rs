@@ -278,6 +278,19 @@ pub struct RunOutcome {
     /// Summed over the partitions.
     pub unavailable_ms: u64,
     pub produce_latency_p99_ms: Option<u64>,
+    /// The report's `delivery`, summed over the producers: records sent,
+    /// held twice by a partition (a retry without idempotence), read twice
+    /// by one consumer, committed but never read, and failed yet written.
+    #[serde(default)]
+    pub sent: u64,
+    #[serde(default)]
+    pub written_twice: u64,
+    #[serde(default)]
+    pub consumed_twice: u64,
+    #[serde(default)]
+    pub never_consumed: u64,
+    #[serde(default)]
+    pub failed_but_written: u64,
 }
 
 /// Coarse cause of a loss, from the narrated cause in the trace.
@@ -346,6 +359,15 @@ pub fn run_one(cfg: &SweepConfig, seed: u64) -> Result<RunOutcome, String> {
             .collect(),
         unavailable_ms: report.availability.unavailable_ms,
         produce_latency_p99_ms: report.availability.produce_latency_ms.p99,
+        sent: report.delivery.iter().map(|d| d.sent).sum(),
+        written_twice: report.delivery.iter().map(|d| d.written_twice.count).sum(),
+        consumed_twice: report.delivery.iter().map(|d| d.consumed_twice.count).sum(),
+        never_consumed: report.delivery.iter().map(|d| d.never_consumed.count).sum(),
+        failed_but_written: report
+            .delivery
+            .iter()
+            .map(|d| d.failed_but_written.count)
+            .sum(),
     })
 }
 
@@ -399,6 +421,13 @@ pub struct ConfigSummary {
     pub loss_causes: BTreeMap<String, u64>,
     pub violation_kinds: BTreeMap<String, u64>,
     pub availability: SweepAvailability,
+    /// Delivery totals over the runs (see [`RunOutcome`]): the duplicate rate
+    /// is `written_twice / sent`, the skip rate `never_consumed / sent`.
+    pub sent: u64,
+    pub written_twice: u64,
+    pub consumed_twice: u64,
+    pub never_consumed: u64,
+    pub failed_but_written: u64,
 }
 
 /// Run `seeds` seeds (from `first_seed`) of every configuration on `threads`
@@ -493,6 +522,11 @@ pub fn summarize(
             loss_causes: BTreeMap::new(),
             violation_kinds: BTreeMap::new(),
             availability: SweepAvailability::default(),
+            sent: 0,
+            written_twice: 0,
+            consumed_twice: 0,
+            never_consumed: 0,
+            failed_but_written: 0,
         })
         .collect();
     let mut samples: Vec<(Vec<u64>, Vec<u64>, Vec<u64>)> = vec![Default::default(); configs.len()];
@@ -505,6 +539,11 @@ pub fn summarize(
         s.runs += 1;
         s.acked += o.acked;
         s.lost += o.lost;
+        s.sent += o.sent;
+        s.written_twice += o.written_twice;
+        s.consumed_twice += o.consumed_twice;
+        s.never_consumed += o.never_consumed;
+        s.failed_but_written += o.failed_but_written;
         if o.lost > 0 {
             s.runs_with_loss += 1;
             s.first_seed_with_loss.get_or_insert(o.seed);
@@ -597,9 +636,18 @@ pub fn merge_shards(shards: &[(String, String)]) -> Result<Vec<ConfigSummary>, S
 /// Durability on the left, availability on the right: recovery time per
 /// fault (p50 / max), unavailable partition-ms per run (p50 / max) and the
 /// runs' p99 produce latency (p50 / max), in seconds.
+/// `part` of `whole` as a percentage with two decimals ("-" of nothing).
+fn percent(part: u64, whole: u64) -> String {
+    if whole == 0 {
+        return "-".into();
+    }
+    let hundredths = (part as u128 * 10_000 / whole as u128) as u64;
+    format!("{}.{:02}", hundredths / 100, hundredths % 100)
+}
+
 pub fn table(summaries: &[ConfigSummary]) -> String {
     let mut s = format!(
-        "{:<44} {:>8} {:>6} {:>10} {:>8} {:>9} {:>10} {:>15} | {:>13} {:>17} {:>17}\n",
+        "{:<44} {:>8} {:>6} {:>10} {:>8} {:>9} {:>10} {:>15} | {:>13} {:>17} {:>17} | {:>7} {:>7}\n",
         "config",
         "promises",
         "runs",
@@ -610,7 +658,9 @@ pub fn table(summaries: &[ConfigSummary]) -> String {
         "first seed",
         "rto s p50/max",
         "unavail s p50/max",
-        "p99 lat s p50/max"
+        "p99 lat s p50/max",
+        "dup %",
+        "skip %"
     );
     for c in summaries {
         let first = match (c.first_seed_with_violation, c.first_seed_with_loss) {
@@ -625,7 +675,7 @@ pub fn table(summaries: &[ConfigSummary]) -> String {
         };
         let a = &c.availability;
         s.push_str(&format!(
-            "{:<44} {:>8} {:>6} {:>10} {:>8} {:>9} {:>10} {:>15} | {:>13} {:>17} {:>17}\n",
+            "{:<44} {:>8} {:>6} {:>10} {:>8} {:>9} {:>10} {:>15} | {:>13} {:>17} {:>17} | {:>7} {:>7}\n",
             c.key,
             if c.promises_durability { "yes" } else { "no" },
             c.runs,
@@ -636,7 +686,9 @@ pub fn table(summaries: &[ConfigSummary]) -> String {
             first,
             secs(&a.rto_ms),
             secs(&a.unavailable_ms),
-            secs(&a.produce_latency_p99_ms)
+            secs(&a.produce_latency_p99_ms),
+            percent(c.written_twice, c.sent),
+            percent(c.never_consumed, c.sent)
         ));
         for (cause, n) in &c.loss_causes {
             s.push_str(&format!("{:<44}   loss cause: {cause} ({n} runs)\n", ""));

@@ -65,6 +65,50 @@ fn every_record_sent_is_kept_lost_failed_or_pending_exactly_once() {
     );
 }
 
+/// TransactionManager.bumpIdempotentEpochAndResetIdIfNeeded: after a batch
+/// in retry expires, the idempotent producer starts a new epoch, but only
+/// once every batch it sent under the old one is resolved (acknowledged,
+/// recognised as a duplicate, or expired); RecordAccumulator keeps draining
+/// those retries under their old sequence, and the leader de-duplicates
+/// them (ProducerStateManager). So in the sweep's durable configuration
+/// (acks=all, hence idempotent, min ISR 2, clean elections) no record is
+/// written twice through a delivery-timeout epoch bump. Renumbering a retry
+/// under the new epoch instead wrote 0.8 % of the records twice (seeds 1, 6,
+/// 13, 15, 18, 20 of 20). The one other way is Kafka's too:
+/// OUT_OF_ORDER_SEQUENCE_NUMBER makes an idempotent producer bump its epoch
+/// and retry the batch under it (TransactionManager.canRetry), so a batch
+/// the leader had written but no longer recognised goes in again; those
+/// runs are counted, not asserted.
+#[test]
+fn an_idempotent_producer_never_writes_a_record_twice_through_its_epoch_bumps() {
+    let cfg = sweep::SweepConfig::parse_key("acks=all,rf=3,min.isr=2,unclean=false").unwrap();
+    let (mut checked, mut out_of_order) = (0, 0);
+    for seed in 1..=40 {
+        let mut l = failover_lab::Lab::from_json(&sweep::scenario(&cfg, seed).to_string()).unwrap();
+        l.run_to_end();
+        let r = l.report();
+        if r.producers
+            .iter()
+            .any(|p| p.errors.contains_key("OUT_OF_ORDER_SEQUENCE_NUMBER"))
+        {
+            out_of_order += 1;
+            continue;
+        }
+        for d in &r.delivery {
+            assert_eq!(
+                d.written_twice.count, 0,
+                "seed {seed}: {:?}",
+                d.written_twice
+            );
+        }
+        checked += 1;
+    }
+    assert!(
+        checked >= 30,
+        "{checked} runs checked, {out_of_order} with OUT_OF_ORDER"
+    );
+}
+
 /// Sender.failBatch after delivery.timeout.ms for a batch already in flight:
 /// the application's send() fails, yet the leader may have appended it, and
 /// consumers later read it ("failed but written").

@@ -301,6 +301,91 @@ fn a_group_without_a_committed_offset_follows_auto_offset_reset() {
     assert_eq!(stopped.len(), 1, "none: an error instead of a position");
 }
 
+/// KIP-1106 (AutoOffsetResetStrategy BY_DURATION, ListOffsets by
+/// timestamp): with no committed offset, `by_duration:PT3S` asks the leader
+/// for the first offset whose record was sent at or after now − 3 s
+/// (UnifiedLog.fetchOffsetByTimestamp on each record's CreateTime), and the
+/// consumer resumes there: the 3 s before the restart are read, what came
+/// earlier is not.
+#[test]
+fn by_duration_resets_to_the_first_record_sent_within_the_duration() {
+    let mut l = late_group_consumer("by_duration:PT3S");
+    l.run_to_end();
+    let reset = events(&l, |k| {
+        matches!(k, TraceKind::ConsumerOffsetReset { reset, offset: Some(_), .. }
+            if reset == "by_duration:PT3S")
+    });
+    assert_eq!(reset.len(), 1);
+    let (at, offset) = match &reset[0].kind {
+        TraceKind::ConsumerOffsetReset { offset, .. } => (reset[0].at_ms, offset.unwrap_or(0)),
+        _ => unreachable!(),
+    };
+    let c = &l.cluster.consumers[0];
+    assert_eq!(c.consumed_records.first().map(|r| r.1), Some(offset));
+    assert!(
+        offset > 100,
+        "the records of the first 7 s are skipped: {offset}"
+    );
+    // The request went out at most one round trip (here under 20 ms) before
+    // its answer at `at`, asking for records sent from 3 s before that: the
+    // record at `offset` was, the one before it was not.
+    let log = &replica(&l, 1, 0).log;
+    let sent = |o: u64| {
+        log.records_between(o, o + 1)
+            .first()
+            .map_or(0, |r| r.timestamp_ms)
+    };
+    assert!(
+        sent(offset) + 3_020 >= at,
+        "answered at {at}, sent {}",
+        sent(offset)
+    );
+    assert!(
+        sent(offset - 1) + 3_000 < at,
+        "answered at {at}, sent {}",
+        sent(offset - 1)
+    );
+    assert_eq!(
+        c.positions.get(&0).and_then(|p| p.epoch),
+        Some(0),
+        "the record's epoch"
+    );
+}
+
+/// KIP-1106 with nothing that recent: ListOffsets finds no record at or
+/// after the time below the high watermark (UNKNOWN_OFFSET, -1), so the
+/// partition stays awaiting its reset and is asked again once the request's
+/// retry time (request.timeout.ms) has passed; by then a newer record exists.
+#[test]
+fn by_duration_with_no_record_that_recent_asks_again_after_the_request_timeout() {
+    let mut l = lab(r#"{"seed": 3, "brokers": 3,
+      "topics": [{"name": "t", "partitions": 1, "replication_factor": 3}],
+      "clients": [{"type": "consumer", "id": "c", "topic": "t",
+                   "config": {"group.id": "orders", "auto.offset.reset": "by_duration:PT5S",
+                              "request.timeout.ms": 5000}}],
+      "steps": [{"at_ms": 1, "crash_client": "c"},
+                {"at_ms": 2000, "produce": {"topic": "t", "partition": 0, "count": 10}},
+                {"at_ms": 10000, "restart_client": "c"},
+                {"at_ms": 12000, "produce": {"topic": "t", "partition": 0, "count": 5}}],
+      "run_until_ms": 20000}"#);
+    l.run_to_end();
+    let resets: Vec<(u64, Option<u64>)> = events(&l, |_| true)
+        .iter()
+        .filter_map(|e| match &e.kind {
+            TraceKind::ConsumerOffsetReset { offset, .. } => Some((e.at_ms, *offset)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(resets.len(), 2, "{resets:?}");
+    assert!(resets[0].0 >= 10_000 && resets[0].1.is_none(), "{resets:?}");
+    assert!(
+        resets[1].0 >= resets[0].0 + 5_000,
+        "asked again after request.timeout.ms: {resets:?}"
+    );
+    assert_eq!(resets[1].1, Some(10), "the first record sent at 12 s");
+    assert_eq!(l.cluster.consumers[0].consumed, 5);
+}
+
 /// ConsumerCoordinator.refreshCommittedOffsetsIfNeeded + KIP-320: a committed
 /// offset carries its leader epoch, so after an unclean election truncated
 /// the log below it, the restarted consumer's validation

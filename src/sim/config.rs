@@ -241,6 +241,83 @@ pub enum OffsetReset {
     Latest,
     Earliest,
     None,
+    /// `by_duration:PnDTnHnMn.nS` (KIP-1106, Kafka 4.0): the first offset
+    /// whose record timestamp is at most this many milliseconds old.
+    ByDuration(u64),
+}
+
+impl OffsetReset {
+    /// The value as Kafka spells it (`by_duration:` with milliseconds
+    /// written back as seconds).
+    pub fn name(self) -> String {
+        match self {
+            OffsetReset::Latest => "latest".into(),
+            OffsetReset::Earliest => "earliest".into(),
+            OffsetReset::None => "none".into(),
+            OffsetReset::ByDuration(ms) if ms % 1000 == 0 => {
+                format!("by_duration:PT{}S", ms / 1000)
+            }
+            OffsetReset::ByDuration(ms) => {
+                format!("by_duration:PT{}.{:03}S", ms / 1000, ms % 1000)
+            }
+        }
+    }
+}
+
+/// An ISO-8601 duration as `java.time.Duration.parse` reads it
+/// (`PnDTnHnMn.nS`, letters in either case, each part optional but at
+/// least one present), in milliseconds. Kafka refuses a negative one
+/// (AutoOffsetResetStrategy), so a sign is an error here too.
+pub fn parse_iso_duration(text: &str) -> Result<u64, String> {
+    let bad = || format!("\"{text}\" is not an ISO-8601 duration like PT30S or P1DT2H");
+    let upper = text.trim().to_ascii_uppercase();
+    if upper.starts_with('-') {
+        return Err(format!("\"{text}\": a negative duration is not allowed"));
+    }
+    let rest = upper.strip_prefix('P').ok_or_else(bad)?;
+    let (days, time) = match rest.split_once('T') {
+        Some((d, t)) => {
+            if t.is_empty() {
+                return Err(bad());
+            }
+            (d, t)
+        }
+        None => (rest, ""),
+    };
+    let mut ms: u64 = 0;
+    let mut parts = 0;
+    if !days.is_empty() {
+        let n = days.strip_suffix('D').ok_or_else(bad)?;
+        let n: u64 = n.parse().map_err(|_| bad())?;
+        ms = ms.saturating_add(n.saturating_mul(86_400_000));
+        parts += 1;
+    }
+    let mut t = time;
+    for (unit, scale) in [('H', 3_600_000u64), ('M', 60_000)] {
+        if let Some(i) = t.find(unit) {
+            let n: u64 = t[..i].parse().map_err(|_| bad())?;
+            ms = ms.saturating_add(n.saturating_mul(scale));
+            t = &t[i + 1..];
+            parts += 1;
+        }
+    }
+    if !t.is_empty() {
+        let n = t.strip_suffix('S').ok_or_else(bad)?;
+        let (whole, frac) = n.split_once('.').unwrap_or((n, ""));
+        if whole.is_empty() || frac.len() > 9 || !frac.bytes().all(|b| b.is_ascii_digit()) {
+            return Err(bad());
+        }
+        let whole: u64 = whole.parse().map_err(|_| bad())?;
+        let frac_ms: u64 = format!("{frac:0<3}")[..3].parse().map_err(|_| bad())?;
+        ms = ms
+            .saturating_add(whole.saturating_mul(1000))
+            .saturating_add(frac_ms);
+        parts += 1;
+    }
+    if parts == 0 {
+        return Err(bad());
+    }
+    Ok(ms)
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -547,12 +624,17 @@ impl ConsumerConfig {
             None | Some("latest") => OffsetReset::Latest,
             Some("earliest") => OffsetReset::Earliest,
             Some("none") => OffsetReset::None,
-            Some(other) => {
-                return Err(r.err(
-                    "auto.offset.reset",
-                    format!("\"{other}\" is not latest, earliest or none"),
-                ))
-            }
+            Some(other) => match other.strip_prefix("by_duration:") {
+                Some(d) => OffsetReset::ByDuration(
+                    parse_iso_duration(d).map_err(|e| r.err("auto.offset.reset", e))?,
+                ),
+                None => {
+                    return Err(r.err(
+                        "auto.offset.reset",
+                        format!("\"{other}\" is not latest, earliest, none or by_duration:<ISO-8601 duration>"),
+                    ))
+                }
+            },
         };
         let c = ConsumerConfig {
             auto_offset_reset,
@@ -601,6 +683,38 @@ mod tests {
 
     fn map(json: &str) -> ConfigMap {
         serde_json::from_str(json).unwrap()
+    }
+
+    /// KIP-1106 (ConsumerConfig AUTO_OFFSET_RESET_DOC): by_duration takes an
+    /// ISO-8601 duration as java.time.Duration.parse reads it; Kafka refuses
+    /// a negative one.
+    #[test]
+    fn auto_offset_reset_by_duration_reads_iso_8601_durations() {
+        for (text, ms) in [
+            ("PT30S", 30_000),
+            ("pt1.5s", 1_500),
+            ("PT1M", 60_000),
+            ("PT2H3M4.005S", 7_384_005),
+            ("P1D", 86_400_000),
+            ("P1DT1S", 86_401_000),
+        ] {
+            assert_eq!(parse_iso_duration(text), Ok(ms), "{text}");
+        }
+        for bad in [
+            "", "P", "PT", "30S", "PT-1S", "-PT1S", "PT1X", "P1H", "PT.5S",
+        ] {
+            assert!(parse_iso_duration(bad).is_err(), "{bad} should be refused");
+        }
+        let c = ConsumerConfig::parse(&map(r#"{"auto.offset.reset":"by_duration:PT10S"}"#), "c")
+            .unwrap();
+        assert_eq!(c.auto_offset_reset, OffsetReset::ByDuration(10_000));
+        assert_eq!(c.auto_offset_reset.name(), "by_duration:PT10S");
+        let e = ConsumerConfig::parse(&map(r#"{"auto.offset.reset":"by_duration:10s"}"#), "c")
+            .unwrap_err();
+        assert!(
+            e.contains("auto.offset.reset") && e.contains("ISO-8601"),
+            "{e}"
+        );
     }
 
     #[test]

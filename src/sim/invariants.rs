@@ -531,6 +531,7 @@ mod tests {
                 producer_id: 0,
                 seq: 0,
                 batch_start: true,
+                timestamp_ms: 0,
             });
         }
         l.high_watermark = hw;

@@ -32,6 +32,10 @@ pub struct Record {
     pub seq: u32,
     /// True on the first record of a produce batch.
     pub batch_start: bool,
+    /// CreateTime: when the application called send() (simulated ms). It
+    /// travels with the record to every replica; ListOffsets by timestamp
+    /// (auto.offset.reset=by_duration) searches it.
+    pub timestamp_ms: u64,
 }
 
 impl Record {
@@ -43,6 +47,7 @@ impl Record {
             producer_id: 0,
             seq: 0,
             batch_start: true,
+            timestamp_ms: 0,
         }
     }
 }
@@ -239,6 +244,18 @@ impl Log {
                 .get(offset as usize - 1)
                 .map_or(u64::MAX, |e| e.1)
         }
+    }
+
+    /// The first offset whose record's timestamp is at least `t`, and that
+    /// record's epoch (UnifiedLog.fetchOffsetByTimestamp: the first batch
+    /// whose largest timestamp reaches `t`, then its first record that does;
+    /// in offset order that is the first such record).
+    pub fn first_offset_at_or_after(&self, t: u64) -> Option<(u64, u32)> {
+        self.records
+            .iter()
+            .enumerate()
+            .find(|(_, e)| e.0.timestamp_ms >= t)
+            .map(|(o, e)| (o as u64, e.0.epoch))
     }
 
     pub fn digest(&self) -> u64 {

@@ -106,6 +106,17 @@ impl std::fmt::Display for ErrorCode {
 }
 
 /// KIP-704 leader recovery state.
+/// What a ListOffsets asks for: ListOffsetsRequest's timestamp, where -2 is
+/// EARLIEST_TIMESTAMP, -1 LATEST_TIMESTAMP and anything else a time.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum OffsetSpec {
+    Earliest,
+    Latest,
+    /// The first offset whose record's timestamp is at least this (ms).
+    Timestamp(u64),
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
 pub enum LeaderRecoveryState {
@@ -345,19 +356,21 @@ pub enum Message {
         id: u64,
         result: Result<(), ErrorCode>,
     },
-    /// Where a partition's log starts or ends, for a consumer's
-    /// auto.offset.reset (ListOffsets, EARLIEST or LATEST; LATEST is the high
-    /// watermark for a read_uncommitted consumer).
+    /// Where a partition's log starts or ends, or the first offset at or
+    /// after a time, for a consumer's auto.offset.reset.
     ListOffsets {
         id: u64,
         partition: PartitionIndex,
         current_leader_epoch: u32,
-        latest: bool,
+        spec: OffsetSpec,
     },
+    /// The offset and the leader epoch of its record, or `None` when no
+    /// record below the high watermark is that recent (Kafka's
+    /// UNKNOWN_OFFSET, -1).
     ListOffsetsResponse {
         id: u64,
         partition: PartitionIndex,
-        result: Result<u64, ErrorCode>,
+        result: Result<Option<(u64, Option<u32>)>, ErrorCode>,
     },
     /// Read a group's committed positions (OffsetFetch).
     OffsetFetch {

@@ -199,6 +199,7 @@ fn the_epoch_cache_of_the_flushed_log_survives_a_power_loss() {
             producer_id: 0,
             seq: 0,
             batch_start: true,
+            timestamp_ms: 0,
         });
     }
     log.flush();

@@ -668,15 +668,26 @@ impl Broker {
                 id,
                 partition,
                 current_leader_epoch,
-                latest,
+                spec,
             } => {
-                // ReplicaManager.fetchOffset: only the leader answers, in the
-                // epoch the client knows; LATEST for a read_uncommitted
-                // consumer is the high watermark, EARLIEST the log start
-                // (0: the lab's logs are never trimmed from the front).
+                // Partition.fetchOffsetForTimestamp: only the leader answers,
+                // in the epoch the client knows. For a read_uncommitted
+                // consumer LATEST is the high watermark, in the current leader
+                // epoch; EARLIEST the log start (0: the lab's logs are never
+                // trimmed from the front) in the epoch that covers it; a time,
+                // the first record at least that recent, in its own epoch,
+                // and only if it is below the high watermark (else no offset).
                 let result = self
                     .leader_in_epoch(partition, current_leader_epoch)
-                    .map(|r| if latest { r.log.high_watermark } else { 0 });
+                    .map(|r| match spec {
+                        OffsetSpec::Latest => Some((r.log.high_watermark, Some(r.leader_epoch))),
+                        OffsetSpec::Earliest => Some((0, r.log.epochs().first().map(|e| e.0))),
+                        OffsetSpec::Timestamp(t) => r
+                            .log
+                            .first_offset_at_or_after(t)
+                            .filter(|(o, _)| *o < r.log.high_watermark)
+                            .map(|(o, e)| (o, Some(e))),
+                    });
                 ctx.send(
                     from,
                     Message::ListOffsetsResponse {
@@ -823,6 +834,7 @@ mod tests {
                     producer_id: 7,
                     seq: i as u32,
                     batch_start: i == first,
+                    timestamp_ms: 0,
                 })
                 .collect()
         };

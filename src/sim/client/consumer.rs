@@ -37,6 +37,9 @@ pub struct ConsumerPosition {
     /// (a ListOffsets to the leader) before it is read.
     #[serde(skip)]
     pub reset_pending: bool,
+    /// The pending reset follows OFFSET_OUT_OF_RANGE (else: no commit).
+    #[serde(skip)]
+    pub out_of_range: bool,
 }
 
 #[derive(Clone, Debug)]
@@ -473,23 +476,23 @@ impl Consumer {
                             ErrorCode::OffsetOutOfRange => {
                                 let position = pos.offset;
                                 let reset = self.config.auto_offset_reset;
-                                let action = match reset {
-                                    OffsetReset::Earliest => {
-                                        pos.offset = 0;
-                                        "auto.offset.reset=earliest: it seeks to the log start, 0"
-                                            .to_string()
-                                    }
-                                    OffsetReset::Latest => {
-                                        pos.offset = r.high_watermark;
-                                        format!("auto.offset.reset=latest: it seeks to the high watermark, {}", r.high_watermark)
-                                    }
-                                    OffsetReset::None => {
-                                        // No reset policy: poll() raises
-                                        // OffsetOutOfRangeException and the
-                                        // application must decide.
-                                        pos.stopped = true;
-                                        "auto.offset.reset=none: poll() raises OffsetOutOfRangeException and it stops reading the partition".to_string()
-                                    }
+                                let action = if reset == OffsetReset::None {
+                                    // No reset policy: poll() raises
+                                    // OffsetOutOfRangeException and the
+                                    // application must decide.
+                                    pos.stopped = true;
+                                    "auto.offset.reset=none: poll() raises OffsetOutOfRangeException and it stops reading the partition".to_string()
+                                } else {
+                                    // AbstractFetch: requestOffsetReset with
+                                    // the policy; the next poll asks the
+                                    // leader where that is (ListOffsets).
+                                    pos.reset_pending = true;
+                                    pos.out_of_range = true;
+                                    pos.epoch = None;
+                                    format!(
+                                        "auto.offset.reset={}: it asks the leader where to resume (ListOffsets)",
+                                        reset.name()
+                                    )
                                 };
                                 let info = &ctx.partitions[p];
                                 ctx.trace(
@@ -498,12 +501,7 @@ impl Consumer {
                                         topic: info.topic.clone(),
                                         partition: info.partition,
                                         position,
-                                        reset: match reset {
-                                            OffsetReset::Earliest => "earliest",
-                                            OffsetReset::Latest => "latest",
-                                            OffsetReset::None => "none",
-                                        }
-                                        .to_string(),
+                                        reset: reset.name(),
                                     },
                                     format!(
                                         "Consumer {}'s position {position} on {} is out of range for broker {broker} (OFFSET_OUT_OF_RANGE); {action}.",
@@ -637,31 +635,66 @@ impl Consumer {
                 };
                 pos.awaiting = None;
                 match result {
-                    Ok(offset) => {
-                        pos.reset_pending = false;
-                        pos.offset = offset;
-                        pos.epoch = None;
-                        let (policy, what) = if reset == OffsetReset::Earliest {
-                            ("earliest", "the log start")
-                        } else {
-                            (
-                                "latest",
-                                "the high watermark: records already in the log are skipped",
-                            )
-                        };
+                    Ok(found) => {
+                        let policy = reset.name();
                         let info = &ctx.partitions[partition];
                         let tp = ctx.tp(partition);
+                        let (offset, text) = match found {
+                            Some((offset, epoch)) => {
+                                // OffsetFetcherUtils.resetPositionIfNeeded:
+                                // the position takes the offset and the
+                                // epoch of its record, so it can be
+                                // validated after a leader change (KIP-320).
+                                let why = if pos.out_of_range {
+                                    "its position was out of range"
+                                } else {
+                                    "the group has no committed offset for it"
+                                };
+                                pos.reset_pending = false;
+                                pos.out_of_range = false;
+                                pos.offset = offset;
+                                pos.epoch = epoch;
+                                let what = match reset {
+                                    OffsetReset::Earliest => "the log start".to_string(),
+                                    OffsetReset::ByDuration(d) => {
+                                        let t = ctx.now.saturating_sub(d);
+                                        format!(
+                                            "the first record sent at or after {}.{:03} s",
+                                            t / 1000,
+                                            t % 1000
+                                        )
+                                    }
+                                    _ => {
+                                        "the high watermark: records already in the log are skipped"
+                                            .to_string()
+                                    }
+                                };
+                                (
+                                    Some(offset),
+                                    format!("Consumer {name} resets its position on {tp} ({why}): auto.offset.reset={policy} puts it at {offset}, {what}."),
+                                )
+                            }
+                            None => {
+                                // No record that recent below the high
+                                // watermark (UNKNOWN_OFFSET): the partition
+                                // stays awaiting its reset, asked again once
+                                // the request's retry time has passed.
+                                pos.backoff_until = ctx.now + self.config.request_timeout_ms;
+                                (
+                                    None,
+                                    format!("Consumer {name} resets its position on {tp} with auto.offset.reset={policy}, but no committed record is that recent (ListOffsets answers -1); it asks again after request.timeout.ms={} ms.", self.config.request_timeout_ms),
+                                )
+                            }
+                        };
                         ctx.trace(
                             TraceKind::ConsumerOffsetReset {
                                 consumer: name.clone(),
                                 topic: info.topic.clone(),
                                 partition: info.partition,
-                                reset: policy.to_string(),
-                                offset: Some(offset),
+                                reset: policy,
+                                offset,
                             },
-                            format!(
-                                "Consumer {name} has no committed offset for {tp}: auto.offset.reset={policy} sets its position to {offset}, {what}."
-                            ),
+                            text,
                         );
                     }
                     Err(_) => {
@@ -742,7 +775,11 @@ impl Consumer {
                     no_offset.push(p);
                     continue;
                 }
-                let latest = reset == OffsetReset::Latest;
+                let spec = match reset {
+                    OffsetReset::Earliest => OffsetSpec::Earliest,
+                    OffsetReset::ByDuration(d) => OffsetSpec::Timestamp(ctx.now.saturating_sub(d)),
+                    _ => OffsetSpec::Latest,
+                };
                 let asked = ask_leader(
                     ctx,
                     &mut self.connections,
@@ -754,7 +791,7 @@ impl Consumer {
                         id,
                         partition: p,
                         current_leader_epoch: epoch,
-                        latest,
+                        spec,
                     },
                 );
                 match asked {
@@ -950,13 +987,37 @@ mod tests {
         )));
     }
 
+    /// AbstractFetch.handleInitializeErrors: OFFSET_OUT_OF_RANGE with a
+    /// reset policy requests a reset (SubscriptionState.requestOffsetReset);
+    /// the position moves only when the leader answers the ListOffsets, to
+    /// its high watermark for `latest`, with the leader epoch it gives.
     #[test]
     fn auto_offset_reset_latest_seeks_to_the_high_watermark_on_offset_out_of_range() {
         let mut c = consumer(OffsetReset::Latest);
-        out_of_range(&mut c);
+        let trace = out_of_range(&mut c);
         let pos = c.positions.get(&0).cloned().unwrap_or_default();
         assert!(!pos.stopped);
-        assert_eq!(pos.offset, 100);
+        assert!(pos.reset_pending, "a reset is requested");
+        assert_eq!(pos.offset, 120, "not moved before the leader answers");
+        assert!(trace.events().any(|e| matches!(
+            &e.kind,
+            TraceKind::ConsumerOffsetOutOfRange { reset, position: 120, .. } if reset == "latest"
+        )));
+        c.validations.insert(99, 0);
+        let mut world = TestWorld::one_partition();
+        world.at(5_010, |ctx| {
+            c.on_message(
+                ctx,
+                Message::ListOffsetsResponse {
+                    id: 99,
+                    partition: 0,
+                    result: Ok(Some((100, Some(4)))),
+                },
+            )
+        });
+        let pos = c.positions.get(&0).cloned().unwrap_or_default();
+        assert!(!pos.reset_pending);
+        assert_eq!((pos.offset, pos.epoch), (100, Some(4)));
     }
 
     /// KIP-951 (AbstractFetch): a NOT_LEADER_OR_FOLLOWER or

@@ -17,6 +17,8 @@ use crate::sim::trace::TraceKind;
 #[derive(Clone, Debug)]
 pub struct Batch {
     pub records: Vec<u64>,
+    /// When each record was sent (its CreateTime), in step with `records`.
+    pub sent_ms: Vec<u64>,
     pub acks: Acks,
     pub producer_id: u32,
     /// An idempotent batch gets its sequence numbers when it is first
@@ -261,12 +263,14 @@ impl Producer {
                 && tail.narrate == narrate
                 && tail.records.len() + ids.len() <= room
             {
+                tail.sent_ms.extend(std::iter::repeat_n(ctx.now, ids.len()));
                 tail.records.extend(ids);
                 self.pump(ctx);
                 return;
             }
         }
         state.queue.push_back(Batch {
+            sent_ms: vec![ctx.now; ids.len()],
             records: ids,
             acks,
             producer_id: pid,
@@ -753,10 +757,18 @@ impl Producer {
                 self.queued.remove(p);
                 continue;
             }
-            if state.bump_pending {
-                if !state.in_flight.is_empty() {
-                    continue;
-                }
+            // TransactionManager bumps the epoch only once every batch sent
+            // under the old one is resolved: none in flight, and none waiting
+            // to be retried with its old sequence (RecordAccumulator keeps
+            // draining those, under the old epoch, so the broker still
+            // recognises a copy it already has). New batches wait.
+            let unresolved = |s: &ProducerPartition| {
+                !s.in_flight.is_empty()
+                    || s.queue
+                        .iter()
+                        .any(|b| b.first_seq.is_some() && b.producer_id == s.producer_id)
+            };
+            if state.bump_pending && !unresolved(state) {
                 state.bump_pending = false;
                 self.next_producer_id += 1;
                 let pid = (self.index + 1) * 100_000 + self.next_producer_id;
@@ -776,6 +788,9 @@ impl Producer {
                 let Some(front) = state.queue.front() else {
                     continue;
                 };
+                if state.bump_pending && front.first_seq.is_none() {
+                    continue;
+                }
                 // KIP-951 (RecordAccumulator.shouldBackoff): a retry to a
                 // leader newer than the one it last went to goes at once.
                 let leader_changed = front.sent_in_epoch.is_some_and(|e| epoch > e);
@@ -807,6 +822,7 @@ impl Producer {
                         producer_id: b.producer_id,
                         seq: b.first_seq.unwrap_or(0).wrapping_add(i as u32),
                         batch_start: i == 0,
+                        timestamp_ms: b.sent_ms.get(i).copied().unwrap_or(b.created_ms),
                     })
                     .collect();
                 requests.or_default((leader, b.acks)).push(ProduceBatch {

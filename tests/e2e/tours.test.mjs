@@ -106,6 +106,19 @@ const OUTCOMES = {
     assert.deepEqual([shutdown.action, shutdown.partitions.length, shutdown.rto_ms, sum(shutdown)], ['shutdown', 120, 505, 505]);
     assert.deepEqual([shutdown.phases.detection_ms, shutdown.phases.metadata_ms, shutdown.phases.client_ms], [2, 10, 493]);
   },
+  'tour-14-coordinator-dies.json': (r) => {
+    // The coordinator moved with __consumer_offsets-17 to broker 2; the restart re-read 40 records; nothing acknowledged was lost.
+    const offsets = r.partitions.find((p) => p.topic === '__consumer_offsets' && p.partition === 17);
+    assert.equal(offsets.leader, 2);
+    const c1 = r.consumers.find((c) => c.id === 'c1');
+    assert.equal(c1.group.coordinator, 2);
+    assert.deepEqual(c1.group.committed, [['orders-0', 390, 0], ['orders-1', 390, 0], ['orders-2', 389, 1]]);
+    assert.deepEqual(c1.group.errors, { COORDINATOR_LOAD_IN_PROGRESS: 1, NETWORK_EXCEPTION: 1 });
+    assert.equal(c1.read_twice, 40);
+    assert.equal(r.delivery[0].consumed_twice.count, 40);
+    assert.equal(r.delivery[0].acked_lost.count, 0);
+    assert.equal(r.acked_records_lost, 0);
+  },
   'tour-9-why-not-truncate-to-hw.json': (r) => {
     assert.equal(part(r).leader, 1);
     assert.equal(part(r).leader_epoch, 1);
@@ -132,6 +145,7 @@ const ANCHORS = {
   'tour-8-min-insync-replicas.json': { 5000: 'broker_crashed', 13001: 'isr_changed', 35103: 'produce_error', 40521: 'produce_acked' },
   'tour-10-how-long-unavailable.json': { 10000: 'broker_crashed', 19001: 'leader_elected', 19003: 'became_leader', 19513: 'produce_acked', 40015: 'produce_acked' },
   'tour-11-mass-failover.json': { 10000: 'broker_crashed', 19001: 'broker_fenced', 19010: 'became_leader', 19517: 'produce_acked', 20020: 'broker_unfenced', 30002: 'leader_elected' },
+  'tour-14-coordinator-dies.json': { 12000: 'broker_crashed', 16500: 'consumer_crashed', 18468: 'coordinator_error', 21001: 'leader_elected', 21010: 'coordinator_loaded' },
   'tour-9-why-not-truncate-to-hw.json': { 3519: 'truncated', 11001: 'acked_records_lost', 30019: 'truncated' },
   // Lane A's trace.
   'tour-12-unclean-acceptable.json': { 30000: 'broker_crashed', 39001: 'isr_changed', 50019: 'leader_elected' },
@@ -169,7 +183,7 @@ const COMPARE = {
 
 const TOURS = fs.readdirSync(path.join(ROOT, 'scenarios')).filter((f) => /^tour-.*\.json$/.test(f)).sort();
 
-test('there is a tour for each failover question, plus acks=1, min.insync.replicas, pre-KIP-101 truncation, how long a failover takes, RTO during a mass failover and two compare tours', () => {
+test('there is a tour for each failover question, plus acks=1, min.insync.replicas, pre-KIP-101 truncation, how long a failover takes, RTO during a mass failover, two compare tours and a group coordinator failover', () => {
   assert.deepEqual(TOURS, Object.keys(OUTCOMES).sort());
   for (const f of TOURS) {
     const s = JSON.parse(fs.readFileSync(path.join(ROOT, 'scenarios', f), 'utf8'));

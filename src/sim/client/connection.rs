@@ -86,6 +86,15 @@ impl Connections {
         }
     }
 
+    /// A process that has just started holds no connection: each is opened
+    /// on first use (a dead broker then refuses it, and nothing is sent).
+    pub fn none_yet(mut self) -> Self {
+        for c in &mut self.by_broker {
+            c.state = State::Disconnected { reconnect_at: 0 };
+        }
+        self
+    }
+
     fn get(&self, b: BrokerId) -> Option<&Connection> {
         self.by_broker.get((b as usize).wrapping_sub(1))
     }

@@ -165,6 +165,10 @@ impl Consumer {
         }
         fresh.incarnation = self.incarnation + 1;
         fresh.running = false;
+        // The new process will open its connections as it needs them (the
+        // scenario's clients start connected only because they are already
+        // running at t=0).
+        fresh.connections = fresh.connections.none_yet();
         *self = fresh;
     }
 
@@ -717,7 +721,10 @@ impl Consumer {
                 if let Node::Broker(b) = to {
                     if self.connections.on_disconnected(ctx.now, b, id) == Some(Broken::Refused) {
                         // Refused: nothing was sent. Fresh metadata, and a
-                        // new attempt after the backoff.
+                        // new attempt after the backoff. A coordinator that
+                        // cannot be reached is marked unknown
+                        // (AbstractCoordinator.checkAndGetCoordinator).
+                        self.group_connection_closed(b);
                         self.refresh_metadata(ctx);
                         self.wake_for_reconnect(ctx);
                         return;

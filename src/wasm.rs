@@ -164,6 +164,17 @@ impl WasmLab {
         self.lab.describe()
     }
 
+    /// What became of record `id` (delivery::story), or null.
+    pub fn story(&self, id: f64) -> Result<JsValue, JsError> {
+        to_js(&crate::sim::delivery::story(&self.lab.cluster, id as u64))
+    }
+
+    /// The report's `delivery` section alone (the fate view; cheaper than
+    /// the whole report).
+    pub fn delivery(&self) -> Result<JsValue, JsError> {
+        to_js(&crate::sim::delivery::build(&self.lab.cluster))
+    }
+
     /// Trace events from index `cursor` on.
     #[wasm_bindgen(js_name = traceSince)]
     pub fn trace_since(&self, cursor: usize) -> Result<JsValue, JsError> {

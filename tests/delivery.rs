@@ -144,6 +144,53 @@ fn acknowledged_records_an_unclean_election_dropped_are_lost() {
     assert_eq!(d.accounted(), d.sent);
 }
 
+/// A record's story (delivery::story, the page's fate view) agrees with the
+/// counts: an acknowledged record the unclean election dropped is
+/// `acked_lost`, with the narrated loss and the truncation that removed it
+/// from the old leader when it rejoined; a kept one is on every replica
+/// below the high watermark and was read once.
+#[test]
+fn a_records_story_tells_its_fate_its_copies_its_readers_and_what_decided_it() {
+    use failover_lab::sim::delivery::story;
+    let mut l = scenario_file("unclean-election.json");
+    l.run_to_end();
+    let d = &delivery(&l)[0];
+    let lost = story(&l.cluster, d.acked_lost.examples[0]).expect("a story");
+    assert_eq!(lost.fate, "acked_lost");
+    assert_eq!(lost.producer, d.producer);
+    assert!(lost.acked_offset.is_some());
+    assert!(
+        lost.copies.is_empty(),
+        "the old leader truncated it: {:?}",
+        lost.copies
+    );
+    assert!(
+        lost.events.iter().any(|(_, t)| t.contains("truncat")),
+        "{:?}",
+        lost.events
+    );
+    assert!(
+        lost.events.iter().any(|(_, t)| t.contains("acknowledged")),
+        "{:?}",
+        lost.events
+    );
+    let kept = story(&l.cluster, d.acked_kept.examples[0]).expect("a story");
+    assert_eq!(kept.fate, "acked_kept");
+    assert_eq!(
+        kept.copies.len(),
+        reg(&l, 0).replicas.len(),
+        "{:?}",
+        kept.copies
+    );
+    assert!(kept
+        .copies
+        .iter()
+        .all(|c| c.committed && Some(c.offset) == kept.acked_offset));
+    assert_eq!(kept.reads, vec![("c1".to_string(), 1)]);
+    assert!(kept.sent_ms.is_some());
+    assert!(story(&l.cluster, u64::MAX).is_none(), "no such record");
+}
+
 /// A consumer that restarts from an older commit reads records again: the
 /// delivery counts them as consumed twice; auto.offset.reset=latest on a
 /// new group leaves what was already in the log never consumed.

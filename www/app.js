@@ -62,7 +62,11 @@ class App {
     // fit: drawn at the panel's own width (a stacked layout on a phone: readable text, issue 16 point 10).
     this.map = new BrokerMap($('map'), { onBrokerClick: (id, anchor) => this.openMenu(id, anchor), fit: true });
     this.partitions = new PartitionsPanel($('partitions'), (action) => this.guard(() => this.act(action)));
-    this.clients = new ClientsPanel($('clients'));
+    this.clients = new ClientsPanel($('clients'), {
+      onAction: (action) => this.guard(() => this.act(action)),
+      delivery: () => this.lab.delivery(),
+      story: (id) => this.lab.story(id),
+    });
     this.metrics = new MetricsPanel($('metrics'));
     this.narration = new Narration($('narration'), { onSeek: (t) => this.seek(t) });
     this.describe = new DescribeTable($('describe'));
@@ -573,6 +577,8 @@ function api(app) {
       app.controls.setSpeedSlider(app.speed);
     },
     report: () => app.lab.report(),
+    delivery: () => app.lab.delivery(),
+    story: (id) => app.lab.story(id),
     describe: () => app.lab.describe(),
     view: (n = MAX_PARTITIONS) => app.lab.view(n),
     trace: (cursor = 0) => app.lab.traceSince(cursor),

@@ -148,6 +148,23 @@ declare global {
     never_consumed: FailoverLabFate;
   }
 
+  /** What became of one record (`story(id)`). */
+  interface FailoverLabStory {
+    id: number;
+    producer: string;
+    topic: string;
+    partition: number | null;
+    fate: 'acked_kept' | 'acked_lost' | 'failed_not_written' | 'failed_but_written' | 'pending';
+    /** Its CreateTime, when a replica still has it. */
+    sent_ms: number | null;
+    acked_offset: number | null;
+    copies: Array<{ broker: number; offset: number; epoch: number; committed: boolean }>;
+    /** [consumer, times read]. */
+    reads: Array<[string, number]>;
+    /** [at_ms, narration] of the events that touched it. */
+    events: Array<[number, string]>;
+  }
+
   interface FailoverLabViolation {
     at_ms: number;
     invariant: string;
@@ -435,6 +452,10 @@ declare global {
     /** Simulated ms per real ms (0.01 – 100). */
     setSpeed(x: number): void;
     report(): FailoverLabReport;
+    /** The report's `delivery` alone: the fate of every record, per producer. */
+    delivery(): FailoverLabDelivery[];
+    /** What became of record `id` (sent, acknowledged, copies, reads, events), or null. */
+    story(id: number): FailoverLabStory | null;
     /** kafka-topics.sh --describe text. */
     describe(): string;
     view(maxPartitions?: number): FailoverLabView;

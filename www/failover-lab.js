@@ -504,7 +504,11 @@ class FailoverLabElement extends HTMLElement {
     }
     if (panels.has('clients')) {
       const root = h('div');
-      this.clients = new ClientsPanel(root);
+      this.clients = new ClientsPanel(root, {
+        onAction: (action) => this.guard(() => this.act(action)),
+        delivery: () => this.lab?.delivery(),
+        story: (id) => this.lab?.story(id),
+      });
       side.append(panel('clients', 'Clients', root));
     }
     if (panels.has('describe')) {
@@ -953,6 +957,12 @@ class FailoverLabElement extends HTMLElement {
 
   report() {
     return this.need().report();
+  }
+  delivery() {
+    return this.need().delivery();
+  }
+  story(id) {
+    return this.need().story(id);
   }
   describe() {
     return this.need().describe();

@@ -432,6 +432,14 @@ export class Lab {
   describe() {
     return this.core.describe();
   }
+  /** The report's `delivery` section alone. */
+  delivery() {
+    return this.core.delivery();
+  }
+  /** What became of record `id`, or null. */
+  story(id) {
+    return this.core.story(id);
+  }
   traceLength() {
     return this.core.traceLength();
   }

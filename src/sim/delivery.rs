@@ -195,3 +195,184 @@ pub fn build(c: &Cluster) -> Vec<Delivery> {
     }
     out
 }
+
+/// One replica's copy of a record: the broker, the offset, the leader epoch
+/// it was written in, and whether it is below that replica's high watermark.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct Copy {
+    pub broker: u32,
+    pub offset: u64,
+    pub epoch: u32,
+    pub committed: bool,
+}
+
+/// What became of one record (the page's fate view): who sent it, where it
+/// stands among the five places of [`Delivery`], which replicas hold it, who
+/// read it how many times, and the narrated events that decided it.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct Story {
+    pub id: u64,
+    pub producer: String,
+    pub topic: String,
+    pub partition: Option<u32>,
+    /// `acked_kept`, `acked_lost`, `failed_not_written`,
+    /// `failed_but_written` or `pending`.
+    pub fate: &'static str,
+    /// Its CreateTime, when a replica still has it.
+    pub sent_ms: Option<u64>,
+    /// The offset its acknowledgement named (acks=1 and all).
+    pub acked_offset: Option<u64>,
+    pub copies: Vec<Copy>,
+    /// (consumer, times read).
+    pub reads: Vec<(String, u32)>,
+    /// (time, narration) of the events that touched it: its acknowledgement,
+    /// truncations that removed it, losses counted on its partition after it
+    /// was acknowledged, consumers that found it truncated, restarts of a
+    /// consumer that read it twice.
+    pub events: Vec<(u64, String)>,
+}
+
+/// The story of record `id`, or `None` if no producer sent such a record.
+pub fn story(c: &Cluster, id: u64) -> Option<Story> {
+    use super::trace::TraceKind as K;
+    let acked = c.acked.iter().flat_map(|l| l.iter()).find(|a| a.id == id);
+    let (pi, fate_of) = match acked {
+        Some(a) => (a.producer as usize, None),
+        None => {
+            let i = c.producers.iter().position(|p| {
+                p.stats.failed_ids.contains(&id)
+                    || p.stats.acks0_ids.contains(&id)
+                    || p.pending_ids().contains(&id)
+            })?;
+            let p = &c.producers[i];
+            let f = if p.stats.acks0_ids.contains(&id) {
+                ("acked_kept", "acked_lost")
+            } else if p.stats.failed_ids.contains(&id) {
+                ("failed_but_written", "failed_not_written")
+            } else {
+                ("pending", "pending")
+            };
+            (i, Some(f))
+        }
+    };
+    let prod = c.producers.get(pi)?;
+    // Every replica's copies, and the partition (the acknowledged one, else
+    // the first that holds it).
+    let mut copies = Vec::new();
+    let mut partition = acked.map(|a| a.partition);
+    for p in 0..c.partitions.len() {
+        if partition.is_some_and(|q| q != p) {
+            continue;
+        }
+        for b in &c.partitions[p].replicas {
+            let Some(r) = c.broker(*b).and_then(|x| x.replicas.get(&p)) else {
+                continue;
+            };
+            for (off, rec) in r.log.records().enumerate().filter(|(_, r)| r.id == id) {
+                copies.push(Copy {
+                    broker: *b,
+                    offset: off as u64,
+                    epoch: rec.epoch,
+                    committed: (off as u64) < r.log.high_watermark,
+                });
+                partition.get_or_insert(p);
+            }
+        }
+    }
+    let in_holder = |p: usize| {
+        super::invariants::holder_logs(c, p)
+            .iter()
+            .any(|l| l.records().any(|r| r.id == id))
+    };
+    let fate = match (acked, fate_of) {
+        (Some(a), _) => {
+            let lost = super::invariants::lost_records(c, a.partition)
+                .iter()
+                .any(|x| x.1 == id);
+            if lost {
+                "acked_lost"
+            } else {
+                "acked_kept"
+            }
+        }
+        (None, Some((held, not))) => {
+            if partition.is_some_and(in_holder) {
+                held
+            } else {
+                not
+            }
+        }
+        (None, None) => "pending",
+    };
+    let sent_ms = partition.and_then(|p| {
+        c.partitions[p].replicas.iter().find_map(|b| {
+            c.broker(*b)
+                .and_then(|x| x.replicas.get(&p))
+                .and_then(|r| r.log.records().find(|r| r.id == id))
+                .map(|r| r.timestamp_ms)
+        })
+    });
+    let reads: Vec<(String, u32)> = c
+        .consumers
+        .iter()
+        .filter_map(|k| {
+            let n = k.consumed_records.iter().filter(|r| r.2 == id).count() as u32;
+            (n > 0).then(|| (k.name.clone(), n))
+        })
+        .collect();
+    let info = partition.map(|p| &c.partitions[p]);
+    let here =
+        |topic: &str, part: u32| info.is_some_and(|i| i.topic == topic && i.partition == part);
+    let offset = acked.map(|a| a.offset);
+    let offsets: Vec<u64> = copies.iter().map(|x| x.offset).chain(offset).collect();
+    let events = c
+        .trace
+        .events()
+        .filter(|e| match &e.kind {
+            K::ProduceAcked {
+                producer,
+                topic,
+                partition,
+                base_offset,
+                count,
+            } => {
+                *producer == prod.name
+                    && here(topic, *partition)
+                    && offset.is_some_and(|o| o >= *base_offset && o < base_offset + *count as u64)
+            }
+            K::Truncated { records, .. } => records.contains(&id),
+            // A consumer that read it more than once restarted from an older
+            // commit in between.
+            K::ConsumerRestarted { consumer } => reads.iter().any(|(k, n)| k == consumer && *n > 1),
+            K::AckedRecordsLost {
+                topic, partition, ..
+            } => fate == "acked_lost" && here(topic, *partition),
+            K::ConsumerTruncationDetected {
+                topic,
+                partition,
+                position,
+                divergent_offset,
+                ..
+            } => {
+                here(topic, *partition)
+                    && offsets
+                        .iter()
+                        .any(|o| o >= divergent_offset && o < position)
+            }
+            _ => false,
+        })
+        .map(|e| (e.at_ms, e.text.clone()))
+        .collect();
+    Some(Story {
+        id,
+        producer: prod.name.clone(),
+        topic: info.map(|i| i.topic.clone()).unwrap_or_default(),
+        partition: info.map(|i| i.partition),
+        fate,
+        sent_ms,
+        acked_offset: offset,
+        copies,
+        reads,
+        events,
+    })
+}

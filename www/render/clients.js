@@ -4,13 +4,108 @@
 
 import { h, setText } from './util.js';
 
+/** The report's `delivery` counts, in the order the fate view lists them. */
+const FATES = [
+  ['acked_kept', 'acknowledged, kept'],
+  ['acked_lost', 'acknowledged, then lost', 'bad'],
+  ['failed_not_written', 'failed, not written'],
+  ['failed_but_written', 'failed, yet in the log', 'warn'],
+  ['pending', 'not answered yet'],
+  ['written_twice', 'written twice', 'warn'],
+  ['consumed', 'consumed'],
+  ['consumed_twice', 'consumed twice', 'warn'],
+  ['never_consumed', 'committed, never consumed', 'warn'],
+];
+const FATE_TEXT = Object.fromEntries(FATES.map(([k, t]) => [k, t]));
+const secs = (ms) => `${(ms / 1000).toFixed(3)} s`;
+
 export class ClientsPanel {
-  constructor(root) {
+  /**
+   * `opts.onAction(action)` applies a consumer step (crash_client, restart_client,
+   * commit); `opts.delivery()` and `opts.story(id)` read the core's fate of
+   * every record and one record's story. Without them the panel only shows.
+   */
+  constructor(root, opts = {}) {
     this.root = root;
+    this.opts = opts;
     this.lost = h('div.lost', { 'data-testid': 'acked-lost' });
     this.list = h('div.clist');
-    this.root.append(this.lost, this.list);
+    // Buttons live outside the cards, which are rebuilt as they change, so
+    // keyboard focus stays on them.
+    this.acts = h('div.cacts');
+    this.root.append(this.lost, this.list, this.acts);
+    if (opts.delivery) {
+      this.fateBody = h('div.fate-body');
+      this.storyEl = h('div.story', { 'aria-live': 'polite' });
+      this.fate = h('details.fate', { ontoggle: () => this.fate.open && this.drawFate(true) },
+        h('summary', { text: 'Fate of every record', title: 'where each record sent ended up (the report\'s delivery); pick an id for its story' }),
+        this.fateBody, this.storyEl);
+      this.root.append(this.fate);
+    }
     this.sig = '';
+    this.actSig = '';
+  }
+
+  /** The fate view: counts per producer, example ids that open their story. */
+  drawFate(now = false) {
+    if (!this.fate?.open) return;
+    const t = performance.now();
+    if (!now && t - (this.fateAt || 0) < 400) return;
+    this.fateAt = t;
+    const rows = this.opts.delivery() || [];
+    const sig = JSON.stringify(rows);
+    if (sig !== this.fateSig) {
+      this.fateSig = sig;
+      this.fateBody.replaceChildren(...rows.map((d) => h('table.fate-t', { dataset: { producer: d.producer } },
+        h('caption', { text: `Producer ${d.producer} → ${d.topic}: ${d.sent} sent` }),
+        h('tbody', null, ...FATES.map(([k, label, cls]) => {
+          const f = d[k];
+          return h(`tr${f.count && cls ? '.' + cls : ''}`, { dataset: { fate: k } },
+            h('th', { scope: 'row', text: label }),
+            h('td.n', { text: String(f.count) }),
+            h('td', null, ...f.examples.map((id) => h('button.rid', { type: 'button', text: `#${id}`, 'aria-label': `story of record ${id}`, onclick: () => this.showStory(id) }))));
+        })))));
+    }
+    if (this.storyId != null) this.showStory(this.storyId);
+  }
+
+  showStory(id) {
+    this.storyId = id;
+    const s = this.opts.story(id);
+    if (!s) {
+      this.storyEl.replaceChildren(h('p.muted', { text: `No record #${id}.` }));
+      return;
+    }
+    const where = s.partition == null ? s.topic || 'no partition' : `${s.topic}-${s.partition}`;
+    const line = (label, ...kids) => h('div.sline', null, h('b', { text: `${label} ` }), ...kids);
+    this.storyEl.replaceChildren(...[
+      h('h3', { text: `Record #${s.id}` }),
+      line('Sent', `by ${s.producer} to ${where}${s.sent_ms == null ? '' : ` at ${secs(s.sent_ms)}`}`),
+      line('Fate', h(`span.f-${s.fate}`, { text: FATE_TEXT[s.fate] || s.fate }), s.acked_offset == null ? '' : ` (acknowledged at offset ${s.acked_offset})`),
+      line('Copies', s.copies.length
+        ? s.copies.map((c) => `broker ${c.broker} @ ${c.offset} (epoch ${c.epoch}${c.committed ? ', committed' : ', above its HW'})`).join(' · ')
+        : 'no replica has it'),
+      line('Read', s.reads.length ? s.reads.map(([c, n]) => `by ${c}${n > 1 ? ` ×${n}` : ''}`).join(' · ') : 'by no consumer'),
+      s.events.length ? h('ol.sev', null, ...s.events.map(([t, text]) => h('li', null, h('span.muted', { text: `${secs(t)} ` }), text))) : null,
+    ].filter(Boolean));
+  }
+
+  /** Crash / restart / commit buttons per consumer, rebuilt only when that set changes. */
+  drawActions(consumers) {
+    if (!this.opts.onAction) return;
+    const sig = consumers.map((k) => `${k.id}:${k.running !== false}:${!!k.group}`).join(',');
+    if (sig === this.actSig) return;
+    this.actSig = sig;
+    const act = (a) => this.opts.onAction(a);
+    this.acts.replaceChildren(...consumers.map((k) => {
+      const up = k.running !== false;
+      return h('div.cact', { dataset: { consumer: k.id } },
+        h('span.muted', { text: `Consumer ${k.id} process: ` }),
+        h('button', { type: 'button', 'data-action': up ? 'crash_client' : 'restart_client', text: up ? 'Crash' : 'Restart',
+          title: up ? 'the process dies: its positions and what it read since its last commit are gone' : 'start it again: it resumes from its group\'s committed offsets',
+          onclick: () => act(up ? { crash_client: k.id } : { restart_client: k.id }) }),
+        k.group && up ? h('button', { type: 'button', 'data-action': 'commit', text: 'Commit now', title: 'commitAsync() of its current positions', onclick: () => act({ commit: k.id }) }) : null);
+    }));
   }
 
   update(view) {
@@ -27,6 +122,8 @@ export class ClientsPanel {
       if (viol > 0) parts.push(h('span.viol', { text: `${viol} invariant violation${viol === 1 ? '' : 's'}` }));
       this.lost.replaceChildren(...parts);
     }
+    this.drawActions(view.consumers);
+    this.drawFate();
     const sig = JSON.stringify([view.producers, view.consumers]);
     if (sig === this.sig) return;
     this.sig = sig;

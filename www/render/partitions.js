@@ -93,6 +93,9 @@ export class PartitionsPanel {
         },
       });
       mm.style.width = `${this.windowSize * PITCH}px`;
+      // Where each consumer group's committed offset stands in this log.
+      const cmarks = h('div.cmarks', { style: { width: `${this.windowSize * PITCH}px` } });
+      const cmRow = h('div.rulerrow.cmrow', { hidden: true }, h('div.rlabel.muted', { text: 'committed' }), cmarks);
       const rows = new Map();
       const rowsEl = h('div.rows');
       for (const r of p.replica_views) {
@@ -129,6 +132,7 @@ export class PartitionsPanel {
         h('header.phead', null, title, leader, epoch, isr, badges, tools),
         h('div.rulerrow', null, h('div.rlabel.muted', { text: 'whole log' }), mm),
         h('div.rulerrow', null, h('div.rlabel.muted', { text: 'offset' }), ruler),
+        cmRow,
         rowsEl,
       );
       rowsEl.addEventListener('wheel', (e) => {
@@ -138,7 +142,7 @@ export class PartitionsPanel {
         this.pin(name, c.start + Math.sign(e.deltaX || e.deltaY) * 3);
       }, { passive: false });
       this.root.append(card);
-      this.cards.set(name, { card, leader, epoch, isr, badges, ruler, mm, rows, rulerStart: -1 });
+      this.cards.set(name, { card, leader, epoch, isr, badges, ruler, mm, rows, cmRow, cmarks, rulerStart: -1 });
     }
   }
 
@@ -178,6 +182,17 @@ export class PartitionsPanel {
       c.start = start;
       c.end = end;
       this.minimap(c, p, end, start, n);
+      const commits = [];
+      for (const k of view.consumers || []) {
+        for (const [tp, off] of k.group?.committed || []) if (tp === name) commits.push([k.group.group_id, off]);
+      }
+      const ckey = `${start}|${n}|${commits.join(';')}`;
+      if (c.cmarks.dataset.key !== ckey) {
+        c.cmarks.dataset.key = ckey;
+        c.cmRow.hidden = commits.length === 0;
+        c.cmarks.replaceChildren(...commits.filter(([, o]) => o >= start && o <= start + n).map(([g, o]) =>
+          h('span.cm', { text: `▾ ${g} @ ${o}`, dataset: { group: g }, title: `group ${g} committed offset ${o}: a consumer of the group that restarts reads from here`, style: { left: `${(o - start) * PITCH - 4}px` } })));
+      }
       if (c.rulerStart !== start) {
         c.rulerStart = start;
         const marks = [];

@@ -208,8 +208,14 @@ pub struct ConsumerPartitionReport {
     /// The replica the leader named for it, if any (and not expired).
     pub preferred_read_replica: Option<u32>,
     /// The leader's high watermark minus the position: committed records it
-    /// has not consumed yet (null while the partition is offline).
+    /// has not consumed yet (null while the partition is offline, or while
+    /// it has no position yet).
     pub lag: Option<u64>,
+    /// What it waits for before it has a position to read from: its
+    /// process to start (`restart`), its group's committed offsets
+    /// (`committed`), or the leader's answer for auto.offset.reset
+    /// (`reset`); null once it has one.
+    pub waiting: Option<&'static str>,
 }
 
 /// [`ConsumerPartitionReport`]s of consumer `k`, in partition order.
@@ -231,7 +237,16 @@ pub fn consumer_partitions(c: &Cluster, k: &Consumer) -> Vec<ConsumerPartitionRe
                 .and_then(|l| c.broker(l))
                 .and_then(|b| b.replicas.get(&p))
                 .map(|r| r.log.high_watermark);
-            let reading_from = k.fetch_target(p, c.now);
+            let waiting = if !k.running {
+                Some("restart")
+            } else if k.group.as_ref().is_some_and(|g| !g.offsets_fetched) {
+                Some("committed")
+            } else if pos.reset_pending {
+                Some("reset")
+            } else {
+                None
+            };
+            let reading_from = k.fetch_target(p, c.now).filter(|_| waiting.is_none());
             ConsumerPartitionReport {
                 partition: info.name(),
                 position: pos.offset,
@@ -241,7 +256,10 @@ pub fn consumer_partitions(c: &Cluster, k: &Consumer) -> Vec<ConsumerPartitionRe
                     .preferred_read_replica
                     .filter(|(_, until)| *until > c.now)
                     .map(|(b, _)| b),
-                lag: leader_hw.map(|hw| hw.saturating_sub(pos.offset)),
+                lag: leader_hw
+                    .filter(|_| waiting.is_none())
+                    .map(|hw| hw.saturating_sub(pos.offset)),
+                waiting,
             }
         })
         .collect()

@@ -98,6 +98,8 @@ declare global {
     reading_from_leader: boolean;
     preferred_read_replica: number | null;
     lag: number | null;
+    /** What it waits for before it has a position: its process to start, its group's committed offsets, or auto.offset.reset. */
+    waiting: 'restart' | 'committed' | 'reset' | null;
   }
 
   interface FailoverLabConsumerReport {

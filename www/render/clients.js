@@ -16,6 +16,7 @@ const FATES = [
   ['consumed_twice', 'consumed twice', 'warn'],
   ['never_consumed', 'committed, never consumed', 'warn'],
 ];
+const WAITING = { restart: 'process down', committed: 'waiting for its committed offsets', reset: 'waiting for auto.offset.reset' };
 const FATE_TEXT = Object.fromEntries(FATES.map(([k, t]) => [k, t]));
 const secs = (ms) => `${(ms / 1000).toFixed(3)} s`;
 
@@ -170,10 +171,12 @@ export class ClientsPanel {
             : null,
           h('div.positions', null,
             ...(k.partitions || []).map((p) => h('span.pos', { dataset: { partition: p.partition, readingFrom: p.reading_from ?? '' } },
-              h('span.muted', { text: p.partition }), ` @ ${p.position}`,
+              h('span.muted', { text: p.partition }), p.waiting ? h('span.muted', { text: ` @ — ${WAITING[p.waiting] || p.waiting}` }) : ` @ ${p.position}`,
               p.reading_from == null ? null : h('span.from', {
-                text: ` ← broker ${p.reading_from}${p.reading_from_leader ? '' : ' (follower)'}`,
-                title: p.reading_from_leader ? 'reads from the leader' : 'reads from its preferred read replica (KIP-392): below that follower\'s high watermark',
+                text: ` ← broker ${p.reading_from}${p.reading_from_leader ? '' : p.preferred_read_replica == null ? ' (old leader)' : ' (follower)'}`,
+                title: p.reading_from_leader ? 'reads from the leader'
+                  : p.preferred_read_replica == null ? 'its metadata still names the previous leader: it learns the new one from an error or a metadata refresh'
+                    : 'reads from its preferred read replica (KIP-392): below that follower\'s high watermark',
               }),
               p.lag == null ? null : h('span.muted', { text: ` · lag ${p.lag}`, title: "the leader's high watermark minus this position" })))),
           k.truncations_detected > 0

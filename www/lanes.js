@@ -70,7 +70,35 @@ export function laneSummary(r) {
     ['p99', 'produce p99', p99 == null ? '–' : `${p99} ms`, ''],
     ['leader', `${p ? `${p.topic}-${p.partition}` : ''} leader`, p?.leader == null ? 'none' : `broker ${p.leader}`, p?.leader == null ? 'bad' : ''],
     ['hw', 'HW', p ? String(p.high_watermark) : '–', ''],
+    ...consumerSummary(r),
   ];
+}
+
+/**
+ * A lane's consumers, when one belongs to a group (a consumer setting may be
+ * all that differs between lanes): each group consumer's committed offsets
+ * (with their leader epoch), its positions, the truncations it detected
+ * (KIP-320), and the report's delivery: records consumed twice, and committed
+ * records never consumed.
+ */
+function consumerSummary(r) {
+  const ks = (r.consumers || []).filter((k) => k.group);
+  if (!ks.length) return [];
+  const rows = [];
+  for (const k of ks) {
+    const committed = k.group.committed.map(([tp, off, ep]) => `${tp} @ ${off}${ep == null ? '' : ` · epoch ${ep}`}`).join(', ');
+    rows.push([`committed-${k.id}`, `${k.id} committed`, committed || 'none', '']);
+    const pos = k.running === false ? 'crashed' : k.positions.map(([tp, off]) => `${tp} @ ${off}`).join(', ');
+    rows.push([`position-${k.id}`, `${k.id} position`, pos || '–', k.running === false ? 'warn' : '']);
+    rows.push([`truncations-${k.id}`, `${k.id} truncation detected`, String(k.truncations_detected), k.truncations_detected > 0 ? 'warn' : '']);
+  }
+  const sum = (f) => (r.delivery || []).reduce((n, d) => n + d[f].count, 0);
+  const twice = sum('consumed_twice');
+  const never = sum('never_consumed');
+  rows.push(['twice', 'consumed twice', String(twice), twice > 0 ? 'warn' : '']);
+  // The report's never_consumed: committed records no consumer has read so far (at the end, never).
+  rows.push(['never', 'not consumed', String(never), never > 0 ? 'bad' : '']);
+  return rows;
 }
 
 export class LanesView {

@@ -52,6 +52,9 @@ export function highlightSelectors(name) {
       return [`.metric[data-metric="${arg}"]`];
     case 'lost':
       return ['[data-testid="acked-lost"]'];
+    case 'summary':
+      // summary:KEY — that pill of every compare lane's summary row (lost, hw, committed-c1, never, …).
+      return [`.lane-sum [data-k="${arg}"]`];
     case 'availability':
       return ['[data-panel="availability"]'];
     case 'phase':

@@ -97,6 +97,18 @@ const OUTCOMES = {
     assert.deepEqual(r.settings, { acks: '1' });
     assert.deepEqual([part(r).leader, part(r).leader_epoch, r.acked_records_lost], [2, 1, 1]);
   },
+  'tour-15-unclean-committed-offsets.json': (r) => {
+    // Lane A (earliest, auto-commit): KIP-320 caught the commit beyond the new leader's log and
+    // c1 rewound to the divergence point; nothing read twice as records, nothing skipped.
+    assert.deepEqual(r.settings, { 'auto.offset.reset': 'earliest' });
+    assert.deepEqual([part(r).leader, part(r).leader_epoch, r.acked_records_lost], [2, 1, 269]);
+    const c1 = r.consumers.find((c) => c.id === 'c1');
+    assert.equal(c1.truncations_detected, 1);
+    assert.deepEqual(c1.group.committed, [['orders-0', 280, 1]]);
+    assert.deepEqual([c1.consumed, c1.read_twice], [559, 229]);
+    const d = r.delivery[0];
+    assert.deepEqual([d.acked_lost.count, d.acked_kept.count, d.consumed.count, d.consumed_twice.count, d.never_consumed.count], [269, 330, 559, 0, 0]);
+  },
   'tour-11-mass-failover.json': (r) => {
     assert.equal(r.acked_records_lost, 0);
     const [crash, shutdown] = r.availability.faults;
@@ -150,12 +162,14 @@ const ANCHORS = {
   // Lane A's trace.
   'tour-12-unclean-acceptable.json': { 30000: 'broker_crashed', 39001: 'isr_changed', 50019: 'leader_elected' },
   'tour-13-acks1-vs-acks-all.json': { 4004: 'produce_acked', 13001: 'acked_records_lost' },
+  'tour-15-unclean-committed-offsets.json': { 5006: 'offsets_committed', 15002: 'isr_changed', 25008: 'offsets_committed', 26000: 'consumer_crashed', 39002: 'acked_records_lost', 45012: 'consumer_truncation_detected', 50005: 'offsets_committed' },
 };
 
 /**
  * Compare tours (scenario field "compare"): at each stop, what each lane's
- * summary row shows (lanes A, B), and the divergence marked so far. Every
- * number a stop's text states must be on the screen at that stop too.
+ * summary row shows (lanes A, B, … in order), and last the divergence marked
+ * so far. Every number a stop's text states must be on the screen at that
+ * stop too.
  */
 const COMPARE = {
   'tour-12-unclean-acceptable.json': {
@@ -179,11 +193,43 @@ const COMPARE = {
       40000: [{ lost: 1, hw: 10, p99: 10 }, { lost: 0, hw: 11, p99: 9508, rto: 9408 }, 4000],
     },
   },
+  // Lanes A and B part at c1's first reset (earliest vs latest, both offset 0 in the empty log) and
+  // then take the same path: the committed offset is validated, not reset. C and D never commit.
+  'tour-15-unclean-committed-offsets.json': {
+    lanes: [
+      'auto.offset.reset=earliest',
+      'auto.offset.reset=latest',
+      'auto.offset.reset=earliest,enable.auto.commit=false',
+      'auto.offset.reset=latest,enable.auto.commit=false',
+    ],
+    stops: {
+      5006: [{ hw: 29, committed: '29@0', position: 29 }, { hw: 29, committed: '29@0', position: 29 }, { committed: null }, { committed: null }, 9],
+      15002: [{ leader: 1, hw: 29 }, { leader: 1, hw: 29 }, { hw: 29 }, { hw: 29 }, 9],
+      25008: [{ committed: '249@0', hw: 250 }, { committed: '249@0' }, { committed: null }, { committed: null }, 9],
+      26000: [{ position: null, consumed: 259 }, { position: null }, { position: null }, { position: null }, 9],
+      39002: [{ lost: 269, leader: 2, epoch: 1 }, { lost: 269, leader: 2, epoch: 1 }, { lost: 269 }, { lost: 269 }, 9],
+      45012: [
+        { committed: '249@0', position: 30, truncations: 1, hw: 181 },
+        { committed: '249@0', position: 30, truncations: 1 },
+        { committed: null, position: 0, truncations: 0 },
+        { committed: null, position: 181, truncations: 0 },
+        9,
+      ],
+      50005: [{ committed: '230@1' }, { committed: '230@1' }, { committed: null }, { committed: null }, 9],
+      60000: [
+        { lost: 269, truncations: 1, twice: 0, never: 0, committed: '280@1', consumed: 559, readTwice: 229, hw: 330 },
+        { lost: 269, truncations: 1, twice: 0, never: 0, committed: '280@1' },
+        { lost: 269, truncations: 0, twice: 30, never: 0 },
+        { lost: 269, truncations: 0, twice: 0, never: 151 },
+        9,
+      ],
+    },
+  },
 };
 
 const TOURS = fs.readdirSync(path.join(ROOT, 'scenarios')).filter((f) => /^tour-.*\.json$/.test(f)).sort();
 
-test('there is a tour for each failover question, plus acks=1, min.insync.replicas, pre-KIP-101 truncation, how long a failover takes, RTO during a mass failover, two compare tours and a group coordinator failover', () => {
+test('there is a tour for each failover question, plus acks=1, min.insync.replicas, pre-KIP-101 truncation, how long a failover takes, RTO during a mass failover, two compare tours, a group coordinator failover and committed offsets after an unclean election (compare)', () => {
   assert.deepEqual(TOURS, Object.keys(OUTCOMES).sort());
   for (const f of TOURS) {
     const s = JSON.parse(fs.readFileSync(path.join(ROOT, 'scenarios', f), 'utf8'));
@@ -277,15 +323,19 @@ for (const [file, spec] of Object.entries(COMPARE)) {
     const stops = JSON.parse(fs.readFileSync(path.join(ROOT, 'scenarios', file), 'utf8')).tour;
     await page.goto(`${app.baseUrl}/?scenario=${file}`);
     await page.waitForSelector('body[data-ready="true"]', { timeout: 20000 });
-    await page.waitForFunction(() => failoverLab.lanes().length === 2, null, { timeout: 10000 });
+    await page.waitForFunction((n) => failoverLab.lanes().length === n, spec.lanes.length, { timeout: 10000 });
     assert.deepEqual(Object.keys(spec.stops).map(Number), stops.map((s) => s.at_ms), 'every stop is checked');
     for (const st of stops) {
       await page.locator('#tour [data-tour="next"]').click();
       const lanes = await page.evaluate(() => failoverLab.lanes());
       assert.deepEqual(lanes.map((l) => l.settings), spec.lanes);
-      const [a, b, div] = spec.stops[st.at_ms];
-      for (const [i, want] of [a, b].entries()) {
+      const wants = spec.stops[st.at_ms].slice(0, -1);
+      const div = spec.stops[st.at_ms].at(-1);
+      assert.equal(wants.length, spec.lanes.length);
+      for (const [i, want] of wants.entries()) {
         const r = lanes[i].report;
+        const c = r.consumers.find((k) => k.id === 'c1');
+        const sum = (f) => (r.delivery || []).reduce((n, d) => n + d[f].count, 0);
         const got = {
           lost: r.acked_records_lost,
           leader: part(r).leader,
@@ -296,8 +346,17 @@ for (const [file, spec] of Object.entries(COMPARE)) {
           faultAt: r.availability.faults[0]?.at_ms,
           p99: r.availability.produce_latency_ms.p99,
           acked: r.producers[0]?.acked,
+          // The group consumer c1: its committed offset as OFFSET@EPOCH (null: none), its
+          // position (null while crashed), truncations detected, what its card counts.
+          committed: c?.group?.committed.length ? c.group.committed.map(([, o, e]) => `${o}@${e}`).join(',') : null,
+          position: c?.running ? c.positions[0][1] : null,
+          truncations: c?.truncations_detected,
+          consumed: c?.consumed,
+          readTwice: c?.read_twice,
+          twice: sum('consumed_twice'),
+          never: sum('never_consumed'),
         };
-        for (const k of Object.keys(want)) assert.equal(got[k], want[k], `${file} at ${st.at_ms}: lane ${'AB'[i]} ${k}`);
+        for (const k of Object.keys(want)) assert.equal(got[k], want[k], `${file} at ${st.at_ms}: lane ${'ABCD'[i]} ${k}`);
       }
       const box = page.locator('.cmp-div');
       if (div === null) assert.equal(await box.isVisible(), false, `${file} at ${st.at_ms}: not diverged yet`);

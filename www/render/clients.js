@@ -162,7 +162,7 @@ export class ClientsPanel {
                   title: 'the leader of the group\'s __consumer_offsets partition',
                 }),
                 ...k.group.committed.map(([tp, off, ep]) => h('span.muted', {
-                  text: ` · committed ${tp} @ ${off}`,
+                  text: ` · committed ${tp} @ ${off}${ep == null ? '' : ` (epoch ${ep})`}`,
                   title: `the last commit the coordinator confirmed${ep == null ? '' : `, leader epoch ${ep}`}: a restart resumes here`,
                 })))
             : null,

@@ -37,9 +37,10 @@ pub struct ConsumerPosition {
     /// (a ListOffsets to the leader) before it is read.
     #[serde(skip)]
     pub reset_pending: bool,
-    /// The pending reset follows OFFSET_OUT_OF_RANGE (else: no commit).
+    /// Why the pending reset was asked for, for its narration (none: the
+    /// group has no committed offset).
     #[serde(skip)]
-    pub out_of_range: bool,
+    pub reset_why: Option<&'static str>,
 }
 
 #[derive(Clone, Debug)]
@@ -491,7 +492,7 @@ impl Consumer {
                                     // the policy; the next poll asks the
                                     // leader where that is (ListOffsets).
                                     pos.reset_pending = true;
-                                    pos.out_of_range = true;
+                                    pos.reset_why = Some("its position was out of range");
                                     pos.epoch = None;
                                     format!(
                                         "auto.offset.reset={}: it asks the leader where to resume (ListOffsets)",
@@ -585,6 +586,15 @@ impl Consumer {
                 };
                 pos.awaiting = None;
                 match result {
+                    Ok(None) => {
+                        // SubscriptionState.maybeCompleteValidation: an
+                        // undefined epoch or end offset cannot validate the
+                        // position, so it is reset by auto.offset.reset
+                        // (with `none`, poll() raises the error).
+                        pos.reset_pending = true;
+                        pos.reset_why = Some("the leader could not validate it (undefined epoch)");
+                        pos.epoch = None;
+                    }
                     Ok(answer) => {
                         pos.validated_epoch = leader_epoch;
                         if let Some((_, end)) = answer {
@@ -649,13 +659,11 @@ impl Consumer {
                                 // the position takes the offset and the
                                 // epoch of its record, so it can be
                                 // validated after a leader change (KIP-320).
-                                let why = if pos.out_of_range {
-                                    "its position was out of range"
-                                } else {
-                                    "the group has no committed offset for it"
-                                };
+                                let why = pos
+                                    .reset_why
+                                    .take()
+                                    .unwrap_or("the group has no committed offset for it");
                                 pos.reset_pending = false;
-                                pos.out_of_range = false;
                                 pos.offset = offset;
                                 pos.epoch = epoch;
                                 let what = match reset {

@@ -162,15 +162,25 @@ impl Consumer {
                 },
             );
         } else {
+            // SubscriptionState.allConsumed: only partitions with a valid
+            // position are committed (not one waiting for a reset, nor one
+            // stopped by an error), and nothing at all is sent when none has.
             let offsets: Vec<CommittedOffset> = self
                 .positions
                 .iter()
+                .filter(|(_, pos)| !pos.stopped && !pos.reset_pending)
                 .map(|(p, pos)| CommittedOffset {
                     partition: p,
                     offset: pos.offset,
                     leader_epoch: pos.epoch,
                 })
                 .collect();
+            if offsets.is_empty() {
+                if let Some(g) = self.group.as_mut() {
+                    g.commit_due = false;
+                }
+                return;
+            }
             if let Some(g) = self.group.as_mut() {
                 g.commit_due = false;
                 g.commit = Some((id, coordinator, offsets.clone()));

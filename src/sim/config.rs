@@ -269,53 +269,64 @@ impl OffsetReset {
 /// least one present), in milliseconds. Kafka refuses a negative one
 /// (AutoOffsetResetStrategy), so a sign is an error here too.
 pub fn parse_iso_duration(text: &str) -> Result<u64, String> {
-    let bad = || format!("\"{text}\" is not an ISO-8601 duration like PT30S or P1DT2H");
-    let upper = text.trim().to_ascii_uppercase();
-    if upper.starts_with('-') {
+    let t = text.trim();
+    if t.starts_with('-') {
         return Err(format!("\"{text}\": a negative duration is not allowed"));
     }
-    let rest = upper.strip_prefix('P').ok_or_else(bad)?;
-    let (days, time) = match rest.split_once('T') {
-        Some((d, t)) => {
-            if t.is_empty() {
-                return Err(bad());
+    // One pass over the bytes: a number, then its unit; D only before T,
+    // H and M and S only after it, each at most once and in that order.
+    // The milliseconds of a fraction of seconds are kept, the rest dropped.
+    let (mut ms, mut n, mut digits, mut frac, mut in_frac) = (0u64, 0u64, 0u32, 0u64, 0u32);
+    let (mut time, mut last, mut parts) = (false, 0u8, 0u32);
+    let mut bytes = t.bytes().map(|b| b.to_ascii_uppercase());
+    let mut ok = bytes.next() == Some(b'P');
+    for b in bytes {
+        match b {
+            b'0'..=b'9' if in_frac > 0 => {
+                if in_frac <= 3 {
+                    frac = frac * 10 + u64::from(b - b'0');
+                }
+                in_frac += 1;
             }
-            (d, t)
+            b'0'..=b'9' => {
+                n = n.saturating_mul(10).saturating_add(u64::from(b - b'0'));
+                digits += 1;
+            }
+            b'.' if time && digits > 0 && in_frac == 0 => in_frac = 1,
+            b'T' if !time && digits == 0 => time = true,
+            b'D' | b'H' | b'M' | b'S' => {
+                let rank = match b {
+                    b'D' => 1,
+                    b'H' => 2,
+                    b'M' => 3,
+                    _ => 4,
+                };
+                if digits == 0 || (b == b'D') == time || rank <= last || (in_frac > 0 && b != b'S')
+                {
+                    ok = false;
+                    break;
+                }
+                let scale = [86_400_000, 3_600_000, 60_000, 1_000][rank as usize - 1];
+                while in_frac > 0 && in_frac < 4 {
+                    frac *= 10;
+                    in_frac += 1;
+                }
+                ms = ms
+                    .saturating_add(n.saturating_mul(scale))
+                    .saturating_add(frac);
+                (n, digits, frac, in_frac, last) = (0, 0, 0, 0, rank);
+                parts += 1;
+            }
+            _ => {
+                ok = false;
+                break;
+            }
         }
-        None => (rest, ""),
-    };
-    let mut ms: u64 = 0;
-    let mut parts = 0;
-    if !days.is_empty() {
-        let n = days.strip_suffix('D').ok_or_else(bad)?;
-        let n: u64 = n.parse().map_err(|_| bad())?;
-        ms = ms.saturating_add(n.saturating_mul(86_400_000));
-        parts += 1;
     }
-    let mut t = time;
-    for (unit, scale) in [('H', 3_600_000u64), ('M', 60_000)] {
-        if let Some(i) = t.find(unit) {
-            let n: u64 = t[..i].parse().map_err(|_| bad())?;
-            ms = ms.saturating_add(n.saturating_mul(scale));
-            t = &t[i + 1..];
-            parts += 1;
-        }
-    }
-    if !t.is_empty() {
-        let n = t.strip_suffix('S').ok_or_else(bad)?;
-        let (whole, frac) = n.split_once('.').unwrap_or((n, ""));
-        if whole.is_empty() || frac.len() > 9 || !frac.bytes().all(|b| b.is_ascii_digit()) {
-            return Err(bad());
-        }
-        let whole: u64 = whole.parse().map_err(|_| bad())?;
-        let frac_ms: u64 = format!("{frac:0<3}")[..3].parse().map_err(|_| bad())?;
-        ms = ms
-            .saturating_add(whole.saturating_mul(1000))
-            .saturating_add(frac_ms);
-        parts += 1;
-    }
-    if parts == 0 {
-        return Err(bad());
+    if !ok || parts == 0 || digits > 0 || in_frac > 0 || (time && last < 2) {
+        return Err(format!(
+            "\"{text}\" is not an ISO-8601 duration like PT30S or P1DT2H"
+        ));
     }
     Ok(ms)
 }

@@ -294,8 +294,10 @@ pub fn build_selected(c: &Cluster, max_partitions: usize, focus: &[usize]) -> Vi
         .iter()
         .map(|p| ProducerView {
             id: p.name.clone(),
-            acks: p.config.acks.as_str(),
-            idempotent: p.config.enable_idempotence,
+            acks: acks_label(p),
+            // Idempotence applies to its acks=all sends only (Kafka requires
+            // acks=all for it).
+            idempotent: p.config.enable_idempotence && acks_label(p).ends_with("all"),
             acked: p.stats.acked,
             failed: p.stats.failed,
             retries: p.stats.retries,
@@ -615,5 +617,21 @@ pub fn availability(c: &Cluster, to_ms: u64, buckets: usize) -> AvailabilityView
         faults,
         latency_avg_us: a.latency_mean_us(),
         latency_max_ms: h.max(),
+    }
+}
+
+/// The acks a producer's records went out with: its config's until it sends,
+/// then what its sends used (a produce step may set its own acks, so a
+/// compare lane's `acks=1` shows on the producer that sent with it).
+fn acks_label(p: &crate::sim::client::Producer) -> &'static str {
+    match p.stats.acks_sent {
+        0 => p.config.acks.as_str(),
+        0b001 => "0",
+        0b010 => "1",
+        0b100 => "all",
+        0b011 => "0 and 1",
+        0b101 => "0 and all",
+        0b110 => "1 and all",
+        _ => "0, 1 and all",
     }
 }

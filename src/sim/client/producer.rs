@@ -81,6 +81,10 @@ pub struct ProducerStats {
     pub acks0_ids: Vec<u64>,
     pub retries: u64,
     pub errors: BTreeMap<String, u64>,
+    /// The acks its records were sent with, one bit each (0, 1, all): a
+    /// produce step may set its own, so it can differ from the config's.
+    #[serde(skip)]
+    pub acks_sent: u8,
 }
 
 /// An acknowledged record, as the producer saw it.
@@ -235,6 +239,7 @@ impl Producer {
         acks: Acks,
         narrate: bool,
     ) {
+        self.stats.acks_sent |= 1 << acks as u8;
         let idempotent = self.config.enable_idempotence && acks == Acks::All;
         let pid = if idempotent {
             let needs = self.partitions.get(&p).is_none_or(|s| s.producer_id == 0);

@@ -202,9 +202,14 @@ export class PartitionsPanel {
         }
         c.ruler.replaceChildren(...marks);
       }
+      // Committed is the partition's: below the leader's high watermark
+      // (on every ISR member). A follower's own HW, which lags, is its marker;
+      // with no leader each row falls back to its own.
+      const leadView = p.replica_views.find((r) => r.broker === p.leader && r.alive);
       for (const r of p.replica_views) {
         const row = c.rows.get(r.broker);
         if (!row) continue;
+        const committedTo = leadView ? leadView.high_watermark : r.high_watermark;
         const isLeader = p.leader === r.broker && r.alive;
         const role = !r.alive ? 'down' : isLeader ? 'leader' : r.role === 'leader' ? 'stale leader' : 'follower';
         const lkey = `${r.broker}|${role}|${r.in_isr}`;
@@ -230,8 +235,8 @@ export class PartitionsPanel {
           if (off < r.log_end_offset) {
             const e = off >= r.first_cell ? r.cells[off - r.first_cell] : epochAt(r.epochs, off);
             bg = epochColour(e);
-            cls = off >= r.high_watermark ? 'cell rec uncommitted' : 'cell rec';
-            cell.title = `offset ${off}, leader epoch ${e}${off >= r.high_watermark ? ', above the HW (not committed)' : ''}`;
+            cls = off >= committedTo ? 'cell rec uncommitted' : 'cell rec';
+            cell.title = `offset ${off}, leader epoch ${e}${off >= committedTo ? ", above the leader's HW (not committed)" : ''}`;
           } else if (cell.title) cell.title = '';
           if (cell.className !== cls) cell.className = cls;
           if (cell.style.getPropertyValue('--c') !== bg) cell.style.setProperty('--c', bg);
@@ -348,8 +353,8 @@ export function partitionLegend() {
     null,
     h('span.lg.muted', { text: 'Leader epoch:' }),
     ...epochs,
-    h('span.lg', null, h('i.cell.rec.uncommitted', { style: { '--c': epochColour(0) } }), 'above HW (uncommitted)'),
-    h('span.lg', null, h('i.mk.hw'), 'high watermark'),
+    h('span.lg', null, h('i.cell.rec.uncommitted', { style: { '--c': epochColour(0) } }), "above the leader's HW (uncommitted)"),
+    h('span.lg', null, h('i.mk.hw'), "the replica's high watermark"),
     h('span.lg', null, h('i.mk.leo'), 'log end offset'),
   );
 }

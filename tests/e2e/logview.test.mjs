@@ -1,0 +1,45 @@
+// The log view (issue 25, point 3): a record is committed when it is below
+// the *leader's* high watermark, so no row hatches it as uncommitted because
+// that follower's own high watermark lags (it learns the leader's at its next
+// fetch); each row's HW marker still shows its own. Needs `make build`.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { startApp } from './helpers.mjs';
+
+let app;
+
+before(async () => {
+  app = await startApp({ viewport: { width: 1400, height: 900 } });
+});
+
+after(async () => {
+  await app?.close();
+});
+
+test("tour 7 stop 1: the ten committed records are drawn committed on every replica, by the leader's HW", async () => {
+  const { page } = app;
+  await page.goto(`${app.baseUrl}/?scenario=tour-7-acks1-loses-data.json&paused=1`);
+  await page.waitForFunction(() => document.body.dataset.ready === 'true', null, { timeout: 20000 });
+  // Just after the followers copied the records, before their next fetch
+  // brings them the leader's HW.
+  const lagging = await page.evaluate(() => {
+    for (let t = 2000; t < 4000; t += 1) {
+      window.failoverLab.seek(t);
+      const p = window.failoverLab.view().partitions.find((x) => x.topic === 'orders' && x.partition === 0);
+      const lead = p.replica_views.find((r) => r.broker === p.leader);
+      const behind = p.replica_views.filter((r) => r.broker !== p.leader && r.log_end_offset >= 10 && r.high_watermark < lead.high_watermark);
+      if (lead.high_watermark === 10 && behind.length) return { t, hw: lead.high_watermark, behind: behind.map((r) => [r.broker, r.high_watermark]) };
+    }
+    return null;
+  });
+  assert.ok(lagging, 'a moment when a follower has the records but not yet the leader\'s HW');
+  await page.waitForTimeout(100);
+  const hatched = await page.$$eval('.pcard[data-partition="orders-0"] .rrow .cell.rec.uncommitted', (cells) => cells.map((c) => Number(c.dataset.off)));
+  assert.deepEqual(hatched.filter((o) => o < lagging.hw), [], `nothing below the leader's HW ${lagging.hw} is hatched (at ${lagging.t} ms, followers ${JSON.stringify(lagging.behind)})`);
+  // The lagging follower's own HW marker is where its own HW is, left of the leader's.
+  const [b] = lagging.behind[0];
+  const x = await page.$eval(`.pcard[data-partition="orders-0"] .rrow[data-broker="${b}"] .marker.hw`, (m) => parseFloat(m.style.left));
+  const xl = await page.$eval('.pcard[data-partition="orders-0"] .rrow.leader .marker.hw', (m) => parseFloat(m.style.left));
+  assert.ok(x < xl, `broker ${b}'s HW marker (${x}px) is left of the leader's (${xl}px)`);
+  assert.deepEqual(app.errors, []);
+});

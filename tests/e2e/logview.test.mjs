@@ -43,3 +43,28 @@ test("tour 7 stop 1: the ten committed records are drawn committed on every repl
   assert.ok(x < xl, `broker ${b}'s HW marker (${x}px) is left of the leader's (${xl}px)`);
   assert.deepEqual(app.errors, []);
 });
+
+// Issue 25, point 4: a seek never replays an old animation. Tour 4's old
+// leader truncates at 50.018 s; a seek to 70 s (its last stop) shows no
+// "✂ truncated" note and no red row, a seek to the moment itself does.
+test('a seek to long after a truncation shows no truncation; a seek to it does', async () => {
+  const { page } = app;
+  await page.goto(`${app.baseUrl}/?scenario=tour-4-unclean-election.json&paused=1`);
+  await page.waitForFunction(() => document.body.dataset.ready === 'true', null, { timeout: 20000 });
+  const at = await page.evaluate(() => {
+    window.failoverLab.runFor(70000);
+    return window.failoverLab.trace(0).find((e) => e.event === 'truncated' && e.topic === 'orders')?.at_ms;
+  });
+  assert.ok(at > 40000 && at < 60000, `the old leader's truncation at ${at} ms`);
+  const shown = () => page.evaluate(() => ({
+    notes: document.querySelectorAll('.pcard[data-partition="orders-0"] .trunc-note').length,
+    red: document.querySelectorAll('.pcard[data-partition="orders-0"] .rrow.truncating').length,
+  }));
+  await page.evaluate(() => window.failoverLab.seek(70000));
+  assert.deepEqual(await shown(), { notes: 0, red: 0 }, 'at 70 s the truncation is 20 s old');
+  await page.evaluate((t) => window.failoverLab.seek(t + 5), at);
+  assert.deepEqual(await shown(), { notes: 1, red: 1 }, 'just after it, it shows');
+  await page.evaluate(() => window.failoverLab.seek(69000));
+  assert.deepEqual(await shown(), { notes: 0, red: 0 }, 'and a seek away clears it');
+  assert.deepEqual(app.errors, []);
+});

@@ -297,8 +297,21 @@ export class PartitionsPanel {
    */
   onTrace(events, jumped = false) {
     const hits = [];
+    // Only what is happening at the time shown: a truncation finished long
+    // before it (a seek, a long runFor) is not replayed, and a seek clears
+    // the notes and ghosts of the time it left, so nothing reads
+    // "truncating now" afterwards.
+    const now = this.last?.[0]?.now_ms ?? Infinity;
+    if (jumped) {
+      for (const c of this.cards.values()) {
+        for (const row of c.rows.values()) {
+          row.row.classList.remove('truncating');
+          row.track.querySelectorAll('.trunc-note, .ghost').forEach((el) => el.remove());
+        }
+      }
+    }
     for (const ev of events) {
-      if (ev.event !== 'truncated') continue;
+      if (ev.event !== 'truncated' || ev.at_ms < now - RECENT_MS) continue;
       const c = this.cards.get(`${ev.topic}-${ev.partition}`);
       const row = c?.rows.get(ev.broker);
       if (row) hits.push([ev, c, row]);
@@ -307,6 +320,8 @@ export class PartitionsPanel {
     // forced layout per truncation, which was most of a seek's cost.)
     for (const [ev, c, row] of hits) {
       row.row.classList.add('truncating');
+      clearTimeout(row.untruncate);
+      row.untruncate = setTimeout(() => row.row.classList.remove('truncating'), 5000);
       const start = c.start ?? 0;
       const lo = Math.max(ev.to_offset, start);
       const hi = Math.min(ev.from_offset, start + this.windowSize);
@@ -335,6 +350,13 @@ export class PartitionsPanel {
     this.key = '';
   }
 }
+
+/**
+ * How recent (simulated ms before the time shown) a truncation must be to be
+ * shown: a frame at the fastest speed covers 1.7 s, a seek or a long runFor
+ * more, and what it skipped over is not replayed.
+ */
+const RECENT_MS = 2000;
 
 /** The epoch of `off` from a leader-epoch cache [[epoch, start offset], …]. */
 function epochAt(epochs, off) {

@@ -394,6 +394,19 @@ class App {
     });
   }
 
+  /** In compare mode each one-lab panel says it shows lane A, with lane A's settings. */
+  laneBadges() {
+    const a = this.compare?.active ? this.compare.settings[0] : '';
+    if (a === this.laneA) return;
+    this.laneA = a;
+    for (const name of ['availability', 'metrics', 'clients', 'describe', 'narration']) {
+      const h2 = document.querySelector(`[data-panel="${name}"] h2`);
+      if (!h2) continue;
+      h2.querySelector('.lane-of')?.remove();
+      if (this.compare?.active) h2.append(h('span.lane-of', { text: `lane A · ${a || 'as the scenario is'}`, title: 'compare mode: this panel shows lane A; the lanes above show each lane' }));
+    }
+  }
+
   // ---- actions -------------------------------------------------------------
 
   /** Apply a user action now; throws Error (API) — UI callers use guard(). */
@@ -503,6 +516,7 @@ class App {
     this.lastView = view;
     this.compare?.sync();
     this.lanesView?.update(this.compare, { speed: this.playing ? this.speed : 0.05, playing: this.playing });
+    this.laneBadges();
     this.events.update(lab, view);
     this.overview.sync(lab.core, view, lab.generation, MAX_PARTITIONS);
     // Built once per history (a seek keeps their DOM and updates it, as a frame does).

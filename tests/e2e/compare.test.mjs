@@ -133,6 +133,13 @@ test("tour 13: lane A's Clients panel shows the acks lane A sent with", async ()
   const lanes = await app.page.evaluate(() => failoverLab.lanes().map((l) => l.settings));
   assert.deepEqual(lanes, ['acks=1', 'acks=all']);
   assert.equal(await app.page.locator('#clients .lost .big').textContent(), '1');
+  // Every one-lab panel says whose it is.
+  for (const name of ['availability', 'metrics', 'clients', 'describe', 'narration']) {
+    assert.equal(await app.page.locator(`[data-panel="${name}"] h2 .lane-of`).textContent(), 'lane A · acks=1', name);
+  }
+  await app.page.evaluate(() => failoverLab.compare(null));
+  await app.page.evaluate(() => failoverLab.runFor(10));
+  assert.equal(await app.page.locator('h2 .lane-of').count(), 0, 'outside compare mode no panel claims a lane');
 });
 
 test('the link carries compare= and reproduces the lanes', async () => {

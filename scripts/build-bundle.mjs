@@ -85,6 +85,16 @@ try {
     format: 'esm',
     target: ['es2022'],
   });
+  // The fate view and the tour questions' evaluator, fetched only when used
+  // (import(new URL('./fate.js' | './question.js', import.meta.url))).
+  const lazy = await esbuild.build({
+    ...common,
+    entryPoints: [path.join(WWW, 'render', 'fate.js'), path.join(WWW, 'question.js')],
+    outdir: OUT,
+    entryNames: '[name]',
+    format: 'esm',
+    target: ['es2022'],
+  });
   const css = await esbuild.build({
     ...common,
     entryPoints: [path.join(WWW, 'style.css')],
@@ -99,7 +109,7 @@ try {
     format: { comments: false },
   });
   await fs.promises.writeFile(appJs, squeezed.code);
-  for (const meta of [js.metafile, lanes.metafile, css.metafile]) {
+  for (const meta of [js.metafile, lanes.metafile, lazy.metafile, css.metafile]) {
     for (const [file, out] of Object.entries(meta.outputs)) {
       const bytes = fs.statSync(path.join(ROOT, file)).size;
       say(`${file}: ${bytes} bytes from ${Object.keys(out.inputs).length} file(s)`);

@@ -8,6 +8,9 @@
 
 pub mod bench;
 pub mod heap;
+/// Tour question answers (native only: the page evaluates them in JavaScript).
+#[cfg(not(target_arch = "wasm32"))]
+pub mod question;
 pub mod report;
 pub mod scenario;
 pub mod settings;

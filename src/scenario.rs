@@ -47,6 +47,32 @@ pub struct TourStop {
     /// What to highlight: `broker:N`, `partition:TOPIC-P`, `replica:N:TOPIC-P`,
     /// `hw:TOPIC-P`, `producer:ID`, `consumer:ID`, `describe`, `narration`, `metrics`.
     pub highlight: Vec<String>,
+    /// A question asked at this stop, before the lab plays on; answered at
+    /// the next stop by the run itself. Kept as written (checked as a
+    /// [`Question`] by the native build; the page reads it as JSON).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub question: Option<Value>,
+}
+
+/// A multiple-choice question (issue 30): the right choice is the one whose
+/// `value` equals what `answer`, an expression over the report
+/// (crate::question), evaluates to at the next stop, so a change to the core
+/// that changes the outcome changes the answer instead of teaching a wrong one.
+#[cfg(not(target_arch = "wasm32"))]
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct Question {
+    pub text: String,
+    pub choices: Vec<Choice>,
+    pub answer: String,
+    /// Highlights that point at the evidence when the answer is shown.
+    pub evidence: Vec<String>,
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct Choice {
+    pub text: String,
+    pub value: Value,
 }
 
 type R<T> = Result<T, String>;
@@ -633,7 +659,11 @@ fn parse_tour(v: &Value, run_until_ms: u64) -> R<Vec<TourStop>> {
     for (i, sv) in arr.iter().enumerate() {
         let path = format!("tour[{i}]");
         let m = obj(sv, &path)?;
-        check_keys(m, &path, &["at_ms", "title", "text", "highlight"])?;
+        check_keys(
+            m,
+            &path,
+            &["at_ms", "title", "text", "highlight", "question"],
+        )?;
         let at_ms = uint(
             m.get("at_ms")
                 .ok_or_else(|| format!("{path}.at_ms: required"))?,
@@ -668,14 +698,86 @@ fn parse_tour(v: &Value, run_until_ms: u64) -> R<Vec<TourStop>> {
                 ))
             }
         };
+        let question = m.get("question").cloned();
+        #[cfg(not(target_arch = "wasm32"))]
+        if let Some(q) = &question {
+            parse_question(q, &format!("{path}.question"))?;
+        }
         out.push(TourStop {
             at_ms,
             title,
             text,
             highlight,
+            question,
         });
     }
+    if out.last().is_some_and(|s| s.question.is_some()) {
+        return Err(format!(
+            "tour[{}].question: the last stop cannot ask (the answer is shown at the next stop)",
+            out.len() - 1
+        ));
+    }
     Ok(out)
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+fn strings(v: Option<&Value>, path: &str) -> R<Vec<String>> {
+    match v {
+        None => Ok(Vec::new()),
+        Some(Value::Array(a)) => a
+            .iter()
+            .enumerate()
+            .map(|(j, h)| string(h, &format!("{path}[{j}]")))
+            .collect(),
+        Some(other) => Err(format!(
+            "{path}: expected an array of strings, found {}",
+            kind(other)
+        )),
+    }
+}
+
+/// Check a stop's `question` (native builds: `failover-lab check`, the tests).
+#[cfg(not(target_arch = "wasm32"))]
+pub fn parse_question(v: &Value, path: &str) -> R<Question> {
+    let m = obj(v, path)?;
+    check_keys(m, path, &["text", "choices", "answer", "evidence"])?;
+    let req = |k: &str| m.get(k).ok_or_else(|| format!("{path}.{k}: required"));
+    let text = string(req("text")?, &format!("{path}.text"))?;
+    let answer = string(req("answer")?, &format!("{path}.answer"))?;
+    crate::question::check(&answer).map_err(|e| format!("{path}.answer: {e}"))?;
+    let list = req("choices")?
+        .as_array()
+        .ok_or_else(|| format!("{path}.choices: expected an array"))?;
+    if list.len() < 2 {
+        return Err(format!("{path}.choices: at least two choices"));
+    }
+    let mut choices = Vec::new();
+    for (j, c) in list.iter().enumerate() {
+        let cp = format!("{path}.choices[{j}]");
+        let cm = obj(c, &cp)?;
+        check_keys(cm, &cp, &["text", "value"])?;
+        let value = cm
+            .get("value")
+            .cloned()
+            .ok_or_else(|| format!("{cp}.value: required"))?;
+        if choices.iter().any(|x: &Choice| x.value == value) {
+            return Err(format!("{cp}.value: two choices have the value {value}"));
+        }
+        choices.push(Choice {
+            text: string(
+                cm.get("text")
+                    .ok_or_else(|| format!("{cp}.text: required"))?,
+                &format!("{cp}.text"),
+            )?,
+            value,
+        });
+    }
+    Ok(Question {
+        text,
+        choices,
+        answer,
+        evidence: strings(m.get("evidence"), &format!("{path}.evidence"))?,
+    })
 }
 
 const ACTIONS: &[&str] = &[

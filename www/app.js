@@ -108,6 +108,7 @@ class App {
     installKeyboard(this, $('help'));
     this.tour = new TourGuide($('tour'), {
       now: () => this.lab.now(),
+      report: () => this.lab.report(),
       goTo: (t) => {
         this.pause();
         this.seek(t);
@@ -600,6 +601,7 @@ function api(app) {
     actions: () => app.lab.actions.map(({ at_ms, action }) => ({ at_ms, action })),
     tour: () => ({ stops: app.lab.tour(), index: app.tour.index }),
     tourNext: () => app.tour.go(app.tour.index + 1),
+    tourAnswer: (i) => app.tour.answer(i),
     tourBack: () => app.tour.go(app.tour.index - 1),
     compare: (text) => app.setCompare(text ?? null),
     lanes: () => {

@@ -466,6 +466,8 @@ declare global {
     now(): number;
     actions(): Array<{ at_ms: number; action: FailoverLabAction }>;
     tourNext(): void;
+    /** What the run answers to stop `i`'s question now: the answer's value and the indices of the choices it proves. */
+    tourAnswer?(i: number): { value: unknown; right: number[] };
     tourBack(): void;
     /**
      * Compare mode: the same scenario, seed and actions under 2–4 settings

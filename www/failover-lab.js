@@ -471,6 +471,7 @@ class FailoverLabElement extends HTMLElement {
     this.tour = show.has('tour')
       ? new TourGuide(tourBox, {
         now: () => this.lab.now(),
+        report: () => this.lab.report(),
         goTo: (t) => this.goTo(t),
         queryRoot: this.shadowRoot,
         onStop: (i, stop) => this.events.tourStop(i, this.tour.stops.length, stop),

@@ -115,11 +115,18 @@ export class TourGuide {
     this.resumeBtn = h('button', { type: 'button', 'data-tour': 'resume', title: "Undo your actions and switches and return to this stop of the tour's own run", onclick: () => this.resume() }, 'Resume the tour');
     this.off = h('div.tour-off', { role: 'status', hidden: true }, this.offText, ' ', this.resumeBtn);
     this.offKey = null;
+    // Issue 30: a stop's question (asked before the lab plays on) and, at the
+    // next stop, what the run proved.
+    this.picks = [];
+    this.qBox = h('div.tour-q', { hidden: true });
+    this.aBox = h('div.tour-a', { role: 'status', hidden: true });
     container.classList.add('tour');
     container.replaceChildren(
       h('div.tour-head', null, h('span.tour-badge', { text: 'Guided tour' }), this.counter, this.title, this.time,
         h('span.tour-key.muted', { title: 'what the current stop talks about is ringed like this' }, h('i.hlk', { 'aria-hidden': 'true' }), 'look here')),
       this.text,
+      this.aBox,
+      this.qBox,
       this.off,
       h('div.tour-nav', null, this.dots, this.restart, this.back, this.next),
     );
@@ -135,6 +142,15 @@ export class TourGuide {
     this.stops = Array.isArray(stops) ? stops : [];
     this.intro = intro || { name: '', description: '' };
     this.index = -1;
+    this.picks = [];
+    // The answers' evaluator (question.js) is fetched only for a tour that asks.
+    if (this.stops.some((st) => st.question)) {
+      this.qLoad ??= import(new URL('./question.js', import.meta.url).href).then((m) => {
+        this.q = m;
+        this.render();
+        return m;
+      });
+    }
     this.container.hidden = !this.active;
     this.dots.replaceChildren(
       ...this.stops.map((st, i) =>
@@ -222,7 +238,58 @@ export class TourGuide {
   /** Draw the current stop's highlights (call after every frame). */
   decorate() {
     const st = this.active ? this.stops[this.index] : null;
-    applyHighlights(this.host.queryRoot, st ? st.highlight : []);
+    const asked = this.active ? this.stops[this.index - 1]?.question : null;
+    applyHighlights(this.host.queryRoot, st ? [...st.highlight, ...(asked?.evidence || [])] : []);
+  }
+
+  /** What the run answers to stop i's question now ({value, right}), or null before question.js is loaded. */
+  answer(i) {
+    const q = this.stops[i]?.question;
+    return q && this.q ? this.q.rightChoices(q, this.host.report()) : null;
+  }
+
+  /** The question of stop i and what the run answered, drawn at stops i and i + 1. */
+  renderQuestion() {
+    const i = this.index;
+    const q = this.stops[i]?.question;
+    this.qBox.hidden = !q;
+    if (q) {
+      this.qBox.replaceChildren(
+        h('p.q-text', null, h('b', { text: 'Predict: ' }), q.text),
+        h('div.q-choices', { role: 'group', 'aria-label': 'your prediction' },
+          ...q.choices.map((c, j) => h('button.q-choice', {
+            type: 'button', text: c.text, 'aria-pressed': String(this.picks[i] === j), dataset: { choice: j },
+            onclick: () => {
+              this.picks[i] = j;
+              this.go(i + 1);
+            },
+          }))),
+        h('p.muted.q-skip', { text: 'Pick one and the lab plays on to show what happens; Next skips the question.' }),
+      );
+    }
+    const asked = this.stops[i - 1]?.question;
+    this.aBox.hidden = !asked;
+    if (!asked) return;
+    let res;
+    try {
+      res = this.answer(this.index - 1);
+      if (!res) {
+        this.aBox.replaceChildren(h('p.muted', { text: 'Working out the answer…' }));
+        return;
+      }
+    } catch (e) {
+      this.aBox.replaceChildren(h('p', { text: `This question's answer cannot be computed: ${e.message}` }));
+      return;
+    }
+    const pick = this.picks[i - 1];
+    const right = res.right.map((j) => asked.choices[j].text);
+    const verdict = pick == null ? '' : res.right.includes(pick) ? 'You predicted it. ' : `You predicted “${asked.choices[pick].text}”. `;
+    this.aBox.dataset.right = res.right.join(',');
+    this.aBox.dataset.picked = pick == null ? '' : String(pick);
+    this.aBox.classList.toggle('q-hit', pick != null && res.right.includes(pick));
+    this.aBox.replaceChildren(
+      h('p', null, h('b', { text: 'The run answers: ' }), `${verdict}${right.length ? right.join(' / ') : `none of the choices (${JSON.stringify(res.value)})`} — “${asked.text}”`),
+    );
   }
 
   render() {
@@ -244,6 +311,7 @@ export class TourGuide {
       setText(this.text, st.text);
       setText(this.next, i === n - 1 ? 'End of tour' : 'Next ▶');
     }
+    this.renderQuestion();
     this.next.disabled = i >= n - 1;
     this.back.disabled = i < 0;
     [...this.dots.children].forEach((d, j) => {

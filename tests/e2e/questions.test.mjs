@@ -1,0 +1,91 @@
+// Tour questions on the page (issue 30): a stop asks before the lab plays
+// on; picking a choice plays to the next stop, which shows what the run
+// proved, computed from report() (never a stored letter), with the evidence
+// ringed. Next skips the question. Keyboard-driven; axe finds nothing.
+// Needs `make build`.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { startApp, ROOT } from './helpers.mjs';
+
+const AXE = path.join(ROOT, 'node_modules', 'axe-core', 'axe.min.js');
+let app;
+
+before(async () => {
+  app = await startApp({ viewport: { width: 1400, height: 900 } });
+});
+
+after(async () => {
+  await app?.close();
+});
+
+async function open(query, hash = '') {
+  const { page } = app;
+  app.errors.length = 0;
+  await page.goto(`${app.baseUrl}/?${query}${hash}`);
+  await page.waitForFunction(() => document.body.dataset.ready === 'true', null, { timeout: 20000 });
+  return page;
+}
+
+const toStop = async (page, k) => {
+  for (let i = 0; i < k; i++) await page.locator('#tour [data-tour="next"]').click();
+};
+
+test('tour 4: the prediction is asked, picking plays on, and the run answers it', async () => {
+  const page = await open('scenario=tour-4-unclean-election.json');
+  await toStop(page, 3); // stop 3: the question
+  assert.equal(await page.locator('#tour .tour-q').isVisible(), true);
+  assert.match(await page.locator('#tour .q-text').textContent(), /What becomes of the records/);
+  // Keyboard: Tab to the first choice and press Enter.
+  await page.locator('#tour .q-choice').first().focus();
+  await page.keyboard.press('Enter');
+  await page.waitForFunction(() => document.querySelector('#tour')?.dataset.stop === '4');
+  const a = page.locator('#tour .tour-a');
+  assert.equal(await a.isVisible(), true);
+  assert.match(await a.textContent(), /You predicted it/);
+  const computed = await page.evaluate(() => failoverLab.tourAnswer(2));
+  assert.deepEqual(computed, { value: true, right: [0] });
+  assert.equal(await a.getAttribute('data-right'), '0');
+  assert.equal(await page.locator('.tour-hl[data-testid="acked-lost"], [data-testid="acked-lost"].tour-hl').count() > 0, true, 'the evidence is ringed');
+  assert.deepEqual(app.errors, []);
+});
+
+test("the answer is the run's: with unclean election off, tour 4's run proves the other choice", async () => {
+  // The share link's switch (the unclean checkbox): the same tour, unclean election off.
+  const page = await open('', '#scenario=tour-4-unclean-election.json&unclean=false');
+  await toStop(page, 3);
+  await page.locator('#tour .q-choice').first().click();
+  await page.waitForFunction(() => document.querySelector('#tour')?.dataset.stop === '4');
+  assert.deepEqual(await page.evaluate(() => failoverLab.tourAnswer(2)), { value: false, right: [1] });
+  const a = await page.locator('#tour .tour-a').textContent();
+  assert.match(a, /You predicted “They are lost/);
+  assert.match(a, /Nothing is lost/);
+});
+
+test('Next skips a question; the next stop still shows the answer, without a verdict', async () => {
+  const page = await open('scenario=tour-1-leader-dies.json');
+  await toStop(page, 3);
+  assert.equal(await page.locator('#tour .tour-q').isVisible(), true);
+  await toStop(page, 1);
+  const a = await page.locator('#tour .tour-a').textContent();
+  assert.match(a, /The run answers: Broker 2/);
+  assert.doesNotMatch(a, /You predicted/);
+  assert.equal(await page.locator('#tour .tour-q').isVisible(), false, 'stop 4 asks nothing');
+});
+
+for (const theme of ['light', 'dark']) {
+  test(`axe: a question and its answer in the ${theme} theme have no violation`, async () => {
+    const page = await open(`scenario=tour-7-acks1-loses-data.json&theme=${theme}`);
+    await toStop(page, 4);
+    await page.addScriptTag({ path: AXE });
+    const run = () => page.evaluate(async () => {
+      const res = await window.axe.run(document.querySelector('#tour'), { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] }, resultTypes: ['violations'] });
+      return res.violations.map((v) => `${v.id}: ${v.nodes.map((n) => JSON.stringify(n.target)).join('; ')}`);
+    });
+    assert.deepEqual(await run(), [], 'the question');
+    await page.locator('#tour .q-choice').nth(1).click();
+    await page.waitForFunction(() => document.querySelector('#tour')?.dataset.stop === '5');
+    assert.match(await page.locator('#tour .tour-a').textContent(), /You predicted “Yes/);
+    assert.deepEqual(await run(), [], 'the answer');
+  });
+}

@@ -689,3 +689,71 @@ fn a_pending_isr_member_holds_the_high_watermark_and_an_outsider_does_not() {
         "broker 4 (never fetched) does not count"
     );
 }
+
+/// ProducerIdManager hands each producer its own producer id, and the
+/// broker's ProducerStateManager tracks sequences per producer id: two
+/// idempotent producers writing one partition never share one, so neither
+/// takes the other's sequence numbers for a gap or a duplicate, and every
+/// record each sends is written once.
+#[test]
+fn two_idempotent_producers_on_one_partition_get_distinct_producer_ids() {
+    let mut l = failover_lab::Lab::from_json(
+        r#"{"seed": 4, "brokers": 3,
+          "topics": [{"name": "t", "partitions": 1, "replication_factor": 3}],
+          "clients": [
+            {"type": "producer", "id": "p1", "topic": "t", "acks": "all", "records_per_sec": 20},
+            {"type": "producer", "id": "p2", "topic": "t", "acks": "all", "records_per_sec": 20}],
+          "run_until_ms": 5000}"#,
+    )
+    .unwrap();
+    l.run_to_end();
+    let r = l.report();
+    for p in &r.producers {
+        assert!(p.errors.is_empty(), "{}: {:?}", p.id, p.errors);
+    }
+    for d in &r.delivery {
+        assert_eq!(d.written_twice.count, 0, "{}", d.producer);
+        assert!(d.acked_kept.count + d.pending.count == d.sent, "{d:?}");
+    }
+    let log = &l.cluster.broker(1).unwrap().replicas.get(&0).unwrap().log;
+    let mut pids: Vec<u32> = log.records().map(|r| r.producer_id).collect();
+    pids.sort_unstable();
+    pids.dedup();
+    assert_eq!(pids.len(), 2, "one producer id per producer: {pids:?}");
+    assert!(pids.iter().all(|p| *p != 0));
+}
+
+/// KafkaProducer: idempotence needs acks=all; with acks=1 (and
+/// enable.idempotence left at its default) it is off, so the records carry
+/// no producer id or sequence and a retry can write a record twice.
+#[test]
+fn an_acks_1_producer_is_not_idempotent() {
+    let mut l = failover_lab::Lab::from_json(
+        r#"{"seed": 4, "brokers": 3,
+          "topics": [{"name": "t", "partitions": 1, "replication_factor": 3}],
+          "clients": [{"type": "producer", "id": "p1", "topic": "t", "acks": "1", "records_per_sec": 20}],
+          "run_until_ms": 2000}"#,
+    )
+    .unwrap();
+    l.run_to_end();
+    let log = &l.cluster.broker(1).unwrap().replicas.get(&0).unwrap().log;
+    assert!(log.log_end_offset() > 10);
+    assert!(log.records().all(|r| r.producer_id == 0 && r.seq == 0));
+    // The lab's produce steps may set their own acks on an otherwise
+    // idempotent producer (its config: acks=all): an acks=1 send is still
+    // not idempotent, an acks=all one is.
+    let mut l = failover_lab::Lab::from_json(
+        r#"{"seed": 4, "brokers": 3,
+          "topics": [{"name": "t", "partitions": 1, "replication_factor": 3}],
+          "steps": [{"at_ms": 100, "produce": {"topic": "t", "partition": 0, "count": 3, "acks": "1"}},
+                    {"at_ms": 500, "produce": {"topic": "t", "partition": 0, "count": 2, "acks": "all"}}],
+          "run_until_ms": 1000}"#,
+    )
+    .unwrap();
+    l.run_to_end();
+    let log = &l.cluster.broker(1).unwrap().replicas.get(&0).unwrap().log;
+    let pids: Vec<u32> = log.records().map(|r| r.producer_id).collect();
+    assert_eq!(pids.len(), 5);
+    assert!(pids[..3].iter().all(|p| *p == 0), "{pids:?}");
+    assert!(pids[3..].iter().all(|p| *p != 0), "{pids:?}");
+}

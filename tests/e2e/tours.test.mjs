@@ -109,6 +109,20 @@ const OUTCOMES = {
     const d = r.delivery[0];
     assert.deepEqual([d.acked_lost.count, d.acked_kept.count, d.consumed.count, d.consumed_twice.count, d.never_consumed.count], [269, 330, 559, 0, 0]);
   },
+  'tour-16-replication-factor.json': (r) => {
+    // Lane A (rf=1): one replica on broker 1, offline since broker 1's fencing; nothing lost (a crash keeps the log).
+    assert.deepEqual(r.settings, { rf: 1 });
+    assert.deepEqual([part(r).replicas, part(r).leader, part(r).leader_epoch, r.acked_records_lost], [[1], null, 1, 0]);
+    assert.equal(r.producers[0].acked, 99);
+    assert.equal(r.producers[0].errors.NOT_ENOUGH_REPLICAS, undefined, 'effective min ISR min(1, 2) = 1: broker 1 alone acknowledged acks=all');
+  },
+  'tour-17-follower-fetching.json': (r) => {
+    // c-b reads from broker 2 (its rack's follower) again, a replication round behind c-any on the leader.
+    assert.deepEqual([part(r).leader, part(r).high_watermark, r.acked_records_lost], [1, 1399, 0]);
+    const [cb, cany] = ['c-b', 'c-any'].map((id) => r.consumers.find((c) => c.id === id).partitions[0]);
+    assert.deepEqual([cb.position, cb.reading_from, cb.preferred_read_replica, cb.lag], [1398, 2, 2, 1]);
+    assert.deepEqual([cany.position, cany.reading_from, cany.preferred_read_replica, cany.lag], [1399, 1, null, 0]);
+  },
   'tour-11-mass-failover.json': (r) => {
     assert.equal(r.acked_records_lost, 0);
     const [crash, shutdown] = r.availability.faults;
@@ -159,7 +173,9 @@ const ANCHORS = {
   'tour-11-mass-failover.json': { 10000: 'broker_crashed', 19001: 'broker_fenced', 19010: 'became_leader', 19517: 'produce_acked', 20020: 'broker_unfenced', 30002: 'leader_elected' },
   'tour-14-coordinator-dies.json': { 12000: 'broker_crashed', 16500: 'consumer_crashed', 18467: 'coordinator_found', 21001: 'leader_elected', 21017: 'coordinator_found' },
   'tour-9-why-not-truncate-to-hw.json': { 3519: 'truncated', 11001: 'acked_records_lost', 30019: 'truncated' },
+  'tour-17-follower-fetching.json': { 105: 'consumer_read_replica_changed', 20001: 'consumer_preferred_replica_lost', 29561: 'consumer_read_replica_changed', 45104: 'consumer_read_replica_changed' },
   // Lane A's trace.
+  'tour-16-replication-factor.json': { 10000: 'broker_crashed', 30000: 'broker_crashed' },
   'tour-12-unclean-acceptable.json': { 30000: 'broker_crashed', 39001: 'isr_changed', 50019: 'leader_elected' },
   'tour-13-acks1-vs-acks-all.json': { 4004: 'produce_acked', 13001: 'acked_records_lost' },
   'tour-15-unclean-committed-offsets.json': { 5006: 'offsets_committed', 15002: 'isr_changed', 25008: 'offsets_committed', 26000: 'consumer_crashed', 39002: 'acked_records_lost', 45012: 'consumer_truncation_detected', 50005: 'offsets_committed' },
@@ -191,6 +207,19 @@ const COMPARE = {
       13001: [{ lost: 1, leader: 2, epoch: 1 }, { lost: 0, leader: 2, epoch: 1 }, 4000],
       20025: [{ lost: 1 }, { hw: 11, rto: 9408, p99: 9508 }, 4000],
       40000: [{ lost: 1, hw: 10, p99: 10 }, { lost: 0, hw: 11, p99: 9508, rto: 9408 }, 4000],
+    },
+  },
+  // Replicas [1], [1,2], [1,2,3]; broker 1 crashes at 10 s, broker 2 at 30 s, neither returns. The lanes
+  // diverge at 0 ms: in lane B (and C) broker 2 follows broker 1 from the start.
+  'tour-16-replication-factor.json': {
+    lanes: ['rf=1', 'rf=2', 'rf=3'],
+    stops: {
+      9999: [{ lost: 0, leader: 1, hw: 99 }, { lost: 0, leader: 1, hw: 99 }, { lost: 0, leader: 1, hw: 99 }, 0],
+      10000: [{ lost: 0, faultAt: 10000 }, { lost: 0, faultAt: 10000 }, { lost: 0, faultAt: 10000 }, 0],
+      19600: [{ lost: 0, leader: null }, { lost: 0, leader: 2, epoch: 1, hw: 98, rto: null }, { lost: 0, leader: 2, epoch: 1, hw: 195, rto: 9514 }, 0],
+      30000: [{ lost: 0, leader: null }, { lost: 0, leader: 2, hw: 98 }, { lost: 0, leader: 2, hw: 299 }, 0],
+      39700: [{ lost: 0, leader: null }, { lost: 0, leader: null }, { lost: 0, leader: 3, epoch: 2, hw: 298 }, 0],
+      60000: [{ lost: 0, leader: null, acked: 99 }, { lost: 0, leader: null, acked: 99 }, { lost: 0, leader: 3, hw: 298, acked: 299 }, 0],
     },
   },
   // Lanes A and B part at c1's first reset (earliest vs latest, both offset 0 in the empty log) and
@@ -229,7 +258,7 @@ const COMPARE = {
 
 const TOURS = fs.readdirSync(path.join(ROOT, 'scenarios')).filter((f) => /^tour-.*\.json$/.test(f)).sort();
 
-test('there is a tour for each failover question, plus acks=1, min.insync.replicas, pre-KIP-101 truncation, how long a failover takes, RTO during a mass failover, two compare tours, a group coordinator failover and committed offsets after an unclean election (compare)', () => {
+test('there is a tour for each failover question, plus acks=1, min.insync.replicas, pre-KIP-101 truncation, how long a failover takes, RTO during a mass failover, two compare tours, a group coordinator failover, committed offsets after an unclean election (compare), replication factor and fault tolerance (compare) and follower fetching (KIP-392)', () => {
   assert.deepEqual(TOURS, Object.keys(OUTCOMES).sort());
   for (const f of TOURS) {
     const s = JSON.parse(fs.readFileSync(path.join(ROOT, 'scenarios', f), 'utf8'));

@@ -165,3 +165,26 @@ fn shards_over_disjoint_seeds_merge_into_exactly_the_rows_of_one_sweep() {
     .unwrap_err();
     assert!(e.contains("more than one shard"), "{e}");
 }
+
+/// Issue 25: the leader applies the effective min ISR, min(RF,
+/// min.insync.replicas), so an RF 1 partition with min.insync.replicas=2
+/// takes acks=all writes from its one replica; the availability accounting
+/// uses the same minimum, so the sweep's `rf=1, min.isr=2` runs are exactly
+/// as available as `rf=1, min.isr=1` (they were plotted unavailable for the
+/// whole run).
+#[test]
+fn rf_1_with_min_isr_2_is_as_available_as_min_isr_1() {
+    use failover_lab::sweep::{run_one, SweepConfig};
+    let two = SweepConfig::parse_key("acks=all,rf=1,min.isr=2,unclean=false").unwrap();
+    let one = SweepConfig::parse_key("acks=all,rf=1,min.isr=1,unclean=false").unwrap();
+    for seed in 1..=5 {
+        let (a, b) = (run_one(&two, seed).unwrap(), run_one(&one, seed).unwrap());
+        assert_eq!(a.unavailable_ms, b.unavailable_ms, "seed {seed}");
+        assert_eq!(a.acked, b.acked, "seed {seed}");
+        assert!(
+            a.unavailable_ms < 60_000,
+            "seed {seed}: {}",
+            a.unavailable_ms
+        );
+    }
+}

@@ -866,7 +866,13 @@ impl Cluster {
                 .and_then(|b| b.replicas.get(&p))
                 .is_some_and(|r| r.is_leader() && r.leader_epoch >= reg.leader_epoch),
             isr_len: reg.isr.len() as u32,
-            min_insync_replicas: self.partitions[p].config.min_insync_replicas,
+            // The effective min ISR the leader applies (min(RF,
+            // min.insync.replicas)): an RF 1 partition with
+            // min.insync.replicas=2 takes acks=all writes from its one replica.
+            min_insync_replicas: self.partitions[p]
+                .config
+                .min_insync_replicas
+                .min(reg.replicas.len() as u32),
             acks_all: self.availability.acks_all[p],
         }
     }

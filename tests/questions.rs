@@ -67,9 +67,11 @@ fn every_tour_question_is_answered_by_its_run_with_exactly_one_choice() {
 /// Tour 4 asks what an unclean election does to records only the dead
 /// leader had: with unclean.leader.election.enable=true they are lost; the
 /// same tour with it off keeps them (the partition goes offline instead),
-/// and the computed answer flips to the other choice.
+/// and the computed answer flips to the other choice. Likewise tour 8's
+/// NOT_ENOUGH_REPLICAS with min.insync.replicas=1, and tour 7's loss with
+/// acks=all.
 #[test]
-fn turning_unclean_election_off_flips_tour_4s_answer() {
+fn a_setting_that_changes_the_outcome_changes_the_computed_answer() {
     let on = answers("tour-4-unclean-election.json", &[]);
     let off = answers(
         "tour-4-unclean-election.json",
@@ -78,6 +80,8 @@ fn turning_unclean_election_off_flips_tour_4s_answer() {
     assert_eq!(on[0].1, serde_json::json!(true));
     assert_eq!(off[0].1, serde_json::json!(false));
     assert_ne!(on[0].2, off[0].2);
+    let one = answers("tour-8-min-insync-replicas.json", &["min.insync.replicas=1"]);
+    assert_eq!(one[0].1, serde_json::json!(false), "with min.insync.replicas=1 broker 1 acknowledges alone");
     let acks_all = answers("tour-7-acks1-loses-data.json", &["acks=all"]);
     assert_eq!(
         acks_all[0].1,

@@ -19,7 +19,7 @@ import { OverviewPanel } from './render/overview.js';
 import { THEMES, parseTheme, followTheme } from './theme.js';
 import { LabEvents } from './events.js';
 import { AvailabilityPanel } from './render/availability.js';
-import { wantWelcome, showWelcome } from './welcome.js';
+import { wantWelcome, showWelcome, markFinished } from './welcome.js';
 
 const $ = (id) => document.getElementById(id);
 const DEFAULT_SCENARIO = 'leader-dies.json';
@@ -114,7 +114,10 @@ class App {
         this.seek(t);
       },
       queryRoot: document,
-      onStop: (i, stop) => this.events.tourStop(i, this.tour.stops.length, stop),
+      onStop: (i, stop) => {
+        this.events.tourStop(i, this.tour.stops.length, stop);
+        if (i === this.tour.stops.length - 1 && this.scenarioFile) markFinished(this.scenarioFile);
+      },
       reveal: (names) => {
         for (const n of names) {
           const m = /^offset:(.+):(\d+)$/.exec(n);

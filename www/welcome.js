@@ -18,6 +18,28 @@ const LEVELS = [
   ['', 'More tours'],
 ];
 
+const FINISHED = 'failover-lab:finished';
+
+/** The tours this visitor has walked to their last stop (localStorage only). */
+export function finishedTours() {
+  try {
+    return JSON.parse(localStorage.getItem(FINISHED) || '[]');
+  } catch {
+    return [];
+  }
+}
+
+/** Remember that tour `file` was walked to its last stop. */
+export function markFinished(file) {
+  const done = finishedTours();
+  if (done.includes(file)) return;
+  try {
+    localStorage.setItem(FINISHED, JSON.stringify([...done, file]));
+  } catch {
+    // Private mode: nothing is remembered.
+  }
+}
+
 /** Should the welcome open? (a fresh visit with no scenario asked for) */
 export function wantWelcome(params, hash) {
   const w = params.get('welcome');
@@ -44,13 +66,15 @@ export function showWelcome(box, list, open) {
     box.hidden = true;
     open(file);
   };
+  const finished = finishedTours();
   const num = (s) => Number(/^Tour (\d+)/.exec(s.name)?.[1] ?? 1e9);
   const tours = list.filter((s) => s.tour).sort((a, b) => num(a) - num(b));
   const groups = LEVELS.map(([lv, title]) => {
     const items = tours.filter((s) => (lv ? s.level === lv : !LEVELS.some(([l]) => l && l === s.level)));
     return items.length
       ? h('div.wgroup', { dataset: { level: lv || 'other' } }, h('h3', { text: `${title}${lv ? ` · ${lv}` : ''}` }),
-        h('ul', null, ...items.map((s) => h('li', null, h('button.wlink', { type: 'button', dataset: { file: s.file }, onclick: () => done(s.file) }, s.name.replace(/^Tour (\d+) · /, '$1. '))))))
+        h('ul', null, ...items.map((s) => h('li', null, h('button.wlink', { type: 'button', dataset: { file: s.file }, onclick: () => done(s.file) }, s.name.replace(/^Tour (\d+) · /, '$1. ')),
+          finished.includes(s.file) ? h('span.wdone', { text: ' ✓ finished', title: 'you walked this tour to its end (remembered in this browser only)' }) : null))))
       : null;
   });
   box.replaceChildren(

@@ -89,3 +89,17 @@ for (const theme of ['light', 'dark']) {
     assert.deepEqual(await run(), [], 'the answer');
   });
 }
+
+// Issue 30, point 4: progress stays in this browser (localStorage) and the
+// welcome marks the tours walked to their last stop.
+test('a tour walked to its last stop is marked finished on the welcome', async () => {
+  const page = await open('scenario=tour-8-min-insync-replicas.json');
+  await page.evaluate(() => localStorage.removeItem('failover-lab:finished'));
+  const n = await page.evaluate(() => failoverLab.tour().stops.length);
+  await toStop(page, n);
+  assert.deepEqual(await page.evaluate(() => JSON.parse(localStorage.getItem('failover-lab:finished'))), ['tour-8-min-insync-replicas.json']);
+  await page.goto(`${app.baseUrl}/?welcome=1`);
+  await page.waitForSelector('#welcome:not([hidden]) .wlink');
+  const done = await page.$$eval('#welcome li', (li) => li.filter((x) => x.querySelector('.wdone')).map((x) => x.querySelector('.wlink').dataset.file));
+  assert.deepEqual(done, ['tour-8-min-insync-replicas.json']);
+});

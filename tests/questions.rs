@@ -80,8 +80,15 @@ fn a_setting_that_changes_the_outcome_changes_the_computed_answer() {
     assert_eq!(on[0].1, serde_json::json!(true));
     assert_eq!(off[0].1, serde_json::json!(false));
     assert_ne!(on[0].2, off[0].2);
-    let one = answers("tour-8-min-insync-replicas.json", &["min.insync.replicas=1"]);
-    assert_eq!(one[0].1, serde_json::json!(false), "with min.insync.replicas=1 broker 1 acknowledges alone");
+    let one = answers(
+        "tour-8-min-insync-replicas.json",
+        &["min.insync.replicas=1"],
+    );
+    assert_eq!(
+        one[0].1,
+        serde_json::json!(false),
+        "with min.insync.replicas=1 broker 1 acknowledges alone"
+    );
     let acks_all = answers("tour-7-acks1-loses-data.json", &["acks=all"]);
     assert_eq!(
         acks_all[0].1,

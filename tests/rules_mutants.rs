@@ -757,3 +757,34 @@ fn an_acks_1_producer_is_not_idempotent() {
     assert!(pids[..3].iter().all(|p| *p == 0), "{pids:?}");
     assert!(pids[3..].iter().all(|p| *p != 0), "{pids:?}");
 }
+
+/// NetworkClient: a connect to a host that drops packets (isolated) fails
+/// only at socket.connection.setup.timeout.ms (10 s, ±20 %); the producer
+/// then gives up on that broker, asks another for metadata and reaches the
+/// new leader. A setup timeout that never fired would leave it connecting to
+/// the isolated broker, its records queued for good. (Producer::timer_live's
+/// mutants survive this: the cluster consults it only when it compacts a
+/// queue of at least MIN_COMPACT_QUEUE events, which this world never has.)
+#[test]
+fn a_connect_to_an_isolated_leader_times_out_and_the_producer_moves_on() {
+    let mut l = failover_lab::Lab::from_json(
+        r#"{"seed": 4, "brokers": 3,
+          "topics": [{"name": "t", "partitions": 1, "replication_factor": 3}],
+          "clients": [{"type": "producer", "id": "p1", "topic": "t", "acks": "all", "records_per_sec": 20,
+                       "config": {"request.timeout.ms": 3000}}],
+          "steps": [{"at_ms": 2000, "isolate": 1}],
+          "run_until_ms": 40000}"#,
+    )
+    .unwrap();
+    l.cluster.run_until(12_000);
+    let acked_before = l.report().producers[0].acked;
+    l.run_to_end();
+    let r = l.report();
+    let p = &r.producers[0];
+    assert!(
+        p.acked > acked_before + 200,
+        "writes resumed on the new leader: {acked_before} → {}",
+        p.acked
+    );
+    assert_ne!(r.partitions[0].leader, Some(1));
+}

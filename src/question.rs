@@ -70,8 +70,8 @@ fn lex(src: &str) -> Result<Vec<Tok>, String> {
             }
             out.push(Tok::Name(b[s..i].iter().collect()));
         } else if c == '['
-            && matches!(out.last(), Some(Tok::Name(n)) if n != "in")
-                | matches!(out.last(), Some(Tok::Key(_)))
+            && (matches!(out.last(), Some(Tok::Key(_)))
+                || matches!(out.last(), Some(Tok::Name(n)) if n != "in"))
         {
             // A path's [key]: everything up to the closing bracket.
             let s = i + 1;

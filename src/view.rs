@@ -292,12 +292,13 @@ pub fn build_selected(c: &Cluster, max_partitions: usize, focus: &[usize]) -> Vi
     let producers = c
         .producers
         .iter()
-        .map(|p| ProducerView {
+        .map(|p| (p, acks_label(p)))
+        .map(|(p, acks)| ProducerView {
             id: p.name.clone(),
-            acks: acks_label(p),
+            acks,
             // Idempotence applies to its acks=all sends only (Kafka requires
             // acks=all for it).
-            idempotent: p.config.enable_idempotence && acks_label(p).ends_with("all"),
+            idempotent: p.config.enable_idempotence && acks.ends_with("all"),
             acked: p.stats.acked,
             failed: p.stats.failed,
             retries: p.stats.retries,

@@ -259,6 +259,7 @@ pub fn story(c: &Cluster, id: u64) -> Option<Story> {
     // Every replica's copies, and the partition (the acknowledged one, else
     // the first that holds it).
     let mut copies = Vec::new();
+    let mut sent_ms = None;
     let mut partition = acked.map(|a| a.partition);
     for p in 0..c.partitions.len() {
         if partition.is_some_and(|q| q != p) {
@@ -275,6 +276,7 @@ pub fn story(c: &Cluster, id: u64) -> Option<Story> {
                     epoch: rec.epoch,
                     committed: (off as u64) < r.log.high_watermark,
                 });
+                sent_ms.get_or_insert(rec.timestamp_ms);
                 partition.get_or_insert(p);
             }
         }
@@ -304,14 +306,6 @@ pub fn story(c: &Cluster, id: u64) -> Option<Story> {
         }
         (None, None) => "pending",
     };
-    let sent_ms = partition.and_then(|p| {
-        c.partitions[p].replicas.iter().find_map(|b| {
-            c.broker(*b)
-                .and_then(|x| x.replicas.get(&p))
-                .and_then(|r| r.log.records().find(|r| r.id == id))
-                .map(|r| r.timestamp_ms)
-        })
-    });
     let reads: Vec<(String, u32)> = c
         .consumers
         .iter()

@@ -595,36 +595,34 @@ impl Consumer {
                         pos.reset_why = Some("the leader could not validate it (undefined epoch)");
                         pos.epoch = None;
                     }
-                    Ok(answer) => {
+                    Ok(Some((_, end))) => {
                         pos.validated_epoch = leader_epoch;
-                        if let Some((_, end)) = answer {
-                            if end < pos.offset {
-                                self.truncations_detected += 1;
-                                let position = pos.offset;
-                                let info = &ctx.partitions[partition];
-                                let action = if reset == OffsetReset::None {
-                                    pos.stopped = true;
-                                    "auto.offset.reset=none: it raises LogTruncationException"
-                                        .to_string()
-                                } else {
-                                    pos.offset = end;
-                                    format!("it seeks back to the divergence point {end}")
-                                };
-                                ctx.trace(
-                                    TraceKind::ConsumerTruncationDetected {
-                                        consumer: self.name.clone(),
-                                        topic: info.topic.clone(),
-                                        partition: info.partition,
-                                        position,
-                                        divergent_offset: end,
-                                    },
-                                    format!(
-                                        "Consumer {} validated its position {position} on {} (KIP-320): the new leader's log ends that epoch at {end}, so records it consumed were truncated; {action}.",
-                                        self.name,
-                                        ctx.tp(partition)
-                                    ),
-                                );
-                            }
+                        if end < pos.offset {
+                            self.truncations_detected += 1;
+                            let position = pos.offset;
+                            let info = &ctx.partitions[partition];
+                            let action = if reset == OffsetReset::None {
+                                pos.stopped = true;
+                                "auto.offset.reset=none: it raises LogTruncationException"
+                                    .to_string()
+                            } else {
+                                pos.offset = end;
+                                format!("it seeks back to the divergence point {end}")
+                            };
+                            ctx.trace(
+                                TraceKind::ConsumerTruncationDetected {
+                                    consumer: self.name.clone(),
+                                    topic: info.topic.clone(),
+                                    partition: info.partition,
+                                    position,
+                                    divergent_offset: end,
+                                },
+                                format!(
+                                    "Consumer {} validated its position {position} on {} (KIP-320): the new leader's log ends that epoch at {end}, so records it consumed were truncated; {action}.",
+                                    self.name,
+                                    ctx.tp(partition)
+                                ),
+                            );
                         }
                     }
                     Err(_) => {

@@ -64,6 +64,13 @@ test('a seek to long after a truncation shows no truncation; a seek to it does',
   assert.deepEqual(await shown(), { notes: 0, red: 0 }, 'at 70 s the truncation is 20 s old');
   await page.evaluate((t) => window.failoverLab.seek(t + 5), at);
   assert.deepEqual(await shown(), { notes: 1, red: 1 }, 'just after it, it shows');
+  // A run on past it (no checkpoint restored, the same generation: what a
+  // seek forward does when no checkpoint lies ahead, which depends on how
+  // long earlier replays took) clears it as well.
+  await page.evaluate(() => window.failoverLab.runFor(15000));
+  assert.deepEqual(await shown(), { notes: 0, red: 0 }, 'a run on 15 s past it clears it');
+  await page.evaluate((t) => window.failoverLab.seek(t + 5), at);
+  assert.deepEqual(await shown(), { notes: 1, red: 1 }, 'back to it, it shows again');
   await page.evaluate(() => window.failoverLab.seek(69000));
   assert.deepEqual(await shown(), { notes: 0, red: 0 }, 'and a seek away clears it');
   assert.deepEqual(app.errors, []);

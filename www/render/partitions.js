@@ -302,6 +302,12 @@ export class PartitionsPanel {
     // the notes and ghosts of the time it left, so nothing reads
     // "truncating now" afterwards.
     const now = this.last?.[0]?.now_ms ?? Infinity;
+    // A seek that only ran on (no checkpoint restored, so no new generation)
+    // is still a jump when the time shown moved back or further than a frame
+    // at the fastest speed covers.
+    const was = this.shownAt;
+    this.shownAt = now;
+    if (was != null && (now < was || now - was > RECENT_MS)) jumped = true;
     if (jumped) {
       for (const c of this.cards.values()) {
         for (const row of c.rows.values()) {

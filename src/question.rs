@@ -6,13 +6,14 @@
 //! and     := cmp ('&&' cmp)*
 //! cmp     := operand (('==' | '!=' | '>' | '>=' | '<' | '<=' | 'in') operand)?
 //! operand := number | 'string' | "string" | true | false | null
-//!          | '[' operand (',' operand)* ']' | path
+//!          | '[' expr (',' expr)* ']' | path
 //! path    := name ('.' name | '[' key ']')*
 //! ```
 //!
 //! A path walks the report: `acked_records_lost`, `partitions[orders-0].leader`,
 //! `producers[p1].errors.NOT_LEADER_OR_FOLLOWER`, `partitions[orders-0].isr.length`.
-//! `[key]` on an array is an index, or the element whose `id`, `producer` or
+//! `[key]` on an array is an index, or the element whose `id`, `producer`,
+//! `settings` (a compare lane: `lanes[acks=1].report.acked_records_lost`) or
 //! `topic-partition` is `key`. A missing field is null. The page evaluates the
 //! same language in JavaScript (www/question.js); tests/questions.rs checks
 //! every shipped question here, tests/e2e/questions.test.mjs on the page.
@@ -173,7 +174,7 @@ impl Parser {
                 let mut items = Vec::new();
                 if self.peek() != Some(&Tok::Close) {
                     loop {
-                        items.push(self.operand()?);
+                        items.push(self.or()?);
                         match self.next() {
                             Some(Tok::Comma) => continue,
                             Some(Tok::Close) => break,
@@ -263,6 +264,7 @@ fn step<'a>(v: &'a Value, key: bool, name: &str) -> Option<&'a Value> {
                     tp == name
                         || e.get("id").and_then(Value::as_str) == Some(name)
                         || e.get("producer").and_then(Value::as_str) == Some(name)
+                        || e.get("settings").and_then(Value::as_str) == Some(name)
                 })
             }),
         _ => v.get(name),
@@ -328,7 +330,11 @@ mod tests {
                 {"topic": "orders", "partition": 0, "leader": 2, "isr": [2, 3]},
                 {"topic": "orders", "partition": 1, "leader": null, "isr": []}
             ],
-            "producers": [{"id": "p1", "errors": {"NOT_LEADER_OR_FOLLOWER": 2}}]
+            "producers": [{"id": "p1", "errors": {"NOT_LEADER_OR_FOLLOWER": 2}}],
+            "lanes": [
+                {"settings": "acks=1", "report": {"acked_records_lost": 1}},
+                {"settings": "acks=all", "report": {"acked_records_lost": 0}}
+            ]
         })
     }
 
@@ -347,6 +353,13 @@ mod tests {
             ("producers[p1].errors.UNKNOWN", serde_json::json!(null)),
             ("partitions[orders-9].leader", serde_json::json!(null)),
             ("'a' == \"a\"", serde_json::json!(true)),
+            ("lanes[acks=all].report.acked_records_lost", serde_json::json!(0)),
+            ("lanes[1].settings", serde_json::json!("acks=all")),
+            (
+                "[lanes[acks=1].report.acked_records_lost > 0, lanes[acks=all].report.acked_records_lost > 0]",
+                serde_json::json!([true, false]),
+            ),
+            ("[acked_records_lost > 0, 1] == [true, 1]", serde_json::json!(true)),
         ] {
             assert_eq!(eval(src, &r), Ok(want), "{src}");
         }

@@ -6,7 +6,49 @@ mod common;
 use common::*;
 use failover_lab::question;
 
-/// (file, stop index, value of the answer, index of the right choice).
+/// What a question's answer reads at time `t`: the run's report (lane A's in
+/// a compare tour) with, in a compare tour, `lanes` beside it — each lane's
+/// settings and report, as the page's `failoverLab.lanes()` gives them.
+pub fn root_at(v: &serde_json::Value, t: u64) -> serde_json::Value {
+    let run = |pairs: &[(String, String)]| {
+        let mut l = match failover_lab::Lab::from_value_with_settings(v.clone(), pairs) {
+            Ok(l) => l,
+            Err(e) => panic!("scenario did not load: {e}"),
+        };
+        l.cluster.run_until(t);
+        serde_json::to_value(l.report()).unwrap()
+    };
+    let Some(compare) = v["compare"].as_str() else {
+        return run(&[]);
+    };
+    let lanes = failover_lab::settings::parse_compare(compare).unwrap();
+    let reports: Vec<serde_json::Value> = lanes.iter().map(|p| run(p)).collect();
+    let mut root = reports[0].clone();
+    root["lanes"] = lanes
+        .iter()
+        .zip(reports)
+        .map(|(p, r)| serde_json::json!({"settings": failover_lab::settings::lane_text(p), "report": r}))
+        .collect();
+    root
+}
+
+/// The indices of the choices whose value equals `value` (numbers by value).
+pub fn matching(
+    choices: &[failover_lab::scenario::Choice],
+    value: &serde_json::Value,
+) -> Vec<usize> {
+    choices
+        .iter()
+        .enumerate()
+        .filter(|(_, c)| {
+            c.value == *value || (c.value.as_f64().is_some() && c.value.as_f64() == value.as_f64())
+        })
+        .map(|(j, _)| j)
+        .collect()
+}
+
+/// (stop index, value of the answer, indices of the right choices) for every
+/// question of tour `file`, run with `settings` applied.
 fn answers(file: &str, settings: &[&str]) -> Vec<(usize, serde_json::Value, Vec<usize>)> {
     let path = format!("{}/scenarios/{file}", env!("CARGO_MANIFEST_DIR"));
     let text = std::fs::read_to_string(&path).unwrap();
@@ -19,26 +61,19 @@ fn answers(file: &str, settings: &[&str]) -> Vec<(usize, serde_json::Value, Vec<
         })
         .collect();
     failover_lab::settings::apply(&mut v, &pairs).unwrap();
-    let mut l = lab(&v.to_string());
-    let stops = l.scenario.tour.clone();
+    answers_of(&v)
+}
+
+/// [`answers`] for a scenario already read (and changed) by the test.
+fn answers_of(v: &serde_json::Value) -> Vec<(usize, serde_json::Value, Vec<usize>)> {
+    let stops = lab(&v.to_string()).scenario.tour.clone();
     let mut out = Vec::new();
     for (i, st) in stops.iter().enumerate() {
         let Some(q) = &st.question else { continue };
         let q = failover_lab::scenario::parse_question(q, "question").unwrap();
-        l.cluster.run_until(stops[i + 1].at_ms);
-        let report = serde_json::to_value(l.report()).unwrap();
-        let value = question::eval(&q.answer, &report).unwrap();
-        let right: Vec<usize> = q
-            .choices
-            .iter()
-            .enumerate()
-            .filter(|(_, c)| {
-                c.value == value
-                    || (c.value.as_f64().is_some() && c.value.as_f64() == value.as_f64())
-            })
-            .map(|(j, _)| j)
-            .collect();
-        out.push((i, value, right));
+        let root = root_at(v, stops[i + 1].at_ms);
+        let value = question::eval(&q.answer, &root).unwrap();
+        out.push((i, value.clone(), matching(&q.choices, &value)));
     }
     out
 }
@@ -95,6 +130,66 @@ fn a_setting_that_changes_the_outcome_changes_the_computed_answer() {
         serde_json::json!(false),
         "with acks=all tour 7's record is never acknowledged, so nothing acknowledged is lost"
     );
+    // Tour 17: without a replica selector (Kafka's default) c-b reads from the
+    // leader, as c-any does, and sees the same offsets.
+    let leader_only = answers(
+        "tour-17-follower-fetching.json",
+        &["replica.selector.class=null"],
+    );
+    assert_eq!(leader_only[0].1, serde_json::json!(false));
+}
+
+/// A compare tour's answer reads every lane: tour 13 with followers that do
+/// not pause loses nothing in either lane, tour 12 with unclean election on in both
+/// elects broker 2 in both, tour 16 without its second crash keeps a leader
+/// in RF 2's lane as well — and each answer moves to another choice.
+#[test]
+fn a_compare_tour_question_reads_every_lane() {
+    let read = |file: &str| -> serde_json::Value {
+        let path = format!("{}/scenarios/{file}", env!("CARGO_MANIFEST_DIR"));
+        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+    };
+    let lanes = |file: &str, compare: &str| {
+        let mut v = read(file);
+        v["compare"] = serde_json::json!(compare);
+        v
+    };
+    // Tour 13 with followers that never pause: they copy the record before
+    // the crash, so even acks=1 loses nothing.
+    let mut unpaused = read("tour-13-acks1-vs-acks-all.json");
+    let steps = unpaused["steps"].as_array().unwrap().clone();
+    unpaused["steps"] = steps
+        .into_iter()
+        .filter(|s| s.get("slow").is_none() && s.get("unslow").is_none())
+        .collect();
+    let mut one_crash = read("tour-16-replication-factor.json");
+    one_crash["steps"] = serde_json::json!([{"at_ms": 10000, "crash": 1}]);
+    for (file, changed, want) in [
+        (
+            "tour-13-acks1-vs-acks-all.json",
+            unpaused,
+            serde_json::json!([false, false]),
+        ),
+        (
+            "tour-12-unclean-acceptable.json",
+            lanes(
+                "tour-12-unclean-acceptable.json",
+                "unclean.leader.election.enable=true|unclean.leader.election.enable=true",
+            ),
+            serde_json::json!([2, 2]),
+        ),
+        (
+            "tour-16-replication-factor.json",
+            one_crash,
+            serde_json::json!([false, true, true]),
+        ),
+    ] {
+        let before = answers_of(&read(file));
+        let after = answers_of(&changed);
+        assert_eq!(after[0].1, want, "{file} changed");
+        assert_eq!(after[0].2.len(), 1, "{file} changed: one choice");
+        assert_ne!(before[0].2, after[0].2, "{file}: the right choice moves");
+    }
 }
 
 #[test]

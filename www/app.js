@@ -109,6 +109,7 @@ class App {
     this.tour = new TourGuide($('tour'), {
       now: () => this.lab.now(),
       report: () => this.lab.report(),
+      lanes: () => this.compare?.active && (this.compare.sync(), this.compare.lanes()),
       goTo: (t) => {
         this.pause();
         this.seek(t);

@@ -472,6 +472,7 @@ class FailoverLabElement extends HTMLElement {
       ? new TourGuide(tourBox, {
         now: () => this.lab.now(),
         report: () => this.lab.report(),
+        lanes: () => this.cmp?.active && (this.cmp.sync(), this.cmp.lanes()),
         goTo: (t) => this.goTo(t),
         queryRoot: this.shadowRoot,
         onStop: (i, stop) => this.events.tourStop(i, this.tour.stops.length, stop),

@@ -58,7 +58,7 @@ function parse(src) {
       if (peek()?.op === ']') at++;
       else
         for (;;) {
-          list.push(operand());
+          list.push(expr());
           const s = t[at++];
           if (s?.op === ',') continue;
           if (s?.op === ']') break;
@@ -89,7 +89,8 @@ function parse(src) {
     at++;
     return { op, a: left, b: operand() };
   };
-  const e = binary(['||'], () => binary(['&&'], cmp));
+  const expr = () => binary(['||'], () => binary(['&&'], cmp));
+  const e = expr();
   if (at < t.length) throw new Error(`unexpected ${JSON.stringify(t[at])} after the expression`);
   return e;
 }
@@ -100,7 +101,7 @@ const truthy = (v) => v !== null && v !== false && v !== 0 && v !== undefined;
 function step(v, key, name) {
   if (Array.isArray(v) && key) {
     if (/^\d+$/.test(name)) return v[Number(name)];
-    return v.find((e) => e && (`${e.topic}-${e.partition}` === name || e.id === name || e.producer === name));
+    return v.find((e) => e && (`${e.topic}-${e.partition}` === name || e.id === name || e.producer === name || e.settings === name));
   }
   return v == null || typeof v !== 'object' ? undefined : v[name];
 }

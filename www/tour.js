@@ -245,7 +245,16 @@ export class TourGuide {
   /** What the run answers to stop i's question now ({value, right}), or null before question.js is loaded. */
   answer(i) {
     const q = this.stops[i]?.question;
-    return q && this.q ? this.q.rightChoices(q, this.host.report()) : null;
+    if (!q || !this.q) return null;
+    // A compare tour's answer reads every lane ("lanes[acks=1].report…"):
+    // lane A's report with `lanes` beside it, once the lanes have loaded.
+    const r = this.host.report();
+    if (/\blanes\b/.test(q.answer)) {
+      const lanes = this.host.lanes?.();
+      if (!lanes?.length) return null;
+      r.lanes = lanes;
+    }
+    return this.q.rightChoices(q, r);
   }
 
   /** The question of stop i and what the run answered, drawn at stops i and i + 1. */

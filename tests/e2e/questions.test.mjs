@@ -103,3 +103,33 @@ test('a tour walked to its last stop is marked finished on the welcome', async (
   const done = await page.$$eval('#welcome li', (li) => li.filter((x) => x.querySelector('.wdone')).map((x) => x.querySelector('.wlink').dataset.file));
   assert.deepEqual(done, ['tour-8-min-insync-replicas.json']);
 });
+
+// A compare tour's question reads every lane (lanes[acks=1].report…): on the
+// page and in the element, tour 13's answer is lane A's loss and lane B's
+// none, the same value tests/questions.rs computes natively.
+test('tour 13 (compare lanes): the answer reads every lane, on the page and in the element', async () => {
+  const page = await open('scenario=tour-13-acks1-vs-acks-all.json');
+  await page.waitForSelector('#compare:not([hidden])');
+  await toStop(page, 3);
+  assert.match(await page.locator('#tour .q-text').textContent(), /Which lane will have lost/);
+  await page.locator('#tour .q-choice').nth(1).click(); // "Both lanes"
+  await page.waitForFunction(() => document.querySelector('#tour')?.dataset.stop === '4');
+  assert.deepEqual(await page.evaluate(() => failoverLab.tourAnswer(2)), { value: [true, false], right: [0] });
+  const a = await page.locator('#tour .tour-a').textContent();
+  assert.match(a, /You predicted “Both lanes/);
+  assert.match(a, /The run answers: .*Lane A only/);
+  assert.deepEqual(app.errors, []);
+
+  const url = `${app.baseUrl}/element-q.html`;
+  await page.route(url, (route) => route.fulfill({ contentType: 'text/html', body: `<!doctype html><meta charset="utf-8"><script type="module" src="failover-lab.js"></script>
+    <failover-lab id="t" scenario="scenarios/tour-13-acks1-vs-acks-all.json"></failover-lab>` }));
+  await page.goto(url);
+  await page.waitForFunction(() => document.getElementById('t')?.dataset.ready === 'true', null, { timeout: 20000 });
+  await page.waitForFunction(() => document.getElementById('t').lanes().length === 2, null, { timeout: 20000 });
+  for (let i = 0; i < 3; i++) await page.locator('#t button[data-tour="next"]').click();
+  await page.locator('#t .q-choice').first().click();
+  await page.waitForFunction(() => document.getElementById('t').now() === 13001);
+  await page.waitForFunction(() => /You predicted it/.test(document.getElementById('t').shadowRoot.querySelector('.tour-a')?.textContent || ''));
+  assert.equal(await page.locator('#t .tour-a').getAttribute('data-right'), '0');
+  assert.deepEqual(app.errors, []);
+});

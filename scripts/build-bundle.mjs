@@ -85,11 +85,12 @@ try {
     format: 'esm',
     target: ['es2022'],
   });
-  // The fate view and the tour questions' evaluator, fetched only when used
-  // (import(new URL('./fate.js' | './question.js', import.meta.url))).
+  // The fate view, the tour questions' evaluator and Check yourself, fetched
+  // only when used (import(new URL('./fate.js' | './question.js' |
+  // './check.js', import.meta.url))).
   const lazy = await esbuild.build({
     ...common,
-    entryPoints: [path.join(WWW, 'render', 'fate.js'), path.join(WWW, 'question.js')],
+    entryPoints: [path.join(WWW, 'render', 'fate.js'), path.join(WWW, 'question.js'), path.join(WWW, 'check.js')],
     outdir: OUT,
     entryNames: '[name]',
     format: 'esm',

@@ -10,6 +10,8 @@ mkdir -p www/scenarios
 cp scenarios/*.json www/scenarios/
 # The benchmark workloads (www/bench.html, ?scenario=bench/large.json); not in the picker.
 mkdir -p www/scenarios/bench && cp scenarios/bench/*.json www/scenarios/bench/
+# Check yourself's questions (www/check.js); not scenarios, not in the picker.
+mkdir -p www/scenarios/quiz && cp scenarios/quiz/*.json www/scenarios/quiz/
 python3 - <<'PY'
 import json, pathlib
 out = []

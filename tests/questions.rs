@@ -212,3 +212,59 @@ fn a_bad_answer_expression_is_refused_by_check_naming_the_stop() {
         .unwrap_or_default();
     assert!(e.contains("tour[3].question.choices: at least two"), "{e}");
 }
+
+/// Check yourself (issue 30, point 4): every question of
+/// scenarios/quiz/check-yourself.json is answered by its tour's run at its
+/// stop with exactly one choice, and each level that has tours has at least
+/// two questions, each drawn from a tour of that level or below.
+#[test]
+fn every_check_yourself_question_is_answered_by_its_tour_run_with_exactly_one_choice() {
+    let dir = format!("{}/scenarios", env!("CARGO_MANIFEST_DIR"));
+    let quiz: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(format!("{dir}/quiz/check-yourself.json")).unwrap(),
+    )
+    .unwrap();
+    let order = ["junior", "mid", "senior", "principal"];
+    let levels = quiz["levels"].as_array().unwrap();
+    assert_eq!(
+        levels
+            .iter()
+            .map(|l| l["level"].as_str().unwrap())
+            .collect::<Vec<_>>(),
+        order
+    );
+    for (rank, lv) in levels.iter().enumerate() {
+        let qs = lv["questions"].as_array().unwrap();
+        assert!(qs.len() >= 2, "{}: {} questions", order[rank], qs.len());
+        for (k, qv) in qs.iter().enumerate() {
+            let at = format!("{} question {}", order[rank], k + 1);
+            let mut bare = qv.clone();
+            let m = bare.as_object_mut().unwrap();
+            let file = m.remove("tour").unwrap();
+            let file = file.as_str().unwrap();
+            let stop = m.remove("stop").unwrap().as_u64().unwrap() as usize;
+            let q = failover_lab::scenario::parse_question(&bare, &at)
+                .unwrap_or_else(|e| panic!("{e}"));
+            let v: serde_json::Value =
+                serde_json::from_str(&std::fs::read_to_string(format!("{dir}/{file}")).unwrap())
+                    .unwrap();
+            let level = v["level"].as_str().unwrap();
+            assert!(
+                order.iter().position(|l| *l == level).unwrap() <= rank,
+                "{at}: {file} is a {level} tour"
+            );
+            let stops = lab(&v.to_string()).scenario.tour.clone();
+            assert!(
+                stop >= 1 && stop <= stops.len(),
+                "{at}: {file} has no stop {stop}"
+            );
+            let value = question::eval(&q.answer, &root_at(&v, stops[stop - 1].at_ms)).unwrap();
+            let right = matching(&q.choices, &value);
+            assert_eq!(
+                right.len(),
+                1,
+                "{at}: the run answers {value}, which proves {right:?}"
+            );
+        }
+    }
+}

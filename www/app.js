@@ -703,7 +703,12 @@ async function main() {
         await app.loadScenarioFile(file);
         app.draw();
         document.querySelector('#tour [data-tour="next"]')?.focus();
-      });
+      }, params.get('check'));
+    }
+    // ?stop=K opens a tour at its stop K (Check yourself links there).
+    if (params.has('stop') && app.tour.active) {
+      app.tour.go(Number(params.get('stop')) - 1);
+      app.draw();
     }
   }
   app.share.enabled = true;

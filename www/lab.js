@@ -5,6 +5,7 @@
 // into exactly the same run. No Kafka rule lives here.
 
 import init, { WasmLab } from './pkg/failover_lab.js';
+export { WasmLab };
 
 let ready = null;
 /** Load and instantiate the wasm module once. */

@@ -7,6 +7,7 @@
 // ?welcome=1 shows it again, ?welcome=0 never.
 
 import { h } from './render/util.js';
+import { WasmLab } from './lab.js';
 
 const SEEN = 'failover-lab:welcomed';
 const FIRST_TOUR = 'tour-1-leader-dies.json';
@@ -43,7 +44,7 @@ export function markFinished(file) {
 /** Should the welcome open? (a fresh visit with no scenario asked for) */
 export function wantWelcome(params, hash) {
   const w = params.get('welcome');
-  if (w === '1') return true;
+  if (w === '1' || params.has('check')) return true;
   if (w === '0' || [...params.keys()].some((k) => k !== 'welcome') || hash.length > 1) return false;
   try {
     return !localStorage.getItem(SEEN);
@@ -56,7 +57,7 @@ export function wantWelcome(params, hash) {
  * Show the welcome in `box` (a hidden section). `open(file)` loads a scenario
  * (a tour opens paused on its introduction).
  */
-export function showWelcome(box, list, open) {
+export function showWelcome(box, list, open, check = null) {
   const done = (file) => {
     try {
       localStorage.setItem(SEEN, '1');
@@ -67,6 +68,15 @@ export function showWelcome(box, list, open) {
     open(file);
   };
   const finished = finishedTours();
+  let checked = {};
+  try {
+    checked = JSON.parse(localStorage.getItem('failover-lab:checks') || '{}') || {};
+  } catch {
+    // Private mode: no scores.
+  }
+  // Check yourself (check.js, fetched the first time one opens; ?check=LEVEL opens one).
+  const quiz = (lv) => import(new URL('./check.js', import.meta.url).href).then((m) =>
+    m.showCheck(box, lv, { WasmLab, back: () => showWelcome(box, list, open), names: Object.fromEntries(list.map((s) => [s.file, s.name])) }));
   const num = (s) => Number(/^Tour (\d+)/.exec(s.name)?.[1] ?? 1e9);
   const tours = list.filter((s) => s.tour).sort((a, b) => num(a) - num(b));
   const groups = LEVELS.map(([lv, title]) => {
@@ -74,7 +84,8 @@ export function showWelcome(box, list, open) {
     return items.length
       ? h('div.wgroup', { dataset: { level: lv || 'other' } }, h('h3', { text: `${title}${lv ? ` · ${lv}` : ''}` }),
         h('ul', null, ...items.map((s) => h('li', null, h('button.wlink', { type: 'button', dataset: { file: s.file }, onclick: () => done(s.file) }, s.name.replace(/^Tour (\d+) · /, '$1. ')),
-          finished.includes(s.file) ? h('span.wdone', { text: ' ✓ finished', title: 'you walked this tour to its end (remembered in this browser only)' }) : null))))
+          finished.includes(s.file) ? h('span.wdone', { text: ' ✓ finished', title: 'you walked this tour to its end (remembered in this browser only)' }) : null))),
+        lv ? h('button.wlink.wcheck', { type: 'button', dataset: { check: lv }, onclick: () => quiz(lv) }, `Check yourself${checked[lv] ? ` · ${checked[lv].right} of ${checked[lv].of} last time` : ' ▸'}`) : null)
       : null;
   });
   box.replaceChildren(
@@ -87,4 +98,5 @@ export function showWelcome(box, list, open) {
   );
   box.hidden = false;
   box.querySelector('[data-welcome="start"]').focus();
+  if (check) quiz(check);
 }

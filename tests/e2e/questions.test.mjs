@@ -133,3 +133,63 @@ test('tour 13 (compare lanes): the answer reads every lane, on the page and in t
   assert.equal(await page.locator('#t .tour-a').getAttribute('data-right'), '0');
   assert.deepEqual(app.errors, []);
 });
+
+// Issue 30, point 4: Check yourself. Each level's seed questions, answered
+// from a run of the tour that shows it (the right choices below are the ones
+// tests/questions.rs computes natively), linking to that stop; the score is
+// kept in this browser only and shown on the welcome.
+test('Check yourself: answers computed from the tours, a link to the stop, the score remembered', async () => {
+  const page = await open('welcome=1');
+  await page.evaluate(() => localStorage.removeItem('failover-lab:checks'));
+  await page.locator('#welcome [data-check="junior"]').click();
+  await page.waitForSelector('#welcome fieldset.ck-q');
+  assert.equal(await page.locator('#welcome fieldset.ck-q').count(), 3);
+  assert.equal(await page.evaluate(() => document.activeElement?.name), 'ck-0', 'the first choice has the focus');
+  // Keyboard alone: Space picks the focused choice; question 2 by a click; question 3 skipped.
+  await page.keyboard.press('Space');
+  await page.locator('#welcome fieldset[data-q="1"] input').first().check(); // the wrong one
+  await page.locator('#welcome [data-check="submit"]').click();
+  await page.waitForFunction(() => /of 3 right/.test(document.querySelector('#welcome .ck-sum')?.textContent || ''), null, { timeout: 20000 });
+  assert.deepEqual(await page.$$eval('#welcome fieldset.ck-q', (f) => f.map((x) => x.dataset.right)), ['0', '1', '0']);
+  assert.match(await page.locator('#welcome .ck-sum').textContent(), /^1 of 3 right \(1 skipped\)/);
+  assert.deepEqual(await page.$$eval('#welcome fieldset.ck-q', (f) => f.map((x) => x.className)), ['ck-q ck-hit', 'ck-q ck-miss', 'ck-q']);
+  assert.deepEqual(await page.evaluate(() => JSON.parse(localStorage.getItem('failover-lab:checks'))), { junior: { right: 1, of: 3 } });
+  const href = await page.locator('#welcome fieldset[data-q="0"] a').getAttribute('href');
+  assert.equal(href, '?scenario=tour-2-producer-finds-leader.json&stop=2');
+  assert.deepEqual(app.errors, []);
+
+  // Back: the welcome shows the score. A compare tour's question (mid 3, tour 16's lanes) is answered too.
+  await page.locator('#welcome [data-check="back"]').click();
+  assert.match(await page.locator('#welcome [data-check="junior"]').textContent(), /1 of 3 last time/);
+  await page.locator('#welcome [data-check="mid"]').click();
+  await page.waitForSelector('#welcome fieldset.ck-q');
+  await page.locator('#welcome [data-check="submit"]').click();
+  await page.waitForFunction(() => /of 3 right/.test(document.querySelector('#welcome .ck-sum')?.textContent || ''), null, { timeout: 20000 });
+  assert.deepEqual(await page.$$eval('#welcome fieldset.ck-q', (f) => f.map((x) => x.dataset.right)), ['1', '0', '1']);
+
+  // The link opens the tour at that stop.
+  await page.goto(`${app.baseUrl}/${href}`);
+  await page.waitForFunction(() => document.body.dataset.ready === 'true', null, { timeout: 20000 });
+  await page.waitForFunction(() => document.querySelector('#tour')?.dataset.stop === '2');
+  assert.equal(await page.evaluate(() => failoverLab.now()), await page.evaluate(() => failoverLab.tour().stops[1].at_ms));
+  assert.deepEqual(app.errors, []);
+});
+
+for (const theme of ['light', 'dark']) {
+  test(`axe: Check yourself, asked and answered, in the ${theme} theme has no violation`, async () => {
+    const page = await open(`check=senior&theme=${theme}`);
+    await page.waitForSelector('#welcome fieldset.ck-q');
+    await page.addScriptTag({ path: AXE });
+    const run = () => page.evaluate(async () => {
+      const res = await window.axe.run(document.querySelector('#welcome'), { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] }, resultTypes: ['violations'] });
+      return res.violations.map((v) => `${v.id}: ${v.nodes.map((n) => JSON.stringify(n.target)).join('; ')}`);
+    });
+    assert.deepEqual(await run(), [], 'asked');
+    await page.locator('#welcome fieldset[data-q="0"] input').nth(1).check();
+    await page.locator('#welcome [data-check="submit"]').click();
+    await page.waitForFunction(() => /of 4 right/.test(document.querySelector('#welcome .ck-sum')?.textContent || ''), null, { timeout: 20000 });
+    assert.deepEqual(await page.$$eval('#welcome fieldset.ck-q', (f) => f.map((x) => x.dataset.right)), ['0', '1', '0', '0']);
+    assert.deepEqual(await run(), [], 'answered');
+    assert.deepEqual(app.errors, []);
+  });
+}

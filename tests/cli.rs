@@ -305,3 +305,38 @@ fn check_refuses_a_delivery_timeout_below_linger_plus_request_timeout_naming_the
     assert!(err.contains("30005"), "{err}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Issue 30, point 5: `check` refuses a tour question whose answer
+/// expression does not parse, with exit 2, naming the stop and the field.
+#[test]
+fn check_refuses_a_bad_question_answer_naming_the_stop() {
+    let dir = std::env::temp_dir().join(format!("failover-lab-cli-q-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = format!(
+        "{}/scenarios/tour-7-acks1-loses-data.json",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let mut v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let good = cli(&[
+        "check",
+        &format!(
+            "{}/scenarios/tour-7-acks1-loses-data.json",
+            env!("CARGO_MANIFEST_DIR")
+        ),
+    ]);
+    assert_eq!(
+        good.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&good.stderr)
+    );
+    v["tour"][3]["question"]["answer"] = serde_json::json!("acked_records_lost >");
+    let f = dir.join("bad-question.json");
+    std::fs::write(&f, v.to_string()).unwrap();
+    let out = cli(&["check", f.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("tour[3].question.answer"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

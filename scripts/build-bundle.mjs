@@ -85,12 +85,12 @@ try {
     format: 'esm',
     target: ['es2022'],
   });
-  // The fate view, the tour questions' evaluator and Check yourself, fetched
-  // only when used (import(new URL('./fate.js' | './question.js' |
-  // './check.js', import.meta.url))).
+  // The fate view, the tour questions' evaluator, Check yourself, export /
+  // import and the welcome (welcome-view.js), fetched only when used (import(new URL('./fate.js' |
+  // './question.js' | './check.js' | './exporter.js', import.meta.url))).
   const lazy = await esbuild.build({
     ...common,
-    entryPoints: [path.join(WWW, 'render', 'fate.js'), path.join(WWW, 'question.js'), path.join(WWW, 'check.js')],
+    entryPoints: [path.join(WWW, 'render', 'fate.js'), path.join(WWW, 'question.js'), path.join(WWW, 'check.js'), path.join(WWW, 'exporter.js'), path.join(WWW, 'welcome-view.js')],
     outdir: OUT,
     entryNames: '[name]',
     format: 'esm',

@@ -55,6 +55,11 @@ pub struct FaultReport {
     pub partitions: Vec<String>,
     /// How many partitions it took away (the page's view lists only a few).
     pub partition_count: usize,
+    /// The partitions it stalled without leading them: one of its brokers
+    /// was an ISR follower there and an acks=all producer writes (the
+    /// leader waits for every ISR member). Its recovery covers them too.
+    pub stalled_partitions: Vec<String>,
+    pub stalled_partition_count: usize,
     pub fenced_at_ms: Option<u64>,
     pub elected_at_ms: Option<u64>,
     /// When the last new leader had applied its election (end of `metadata_ms`).
@@ -105,6 +110,11 @@ pub fn fault_reports(c: &Cluster) -> Vec<FaultReport> {
                 brokers: f.brokers.clone(),
                 partitions: f.partitions().map(|p| c.partitions[p].name()).collect(),
                 partition_count: f.partitions().count(),
+                stalled_partitions: f
+                    .stalled_partitions()
+                    .map(|p| c.partitions[p].name())
+                    .collect(),
+                stalled_partition_count: f.stalled_partitions().count(),
                 fenced_at_ms: r.fenced_at_ms,
                 elected_at_ms: r.elected_at_ms,
                 applied_at_ms: r.applied_at_ms,

@@ -492,10 +492,10 @@ pub struct AvailabilityView {
     pub to_ms: u64,
     pub bucket_ms: u64,
     /// Cause names, in the order of each bucket's counts.
-    pub causes: [&'static str; 4],
+    pub causes: [&'static str; crate::sim::availability::CAUSES],
     /// Per bucket of simulated time up to now: the most partitions
     /// unavailable at once for each cause.
-    pub counts: Vec<[u32; 4]>,
+    pub counts: Vec<[u32; crate::sim::availability::CAUSES]>,
     /// Per bucket: the p99 produce latency of the records acknowledged in it.
     pub p99_ms: Vec<Option<u64>>,
     pub faults: Vec<FaultBadge>,
@@ -511,6 +511,8 @@ pub struct FaultBadge {
     pub action: &'static str,
     pub brokers: Vec<u32>,
     pub partitions: usize,
+    /// Partitions it stalled without leading them (an ISR follower failed).
+    pub stalled: usize,
     pub rto_ms: Option<u64>,
     pub phases: Vec<PhaseBadge>,
 }
@@ -578,6 +580,7 @@ pub fn availability(c: &Cluster, to_ms: u64, buckets: usize) -> AvailabilityView
                 action: f.actions.first().map_or("crash", |x| x.as_str()),
                 brokers: f.brokers.clone(),
                 partitions: f.partitions().count(),
+                stalled: f.stalled_partitions().count(),
                 rto_ms: r.rto_ms,
                 phases: vec![
                     phase("detection", Some(f.at_ms), r.phases.detection_ms, detection),

@@ -53,8 +53,27 @@ fn a_crashed_leader_costs_the_session_timeout_then_a_few_milliseconds() {
     assert_eq!(phases_sum(f), rto, "the phases add up to the RTO");
     assert_eq!(f["writable_at_ms"].as_u64().unwrap() - at, rto);
     // orders-0 was unwritable while its leader was down, then moving.
+    // orders-1 and orders-2, where broker 1 was an ISR follower, stalled
+    // too: acks=all waits for every ISR member, until the controller fenced
+    // broker 1 and took it out of their ISR (isr_member_down).
     let parts = a["partitions"].as_array().unwrap();
-    assert_eq!(parts.len(), 1, "only orders-0 lost its leader: {parts:?}");
+    assert_eq!(
+        parts.len(),
+        3,
+        "orders-0 lost its leader, orders-1 and -2 stalled: {parts:?}"
+    );
+    assert_eq!(
+        f["stalled_partitions"],
+        serde_json::json!(["orders-1", "orders-2"])
+    );
+    assert_eq!(f["stalled_partition_count"], 2);
+    for p in &parts[1..] {
+        let w = p["windows"].as_array().unwrap();
+        assert_eq!(w.len(), 1, "{p}");
+        assert_eq!(w[0]["cause"], "isr_member_down");
+        assert_eq!(w[0]["from_ms"], 10_000);
+        assert_eq!(w[0]["to_ms"].as_u64().unwrap(), fenced, "{p}");
+    }
     let w = parts[0]["windows"].as_array().unwrap();
     assert_eq!(w[0]["cause"], "leader_down");
     assert_eq!(w[0]["from_ms"], 10_000);
@@ -130,11 +149,14 @@ fn an_offline_partition_has_an_open_window_and_no_rto() {
     );
 }
 
-/// An acks=all producer on a partition whose ISR is below
-/// min.insync.replicas is refused (NOT_ENOUGH_REPLICAS): below_min_isr, from
-/// the controller fencing the dead follower until it is back in the ISR.
+/// A follower in the ISR dies: an acks=all producer's writes wait for it
+/// (isr_member_down) until the controller fences it and takes it out of the
+/// ISR; then the ISR is below min.insync.replicas and the writes are refused
+/// (NOT_ENOUGH_REPLICAS: below_min_isr) until it is back in the ISR. The
+/// fault led nothing, but it stalled the partition: its RTO runs to the first
+/// acknowledged write after that.
 #[test]
-fn an_isr_below_min_insync_replicas_is_a_below_min_isr_window() {
+fn a_dead_isr_follower_stalls_acks_all_then_the_isr_is_below_min_insync_replicas() {
     let mut l = lab(r#"{
       "seed": 5, "brokers": 3,
       "topics": [{"name": "t", "partitions": 1, "replication_factor": 2, "assignment": [[1, 2]],
@@ -145,9 +167,18 @@ fn an_isr_below_min_insync_replicas_is_a_below_min_isr_window() {
     }"#);
     l.run_to_end();
     let r = serde_json::to_value(l.report()).unwrap();
-    let w = &r["availability"]["partitions"][0]["windows"][0];
+    let ws = &r["availability"]["partitions"][0]["windows"];
+    let stall = &ws[0];
+    assert_eq!(stall["cause"], "isr_member_down");
+    assert_eq!(stall["from_ms"], 2_000, "from the crash: {ws}");
+    let w = &ws[1];
     assert_eq!(w["cause"], "below_min_isr");
     let (from, to) = (w["from_ms"].as_u64().unwrap(), w["to_ms"].as_u64().unwrap());
+    assert_eq!(
+        stall["to_ms"].as_u64().unwrap(),
+        from,
+        "one window after the other: {ws}"
+    );
     assert!(
         (9_000..=11_100).contains(&from),
         "the follower is fenced: {w}"
@@ -155,7 +186,18 @@ fn an_isr_below_min_insync_replicas_is_a_below_min_isr_window() {
     assert!(to > 20_000, "back in the ISR after its restart: {w}");
     let f = &r["availability"]["faults"][0];
     assert_eq!(f["partitions"], serde_json::json!([]), "it led nothing");
-    assert_eq!(f["rto_ms"], 0);
+    assert_eq!(f["stalled_partitions"], serde_json::json!(["t-0"]));
+    let writable = f["writable_at_ms"].as_u64().unwrap();
+    assert!(
+        writable >= to,
+        "writable at {writable}, after the ISR grew back at {to}"
+    );
+    assert_eq!(f["rto_ms"].as_u64().unwrap(), writable - 2_000);
+    assert_eq!(
+        phases_sum(f),
+        writable - 2_000,
+        "the phases add up to the RTO"
+    );
 }
 
 /// A whole rack at the same millisecond is one fault. (The producer's

@@ -2,7 +2,7 @@
 // runs the animation clock and exposes window.failoverLab (the browser API of
 // SCENARIO_FORMAT.md).
 
-import { Lab, initWasm } from './lab.js';
+import { Lab, initWasm, WasmLab } from './lab.js';
 import { h, fmtTime } from './render/util.js';
 import { fillBrokerMenu } from './render/broker-menu.js';
 import { BrokerMap, MESSAGE_LEGEND } from './render/brokers.js';
@@ -697,13 +697,13 @@ async function main() {
     const play = restored ? shared.play : params.get('paused') !== '1' && !app.tour.active && !welcome;
     if (play) app.play();
     if (welcome) {
-      showWelcome(document.getElementById('welcome'), list, async (file) => {
+      await showWelcome(document.getElementById('welcome'), list, async (file) => {
         if (!file) return app.play();
         app.controls.picker.value = file;
         await app.loadScenarioFile(file);
         app.draw();
         document.querySelector('#tour [data-tour="next"]')?.focus();
-      }, params.get('check'));
+      }, params.get('check'), WasmLab);
     }
     // ?stop=K opens a tour at its stop K (Check yourself links there).
     if (params.has('stop') && app.tour.active) {

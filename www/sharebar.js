@@ -24,24 +24,6 @@ export function foldActions(scenario, actions, now = 0) {
   return s;
 }
 
-/** The trace as the CLI prints it (`failover-lab run FILE --format trace`). */
-export function traceText(events) {
-  return events.map((e) => `${String(e.at_ms).padStart(8)} ms  ${e.text}\n`).join('');
-}
-
-export function download(name, text, type = 'application/json') {
-  const url = URL.createObjectURL(new Blob([text], { type }));
-  const a = h('a', { href: url, download: name, hidden: true });
-  document.body.append(a);
-  a.click();
-  a.remove();
-  setTimeout(() => URL.revokeObjectURL(url), 10000);
-}
-
-function slug(text) {
-  return String(text || 'scenario').toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '').slice(0, 48) || 'scenario';
-}
-
 const SCRUB_URL_MS = 250;
 
 export class ShareBar {
@@ -211,43 +193,25 @@ export class ShareBar {
     return s;
   }
 
+  // Export and import run on a click, so their code (exporter.js) is fetched then.
+  exporter() {
+    this.exp ??= import(new URL('./exporter.js', import.meta.url).href);
+    return this.exp;
+  }
+
   exportScenario() {
     const s = this.scenarioWithActions();
-    download(`${slug(s.name)}.json`, `${JSON.stringify(s, null, 2)}\n`);
+    return this.exporter().then((m) => m.exportScenario(s));
   }
 
   exportTrace(kind) {
-    const lab = this.app.lab;
-    const events = lab.traceSince(0);
-    const name = `${slug(lab.name())}-trace-${lab.now()}ms`;
-    if (kind === 'jsonl') download(`${name}.jsonl`, events.map((e) => JSON.stringify(e)).join('\n') + '\n', 'application/x-ndjson');
-    else download(`${name}.txt`, traceText(events), 'text/plain');
+    return this.exporter().then((m) => m.exportTrace(this.app.lab, kind));
   }
 
   // ---- import ----------------------------------------------------------------
 
-  async importFile(file) {
-    let text;
-    try {
-      text = await file.text();
-    } catch (e) {
-      this.app.showError(`Could not read ${file.name}: ${e.message}`);
-      return;
-    }
-    this.importText(text, file.name);
-  }
-
-  importText(text, name = 'scenario') {
-    const app = this.app;
-    try {
-      app.load(text);
-    } catch (e) {
-      app.showError(`${name}: ${e.message}`);
-      return false;
-    }
-    app.setScenarioFile(null, `${app.lab.name()} (imported)`);
-    if (!app.tour.active) app.play();
-    return true;
+  importFile(file) {
+    return this.exporter().then((m) => m.importFile(this.app, file));
   }
 
   installDrop() {

@@ -6,18 +6,10 @@
 // query parameter, no shared link) until the reader picks something;
 // ?welcome=1 shows it again, ?welcome=0 never.
 
-import { h } from './render/util.js';
-import { WasmLab } from './lab.js';
+// The welcome itself (welcome-view.js) is fetched only when it opens: most
+// visits never show it.
 
 const SEEN = 'failover-lab:welcomed';
-const FIRST_TOUR = 'tour-1-leader-dies.json';
-const LEVELS = [
-  ['junior', 'First questions'],
-  ['mid', 'How it works inside'],
-  ['senior', 'Trade-offs you configure'],
-  ['principal', 'History and scale'],
-  ['', 'More tours'],
-];
 
 const FINISHED = 'failover-lab:finished';
 
@@ -55,48 +47,17 @@ export function wantWelcome(params, hash) {
 
 /**
  * Show the welcome in `box` (a hidden section). `open(file)` loads a scenario
- * (a tour opens paused on its introduction).
+ * (a tour opens paused on its introduction); `check` (?check=LEVEL) opens
+ * that level's Check yourself; `WasmLab` runs its tours.
  */
-export function showWelcome(box, list, open, check = null) {
-  const done = (file) => {
+export function showWelcome(box, list, open, check, WasmLab) {
+  const seen = () => {
     try {
       localStorage.setItem(SEEN, '1');
     } catch {
       // Private mode: the welcome shows again next time, which is fine.
     }
-    box.hidden = true;
-    open(file);
   };
-  const finished = finishedTours();
-  let checked = {};
-  try {
-    checked = JSON.parse(localStorage.getItem('failover-lab:checks') || '{}') || {};
-  } catch {
-    // Private mode: no scores.
-  }
-  // Check yourself (check.js, fetched the first time one opens; ?check=LEVEL opens one).
-  const quiz = (lv) => import(new URL('./check.js', import.meta.url).href).then((m) =>
-    m.showCheck(box, lv, { WasmLab, back: () => showWelcome(box, list, open), names: Object.fromEntries(list.map((s) => [s.file, s.name])) }));
-  const num = (s) => Number(/^Tour (\d+)/.exec(s.name)?.[1] ?? 1e9);
-  const tours = list.filter((s) => s.tour).sort((a, b) => num(a) - num(b));
-  const groups = LEVELS.map(([lv, title]) => {
-    const items = tours.filter((s) => (lv ? s.level === lv : !LEVELS.some(([l]) => l && l === s.level)));
-    return items.length
-      ? h('div.wgroup', { dataset: { level: lv || 'other' } }, h('h3', { text: `${title}${lv ? ` · ${lv}` : ''}` }),
-        h('ul', null, ...items.map((s) => h('li', null, h('button.wlink', { type: 'button', dataset: { file: s.file }, onclick: () => done(s.file) }, s.name.replace(/^Tour (\d+) · /, '$1. ')),
-          finished.includes(s.file) ? h('span.wdone', { text: ' ✓ finished', title: 'you walked this tour to its end (remembered in this browser only)' }) : null))),
-        lv ? h('button.wlink.wcheck', { type: 'button', dataset: { check: lv }, onclick: () => quiz(lv) }, `Check yourself${checked[lv] ? ` · ${checked[lv].right} of ${checked[lv].of} last time` : ' ▸'}`) : null)
-      : null;
-  });
-  box.replaceChildren(
-    h('h2', { id: 'welcome-title', text: 'A Kafka cluster fails over in your browser' }),
-    h('p', { text: 'Brokers crash, leaders move, records are kept or lost — simulated to the millisecond, the same way every time. Each guided tour answers one question, stop by stop, pointing at the evidence on screen.' }),
-    h('div.wbtns', null,
-      h('button.primary', { type: 'button', 'data-welcome': 'start', onclick: () => done(FIRST_TOUR) }, 'Start the guided tour ▶'),
-      h('button', { type: 'button', 'data-welcome': 'close', onclick: () => done(null) }, 'Explore on my own')),
-    h('div.wgroups', null, ...groups),
-  );
-  box.hidden = false;
-  box.querySelector('[data-welcome="start"]').focus();
-  if (check) quiz(check);
+  return import(new URL('./welcome-view.js', import.meta.url).href).then((m) =>
+    m.showWelcome(box, list, open, check, { WasmLab, seen, finished: finishedTours() }));
 }

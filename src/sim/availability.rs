@@ -12,10 +12,26 @@
 //! 3. `leader_moving` — a new leader is elected, but that broker has not yet
 //!    applied the metadata change, so it still answers NOT_LEADER_OR_FOLLOWER;
 //! 4. `below_min_isr` — an `acks=all` producer writes to a partition whose ISR
-//!    is smaller than `min.insync.replicas` (NOT_ENOUGH_REPLICAS).
+//!    is smaller than its effective `min.insync.replicas` (min(RF,
+//!    min.insync.replicas)): NOT_ENOUGH_REPLICAS;
+//! 5. `isr_member_down` — an `acks=all` producer writes to a partition whose
+//!    ISR still names a follower that cannot fetch (its process is dead, it is
+//!    cut off, or its fetching is paused): the leader waits for every ISR
+//!    member, so nothing is acknowledged until that follower is back or is
+//!    removed from the ISR (fenced by the controller, or shrunk by the leader
+//!    after `replica.lag.time.max.ms`).
+//!
+//! One definition covers all five: *a write with the producer's settings would
+//! not be acknowledged now*. The strip draws these windows; their lengths,
+//! summed over partitions, are the report's `unavailable_ms`
+//! (partition-milliseconds); a fault's recovery time (RTO) runs from the fault
+//! to the first acknowledged write of the last partition it stalled, so it also
+//! covers the client finding the new leader after the last window closed.
 //!
 //! A fault (crash, power loss, isolation, controlled shutdown; several at the
-//! same millisecond count as one) takes away the partitions its brokers led.
+//! same millisecond count as one) takes away the partitions its brokers led,
+//! and stalls those where one of its brokers is an ISR follower and an
+//! `acks=all` producer writes.
 //! Its recovery time ends when every one of them has acknowledged a produce
 //! again, and splits into **detection** (until the controller acts: fences the
 //! broker, or for a controlled shutdown starts moving its leaders),
@@ -38,14 +54,19 @@ pub enum Cause {
     LeaderDown,
     LeaderMoving,
     BelowMinIsr,
+    IsrMemberDown,
 }
 
+/// How many causes there are (the strip's counts per cause).
+pub const CAUSES: usize = 5;
+
 impl Cause {
-    pub const ALL: [Cause; 4] = [
+    pub const ALL: [Cause; CAUSES] = [
         Cause::LeaderDown,
         Cause::Offline,
         Cause::BelowMinIsr,
         Cause::LeaderMoving,
+        Cause::IsrMemberDown,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -54,6 +75,7 @@ impl Cause {
             Cause::LeaderDown => "leader_down",
             Cause::LeaderMoving => "leader_moving",
             Cause::BelowMinIsr => "below_min_isr",
+            Cause::IsrMemberDown => "isr_member_down",
         }
     }
 
@@ -63,6 +85,7 @@ impl Cause {
             Cause::Offline => 1,
             Cause::BelowMinIsr => 2,
             Cause::LeaderMoving => 3,
+            Cause::IsrMemberDown => 4,
         }
     }
 
@@ -87,6 +110,9 @@ pub struct PartitionState {
     pub min_insync_replicas: u32,
     /// An `acks=all` producer writes to this partition.
     pub acks_all: bool,
+    /// A follower the ISR names cannot fetch: its process is dead, it is cut
+    /// off, or its fetching of this partition is paused.
+    pub isr_member_down: bool,
 }
 
 impl PartitionState {
@@ -99,6 +125,7 @@ impl PartitionState {
             Some(_) if self.acks_all && self.isr_len < self.min_insync_replicas => {
                 Some(Cause::BelowMinIsr)
             }
+            Some(_) if self.acks_all && self.isr_member_down => Some(Cause::IsrMemberDown),
             Some(_) => None,
         }
     }
@@ -152,6 +179,9 @@ struct FaultPartition {
     /// It has been leaderless since the fault (an isolated leader healed
     /// before the controller acted comes back in the same epoch).
     saw_leaderless: bool,
+    /// The fault's broker was an ISR follower here, not its leader: the
+    /// partition keeps its leader and stalls until the ISR no longer waits.
+    stalled: bool,
     elected_at: u64,
     applied_at: u64,
     writable_at: u64,
@@ -171,8 +201,17 @@ pub struct Fault {
 }
 
 impl Fault {
+    /// The partitions it took away: those its brokers led.
     pub fn partitions(&self) -> impl Iterator<Item = PartitionIndex> + '_ {
-        self.parts.iter().map(|f| f.partition)
+        self.parts
+            .iter()
+            .filter(|f| !f.stalled)
+            .map(|f| f.partition)
+    }
+
+    /// The partitions it stalled without leading them (an ISR follower died).
+    pub fn stalled_partitions(&self) -> impl Iterator<Item = PartitionIndex> + '_ {
+        self.parts.iter().filter(|f| f.stalled).map(|f| f.partition)
     }
 
     /// Per partition that is writable again, its own recovery time.
@@ -378,8 +417,8 @@ pub struct Availability {
     open: Vec<usize>,
     /// Unavailable partitions per cause (in [`Cause::ALL`] order), and every
     /// change of those counts: (ms, counts), one entry per ms at most.
-    counts: [u32; 4],
-    pub count_log: Vec<(u64, [u32; 4])>,
+    counts: [u32; CAUSES],
+    pub count_log: Vec<(u64, [u32; CAUSES])>,
     pub produce_latency: Histogram,
     /// Sum of every produce latency (for the mean).
     pub latency_sum_ms: u64,
@@ -397,8 +436,8 @@ impl Availability {
             produced: vec![false; partitions],
             faults: Vec::new(),
             open: Vec::new(),
-            counts: [0; 4],
-            count_log: vec![(0, [0; 4])],
+            counts: [0; CAUSES],
+            count_log: vec![(0, [0; CAUSES])],
             produce_latency: Histogram::default(),
             latency_sum_ms: 0,
             end_to_end_latency: Histogram::default(),
@@ -419,7 +458,7 @@ impl Availability {
     }
 
     /// The unavailable partitions per cause now, in [`Cause::ALL`] order.
-    pub fn counts(&self) -> [u32; 4] {
+    pub fn counts(&self) -> [u32; CAUSES] {
         self.counts
     }
 
@@ -497,7 +536,27 @@ impl Availability {
                 if state.leader_epoch > fp.epoch {
                     moved = true;
                 }
-                if fp.stage == Stage::Leaderless
+                // A stalled partition keeps its leader: it is back once the
+                // ISR no longer waits for the dead follower (and no other
+                // cause keeps its leader from taking the write); the client
+                // phase then runs to its first acknowledged write.
+                if fp.stalled
+                    && fp.stage == Stage::Leaderless
+                    && !matches!(
+                        cause,
+                        Some(
+                            Cause::Offline
+                                | Cause::LeaderDown
+                                | Cause::LeaderMoving
+                                | Cause::IsrMemberDown
+                        )
+                    )
+                {
+                    fp.stage = Stage::Elected;
+                    fp.elected_at = now;
+                }
+                if !fp.stalled
+                    && fp.stage == Stage::Leaderless
                     && !leaderless
                     && state.leader.is_some()
                     && (state.leader_epoch > fp.epoch || fp.saw_leaderless)
@@ -533,23 +592,39 @@ impl Availability {
     }
 
     /// A fault happened now to broker `b`, which the controller names as the
-    /// leader of `led` (with their current leader epochs).
+    /// leader of `led` (with their current leader epochs) and as an ISR
+    /// follower of `followed` (those an `acks=all` producer writes stall).
     pub fn fault(
         &mut self,
         now: u64,
         action: FaultAction,
         b: BrokerId,
         led: &[(PartitionIndex, u32)],
+        followed: &[(PartitionIndex, u32)],
     ) {
-        let parts = led.iter().map(|&(p, epoch)| FaultPartition {
-            partition: p,
-            epoch,
-            stage: Stage::Leaderless,
-            saw_leaderless: false,
-            elected_at: 0,
-            applied_at: 0,
-            writable_at: 0,
-        });
+        let part = |stalled: bool| {
+            move |&(p, epoch): &(PartitionIndex, u32)| FaultPartition {
+                partition: p,
+                epoch,
+                stage: Stage::Leaderless,
+                saw_leaderless: false,
+                stalled,
+                elected_at: 0,
+                applied_at: 0,
+                writable_at: 0,
+            }
+        };
+        let acks_all = &self.acks_all;
+        let parts: Vec<FaultPartition> = led
+            .iter()
+            .map(part(false))
+            .chain(
+                followed
+                    .iter()
+                    .filter(|(p, _)| acks_all.get(*p).copied().unwrap_or(false))
+                    .map(part(true)),
+            )
+            .collect();
         let same_ms = self
             .faults
             .last()
@@ -578,9 +653,15 @@ impl Availability {
             f.brokers.push(b);
         }
         for fp in parts {
-            if let Err(at) = f.parts.binary_search_by_key(&fp.partition, |x| x.partition) {
-                f.parts.insert(at, fp);
-                f.remaining += 1;
+            match f.parts.binary_search_by_key(&fp.partition, |x| x.partition) {
+                Err(at) => {
+                    f.parts.insert(at, fp);
+                    f.remaining += 1;
+                }
+                // Its leader and a follower failed in the same millisecond:
+                // it lost its leader.
+                Ok(at) if !fp.stalled => f.parts[at].stalled = false,
+                Ok(_) => {}
             }
         }
         if !self.open.contains(&i) {
@@ -652,10 +733,10 @@ impl Availability {
 
     /// The unavailable partitions per cause (in [`Cause::ALL`] order) at the
     /// moment in [from, to) when most were unavailable.
-    pub fn max_counts(&self, from_ms: u64, to_ms: u64) -> [u32; 4] {
+    pub fn max_counts(&self, from_ms: u64, to_ms: u64) -> [u32; CAUSES] {
         let start = self.count_log.partition_point(|e| e.0 <= from_ms);
         let mut out = self.count_log[start.saturating_sub(1)].1;
-        let total = |c: &[u32; 4]| c.iter().sum::<u32>();
+        let total = |c: &[u32; CAUSES]| c.iter().sum::<u32>();
         for (t, c) in &self.count_log[start..] {
             if *t >= to_ms {
                 break;
@@ -681,6 +762,7 @@ mod tests {
             isr_len: 3,
             min_insync_replicas: 2,
             acks_all: true,
+            isr_member_down: false,
         }
     }
 
@@ -731,7 +813,7 @@ mod tests {
     fn crash_windows_follow_leader_down_then_leader_moving() {
         let mut a = Availability::new(1);
         a.observe(0, 0, &up(1, 0));
-        a.fault(10_000, FaultAction::Crash, 1, &[(0, 0)]);
+        a.fault(10_000, FaultAction::Crash, 1, &[(0, 0)], &[]);
         let down = PartitionState {
             leader_up: false,
             ..up(1, 0)
@@ -759,7 +841,7 @@ mod tests {
             ]
         );
         assert_eq!(a.unavailable_ms(0, 60_000), 9_003);
-        assert_eq!(a.counts(), [0; 4]);
+        assert_eq!(a.counts(), [0; CAUSES]);
     }
 
     #[test]
@@ -776,9 +858,9 @@ mod tests {
         assert_eq!(a.windows(0)[0].to_ms, None);
         assert_eq!(a.windows(0)[0].cause, Cause::Offline);
         assert_eq!(a.unavailable_ms(0, 8_000), 3_000);
-        assert_eq!(a.counts(), [0, 1, 0, 0]);
-        assert_eq!(a.max_counts(4_000, 6_000), [0, 1, 0, 0]);
-        assert_eq!(a.max_counts(0, 5_000), [0, 0, 0, 0]);
+        assert_eq!(a.counts(), [0, 1, 0, 0, 0]);
+        assert_eq!(a.max_counts(4_000, 6_000), [0, 1, 0, 0, 0]);
+        assert_eq!(a.max_counts(0, 5_000), [0, 0, 0, 0, 0]);
     }
 
     #[test]
@@ -823,7 +905,7 @@ mod tests {
         );
         assert_eq!(a.windows(0).len(), 1);
         assert_eq!(a.windows(0)[0].cause, Cause::Offline);
-        assert_eq!(a.counts(), [0, 1, 0, 0]);
+        assert_eq!(a.counts(), [0, 1, 0, 0, 0]);
     }
 
     /// The four phases of a crash add up to the recovery time exactly.
@@ -831,7 +913,7 @@ mod tests {
     fn crash_phases_add_up_to_the_recovery_time() {
         let mut a = Availability::new(2);
         a.produced = vec![true, true];
-        a.fault(10_000, FaultAction::Crash, 1, &[(0, 3), (1, 5)]);
+        a.fault(10_000, FaultAction::Crash, 1, &[(0, 3), (1, 5)], &[]);
         let down = |e| PartitionState {
             leader_up: false,
             ..up(1, e)
@@ -879,7 +961,7 @@ mod tests {
     fn controlled_shutdown_is_detected_by_the_move_not_a_fence() {
         let mut a = Availability::new(1);
         a.produced = vec![true];
-        a.fault(30_000, FaultAction::Shutdown, 1, &[(0, 0)]);
+        a.fault(30_000, FaultAction::Shutdown, 1, &[(0, 0)], &[]);
         a.observe(0, 30_000, &up(1, 0)); // still leading: nothing to elect yet
         let moving = PartitionState {
             leader_applied: false,
@@ -905,7 +987,7 @@ mod tests {
     fn an_offline_partition_keeps_its_fault_open() {
         let mut a = Availability::new(1);
         a.produced = vec![true];
-        a.fault(1_000, FaultAction::PowerLoss, 1, &[(0, 0)]);
+        a.fault(1_000, FaultAction::PowerLoss, 1, &[(0, 0)], &[]);
         a.observe(
             0,
             1_000,
@@ -943,7 +1025,7 @@ mod tests {
     fn a_leader_healed_before_fencing_recovers_in_the_same_epoch() {
         let mut a = Availability::new(1);
         a.produced = vec![true];
-        a.fault(5_000, FaultAction::Isolate, 1, &[(0, 0)]);
+        a.fault(5_000, FaultAction::Isolate, 1, &[(0, 0)], &[]);
         let cut = PartitionState {
             leader_up: false,
             ..up(1, 0)
@@ -960,9 +1042,9 @@ mod tests {
     #[test]
     fn faults_in_the_same_millisecond_count_as_one() {
         let mut a = Availability::new(3);
-        a.fault(7_000, FaultAction::Crash, 1, &[(0, 0)]);
-        a.fault(7_000, FaultAction::Isolate, 2, &[(1, 0)]);
-        a.fault(7_001, FaultAction::Crash, 3, &[(2, 0)]);
+        a.fault(7_000, FaultAction::Crash, 1, &[(0, 0)], &[]);
+        a.fault(7_000, FaultAction::Isolate, 2, &[(1, 0)], &[]);
+        a.fault(7_001, FaultAction::Crash, 3, &[(2, 0)], &[]);
         assert_eq!(a.faults().len(), 2);
         assert_eq!(a.faults()[0].brokers, vec![1, 2]);
         assert_eq!(
@@ -976,7 +1058,7 @@ mod tests {
     #[test]
     fn a_fault_without_led_partitions_has_zero_recovery() {
         let mut a = Availability::new(1);
-        a.fault(1_000, FaultAction::Crash, 3, &[]);
+        a.fault(1_000, FaultAction::Crash, 3, &[], &[]);
         let r = a.faults()[0].recovery();
         assert_eq!(r.rto_ms, Some(0));
         assert_eq!(r.phases.detection_ms, Some(0));

@@ -828,8 +828,14 @@ impl Cluster {
     fn after_event(&mut self) {
         if !self.avail_brokers.is_empty() {
             let brokers = std::mem::take(&mut self.avail_brokers);
+            // The partitions they lead, and those whose ISR waits for them.
             for (p, reg) in self.controller.partitions.iter().enumerate() {
-                if reg.leader.is_some_and(|l| brokers.contains(&l)) {
+                if reg
+                    .isr
+                    .iter()
+                    .chain(&reg.leader)
+                    .any(|b| brokers.contains(b))
+                {
                     self.dirty.push(p);
                 }
             }
@@ -851,6 +857,7 @@ impl Cluster {
     }
 
     /// What the availability accountant needs to know of partition `p`.
+    #[inline(never)]
     pub fn partition_state(&self, p: PartitionIndex) -> PartitionState {
         let reg = &self.controller.partitions[p];
         let leader = reg.leader.and_then(|l| self.broker(l));
@@ -874,20 +881,28 @@ impl Cluster {
                 .min_insync_replicas
                 .min(reg.replicas.len() as u32),
             acks_all: self.availability.acks_all[p],
+            isr_member_down: reg.isr.iter().any(|&f| {
+                Some(f) != reg.leader
+                    && (self.net.isolated.contains(&f)
+                        || self.slow.contains(&(f, p))
+                        || self.broker(f).is_none_or(|x| !x.is_running()))
+            }),
         }
     }
 
-    /// A fault verb is about to hit broker `b`: the partitions it leads.
+    /// A fault verb is about to hit broker `b`: the partitions it leads, and
+    /// those whose ISR names it as a follower.
     fn record_fault(&mut self, action: FaultAction, b: BrokerId) {
-        let led: Vec<(PartitionIndex, u32)> = self
-            .controller
-            .partitions
-            .iter()
-            .enumerate()
-            .filter(|(_, r)| r.leader == Some(b))
-            .map(|(p, r)| (p, r.leader_epoch))
-            .collect();
-        self.availability.fault(self.now, action, b, &led);
+        let (mut led, mut followed) = (Vec::new(), Vec::new());
+        for (p, r) in self.controller.partitions.iter().enumerate() {
+            if r.leader == Some(b) {
+                led.push((p, r.leader_epoch));
+            } else if r.leader.is_some() && r.isr.contains(&b) {
+                followed.push((p, r.leader_epoch));
+            }
+        }
+        self.availability
+            .fault(self.now, action, b, &led, &followed);
         self.avail_brokers.push(b);
     }
 
@@ -1110,6 +1125,7 @@ impl Cluster {
                 if !self.slow.contains(&(broker, p)) {
                     self.slow.push((broker, p));
                 }
+                self.dirty.push(p);
                 self.sync_slow(broker);
             }
             Action::Unslow {
@@ -1119,6 +1135,7 @@ impl Cluster {
             } => {
                 let p = self.partition_index(&topic, partition)?;
                 self.slow.retain(|x| *x != (broker, p));
+                self.dirty.push(p);
                 self.sync_slow(broker);
             }
             Action::ElectPreferred { topic, partition } => {

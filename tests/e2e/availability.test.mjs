@@ -42,6 +42,7 @@ test('a crashed leader shows on the strip and gets a badge whose phases add up a
   await openPaused();
   const page = app.page;
   const leaderDown = [0xd5, 0x5e, 0x00];
+  const isrMemberDown = [0x00, 0x9e, 0x73];
   // leader-dies.json crashes broker 1, the leader of orders-0, at 10 s.
   await page.evaluate(() => failoverLab.runFor(9000));
   assert.equal(await pixels(page, '.avail-strip', leaderDown), 0, 'nothing unavailable before the crash');
@@ -53,7 +54,10 @@ test('a crashed leader shows on the strip and gets a badge whose phases add up a
   assert.ok((await pixels(page, '.avail-strip', leaderDown)) > 50, 'leader_down drawn in vermillion');
   const badge = page.locator('.rbadge');
   assert.equal(await badge.count(), 1);
-  assert.match(await badge.locator('.rb-head').textContent(), /crash of broker 1 at 10\.000 s · 1 partition · RTO/);
+  // orders-0 lost its leader; orders-1 and orders-2, where broker 1 was an
+  // ISR follower, stalled (acks=all waits for every ISR member).
+  assert.match(await badge.locator('.rb-head').textContent(), /crash of broker 1 at 10\.000 s · 1 partition \+ 2 stalled · RTO/);
+  assert.ok((await pixels(page, '.avail-strip', isrMemberDown)) > 50, 'isr_member_down drawn in bluish green');
   const phases = badge.locator('.rb-phase');
   assert.equal(await phases.count(), 4);
   assert.match(await phases.nth(0).getAttribute('title'), /broker\.session\.timeout\.ms=9000/);
@@ -71,6 +75,36 @@ test('a crashed leader shows on the strip and gets a badge whose phases add up a
   assert.match(await page.locator('.metric[data-metric="request-latency-max"] .mval').textContent(), /\d+ ms/);
   assert.match(await page.locator('#kafka-version').textContent(), /Kafka 4\.x/);
   assert.equal(await page.locator('#elr').isChecked(), true, 'ELR on by default, as on Kafka 4.1+');
+  assert.deepEqual(app.errors, []);
+});
+
+// Issue 25, point 1: one meaning of unavailable. Tour 6: a follower that
+// stopped fetching is still in the ISR for 40 s and no acks=all write is
+// acknowledged — the strip shows it (isr_member_down) though no broker
+// failed. Tour 8: both followers crash while in the ISR; the fault led
+// nothing, but its badge counts the stalled partition and its RTO runs until
+// the first acknowledged write after broker 2 is back.
+test('a stalled follower in the ISR is unavailable on the strip; a fault that stalls counts it, RTO > 0', async () => {
+  app.errors.length = 0;
+  const page = app.page;
+  await page.goto(`${app.baseUrl}/?scenario=tour-6-leader-vs-follower.json&paused=1`);
+  await page.waitForSelector('body[data-ready="true"]', { timeout: 20000 });
+  await page.evaluate(() => failoverLab.runFor(40000));
+  const w6 = await page.evaluate(() => failoverLab.report().availability.partitions.find((p) => p.partition === 'orders-0')?.windows);
+  assert.equal(w6?.[0]?.cause, 'isr_member_down', JSON.stringify(w6));
+  assert.ok((await pixels(page, '.avail-strip', [0x00, 0x9e, 0x73])) > 50, 'drawn in bluish green');
+  assert.match(await page.locator('.avail-legend').textContent(), /isr_member_down/);
+  assert.match(await page.locator('.avail-badges').textContent(), /No fault yet/, 'no broker failed');
+
+  await page.goto(`${app.baseUrl}/?scenario=tour-8-min-insync-replicas.json&paused=1`);
+  await page.waitForSelector('body[data-ready="true"]', { timeout: 20000 });
+  await page.evaluate(() => failoverLab.runFor(60000));
+  const f = await page.evaluate(() => failoverLab.report().availability.faults[0]);
+  assert.deepEqual(f.stalled_partitions, ['orders-0']);
+  assert.ok(f.rto_ms > 0, JSON.stringify(f));
+  assert.match(await page.locator('.rb-head').first().textContent(), new RegExp(`crash of broker 2, 3 at 5\\.000 s · 0 partitions \\+ 1 stalled · RTO ${(f.rto_ms / 1000).toFixed(3).replace('.', '\\.')} s`));
+  const causes = await page.evaluate(() => failoverLab.report().availability.partitions.find((p) => p.partition === 'orders-0').windows.map((w) => w.cause));
+  assert.deepEqual(causes.slice(0, 2), ['isr_member_down', 'below_min_isr'], 'waiting for the dead followers, then refused below min ISR');
   assert.deepEqual(app.errors, []);
 });
 

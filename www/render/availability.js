@@ -11,6 +11,7 @@ export const CAUSE_COLOURS = {
   offline: '#9aa4b8',
   below_min_isr: '#E69F00',
   leader_moving: '#56B4E9',
+  isr_member_down: '#009E73',
 };
 const LATENCY_COLOUR = '#CC79A7';
 const PHASE_TEXT = {
@@ -32,7 +33,8 @@ export class AvailabilityPanel {
     this.legend = h('div.avail-legend', null,
       ...Object.entries(CAUSE_COLOURS).map(([k, c]) => h('span.lg', { dataset: { cause: k } }, h('i.dotk', { style: { background: c } }), k)),
       h('span.lg', { dataset: { cause: 'p99' } }, h('i.linek', { style: { background: LATENCY_COLOUR } }), 'producer p99 latency'),
-      (this.peak = h('span.lg.muted')));
+      (this.peak = h('span.lg.muted')),
+      h('span.lg.muted.avail-def', { text: 'Unavailable: a write with the producer\u2019s acks would not be acknowledged now. The strip counts those partitions, their time adds up to partition-s, and a fault\u2019s RTO runs on to the first acknowledged write of the last partition it stalled.' }));
     this.badges = h('div.avail-badges');
     this.root.append(this.canvas, this.legend, this.badges);
     this.badgeKey = '';
@@ -84,14 +86,14 @@ export class AvailabilityPanel {
     g.fillRect(0, 0, w, hgt);
     const n = Math.max(1, Math.ceil(v.to_ms / v.bucket_ms));
     const bw = w / n;
-    let peak = 1;
-    for (const b of v.counts) peak = Math.max(peak, b[0] + b[1] + b[2] + b[3]);
+    let peak = 0;
+    for (const b of v.counts) peak = Math.max(peak, b.reduce((x, y) => x + y, 0));
     const order = v.causes;
     v.counts.forEach((b, i) => {
       let y = hgt;
-      for (let k = 0; k < 4; k++) {
+      for (let k = 0; k < b.length; k++) {
         if (!b[k]) continue;
-        const bh = (b[k] / peak) * (hgt - 4);
+        const bh = (b[k] / Math.max(1, peak)) * (hgt - 4);
         g.fillStyle = CAUSE_COLOURS[order[k]];
         g.fillRect(i * bw, y - bh, Math.max(1, bw), bh);
         y -= bh;
@@ -130,7 +132,7 @@ export class AvailabilityPanel {
     this.badges.replaceChildren(
       ...(v.faults.length ? v.faults : []).map((f, i) => {
         const head = h('span.rb-head', {
-          text: `${f.action.replace('_', ' ')} of broker ${f.brokers.join(', ')} at ${fmtTime(f.at_ms)} · ${f.partitions} partition${f.partitions === 1 ? '' : 's'} · RTO ${ms(f.rto_ms)}`,
+          text: `${f.action.replace('_', ' ')} of broker ${f.brokers.join(', ')} at ${fmtTime(f.at_ms)} · ${f.partitions} partition${f.partitions === 1 ? '' : 's'}${f.stalled ? ` + ${f.stalled} stalled` : ''} · RTO ${ms(f.rto_ms)}`,
         });
         const phases = f.phases.map((p) => h('button.rb-phase', {
           type: 'button',

@@ -1,0 +1,61 @@
+// The first-visit welcome's view (welcome.js fetches it when the welcome
+// opens): one sentence of what this is, "Start the guided tour" (tour 1), and
+// every tour grouped by who its question is for, from the scenario index
+// (www/scenarios/index.json: `level` is junior, mid, senior or principal; a
+// tour without one comes last, so new tours appear by themselves), each level
+// with its Check yourself (check.js).
+
+import { h } from './render/util.js';
+
+const FIRST_TOUR = 'tour-1-leader-dies.json';
+const LEVELS = [
+  ['junior', 'First questions'],
+  ['mid', 'How it works inside'],
+  ['senior', 'Trade-offs you configure'],
+  ['principal', 'History and scale'],
+  ['', 'More tours'],
+];
+
+/**
+ * Show the welcome in `box` (a hidden section). `open(file)` loads a scenario
+ * (a tour opens paused on its introduction).
+ */
+export function showWelcome(box, list, open, check, deps) {
+  const { WasmLab, seen, finished } = deps;
+  const done = (file) => {
+    seen();
+    box.hidden = true;
+    open(file);
+  };
+  let checked = {};
+  try {
+    checked = JSON.parse(localStorage.getItem('failover-lab:checks') || '{}') || {};
+  } catch {
+    // Private mode: no scores.
+  }
+  // Check yourself (check.js, fetched the first time one opens; ?check=LEVEL opens one).
+  const quiz = (lv) => import(new URL('./check.js', import.meta.url).href).then((m) =>
+    m.showCheck(box, lv, { WasmLab, back: () => showWelcome(box, list, open, null, deps), names: Object.fromEntries(list.map((s) => [s.file, s.name])) }));
+  const num = (s) => Number(/^Tour (\d+)/.exec(s.name)?.[1] ?? 1e9);
+  const tours = list.filter((s) => s.tour).sort((a, b) => num(a) - num(b));
+  const groups = LEVELS.map(([lv, title]) => {
+    const items = tours.filter((s) => (lv ? s.level === lv : !LEVELS.some(([l]) => l && l === s.level)));
+    return items.length
+      ? h('div.wgroup', { dataset: { level: lv || 'other' } }, h('h3', { text: `${title}${lv ? ` · ${lv}` : ''}` }),
+        h('ul', null, ...items.map((s) => h('li', null, h('button.wlink', { type: 'button', dataset: { file: s.file }, onclick: () => done(s.file) }, s.name.replace(/^Tour (\d+) · /, '$1. ')),
+          finished.includes(s.file) ? h('span.wdone', { text: ' ✓ finished', title: 'you walked this tour to its end (remembered in this browser only)' }) : null))),
+        lv ? h('button.wlink.wcheck', { type: 'button', dataset: { check: lv }, onclick: () => quiz(lv) }, `Check yourself${checked[lv] ? ` · ${checked[lv].right} of ${checked[lv].of} last time` : ' ▸'}`) : null)
+      : null;
+  });
+  box.replaceChildren(
+    h('h2', { id: 'welcome-title', text: 'A Kafka cluster fails over in your browser' }),
+    h('p', { text: 'Brokers crash, leaders move, records are kept or lost — simulated to the millisecond, the same way every time. Each guided tour answers one question, stop by stop, pointing at the evidence on screen.' }),
+    h('div.wbtns', null,
+      h('button.primary', { type: 'button', 'data-welcome': 'start', onclick: () => done(FIRST_TOUR) }, 'Start the guided tour ▶'),
+      h('button', { type: 'button', 'data-welcome': 'close', onclick: () => done(null) }, 'Explore on my own')),
+    h('div.wgroups', null, ...groups),
+  );
+  box.hidden = false;
+  box.querySelector('[data-welcome="start"]').focus();
+  if (check) quiz(check);
+}

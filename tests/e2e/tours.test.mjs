@@ -161,7 +161,7 @@ const OUTCOMES = {
  * re-checked). The other stops describe a state between events.
  */
 const ANCHORS = {
-  'tour-1-leader-dies.json': { 10000: 'broker_crashed', 19002: 'leader_elected', 19003: 'became_leader', 30020: 'became_follower', 30026: 'isr_changed' },
+  'tour-1-leader-dies.json': { 10000: 'broker_crashed', 19003: 'became_leader', 30026: 'isr_changed' },
   'tour-2-producer-finds-leader.json': { 5005: 'produce_error', 5008: 'produce_acked', 25000: 'broker_isolated', 30000: 'produce_error', 33002: 'leader_elected', 38553: 'produce_acked', 52009: 'isr_changed' },
   'tour-3-leader-epoch.json': { 13001: 'leader_elected', 13002: 'became_leader', 20025: 'isr_changed', 43003: 'became_leader', 60002: 'broker_isolated', 69002: 'leader_elected', 95004: 'alter_partition_rejected', 96005: 'truncated' },
   'tour-4-unclean-election.json': { 15002: 'isr_changed', 39001: 'acked_records_lost', 39532: 'consumer_truncation_detected', 50018: 'truncated' },
@@ -289,6 +289,28 @@ test('a tour states every setting it changes, as key=value, with its reason, in 
   assert.match(last, /Kafka 2\.7/);
   assert.doesNotMatch(t9.tour.map((st) => st.text).join(' '), /2\.8|invariant|no_acked_record_lost/);
   assert.ok(last.length < 600, `tour 9's last explanation is short (${last.length} chars)`);
+});
+
+// Issue 25, point 4: the welcome's first tour is written for a junior: short,
+// few settings, every abbreviation spelled out where it first appears, and the
+// deeper material (ELR, broker epochs, metadata replay …) left to later tours.
+test('tour 1 is a junior tour: at most 260 words of stop text, at most three config keys, ISR, HW, LEO and the leader epoch explained at first use', () => {
+  const s = JSON.parse(fs.readFileSync(path.join(ROOT, 'scenarios', 'tour-1-leader-dies.json'), 'utf8'));
+  const words = s.tour.map((st) => st.text).join(' ').split(/\s+/).filter(Boolean).length;
+  assert.ok(words <= 260, `tour 1's stops have ${words} words`);
+  // Everything a reader of tour 1 sees, in reading order: introduction, each stop and its question.
+  const all = [s.description, ...s.tour.flatMap((st) => [st.text, st.question?.text ?? '', ...(st.question?.choices ?? []).map((c) => c.text)])].join(' ');
+  const keys = new Set([...all.matchAll(/\b[a-z]{2,}(?:\.[a-z]{2,})+\b/g)].map((m) => m[0]));
+  for (const k of ['acks', 'retries']) if (new RegExp(`\\b${k}\\b`).test(all)) keys.add(k);
+  assert.ok(keys.size <= 3, `tour 1 names ${keys.size} config keys: ${[...keys].join(', ')}`);
+  for (const [abbr, full] of [['ISR', 'in-sync replicas'], ['HW', 'high watermark'], ['LEO', 'log end offset']]) {
+    const i = all.search(new RegExp(`\\b${abbr}\\b`));
+    assert.ok(i >= 0, `tour 1 uses ${abbr}`);
+    assert.equal(all.slice(i, i + abbr.length + full.length + 2), `${abbr} (${full}`, `${abbr} is spelled out where it first appears`);
+  }
+  const e = all.indexOf('leader epoch');
+  assert.match(all.slice(e), /^leader epoch, a term number/, 'the leader epoch is explained where it first appears');
+  assert.doesNotMatch(all, /\bELR\b|eligible|broker epoch|DUPLICATE_BROKER_REGISTRATION|replay|partition epoch|preferred|rebalance/i);
 });
 
 for (const file of TOURS) {

@@ -85,12 +85,13 @@ try {
     format: 'esm',
     target: ['es2022'],
   });
-  // The fate view, the tour questions' evaluator and Check yourself, fetched
+  // The fate view, the tour questions' evaluator, Check yourself and the
+  // glossary (whose words are www/glossary.json, fetched with it), fetched
   // only when used (import(new URL('./fate.js' | './question.js' |
-  // './check.js', import.meta.url))).
+  // './check.js' | './glossary.js', import.meta.url))).
   const lazy = await esbuild.build({
     ...common,
-    entryPoints: [path.join(WWW, 'render', 'fate.js'), path.join(WWW, 'question.js'), path.join(WWW, 'check.js')],
+    entryPoints: [path.join(WWW, 'render', 'fate.js'), path.join(WWW, 'question.js'), path.join(WWW, 'check.js'), path.join(WWW, 'glossary.js')],
     outdir: OUT,
     entryNames: '[name]',
     format: 'esm',

@@ -41,6 +41,13 @@ export function markFinished(file) {
   }
 }
 
+const num = (s) => Number(/^Tour (\d+)/.exec(s.name)?.[1] ?? 1e9);
+const byNumber = (list) => list.filter((s) => s.tour).sort((a, b) => num(a) - num(b));
+const inLevel = (s, lv) => (lv ? s.level === lv : !LEVELS.some(([l]) => l && l === s.level));
+
+/** The tours of the scenario index in the welcome's order: by level, then by number. */
+export const tourOrder = (list) => LEVELS.flatMap(([lv]) => byNumber(list).filter((s) => inLevel(s, lv)));
+
 /** Should the welcome open? (a fresh visit with no scenario asked for) */
 export function wantWelcome(params, hash) {
   const w = params.get('welcome');
@@ -77,10 +84,9 @@ export function showWelcome(box, list, open, check = null) {
   // Check yourself (check.js, fetched the first time one opens; ?check=LEVEL opens one).
   const quiz = (lv) => import(new URL('./check.js', import.meta.url).href).then((m) =>
     m.showCheck(box, lv, { WasmLab, back: () => showWelcome(box, list, open), names: Object.fromEntries(list.map((s) => [s.file, s.name])) }));
-  const num = (s) => Number(/^Tour (\d+)/.exec(s.name)?.[1] ?? 1e9);
-  const tours = list.filter((s) => s.tour).sort((a, b) => num(a) - num(b));
+  const tours = byNumber(list);
   const groups = LEVELS.map(([lv, title]) => {
-    const items = tours.filter((s) => (lv ? s.level === lv : !LEVELS.some(([l]) => l && l === s.level)));
+    const items = tours.filter((s) => inLevel(s, lv));
     return items.length
       ? h('div.wgroup', { dataset: { level: lv || 'other' } }, h('h3', { text: `${title}${lv ? ` · ${lv}` : ''}` }),
         h('ul', null, ...items.map((s) => h('li', null, h('button.wlink', { type: 'button', dataset: { file: s.file }, onclick: () => done(s.file) }, s.name.replace(/^Tour (\d+) · /, '$1. ')),

@@ -86,11 +86,13 @@ try {
     target: ['es2022'],
   });
   // The fate view, the tour questions' evaluator, Check yourself, export /
-  // import and the welcome (welcome-view.js), fetched only when used (import(new URL('./fate.js' |
-  // './question.js' | './check.js' | './exporter.js', import.meta.url))).
+  // import, the welcome (welcome-view.js) and the glossary (whose words are
+  // www/glossary.json, fetched with it), fetched only when used
+  // (import(new URL('./fate.js' | './question.js' | './check.js' |
+  // './exporter.js' | './welcome-view.js' | './glossary.js', import.meta.url))).
   const lazy = await esbuild.build({
     ...common,
-    entryPoints: [path.join(WWW, 'render', 'fate.js'), path.join(WWW, 'question.js'), path.join(WWW, 'check.js'), path.join(WWW, 'exporter.js'), path.join(WWW, 'welcome-view.js')],
+    entryPoints: ['render/fate.js', 'question.js', 'check.js', 'exporter.js', 'welcome-view.js', 'glossary.js'].map((f) => path.join(WWW, f)),
     outdir: OUT,
     entryNames: '[name]',
     format: 'esm',

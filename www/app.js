@@ -19,7 +19,7 @@ import { OverviewPanel } from './render/overview.js';
 import { THEMES, parseTheme, followTheme } from './theme.js';
 import { LabEvents } from './events.js';
 import { AvailabilityPanel } from './render/availability.js';
-import { wantWelcome, showWelcome, markFinished } from './welcome.js';
+import { wantWelcome, showWelcome, markFinished, tourOrder } from './welcome.js';
 
 const $ = (id) => document.getElementById(id);
 const DEFAULT_SCENARIO = 'leader-dies.json';
@@ -104,6 +104,8 @@ class App {
     $('help-btn').addEventListener('click', () => {
       $('help').hidden = !$('help').hidden;
     });
+    // The help's glossary is fetched the first time the help opens (or a tour links its terms).
+    new MutationObserver(() => $('help').hidden || this.glossary()).observe($('help'), { attributeFilter: ['hidden'] });
     $('banner-close').addEventListener('click', () => this.hideError());
     installKeyboard(this, $('help'));
     this.tour = new TourGuide($('tour'), {
@@ -131,6 +133,16 @@ class App {
         first?.scrollIntoView({ block: 'nearest', behavior: 'instant' });
       },
       offScript: () => offScript(this.lab),
+      terms: (el) => this.glossary().then((g) => g?.link(el)),
+      nextTour: () => {
+        const order = tourOrder(this.list || []);
+        const next = order[order.findIndex((s) => s.file === this.scenarioFile) + 1];
+        if (!next || !this.scenarioFile) return null;
+        const url = new URL(location.href);
+        url.search = `?scenario=${encodeURIComponent(next.file)}${this.theme === 'auto' ? '' : `&theme=${this.theme}`}`;
+        url.hash = '';
+        return { href: url.href, label: next.name.replace(/ · .*/, '').toLowerCase() };
+      },
       resume: () => this.guard(() => {
         this.lab.restore({ overrides: {}, actions: [], t: this.lab.now() });
         this.controls.syncSettings(this.lab.settings(), this.lab.view(MAX_PARTITIONS));
@@ -255,6 +267,14 @@ class App {
       picker.prepend(h('option', { value: '', text: label, dataset: { imported: '1' } }));
       picker.value = '';
     }
+  }
+
+  /** glossary.js with glossary.json (fetched once): { link(el), show(id) }, or null if it did not load. */
+  glossary() {
+    this.glossLoad ??= import(new URL('./glossary.js', import.meta.url).href)
+      .then((m) => m.init($('help'), 'glossary.json'))
+      .catch((e) => this.showError(`The glossary did not load: ${e.message}`));
+    return this.glossLoad;
   }
 
   /** Load scenarios/<file>; on failure shows and returns the reason (else null). */
@@ -670,7 +690,7 @@ async function main() {
   }
   window.failoverLab = api(app);
   const params = new URLSearchParams(location.search);
-  const list = await app.loadScenarioList();
+  const list = (app.list = await app.loadScenarioList());
   const welcome = wantWelcome(params, location.hash);
   const wanted = params.get('scenario') || DEFAULT_SCENARIO;
   app.controls.setScenarioList(list.length ? list : [{ file: DEFAULT_SCENARIO, name: DEFAULT_SCENARIO }], wanted);

@@ -93,7 +93,9 @@ export function applyHighlights(root, names) {
  *     offScript() — optional: null while the run is the tour's own, else a
  *       short description of how it differs (a user action or a changed switch
  *       makes the deterministic trace diverge from the tour's recorded one),
- *     resume() — optional: drop those changes (back to the tour's run) }
+ *     resume() — optional: drop those changes (back to the tour's run),
+ *     terms(el) — optional: link the glossary's terms in the text element el,
+ *     nextTour() — optional: {href, label} of the tour to offer after the last stop, or null }
  */
 export class TourGuide {
   constructor(container, host) {
@@ -110,6 +112,8 @@ export class TourGuide {
     this.next = h('button.primary', { type: 'button', 'data-tour': 'next', title: 'Run the simulation to the next stop and pause there (N)', onclick: () => this.go(this.index + 1) }, 'Next ▶');
     this.restart = h('button', { type: 'button', 'data-tour': 'restart', title: 'Back to the start of the tour', onclick: () => this.go(-1) }, '↺');
     this.dots = h('span.tour-dots');
+    // Issue 25: after "End of tour", the next tour in the welcome's order (host.nextTour(), optional).
+    this.nextTour = h('a.tour-next', { 'data-tour': 'next-tour', hidden: true });
     // Issue 16, point 7: when the run leaves the tour's script, say so and offer the way back.
     this.offText = h('span.tour-off-text');
     this.resumeBtn = h('button', { type: 'button', 'data-tour': 'resume', title: "Undo your actions and switches and return to this stop of the tour's own run", onclick: () => this.resume() }, 'Resume the tour');
@@ -128,7 +132,7 @@ export class TourGuide {
       this.aBox,
       this.qBox,
       this.off,
-      h('div.tour-nav', null, this.dots, this.restart, this.back, this.next),
+      h('div.tour-nav', null, this.dots, this.restart, this.back, this.next, this.nextTour),
     );
     container.hidden = true;
   }
@@ -319,6 +323,14 @@ export class TourGuide {
       setText(this.time, `t = ${fmtTime(st.at_ms)}`);
       setText(this.text, st.text);
       setText(this.next, i === n - 1 ? 'End of tour' : 'Next ▶');
+    }
+    // Issue 25: the host may link the glossary's terms in the text (host.terms(el), optional).
+    this.host.terms?.(this.text);
+    const nt = i === n - 1 && this.host.nextTour?.();
+    this.nextTour.hidden = !nt;
+    if (nt) {
+      this.nextTour.href = nt.href;
+      setText(this.nextTour, `Next: ${nt.label} ▶`);
     }
     this.renderQuestion();
     this.next.disabled = i >= n - 1;

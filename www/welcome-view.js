@@ -6,15 +6,9 @@
 // with its Check yourself (check.js).
 
 import { h } from './render/util.js';
+import { LEVELS, byNumber, inLevel } from './welcome.js';
 
 const FIRST_TOUR = 'tour-1-leader-dies.json';
-const LEVELS = [
-  ['junior', 'First questions'],
-  ['mid', 'How it works inside'],
-  ['senior', 'Trade-offs you configure'],
-  ['principal', 'History and scale'],
-  ['', 'More tours'],
-];
 
 /**
  * Show the welcome in `box` (a hidden section). `open(file)` loads a scenario
@@ -36,10 +30,9 @@ export function showWelcome(box, list, open, check, deps) {
   // Check yourself (check.js, fetched the first time one opens; ?check=LEVEL opens one).
   const quiz = (lv) => import(new URL('./check.js', import.meta.url).href).then((m) =>
     m.showCheck(box, lv, { WasmLab, back: () => showWelcome(box, list, open, null, deps), names: Object.fromEntries(list.map((s) => [s.file, s.name])) }));
-  const num = (s) => Number(/^Tour (\d+)/.exec(s.name)?.[1] ?? 1e9);
-  const tours = list.filter((s) => s.tour).sort((a, b) => num(a) - num(b));
+  const tours = byNumber(list);
   const groups = LEVELS.map(([lv, title]) => {
-    const items = tours.filter((s) => (lv ? s.level === lv : !LEVELS.some(([l]) => l && l === s.level)));
+    const items = tours.filter((s) => inLevel(s, lv));
     return items.length
       ? h('div.wgroup', { dataset: { level: lv || 'other' } }, h('h3', { text: `${title}${lv ? ` · ${lv}` : ''}` }),
         h('ul', null, ...items.map((s) => h('li', null, h('button.wlink', { type: 'button', dataset: { file: s.file }, onclick: () => done(s.file) }, s.name.replace(/^Tour (\d+) · /, '$1. ')),

@@ -10,6 +10,13 @@
 // visits never show it.
 
 const SEEN = 'failover-lab:welcomed';
+export const LEVELS = [
+  ['junior', 'First questions'],
+  ['mid', 'How it works inside'],
+  ['senior', 'Trade-offs you configure'],
+  ['principal', 'History and scale'],
+  ['', 'More tours'],
+];
 
 const FINISHED = 'failover-lab:finished';
 
@@ -32,6 +39,13 @@ export function markFinished(file) {
     // Private mode: nothing is remembered.
   }
 }
+
+const num = (s) => Number(/^Tour (\d+)/.exec(s.name)?.[1] ?? 1e9);
+export const byNumber = (list) => list.filter((s) => s.tour).sort((a, b) => num(a) - num(b));
+export const inLevel = (s, lv) => (lv ? s.level === lv : !LEVELS.some(([l]) => l && l === s.level));
+
+/** The tours of the scenario index in the welcome's order: by level, then by number. */
+export const tourOrder = (list) => LEVELS.flatMap(([lv]) => byNumber(list).filter((s) => inLevel(s, lv)));
 
 /** Should the welcome open? (a fresh visit with no scenario asked for) */
 export function wantWelcome(params, hash) {

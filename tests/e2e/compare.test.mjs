@@ -123,12 +123,12 @@ test('the divergence is the first trace event that differs (checked against both
 });
 
 // Issue 25, critical 1: tour 13's lane A sends its record with acks=1 through a
-// produce step; the Clients panel (lane A's) must say so, not the default
-// producer's configured acks=all and idempotence, beside "1 acknowledged record lost".
+// produce step; the Clients panel (lane A's) must say so, not producer p1's
+// configured acks=all and idempotence, beside "1 acknowledged record lost".
 test("tour 13: lane A's Clients panel shows the acks lane A sent with", async () => {
   await open('?scenario=tour-13-acks1-vs-acks-all.json');
   await app.page.evaluate(() => failoverLab.seek(40000));
-  const card = await app.page.locator('#clients [data-producer="default"] .chead').textContent();
+  const card = await app.page.locator('#clients [data-producer="p1"] .chead').textContent();
   assert.match(card, /acks=1 and all/, `lane A sent 10 records with acks=all and one with acks=1: ${card}`);
   const lanes = await app.page.evaluate(() => failoverLab.lanes().map((l) => l.settings));
   assert.deepEqual(lanes, ['acks=1', 'acks=all']);

@@ -128,7 +128,7 @@ test('tour 13 (compare lanes): the answer reads every lane, on the page and in t
   await page.waitForFunction(() => document.getElementById('t').lanes().length === 2, null, { timeout: 20000 });
   for (let i = 0; i < 3; i++) await page.locator('#t button[data-tour="next"]').click();
   await page.locator('#t .q-choice').first().click();
-  await page.waitForFunction(() => document.getElementById('t').now() === 13001);
+  await page.waitForFunction(() => document.getElementById('t').now() === 13002);
   await page.waitForFunction(() => /You predicted it/.test(document.getElementById('t').shadowRoot.querySelector('.tour-a')?.textContent || ''));
   assert.equal(await page.locator('#t .tour-a').getAttribute('data-right'), '0');
   assert.deepEqual(app.errors, []);

@@ -146,9 +146,9 @@ test('point 7: leaving the tour\'s script is noticed, resuming restores the tour
 test('point 3: the log view is navigable; a minimap shows the whole log, rows show their epoch cache, and a tour stop brings its offsets into view', async () => {
   const page = app.page;
   app.errors.length = 0;
-  // Tour 1 stop 8 talks about offset 67 while the log ends at 200: the stop brings 67 into view.
+  // Tour 1 stop 6 talks about offset 67 while the log ends at 200: the stop brings 67 into view.
   await open('?scenario=tour-1-leader-dies.json');
-  await nextStop(8);
+  await nextStop(6);
   const card = page.locator('.pcard[data-partition="orders-0"]');
   assert.ok(await card.locator('.cell.tour-hl[data-off="67"]').count() >= 3, 'offset 67 is shown (and ringed) on every replica');
   assert.ok(await card.locator('.cell.tour-hl[data-off="67"]').first().isVisible());
@@ -255,7 +255,7 @@ test('point 10: small screens: at 800×600 a stop brings its evidence into view 
   await page.setViewportSize({ width: 800, height: 600 });
   try {
     await open('?scenario=tour-1-leader-dies.json');
-    await nextStop(8); // "matched the leader's up to offset 67"
+    await nextStop(6); // "copying offsets 67–199"
     const inView = (sel) => page.locator(sel).first().evaluate((el) => {
       const r = el.getBoundingClientRect();
       return r.top >= 0 && r.bottom <= innerHeight && r.height > 0;

@@ -130,6 +130,8 @@ class App {
         this.draw();
         // At 800×600 the stop's evidence may be below the fold: scroll the first highlight into view.
         const first = names.map((n) => highlightSelectors(n).map((sel) => document.querySelector(sel)).find(Boolean)).find(Boolean);
+        // Below the sticky tour card, whatever its height (a phone, a question).
+        document.body.style.setProperty('--tour-h', `${$('tour').offsetHeight}px`);
         first?.scrollIntoView({ block: 'nearest', behavior: 'instant' });
       },
       offScript: () => offScript(this.lab),

@@ -38,7 +38,9 @@ body.comparing .map-panel, body.comparing .parts-panel, body.comparing .overview
 .cmp-sides { display: grid; grid-template-columns: 1fr 1fr; gap: 8px; font-size: 12.5px; }
 .cmp-side { display: flex; flex-direction: column; gap: 2px; }
 .cmp-note { margin: 0; font-size: 11.5px; }
-.tl-mark.diverge { background: var(--hi); width: 3px; height: 100%; }
+/* Where the lanes part: its own colour and a label above the track, drawn over the slider's thumb so it shows at the stops that name it. */
+.tl-mark.diverge { background: #CC79A7; width: 3px; top: -5px; height: calc(100% + 10px); z-index: 2; pointer-events: none; box-shadow: 0 0 0 1px var(--bg); }
+.tl-mark.diverge::after { content: '≠'; position: absolute; left: 5px; top: -3px; font-size: 9px; font-weight: 700; color: #CC79A7; white-space: nowrap; }
 `;
 
 const PRESETS = [

@@ -43,6 +43,32 @@ function topicOrCluster(scenario, key, fallback) {
   return fallback;
 }
 
+// A seek replaces the world it leaves; dropping it (freeing what it alone
+// holds, a few MB in tour 11) waits for a task of its own instead of delaying
+// the seek's frame. At most one world waits: a second seek in the same task
+// frees the first at once. The heap budget counts a waiting world as gone,
+// by what freeing one released lately (pendingBytes).
+const doomed = [];
+let released = 0;
+let flushQueued = false;
+function flushDoomed() {
+  flushQueued = false;
+  while (doomed.length) {
+    const before = WasmLab.heapBytes();
+    doomed.pop().free();
+    released = Math.max(0.8 * released, before - WasmLab.heapBytes());
+  }
+}
+function freeLater(core) {
+  if (doomed.length) flushDoomed();
+  doomed.push(core);
+  if (!flushQueued) {
+    flushQueued = true;
+    setTimeout(flushDoomed, 0);
+  }
+}
+const pendingBytes = () => (doomed.length ? released : 0);
+
 export class Lab {
   constructor() {
     this.base = null; // the scenario as loaded (object)
@@ -99,7 +125,7 @@ export class Lab {
   trim(keep) {
     const heap = WasmLab.heapBytes();
     this.growth = Math.max(0.9 * (this.growth || 0), heap - (this.lastHeap ?? heap));
-    while (WasmLab.heapBytes() > this.heapBudgetBytes - 2 * this.growth) {
+    while (WasmLab.heapBytes() - pendingBytes() > this.heapBudgetBytes - 2 * this.growth) {
       let worst = -1;
       let gap = Infinity;
       for (let k = 1; k < this.checkpoints.length; k++) {
@@ -107,7 +133,12 @@ export class Lab {
         const g = (this.checkpoints[k + 1]?.t ?? this.now()) - this.checkpoints[k - 1].t;
         if (g < gap) [gap, worst] = [g, k];
       }
-      if (worst < 0) break;
+      if (worst < 0) {
+        // Nothing left to drop: the waiting world goes now if it is what keeps the heap over.
+        if (!doomed.length) break;
+        flushDoomed();
+        continue;
+      }
       this.checkpoints[worst].core.free();
       this.checkpoints.splice(worst, 1);
     }
@@ -138,14 +169,18 @@ export class Lab {
     // A big world (the heap is near its budget): only a checkpoint at least
     // as far from the previous one as the closest two are, so spacing
     // doubles as a long run fills the budget instead of each new snapshot
-    // evicting the last.
+    // evicting the last. A seek's replay asks for twice that, and room to
+    // the next one: there a snapshot (and the eviction it causes) is paid
+    // inside the seek, so it is taken only where it splits a wide gap.
     if (WasmLab.heapBytes() > 0.9 * this.heapBudgetBytes) {
       let minGap = Infinity;
       for (let k = 1; k < this.checkpoints.length; k++) {
         minGap = Math.min(minGap, this.checkpoints[k].t - this.checkpoints[k - 1].t);
       }
       const prev = this.checkpoints.filter((c) => c.t < t).pop();
-      if (!prev || t - prev.t < minGap) return;
+      const next = this.checkpoints.find((c) => c.t > t);
+      if (!prev || t - prev.t < (this.seeking ? 2 : 1) * minGap) return;
+      if (this.seeking && next && next.t - t < minGap) return;
     }
     this.takeCheckpoint(t);
   }
@@ -342,7 +377,15 @@ export class Lab {
    * it is behind now or ahead of it, then replay the recorded actions up to t.
    */
   seek(t) {
-    t = Math.max(0, Math.floor(t));
+    this.seeking = true;
+    try {
+      this.seekTo(Math.max(0, Math.floor(t)));
+    } finally {
+      this.seeking = false;
+    }
+  }
+
+  seekTo(t) {
     const now = this.now();
     const cp = this.checkpoints.filter((c) => c.t <= t).pop();
     if (t >= now && !(cp && cp.t > now)) {
@@ -354,7 +397,7 @@ export class Lab {
       return;
     }
     // Restore a copy (the checkpoint stays pristine) and replay from there.
-    this.core?.free();
+    if (this.core) freeLater(this.core);
     this.core = cp.core.snapshot();
     this.sinceCheckpointMs = 0;
     this.generation++;

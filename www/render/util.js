@@ -50,6 +50,51 @@ export function h(tag, attrs, ...children) {
   return node;
 }
 
+/**
+ * Make `parent`'s children look like `children` (nodes built with h(), or
+ * strings) by changing the nodes already there: a node of the same kind keeps
+ * its identity and only its differing attributes and text are written; only
+ * what is missing is inserted. Inserting a subtree restyles and lays it out
+ * from scratch (a seek redraws most panels); a changed attribute costs only
+ * its element. The new nodes' event listeners are not carried over: use it
+ * where the children have none (a container's delegated listener still works).
+ */
+export function patch(parent, children) {
+  let old = parent.firstChild;
+  for (let c of children) {
+    if (c === null || c === undefined || c === false) continue;
+    if (!(c instanceof Node)) c = document.createTextNode(String(c));
+    if (!old) {
+      parent.append(c);
+      continue;
+    }
+    if (old.nodeType === c.nodeType && old.nodeName === c.nodeName) {
+      morph(old, c);
+      old = old.nextSibling;
+    } else {
+      parent.replaceChild(c, old);
+      old = c.nextSibling;
+    }
+  }
+  while (old) {
+    const next = old.nextSibling;
+    old.remove();
+    old = next;
+  }
+}
+
+function morph(a, b) {
+  if (a.nodeType !== 1) {
+    if (a.data !== b.data) a.data = b.data;
+    return;
+  }
+  for (const { name, value } of b.attributes) if (a.getAttribute(name) !== value) a.setAttribute(name, value);
+  if (a.attributes.length !== b.attributes.length) {
+    for (const { name } of [...a.attributes]) if (!b.hasAttribute(name)) a.removeAttribute(name);
+  }
+  patch(a, [...b.childNodes]);
+}
+
 const SVG_NS = 'http://www.w3.org/2000/svg';
 export function s(tag, attrs = {}, ...children) {
   const node = document.createElementNS(SVG_NS, tag);
@@ -68,10 +113,17 @@ export function fmtTime(ms) {
   return `${(ms / 1000).toFixed(3)} s`;
 }
 
-/** Set textContent only when it changed (keeps the DOM quiet). */
+/**
+ * Set textContent only when it changed (keeps the DOM quiet). A lone text
+ * child is rewritten in place: replacing it would rebuild its layout object
+ * (a seek rewrites hundreds of labels).
+ */
 export function setText(node, text) {
   const t = String(text);
-  if (node.textContent !== t) node.textContent = t;
+  const only = node.firstChild;
+  if (only && only === node.lastChild && only.nodeType === 3) {
+    if (only.data !== t) only.data = t;
+  } else if (node.textContent !== t) node.textContent = t;
 }
 
 let motionQuery = null;

@@ -45,29 +45,23 @@ function topicOrCluster(scenario, key, fallback) {
 
 // A seek replaces the world it leaves; dropping it (freeing what it alone
 // holds, a few MB in tour 11) waits for a task of its own instead of delaying
-// the seek's frame. At most one world waits: a second seek in the same task
-// frees the first at once. The heap budget counts a waiting world as gone,
-// by what freeing one released lately (pendingBytes).
-const doomed = [];
+// the seek's frame. At most one world per lab waits (compare lanes seek
+// together): a lab's second seek in the same task frees its first at once.
+// The heap budget counts a waiting world as gone, by what freeing one
+// released lately (pendingBytes).
+const waiting = new Set(); // labs with a world waiting (lab.doomed)
 let released = 0;
 let flushQueued = false;
 function flushDoomed() {
   flushQueued = false;
-  while (doomed.length) {
-    const before = WasmLab.heapBytes();
-    doomed.pop().free();
-    released = Math.max(0.8 * released, before - WasmLab.heapBytes());
-  }
+  for (const lab of waiting) lab.freeDoomed();
+  waiting.clear();
 }
-function freeLater(core) {
-  if (doomed.length) flushDoomed();
-  doomed.push(core);
-  if (!flushQueued) {
-    flushQueued = true;
-    setTimeout(flushDoomed, 0);
-  }
-}
-const pendingBytes = () => (doomed.length ? released : 0);
+const pendingBytes = () => {
+  let n = 0;
+  for (const lab of waiting) if (lab.doomed) n++;
+  return n * released;
+};
 
 export class Lab {
   constructor() {
@@ -134,8 +128,8 @@ export class Lab {
         if (g < gap) [gap, worst] = [g, k];
       }
       if (worst < 0) {
-        // Nothing left to drop: the waiting world goes now if it is what keeps the heap over.
-        if (!doomed.length) break;
+        // Nothing left to drop: the waiting worlds go now if they are what keeps the heap over.
+        if (![...waiting].some((l) => l.doomed)) break;
         flushDoomed();
         continue;
       }
@@ -143,6 +137,25 @@ export class Lab {
       this.checkpoints.splice(worst, 1);
     }
     this.lastHeap = WasmLab.heapBytes();
+  }
+
+  /** Free `core` from a task of its own (see flushDoomed). */
+  freeLater(core) {
+    this.freeDoomed();
+    this.doomed = core;
+    waiting.add(this);
+    if (!flushQueued) {
+      flushQueued = true;
+      setTimeout(flushDoomed, 0);
+    }
+  }
+
+  freeDoomed() {
+    if (!this.doomed) return;
+    const before = WasmLab.heapBytes();
+    this.doomed.free();
+    this.doomed = null;
+    released = Math.max(0.8 * released, before - WasmLab.heapBytes());
   }
 
   takeCheckpoint(t) {
@@ -397,7 +410,7 @@ export class Lab {
       return;
     }
     // Restore a copy (the checkpoint stays pristine) and replay from there.
-    if (this.core) freeLater(this.core);
+    if (this.core) this.freeLater(this.core);
     this.core = cp.core.snapshot();
     this.sinceCheckpointMs = 0;
     this.generation++;

@@ -236,3 +236,28 @@ test('a seek frees the world it left in a task of its own, and seeks stay exact'
   assert.equal(r.again, r.hash, 'seeking back and forth changed the run');
   assert.deepEqual(app.errors, []);
 });
+
+test('a folded metrics panel draws no sparkline on a seek; unfolded it draws them for the time shown', async () => {
+  app.errors.length = 0;
+  await open('scenario=leader-dies.json&paused=1');
+  const r = await app.page.evaluate(async () => {
+    const frame = () => new Promise((res) => requestAnimationFrame(res));
+    failoverLab.runFor(30000);
+    failoverLab.seek(12000);
+    const folded = document.querySelector('[data-panel="metrics"]').classList.contains('folded');
+    const spark = document.querySelector('.metric[data-metric="record-send-rate"] canvas.spark');
+    const inked = () => spark.getContext('2d').getImageData(0, 0, spark.width, spark.height).data.some((v) => v !== 0);
+    const value = (name) => document.querySelector(`.metric[data-metric="${name}"] .mval`).textContent;
+    const whileFolded = { inked: inked(), value: value('UnderReplicatedPartitions') };
+    document.querySelector('[data-panel="metrics"] > h2 > .fold').click();
+    await frame();
+    await frame();
+    return { folded, whileFolded, inked: inked(), shown: value('UnderReplicatedPartitions'), want: String(failoverLab.view().metrics.UnderReplicatedPartitions) };
+  });
+  assert.equal(r.folded, true, 'the metrics panel starts folded');
+  assert.equal(r.whileFolded.inked, false, 'no sparkline was drawn while folded');
+  assert.equal(r.whileFolded.value, r.want, 'its values are written all the same');
+  assert.equal(r.inked, true, 'unfolded, the sparklines are drawn');
+  assert.equal(r.shown, r.want);
+  assert.deepEqual(app.errors, []);
+});

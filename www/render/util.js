@@ -64,18 +64,26 @@ export function patch(parent, children) {
   for (let c of children) {
     if (c === null || c === undefined || c === false) continue;
     if (!(c instanceof Node)) c = document.createTextNode(String(c));
-    if (!old) {
-      parent.append(c);
-      continue;
-    }
-    if (old.nodeType === c.nodeType && old.nodeName === c.nodeName) {
-      morph(old, c);
-      old = old.nextSibling;
-    } else {
-      parent.replaceChild(c, old);
-      old = c.nextSibling;
-    }
+    old = place(parent, old, c);
   }
+  trimFrom(old);
+}
+
+/** `c` in place of `old` (morphed into it when of the same kind); returns the node after. */
+function place(parent, old, c) {
+  if (!old) {
+    parent.append(c);
+    return null;
+  }
+  if (old.nodeType === c.nodeType && old.nodeName === c.nodeName) {
+    morph(old, c);
+    return old.nextSibling;
+  }
+  parent.replaceChild(c, old);
+  return c.nextSibling;
+}
+
+function trimFrom(old) {
   while (old) {
     const next = old.nextSibling;
     old.remove();
@@ -88,11 +96,21 @@ function morph(a, b) {
     if (a.data !== b.data) a.data = b.data;
     return;
   }
-  for (const { name, value } of b.attributes) if (a.getAttribute(name) !== value) a.setAttribute(name, value);
-  if (a.attributes.length !== b.attributes.length) {
+  const attrs = b.attributes;
+  for (let i = 0; i < attrs.length; i++) {
+    const { name, value } = attrs[i];
+    if (a.getAttribute(name) !== value) a.setAttribute(name, value);
+  }
+  if (a.attributes.length !== attrs.length) {
     for (const { name } of [...a.attributes]) if (!b.hasAttribute(name)) a.removeAttribute(name);
   }
-  patch(a, [...b.childNodes]);
+  let old = a.firstChild;
+  for (let c = b.firstChild; c; ) {
+    const next = c.nextSibling; // (c may move into a)
+    old = place(a, old, c);
+    c = next;
+  }
+  trimFrom(old);
 }
 
 const SVG_NS = 'http://www.w3.org/2000/svg';

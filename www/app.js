@@ -554,7 +554,7 @@ class App {
     this.clients.update(view);
     const avail = lab.core.availability(lab.endMs(), this.availability.buckets());
     this.availability.update(avail);
-    this.metrics.update(avail, { t: view.now_ms, m: view.metrics });
+    this.metrics.update(avail, { t: view.now_ms, m: view.metrics }, !this.metrics.root.closest('.folded'));
     this.describe.update(lab.core.partitionCount() > 64 ? lab.core.describeHead(64) : lab.describe());
     this.controls.update({ now: view.now_ms, end: lab.endMs(), playing: this.playing, speed: this.speed, marks: this.marks() });
     document.body.classList.toggle('has-loss', view.acked_records_lost > 0);

@@ -44,6 +44,26 @@ function topicOrCluster(scenario, key, fallback) {
   return fallback;
 }
 
+// A seek replaces the world it leaves; dropping it (freeing what it alone
+// holds, a few MB in tour 11) waits for a task of its own instead of delaying
+// the seek's frame. At most one world per lab waits (compare lanes seek
+// together): a lab's second seek in the same task frees its first at once.
+// The heap budget counts a waiting world as gone, by what freeing one
+// released lately (pendingBytes).
+const waiting = new Set(); // labs with a world waiting (lab.doomed)
+let released = 0;
+let flushQueued = false;
+function flushDoomed() {
+  flushQueued = false;
+  for (const lab of waiting) lab.freeDoomed();
+  waiting.clear();
+}
+const pendingBytes = () => {
+  let n = 0;
+  for (const lab of waiting) if (lab.doomed) n++;
+  return n * released;
+};
+
 export class Lab {
   constructor() {
     this.base = null; // the scenario as loaded (object)
@@ -100,7 +120,7 @@ export class Lab {
   trim(keep) {
     const heap = WasmLab.heapBytes();
     this.growth = Math.max(0.9 * (this.growth || 0), heap - (this.lastHeap ?? heap));
-    while (WasmLab.heapBytes() > this.heapBudgetBytes - 2 * this.growth) {
+    while (WasmLab.heapBytes() - pendingBytes() > this.heapBudgetBytes - 2 * this.growth) {
       let worst = -1;
       let gap = Infinity;
       for (let k = 1; k < this.checkpoints.length; k++) {
@@ -108,11 +128,35 @@ export class Lab {
         const g = (this.checkpoints[k + 1]?.t ?? this.now()) - this.checkpoints[k - 1].t;
         if (g < gap) [gap, worst] = [g, k];
       }
-      if (worst < 0) break;
+      if (worst < 0) {
+        // Nothing left to drop: the waiting worlds go now if they are what keeps the heap over.
+        if (![...waiting].some((l) => l.doomed)) break;
+        flushDoomed();
+        continue;
+      }
       this.checkpoints[worst].core.free();
       this.checkpoints.splice(worst, 1);
     }
     this.lastHeap = WasmLab.heapBytes();
+  }
+
+  /** Free `core` from a task of its own (see flushDoomed). */
+  freeLater(core) {
+    this.freeDoomed();
+    this.doomed = core;
+    waiting.add(this);
+    if (!flushQueued) {
+      flushQueued = true;
+      setTimeout(flushDoomed, 0);
+    }
+  }
+
+  freeDoomed() {
+    if (!this.doomed) return;
+    const before = WasmLab.heapBytes();
+    this.doomed.free();
+    this.doomed = null;
+    released = Math.max(0.8 * released, before - WasmLab.heapBytes());
   }
 
   takeCheckpoint(t) {
@@ -139,14 +183,18 @@ export class Lab {
     // A big world (the heap is near its budget): only a checkpoint at least
     // as far from the previous one as the closest two are, so spacing
     // doubles as a long run fills the budget instead of each new snapshot
-    // evicting the last.
+    // evicting the last. A seek's replay asks for twice that, and room to
+    // the next one: there a snapshot (and the eviction it causes) is paid
+    // inside the seek, so it is taken only where it splits a wide gap.
     if (WasmLab.heapBytes() > 0.9 * this.heapBudgetBytes) {
       let minGap = Infinity;
       for (let k = 1; k < this.checkpoints.length; k++) {
         minGap = Math.min(minGap, this.checkpoints[k].t - this.checkpoints[k - 1].t);
       }
       const prev = this.checkpoints.filter((c) => c.t < t).pop();
-      if (!prev || t - prev.t < minGap) return;
+      const next = this.checkpoints.find((c) => c.t > t);
+      if (!prev || t - prev.t < (this.seeking ? 2 : 1) * minGap) return;
+      if (this.seeking && next && next.t - t < minGap) return;
     }
     this.takeCheckpoint(t);
   }
@@ -343,7 +391,15 @@ export class Lab {
    * it is behind now or ahead of it, then replay the recorded actions up to t.
    */
   seek(t) {
-    t = Math.max(0, Math.floor(t));
+    this.seeking = true;
+    try {
+      this.seekTo(Math.max(0, Math.floor(t)));
+    } finally {
+      this.seeking = false;
+    }
+  }
+
+  seekTo(t) {
     const now = this.now();
     const cp = this.checkpoints.filter((c) => c.t <= t).pop();
     if (t >= now && !(cp && cp.t > now)) {
@@ -355,7 +411,7 @@ export class Lab {
       return;
     }
     // Restore a copy (the checkpoint stays pristine) and replay from there.
-    this.core?.free();
+    if (this.core) this.freeLater(this.core);
     this.core = cp.core.snapshot();
     this.sinceCheckpointMs = 0;
     this.generation++;

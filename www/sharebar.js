@@ -143,15 +143,22 @@ export class ShareBar {
   sync() {
     if (!this.enabled) return;
     // While the timeline is dragged, or seeks come one after another: at most
-    // every SCRUB_URL_MS (the last position once the wait is over; replaceState
-    // costs about a millisecond), and at once when the drag ends or anything
-    // else is drawn. A lone seek writes at once.
+    // every SCRUB_URL_MS (the last position once the wait is over), and at
+    // once when the drag ends or anything else is drawn. A lone seek writes
+    // at once; a seek in a burst leaves its write to a task of its own, so
+    // replaceState (a millisecond or more) is not paid inside the frame.
     clearTimeout(this.timer);
-    const wait = this.app.scrubbing || this.app.seeking ? this.written + SCRUB_URL_MS - performance.now() : 0;
-    if (wait > 0) {
-      this.timer = setTimeout(() => this.sync(), wait);
-      return;
+    if (this.app.scrubbing || this.app.seeking) {
+      const since = performance.now() - (this.written ?? -Infinity);
+      if (since < 4 * SCRUB_URL_MS) {
+        this.timer = setTimeout(() => this.write(), Math.max(0, SCRUB_URL_MS - since));
+        return;
+      }
     }
+    this.write();
+  }
+
+  write() {
     this.written = performance.now();
     const hash = this.currentHash();
     if (hash === null || hash === this.last) return;

@@ -90,15 +90,20 @@ test('a seek keeps the panels\' DOM nodes and updates them, as a frame does', as
   const r = await app.page.evaluate(() => {
     failoverLab.runFor(35000);
     const q = (sel) => document.querySelector(sel);
-    const nodes = { card: q('.pcard'), svg: q('#map svg'), row: q('#describe tr[data-partition]'), oldest: q('#narration li:last-child'), cells: q('.pcard .track') };
+    const nodes = { card: q('.pcard'), svg: q('#map svg'), row: q('#describe tr[data-partition]'), oldest: q('#narration li:last-child'), cells: q('.pcard .track'), client: q('#clients .client'), acked: q('#clients .client .stat b'), ruler: q('.pcard .ruler span') };
     const count = document.querySelectorAll('#narration li').length;
+    const ackedText = nodes.acked.textContent;
     failoverLab.seek(25000);
-    const back = { card: q('.pcard'), svg: q('#map svg'), row: q('#describe tr[data-partition]'), cells: q('.pcard .track') };
+    const back = { card: q('.pcard'), svg: q('#map svg'), row: q('#describe tr[data-partition]'), cells: q('.pcard .track'), client: q('#clients .client'), acked: q('#clients .client .stat b'), ruler: q('.pcard .ruler span') };
+    const ackedBack = back.acked.textContent;
+    const ackedView = String(failoverLab.view().producers[0].acked);
     const kept = Object.fromEntries(Object.keys(back).map((k) => [k, back[k] === nodes[k]]));
     failoverLab.seek(35000);
-    return { kept, oldestKept: nodes.oldest.isConnected, count, countAgain: document.querySelectorAll('#narration li').length, clock: q('#clock')?.textContent ?? '' };
+    return { kept, oldestKept: nodes.oldest.isConnected, count, countAgain: document.querySelectorAll('#narration li').length, clock: q('#clock')?.textContent ?? '', ackedText, ackedBack, ackedView };
   });
-  assert.deepEqual(r.kept, { card: true, svg: true, row: true, cells: true });
+  assert.deepEqual(r.kept, { card: true, svg: true, row: true, cells: true, client: true, acked: true, ruler: true });
+  assert.notEqual(r.ackedBack, r.ackedText, 'the kept producer card shows the count of the time sought');
+  assert.equal(r.ackedBack, r.ackedView);
   assert.equal(r.oldestKept, true, 'the narration keeps the items still in its window');
   assert.equal(r.countAgain, r.count, 'and shows the same items back at the same time');
   assert.deepEqual(app.errors, []);
@@ -135,5 +140,124 @@ test('compare lanes keep their maps and partitions across a seek; the divergence
   assert.equal(r.same, true, 'the same DOM nodes after seeks');
   assert.equal(r.early, true, 'before the lanes diverge, no divergence is shown');
   assert.equal(r.divAgain, r.div, 'the same divergence once past it again');
+  assert.deepEqual(app.errors, []);
+});
+
+test('a jump in a burst of seeks lists the newest events at once and the rest at rest: the same list as a fresh run', async () => {
+  app.errors.length = 0;
+  // Tour 11 (600 partitions): its 400 newest events change at every jump.
+  await open('scenario=tour-11-mass-failover.json&paused=1');
+  const items = () => [...document.querySelectorAll('#narration li')].map((li) => li.textContent);
+  const r = await app.page.evaluate(`(async () => {
+    failoverLab.runFor(40000);
+    await new Promise((res) => setTimeout(res, 400));
+    const full = document.querySelectorAll('#narration li').length;
+    failoverLab.seek(30000);
+    const lone = document.querySelectorAll('#narration li').length;
+    failoverLab.seek(20000);
+    const atOnce = (${items})();
+    return { full, lone, atOnce };
+  })()`);
+  assert.equal(r.full, 400, 'at rest the list holds its 400 newest events');
+  assert.equal(r.lone, 400, 'a lone jump lists them all at once');
+  assert.ok(r.atOnce.length > 0 && r.atOnce.length < 100, `right after the jump: ${r.atOnce.length} items`);
+  await app.page.waitForFunction(() => document.querySelectorAll('#narration li').length === 400, null, { timeout: 10000 });
+  const filled = await app.page.evaluate(`(${items})()`);
+  assert.deepEqual(filled.slice(0, r.atOnce.length), r.atOnce, 'the items shown first are the newest, in order');
+  await open('scenario=tour-11-mass-failover.json&paused=1');
+  await app.page.evaluate(() => failoverLab.runFor(20000));
+  await app.page.waitForFunction(() => document.querySelectorAll('#narration li').length === 400, null, { timeout: 10000 });
+  const fresh = await app.page.evaluate(`(${items})()`);
+  assert.deepEqual(filled, fresh);
+  assert.deepEqual(app.errors, []);
+});
+
+test('a log cell says its offset and epoch when the pointer is on it, also after a seek under it', async () => {
+  app.errors.length = 0;
+  await open('scenario=leader-dies.json&paused=1');
+  await app.page.evaluate(() => failoverLab.runFor(30000));
+  const cell = app.page.locator('.pcard[data-partition="orders-0"] .rrow[data-broker="2"] .cell.rec').first();
+  await cell.hover();
+  const first = await cell.evaluate((c) => ({ title: c.title, off: c.dataset.off, others: document.querySelectorAll('.pcard .cell[title]:not([title=""])').length }));
+  assert.match(first.title, new RegExp(`^offset ${first.off}, leader epoch \\d+`));
+  assert.equal(first.others, 1, 'only the cell under the pointer carries a tooltip');
+  const moved = await cell.evaluate((c) => {
+    failoverLab.seek(6000);
+    return { title: c.title, off: c.dataset.off, cls: c.className };
+  });
+  assert.notEqual(moved.off, first.off, 'the seek moved the window under the pointer');
+  if (moved.cls.includes('rec')) assert.match(moved.title, new RegExp(`^offset ${moved.off}, leader epoch \\d+`));
+  else assert.equal(moved.title, '', 'an empty cell has no tooltip');
+  assert.deepEqual(app.errors, []);
+});
+
+test('in a burst of seeks the address bar is written from a task of its own, a lone seek at once', async () => {
+  app.errors.length = 0;
+  await open('scenario=leader-dies.json&paused=1');
+  const r = await app.page.evaluate(async () => {
+    failoverLab.runFor(40000);
+    await new Promise((res) => setTimeout(res, 1200));
+    failoverLab.seek(30000);
+    const lone = location.hash;
+    failoverLab.seek(20000);
+    const inBurst = location.hash;
+    await new Promise((res) => setTimeout(res, 400));
+    return { lone, inBurst, later: location.hash };
+  });
+  assert.match(r.lone, /&t=30000$/, 'a lone seek writes the address bar at once');
+  assert.match(r.inBurst, /&t=30000$/, 'the next seek of a burst leaves it as it was');
+  assert.match(r.later, /&t=20000$/, 'and it is written soon after');
+  assert.deepEqual(app.errors, []);
+});
+
+test('a seek frees the world it left in a task of its own, and seeks stay exact', async () => {
+  app.errors.length = 0;
+  await open('scenario=leader-dies.json&paused=1');
+  const r = await app.page.evaluate(async () => {
+    const { Lab, initWasm } = await import('./lab.js');
+    const { WasmLab } = await import('./pkg/failover_lab.js');
+    await initWasm();
+    const lab = new Lab();
+    lab.load(await (await fetch('scenarios/tour-11-mass-failover.json')).text());
+    lab.runFor(20000);
+    const hash = lab.traceHash();
+    await new Promise((res) => setTimeout(res, 0));
+    lab.seek(3000);
+    const during = WasmLab.heapBytes();
+    await new Promise((res) => setTimeout(res, 0));
+    const after = WasmLab.heapBytes();
+    lab.seek(11000);
+    lab.seek(2000);
+    lab.seek(20000);
+    return { during, after, hash, again: lab.traceHash(), now: lab.now() };
+  });
+  assert.ok(r.after < r.during, `the world left at 20 s is freed after the seek's task (${r.during} → ${r.after} bytes)`);
+  assert.equal(r.now, 20000);
+  assert.equal(r.again, r.hash, 'seeking back and forth changed the run');
+  assert.deepEqual(app.errors, []);
+});
+
+test('a folded metrics panel draws no sparkline on a seek; unfolded it draws them for the time shown', async () => {
+  app.errors.length = 0;
+  await open('scenario=leader-dies.json&paused=1');
+  const r = await app.page.evaluate(async () => {
+    const frame = () => new Promise((res) => requestAnimationFrame(res));
+    failoverLab.runFor(30000);
+    failoverLab.seek(12000);
+    const folded = document.querySelector('[data-panel="metrics"]').classList.contains('folded');
+    const spark = document.querySelector('.metric[data-metric="record-send-rate"] canvas.spark');
+    const inked = () => spark.getContext('2d').getImageData(0, 0, spark.width, spark.height).data.some((v) => v !== 0);
+    const value = (name) => document.querySelector(`.metric[data-metric="${name}"] .mval`).textContent;
+    const whileFolded = { inked: inked(), value: value('UnderReplicatedPartitions') };
+    document.querySelector('[data-panel="metrics"] > h2 > .fold').click();
+    await frame();
+    await frame();
+    return { folded, whileFolded, inked: inked(), shown: value('UnderReplicatedPartitions'), want: String(failoverLab.view().metrics.UnderReplicatedPartitions) };
+  });
+  assert.equal(r.folded, true, 'the metrics panel starts folded');
+  assert.equal(r.whileFolded.inked, false, 'no sparkline was drawn while folded');
+  assert.equal(r.whileFolded.value, r.want, 'its values are written all the same');
+  assert.equal(r.inked, true, 'unfolded, the sparklines are drawn');
+  assert.equal(r.shown, r.want);
   assert.deepEqual(app.errors, []);
 });

@@ -2,7 +2,7 @@
 // they saw, consumer positions, and the always-visible count of acknowledged
 // records lost.
 
-import { h, setText } from './util.js';
+import { h, patch, setText } from './util.js';
 
 const WAITING = { restart: 'process down', committed: 'waiting for its committed offsets', reset: 'waiting for auto.offset.reset' };
 
@@ -18,7 +18,7 @@ export class ClientsPanel {
     this.opts = opts;
     this.lost = h('div.lost', { 'data-testid': 'acked-lost' });
     this.list = h('div.clist');
-    // Buttons live outside the cards, which are rebuilt as they change, so
+    // Buttons live outside the cards, which are redrawn as they change, so
     // keyboard focus stays on them.
     this.acts = h('div.cacts');
     this.root.append(this.lost, this.list, this.acts);
@@ -77,7 +77,7 @@ export class ClientsPanel {
         h('span', { text: lost === 1 ? 'acknowledged record lost' : 'acknowledged records lost' }),
       ];
       if (viol > 0) parts.push(h('span.viol', { text: `${viol} invariant violation${viol === 1 ? '' : 's'}` }));
-      this.lost.replaceChildren(...parts);
+      patch(this.lost, parts);
     }
     this.drawActions(view.consumers);
     this.drawFate();
@@ -142,7 +142,7 @@ export class ClientsPanel {
         ),
       );
     }
-    this.list.replaceChildren(...items);
+    patch(this.list, items);
   }
 }
 

@@ -82,9 +82,11 @@ export class MetricsPanel {
 
   /**
    * `avail`: the core's availability view, for the latency rows (optional);
-   * `live`: {t, m}, the metrics at the current time (optional).
+   * `live`: {t, m}, the metrics at the current time (optional). Folded
+   * (`visible` false), the values are written but no sparkline is drawn:
+   * they are drawn when the panel is shown again.
    */
-  update(avail, live = null) {
+  update(avail, live = null, visible = true) {
     for (const r of this.rows) {
       if (r.d.latency) {
         const raw = avail ? avail[r.d.latency] : null;
@@ -95,7 +97,7 @@ export class MetricsPanel {
         setText(r.value, v === null || v === undefined ? '–' : `${v < 10 ? v.toFixed(1) : Math.round(v)} ms`);
         const slow = Boolean(r.d.alarm && v > 1000);
         r.row.classList.toggle('alarm', slow);
-        draw(r.spark, r.hist, slow ? '#D55E00' : '#56B4E9');
+        if (visible) draw(r.spark, r.hist, slow ? '#D55E00' : '#56B4E9');
         continue;
       }
       const data = this.series(r.d, live);
@@ -105,7 +107,7 @@ export class MetricsPanel {
       const recent = r.d.gauge ? v > 0 : data.slice(-20).some((x) => x > 0);
       r.row.classList.toggle('alarm', Boolean(r.d.alarm && recent));
       r.row.classList.toggle('active', !r.d.alarm && recent && v > 0);
-      draw(r.spark, data, r.d.alarm && recent ? '#D55E00' : '#56B4E9');
+      if (visible) draw(r.spark, data, r.d.alarm && recent ? '#D55E00' : '#56B4E9');
     }
   }
 }

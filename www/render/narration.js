@@ -6,6 +6,29 @@
 import { h, fmtTime, setText } from './util.js';
 
 const MAX_ITEMS = 400;
+// A jump (a seek, a long run) in the animation frame after another one or
+// the same (a dragged timeline, seeks one per frame) that would insert more
+// items than SHOWN_AFTER_JUMP draws only that many, the newest; the rest
+// follow once the page has been at rest for REST_MS (FILL_STEP items a
+// task). So a drag across a busy run (tour 11: 400 items replaced at every
+// position) lays out a screenful and a little more, while a lone jump (a tour
+// stop, a click) and the list at rest are drawn as ever.
+const SHOWN_AFTER_JUMP = 60;
+const REST_MS = 200;
+const FILL_STEP = 120;
+
+// Animation frames counted while jumps come (frames, not wall time: a slow
+// seek still follows the last one by one frame when seeks go once a frame).
+let frames = 0;
+let idleFrames = 0;
+function countFrames() {
+  if (idleFrames <= 0 && typeof requestAnimationFrame === 'function') requestAnimationFrame(tick);
+  idleFrames = 3;
+}
+function tick() {
+  frames++;
+  if (--idleFrames > 0) requestAnimationFrame(tick);
+}
 // What the polite live region reads out.
 const SPOKEN = new Set(['step', 'broker_crashed', 'broker_power_loss', 'broker_fenced', 'broker_isolated', 'broker_shut_down',
   'broker_restarted', 'broker_healed', 'leader_elected', 'truncated', 'acked_records_lost']);
@@ -73,6 +96,11 @@ export class Narration {
     this.cache = [];
     this.lo = 0;
     this.hi = 0;
+    // How many of the newest events the list shows (up to MAX_ITEMS; fewer
+    // right after a jump, until fill() catches up).
+    this.depth = MAX_ITEMS;
+    this.fillTimer = null;
+    this.jumpFrame = -Infinity;
   }
 
   /** Events [from, len) of the trace, from the cache (the core is asked only for what it lacks). */
@@ -136,13 +164,41 @@ export class Narration {
     if (keep < this.base + this.cache.length) this.cache.length = Math.max(0, keep - this.base);
     if (keep < Infinity) for (const i of this.items.keys()) if (i >= keep) this.items.delete(i);
     const len = lab.traceLength();
+    this.lab = lab;
     if (len === this.cursor) return [];
     // After a long jump only the most recent events are drawn.
     const from = Math.max(this.cursor, len - MAX_ITEMS * 2);
-    const lo = Math.max(0, len - MAX_ITEMS);
-    const events = this.events(lab, Math.min(from, lo), len);
-    const at = (i) => events[i - Math.min(from, lo)];
+    const first = Math.max(0, Math.min(from, len - MAX_ITEMS));
+    const events = this.events(lab, first, len);
+    const at = (i) => events[i - first];
     this.cursor = len;
+    // The items [lo, len) would need this many new ones (the kept ones aside):
+    // more than a jump's worth, and the list starts short.
+    const kept = Math.max(0, Math.min(this.hi, len) - Math.max(this.lo, len - this.depth));
+    const big = Math.min(len, this.depth) - kept > SHOWN_AFTER_JUMP;
+    const far = big && frames - this.jumpFrame <= 1;
+    if (big || this.jumped) {
+      this.jumpFrame = frames;
+      countFrames();
+    }
+    if (far) this.depth = SHOWN_AFTER_JUMP;
+    else if (big) this.depth = MAX_ITEMS;
+    this.show(len, at);
+    // Each jump postpones the fill; playing on does not.
+    if (far || this.jumped || !this.fillTimer) this.scheduleFill();
+    const fresh = events.slice(from - first);
+    // Speak the newest events that matter (not after a long jump: that is a
+    // seek, and the reader knows where they went).
+    if (fresh.length <= 50) {
+      const said = fresh.filter((ev) => SPOKEN.has(ev.event)).slice(-3);
+      if (said.length) setText(this.live, said.map((ev) => `${fmtTime(ev.at_ms)}: ${ev.text}`).join(' '));
+    }
+    return fresh;
+  }
+
+  /** Show items [len - depth, len), newest first, keeping the ones already listed. */
+  show(len, at) {
+    const lo = Math.max(0, len - this.depth);
     if (len <= this.lo || lo >= this.hi) {
       this.list.replaceChildren();
       this.lo = this.hi = lo;
@@ -155,13 +211,24 @@ export class Narration {
     const bottom = document.createDocumentFragment();
     while (this.lo > lo) bottom.append(this.item(--this.lo, at(this.lo)));
     this.list.append(bottom);
-    const fresh = events.slice(from - Math.min(from, lo));
-    // Speak the newest events that matter (not after a long jump: that is a
-    // seek, and the reader knows where they went).
-    if (fresh.length <= 50) {
-      const said = fresh.filter((ev) => SPOKEN.has(ev.event)).slice(-3);
-      if (said.length) setText(this.live, said.map((ev) => `${fmtTime(ev.at_ms)}: ${ev.text}`).join(' '));
-    }
-    return fresh;
+  }
+
+  /** After a jump: the older items come back once updates have paused for REST_MS. */
+  scheduleFill() {
+    clearTimeout(this.fillTimer);
+    this.fillTimer = this.depth < MAX_ITEMS ? setTimeout(() => this.fill(), REST_MS) : null;
+  }
+
+  fill() {
+    const lab = this.lab;
+    this.fillTimer = null;
+    // Only the run this list was drawn from (an update since re-arms the timer).
+    if (!lab?.core || lab.history !== this.history || lab.generation !== this.generation || lab.traceLength() !== this.hi) return;
+    const len = this.hi;
+    this.depth = Math.min(MAX_ITEMS, this.depth + FILL_STEP);
+    const first = Math.max(0, len - this.depth);
+    const events = this.events(lab, first, len);
+    this.show(len, (i) => events[i - first]);
+    if (this.depth < MAX_ITEMS) this.fillTimer = setTimeout(() => this.fill(), 0);
   }
 }

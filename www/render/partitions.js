@@ -11,7 +11,7 @@
 // view sends only the last 48 cells of each replica; older cells take their
 // epoch from the replica's epoch cache, which says exactly that.
 
-import { h, epochColour, setText, reducedMotion } from './util.js';
+import { h, patch, epochColour, setText, reducedMotion } from './util.js';
 
 const PITCH = 17; // px per offset (cell 15 + gap 2)
 const MAX_WINDOW = 48; // the view sends at most 48 cells per replica
@@ -116,8 +116,18 @@ export class PartitionsPanel {
         const info = h('div.rinfo');
         const row = h('div.rrow', { dataset: { broker: r.broker } }, label, track, info);
         rowsEl.append(row);
-        rows.set(r.broker, { row, label, track, slots, hw, leo, info, marks, last: null });
+        rows.set(r.broker, { row, label, track, slots, offs: slots.map(() => null), bgs: slots.map(() => ''), hw, leo, info, marks, last: null, cellTitle: null });
       }
+      // A cell's tooltip is written when the pointer reaches it (and kept
+      // current while it stays), not for every cell on every frame: a title
+      // change restyles its element (the browser's own style sheet has
+      // abbr[title]), and a seek that moves the window changed all of them.
+      rowsEl.addEventListener('pointerover', (e) => {
+        const cell = e.target.closest?.('.cell:not(.ghost)');
+        const row = cell && rows.get(Number(cell.closest('.rrow')?.dataset.broker));
+        this.hover = row ? { cell, row } : null;
+        this.titleHovered();
+      });
       const tools = this.onAction
         ? h('button.ptool', {
             type: 'button',
@@ -172,7 +182,7 @@ export class PartitionsPanel {
       const bkey = badges.map((b) => b[0]).join('|');
       if (c.badges.dataset.key !== bkey) {
         c.badges.dataset.key = bkey;
-        c.badges.replaceChildren(...badges.map(([t, cls]) => h(`span.badge.${cls}`, { text: t })));
+        patch(c.badges, badges.map(([t, cls]) => h(`span.badge.${cls}`, { text: t })));
       }
       const name = `${p.topic}-${p.partition}`;
       const end = Math.max(0, ...p.replica_views.map((r) => r.log_end_offset));
@@ -189,8 +199,8 @@ export class PartitionsPanel {
       const ckey = `${start}|${n}|${commits.join(';')}`;
       if (c.cmarks.dataset.key !== ckey) {
         c.cmarks.dataset.key = ckey;
-        c.cmRow.hidden = commits.length === 0;
-        c.cmarks.replaceChildren(...commits.filter(([, o]) => o >= start && o <= start + n).map(([g, o]) =>
+        if (c.cmRow.hidden !== (commits.length === 0)) c.cmRow.hidden = commits.length === 0;
+        patch(c.cmarks, commits.filter(([, o]) => o >= start && o <= start + n).map(([g, o]) =>
           h('span.cm', { text: `▾ ${g} @ ${o}`, dataset: { group: g }, title: `group ${g} committed offset ${o}: a consumer of the group that restarts reads from here`, style: { left: `${(o - start) * PITCH - 4}px` } })));
       }
       if (c.rulerStart !== start) {
@@ -200,7 +210,7 @@ export class PartitionsPanel {
           const off = start + i;
           if (off % 5 === 0) marks.push(h('span', { text: off, style: { left: `${i * PITCH}px` } }));
         }
-        c.ruler.replaceChildren(...marks);
+        patch(c.ruler, marks);
       }
       // Committed is the partition's: below the leader's high watermark
       // (on every ISR member). A follower's own HW, which lags, is its marker;
@@ -215,14 +225,14 @@ export class PartitionsPanel {
         const lkey = `${r.broker}|${role}|${r.in_isr}`;
         if (row.label.dataset.key !== lkey) {
           row.label.dataset.key = lkey;
-          row.label.replaceChildren(
+          patch(row.label, [
             h('b', { text: `B${r.broker}` }),
             h(`span.role.${role.replace(' ', '-')}`, { text: isLeader ? '★ leader' : role }),
             h(`span.isr.${r.in_isr ? 'in' : 'out'}`, {
               text: r.in_isr ? 'ISR' : 'out',
               title: r.in_isr ? 'in the ISR' : 'not in the ISR',
             }),
-          );
+          ]);
         }
         row.row.classList.toggle('dead', !r.alive);
         row.row.classList.toggle('leader', isLeader);
@@ -231,15 +241,15 @@ export class PartitionsPanel {
           const cell = row.slots[i];
           let cls = 'cell empty';
           let bg = '';
-          if (cell.dataset.off !== String(off)) cell.dataset.off = off;
+          // What each cell shows is kept beside it (reading the DOM back costs more than the writes).
+          if (row.offs[i] !== off) cell.dataset.off = row.offs[i] = off;
           if (off < r.log_end_offset) {
             const e = off >= r.first_cell ? r.cells[off - r.first_cell] : epochAt(r.epochs, off);
             bg = epochColour(e);
             cls = off >= committedTo ? 'cell rec uncommitted' : 'cell rec';
-            cell.title = `offset ${off}, leader epoch ${e}${off >= committedTo ? ", above the leader's HW (not committed)" : ''}`;
-          } else if (cell.title) cell.title = '';
+          }
           if (cell.className !== cls) cell.className = cls;
-          if (cell.style.getPropertyValue('--c') !== bg) cell.style.setProperty('--c', bg);
+          if (row.bgs[i] !== bg) cell.style.setProperty('--c', (row.bgs[i] = bg));
         }
         const place = (el, off) => {
           const x = off - start;
@@ -253,14 +263,28 @@ export class PartitionsPanel {
         const ekey = `${start}|${n}|${(r.epochs || []).join(';')}`;
         if (row.marks.dataset.key !== ekey) {
           row.marks.dataset.key = ekey;
-          row.marks.replaceChildren(...(r.epochs || []).filter(([, o]) => o >= start && o < start + n).map(([e, o]) =>
+          patch(row.marks, (r.epochs || []).filter(([, o]) => o >= start && o < start + n).map(([e, o]) =>
             h('span.eb', { text: `e${e}`, title: `leader-epoch cache: epoch ${e} starts at offset ${o}`, style: { left: `${(o - start) * PITCH - 1}px`, '--c': epochColour(e) } })));
         }
         const cache = `leader-epoch cache: ${(r.epochs || []).map(([e, o]) => `${e} → ${o}`).join(', ')}`;
         if (row.info.title !== cache) row.info.title = cache;
         row.last = { first: r.first_cell, cells: r.cells, start };
+        row.cellTitle = (off) => {
+          if (off >= r.log_end_offset) return '';
+          const e = off >= r.first_cell ? r.cells[off - r.first_cell] : epochAt(r.epochs, off);
+          return `offset ${off}, leader epoch ${e}${off >= committedTo ? ", above the leader's HW (not committed)" : ''}`;
+        };
       }
     }
+    this.titleHovered();
+  }
+
+  /** The tooltip of the cell under the pointer, for the offset it shows now. */
+  titleHovered() {
+    const hv = this.hover;
+    if (!hv || !hv.cell.isConnected || !hv.row.cellTitle) return;
+    const t = hv.row.cellTitle(Number(hv.cell.dataset.off));
+    if (hv.cell.title !== t) hv.cell.title = t;
   }
 
   /** The card's minimap: epoch bands of the longest log, the leader's HW, the window. */
@@ -280,9 +304,9 @@ export class PartitionsPanel {
       const wide = end && ((to - o) / end) * (c.mmWidth || 600) > 44;
       return h('span.mm-band', { style: { left: pct(o), width: pct(to - o), '--c': epochColour(e) }, title: `epoch ${e} from offset ${o}` }, wide ? h('span.mm-lbl', { text: `${e} @${o}` }) : null);
     });
-    c.mm.replaceChildren(...bands,
+    patch(c.mm, [...bands,
       h('span.mm-hw', { style: { left: pct(hw) }, title: `leader's high watermark ${hw}` }),
-      h('span.mm-win', { style: { left: pct(start), width: pct(Math.min(n, end - start)) } }));
+      h('span.mm-win', { style: { left: pct(start), width: pct(Math.min(n, end - start)) } })]);
     c.mm.setAttribute('aria-valuemin', 0);
     c.mm.setAttribute('aria-valuemax', Math.max(0, end - n));
     c.mm.setAttribute('aria-valuenow', start);

@@ -50,6 +50,69 @@ export function h(tag, attrs, ...children) {
   return node;
 }
 
+/**
+ * Make `parent`'s children look like `children` (nodes built with h(), or
+ * strings) by changing the nodes already there: a node of the same kind keeps
+ * its identity and only its differing attributes and text are written; only
+ * what is missing is inserted. Inserting a subtree restyles and lays it out
+ * from scratch (a seek redraws most panels); a changed attribute costs only
+ * its element. The new nodes' event listeners are not carried over: use it
+ * where the children have none (a container's delegated listener still works).
+ */
+export function patch(parent, children) {
+  let old = parent.firstChild;
+  for (let c of children) {
+    if (c === null || c === undefined || c === false) continue;
+    if (!(c instanceof Node)) c = document.createTextNode(String(c));
+    old = place(parent, old, c);
+  }
+  trimFrom(old);
+}
+
+/** `c` in place of `old` (morphed into it when of the same kind); returns the node after. */
+function place(parent, old, c) {
+  if (!old) {
+    parent.append(c);
+    return null;
+  }
+  if (old.nodeType === c.nodeType && old.nodeName === c.nodeName) {
+    morph(old, c);
+    return old.nextSibling;
+  }
+  parent.replaceChild(c, old);
+  return c.nextSibling;
+}
+
+function trimFrom(old) {
+  while (old) {
+    const next = old.nextSibling;
+    old.remove();
+    old = next;
+  }
+}
+
+function morph(a, b) {
+  if (a.nodeType !== 1) {
+    if (a.data !== b.data) a.data = b.data;
+    return;
+  }
+  const attrs = b.attributes;
+  for (let i = 0; i < attrs.length; i++) {
+    const { name, value } = attrs[i];
+    if (a.getAttribute(name) !== value) a.setAttribute(name, value);
+  }
+  if (a.attributes.length !== attrs.length) {
+    for (const { name } of [...a.attributes]) if (!b.hasAttribute(name)) a.removeAttribute(name);
+  }
+  let old = a.firstChild;
+  for (let c = b.firstChild; c; ) {
+    const next = c.nextSibling; // (c may move into a)
+    old = place(a, old, c);
+    c = next;
+  }
+  trimFrom(old);
+}
+
 const SVG_NS = 'http://www.w3.org/2000/svg';
 export function s(tag, attrs = {}, ...children) {
   const node = document.createElementNS(SVG_NS, tag);
@@ -68,10 +131,17 @@ export function fmtTime(ms) {
   return `${(ms / 1000).toFixed(3)} s`;
 }
 
-/** Set textContent only when it changed (keeps the DOM quiet). */
+/**
+ * Set textContent only when it changed (keeps the DOM quiet). A lone text
+ * child is rewritten in place: replacing it would rebuild its layout object
+ * (a seek rewrites hundreds of labels).
+ */
 export function setText(node, text) {
   const t = String(text);
-  if (node.textContent !== t) node.textContent = t;
+  const only = node.firstChild;
+  if (only && only === node.lastChild && only.nodeType === 3) {
+    if (only.data !== t) only.data = t;
+  } else if (node.textContent !== t) node.textContent = t;
 }
 
 let motionQuery = null;

@@ -89,10 +89,11 @@ try {
   // import, the welcome (welcome-view.js) and the glossary (whose words are
   // www/glossary.json, fetched with it), fetched only when used
   // (import(new URL('./fate.js' | './question.js' | './check.js' |
-  // './exporter.js' | './welcome-view.js' | './glossary.js', import.meta.url))).
+  // './exporter.js' | './welcome-view.js' | './glossary.js' | './pack.js',
+  // import.meta.url))).
   const lazy = await esbuild.build({
     ...common,
-    entryPoints: ['render/fate.js', 'question.js', 'check.js', 'exporter.js', 'welcome-view.js', 'glossary.js'].map((f) => path.join(WWW, f)),
+    entryPoints: ['render/fate.js', 'question.js', 'check.js', 'exporter.js', 'welcome-view.js', 'glossary.js', 'pack.js'].map((f) => path.join(WWW, f)),
     outdir: OUT,
     entryNames: '[name]',
     format: 'esm',

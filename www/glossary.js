@@ -1,5 +1,6 @@
-// The glossary (issue 25, point 4): Kafka's terms, a sentence or two each,
-// listed in the `?` help and linked from the tour text. The words live in
+// The `?` help's words — how to use the page, the keyboard shortcuts — and
+// the glossary (issue 25, point 4): Kafka's terms, a sentence or two each,
+// listed in the help and linked from the tour text. The words live in
 // glossary.json, and this module is fetched with them only the first time the
 // help opens or a tour stop is shown (app.js), so neither counts against the
 // page's first load. In a stop's text the first occurrence of each term
@@ -7,6 +8,21 @@
 // focus back on that button.
 
 import { h } from './render/util.js';
+
+const SHORTCUTS = [
+  ['Space', 'play / pause'],
+  ['→', 'advance 100 ms of simulated time'],
+  ['Shift + →', 'advance 1 s'],
+  ['←', 'go back 1 s (time travel)'],
+  ['1 – 9', 'crash broker N (restart it if it is down)'],
+  ['P', 'produce a burst of 10 records'],
+  ['+ / −', 'faster / slower'],
+  ['R', 'reset to t = 0 (actions and switches too)'],
+  ['N', 'guided tour: next stop'],
+  ['E', 'skip to the next event'],
+  ['?', 'this help'],
+  ['Esc', 'close menus and help'],
+];
 
 const STYLE = `
 .gl-term { font: inherit; color: inherit; background: none; border: 0; border-bottom: 1px dotted currentColor; border-radius: 0; padding: 0; min-width: 0; min-height: 0; cursor: help; }
@@ -27,6 +43,18 @@ export async function init(overlay, url) {
   document.head.append(h('style', { text: STYLE }));
   const dl = h('dl.gloss', null, ...terms.flatMap((t) => [h('dt', { id: `gl-${t.id}`, tabindex: '-1', text: t.term }), h('dd', { text: t.text })]));
   const box = overlay.querySelector('.help-box');
+  box.prepend(
+    h('h2', { text: 'Failover Lab — how to use it' }),
+    h('p', { text: 'A deterministic simulation of Kafka replication runs in this page. Click a broker to crash, restart, isolate or heal it; watch the leader epoch bump, the ISR shrink and grow, the high watermark move and a rejoining replica truncate its uncommitted tail.' }),
+    h('table.keys', null, ...SHORTCUTS.map(([k, d]) => h('tr', null, h('td', null, h('kbd', { text: k })), h('td', { text: d })))),
+    h('p.muted', { text: 'Config switches (acks, min.insync.replicas, unclean election, seed) and the timeline rebuild the scenario and replay your recorded actions: the core is deterministic, so the run is reproduced exactly.' }),
+    h('p', null,
+      'How faithful is it? The rules are checked against Apache Kafka 4.4.0 itself: thousands of random cases through Kafka\u2019s own classes, and the scenarios and tours replayed on a real Kafka cluster. ',
+      h('a', { href: 'book/kafka-4.4.html', 'data-help': 'kafka-checked', text: 'Checked against Kafka 4.4.0' }),
+      ' has both tables and every difference left, with its reason; ',
+      h('a', { href: 'book/', 'data-help': 'book', text: 'the book' }),
+      ' starts there.'),
+  );
   box.insertBefore(h('section.gloss-sec', { 'aria-labelledby': 'gl-title' }, h('h3', { id: 'gl-title', text: 'Glossary' }), dl), box.lastElementChild);
 
   let back = null; // the term button that opened the help

@@ -4,7 +4,10 @@
 // dropping it on the page.
 
 import { h } from './render/util.js';
-import { encodeHash, parseHash, packScenario, unpackScenario } from './share.js';
+import { encodeHash, parseHash } from './share.js';
+
+// An inline scenario in a link: pack.js, fetched when one is needed.
+const pack = () => import(new URL('./pack.js', import.meta.url).href);
 
 /** The scenario with the user's actions appended as steps (stable by time). */
 export function foldActions(scenario, actions, now = 0) {
@@ -78,7 +81,7 @@ export class ShareBar {
     const app = this.app;
     try {
       if (state.scenarioData) {
-        app.load(await unpackScenario(state.scenarioData));
+        app.load(await (await pack()).unpackScenario(state.scenarioData));
         app.setScenarioFile(null);
       } else {
         await app.loadScenarioFile(state.scenario || fallbackFile);
@@ -120,7 +123,7 @@ export class ShareBar {
       if (scenarioData === undefined) {
         this.packed.set(lab.base, null);
         const base = lab.base;
-        packScenario(base).then((s) => {
+        pack().then((m) => m.packScenario(base)).then((s) => {
           this.packed.set(base, s);
           this.sync();
         });

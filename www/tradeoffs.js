@@ -15,7 +15,7 @@
 
 import init, { sweepConfigs, sweepMerge, sweepScenario } from './pkg-explorer/failover_lab.js';
 import { THEMES, parseTheme, followTheme } from './theme.js';
-import { packScenario } from './share.js';
+import { packScenario } from './pack.js';
 
 const $ = (id) => document.getElementById(id);
 const SVG = 'http://www.w3.org/2000/svg';

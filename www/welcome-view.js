@@ -9,6 +9,19 @@ import { h } from './render/util.js';
 import { LEVELS, byNumber, inLevel } from './welcome.js';
 
 const FIRST_TOUR = 'tour-1-leader-dies.json';
+const CSS = `
+.welcome { margin: 8px 12px 0; padding: 12px 16px; }
+.welcome h2 { font-size: 17px; text-transform: none; letter-spacing: 0; color: var(--strong); margin: 0 0 4px; }
+.welcome p { margin: 0 0 10px; max-width: 80ch; }
+.wbtns { display: flex; gap: 8px; flex-wrap: wrap; margin-bottom: 10px; }
+.wgroups { display: grid; grid-template-columns: repeat(auto-fit, minmax(230px, 1fr)); gap: 6px 16px; }
+.wgroup h3 { font-size: 12px; color: var(--h2); margin: 4px 0; }
+.wgroup ul { margin: 0; padding: 0; list-style: none; }
+.wlink { background: none; border: 0; padding: 2px 0; color: var(--accent); text-align: left; cursor: pointer; font: inherit; white-space: normal; }
+.wlink:hover { text-decoration: underline; }
+.wcheck { margin-top: 4px; font-weight: 600; }
+.wdone { color: var(--good-text); font-size: 11px; }
+`;
 
 /**
  * Show the welcome in `box` (a hidden section). `open(file)` loads a scenario
@@ -16,6 +29,7 @@ const FIRST_TOUR = 'tour-1-leader-dies.json';
  */
 export function showWelcome(box, list, open, check, deps) {
   const { WasmLab, seen, finished } = deps;
+  if (!document.getElementById('welcome-css')) document.head.append(h('style', { id: 'welcome-css', text: CSS }));
   const done = (file) => {
     seen();
     box.hidden = true;

@@ -69,6 +69,7 @@ for (const theme of ['light', 'dark']) {
     assert.deepEqual(await axe(page), [], 'with the broker menu open');
     await page.keyboard.press('Escape');
     await page.locator('#help-btn').click();
+    await page.waitForSelector('#help .gloss dt'); // its words and glossary, fetched when it opens
     assert.deepEqual(await axe(page), [], 'with the help open');
     assert.deepEqual(app.errors, []);
   });

@@ -43,6 +43,7 @@ test("the page's help links to the book's \"Checked against Kafka 4.4.0\", which
   await page.waitForSelector('body[data-ready="true"]', { timeout: 20000 });
   await page.keyboard.press('?');
   const link = page.locator('#help a[data-help="kafka-checked"]');
+  await link.waitFor(); // the help's words come with glossary.js, fetched when it opens
   assert.equal(await link.isVisible(), true, 'the help shows the link');
   // Keyboard alone: the link is reachable and followed with Enter.
   await link.focus();

@@ -83,6 +83,16 @@
     }
   }
 
+  // A button far below its lab (a tour stop's "Go to this stop") would change
+  // nothing the reader can see: bring the lab's top into view. Focus stays on
+  // the button, so Tab and the reading position are kept.
+  function showLab(lab) {
+    const r = lab.getBoundingClientRect();
+    if (r.top >= 0 && r.top < window.innerHeight * 0.5) return;
+    const smooth = !window.matchMedia('(prefers-reduced-motion: reduce)').matches;
+    lab.scrollIntoView({ block: 'start', behavior: smooth ? 'smooth' : 'auto' });
+  }
+
   document.addEventListener('click', async (e) => {
     const button = e.target.closest && e.target.closest('button[data-try]');
     if (!button) return;
@@ -93,6 +103,7 @@
     try {
       say(button, await run(lab, JSON.parse(button.dataset.try)));
       button.dataset.done = String(Number(button.dataset.done || 0) + 1);
+      showLab(lab);
     } catch (err) {
       say(button, `refused: ${err && err.message ? err.message : err}`);
     }

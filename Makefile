@@ -116,7 +116,7 @@ test-size:
 bench: build
 	@scripts/bench.sh
 
-# Kafka as the oracle (README, "Checked against Kafka 4.4.0"): oracle/ drives
+# Kafka as the oracle (the book, "Checked against Kafka 4.4.0"): oracle/ drives
 # Kafka 4.4.0's own classes, fetched by Maven into ~/.m2, with a fixed seed and
 # writes the vectors that `cargo test --test oracle` replays without a JVM.
 ORACLE_SEED ?= 20261201
@@ -143,7 +143,7 @@ kafka-differential:
 	kafka-differential/run.sh $(KAFKA_SCENARIOS)
 	cargo test --test kafka_recorded -- --nocapture
 
-# Mutation testing (README, "Mutation testing"): cargo-mutants over the rule
+# Mutation testing (the book, "Mutation testing"): cargo-mutants over the rule
 # modules listed in .cargo/mutants.toml, which also names the test targets and
 # the build profile; MUTANTS_MODULES here names the files. One job: the machine has 2 cores. MODULE narrows it to one
 # file, SHARD=k/n (k from 0) to one slice of n; results in $(MUTANTS_OUT)/mutants.out.

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # serde-wasm-bindgen and web-sys, measured both ways (issue 13; figures in the
-# README, "serde-wasm-bindgen and web-sys"). Builds the wasm package three
+# the book's Performance chapter, "serde-wasm-bindgen and web-sys"). Builds the wasm package three
 # more times into target/bench-serde/ with the measurement features of
 # Cargo.toml, prints each .wasm's size (after wasm-opt, and gzipped), then
 # times view()/report()/traceSince() against their serde-wasm-bindgen twins

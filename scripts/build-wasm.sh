@@ -58,8 +58,8 @@ say "${bg}: ${size} bytes ($((size / 1024)) KiB; gzip -9: $((gz / 1024)) KiB)"
 
 # The trade-off explorer's own wasm (www/tradeoffs.html): the same crate with
 # the sweep exports (cargo feature `explorer`) into www/pkg-explorer/. They
-# add ~39 kB gzipped, so they stay out of the app's page weight (README,
-# "Trade-off explorer"). Skipped by measurement builds (WASM_OUT_DIR set) and
+# add ~39 kB gzipped, so they stay out of the app's page weight (the book,
+# "The trade-off explorer"). Skipped by measurement builds (WASM_OUT_DIR set) and
 # by WASM_EXPLORER=0.
 if [[ -z "${WASM_OUT_DIR:-}" && "${WASM_EXPLORER:-1}" != 0 ]]; then
   WASM_OUT_DIR=www/pkg-explorer WASM_FEATURES=explorer WASM_EXPLORER=0 bash scripts/build-wasm.sh

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Summarise cargo-mutants runs as the README's "Mutation testing" table.
+"""Summarise cargo-mutants runs as the book's "Mutation testing" table (docs/book/src/fidelity/mutation-testing.md).
 
     python3 scripts/mutants_table.py mutants.out [more mutants.out dirs...]
 

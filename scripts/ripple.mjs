@@ -22,7 +22,7 @@ function arg(name, fallback) {
 const SCENARIO = arg('scenario', 'bench/large.json');
 const OUT = path.resolve(ROOT, arg('out', 'docs'));
 // broker 1 crashes at 20 s; broker.session.timeout.ms = 9 s: fenced at 29.001 s.
-// [name, time, photograph it] — the README shows the two photographed.
+// [name, time, photograph it] — the book's Performance chapter shows the two photographed.
 const SHOTS = [
   ['before', 19_900, false],
   ['crashed', 28_900, true],

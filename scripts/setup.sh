@@ -3,8 +3,9 @@
 #   - rustfmt + clippy, and the wasm32-unknown-unknown target (rustup)
 #   - wasm-bindgen-cli at the version pinned in wasm-pack.toml (cargo install)
 #   - Debian chromium + chromium-driver (apt-get)
-#   - mdbook at the version pinned below (cargo install, no default features:
-#     the example book only needs `mdbook build`), for examples/book
+#   - mdbook at the version pinned below (cargo install, no default features
+#     but `search`: the books only need `mdbook build` and a search index),
+#     for examples/book and docs/book
 #   - (with --kafka-differential: only nftables, for make kafka-differential)
 #   - (with --mutants: only cargo-mutants, for make mutants)
 #   - npm packages from the committed package-lock.json (npm ci): playwright-core,
@@ -38,7 +39,7 @@ if [[ "${1:-}" == "--kafka-differential" ]]; then
   exit 0
 fi
 # `scripts/setup.sh --mutants`: only cargo-mutants (crates.io), for
-# `make mutants` (README, "Mutation testing"); `make test` and CI do not need it.
+# `make mutants` (the book, "Mutation testing"); `make test` and CI do not need it.
 if [[ "${1:-}" == "--mutants" ]]; then
   command -v cargo >/dev/null || die "cargo is required"
   if command -v cargo-mutants >/dev/null; then
@@ -91,21 +92,38 @@ else
   [[ "$have" == "$want" ]] || die "wasm-bindgen is ${have} after install, want ${want}"
 fi
 
-# --- mdbook for the example book (examples/book) --------------------------------
+# --- mdbook for the books (examples/book, docs/book) -----------------------------
 # Debian 12 has no mdbook package and no registry package ships its binary, so
-# it is compiled once: about 6 minutes on 2 shared cores (measured: 351 s).
+# it is compiled once: about 6 minutes on 2 shared cores (measured: 351 s
+# without search, 296 s with it). The project's book (docs/book) has mdBook's
+# search index on, so the binary needs the `search` feature; an mdbook of the
+# right version built without it is replaced. The probe builds a one-page book
+# with search on and looks for its index (a few milliseconds).
 MDBOOK_VERSION=0.5.4
+mdbook_has_search() {
+  local d
+  d="$(mktemp -d)"
+  mkdir -p "$d/src"
+  printf '[book]\ntitle = "probe"\n[output.html.search]\nenable = true\n' > "$d/book.toml"
+  printf '# Summary\n\n[Probe](README.md)\n' > "$d/src/SUMMARY.md"
+  printf '# Probe\n' > "$d/src/README.md"
+  mdbook build "$d" >/dev/null 2>&1 && ls "$d"/book/searchindex*.js >/dev/null 2>&1
+  local ok=$?
+  rm -rf "$d"
+  return $ok
+}
 have="$(mdbook --version 2>/dev/null | awk '{print $2}' | sed 's/^v//' || true)"
-if [[ "$have" == "$MDBOOK_VERSION" ]]; then
-  say "mdbook ${MDBOOK_VERSION}: ok"
+if [[ "$have" == "$MDBOOK_VERSION" ]] && mdbook_has_search; then
+  say "mdbook ${MDBOOK_VERSION} (with search): ok"
 else
-  say "mdbook ${MDBOOK_VERSION}: installing (found '${have:-none}'; compiles for several minutes)"
-  if ! cargo install mdbook --version "$MDBOOK_VERSION" --no-default-features --locked --force; then
+  say "mdbook ${MDBOOK_VERSION} with search: installing (found '${have:-none}'; compiles for several minutes)"
+  if ! cargo install mdbook --version "$MDBOOK_VERSION" --no-default-features --features search --locked --force; then
     say "mdbook: --locked install failed, retrying without --locked"
-    cargo install mdbook --version "$MDBOOK_VERSION" --no-default-features --force
+    cargo install mdbook --version "$MDBOOK_VERSION" --no-default-features --features search --force
   fi
   have="$(mdbook --version | awk '{print $2}' | sed 's/^v//')"
   [[ "$have" == "$MDBOOK_VERSION" ]] || die "mdbook is ${have} after install, want ${MDBOOK_VERSION}"
+  mdbook_has_search || die "mdbook ${have} was built without its search feature"
 fi
 
 # --- Debian packages: chromium + chromedriver ---------------------------------

@@ -13,7 +13,7 @@
 //! pruned) but does not fail, because the simulator is being changed in
 //! parallel and the list is re-checked after each merge.
 //!
-//! What "agree" means, per field (the README's "Real cluster" section explains
+//! What "agree" means, per field (the book's "Checked against Kafka 4.4.0", docs/book/src/kafka-4.4.md, explains
 //! the tolerances):
 //! - exact: leader, leader epoch, replicas, ISR and ELR (as sets), broker
 //!   states, the partitions a fault took away, whether
@@ -301,7 +301,7 @@ fn compare(rec: &Value) -> (String, Vec<Row>) {
 
 const COLUMNS: usize = 10;
 
-/// The summary grid's column for a field (the README's scenarios × fields table).
+/// The summary grid's column for a field (the book's scenarios × fields table, docs/book/src/kafka-4.4.md).
 fn column(field: &str) -> usize {
     let f = field.split(" (±").next().unwrap_or(field);
     if f.starts_with("brokers[") {

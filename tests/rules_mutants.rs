@@ -1,4 +1,4 @@
-//! Rules that mutation testing (`make mutants`, README "Mutation testing")
+//! Rules that mutation testing (`make mutants`, the book's "Mutation testing", docs/book/src/fidelity/mutation-testing.md)
 //! found unguarded: each test below is the one that fails when the rule it
 //! names is broken in the code. Each states the Kafka rule in its name and
 //! cites where the rule comes from (KAFKA_REPLICATION.md, or Kafka's source).
@@ -110,7 +110,7 @@ fn follower_fetch(
 /// on three replicas, an ISR back at all three replicas is *at* min ISR, so
 /// the change clears the ELR; a member that leaves is eligible again. (Removing
 /// the controller's cap is an equivalent mutant, which no test can catch:
-/// README, "Mutation testing", says why; this test guards the rule's outcome.)
+/// The book's "Mutation testing" says why; this test guards the rule's outcome.)
 #[test]
 fn min_insync_replicas_above_the_replication_factor_counts_as_the_replication_factor_for_the_elr() {
     let mut w = World::new(3, &[vec![1, 2, 3]], 5, true);
@@ -239,7 +239,7 @@ fn a_follower_whose_last_fetched_epoch_the_leader_never_had_gets_a_diverging_epo
 /// ReplicationControlManager.alterPartition checks the sender's broker epoch
 /// before anything else (ClusterControlManager.checkBrokerEpoch; Kafka answers
 /// STALE_BROKER_EPOCH for the whole request). The lab answers
-/// FENCED_LEADER_EPOCH (README "What is modelled"; tests/conformance
+/// FENCED_LEADER_EPOCH (the book's "What is modelled"; tests/conformance
 /// replication_control), after which the leader keeps its proposal pending
 /// until new metadata (Partition.handleAlterPartitionError), and nothing is
 /// written — even when the request's other fields would be refused otherwise

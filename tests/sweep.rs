@@ -1,7 +1,7 @@
 //! Sweeps over random fault schedules: where the configuration promises
 //! durability nothing acknowledged is lost and no invariant breaks; the
 //! pre-KIP-101 mode breaks that promise; other configurations lose data for
-//! attributed reasons. (The 10,000-seed table is in the README.)
+//! attributed reasons. (The 10,000-seed table is in the book: docs/book/src/cost/sweep-results.md.)
 
 use failover_lab::sweep::{matrix, sweep, SweepConfig};
 

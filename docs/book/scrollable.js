@@ -10,5 +10,8 @@ function markScrollable() {
     }
   });
 }
+// Again once fonts and styles are in (widths change), and on resize.
 if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', markScrollable);
 else markScrollable();
+window.addEventListener('load', markScrollable);
+window.addEventListener('resize', markScrollable);

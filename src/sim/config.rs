@@ -54,7 +54,7 @@ pub struct ClusterConfig {
     /// KIP-392 `replica.selector.class`: how a leader picks the replica a
     /// consumer should read from. `None` (Kafka's default) = always the leader.
     pub replica_selector: Option<ReplicaSelector>,
-    /// What mass failover costs (README, "Mass failover costs time").
+    /// What mass failover costs (the book, "Mass failover costs time").
     pub costs: Costs,
     pub topic_defaults: TopicConfig,
     /// `offsets.topic.num.partitions` (50): partitions of `__consumer_offsets`.
@@ -75,7 +75,7 @@ pub struct ClusterConfig {
 }
 
 /// The work a failover takes, in simulated microseconds (`sim.` settings;
-/// the defaults are estimates, see the README for their sources).
+/// the defaults are estimates, see the book's "Mass failover costs time" for their sources).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub struct Costs {
     /// `sim.controller.record.write.us`: the controller's time per metadata
@@ -350,12 +350,28 @@ pub struct ConsumerConfig {
     pub auto_commit_interval_ms: u64,
 }
 
+/// A key's default as its reader states it: what [`documented_keys`] lists
+/// (and the book's configuration reference shows).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum KeyDefault {
+    Number(u64),
+    Bool(bool),
+    Text(&'static str),
+    /// No value: the setting is off or absent unless given.
+    Unset,
+}
+
 /// Reads typed values out of a config map, remembering which keys were used so
-/// the leftovers can be reported as unknown.
+/// the leftovers can be reported as unknown. Natively it also notes the
+/// default each key is read with, so the keys can be listed
+/// ([`documented_keys`]); the wasm build leaves that out (the page never
+/// lists them, and every byte counts against its size budget).
 struct Reader<'a> {
     map: &'a ConfigMap,
     path: &'a str,
     used: Vec<&'static str>,
+    #[cfg(not(target_arch = "wasm32"))]
+    defaults: Vec<(&'static str, KeyDefault)>,
 }
 
 impl<'a> Reader<'a> {
@@ -364,7 +380,18 @@ impl<'a> Reader<'a> {
             map,
             path,
             used: Vec::new(),
+            #[cfg(not(target_arch = "wasm32"))]
+            defaults: Vec::new(),
         }
+    }
+
+    /// Note `key`'s default for [`documented_keys`] (nothing in wasm).
+    #[inline]
+    fn note(&mut self, key: &'static str, default: KeyDefault) {
+        #[cfg(not(target_arch = "wasm32"))]
+        self.defaults.push((key, default));
+        #[cfg(target_arch = "wasm32")]
+        let _ = (key, default);
     }
 
     fn err(&self, key: &str, msg: impl std::fmt::Display) -> String {
@@ -377,6 +404,7 @@ impl<'a> Reader<'a> {
     }
 
     fn u64(&mut self, key: &'static str, default: u64) -> Result<u64, String> {
+        self.note(key, KeyDefault::Number(default));
         let Some(v) = self.raw(key) else {
             return Ok(default);
         };
@@ -392,6 +420,7 @@ impl<'a> Reader<'a> {
         if self.map.get(key).is_some_and(|v| !v.is_null()) {
             self.u64(key, 0).map(Some)
         } else {
+            self.note(key, KeyDefault::Unset);
             self.used.push(key);
             Ok(None)
         }
@@ -406,6 +435,7 @@ impl<'a> Reader<'a> {
     }
 
     fn bool(&mut self, key: &'static str, default: bool) -> Result<bool, String> {
+        self.note(key, KeyDefault::Bool(default));
         let Some(v) = self.raw(key) else {
             return Ok(default);
         };
@@ -417,7 +447,10 @@ impl<'a> Reader<'a> {
         }
     }
 
-    fn string(&mut self, key: &'static str) -> Option<&'a str> {
+    /// A string value; `default` is what an absent key means, for
+    /// [`documented_keys`] only (the caller's match decides).
+    fn string(&mut self, key: &'static str, default: KeyDefault) -> Option<&'a str> {
+        self.note(key, default);
         self.raw(key).and_then(|v| v.as_str())
     }
 
@@ -482,10 +515,16 @@ impl Default for TopicConfig {
 impl ClusterConfig {
     pub fn parse(map: &ConfigMap, path: &str) -> Result<Self, String> {
         let mut r = Reader::new(map, path);
-        let topic_defaults = TopicConfig::read(&mut r, &TopicConfig::default())?;
+        let c = Self::read(&mut r)?;
+        r.finish(&[])?;
+        Ok(c)
+    }
+
+    fn read(r: &mut Reader) -> Result<Self, String> {
+        let topic_defaults = TopicConfig::read(r, &TopicConfig::default())?;
         let log_flush = r.u64_opt("log.flush.interval.ms")?;
         let os_flush = r.positive("sim.os.flush.interval.ms", 30_000)?;
-        let truncation = match r.string("sim.truncation") {
+        let truncation = match r.string("sim.truncation", KeyDefault::Text("leader_epoch")) {
             None | Some("leader_epoch") => TruncationMode::LeaderEpoch,
             Some("high_watermark") => TruncationMode::HighWatermark,
             Some(other) => {
@@ -495,7 +534,10 @@ impl ClusterConfig {
                 ))
             }
         };
-        let replica_selector = match r.string("replica.selector.class").map(str::trim) {
+        let replica_selector = match r
+            .string("replica.selector.class", KeyDefault::Unset)
+            .map(str::trim)
+        {
             None | Some("") => None,
             Some(ReplicaSelector::LEADER_CLASS) => Some(ReplicaSelector::Leader),
             Some(ReplicaSelector::RACK_AWARE_CLASS) => Some(ReplicaSelector::RackAware),
@@ -541,7 +583,7 @@ impl ClusterConfig {
             )?,
             eligible_leader_replicas_enable: r.bool("eligible.leader.replicas.enable", true)?,
             replica_selector,
-            costs: Costs::read(&mut r)?,
+            costs: Costs::read(r)?,
             topic_defaults,
             offsets_topic_num_partitions: u32::try_from(
                 r.positive("offsets.topic.num.partitions", 50)?,
@@ -555,7 +597,6 @@ impl ClusterConfig {
             coordinator_load_us_per_record: r.u64("sim.coordinator.load.us.per.record", 100)?,
             offsets_partitions: None,
         };
-        r.finish(&[])?;
         Ok(c)
     }
 }
@@ -572,6 +613,14 @@ impl ProducerConfig {
     /// map; Kafka 3.0+ enables idempotence by default only together with acks=all.
     pub fn parse(map: &ConfigMap, path: &str, acks: Option<Acks>) -> Result<Self, String> {
         let mut r = Reader::new(map, path);
+        let c = Self::read(&mut r, acks)?;
+        r.finish(&[])?;
+        Ok(c)
+    }
+
+    fn read(r: &mut Reader, acks: Option<Acks>) -> Result<Self, String> {
+        let map = r.map;
+        r.note("acks", KeyDefault::Text("all"));
         let acks = match r.raw("acks") {
             Some(v) => Acks::parse(v).map_err(|e| r.err("acks", e))?,
             None => acks.unwrap_or(Acks::All),
@@ -607,6 +656,7 @@ impl ProducerConfig {
             }
             d
         } else {
+            r.note("delivery.timeout.ms", KeyDefault::Number(120_000));
             120_000u64.max(floor)
         };
         let c = ProducerConfig {
@@ -621,9 +671,8 @@ impl ProducerConfig {
             linger_ms,
             batch_size: r.u64("batch.size", 16_384)?,
             metadata_max_age_ms: r.positive("metadata.max.age.ms", 300_000)?,
-            connection: ConnectionConfig::read(&mut r)?,
+            connection: ConnectionConfig::read(r)?,
         };
-        r.finish(&[])?;
         Ok(c)
     }
 }
@@ -631,7 +680,13 @@ impl ProducerConfig {
 impl ConsumerConfig {
     pub fn parse(map: &ConfigMap, path: &str) -> Result<Self, String> {
         let mut r = Reader::new(map, path);
-        let auto_offset_reset = match r.string("auto.offset.reset") {
+        let c = Self::read(&mut r)?;
+        r.finish(&[])?;
+        Ok(c)
+    }
+
+    fn read(r: &mut Reader) -> Result<Self, String> {
+        let auto_offset_reset = match r.string("auto.offset.reset", KeyDefault::Text("latest")) {
             None | Some("latest") => OffsetReset::Latest,
             Some("earliest") => OffsetReset::Earliest,
             Some("none") => OffsetReset::None,
@@ -654,11 +709,13 @@ impl ConsumerConfig {
             retry_backoff_ms: r.u64("retry.backoff.ms", 100)?,
             metadata_max_age_ms: r.positive("metadata.max.age.ms", 300_000)?,
             client_rack: None,
-            connection: ConnectionConfig::read(&mut r)?,
+            connection: ConnectionConfig::read(r)?,
             group_id: None,
             enable_auto_commit: r.bool("enable.auto.commit", true)?,
             auto_commit_interval_ms: r.positive("auto.commit.interval.ms", 5_000)?,
         };
+        r.note("client.rack", KeyDefault::Unset);
+        r.note("group.id", KeyDefault::Unset);
         let c = ConsumerConfig {
             client_rack: match r.raw("client.rack") {
                 None => None,
@@ -683,9 +740,55 @@ impl ConsumerConfig {
             },
             ..c
         };
-        r.finish(&[])?;
         Ok(c)
     }
+}
+
+/// Where a scenario sets a config key: the top-level `config` (brokers and
+/// controller, and every topic's defaults), a topic's `config`, or a
+/// producer's or consumer's `config`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum KeyScope {
+    Cluster,
+    Topic,
+    Producer,
+    Consumer,
+}
+
+/// Every config key the lab reads, where a scenario may set it and the
+/// default it is read with: the readers' own record of parsing an empty
+/// config, so the list cannot differ from what `parse` accepts. The book's
+/// configuration reference is generated from it (tests/book_reference.rs).
+#[cfg(not(target_arch = "wasm32"))]
+pub fn documented_keys() -> Vec<(KeyScope, &'static str, KeyDefault)> {
+    let empty = ConfigMap::new();
+    let mut out = Vec::new();
+    let mut take = |scope: KeyScope, r: Reader| {
+        let unnoted: Vec<&str> = r
+            .used
+            .iter()
+            .copied()
+            .filter(|k| !r.defaults.iter().any(|(d, _)| d == k))
+            .collect();
+        assert!(
+            unnoted.is_empty(),
+            "keys read without noting their default: {unnoted:?}"
+        );
+        out.extend(r.defaults.into_iter().map(|(k, d)| (scope, k, d)));
+    };
+    let mut r = Reader::new(&empty, "config");
+    ClusterConfig::read(&mut r).unwrap_or_else(|e| unreachable!("{e}"));
+    take(KeyScope::Cluster, r);
+    let mut r = Reader::new(&empty, "topic");
+    TopicConfig::read(&mut r, &TopicConfig::default()).unwrap_or_else(|e| unreachable!("{e}"));
+    take(KeyScope::Topic, r);
+    let mut r = Reader::new(&empty, "producer");
+    ProducerConfig::read(&mut r, None).unwrap_or_else(|e| unreachable!("{e}"));
+    take(KeyScope::Producer, r);
+    let mut r = Reader::new(&empty, "consumer");
+    ConsumerConfig::read(&mut r).unwrap_or_else(|e| unreachable!("{e}"));
+    take(KeyScope::Consumer, r);
+    out
 }
 
 #[cfg(test)]

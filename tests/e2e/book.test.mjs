@@ -1,6 +1,6 @@
 // A real documentation generator (issue 13): the example mdBook in
 // examples/book, built by scripts/build-book.sh with the element package
-// vendored as the README says, served as a static site. The element in the
+// vendored as the book's Embedding chapter says, served as a static site. The element in the
 // built chapter gets ready, follows mdBook's light theme (and its dark ones),
 // a broker crashed through its own menu loses leadership to a new leader with
 // the epoch one higher, the page's leaderchange listener shows its question,

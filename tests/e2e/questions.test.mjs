@@ -27,6 +27,12 @@ async function open(query, hash = '') {
   return page;
 }
 
+/** axe-core's WCAG 2.1 A/AA violations inside `sel` (axe.min.js already added to the page). */
+const axeIn = (page, sel) => page.evaluate(async (s) => {
+  const res = await window.axe.run(document.querySelector(s), { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] }, resultTypes: ['violations'] });
+  return res.violations.map((v) => `${v.id}: ${v.nodes.map((n) => JSON.stringify(n.target)).join('; ')}`);
+}, sel);
+
 const toStop = async (page, k) => {
   for (let i = 0; i < k; i++) await page.locator('#tour [data-tour="next"]').click();
 };
@@ -78,10 +84,7 @@ for (const theme of ['light', 'dark']) {
     const page = await open(`scenario=tour-7-acks1-loses-data.json&theme=${theme}`);
     await toStop(page, 4);
     await page.addScriptTag({ path: AXE });
-    const run = () => page.evaluate(async () => {
-      const res = await window.axe.run(document.querySelector('#tour'), { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] }, resultTypes: ['violations'] });
-      return res.violations.map((v) => `${v.id}: ${v.nodes.map((n) => JSON.stringify(n.target)).join('; ')}`);
-    });
+    const run = () => axeIn(page, '#tour');
     assert.deepEqual(await run(), [], 'the question');
     await page.locator('#tour .q-choice').nth(1).click();
     await page.waitForFunction(() => document.querySelector('#tour')?.dataset.stop === '5');
@@ -180,10 +183,7 @@ for (const theme of ['light', 'dark']) {
     const page = await open(`check=senior&theme=${theme}`);
     await page.waitForSelector('#welcome fieldset.ck-q');
     await page.addScriptTag({ path: AXE });
-    const run = () => page.evaluate(async () => {
-      const res = await window.axe.run(document.querySelector('#welcome'), { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] }, resultTypes: ['violations'] });
-      return res.violations.map((v) => `${v.id}: ${v.nodes.map((n) => JSON.stringify(n.target)).join('; ')}`);
-    });
+    const run = () => axeIn(page, '#welcome');
     assert.deepEqual(await run(), [], 'asked');
     await page.locator('#welcome fieldset[data-q="0"] input').nth(1).check();
     await page.locator('#welcome [data-check="submit"]').click();

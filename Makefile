@@ -144,7 +144,8 @@ kafka-differential:
 	cargo test --test kafka_recorded -- --nocapture
 
 # Mutation testing (the book, "Mutation testing"): cargo-mutants over the rule
-# modules listed in .cargo/mutants.toml, which also names the test targets and
+# modules listed here; .cargo/mutants.toml names the test targets (the lib and
+# tests/rules_all.rs, every rule suite in one binary) and
 # the build profile; MUTANTS_MODULES here names the files. One job: the machine has 2 cores. MODULE narrows it to one
 # file, SHARD=k/n (k from 0) to one slice of n; results in $(MUTANTS_OUT)/mutants.out.
 MUTANTS_MODULES := src/sim/partition_change.rs src/sim/partition.rs src/sim/log.rs \

@@ -138,3 +138,61 @@ fn wasm_pack_toml_build_settings_are_complete() {
         "wasm-pack.toml: [wasm-opt] section missing"
     );
 }
+
+/// The suites that check no Kafka rule, left out of mutation testing
+/// (`.cargo/mutants.toml` says why for each).
+const NOT_RULE_SUITES: [&str; 6] = [
+    "book_reference",
+    "cli",
+    "determinism",
+    "rules_all",
+    "toolchain",
+    "web",
+];
+
+#[test]
+fn mutation_testing_runs_every_rule_suite_in_tests() {
+    let all = read("tests/rules_all.rs");
+    let named: Vec<String> = all
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("#[path = \"")?.strip_suffix("\"]"))
+        .map(|p| {
+            p.trim_end_matches(".rs")
+                .trim_end_matches("/main")
+                .to_string()
+        })
+        .collect();
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests");
+    let mut suites: Vec<String> = std::fs::read_dir(&dir)
+        .expect("tests/ is readable")
+        .filter_map(|e| {
+            let e = e.ok()?;
+            let name = e.file_name().into_string().ok()?;
+            if e.path().is_dir() {
+                e.path().join("main.rs").exists().then_some(name)
+            } else {
+                name.strip_suffix(".rs").map(str::to_string)
+            }
+        })
+        .filter(|s| !NOT_RULE_SUITES.contains(&s.as_str()))
+        .collect();
+    suites.sort();
+    let mut sorted = named.clone();
+    sorted.sort();
+    assert_eq!(
+        sorted, suites,
+        "tests/rules_all.rs must name every rule suite in tests/"
+    );
+    let config = read(".cargo/mutants.toml");
+    assert!(
+        config.contains(r#"additional_cargo_test_args = ["--lib", "--test", "rules_all"]"#)
+            && config.contains(r#"features = ["mutants"]"#),
+        ".cargo/mutants.toml runs the lib's tests and rules_all with the mutants feature"
+    );
+    let cargo = read("Cargo.toml");
+    assert!(
+        cargo.contains("name = \"rules_all\"")
+            && cargo.contains("required-features = [\"mutants\"]"),
+        "rules_all builds only with the mutants feature, so cargo test runs no suite twice"
+    );
+}

@@ -146,7 +146,7 @@ kafka-differential:
 # Mutation testing (the book, "Mutation testing"): cargo-mutants over the rule
 # modules listed here; .cargo/mutants.toml names the test targets (the lib and
 # tests/rules_all.rs, every rule suite in one binary) and
-# the build profile; MUTANTS_MODULES here names the files. One job: the machine has 2 cores. MODULE narrows it to one
+# the build profile; MUTANTS_MODULES here names the files. JOBS=1 by default (the machine has 2 cores; JOBS=2 when nothing else runs). MODULE narrows it to one
 # file, SHARD=k/n (k from 0) to one slice of n; results in $(MUTANTS_OUT)/mutants.out.
 MUTANTS_MODULES := src/sim/partition_change.rs src/sim/partition.rs src/sim/log.rs \
         src/sim/controller.rs src/sim/broker/isr.rs src/sim/broker/fetcher.rs \
@@ -155,7 +155,8 @@ MODULE ?=
 SHARD ?=
 BASE ?= main
 MUTANTS_OUT ?= mutants.out
-MUTANTS_FLAGS = -j 1 -o $(MUTANTS_OUT) $(addprefix -f ,$(or $(MODULE),$(MUTANTS_MODULES))) $(if $(SHARD),--shard $(SHARD))
+JOBS ?= 1
+MUTANTS_FLAGS = -j $(JOBS) -o $(MUTANTS_OUT) $(addprefix -f ,$(or $(MODULE),$(MUTANTS_MODULES))) $(if $(SHARD),--shard $(SHARD))
 
 mutants:
 	@scripts/setup.sh --mutants

@@ -357,3 +357,43 @@ fn tour_11_mass_failover_costs_detection_once_and_per_partition_work_linearly() 
     assert_eq!(fig(&zk[0]).3, 206);
     assert_eq!((fig(&zk[1]).1, fig(&zk[1]).3), (1216, 306));
 }
+
+/// The strip reads each cause's count under that cause's own name, the name
+/// the report gives its windows (SCENARIO_FORMAT.md, `availability.windows[].cause`;
+/// KAFKA_REPLICATION.md §5): while broker 1 is down and not yet fenced,
+/// orders-0 (it led) counts under `leader_down` and orders-1 and orders-2
+/// (it followed, in their ISR) under `isr_member_down`; once the new leader
+/// has been found, nothing counts.
+#[test]
+fn the_strip_counts_each_partition_under_the_cause_the_report_names() {
+    let mut l = lab(LEADER_DIES);
+    l.run_to_end();
+    let r = serde_json::to_value(l.report()).unwrap();
+    let v = failover_lab::view::availability(&l.cluster, 40_000, 40);
+    assert_eq!(v.bucket_ms, 1_000);
+    let names: Vec<&str> = v.causes.to_vec();
+    let mut sorted = names.clone();
+    sorted.sort_unstable();
+    assert_eq!(
+        sorted,
+        ["below_min_isr", "isr_member_down", "leader_down", "leader_moving", "offline"],
+        "every cause once, by the report's names"
+    );
+    let windows = r["availability"]["partitions"][0]["windows"][0]["cause"].clone();
+    assert_eq!(windows, "leader_down");
+    let at = |bucket: usize, cause: &str| {
+        let i = names.iter().position(|n| *n == cause).unwrap();
+        v.counts[bucket][i]
+    };
+    // 12–13 s: after the crash at 10 s, before the fence (~17–19 s).
+    assert_eq!(at(12, "leader_down"), 1);
+    assert_eq!(at(12, "isr_member_down"), 2);
+    for c in ["offline", "leader_moving", "below_min_isr"] {
+        assert_eq!(at(12, c), 0, "{c}");
+    }
+    // Before the crash and long after recovery: nothing.
+    for c in &names {
+        assert_eq!(at(5, c), 0, "{c} before the crash");
+        assert_eq!(at(35, c), 0, "{c} after recovery");
+    }
+}

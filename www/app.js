@@ -235,7 +235,7 @@ class App {
     if (!this.lanesView) {
       document.head.append(h('style', { text: mod.LANES_CSS }));
       this.compare = new mod.Compare(this);
-      this.lanesView = new mod.LanesView(box, { h, fmtTime, BrokerMap, PartitionsPanel }, {
+      this.lanesView = new mod.LanesView(box, { h, fmtTime, BrokerMap, PartitionsPanel, AvailabilityPanel }, {
         onApply: async (text) => {
           try {
             await this.setCompare(text);

@@ -57,6 +57,7 @@ body.comparing .avail-panel, .fl.comparing [data-panel=availability] { display: 
 .cmp-legend { font-size: 11px; margin: 0; }
 .lane-same { margin: 0; font-size: 12px; color: var(--text2); border: 1px dashed var(--line2); border-radius: 6px; padding: 6px 8px; }
 @media (max-width: 640px) { .lanes { grid-template-columns: minmax(0, 1fr); } }
+.sw-base { font-size: 11px; color: var(--text); background: var(--hi-bg, var(--panel2)); border: 1px solid #CC79A7; border-radius: 9px; padding: 0 7px; white-space: normal; }
 .cmp-div { border: 1px solid var(--line); border-left: 4px solid var(--hi); border-radius: 8px; padding: 6px 10px; background: var(--panel2); }
 .cmp-div-head { display: flex; gap: 10px; align-items: center; font-weight: 650; margin-bottom: 4px; }
 .cmp-sides { display: grid; grid-template-columns: 1fr 1fr; gap: 8px; font-size: 12.5px; }
@@ -233,6 +234,7 @@ export class LanesView {
       };
     });
     this.grid.replaceChildren(...this.lanes.map((l) => l.el));
+    this.baseNote(compare);
     // One legend for every lane's strip (each strip keeps its own peak line).
     const legend = this.lanes[0].avail.legend.cloneNode(true);
     legend.querySelector('.lg.muted:not(.avail-def)')?.remove();
@@ -243,6 +245,7 @@ export class LanesView {
   /** Draw every lane (after compare.sync()). */
   update(compare, { speed = 0.05, playing = false } = {}) {
     if (!compare.active) {
+      this.baseNote(null);
       this.grid.replaceChildren();
       this.delta.replaceChildren();
       this.legend.replaceChildren();
@@ -290,6 +293,23 @@ export class LanesView {
     });
     if (fresh) this.drawDelta(compare, reports, views[0].now_ms);
     this.drawDivergence(compare);
+  }
+
+  /**
+   * The page's header switches are the base every lane starts from; in
+   * compare mode they say so and name the keys the lanes set for themselves
+   * (tour 12's unclean box stays unticked: lane B's own setting turns it on).
+   */
+  baseNote(compare) {
+    const sw = this.root.ownerDocument.getElementById('switches');
+    if (!sw || !this.root.isConnected || this.root.getRootNode() !== this.root.ownerDocument) return;
+    sw.querySelector('.sw-base')?.remove();
+    if (!compare) return;
+    const keys = [...new Set(compare.settings.flatMap((l) => l.split(',').map((kv) => kv.split('=')[0].trim()).filter(Boolean)))];
+    sw.prepend(this.d.h('span.sw-base', {
+      text: `base of every lane${keys.length ? ` · each lane sets its own ${keys.join(', ')}` : ''}`,
+      title: 'Compare mode: these switches are the base; each lane applies its own settings on top (see each lane\u2019s heading)',
+    }));
   }
 
   /**

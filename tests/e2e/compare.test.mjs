@@ -346,3 +346,12 @@ test('identical lanes fold their cluster map and logs into lane A\u2019s; once t
   assert.equal(await laneB.locator('.pcard[data-partition="orders-0"]').isVisible(), true);
   assert.deepEqual(app.errors, []);
 });
+
+test("in compare mode the header switches say they are every lane's base and name the keys each lane sets (tour 12: unclean)", async () => {
+  await open('?scenario=tour-12-unclean-acceptable.json&stop=3');
+  await app.page.waitForSelector('#switches .sw-base');
+  assert.equal(await app.page.locator('#switches .sw-base').textContent(), 'base of every lane · each lane sets its own unclean.leader.election.enable');
+  await app.page.evaluate(() => failoverLab.compare(null));
+  await app.page.waitForFunction(() => !document.querySelector('.lane'));
+  assert.equal(await app.page.locator('#switches .sw-base').count(), 0, 'gone outside compare mode');
+});

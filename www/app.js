@@ -224,6 +224,8 @@ class App {
       $('compare').hidden = !on;
       this.simTarget = this.lab.now();
       this.draw();
+      // A stop's answer that reads the lanes waited for them.
+      this.tour.renderQuestion();
     });
   }
 

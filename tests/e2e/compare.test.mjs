@@ -355,3 +355,13 @@ test("in compare mode the header switches say they are every lane's base and nam
   await app.page.waitForFunction(() => !document.querySelector('.lane'));
   assert.equal(await app.page.locator('#switches .sw-base').count(), 0, 'gone outside compare mode');
 });
+
+// Opened by a link at the stop after its question (Check yourself links so),
+// the answer reads every lane: it must be drawn once the lanes have loaded,
+// not stay "Working out the answer…".
+test("a compare tour opened at the stop after its question shows the run's answer once the lanes load (tour 13, ?stop=4)", async () => {
+  await open('?scenario=tour-13-acks1-vs-acks-all.json&stop=4');
+  await app.page.waitForFunction(() => failoverLab.lanes().length === 2);
+  await app.page.waitForFunction(() => /The run answers/.test(document.querySelector('#tour .tour-a')?.textContent ?? ''), null, { timeout: 10000 });
+  assert.match(await app.page.locator('#tour').textContent(), /The run answers: Lane A only/);
+});

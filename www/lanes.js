@@ -56,7 +56,13 @@ body.comparing .avail-panel, .fl.comparing [data-panel=availability] { display: 
 .lane-avail .avail-legend { margin: 1px 0 2px; }
 .cmp-legend { font-size: 11px; margin: 0; }
 .lane-same { margin: 0; font-size: 12px; color: var(--text2); border: 1px dashed var(--line2); border-radius: 6px; padding: 6px 8px; }
-@media (max-width: 640px) { .lanes { grid-template-columns: minmax(0, 1fr); } }
+#compare-preset { max-width: 100%; }
+@media (max-width: 640px) {
+  .lanes { grid-template-columns: minmax(0, 1fr); }
+  .cmp-delta table { width: 100%; table-layout: fixed; }
+  .cmp-delta th, .cmp-delta td { overflow-wrap: anywhere; padding-right: 4px; }
+  .cmp-sides { grid-template-columns: minmax(0, 1fr); }
+}
 .sw-base { font-size: 11px; color: var(--text); background: var(--hi-bg, var(--panel2)); border: 1px solid #CC79A7; border-radius: 9px; padding: 0 7px; white-space: normal; }
 .cmp-div { border: 1px solid var(--line); border-left: 4px solid var(--hi); border-radius: 8px; padding: 6px 10px; background: var(--panel2); }
 .cmp-div-head { display: flex; gap: 10px; align-items: center; font-weight: 650; margin-bottom: 4px; }

@@ -57,12 +57,6 @@ body.comparing .avail-panel, .fl.comparing [data-panel=availability] { display: 
 .cmp-legend { font-size: 11px; margin: 0; }
 .lane-same { margin: 0; font-size: 12px; color: var(--text2); border: 1px dashed var(--line2); border-radius: 6px; padding: 6px 8px; }
 #compare-preset { max-width: 100%; }
-@media (max-width: 640px) {
-  .lanes { grid-template-columns: minmax(0, 1fr); }
-  .cmp-delta table { width: 100%; table-layout: fixed; }
-  .cmp-delta th, .cmp-delta td { overflow-wrap: anywhere; padding-right: 4px; }
-  .cmp-sides { grid-template-columns: minmax(0, 1fr); }
-}
 .sw-base { font-size: 11px; color: var(--text); background: var(--hi-bg, var(--panel2)); border: 1px solid #CC79A7; border-radius: 9px; padding: 0 7px; white-space: normal; }
 .cmp-div { border: 1px solid var(--line); border-left: 4px solid var(--hi); border-radius: 8px; padding: 6px 10px; background: var(--panel2); }
 .cmp-div-head { display: flex; gap: 10px; align-items: center; font-weight: 650; margin-bottom: 4px; }
@@ -72,6 +66,12 @@ body.comparing .avail-panel, .fl.comparing [data-panel=availability] { display: 
 /* Where the lanes part: its own colour and a label above the track, drawn over the slider's thumb so it shows at the stops that name it. */
 .tl-mark.diverge { background: #CC79A7; width: 3px; top: -5px; height: calc(100% + 10px); z-index: 2; pointer-events: none; box-shadow: 0 0 0 1px var(--bg); }
 .tl-mark.diverge::after { content: '≠'; position: absolute; left: 5px; top: -3px; font-size: 9px; font-weight: 700; color: #CC79A7; white-space: nowrap; }
+@media (max-width: 640px) {
+  .lanes { grid-template-columns: minmax(0, 1fr); }
+  .cmp-delta table { width: 100%; table-layout: fixed; }
+  .cmp-delta th, .cmp-delta td { overflow-wrap: anywhere; padding-right: 4px; }
+  .cmp-sides { grid-template-columns: minmax(0, 1fr); }
+}
 `;
 
 const PRESETS = [

@@ -365,3 +365,21 @@ test("a compare tour opened at the stop after its question shows the run's answe
   await app.page.waitForFunction(() => /The run answers/.test(document.querySelector('#tour .tour-a')?.textContent ?? ''), null, { timeout: 10000 });
   assert.match(await app.page.locator('#tour').textContent(), /The run answers: Lane A only/);
 });
+
+test('at 390 px the delta table shows every lane\u2019s column inside the panel, and the lanes and the two narrations stack', async () => {
+  const ctx = await app.browser.newContext({ viewport: { width: 390, height: 844 }, colorScheme: 'light' });
+  const page = await ctx.newPage();
+  await page.goto(`${app.baseUrl}/?scenario=tour-12-unclean-acceptable.json&stop=5`);
+  await page.waitForSelector('body[data-ready="true"]', { timeout: 20000 });
+  await page.waitForSelector('.cmp-delta tr.differs');
+  const panel = await page.locator('.cmp-delta').boundingBox();
+  for (const td of await page.locator('.cmp-delta tr.differs').first().locator('td').all()) {
+    const b = await td.boundingBox();
+    assert.ok(b.x >= panel.x && b.x + b.width <= panel.x + panel.width + 0.5, `a lane's cell at ${b.x}+${b.width} inside ${panel.x}+${panel.width}`);
+  }
+  const [a, b] = await Promise.all(['A', 'B'].map((n) => page.locator(`.lane[data-lane="${n}"]`).boundingBox()));
+  assert.ok(b.y >= a.y + a.height, 'lane B below lane A');
+  const sides = await page.locator('.cmp-side').evaluateAll((els) => els.map((e) => e.getBoundingClientRect().top));
+  assert.ok(sides[1] > sides[0], 'lane B\u2019s narration below lane A\u2019s');
+  await ctx.close();
+});

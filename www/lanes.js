@@ -57,7 +57,7 @@ body.comparing .avail-panel, .fl.comparing [data-panel=availability] { display: 
 .cmp-legend { font-size: 11px; margin: 0; }
 .lane-same { margin: 0; font-size: 12px; color: var(--text2); border: 1px dashed var(--line2); border-radius: 6px; padding: 6px 8px; }
 #compare-preset { max-width: 100%; }
-.sw-base { font-size: 11px; color: var(--text); background: var(--hi-bg, var(--panel2)); border: 1px solid #CC79A7; border-radius: 9px; padding: 0 7px; white-space: normal; }
+.sw-base { display: inline-block; line-height: 1.5; align-self: center; font-size: 11px; color: var(--text); background: var(--hi-bg, var(--panel2)); border: 1px solid #CC79A7; border-radius: 9px; padding: 0 7px; white-space: normal; }
 .cmp-div { border: 1px solid var(--line); border-left: 4px solid var(--hi); border-radius: 8px; padding: 6px 10px; background: var(--panel2); }
 .cmp-div-head { display: flex; gap: 10px; align-items: center; font-weight: 650; margin-bottom: 4px; }
 .cmp-sides { display: grid; grid-template-columns: 1fr 1fr; gap: 8px; font-size: 12.5px; }

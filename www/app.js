@@ -224,6 +224,8 @@ class App {
       $('compare').hidden = !on;
       this.simTarget = this.lab.now();
       this.draw();
+      // A stop's answer that reads the lanes waited for them.
+      this.tour.renderQuestion();
     });
   }
 
@@ -235,7 +237,7 @@ class App {
     if (!this.lanesView) {
       document.head.append(h('style', { text: mod.LANES_CSS }));
       this.compare = new mod.Compare(this);
-      this.lanesView = new mod.LanesView(box, { h, fmtTime, BrokerMap, PartitionsPanel }, {
+      this.lanesView = new mod.LanesView(box, { h, fmtTime, BrokerMap, PartitionsPanel, AvailabilityPanel }, {
         onApply: async (text) => {
           try {
             await this.setCompare(text);

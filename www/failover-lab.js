@@ -670,7 +670,7 @@ class FailoverLabElement extends HTMLElement {
       if (!this.lanesView) {
         this.shadowRoot.append(h('style', { text: mod.LANES_CSS }));
         this.cmp = new mod.Compare(this);
-        this.lanesView = new mod.LanesView(this.lanesBox, { h, fmtTime, BrokerMap, PartitionsPanel }, {
+        this.lanesView = new mod.LanesView(this.lanesBox, { h, fmtTime, BrokerMap, PartitionsPanel, AvailabilityPanel }, {
           onApply: async (t) => {
             try {
               await this.setCompare(t);

@@ -1,7 +1,11 @@
 // Compare mode's drawing (loaded on demand, the first time compare mode is
-// opened): the settings bar, one lane per settings set — a compact cluster
-// map, the partitions and a summary row from the lane's report — and the
-// first divergence with both lanes' narration side by side. Only draws: the
+// opened): the settings bar; the delta table, where what differs between the
+// lanes comes first (acknowledged records lost, partition-s, each fault's
+// RTO, the leader …) and what is the same folds into one line; one lane per
+// settings set — its summary row, its own availability strip and recovery
+// badges, a compact cluster map and the partitions (folded into lane A's
+// while every lane's cluster and logs are identical); and the first
+// divergence with both lanes' narration side by side. Only draws: the
 // lanes themselves are compare.js. The renderers are handed in by the host
 // (page or element), so this module (bundled with compare.js) adds no second
 // copy of them. LANES_CSS is its stylesheet, added by the host when it loads.
@@ -18,7 +22,7 @@ body.comparing .map-panel, body.comparing .parts-panel, body.comparing .overview
 #compare-text { flex: 1 1 320px; min-width: 200px; background: var(--panel2); border: 1px solid var(--line); border-radius: 5px; padding: 3px 6px; color: var(--text); font-family: ui-monospace, monospace; font-size: 12px; }
 .cmp-error { color: var(--bad-text); flex-basis: 100%; }
 .cmp-error:empty { display: none; }
-.lanes { display: grid; grid-template-columns: repeat(var(--lanes, 2), minmax(0, 1fr)); gap: 8px; }
+.lanes { display: grid; grid-template-columns: repeat(var(--lanes, 2), minmax(0, 1fr)); gap: 8px; align-items: start; }
 .lanes:empty { display: none; }
 .lane { border: 1px solid var(--line); border-radius: 8px; padding: 6px 8px; background: var(--panel2); min-width: 0; display: flex; flex-direction: column; gap: 6px; }
 .lane-head { margin: 0; font-size: 13px; display: flex; gap: 8px; align-items: baseline; }
@@ -33,6 +37,27 @@ body.comparing .map-panel, body.comparing .parts-panel, body.comparing .overview
 .lane-sum .warn dd { color: var(--warn-text); }
 .lane-sum .good dd { color: var(--good-text); }
 .lane .pcard { padding: 3px 6px 4px; }
+body.comparing .avail-panel, .fl.comparing [data-panel=availability] { display: none; }
+.cmp-delta { border: 1px solid var(--line); border-radius: 8px; background: var(--panel2); padding: 4px 8px 6px; overflow-x: auto; }
+.cmp-delta table { border-collapse: collapse; font-size: 12.5px; font-variant-numeric: tabular-nums; }
+.cmp-delta caption { text-align: left; font-weight: 650; padding: 2px 0 4px; }
+.cmp-delta th, .cmp-delta td { text-align: left; padding: 2px 10px 2px 4px; vertical-align: baseline; }
+.cmp-delta thead th { font-weight: 600; font-size: 12px; color: var(--text2); border-bottom: 1px solid var(--line); }
+.cmp-delta tbody th { font-weight: 500; color: var(--text2); }
+.cmp-delta tr.differs th { color: var(--text); font-weight: 650; }
+.cmp-delta tr.differs td { font-weight: 700; background: var(--panel); }
+.cmp-delta tr.differs th:first-child { box-shadow: inset 3px 0 0 #CC79A7; padding-left: 8px; }
+.cmp-delta td.bad { color: var(--bad-text); }
+.cmp-delta td.good { color: var(--good-text); }
+.cmp-delta td.warn { color: var(--warn-text); }
+.cmp-same { margin: 4px 0 0; font-size: 11.5px; color: var(--text2); }
+.cmp-same b { font-weight: 600; }
+.lane-avail .avail-legend .lg:not(.muted), .lane-avail .avail-def { display: none; }
+.lane-avail .avail-legend { margin: 1px 0 2px; }
+.cmp-legend { font-size: 11px; margin: 0; }
+.lane-same { margin: 0; font-size: 12px; color: var(--text2); border: 1px dashed var(--line2); border-radius: 6px; padding: 6px 8px; }
+#compare-preset { max-width: 100%; }
+.sw-base { display: inline-block; line-height: 1.5; align-self: center; font-size: 11px; color: var(--text); background: var(--hi-bg, var(--panel2)); border: 1px solid #CC79A7; border-radius: 9px; padding: 0 7px; white-space: normal; }
 .cmp-div { border: 1px solid var(--line); border-left: 4px solid var(--hi); border-radius: 8px; padding: 6px 10px; background: var(--panel2); }
 .cmp-div-head { display: flex; gap: 10px; align-items: center; font-weight: 650; margin-bottom: 4px; }
 .cmp-sides { display: grid; grid-template-columns: 1fr 1fr; gap: 8px; font-size: 12.5px; }
@@ -41,6 +66,12 @@ body.comparing .map-panel, body.comparing .parts-panel, body.comparing .overview
 /* Where the lanes part: its own colour and a label above the track, drawn over the slider's thumb so it shows at the stops that name it. */
 .tl-mark.diverge { background: #CC79A7; width: 3px; top: -5px; height: calc(100% + 10px); z-index: 2; pointer-events: none; box-shadow: 0 0 0 1px var(--bg); }
 .tl-mark.diverge::after { content: '≠'; position: absolute; left: 5px; top: -3px; font-size: 9px; font-weight: 700; color: #CC79A7; white-space: nowrap; }
+@media (max-width: 640px) {
+  .lanes { grid-template-columns: minmax(0, 1fr); }
+  .cmp-delta table { width: 100%; table-layout: fixed; }
+  .cmp-delta th, .cmp-delta td { overflow-wrap: anywhere; padding-right: 4px; }
+  .cmp-sides { grid-template-columns: minmax(0, 1fr); }
+}
 `;
 
 const PRESETS = [
@@ -52,6 +83,16 @@ const PRESETS = [
 ];
 const PARTS = 2; // partitions drawn per lane
 const SUMMARY_EVERY_MS = 250; // wall ms between summary refreshes while playing
+
+/**
+ * What a lane's map and partition cards draw, without the lane's settings
+ * (each partition's config differs by design): equal keys, identical pictures.
+ */
+const mapKey = (v) => JSON.stringify([
+  v.brokers,
+  v.partitions.map((p) => [p.leader, p.leader_epoch, p.isr, p.elr, p.offline, p.replica_views]),
+  v.messages,
+]);
 
 const secs = (ms) => `${(ms / 1000).toFixed(ms % 1000 ? 3 : 0)} s`;
 
@@ -105,7 +146,7 @@ function consumerSummary(r) {
 
 export class LanesView {
   /**
-   * deps: { h, fmtTime, BrokerMap, PartitionsPanel } (the host's renderers);
+   * deps: { h, fmtTime, BrokerMap, PartitionsPanel, AvailabilityPanel } (the host's renderers);
    * opts: { compare, onApply(text), onBrokerClick(id, anchor), onSeek(t), onClose() }.
    */
   constructor(root, deps, opts) {
@@ -145,10 +186,12 @@ export class LanesView {
       h('button', { id: 'compare-leave', type: 'button', text: 'Leave compare', onclick: () => this.o.onApply(null) }),
       this.error,
     );
+    this.delta = h('section.cmp-delta', { 'aria-label': 'What differs between the lanes', tabindex: 0 });
+    this.legend = h('div.cmp-legend');
     this.grid = h('div.lanes');
     this.divBox = h('div.cmp-div', { hidden: true });
-    this.note = h('p.cmp-note.muted', { text: 'Every fault and action applies to all lanes. Clients, metrics, describe and narration below show lane A.' });
-    root.replaceChildren(this.bar, this.grid, this.divBox, this.note);
+    this.note = h('p.cmp-note.muted', { text: 'Every fault and action applies to all lanes. Each lane has its own availability strip and recovery badges; clients, metrics, describe and narration below show lane A.' });
+    root.replaceChildren(this.bar, this.delta, this.legend, this.grid, this.divBox, this.note);
   }
 
   apply() {
@@ -163,7 +206,7 @@ export class LanesView {
   }
 
   build(compare) {
-    const { h, BrokerMap, PartitionsPanel } = this.d;
+    const { h, BrokerMap, PartitionsPanel, AvailabilityPanel } = this.d;
     const labs = compare.labs();
     this.grid.style.setProperty('--lanes', labs.length);
     this.lanes = labs.map((lab, i) => {
@@ -171,29 +214,47 @@ export class LanesView {
       const map = h('div.lane-map');
       const parts = h('div.lane-parts');
       const summary = h('dl.lane-sum');
+      const avail = h('div.lane-avail', { dataset: { lane: name } });
+      const same = h('p.lane-same', { hidden: true, text: 'Cluster and logs: the same as lane A\u2019s at this time, so they are drawn once, in lane A.' });
       const el = h(
         'section.lane',
         { dataset: { lane: name }, 'aria-label': `Lane ${name}: ${compare.settings[i] || 'the scenario as it is'}` },
         h('h3.lane-head', null, h('span.lane-name', { text: name }), h('code.lane-set', { text: compare.settings[i] || 'as is' })),
         summary,
+        avail,
+        same,
         map,
         parts,
       );
       return {
         el,
         summary,
+        same,
+        mapBox: map,
+        partsBox: parts,
+        folded: false,
+        avail: new AvailabilityPanel(avail, { onSeek: this.o.onSeek }),
         map: new BrokerMap(map, { onBrokerClick: this.o.onBrokerClick, fit: true }),
         parts: new PartitionsPanel(parts),
         sumKey: '',
       };
     });
     this.grid.replaceChildren(...this.lanes.map((l) => l.el));
+    this.baseNote(compare);
+    // One legend for every lane's strip (each strip keeps its own peak line).
+    const legend = this.lanes[0].avail.legend.cloneNode(true);
+    legend.querySelector('.lg.muted:not(.avail-def)')?.remove();
+    this.legend.replaceChildren(legend);
+    this.deltaKey = '';
   }
 
   /** Draw every lane (after compare.sync()). */
   update(compare, { speed = 0.05, playing = false } = {}) {
     if (!compare.active) {
+      this.baseNote(null);
       this.grid.replaceChildren();
+      this.delta.replaceChildren();
+      this.legend.replaceChildren();
       this.divBox.hidden = true;
       this.key = '';
       return;
@@ -207,16 +268,93 @@ export class LanesView {
     const wall = performance.now();
     const fresh = !playing || !(wall - (this.sumAt || 0) < SUMMARY_EVERY_MS);
     if (fresh) this.sumAt = wall;
-    for (const l of this.lanes) l.map.measure(); // before any write (no forced layout)
+    const views = labs.map((lab) => lab.view(PARTS));
+    // While every lane's cluster and logs are the same, lanes B… fold theirs into lane A's.
+    const keys = views.map(mapKey);
+    const fold = keys.every((k) => k === keys[0]);
+    this.lanes.forEach((l, i) => {
+      const f = fold && i > 0;
+      if (f === l.folded) return;
+      l.folded = f;
+      l.same.hidden = !f;
+      l.mapBox.hidden = f;
+      l.partsBox.hidden = f;
+    });
+    // Widths before any write (no forced layout).
+    for (const l of this.lanes) {
+      if (!l.folded) l.map.measure();
+      l.avail.measure();
+    }
+    const reports = fresh ? labs.map((lab) => lab.report()) : null;
     labs.forEach((lab, i) => {
       const l = this.lanes[i];
-      const view = lab.view(PARTS);
-      // Built once per history: a seek updates the lane as a frame does.
-      l.map.update(view, speed, lab.history, lab.generation);
-      l.parts.update(view, lab.history);
-      if (fresh) this.drawSummary(l, lab.report());
+      const view = views[i];
+      if (!l.folded) {
+        // Built once per history: a seek updates the lane as a frame does.
+        l.map.update(view, speed, lab.history, lab.generation);
+        l.parts.update(view, lab.history);
+      }
+      l.avail.update(lab.core.availability(lab.endMs(), l.avail.buckets()));
+      if (fresh) this.drawSummary(l, reports[i]);
     });
+    if (fresh) this.drawDelta(compare, reports, views[0].now_ms);
     this.drawDivergence(compare);
+  }
+
+  /**
+   * The page's header switches are the base every lane starts from; in
+   * compare mode they say so and name the keys the lanes set for themselves
+   * (tour 12's unclean box stays unticked: lane B's own setting turns it on).
+   */
+  baseNote(compare) {
+    const sw = this.root.ownerDocument.getElementById('switches');
+    if (!sw || !this.root.isConnected || this.root.getRootNode() !== this.root.ownerDocument) return;
+    sw.querySelector('.sw-base')?.remove();
+    if (!compare) return;
+    const keys = [...new Set(compare.settings.flatMap((l) => l.split(',').map((kv) => kv.split('=')[0].trim()).filter(Boolean)))];
+    sw.prepend(this.d.h('span.sw-base', {
+      text: `base of every lane${keys.length ? ` · each lane sets its own ${keys.join(', ')}` : ''}`,
+      title: 'Compare mode: these switches are the base; each lane applies its own settings on top (see each lane\u2019s heading)',
+    }));
+  }
+
+  /**
+   * The lanes' difference first: one row per summary figure, those that
+   * differ between lanes at the top (marked ≠ and highlighted), those that
+   * are the same folded into one line under the table.
+   */
+  drawDelta(compare, reports, now) {
+    const { h, fmtTime } = this.d;
+    const per = reports.map((r) => new Map(laneSummary(r).map(([k, label, value, cls]) => [k, { label, value, cls }])));
+    const order = [];
+    for (const m of per) for (const k of m.keys()) if (!order.includes(k)) order.push(k);
+    const rows = order.map((k) => {
+      const cells = per.map((m) => m.get(k));
+      const label = cells.find(Boolean).label;
+      const values = cells.map((c) => c?.value ?? '–');
+      return { k, label, cells, values, differs: values.some((v) => v !== values[0]) };
+    });
+    const differ = rows.filter((r) => r.differs);
+    const same = rows.filter((r) => !r.differs);
+    const key = JSON.stringify([now, compare.text, rows.map((r) => [r.k, r.label, r.values])]);
+    if (key === this.deltaKey) return;
+    this.deltaKey = key;
+    const names = compare.settings.map((s, i) => `${'ABCD'[i]} · ${s || 'as is'}`);
+    const table = differ.length
+      ? h('table', null,
+        h('caption', { text: `What differs between the lanes at ${fmtTime(now)}` }),
+        h('thead', null, h('tr', null, h('th', { scope: 'col', text: 'figure' }), ...names.map((n) => h('th', { scope: 'col', text: `lane ${n}` })))),
+        h('tbody', null, ...differ.map((r) => h('tr.differs', { dataset: { k: r.k } },
+          h('th', { scope: 'row' }, h('span', { 'aria-hidden': 'true', text: '\u2260 ' }), r.label),
+          ...r.cells.map((c) => h(`td${c?.cls ? `.${c.cls}` : ''}`, { text: c?.value ?? '–' })),
+        ))),
+      )
+      : h('p.cmp-same', null, h('b', { text: `No difference at ${fmtTime(now)}: ` }), 'the lanes are one run so far.');
+    const sameLine = differ.length && same.length
+      ? h('p.cmp-same', null, h('b', { text: 'The same in every lane: ' }), same.map((r) => `${r.label} ${r.values[0]}`).join(' · '))
+      : null;
+    this.delta.dataset.differs = String(differ.length);
+    this.delta.replaceChildren(table, ...(sameLine ? [sameLine] : []));
   }
 
   drawSummary(l, report) {
@@ -258,6 +396,7 @@ export class LanesView {
     for (const l of this.lanes) {
       l.map.resize();
       l.parts.resize();
+      l.avail.measure();
     }
   }
 }

@@ -19,7 +19,12 @@ import { packScenario } from './pack.js';
 
 const $ = (id) => document.getElementById(id);
 const SVG = 'http://www.w3.org/2000/svg';
-const DEFAULT_SEEDS = 10;
+// 100 seeds by default: a p99 over n runs (nearest rank, as the CLI's Spread)
+// is the ceil(0.99 n)-th smallest, so below 100 seeds it is simply the worst
+// run and one unlucky seed sets it alone; at 100 it is the 99th of 100, and
+// the bootstrap whiskers show how far it would move with other seeds.
+export const DEFAULT_SEEDS = 100;
+const BOOT_ROUNDS = 400; // bootstrap resamples per configuration
 const MAX_SEEDS = 100_000;
 const MAX_WORKERS = 8;
 const WASM_URL = new URL('./pkg-explorer/failover_lab_bg.wasm', import.meta.url);
@@ -86,6 +91,7 @@ class Sweep {
     this.total = this.keys.length * params.seeds;
     this.texts = new Array(this.total); // by configuration, then seed: the CLI's order
     this.longest = new Array(this.keys.length).fill(null);
+    this.runs = this.keys.map(() => []); // per configuration: { seed, unavailable_ms, lost, acked } of each finished run
     this.done = 0;
     this.next = 0;
     this.state = 'running';
@@ -125,6 +131,7 @@ class Sweep {
       for (const line of data.text.split('\n')) {
         if (!line) continue;
         const { run } = JSON.parse(line);
+        this.runs[config].push({ seed: run.seed, unavailable_ms: run.unavailable_ms, lost: run.lost, acked: run.acked });
         const best = this.longest[config];
         if (!best || run.unavailable_ms > best.ms || (run.unavailable_ms === best.ms && run.seed < best.seed)) {
           this.longest[config] = { seed: run.seed, ms: run.unavailable_ms };
@@ -204,6 +211,14 @@ function pct(rate) {
   return `${Number(p.toPrecision(2))} %`;
 }
 
+/** A configuration's intervals as text: "0.5–2.1 % · 30.1–41.0". */
+function ivText(iv) {
+  const [l0, l1] = iv.loss_rate;
+  const [u0, u1] = iv.unavailable_ms;
+  const loss = l0 === l1 ? pct(l0) : `${pct(l0).replace(' %', '')}–${pct(l1)}`;
+  return `${loss} · ${secs(u0)}–${secs(u1)}`;
+}
+
 function decadeLabel(r) {
   const p = r * 100;
   return `${p >= 1 ? p.toFixed(0) : Number(p.toPrecision(1))} %`;
@@ -227,10 +242,60 @@ function glyphIcon(config, size = 18) {
   return svg('svg', { class: 'glyph-icon', width: size, height: size, viewBox: `${-size / 2} ${-size / 2} ${size} ${size}`, 'aria-hidden': 'true' }, glyph(config, size * 0.36));
 }
 
+/** A p99 by nearest rank, as the CLI's Spread computes it (src/sweep.rs). */
+export function p99(values) {
+  const v = [...values].sort((a, b) => a - b);
+  if (!v.length) return null;
+  return v[Math.min(v.length, Math.max(1, Math.ceil(0.99 * v.length))) - 1];
+}
+
+/**
+ * 90 % bootstrap intervals of a configuration's two plotted numbers — the p99
+ * of unavailable partition-s and the loss rate (lost ÷ acked) — from its
+ * per-seed runs: BOOT_ROUNDS resamples of the runs with replacement, the 5th
+ * and 95th percentile of each statistic over them. Statistics, not a Kafka
+ * rule: what other seeds of the same schedules could have shown. The random
+ * stream is one fixed sequence and the runs are taken in seed order, so equal
+ * runs always give equal intervals. null below 2 runs.
+ */
+export function bootstrap(runs, rounds = BOOT_ROUNDS) {
+  if (runs.length < 2) return null;
+  const rs = [...runs].sort((a, b) => a.seed - b.seed);
+  let s = 0x2545f491;
+  const rand = () => {
+    // mulberry32
+    s = (s + 0x6d2b79f5) | 0;
+    let t = Math.imul(s ^ (s >>> 15), s | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  const xs = [];
+  const ys = [];
+  const u = new Array(rs.length);
+  for (let k = 0; k < rounds; k++) {
+    let lost = 0;
+    let acked = 0;
+    for (let i = 0; i < rs.length; i++) {
+      const r = rs[Math.floor(rand() * rs.length)];
+      u[i] = r.unavailable_ms;
+      lost += r.lost;
+      acked += r.acked;
+    }
+    xs.push(p99(u));
+    ys.push(acked > 0 ? lost / acked : 0);
+  }
+  const at = (v, q) => v.sort((a, b) => a - b)[Math.round(q * (v.length - 1))];
+  return { unavailable_ms: [at(xs, 0.05), at(xs, 0.95)], loss_rate: [at(ys, 0.05), at(ys, 0.95)] };
+}
+
+/** The two numbers as the table shows them (0.1 s; the loss rate's shown digits). */
+const shown = (r) => [Number(secs(r.availability?.unavailable_ms?.p99 ?? 0)), parseFloat(pct(lossRate(r)))];
+
 /** Configurations no other configuration beats on both axes (loss rate and
- * p99 unavailability, lower is better). */
+ * p99 unavailability, lower is better), compared as the table shows them:
+ * two configurations whose shown numbers are equal are on it or off it together. */
 export function paretoSet(rows) {
-  const pts = rows.map((r) => [unavailS(r), lossRate(r)]);
+  const pts = rows.map(shown);
   return new Set(
     rows
       .map((r, i) => i)
@@ -254,7 +319,7 @@ const ZERO_LANE = 48; // px: the "none lost" band under the log axis
 const GAP = 16; // px between the log region and the band
 const R = 9; // mark radius
 
-function drawChart(box, rows, { pareto, links, highlight, onHover, partial, empty }) {
+function drawChart(box, rows, { pareto, links, highlight, onHover, partial, empty, intervals = new Map() }) {
   box.replaceChildren();
   if (!rows.length) {
     box.append(el('p', { class: 'empty muted', text: empty }));
@@ -321,6 +386,25 @@ function drawChart(box, rows, { pareto, links, highlight, onHover, partial, empt
     d += `H${plotR}`;
     root.append(svg('path', { d, class: 'frontier' }));
   }
+
+  // Whiskers: each configuration's 90 % bootstrap interval on both axes, at its true point.
+  const whiskers = svg('g', { class: 'whiskers' });
+  rows.forEach((r, i) => {
+    const iv = intervals.get(r.key);
+    if (!iv) return;
+    // Clamped to the plot: a bound below the log axis ends at its bottom.
+    const cx = (v) => Math.min(plotR, Math.max(plotL, px(v / 1000)));
+    const cy = (v) => (v <= 0 ? (ys[i] > 0 ? logBottom : zeroY) : Math.min(logBottom, Math.max(top, py(v))));
+    const [x0, x1] = iv.unavailable_ms.map(cx);
+    const [yLo, yHi] = iv.loss_rate.map(cy);
+    const X = px(xs[i]);
+    const Y = py(ys[i]);
+    const cap = 4;
+    let d = `M${x0} ${Y}H${x1}M${x0} ${Y - cap}v${2 * cap}M${x1} ${Y - cap}v${2 * cap}`;
+    if (yLo !== yHi) d += `M${X} ${yLo}V${yHi}M${X - cap} ${yLo}h${2 * cap}M${X - cap} ${yHi}h${2 * cap}`;
+    whiskers.append(svg('path', { d, class: `whisker ${ACKS_CLASS[r.config.acks] || 'acks0'}`, 'data-key': r.key }));
+  });
+  root.append(whiskers);
 
   // Marks: overlapping marks are pushed apart (a few rounds of pairwise
   // separation, deterministic), each with a thin line back to its true point.
@@ -582,16 +666,37 @@ class Explorer {
     }
     const pareto = paretoSet(rows);
     this.pareto = pareto;
+    // Intervals once the runs stop (a few ms per configuration; not at every progress redraw).
+    const intervals = new Map();
+    if (s && s.state !== 'running') {
+      s.keys.forEach((k, c) => {
+        const iv = bootstrap(s.runs[c]);
+        if (iv) intervals.set(k, iv);
+      });
+    }
+    this.intervals = intervals;
+    if (s) this.publish({ intervals: Object.fromEntries(intervals) });
+    $('what').textContent = this.whatText(s, rows, intervals);
     $('chart-title').firstChild.textContent = partial && s?.state !== 'error' && rows.length
       ? `Loss against unavailability — partial (${s.done} of ${s.total} runs) `
       : 'Loss against unavailability ';
     this.marks = drawChart($('chart'), rows, {
-      pareto, links: this.links, highlight: this.highlight, partial,
+      pareto, links: this.links, highlight: this.highlight, partial, intervals,
       empty: s ? 'No finished runs yet.' : 'Nothing to draw: fix the settings above and press Run.',
       onHover: (key, x, y) => this.hover(key, x, y),
     });
-    this.drawTable(rows, pareto, partial);
+    this.drawTable(rows, pareto, partial, intervals);
     this.lastRenderMs = performance.now() - t0;
+  }
+
+  /** The line under the chart: what it shows, for how many seeds. */
+  whatText(s, rows, intervals) {
+    if (!s || !rows.length) return '';
+    const n = s.params.seeds;
+    return `What this shows: each configuration's share of acknowledged records lost against how long its partitions could not take writes (p99 over ${n} seed${n === 1 ? '' : 's'}), under the same random fault schedules; lower left is better. `
+      + (intervals.size
+        ? 'Whiskers are 90 % bootstrap intervals: where two configurations\u2019 whiskers overlap, these seeds do not tell them apart.'
+        : 'Whiskers (90 % bootstrap intervals) appear when the sweep stops.');
   }
 
   hover(key, x, y) {
@@ -609,6 +714,7 @@ class Explorer {
       el('b', { text: row.key }),
       el('div', { text: `${row.lost} of ${row.acked} acknowledged records lost (${pct(lossRate(row))}) in ${row.runs} runs` }),
       el('div', { text: `unavailable ${secs(row.availability.unavailable_ms.p99)} partition-s per run (p99)` }),
+      ...(this.intervals?.get(key) ? [el('div', { text: `90 % bootstrap interval: ${ivText(this.intervals.get(key))}` })] : []),
       el('div', { class: 'muted', text: link ? `click: open seed ${link.seed} in the lab (${link.why})` : 'the worst-seed link appears when the sweep ends' }),
     );
     const svgEl = $('chart').querySelector('svg');
@@ -620,12 +726,12 @@ class Explorer {
     tip.hidden = false;
   }
 
-  drawTable(rows, pareto, partial) {
+  drawTable(rows, pareto, partial, intervals = new Map()) {
     const box = $('table');
     const cols = [
       ['configuration', 'key'], ['promises durability', 'num'], ['runs', 'num'], ['acked', 'num'], ['lost', 'num'],
       ['loss rate', 'num'], ['runs with loss', 'num'], ['violations', 'num'], ['unavailable p99 (s)', 'num'],
-      ['recovery p99 (s)', 'num'], ['produce p99 latency, p99 (s)', 'num'], ['loss causes', 'causes'], ['worst seed', 'wlink'],
+      ['90 % interval: loss rate · unavailable p99 (s)', 'num'], ['recovery p99 (s)', 'num'], ['produce p99 latency, p99 (s)', 'num'], ['loss causes', 'causes'], ['worst seed', 'wlink'],
     ];
     const table = el('table', { class: `sweep-table${partial ? ' partial' : ''}` });
     table.append(el('caption', { class: 'sr-only', text: partial ? 'Sweep rows (partial results)' : 'Sweep rows' }));
@@ -648,6 +754,7 @@ class Explorer {
         el('td', { class: 'num', text: String(r.runs_with_loss) }),
         el('td', { class: `num${r.violations ? ' bad' : ''}`, text: String(r.violations) }),
         el('td', { class: 'num', text: secs(a.unavailable_ms.p99) }),
+        el('td', { class: 'num iv', text: intervals.get(r.key) ? ivText(intervals.get(r.key)) : '…' }),
         el('td', { class: 'num', text: secs(a.rto_ms.p99) }),
         el('td', { class: 'num', text: secs(a.produce_latency_p99_ms.p99) }),
         el('td', { class: 'causes', text: causes || '–' }),
@@ -681,9 +788,22 @@ class Explorer {
         item(glyphIcon(cfg('all', 2, false)), 'filled: min.insync.replicas=2'),
         item(glyphIcon(cfg('all', 2, false, 3)), 'the digit: replication factor'),
         item(halo, 'ring: on the Pareto frontier'),
-        item(line('frontier'), 'frontier: nothing beats it on both'),
+        item(line('frontier'), 'frontier: nothing beats it on both (as the table rounds them)'),
+        item(svg('svg', { width: 26, height: 14, 'aria-hidden': 'true' }, svg('path', { d: 'M2 7H24M2 3v8M24 3v8', class: 'whisker acksall' })), 'whiskers: 90 % bootstrap interval'),
       ),
-      el('p', { class: 'muted', text: 'Loss rate: acknowledged records lost ÷ acknowledged, over every run of the configuration. Unavailability: partition-seconds per run without a writable leader (leader down, offline, below min ISR or moving) — each run has 2 partitions over 45 s — at the p99 over the seeds.' }),
+      el('p', { class: 'muted', text: 'Loss rate: acknowledged records lost ÷ acknowledged, over every run of the configuration. Unavailability: partition-seconds per run in which a write with the producer\u2019s acks would not have been acknowledged (leader down, offline, below the effective min ISR, leader moving, an ISR member down) — each run has 2 partitions over 45 s — at the p99 over the seeds.' }),
+      el('p', { class: 'muted', text: `Seeds: ${DEFAULT_SEEDS} by default. The p99 of n runs is the ceil(0.99 n)-th smallest, so with fewer than 100 seeds it is just the worst run; at 100 it is the 99th of 100. The whiskers resample the seeds ${BOOT_ROUNDS} times (bootstrap) and span the middle 90 % of the p99s and loss rates that gives: a configuration whose whiskers overlap another's is not shown to be better by these seeds. More seeds narrow them.` }),
+      el('h3', { class: 'key-h', text: 'Loss causes (the table\u2019s column: runs per cause)' }),
+      el('dl', { class: 'causes-key' },
+        ...[
+          ['acks=1: leader died before replication', 'The leader acknowledged records as soon as it had appended them (acks=1), then crashed or was cut off before a follower fetched them; the follower elected in its place never had them, and the old leader truncates them when it returns. It needs a follower to take over, so it never happens at replication factor 1.'],
+          ['power loss (unflushed records)', 'A broker lost power and with it the records not yet flushed to disk (Kafka leaves flushing to the OS). The sweep cuts power only where the configuration does not promise durability (anything short of acks=all, min.insync.replicas \u2265 2, unclean election off and rf \u2265 2). At replication factor 1 this is nearly all the loss: the one copy is the one that lost power.'],
+          ['last known leader elected (KIP-966)', 'With eligible leader replicas on, no replica of the ISR or ELR was left to elect, and the controller chose the last known leader once it came back, with whatever its log still held (after a power loss, not every acknowledged record): an unclean choice made without unclean.leader.election.enable.'],
+          ['unclean election', 'unclean.leader.election.enable=true let the controller elect a replica outside the ISR; records it never copied are gone.'],
+          ['pre-KIP-101 truncation to the high watermark', 'With sim.truncation=high_watermark a returning replica cuts its log to its own high watermark, which can remove committed records that then exist nowhere else.'],
+        ].flatMap(([k, v]) => [el('dt', { text: k }), el('dd', { text: v })]),
+      ),
+      el('p', { class: 'muted', text: 'Why acks=1 does not lose less with more replicas: at rf=1 a leader fault only takes the partition offline until the broker is back with its log (only a power loss loses records); from rf=2 on every leader fault is a leader change to a follower that may lack the newest acknowledged records, and the sweep lets up to rf\u22121 brokers be down at once, so larger factors see more overlapping faults and more leader changes. More copies do not protect records that were acknowledged before any copy existed; acks=all does.' }),
       el('p', { class: 'muted', text: 'Marks closer than a few pixels are fanned out around their shared point. Each run is a seeded random fault schedule (crashes, power loss, isolation, slow followers) — the same schedules as failover-lab sweep.' }),
     );
   }

@@ -214,8 +214,10 @@ test('compare mode from the keyboard: the Compare button, the settings box, Ente
   await app.page.keyboard.type('acks=1|acks=all');
   await app.page.keyboard.press('Enter');
   await app.page.waitForFunction(() => failoverLab.lanes().length === 2);
-  // A broker in a lane opens the menu; the fault applies to both lanes.
-  await app.page.locator('.lane[data-lane="B"] svg [data-broker="2"]').focus();
+  // A broker in a lane opens the menu; the fault applies to both lanes. While
+  // the lanes are one run, lane B's map is folded into lane A's: lane A's is the one to click.
+  await app.page.waitForFunction(() => !document.querySelector('.lane[data-lane="B"] .lane-same').hidden);
+  await app.page.locator('.lane[data-lane="A"] svg [data-broker="2"]').focus();
   await app.page.keyboard.press('Enter');
   await app.page.waitForSelector('#broker-menu:not([hidden])');
   await app.page.locator('#broker-menu button', { hasText: 'Crash' }).first().click();
@@ -274,4 +276,110 @@ test('<failover-lab compare> and embed.html?compare= draw the lanes; a bad one s
   assert.equal(kept.lanes, 2, 'the running lanes are kept');
   assert.equal(kept.error, null);
   assert.deepEqual(app.errors, []);
+});
+
+// Issue 25, point 2: in compare mode each lane draws its own availability
+// strip and recovery badges from its own report (the page's one strip was
+// lane A's: in tour 13 it read "no write yet" at 40 s while lane B had
+// recovered), and the lane says whose settings they are.
+test('tour 13 at 40 s: each lane has its own availability strip and recovery badge, from its own report', async () => {
+  await open('?scenario=tour-13-acks1-vs-acks-all.json&stop=6');
+  await app.page.waitForFunction(() => failoverLab.lanes().length === 2 && document.querySelectorAll('.lane .rbadge').length === 2);
+  const reports = await app.page.evaluate(() => failoverLab.lanes().map((l) => l.report));
+  assert.equal(reports[0].end_ms, 40000);
+  const ms = (v) => (v == null ? '…' : v >= 1000 ? `${(v / 1000).toFixed(3)} s` : `${v} ms`);
+  for (const [i, name] of ['A', 'B'].entries()) {
+    const lane = app.page.locator(`.lane[data-lane="${name}"]`);
+    assert.equal(await lane.locator('.lane-avail canvas.avail-strip').count(), 1, `lane ${name} has a strip`);
+    const f = reports[i].availability.faults[0];
+    const head = await lane.locator('.rbadge .rb-head').textContent();
+    assert.ok(head.endsWith(`RTO ${ms(f.rto_ms)}`), `lane ${name}: ${head} (its report: ${f.rto_ms})`);
+    assert.equal(await lane.locator('.lane-set').textContent(), ['acks=1', 'acks=all'][i]);
+  }
+  // The lanes recover differently, and each badge shows its own lane's.
+  assert.notEqual(reports[0].availability.faults[0].rto_ms, reports[1].availability.faults[0].rto_ms);
+  assert.equal(await app.page.locator('.lane[data-lane="B"] .rbadge').getAttribute('data-open'), '0', "lane B's producer has written again");
+  // The page's one-lab strip is not shown beside them.
+  assert.equal(await app.page.locator('.avail-panel').isVisible(), false);
+  await app.page.evaluate(() => failoverLab.compare(null));
+  await app.page.waitForFunction(() => !document.querySelector('.lane'));
+  assert.equal(await app.page.locator('.avail-panel').isVisible(), true, 'outside compare mode the strip is back');
+});
+
+test("the delta table puts what differs first: tour 13's acked lost 1 vs 0 leads, highlighted; what is the same folds into one line", async () => {
+  await open('?scenario=tour-13-acks1-vs-acks-all.json&stop=6');
+  await app.page.waitForSelector('.cmp-delta tr.differs');
+  const rows = await app.page.$$eval('.cmp-delta tbody tr', (trs) => trs.map((tr) => ({
+    k: tr.dataset.k,
+    differs: tr.classList.contains('differs'),
+    cells: [...tr.querySelectorAll('td')].map((td) => td.textContent),
+  })));
+  assert.equal(rows[0].k, 'lost', JSON.stringify(rows));
+  assert.deepEqual(rows[0].cells, ['1', '0']);
+  assert.ok(rows.every((r) => r.differs && r.cells.some((c) => c !== r.cells[0])), 'only differing rows in the table');
+  const r = await app.page.evaluate(() => failoverLab.lanes().map((l) => l.report));
+  const p99 = rows.find((x) => x.k === 'p99');
+  assert.deepEqual(p99.cells, r.map((x) => `${x.availability.produce_latency_ms.p99} ms`));
+  const heads = await app.page.$$eval('.cmp-delta thead th', (ths) => ths.map((th) => th.textContent));
+  assert.deepEqual(heads.slice(1), ['lane A · acks=1', 'lane B · acks=all']);
+  const same = await app.page.locator('.cmp-delta .cmp-same').textContent();
+  assert.match(same, /^The same in every lane: .*orders-0 leader broker 2/, same);
+  // Before the lanes part, nothing differs and the table says so.
+  await open('?scenario=tour-13-acks1-vs-acks-all.json&stop=1');
+  await app.page.waitForFunction(() => document.querySelector('.cmp-delta')?.dataset.differs === '0');
+  assert.match(await app.page.locator('.cmp-delta').textContent(), /No difference at 2\.500 s/);
+});
+
+test('identical lanes fold their cluster map and logs into lane A\u2019s; once they differ each lane draws its own', async () => {
+  await open('?scenario=tour-13-acks1-vs-acks-all.json&stop=1');
+  await app.page.waitForFunction(() => document.querySelectorAll('.lane').length === 2);
+  const laneB = app.page.locator('.lane[data-lane="B"]');
+  await app.page.waitForFunction(() => !document.querySelector('.lane[data-lane="B"] .lane-same').hidden);
+  assert.equal(await laneB.locator('.lane-map').isVisible(), false, 'lane B folds its map at 2.5 s');
+  assert.equal(await laneB.locator('.lane-parts').isVisible(), false);
+  assert.equal(await app.page.locator('.lane[data-lane="A"] .lane-map svg').isVisible(), true, 'lane A draws the one map');
+  assert.match(await laneB.locator('.lane-same').textContent(), /same as lane A/);
+  // At 40 s the lanes' logs differ (HW 10 vs 11): both draw.
+  await app.page.evaluate(() => failoverLab.seek(40000));
+  await app.page.waitForFunction(() => document.querySelector('.lane[data-lane="B"] .lane-same').hidden);
+  assert.equal(await laneB.locator('.lane-map svg').isVisible(), true);
+  assert.equal(await laneB.locator('.pcard[data-partition="orders-0"]').isVisible(), true);
+  assert.deepEqual(app.errors, []);
+});
+
+test("in compare mode the header switches say they are every lane's base and name the keys each lane sets (tour 12: unclean)", async () => {
+  await open('?scenario=tour-12-unclean-acceptable.json&stop=3');
+  await app.page.waitForSelector('#switches .sw-base');
+  assert.equal(await app.page.locator('#switches .sw-base').textContent(), 'base of every lane · each lane sets its own unclean.leader.election.enable');
+  await app.page.evaluate(() => failoverLab.compare(null));
+  await app.page.waitForFunction(() => !document.querySelector('.lane'));
+  assert.equal(await app.page.locator('#switches .sw-base').count(), 0, 'gone outside compare mode');
+});
+
+// Opened by a link at the stop after its question (Check yourself links so),
+// the answer reads every lane: it must be drawn once the lanes have loaded,
+// not stay "Working out the answer…".
+test("a compare tour opened at the stop after its question shows the run's answer once the lanes load (tour 13, ?stop=4)", async () => {
+  await open('?scenario=tour-13-acks1-vs-acks-all.json&stop=4');
+  await app.page.waitForFunction(() => failoverLab.lanes().length === 2);
+  await app.page.waitForFunction(() => /The run answers/.test(document.querySelector('#tour .tour-a')?.textContent ?? ''), null, { timeout: 10000 });
+  assert.match(await app.page.locator('#tour').textContent(), /The run answers: Lane A only/);
+});
+
+test('at 390 px the delta table shows every lane\u2019s column inside the panel, and the lanes and the two narrations stack', async () => {
+  const ctx = await app.browser.newContext({ viewport: { width: 390, height: 844 }, colorScheme: 'light' });
+  const page = await ctx.newPage();
+  await page.goto(`${app.baseUrl}/?scenario=tour-12-unclean-acceptable.json&stop=5`);
+  await page.waitForSelector('body[data-ready="true"]', { timeout: 20000 });
+  await page.waitForSelector('.cmp-delta tr.differs');
+  const panel = await page.locator('.cmp-delta').boundingBox();
+  for (const td of await page.locator('.cmp-delta tr.differs').first().locator('td').all()) {
+    const b = await td.boundingBox();
+    assert.ok(b.x >= panel.x && b.x + b.width <= panel.x + panel.width + 0.5, `a lane's cell at ${b.x}+${b.width} inside ${panel.x}+${panel.width}`);
+  }
+  const [a, b] = await Promise.all(['A', 'B'].map((n) => page.locator(`.lane[data-lane="${n}"]`).boundingBox()));
+  assert.ok(b.y >= a.y + a.height, 'lane B below lane A');
+  const sides = await page.locator('.cmp-side').evaluateAll((els) => els.map((e) => e.getBoundingClientRect().top));
+  assert.ok(sides[1] > sides[0], 'lane B\u2019s narration below lane A\u2019s');
+  await ctx.close();
 });

@@ -177,3 +177,83 @@ async function page0Fix() {
   assert.match(page.url(), /tradeoffs\.html\?seeds=1&set=acks=1&set=rf=2$/);
   assert.deepEqual(res.rows, lines(cli(['sweep', '--seeds', '1', '--set', 'acks=1', '--set', 'rf=2', '--format', 'json'])));
 }
+
+// Issue 25, point 5: an explorer that supports a conclusion.
+test('by default 100 seeds per configuration, and the page says why (below 100 a p99 is just the worst run)', async () => {
+  const page = await open('');
+  await page.waitForFunction(() => window.tradeoffResults?.state === 'running', null, { timeout: 30000 });
+  const res = await page.evaluate(() => window.tradeoffResults);
+  await page.click('#cancel');
+  assert.equal(res.seeds, 100);
+  assert.equal(res.runsTotal, 40 * 100);
+  assert.equal(await page.inputValue('#seeds'), '100');
+  const key = await page.locator('#key').textContent();
+  assert.match(key, /Seeds: 100 by default\. The p99 of n runs is the ceil\(0\.99 n\)-th smallest, so with fewer than 100 seeds it is just the worst run/);
+  assert.deepEqual(app.errors, []);
+});
+
+test('each configuration has 90 % bootstrap whiskers on both axes, within its seeds\u2019 range, drawn and tabled; equal runs give equal intervals', async () => {
+  const sets = ['acks=1', 'min.insync.replicas=1', 'unclean.leader.election.enable=false'];
+  const page = await open(`?seeds=30&${sets.map((s) => `set=${s}`).join('&')}`);
+  const res = await finished(page);
+  assert.equal(res.rows.length, 5);
+  const shard = lines(cli(['sweep', '--seeds', '30', ...sets.flatMap((s) => ['--set', s]), '--format', 'jsonl']));
+  for (const row of res.rows) {
+    const iv = res.intervals[row.key];
+    assert.ok(iv, `${row.key} has an interval`);
+    const runs = shard.filter((l) => l.key === row.key).map((l) => l.run);
+    assert.equal(runs.length, 30);
+    const u = runs.map((r) => r.unavailable_ms);
+    const [u0, u1] = iv.unavailable_ms;
+    assert.ok(Math.min(...u) <= u0 && u0 <= row.availability.unavailable_ms.p99 && row.availability.unavailable_ms.p99 <= u1 && u1 <= Math.max(...u), `${row.key}: ${u0}–${u1} around p99 ${row.availability.unavailable_ms.p99}`);
+    const rates = runs.filter((r) => r.acked > 0).map((r) => r.lost / r.acked);
+    const rate = row.lost / row.acked;
+    const [l0, l1] = iv.loss_rate;
+    assert.ok(Math.min(...rates) <= l0 && l0 <= rate + 1e-12 && rate <= l1 + 1e-12 && l1 <= Math.max(...rates), `${row.key}: loss ${l0}–${l1} around ${rate}`);
+  }
+  assert.equal(await page.locator('svg.chart .whisker').count(), 5);
+  const ivCells = await page.locator('#table tbody td.iv').allTextContents();
+  assert.ok(ivCells.every((t) => / · \d+\.\d–\d+\.\d$/.test(t)), ivCells.join(' | '));
+  // The resampling is one fixed stream over the runs in seed order.
+  const same = await page.evaluate(async () => {
+    const m = await import('./tradeoffs.js');
+    const runs = Array.from({ length: 20 }, (_, i) => ({ seed: i + 1, unavailable_ms: (i * 7919) % 5000, lost: i % 3, acked: 100 }));
+    return JSON.stringify(m.bootstrap(runs)) === JSON.stringify(m.bootstrap([...runs].reverse()));
+  });
+  assert.equal(same, true);
+  // The line under the chart says what it shows, for how many seeds.
+  assert.match(await page.locator('#what').textContent(), /^What this shows: .*p99 over 30 seeds.*Whiskers are 90 % bootstrap intervals/);
+  assert.deepEqual(app.errors, []);
+});
+
+test('the frontier treats two configurations with the numbers the table shows alike', async () => {
+  const page = await open('?seeds=2&set=acks=all&set=rf=3');
+  const res = await finished(page);
+  const r = await page.evaluate(async () => {
+    const m = await import('./tradeoffs.js');
+    const row = (p99, lost) => ({ availability: { unavailable_ms: { p99 } }, acked: 1000, lost });
+    // 10.040 s and 10.001 s both show as 10.0; 0.55 % twice; a worse third.
+    return [...m.paretoSet([row(10040, 0), row(10001, 0), row(12000, 5)])];
+  });
+  assert.deepEqual(r.sort(), [0, 1]);
+  // On the page: rows whose shown unavailable p99 and loss rate are equal carry the badge together.
+  const shown = await page.$$eval('#table tbody tr', (trs) => trs.map((tr) => {
+    const td = [...tr.querySelectorAll('td')].map((x) => x.textContent);
+    return { key: tr.dataset.key, front: tr.classList.contains('front'), nums: `${td[4]}|${td[7]}` };
+  }));
+  for (const a of shown) for (const b of shown) if (a.nums === b.nums) assert.equal(a.front, b.front, `${a.key} and ${b.key} show ${a.nums}`);
+  assert.equal(res.state, 'done');
+  assert.deepEqual(app.errors, []);
+});
+
+test('on a 390 px phone the header keeps its sentence on full lines, not a one-word column', async () => {
+  const ctx = await app.browser.newContext({ viewport: { width: 390, height: 844 }, colorScheme: 'dark' });
+  const page = await ctx.newPage();
+  await page.goto(`${app.baseUrl}/tradeoffs.html?seeds=1&set=acks=1&set=rf=2`);
+  await page.waitForSelector('.top .lede');
+  const lede = await page.locator('.top .lede').boundingBox();
+  assert.ok(lede.width >= 300, `the lede is ${lede.width} px wide`);
+  assert.ok(lede.height <= 80, `the lede is ${lede.height} px tall`);
+  assert.ok(await page.evaluate(() => document.documentElement.scrollWidth <= 390), 'no sideways scroll');
+  await ctx.close();
+});

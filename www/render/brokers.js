@@ -262,7 +262,7 @@ export class BrokerMap {
       const lead = s('text', { x: p.x, y: p.y + 20, class: "sub" });
       const narrow = p.w < 110;
       const crown = narrow
-        ? s('text', { x: p.x + p.w / 2 - 9, y: p.y - p.h / 2 + 13, class: 'crown', text: '' })
+        ? s('text', { x: p.x + p.w / 2 - 7, y: p.y - p.h / 2 + 4, class: 'crown', text: '' }) // on the corner, clear of the title
         : s('text', { x: p.x + p.w / 2 - 12, y: p.y - 20, class: 'crown', text: '' });
       g.append(rect, title, state, lead, crown);
       nodes.append(g);

@@ -81,7 +81,10 @@ export class ClientsPanel {
     }
     this.drawActions(view.consumers);
     this.drawFate();
-    const sig = JSON.stringify([view.producers, view.consumers]);
+    const st = {};
+    // A consumer line to a dead or cut-off broker says so: "(follower, crashed)".
+    for (const b of view.brokers) if (b.state !== 'running') st[b.id] = `, ${b.state}`;
+    const sig = JSON.stringify([view.producers, view.consumers, st]);
     if (sig === this.sig) return;
     this.sig = sig;
     const items = [];
@@ -129,7 +132,7 @@ export class ClientsPanel {
             ...(k.partitions || []).map((p) => h('span.pos', { dataset: { partition: p.partition, readingFrom: p.reading_from ?? '' } },
               h('span.muted', { text: p.partition }), p.waiting ? h('span.muted', { text: ` @ — ${WAITING[p.waiting] || p.waiting}` }) : ` @ ${p.position}`,
               p.reading_from == null ? null : h('span.from', {
-                text: ` ← broker ${p.reading_from}${p.reading_from_leader ? '' : p.preferred_read_replica == null ? ' (old leader)' : ' (follower)'}`,
+                text: ` ← broker ${p.reading_from}${p.reading_from_leader ? '' : ` (${p.preferred_read_replica == null ? 'old leader' : 'follower'}${st[p.reading_from] || ''})`}`,
                 title: p.reading_from_leader ? 'reads from the leader'
                   : p.preferred_read_replica == null ? 'its metadata still names the previous leader: it learns the new one from an error or a metadata refresh'
                     : 'reads from its preferred read replica (KIP-392): below that follower\'s high watermark',

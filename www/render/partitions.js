@@ -140,10 +140,11 @@ export class PartitionsPanel {
         'section.pcard',
         { dataset: { partition: name } },
         h('header.phead', null, title, leader, epoch, isr, badges, tools),
-        h('div.rulerrow', null, h('div.rlabel.muted', { text: 'whole log' }), mm),
         h('div.rulerrow', null, h('div.rlabel.muted', { text: 'offset' }), ruler),
         cmRow,
         rowsEl,
+        // Under the rows, not over their offset axis: it has a scale of its own.
+        h('div.rulerrow.mmrow', null, h('div.rlabel.muted', { text: 'whole log' }), mm),
       );
       rowsEl.addEventListener('wheel', (e) => {
         if (Math.abs(e.deltaX) <= Math.abs(e.deltaY) && !e.shiftKey) return;

@@ -28,14 +28,14 @@ body.comparing .map-panel, body.comparing .parts-panel, body.comparing .overview
 .lane-head { margin: 0; font-size: 13px; display: flex; gap: 8px; align-items: baseline; }
 .lane-name { display: inline-block; min-width: 20px; text-align: center; border-radius: 4px; background: var(--accent); color: var(--panel); padding: 0 5px; }
 .lane-set { font-size: 12px; color: var(--text2); overflow-wrap: anywhere; }
-.lane-sum { margin: 0; display: flex; flex-wrap: wrap; gap: 4px 6px; }
-.lane-sum .ls { display: flex; gap: 5px; align-items: baseline; padding: 1px 7px; border: 1px solid var(--line); border-radius: 10px; background: var(--panel); font-size: 11.5px; }
-.lane-sum dt { color: var(--muted); }
-.lane-sum dd { margin: 0; font-weight: 650; font-variant-numeric: tabular-nums; }
-.lane-sum .bad { border-color: var(--bad); background: var(--bad-bg); }
-.lane-sum .bad dd { color: var(--bad-text); }
-.lane-sum .warn dd { color: var(--warn-text); }
-.lane-sum .good dd { color: var(--good-text); }
+dl.lane-sum { margin: 0; display: flex; flex-wrap: wrap; gap: 4px 6px; }
+dl.lane-sum .ls { display: flex; gap: 5px; align-items: baseline; padding: 1px 7px; border: 1px solid var(--line); border-radius: 10px; background: var(--panel); font-size: 11.5px; }
+dl.lane-sum dt { color: var(--muted); }
+dl.lane-sum dd { margin: 0; font-weight: 650; font-variant-numeric: tabular-nums; }
+dl.lane-sum .bad { border-color: var(--bad); background: var(--bad-bg); }
+dl.lane-sum .bad dd { color: var(--bad-text); }
+dl.lane-sum .warn dd { color: var(--warn-text); }
+dl.lane-sum .good dd { color: var(--good-text); }
 .lane .pcard { padding: 3px 6px 4px; }
 body.comparing .avail-panel, .fl.comparing [data-panel=availability] { display: none; }
 .cmp-delta { border: 1px solid var(--line); border-radius: 8px; background: var(--panel2); padding: 4px 8px 6px; overflow-x: auto; }
@@ -186,7 +186,8 @@ export class LanesView {
       h('button', { id: 'compare-leave', type: 'button', text: 'Leave compare', onclick: () => this.o.onApply(null) }),
       this.error,
     );
-    this.delta = h('section.cmp-delta', { 'aria-label': 'What differs between the lanes', tabindex: 0 });
+    // .lane-sum: a tour's summary:KEY highlight rings the delta row too.
+    this.delta = h('section.cmp-delta.lane-sum', { 'aria-label': 'What differs between the lanes', tabindex: 0 });
     this.legend = h('div.cmp-legend');
     this.grid = h('div.lanes');
     this.divBox = h('div.cmp-div', { hidden: true });

@@ -383,3 +383,20 @@ test('at 390 px the delta table shows every lane\u2019s column inside the panel,
   assert.ok(sides[1] > sides[0], 'lane B\u2019s narration below lane A\u2019s');
   await ctx.close();
 });
+
+// Issue 25: in tour 13 the "look here" ring must not sit on one lane's figure
+// alone (lane A's box read "1 lost" above an acks=all switch): at the stops
+// about the loss it rings the delta row and every lane's own acked-lost figure.
+test("tour 13's stops about the loss ring the delta row and each lane's acked-lost figure, not lane A's alone", async () => {
+  for (const stop of [4, 5, 6]) {
+    await open(`?scenario=tour-13-acks1-vs-acks-all.json&stop=${stop}`);
+    await app.page.waitForSelector('.cmp-delta tr.differs[data-k="lost"].tour-hl');
+    const ringed = await app.page.$$eval('.tour-hl', (els) => els.map((el) => el.closest('.lane')?.dataset.lane ?? (el.closest('.cmp-delta') ? 'delta' : el.dataset.testid || el.className)));
+    assert.ok(ringed.includes('delta'), `stop ${stop}: ${ringed}`);
+    assert.ok(ringed.includes('A') && ringed.includes('B'), `stop ${stop}: every lane's figure: ${ringed}`);
+    assert.ok(!ringed.includes('acked-lost'), `stop ${stop}: not the one-lane Clients box: ${ringed}`);
+    const pills = await app.page.$$eval('.lane .lane-sum .tour-hl', (els) => els.map((el) => `${el.closest('.lane').dataset.lane}:${el.dataset.k}:${el.querySelector('dd').textContent}`));
+    assert.deepEqual(pills, ['A:lost:1', 'B:lost:0'], `stop ${stop}`);
+  }
+  assert.deepEqual(app.errors, []);
+});

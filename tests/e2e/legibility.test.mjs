@@ -72,5 +72,14 @@ test('a consumer line to a crashed or cut-off follower says so: "(follower, cras
     failoverLab.runFor(100);
   });
   assert.equal(await from(), ' ← broker 2 (follower, isolated)');
+  // A controlled shutdown: the broker is fenced at once (it asked to leave),
+  // and the line says so until the consumer's next fetch goes elsewhere.
+  await open('?scenario=follower-fetching.json&paused=1');
+  await app.page.evaluate(() => {
+    failoverLab.seek(15000);
+    failoverLab.shutdown(2);
+    failoverLab.runFor(2);
+  });
+  assert.equal(await from(), ' ← broker 2 (follower, fenced)');
   assert.deepEqual(app.errors, []);
 });

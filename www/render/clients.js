@@ -83,7 +83,7 @@ export class ClientsPanel {
     this.drawFate();
     const st = {};
     // A consumer line to a dead or cut-off broker says so: "(follower, crashed)".
-    for (const b of view.brokers) if (b.state !== 'running') st[b.id] = `, ${b.state}`;
+    for (const b of view.brokers) if (b.state !== 'running') st[b.id] = `, ${b.state.replace('_', ' ')}`;
     const sig = JSON.stringify([view.producers, view.consumers, st]);
     if (sig === this.sig) return;
     this.sig = sig;

@@ -376,7 +376,13 @@ fn the_strip_counts_each_partition_under_the_cause_the_report_names() {
     sorted.sort_unstable();
     assert_eq!(
         sorted,
-        ["below_min_isr", "isr_member_down", "leader_down", "leader_moving", "offline"],
+        [
+            "below_min_isr",
+            "isr_member_down",
+            "leader_down",
+            "leader_moving",
+            "offline"
+        ],
         "every cause once, by the report's names"
     );
     let windows = r["availability"]["partitions"][0]["windows"][0]["cause"].clone();

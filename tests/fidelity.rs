@@ -40,6 +40,26 @@ fn a_quick_restart_does_not_shorten_failure_detection() {
         "refused, retried with backoff: {}",
         refused.len()
     );
+    // The refusal says when the old session expires: its last heartbeat plus
+    // broker.session.timeout.ms (9000), which is when leadership moves.
+    let text = &refused[0].text;
+    let secs_before = |marker: &str| -> u64 {
+        let end = text
+            .find(marker)
+            .unwrap_or_else(|| panic!("{marker:?} in {text}"));
+        let num = text[..end].rsplit(' ').next().unwrap_or_default();
+        let (s, ms) = num
+            .split_once('.')
+            .unwrap_or_else(|| panic!("{num} in {text}"));
+        s.parse::<u64>().unwrap() * 1000 + ms.parse::<u64>().unwrap()
+    };
+    let ago = secs_before(" s ago");
+    let expires = secs_before(" s; the broker retries");
+    assert_eq!(expires, refused[0].at_ms - ago + 9_000, "{text}");
+    assert!(
+        (10_000..10_100).contains(&(refused[0].at_ms - ago)),
+        "{text}"
+    );
     // The retries back off: 100 ms, then doubling.
     let gaps: Vec<u64> = refused
         .windows(2)
@@ -307,6 +327,40 @@ fn the_leader_rebalance_runs_one_check_interval_after_the_imbalance_appears() {
     );
     assert_eq!(back.at_ms - moved.at_ms, 30_000);
     assert_eq!(reg(&l, 0).leader, Some(1));
+}
+
+/// auto.leader.rebalance.enable=false (Kafka docs, the broker config;
+/// QuorumController.maybeScheduleNextBalancePartitionLeaders returns at once
+/// when it is off): no preferred-leader election is ever scheduled, so the
+/// partition stays led by the replica that took over, however long the
+/// imbalance lasts. With it on, the same run moves leadership back once.
+#[test]
+fn without_auto_leader_rebalance_leadership_never_returns_to_the_preferred_replica() {
+    let run = |enable: bool| {
+        let mut l = lab(&format!(
+            r#"{{
+          "seed": 8, "brokers": 3,
+          "config": {{"leader.imbalance.check.interval.seconds": 30, "auto.leader.rebalance.enable": {enable}}},
+          "topics": [{{"name": "t", "partitions": 1, "replication_factor": 3}}],
+          "clients": [{{"type": "producer", "id": "p", "topic": "t", "acks": "all", "records_per_sec": 20}}],
+          "steps": [{{"at_ms": 10000, "crash": 1}}, {{"at_ms": 25000, "restart": 1}}],
+          "run_until_ms": 120000
+        }}"#
+        ));
+        l.run_to_end();
+        let preferred = events(
+            &l,
+            |k| matches!(k, TraceKind::LeaderElected { election, .. } if election == "preferred"),
+        )
+        .len();
+        (preferred, reg(&l, 0).leader)
+    };
+    assert_eq!(run(false), (0, Some(2)), "off: broker 2 keeps leading");
+    assert_eq!(
+        run(true),
+        (1, Some(1)),
+        "on: one preferred election, back to broker 1"
+    );
 }
 
 /// ProducerAppendInfo.checkSequence: a log with no state for a producer

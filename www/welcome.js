@@ -51,7 +51,7 @@ export const tourOrder = (list) => LEVELS.flatMap(([lv]) => byNumber(list).filte
 export function wantWelcome(params, hash) {
   const w = params.get('welcome');
   if (w === '1' || params.has('check')) return true;
-  if (w === '0' || [...params.keys()].some((k) => k !== 'welcome') || hash.length > 1) return false;
+  if (w === '0' || [...params.keys()].some((k) => k !== 'welcome' && k !== 'theme') || hash.length > 1) return false;
   try {
     return !localStorage.getItem(SEEN);
   } catch {

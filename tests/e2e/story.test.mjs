@@ -193,9 +193,14 @@ test('point 12: a first visit opens on a short welcome: Start the guided tour, t
     await route.fulfill({ response: res, json: list });
   });
   await page.evaluate(() => localStorage.clear()).catch(() => {});
+  // A theme in the address is no reason to skip the welcome (issue 25):
+  // ?theme=light on a first visit shows it, in the light theme.
+  await open('?theme=light');
+  const w = page.locator('#welcome');
+  assert.equal(await w.isVisible(), true, '?theme=light still welcomes a first visit');
+  assert.equal(await page.evaluate(() => document.documentElement.dataset.theme || document.body.dataset.theme), 'light');
   await open('');
   await page.unroute('**/scenarios/index.json');
-  const w = page.locator('#welcome');
   assert.equal(await w.isVisible(), true);
   assert.equal(await page.evaluate(() => failoverLab.playing), false, 'nothing runs behind the welcome');
   assert.equal(await page.evaluate(() => document.activeElement.dataset.welcome), 'start', 'Start has the focus');

@@ -788,3 +788,63 @@ fn a_connect_to_an_isolated_leader_times_out_and_the_producer_moves_on() {
     );
     assert_ne!(r.partitions[0].leader, Some(1));
 }
+
+// --- controller.rs: session expiry ------------------------------------------
+
+fn fence_events(w: &World, b: BrokerId) -> usize {
+    w.trace
+        .events()
+        .filter(|e| matches!(&e.kind, failover_lab::sim::trace::TraceKind::BrokerFenced { broker, .. } if *broker == b))
+        .count()
+}
+
+/// KAFKA_REPLICATION.md §5 (KIP-631; BrokerHeartbeatManager tracks the
+/// sessions of unfenced brokers, and QuorumController fences the one whose
+/// session expired): a live broker that hosts no replica at all is fenced
+/// when it misses broker.session.timeout.ms of heartbeats, like any other.
+#[test]
+fn a_broker_that_hosts_no_replica_is_still_fenced_when_its_session_expires() {
+    let mut w = World::new(4, &[vec![1, 2, 3]], 1, true);
+    assert!(!w.fenced(4));
+    w.now = 8_999;
+    w.session_check(4);
+    assert!(!w.fenced(4), "the session still runs");
+    w.now = 9_000; // last heartbeat at 0 + broker.session.timeout.ms=9000
+    w.session_check(4);
+    assert!(
+        w.fenced(4),
+        "fenced although it leads nothing and is in no ISR"
+    );
+    assert_eq!(fence_events(&w, 4), 1);
+}
+
+/// The same rule from the other side: a fenced broker has no session left to
+/// expire, so a session check that fires after it was fenced changes
+/// nothing — no second BrokerRegistrationChangeRecord, no second fencing —
+/// whether it was fenced for its session (and, with ELR off, stays the last
+/// member of an ISR, KAFKA_REPLICATION.md §3) or for another reason and left
+/// every ISR.
+#[test]
+fn a_fenced_broker_is_not_fenced_again_when_an_older_session_check_fires() {
+    // Fenced for its session; ELR off keeps it as the ISR's last member.
+    let mut w = World::new(3, &[vec![1]], 1, false);
+    w.now = 9_000;
+    w.session_check(1);
+    assert!(w.fenced(1));
+    assert_eq!(w.reg(0).isr, vec![1], "without ELR the last member stays");
+    let records = w.metadata_len();
+    w.now = 20_000;
+    w.session_check(1);
+    assert_eq!(w.metadata_len(), records, "no second fencing record");
+    assert_eq!(fence_events(&w, 1), 1);
+
+    // Fenced by the controller (not for its session), out of every ISR.
+    let mut w = World::new(3, &[vec![1, 2, 3]], 1, true);
+    w.fence(3);
+    assert_eq!(w.reg(0).isr, vec![1, 2]);
+    let records = w.metadata_len();
+    w.now = 9_000;
+    w.session_check(3);
+    assert_eq!(w.metadata_len(), records, "no second fencing record");
+    assert_eq!(fence_events(&w, 3), 1);
+}

@@ -37,3 +37,17 @@ for (const [width, height] of [[390, 844], [800, 600]]) {
     assert.deepEqual(app.errors, []);
   });
 }
+
+// Issue 25, point 7: a narrow broker card said "leads 1", which reads like
+// "leads broker 1"; it counts the partitions it leads.
+test('390×844: a narrow broker card counts what it leads ("leader ×1"), not "leads 1"', async () => {
+  const app = await startApp({ viewport: { width: 390, height: 844 } });
+  apps.push(app);
+  const { page } = app;
+  await page.goto(`${app.baseUrl}/?scenario=tour-8-min-insync-replicas.json&stop=3`);
+  await page.waitForSelector('body[data-ready="true"]', { timeout: 20000 });
+  const text = await page.evaluate(() => [...document.querySelectorAll('[data-broker="1"]')].map((e) => e.textContent).join(' | '));
+  assert.match(text, /leader ×1/, text);
+  assert.doesNotMatch(text, /leads 1/, text);
+  assert.deepEqual(app.errors, []);
+});

@@ -322,7 +322,7 @@ export class BrokerMap {
       setText(el.state, STATE_LABEL[b.state] || b.state);
       const names = leads.get(b.id) || [];
       let text;
-      if (el.narrow) text = b.leader_of === 0 ? '' : `leads ${b.leader_of}`;
+      if (el.narrow) text = b.leader_of === 0 ? '' : `leader ×${b.leader_of}`;
       else if (b.leader_of === 0) text = 'leads nothing';
       else if (names.length === b.leader_of && names.length <= 2) text = `leads ${names.join(', ')}`;
       else text = `leads ${b.leader_of} partition${b.leader_of === 1 ? '' : 's'}`;

@@ -150,9 +150,23 @@ fn a_registration_from_the_same_incarnation_keeps_its_broker_epoch() {
     let mut w = session_world(1, 18_000);
     let first = fresh_registration(&mut w, 1);
     let incarnation = w.controller.brokers[0].incarnation;
+    let records = w.metadata_len();
+    w.now = 1_500;
     let again = w.register_incarnation(1, true, incarnation);
     assert_eq!(again, first, "the broker epoch remains");
     assert_eq!(w.controller.brokers[0].incarnation, incarnation);
+    // Kafka's registerBroker still writes the registration record (with the
+    // same epoch) and answers with that epoch; the broker's session is touched.
+    assert_eq!(w.metadata_len(), records + 1, "a new registration record");
+    assert!(
+        w.sends.iter().any(|(_, m)| matches!(m, Message::BrokerRegistrationResponse { result: Ok(e) } if *e == first)),
+        "answered with the same broker epoch: {:?}",
+        w.sends
+    );
+    assert_eq!(
+        w.controller.brokers[0].last_heartbeat_ms, 1_500,
+        "the session is touched"
+    );
     // Beyond Kafka's case: an unfenced ISR member that re-sends its
     // registration keeps its state and its ISR membership.
     let mut w = World::new(3, &[vec![1, 2, 3]], 1, false);

@@ -329,6 +329,74 @@ fn the_leader_rebalance_runs_one_check_interval_after_the_imbalance_appears() {
     assert_eq!(reg(&l, 0).leader, Some(1));
 }
 
+fn fence_reasons(l: &failover_lab::Lab, b: u32) -> Vec<String> {
+    events(
+        l,
+        |k| matches!(k, TraceKind::BrokerFenced { broker, .. } if *broker == b),
+    )
+    .iter()
+    .map(|e| match &e.kind {
+        TraceKind::BrokerFenced { reason, .. } => reason.clone(),
+        _ => unreachable!(),
+    })
+    .collect()
+}
+
+/// KAFKA_REPLICATION.md §5 and RCM.handleBrokerUncleanShutdown (KIP-966): a
+/// crashed leader is fenced once, when its session expires, and that takes it
+/// out of every ISR. When it restarts and registers its new incarnation it
+/// holds nothing (no ISR, ELR or leadership) — so the registration fences
+/// nothing again and changes no partition.
+#[test]
+fn a_crashed_broker_is_fenced_once_and_its_re_registration_removes_nothing_more() {
+    let mut l = lab(r#"{
+      "seed": 7, "brokers": 3, "config": {"min.insync.replicas": 2},
+      "topics": [{"name": "orders", "partitions": 3, "replication_factor": 3}],
+      "clients": [{"type": "producer", "id": "p1", "topic": "orders", "acks": "all", "records_per_sec": 20}],
+      "steps": [{"at_ms": 10000, "crash": 1}, {"at_ms": 30000, "restart": 1}],
+      "run_until_ms": 40000
+    }"#);
+    l.cluster.run_until(29_999);
+    let epochs: Vec<u32> = (0..3).map(|p| reg(&l, p).leader_epoch).collect();
+    l.run_to_end();
+    assert_eq!(
+        fence_reasons(&l, 1),
+        vec!["missed heartbeats for broker.session.timeout.ms=9000".to_string()]
+    );
+    let registered = events(&l, |k| {
+        matches!(k, TraceKind::BrokerRegistered { broker: 1, .. })
+    });
+    assert!(!registered.is_empty(), "broker 1 registered again");
+    // Rejoining as a follower bumps no leader epoch.
+    let after: Vec<u32> = (0..3).map(|p| reg(&l, p).leader_epoch).collect();
+    assert_eq!(after, epochs);
+}
+
+/// The model's rule for a new incarnation of a broker that still holds
+/// state (`sim.fence.on.reregistration`, on by default; RCM.handleBrokerShutdown):
+/// without ELR the last ISR member stays in the ISR when its session
+/// expires, so when it restarts its new incarnation is fenced first, for
+/// that reason, before it registers.
+#[test]
+fn a_new_incarnation_of_the_last_isr_member_is_fenced_before_it_registers() {
+    let mut l = lab(r#"{
+      "seed": 7, "brokers": 2,
+      "config": {"eligible.leader.replicas.enable": false},
+      "topics": [{"name": "t", "partitions": 1, "replication_factor": 1}],
+      "steps": [{"at_ms": 10000, "crash": 1}, {"at_ms": 30000, "restart": 1}],
+      "run_until_ms": 40000
+    }"#);
+    l.run_to_end();
+    assert_eq!(
+        fence_reasons(&l, 1),
+        vec![
+            "missed heartbeats for broker.session.timeout.ms=9000".to_string(),
+            "it re-registered with a new incarnation".to_string()
+        ]
+    );
+    assert_eq!(reg(&l, 0).leader, Some(1), "it leads again once unfenced");
+}
+
 /// auto.leader.rebalance.enable=false (Kafka docs, the broker config;
 /// QuorumController.maybeScheduleNextBalancePartitionLeaders returns at once
 /// when it is off): no preferred-leader election is ever scheduled, so the

@@ -670,8 +670,9 @@ impl Controller {
     }
 
     pub fn elect_preferred(&mut self, ctx: &mut Ctx, p: PartitionIndex) {
-        if p < self.partitions.len() {
-            let isr = self.partitions[p].isr.clone();
+        // The cluster resolves the partition before it asks (an unknown one is
+        // the action's error); `get` keeps a stray index harmless.
+        if let Some(isr) = self.partitions.get(p).map(|r| r.isr.clone()) {
             self.change(ctx, p, isr, ElectionKind::Preferred, "preferred", None);
         }
     }

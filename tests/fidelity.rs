@@ -534,3 +534,148 @@ fn a_timed_out_request_closes_its_connection_and_metadata_comes_from_another_bro
         refreshed.saturating_sub(timed_out.at_ms)
     );
 }
+
+/// Each election's narration names the rule that chose the leader, as the
+/// trace's `election` field does (KAFKA_REPLICATION.md §3 and KIP-966): from
+/// the ELR, the last known leader, an unclean election, or the ISR — so a
+/// learner reading the story never sees an unclean choice told as a clean
+/// one, or the other way round.
+#[test]
+fn each_election_is_narrated_as_the_rule_that_chose_its_leader() {
+    let elr = |enable: bool| {
+        let mut l = scenario_file("elr-avoids-unclean-election.json");
+        let mut v = l.scenario.source.clone();
+        v["config"]["eligible.leader.replicas.enable"] = serde_json::Value::Bool(enable);
+        l = lab(&v.to_string());
+        l.run_to_end();
+        l
+    };
+    let mut last_known = lab(r#"{
+      "seed": 3, "brokers": 3,
+      "config": {"min.insync.replicas": 2, "eligible.leader.replicas.enable": true},
+      "topics": [{"name": "t", "partitions": 1, "replication_factor": 3}],
+      "clients": [{"type": "producer", "id": "p", "topic": "t", "acks": "all", "records_per_sec": 20}],
+      "steps": [{"at_ms": 2000, "crash": 3}, {"at_ms": 15000, "crash": 2},
+                {"at_ms": 30000, "crash": 1}, {"at_ms": 45000, "restart": 2},
+                {"at_ms": 50000, "restart": 1}],
+      "run_until_ms": 70000
+    }"#);
+    last_known.run_to_end();
+    let mut seen = std::collections::BTreeSet::new();
+    for l in [
+        elr(true),
+        elr(false),
+        last_known,
+        scenario_file("leader-dies.json"),
+    ] {
+        let mut l = l;
+        l.run_to_end();
+        for e in events(&l, |k| {
+            matches!(
+                k,
+                TraceKind::LeaderElected {
+                    leader: Some(_),
+                    ..
+                }
+            )
+        }) {
+            let TraceKind::LeaderElected { election, .. } = &e.kind else {
+                unreachable!()
+            };
+            let says = |phrase: &str| e.text.contains(phrase);
+            let (elr_text, last_text, unclean_text) = (
+                says("from the eligible leader replicas"),
+                says("its last known leader"),
+                says("unclean.leader.election.enable=true: the controller elected out-of-sync broker"),
+            );
+            match election.as_str() {
+                "eligible_leader_replica" => {
+                    assert!(elr_text && !last_text && !unclean_text, "{}", e.text)
+                }
+                "last_known_leader" => {
+                    assert!(last_text && !elr_text && !unclean_text, "{}", e.text)
+                }
+                "unclean" => assert!(unclean_text && !elr_text && !last_text, "{}", e.text),
+                _ => assert!(
+                    !elr_text && !last_text && !unclean_text && says("from ISR"),
+                    "{election}: {}",
+                    e.text
+                ),
+            }
+            seen.insert(election.clone());
+        }
+    }
+    for kind in ["eligible_leader_replica", "last_known_leader", "unclean"] {
+        assert!(seen.contains(kind), "{kind} among {seen:?}");
+    }
+}
+
+/// The controller's IsrShrinks / IsrExpands (the metrics panel's counters,
+/// after Kafka's kafka.server:ReplicaManager IsrShrinksPerSec and
+/// IsrExpandsPerSec) count every committed ISR change, the controller's own
+/// (a fenced broker leaves every ISR; an election sets the ISR to its
+/// leader) and the leaders' AlterPartitions (a follower that caught up
+/// rejoins): a shrink when a member left, an expansion when one joined. A
+/// crashed broker leaving three ISRs is three shrinks, its return three
+/// expansions; tour 4's unclean election, ISR {1} → {2}, is one of each.
+#[test]
+fn isr_shrinks_and_expands_count_members_leaving_and_joining_the_isr() {
+    let counted = |l: &failover_lab::Lab| {
+        let (mut shrinks, mut expands) = (0, 0);
+        for e in events(l, |k| matches!(k, TraceKind::IsrChanged { .. })) {
+            let TraceKind::IsrChanged {
+                isr_before,
+                isr_after,
+                ..
+            } = &e.kind
+            else {
+                unreachable!()
+            };
+            shrinks += u64::from(isr_before.iter().any(|b| !isr_after.contains(b)));
+            expands += u64::from(isr_after.iter().any(|b| !isr_before.contains(b)));
+        }
+        (shrinks, expands)
+    };
+    let mut l = lab(r#"{
+      "seed": 7, "brokers": 3, "config": {"min.insync.replicas": 2},
+      "topics": [{"name": "orders", "partitions": 3, "replication_factor": 3}],
+      "clients": [{"type": "producer", "id": "p1", "topic": "orders", "acks": "all", "records_per_sec": 20}],
+      "steps": [{"at_ms": 10000, "crash": 1}, {"at_ms": 30000, "restart": 1}],
+      "run_until_ms": 60000
+    }"#);
+    l.run_to_end();
+    assert_eq!(
+        counted(&l),
+        (3, 3),
+        "broker 1 leaves and rejoins three ISRs"
+    );
+    let c = &l.cluster.controller;
+    assert_eq!((c.isr_shrinks, c.isr_expands), (3, 3));
+
+    let mut l = scenario_file("tour-4-unclean-election.json");
+    l.run_to_end();
+    let c = &l.cluster.controller;
+    assert_eq!((c.isr_shrinks, c.isr_expands), counted(&l));
+    let unclean = first(
+        &l,
+        |k| matches!(k, TraceKind::LeaderElected { election, .. } if election == "unclean"),
+    )
+    .at_ms;
+    // Just before the unclean election and just after it: one of each.
+    let mut a = scenario_file("tour-4-unclean-election.json");
+    a.cluster.run_until(unclean - 1);
+    let (s0, e0) = (
+        a.cluster.controller.isr_shrinks,
+        a.cluster.controller.isr_expands,
+    );
+    a.cluster.run_until(unclean);
+    let (s1, e1) = (
+        a.cluster.controller.isr_shrinks,
+        a.cluster.controller.isr_expands,
+    );
+    assert_eq!(
+        (s1 - s0, e1 - e0),
+        (1, 1),
+        "ISR {{1}} -> {{2}} at {unclean} ms"
+    );
+}

@@ -154,6 +154,18 @@ impl Controller {
         }
     }
 
+    /// IsrShrinks / IsrExpands: a committed ISR change is a shrink when a
+    /// member left and an expansion when one joined, so an election that
+    /// replaces a dead ISR by its new leader ({1} → {2}) is both.
+    fn count_isr_change(&mut self, before: &[BrokerId], after: &[BrokerId]) {
+        if before.iter().any(|b| !after.contains(b)) {
+            self.isr_shrinks += 1;
+        }
+        if after.iter().any(|b| !before.contains(b)) {
+            self.isr_expands += 1;
+        }
+    }
+
     /// A partition led by a replica other than its preferred (first) one.
     fn imbalanced(&self, p: PartitionIndex) -> bool {
         let r = &self.partitions[p];
@@ -805,11 +817,7 @@ impl Controller {
             );
         }
         if isr != old.isr {
-            if isr.len() < old.isr.len() {
-                self.isr_shrinks += 1;
-            } else {
-                self.isr_expands += 1;
-            }
+            self.count_isr_change(&old.isr, &isr);
             ctx.trace(
                 TraceKind::IsrChanged {
                     topic,
@@ -941,11 +949,7 @@ impl Controller {
         if isr != reg.isr {
             let tp = ctx.tp(p);
             let grew = isr.len() > reg.isr.len();
-            if grew {
-                self.isr_expands += 1;
-            } else {
-                self.isr_shrinks += 1;
-            }
+            self.count_isr_change(&reg.isr, &isr);
             ctx.trace(
                 TraceKind::IsrChanged {
                     topic: ctx.partitions[p].topic.clone(),

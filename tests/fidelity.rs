@@ -631,8 +631,19 @@ fn isr_shrinks_and_expands_count_members_leaving_and_joining_the_isr() {
             else {
                 unreachable!()
             };
-            shrinks += u64::from(isr_before.iter().any(|b| !isr_after.contains(b)));
-            expands += u64::from(isr_after.iter().any(|b| !isr_before.contains(b)));
+            let left = isr_before.iter().any(|b| !isr_after.contains(b));
+            let joined = isr_after.iter().any(|b| !isr_before.contains(b));
+            shrinks += u64::from(left);
+            expands += u64::from(joined);
+            // A leader's AlterPartition is narrated as what it did.
+            if e.text.starts_with("ISR expand") || e.text.starts_with("ISR shrink") {
+                assert_eq!(
+                    e.text.starts_with("ISR expand"),
+                    joined && !left,
+                    "{}",
+                    e.text
+                );
+            }
         }
         (shrinks, expands)
     };

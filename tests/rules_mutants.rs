@@ -848,3 +848,31 @@ fn a_fenced_broker_is_not_fenced_again_when_an_older_session_check_fires() {
     assert_eq!(w.metadata_len(), records, "no second fencing record");
     assert_eq!(fence_events(&w, 3), 1);
 }
+
+// --- partition.rs: the maximal ISR's size -------------------------------------
+
+/// KIP-497 (Partition.scala's PendingExpandIsr.maximalIsr, used by
+/// checkEnoughReplicasReachOffset for acks=all): while an expansion is in
+/// flight the maximal ISR is the committed ISR plus the member being added,
+/// so its size counts that member before the controller has answered; a
+/// refused expansion leaves the committed size.
+#[test]
+fn a_pending_expansion_counts_its_new_member_in_the_maximal_isr_size() {
+    let mut w = BrokerWorld::leader(&[1, 2], &[1]);
+    assert_eq!(w.replica().maximal_isr_len(), 1);
+    w.fetch_follower(2, 10, default_epoch(2)); // caught up: expansion proposed
+    let (id, proposed, _) = w.isr_update();
+    assert_eq!(BrokerState::ids(&proposed), vec![1, 2]);
+    assert_eq!(w.isr(), vec![1], "committed ISR unchanged until the answer");
+    assert_eq!(
+        w.replica().maximal_isr_len(),
+        2,
+        "the pending member counts"
+    );
+    w.answer(id, Err(ErrorCode::IneligibleReplica));
+    assert_eq!(
+        w.replica().maximal_isr_len(),
+        1,
+        "refused: back to the committed ISR"
+    );
+}

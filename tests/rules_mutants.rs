@@ -855,9 +855,10 @@ fn a_fenced_broker_is_not_fenced_again_when_an_older_session_check_fires() {
 /// checkEnoughReplicasReachOffset for acks=all): while an expansion is in
 /// flight the maximal ISR is the committed ISR plus the member being added,
 /// so its size counts that member before the controller has answered; a
-/// refused expansion leaves the committed size.
+/// refused expansion leaves the committed size, and a pending shrink counts
+/// the committed members once.
 #[test]
-fn a_pending_expansion_counts_its_new_member_in_the_maximal_isr_size() {
+fn the_maximal_isr_counts_a_pending_expansions_new_member_and_no_member_twice() {
     let mut w = BrokerWorld::leader(&[1, 2], &[1]);
     assert_eq!(w.replica().maximal_isr_len(), 1);
     w.fetch_follower(2, 10, default_epoch(2)); // caught up: expansion proposed
@@ -875,4 +876,15 @@ fn a_pending_expansion_counts_its_new_member_in_the_maximal_isr_size() {
         1,
         "refused: back to the committed ISR"
     );
+
+    // A pending shrink removes nobody yet (PendingShrinkIsr.maximalIsr is the
+    // committed ISR): {1,2,3} proposing {1,2} still has three.
+    let mut w = BrokerWorld::leader(&[1, 2, 3], &[1, 2, 3]);
+    w.fetch_follower(2, 10, default_epoch(2));
+    w.now += 30_001;
+    w.fetch_follower(2, 10, default_epoch(2));
+    w.maybe_shrink_isr();
+    let (_, proposed, _) = w.isr_update();
+    assert_eq!(BrokerState::ids(&proposed), vec![1, 2]);
+    assert_eq!(w.replica().maximal_isr_len(), 3, "no member counted twice");
 }

@@ -93,7 +93,7 @@ try {
   // import.meta.url))).
   const lazy = await esbuild.build({
     ...common,
-    entryPoints: ['render/fate.js', 'question.js', 'check.js', 'exporter.js', 'welcome-view.js', 'glossary.js', 'pack.js'].map((f) => path.join(WWW, f)),
+    entryPoints: ['render/fate.js', 'render/broker-menu.js', 'question.js', 'check.js', 'exporter.js', 'welcome-view.js', 'glossary.js', 'pack.js'].map((f) => path.join(WWW, f)),
     outdir: OUT,
     entryNames: '[name]',
     format: 'esm',

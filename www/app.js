@@ -4,8 +4,7 @@
 
 import { Lab, initWasm, WasmLab } from './lab.js';
 import { h, fmtTime } from './render/util.js';
-import { fillBrokerMenu } from './render/broker-menu.js';
-import { BrokerMap, MESSAGE_LEGEND } from './render/brokers.js';
+import { BrokerMap, MESSAGE_LEGEND, loadBrokerMenu } from './render/brokers.js';
 import { PartitionsPanel, partitionLegend } from './render/partitions.js';
 import { ClientsPanel } from './render/clients.js';
 import { MetricsPanel, SAMPLE_MS } from './render/metrics.js';
@@ -465,7 +464,9 @@ class App {
     this.guard(() => this.act(down ? { restart: id } : { crash: id }));
   }
 
-  openMenu(id, anchor) {
+  async openMenu(id, anchor) {
+    // The menu's code is fetched on first use (page budget).
+    const { fillBrokerMenu } = await (this.menuLoad ??= loadBrokerMenu());
     const b = this.lastView?.brokers.find((x) => x.id === id);
     if (!b) return;
     fillBrokerMenu(this.menu, b, {

@@ -388,3 +388,6 @@ export const MESSAGE_LEGEND = [
   ['AlterPartition', '#009E73'],
   ['OffsetsForLeaderEpoch', '#D55E00'],
 ];
+
+/** The broker menu's module (render/broker-menu.js), fetched when a menu first opens. */
+export const loadBrokerMenu = () => import(new URL('./broker-menu.js', import.meta.url).href);

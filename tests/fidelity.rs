@@ -135,13 +135,9 @@ fn a_leader_initiated_isr_shrink_below_min_isr_fills_the_elr() {
     assert_eq!(l.report().acked_records_lost, 0);
 }
 
-/// PartitionChangeBuilder.electAnyLeader / canElectLastKnownLeader and the
-/// Kafka docs' "Eligible Leader Replicas": with ISR and ELR empty, the last
-/// known leader is elected once it is unfenced, without
-/// unclean.leader.election.enable, as an unclean (RECOVERING) leader.
-#[test]
-fn the_last_known_leader_is_elected_without_unclean_election_once_unfenced() {
-    let mut l = lab(r#"{
+/// Brokers 3, 2, 1 crash in turn, then 2 and 1 come back: ISR and ELR end
+/// empty and broker 1 is the last known leader.
+const LAST_KNOWN_LEADER: &str = r#"{
       "seed": 3, "brokers": 3,
       "config": {"min.insync.replicas": 2, "eligible.leader.replicas.enable": true},
       "topics": [{"name": "t", "partitions": 1, "replication_factor": 3}],
@@ -150,7 +146,15 @@ fn the_last_known_leader_is_elected_without_unclean_election_once_unfenced() {
                 {"at_ms": 30000, "crash": 1}, {"at_ms": 45000, "restart": 2},
                 {"at_ms": 50000, "restart": 1}],
       "run_until_ms": 70000
-    }"#);
+    }"#;
+
+/// PartitionChangeBuilder.electAnyLeader / canElectLastKnownLeader and the
+/// Kafka docs' "Eligible Leader Replicas": with ISR and ELR empty, the last
+/// known leader is elected once it is unfenced, without
+/// unclean.leader.election.enable, as an unclean (RECOVERING) leader.
+#[test]
+fn the_last_known_leader_is_elected_without_unclean_election_once_unfenced() {
+    let mut l = lab(LAST_KNOWN_LEADER);
     l.cluster.run_until(49_000);
     let r = reg(&l, 0);
     assert_eq!(r.leader, None);
@@ -550,16 +554,7 @@ fn each_election_is_narrated_as_the_rule_that_chose_its_leader() {
         l.run_to_end();
         l
     };
-    let mut last_known = lab(r#"{
-      "seed": 3, "brokers": 3,
-      "config": {"min.insync.replicas": 2, "eligible.leader.replicas.enable": true},
-      "topics": [{"name": "t", "partitions": 1, "replication_factor": 3}],
-      "clients": [{"type": "producer", "id": "p", "topic": "t", "acks": "all", "records_per_sec": 20}],
-      "steps": [{"at_ms": 2000, "crash": 3}, {"at_ms": 15000, "crash": 2},
-                {"at_ms": 30000, "crash": 1}, {"at_ms": 45000, "restart": 2},
-                {"at_ms": 50000, "restart": 1}],
-      "run_until_ms": 70000
-    }"#);
+    let mut last_known = lab(LAST_KNOWN_LEADER);
     last_known.run_to_end();
     let mut seen = std::collections::BTreeSet::new();
     for l in [

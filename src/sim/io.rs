@@ -141,6 +141,8 @@ pub(crate) struct TestWorld {
     pub config: ClusterConfig,
     pub partitions: Vec<PartitionInfo>,
     pub trace: Trace,
+    /// `racks[b - 1]` is broker b's `broker.rack` (none by default).
+    pub racks: Vec<String>,
     next_id: u64,
     dirty: Vec<PartitionIndex>,
 }
@@ -158,6 +160,7 @@ impl TestWorld {
                 config: super::config::TopicConfig::default(),
             }],
             trace: Trace::default(),
+            racks: Vec::new(),
             next_id: 1,
             dirty: Vec::new(),
         }
@@ -168,7 +171,7 @@ impl TestWorld {
         let mut ctx = Ctx {
             now,
             config: &self.config,
-            racks: &[],
+            racks: &self.racks,
             partitions: &self.partitions,
             metadata: &[],
             trace: &mut self.trace,

@@ -932,4 +932,100 @@ mod tests {
         assert_eq!(f.last_fetch_leader_leo, 5);
         assert_eq!(f.log_end_offset, Some(5));
     }
+
+    #[test]
+    fn a_parked_consumer_fetch_waits_for_records_even_once_a_preferred_read_replica_appears() {
+        // KIP-392 and the long poll (KAFKA_REPLICATION.md §1, [DelayedFetch]).
+        // ReplicaManager.fetchMessages answers a consumer's fetch at
+        // once when the leader can name a preferred read replica; a fetch
+        // already parked is DelayedFetch's, whose tryComplete (cases A-H) has
+        // no such case: it completes on records below the HW (or an error, or
+        // its fetch.max.wait.ms), and names the replica then. The lab used to
+        // answer it at the next append once a follower of the consumer's rack
+        // was back in the ISR.
+        let mut world = TestWorld::one_partition();
+        world.config.replica_selector = Some(crate::sim::config::ReplicaSelector::RackAware);
+        world.racks = vec!["a".into(), "b".into(), "c".into()];
+        let mut b = Broker::new(1, 1);
+        b.host(0, Replica::new(0, vec![1, 2, 3]));
+        let reg = PartitionRegistration {
+            replicas: vec![1, 2, 3],
+            isr: vec![1, 3],
+            leader: Some(1),
+            leader_epoch: 0,
+            partition_epoch: 0,
+            leader_recovery_state: LeaderRecoveryState::Recovered,
+            elr: Vec::new(),
+            last_known_elr: Vec::new(),
+        };
+        if let Some(r) = b.replicas.get_mut(&0) {
+            r.make_leader(1, &reg, 0);
+            for i in 0..5 {
+                r.log.append(Record::plain(i, 0));
+            }
+            r.log.high_watermark = 5;
+        }
+        let fetch = |id: u64, replica: Option<BrokerId>, offset: u64, rack: &str| Message::Fetch {
+            id,
+            replica,
+            broker_epoch: replica.map_or(0, u64::from),
+            max_wait_ms: 500,
+            partitions: vec![FetchPartition {
+                partition: 0,
+                fetch_offset: offset,
+                current_leader_epoch: 0,
+                last_fetched_epoch: replica.map(|_| 0),
+            }],
+            rack_id: rack.to_string(),
+        };
+        let to_consumer = |sends: &[(Node, Message)]| {
+            sends
+                .iter()
+                .filter_map(|(to, m)| match (to, m) {
+                    (Node::Consumer(0), Message::FetchResponse { partitions, .. }) => {
+                        Some(partitions[0].preferred_read_replica)
+                    }
+                    _ => None,
+                })
+                .collect::<Vec<_>>()
+        };
+        // 1 s: both followers fetch at the log end; consumer 0 (rack b) at
+        // the HW. Broker 2, in rack b, is outside the ISR: no replica to
+        // name, nothing to read, so the consumer's fetch is parked.
+        let sends = world.at(1_000, |ctx| {
+            b.on_message(ctx, Node::Broker(2), fetch(1, Some(2), 5, ""));
+            b.on_message(ctx, Node::Broker(3), fetch(2, Some(3), 5, ""));
+            b.on_message(ctx, Node::Consumer(0), fetch(3, None, 5, "b"));
+            std::mem::take(&mut ctx.sends)
+        });
+        assert!(
+            to_consumer(&sends).is_empty(),
+            "the consumer's fetch is parked"
+        );
+        // Broker 2 rejoins the ISR (its AlterPartition committed).
+        if let Some(r) = b.replicas.get_mut(&0) {
+            r.isr = Rc::new(vec![1, 2, 3]);
+        }
+        // 1.2 s: an append the followers have not fetched yet. The HW stays
+        // at 5, so the consumer's fetch still has nothing to read: it stays
+        // parked although broker 2 could now be named.
+        let sends = world.at(1_200, |ctx| {
+            let _ = b.append_as_leader(ctx, 0, Acks::Leader, vec![Record::plain(5, 0)]);
+            std::mem::take(&mut ctx.sends)
+        });
+        assert!(
+            to_consumer(&sends).is_empty(),
+            "no new record below the HW: the parked fetch keeps waiting"
+        );
+        assert!(b.parked_fetches.values().any(|f| f.replica.is_none()));
+        // 1.3 s: the followers fetch from offset 6; the HW moves to 6 and
+        // completes the consumer's fetch, which names broker 2 now.
+        let sends = world.at(1_300, |ctx| {
+            b.on_message(ctx, Node::Broker(2), fetch(4, Some(2), 6, ""));
+            b.on_message(ctx, Node::Broker(3), fetch(5, Some(3), 6, ""));
+            std::mem::take(&mut ctx.sends)
+        });
+        assert_eq!(b.replicas.get(&0).map(|r| r.log.high_watermark), Some(6));
+        assert_eq!(to_consumer(&sends), vec![Some(2)]);
+    }
 }

@@ -325,7 +325,7 @@ impl Broker {
         mut parked: ParkedFetch,
         max_wait_ms: u64,
     ) {
-        let has_data = self.fetch_would_return(ctx, &parked);
+        let has_data = self.fetch_would_return(ctx, &parked, true);
         if has_data || max_wait_ms == 0 {
             self.answer_fetch(ctx, parked, false);
             return;
@@ -349,16 +349,32 @@ impl Broker {
         ctx.after(max_wait_ms, Timer::DelayedFetchExpire { id: key });
     }
 
-    /// Whether an immediate answer is due: data, an error, or a divergence.
-    pub(super) fn fetch_would_return(&self, ctx: &Ctx, parked: &ParkedFetch) -> bool {
+    /// Whether an answer is due: data, an error, or a divergence; on
+    /// `arrival` also a preferred read replica to name (see
+    /// [`Broker::partition_would_return`]).
+    pub(super) fn fetch_would_return(
+        &self,
+        ctx: &Ctx,
+        parked: &ParkedFetch,
+        arrival: bool,
+    ) -> bool {
         parked
             .partitions
             .iter()
-            .any(|fp| self.partition_would_return(ctx, parked, fp))
+            .any(|fp| self.partition_would_return(ctx, parked, fp, arrival))
     }
 
     /// [`Broker::fetch_would_return`] for one partition of the fetch.
-    fn partition_would_return(&self, ctx: &Ctx, parked: &ParkedFetch, fp: &FetchPartition) -> bool {
+    /// `arrival` is ReplicaManager.fetchMessages deciding whether to answer
+    /// a fetch at once; otherwise it is DelayedFetch.tryComplete asking
+    /// whether a parked one can complete (its cases A–H).
+    fn partition_would_return(
+        &self,
+        ctx: &Ctx,
+        parked: &ParkedFetch,
+        fp: &FetchPartition,
+        arrival: bool,
+    ) -> bool {
         {
             let Some(r) = self.replicas.get(&fp.partition) else {
                 return true;
@@ -372,13 +388,18 @@ impl Broker {
             if !r.is_leader() || fp.current_leader_epoch != r.leader_epoch {
                 return true;
             }
-            if parked.replica.is_none()
+            if arrival
+                && parked.replica.is_none()
                 && self
                     .preferred_read_replica(ctx, r, fp.fetch_offset, &parked.rack_id)
                     .is_some()
             {
                 // A redirect is answered at once (ReplicaManager does not
-                // delay a fetch that names a preferred read replica).
+                // delay a fetch that names a preferred read replica). A fetch
+                // already parked is not: DelayedFetch.tryComplete has no such
+                // case, so one parked before a follower of the consumer's
+                // rack (re)joined the ISR waits for records below the HW or
+                // its fetch.max.wait.ms, and names the replica then.
                 return true;
             }
             let end = if parked.replica.is_some() {
@@ -429,8 +450,8 @@ impl Broker {
                 .partitions
                 .iter()
                 .find(|fp| fp.partition == p)
-                .is_some_and(|fp| self.partition_would_return(ctx, parked, fp));
-            if woken || self.fetch_would_return(ctx, parked) {
+                .is_some_and(|fp| self.partition_would_return(ctx, parked, fp, false));
+            if woken || self.fetch_would_return(ctx, parked, false) {
                 if let Some(parked) = self.parked_fetches.remove(&key) {
                     self.answer_fetch(ctx, *parked, false);
                 }

@@ -65,7 +65,7 @@ for (const theme of ['light', 'dark']) {
     await page.waitForTimeout(100);
     assert.deepEqual(await axe(page), []);
     await page.locator('#map [data-broker="3"]').click();
-    assert.equal(await page.locator('#broker-menu').isVisible(), true);
+    await page.locator('#broker-menu').waitFor({ state: 'visible', timeout: 5000 }); // its code is fetched when a menu first opens
     assert.deepEqual(await axe(page), [], 'with the broker menu open');
     await page.keyboard.press('Escape');
     await page.locator('#help-btn').click();
@@ -88,7 +88,7 @@ for (const theme of ['light', 'dark']) {
     await page.waitForTimeout(100);
     assert.deepEqual(await axe(page), []);
     await page.locator('.lane[data-lane="C"] svg [data-broker="2"]').click();
-    assert.equal(await page.locator('#broker-menu').isVisible(), true);
+    await page.locator('#broker-menu').waitFor({ state: 'visible', timeout: 5000 }); // its code is fetched when a menu first opens
     assert.deepEqual(await axe(page), [], 'with a lane broker menu open');
     await page.keyboard.press('Escape');
     await page.goto(`${app.baseUrl}/?scenario=tour-12-unclean-acceptable.json&theme=${theme}`);
@@ -220,7 +220,7 @@ test('keyboard only on index.html: Tab to a broker, Enter opens its menu, Enter 
   // Now a broker: Tab until one has focus, open its menu with Enter.
   await tabTo(page, '[data-broker="3"]');
   await page.keyboard.press('Enter');
-  assert.equal(await page.locator('#broker-menu').isVisible(), true);
+  await page.locator('#broker-menu').waitFor({ state: 'visible', timeout: 5000 }); // its code is fetched when a menu first opens
   const first = await focused(page);
   assert.equal(first.action, 'crash', `focus moved into the menu: ${JSON.stringify(first)}`);
   await page.keyboard.press('Enter');

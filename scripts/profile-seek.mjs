@@ -5,7 +5,9 @@
 // style + layout (as bench-browser.mjs --app times it), and prints either a
 // CPU profile's self time per function (default) or, with TRACE=1, a Chrome
 // trace's totals per event, the elements restyled and layout objects
-// dirtied, and the commonest style invalidations. Needs `make build`.
+// dirtied, the commonest style and layout invalidations and the layout roots
+// (depth 1 is the document: nothing stopped the relayout). Needs `make build`.
+// css-to-inject is added before the run in either mode (to try containment).
 //
 //   node scripts/profile-seek.mjs [scenario] [seeks] [css-to-inject]
 //   TRACE=1 node scripts/profile-seek.mjs tour-11-mass-failover 20
@@ -21,6 +23,7 @@ try {
   const { page } = app;
   await page.goto(`${app.baseUrl}/index.html?scenario=${scenario}.json&paused=1&welcome=0`);
   await page.waitForSelector('body[data-ready="true"]');
+  if (css) await page.addStyleTag({ content: css });
   await page.evaluate(() => { failoverLab.pause(); failoverLab.runFor(60000 - failoverLab.now()); });
   await page.waitForTimeout(300);
   const cdp = await page.context().newCDPSession(page);
@@ -42,10 +45,18 @@ try {
   const sum = new Map();
   let elems = 0, dirty = 0, total = 0;
   const reasons = new Map();
+  const layoutWhy = new Map();
+  const roots = new Map(); // layout roots by their depth in the tree (1: the document)
   for (const e of events) {
+    if (e.name === 'LayoutInvalidationTracking') {
+      const d = e.args?.data || {};
+      const k = `${d.reason || ''} ${d.nodeName || ''}`.slice(0, 120);
+      layoutWhy.set(k, (layoutWhy.get(k) || 0) + 1);
+    }
     if (e.ph === 'X' && e.dur) sum.set(e.name, (sum.get(e.name) || 0) + e.dur);
     if (e.name === 'UpdateLayoutTree' && e.args?.elementCount) elems += e.args.elementCount;
     if (e.name === 'Layout' && e.args?.beginData) { dirty += e.args.beginData.dirtyObjects || 0; total += e.args.beginData.totalObjects || 0; }
+    if (e.name === 'Layout' && e.args?.endData?.layoutRoots) for (const r of e.args.endData.layoutRoots) roots.set(r.depth, (roots.get(r.depth) || 0) + 1);
     if (e.name === 'StyleRecalcInvalidationTracking' || e.name === 'StyleInvalidatorInvalidationTracking') {
       const d = e.args?.data || {};
       const k = `${e.name.slice(0, 10)} ${d.reason || ''} ${d.nodeName || ''} ${d.invalidatedSelectorId || d.changedClass || d.changedAttribute || d.changedPseudo || ''}`.slice(0, 120);
@@ -55,6 +66,9 @@ try {
   console.log(`elements restyled ${elems}, layout dirty ${dirty} of ${total}`);
   for (const [k, us] of [...sum].sort((a, b) => b[1] - a[1]).slice(0, 14)) console.log(`${(us / 1000).toFixed(1).padStart(8)} ms  ${k}`);
   for (const [k, c] of [...reasons].sort((a, b) => b[1] - a[1]).slice(0, 25)) console.log(`${String(c).padStart(6)}  ${k}`);
+  console.log(`layout roots by depth: ${[...roots].sort((a, b) => a[0] - b[0]).map(([d, c]) => `${d}:${c}`).join(' ')}`);
+  console.log('layout invalidations (reason, node):');
+  for (const [k, c] of [...layoutWhy].sort((a, b) => b[1] - a[1]).slice(0, 25)) console.log(`${String(c).padStart(6)}  ${k}`);
 } finally { await app.close(); }
 
 } else {

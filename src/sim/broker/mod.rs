@@ -1028,4 +1028,151 @@ mod tests {
         assert_eq!(b.replicas.get(&0).map(|r| r.log.high_watermark), Some(6));
         assert_eq!(to_consumer(&sends), vec![Some(2)]);
     }
+
+    /// A leader with only itself in the ISR, `min.insync.replicas` = 2.
+    fn lone_leader(world: &mut TestWorld) -> Broker {
+        world.partitions[0].config.min_insync_replicas = 2;
+        let mut b = Broker::new(1, 1);
+        b.host(0, Replica::new(0, vec![1, 2, 3]));
+        let reg = PartitionRegistration {
+            replicas: vec![1, 2, 3],
+            isr: vec![1],
+            leader: Some(1),
+            leader_epoch: 0,
+            partition_epoch: 0,
+            leader_recovery_state: LeaderRecoveryState::Recovered,
+            elr: Vec::new(),
+            last_known_elr: Vec::new(),
+        };
+        if let Some(r) = b.replicas.get_mut(&0) {
+            r.make_leader(1, &reg, 0);
+        }
+        b
+    }
+
+    fn idempotent_batch(first_seq: u32, n: u32) -> Vec<Record> {
+        (first_seq..first_seq + n)
+            .map(|s| Record {
+                id: u64::from(s),
+                epoch: 0,
+                producer_id: 7,
+                seq: s,
+                batch_start: s == first_seq,
+                timestamp_ms: 0,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn min_insync_replicas_applies_to_acks_all_only() {
+        // KAFKA_REPLICATION.md §4 and §10: Partition.appendRecordsToLeader
+        // refuses an acks=all write below min.insync.replicas
+        // (NOT_ENOUGH_REPLICAS); acks=1 and acks=0 writes are accepted and
+        // acknowledged by the leader alone, whatever the ISR's size.
+        let mut world = TestWorld::one_partition();
+        let mut b = lone_leader(&mut world);
+        let answers = world.at(1_000, |ctx| {
+            for (id, acks) in [(1, Acks::Leader), (2, Acks::All)] {
+                b.handle_produce(
+                    ctx,
+                    Node::Producer(0),
+                    id,
+                    acks,
+                    30_000,
+                    vec![ProduceBatch {
+                        partition: 0,
+                        records: vec![Record::plain(id, 0)],
+                    }],
+                );
+            }
+            std::mem::take(&mut ctx.sends)
+                .into_iter()
+                .filter_map(|(_, m)| match m {
+                    Message::ProduceResponse { id, partitions } => Some((id, partitions[0].result)),
+                    _ => None,
+                })
+                .collect::<Vec<_>>()
+        });
+        assert_eq!(
+            answers,
+            vec![(1, Ok(0)), (2, Err(ErrorCode::NotEnoughReplicas))],
+            "acks=1 is acknowledged at offset 0 with the ISR at 1 of min.insync.replicas=2; acks=all is refused"
+        );
+    }
+
+    #[test]
+    fn a_batch_sharing_only_one_sequence_bound_with_a_logged_batch_is_not_a_duplicate() {
+        // ProducerStateEntry.findDuplicateBatch (KAFKA_REPLICATION.md §6,
+        // idempotent producer): a retry is a duplicate only when both its
+        // first and its last sequence match a batch in the log; otherwise it
+        // is checked as a new batch, and a sequence that does not follow the
+        // last one is OUT_OF_ORDER_SEQUENCE_NUMBER.
+        let mut world = TestWorld::one_partition();
+        let mut b = lone_leader(&mut world);
+        world.partitions[0].config.min_insync_replicas = 1;
+        let mut append = |at: u64, first: u32, n: u32| {
+            world.at(at, |ctx| {
+                b.append_as_leader(ctx, 0, Acks::All, idempotent_batch(first, n))
+            })
+        };
+        assert_eq!(append(10, 0, 3), Ok((0, 3)), "sequences 0-2 at offsets 0-2");
+        assert_eq!(
+            append(20, 0, 2),
+            Err(ErrorCode::OutOfOrderSequenceNumber),
+            "0-1: first sequence only"
+        );
+        assert_eq!(
+            append(30, 1, 2),
+            Err(ErrorCode::OutOfOrderSequenceNumber),
+            "1-2: last sequence only"
+        );
+        assert_eq!(
+            append(40, 0, 3),
+            Ok((0, 3)),
+            "0-2 again: a duplicate, its first offsets"
+        );
+        assert_eq!(append(50, 3, 1), Ok((3, 4)), "3 follows 2");
+    }
+
+    #[test]
+    fn only_not_leader_or_follower_carries_the_current_leader_in_a_produce_answer() {
+        // KIP-951 (KAFKA_REPLICATION.md §6): KafkaApis.handleProduceRequest
+        // fills CurrentLeader for NOT_LEADER_OR_FOLLOWER only, so a producer
+        // sent to a broker that no longer leads can switch at once. A leader
+        // refusing a write for another reason (here NOT_ENOUGH_REPLICAS)
+        // names nobody: the producer keeps its metadata and retries.
+        let mut world = TestWorld::one_partition();
+        let mut leader = lone_leader(&mut world);
+        leader.meta_leaders = vec![(Some(1), 0)];
+        let mut other = Broker::new(2, 2);
+        other.meta_leaders = vec![(Some(1), 0)];
+        let produce = |b: &mut Broker, ctx: &mut Ctx| {
+            b.handle_produce(
+                ctx,
+                Node::Producer(0),
+                1,
+                Acks::All,
+                30_000,
+                vec![ProduceBatch {
+                    partition: 0,
+                    records: vec![Record::plain(1, 0)],
+                }],
+            );
+            std::mem::take(&mut ctx.sends)
+                .into_iter()
+                .find_map(|(_, m)| match m {
+                    Message::ProduceResponse { partitions, .. } => {
+                        Some((partitions[0].result, partitions[0].current_leader))
+                    }
+                    _ => None,
+                })
+        };
+        let from_leader = world.at(1_000, |ctx| produce(&mut leader, ctx));
+        assert_eq!(from_leader, Some((Err(ErrorCode::NotEnoughReplicas), None)));
+        let from_other = world.at(1_000, |ctx| produce(&mut other, ctx));
+        assert_eq!(
+            from_other,
+            Some((Err(ErrorCode::NotLeaderOrFollower), Some((1, 0))))
+        );
+    }
 }

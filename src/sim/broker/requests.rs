@@ -125,6 +125,11 @@ impl Broker {
         }
     }
 
+    /// The current leader an error answer names (KIP-951): the leader this
+    /// broker's metadata knows, if that is another broker. A produce is
+    /// refused with NOT_LEADER_OR_FOLLOWER only by a broker that does not
+    /// lead, and KafkaApis names the leader for that error alone, so a
+    /// leader's own refusals (NOT_ENOUGH_REPLICAS …) carry no hint.
     pub(super) fn leader_hint(&self, p: PartitionIndex) -> Option<(BrokerId, u32)> {
         match self.meta_leaders.get(p) {
             Some((Some(l), e)) if *l != self.id => Some((*l, *e)),

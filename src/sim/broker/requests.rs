@@ -189,12 +189,10 @@ impl Broker {
         }
         let base = rep.log.log_end_offset();
         let epoch = rep.leader_epoch;
-        for (i, r) in records.into_iter().enumerate() {
-            rep.log.append(Record {
-                epoch,
-                batch_start: i == 0,
-                ..r
-            });
+        // The leader stamps its epoch on the batch (its partitionLeaderEpoch)
+        // and writes it as the producer built it, batch boundary included.
+        for r in records {
+            rep.log.append(Record { epoch, ..r });
         }
         let _ = me;
         ctx.touch(p);

@@ -1175,4 +1175,195 @@ mod tests {
             Some((Err(ErrorCode::NotLeaderOrFollower), Some((1, 0))))
         );
     }
+
+    /// A registration of partition 0 on brokers 1-3, all in the ISR.
+    fn registration(leader: BrokerId, leader_epoch: u32) -> PartitionRegistration {
+        PartitionRegistration {
+            replicas: vec![1, 2, 3],
+            isr: vec![1, 2, 3],
+            leader: Some(leader),
+            leader_epoch,
+            partition_epoch: 0,
+            leader_recovery_state: LeaderRecoveryState::Recovered,
+            elr: Vec::new(),
+            last_known_elr: Vec::new(),
+        }
+    }
+
+    /// Broker 1 leading partition 0 in epoch 2: offsets 0-4 in epoch 0,
+    /// 5-9 in epoch 2 (its epoch cache: 0 → 0, 2 → 5), HW 10.
+    fn leader_in_epoch_2() -> Broker {
+        let mut b = Broker::new(1, 1);
+        b.host(0, Replica::new(0, vec![1, 2, 3]));
+        if let Some(r) = b.replicas.get_mut(&0) {
+            for i in 0..5 {
+                r.log.append(Record::plain(i, 0));
+            }
+            r.make_leader(1, &registration(1, 2), 0);
+            for i in 5..10 {
+                r.log.append(Record::plain(i, 2));
+            }
+            r.log.high_watermark = 10;
+        }
+        b
+    }
+
+    /// Send `fetch` to `b` at `now`: the answer sent at once, if any (`None`:
+    /// the fetch was parked).
+    fn answer_now(
+        world: &mut TestWorld,
+        b: &mut Broker,
+        now: u64,
+        from: Node,
+        fetch: Message,
+    ) -> Option<FetchPartitionResponse> {
+        world.at(now, |ctx| {
+            b.on_message(ctx, from, fetch);
+            std::mem::take(&mut ctx.sends)
+                .into_iter()
+                .find_map(|(to, m)| match m {
+                    Message::FetchResponse { mut partitions, .. } if to == from => partitions.pop(),
+                    _ => None,
+                })
+        })
+    }
+
+    fn fetch_of(
+        replica: Option<BrokerId>,
+        offset: u64,
+        leader_epoch: u32,
+        last_fetched_epoch: Option<u32>,
+    ) -> Message {
+        Message::Fetch {
+            id: 9,
+            replica,
+            broker_epoch: replica.map_or(0, u64::from),
+            max_wait_ms: 500,
+            partitions: vec![FetchPartition {
+                partition: 0,
+                fetch_offset: offset,
+                current_leader_epoch: leader_epoch,
+                last_fetched_epoch,
+            }],
+            rack_id: String::new(),
+        }
+    }
+
+    #[test]
+    fn a_consumer_fetch_in_an_old_leader_epoch_is_answered_at_once_with_fenced_leader_epoch() {
+        // KAFKA_REPLICATION.md §1 step 1: a fetch whose CurrentLeaderEpoch is
+        // older than the leader's gets FENCED_LEADER_EPOCH, and
+        // ReplicaManager.fetchMessages answers an error at once: it is not
+        // long-polled (DelayedFetch case E would complete it anyway).
+        let mut world = TestWorld::one_partition();
+        let mut b = leader_in_epoch_2();
+        let answer = answer_now(
+            &mut world,
+            &mut b,
+            1_000,
+            Node::Consumer(0),
+            fetch_of(None, 10, 1, None),
+        );
+        assert_eq!(
+            answer.map(|a| a.error),
+            Some(Some(ErrorCode::FencedLeaderEpoch))
+        );
+        // In the leader's epoch, at the HW, it is parked.
+        let answer = answer_now(
+            &mut world,
+            &mut b,
+            1_000,
+            Node::Consumer(0),
+            fetch_of(None, 10, 2, None),
+        );
+        assert!(answer.is_none(), "nothing to read yet: parked");
+    }
+
+    #[test]
+    fn a_follower_fetch_at_the_log_end_with_a_diverging_or_unknown_last_fetched_epoch_is_answered_at_once(
+    ) {
+        // KAFKA_REPLICATION.md §1 step 3 and §7: the leader looks up
+        // endOffsetFor(LastFetchedEpoch). Undefined (an epoch above any it
+        // knows), an older epoch or an end below the fetch offset is a
+        // divergence to report now (fetchMessages' hasDivergingEpoch;
+        // DelayedFetch case H); a fetch at the log end that agrees with the
+        // leader's history waits for records.
+        let mut world = TestWorld::one_partition();
+        let mut b = leader_in_epoch_2();
+        let mut ask = |lfe: u32| {
+            answer_now(
+                &mut world,
+                &mut b,
+                1_000,
+                Node::Broker(2),
+                fetch_of(Some(2), 10, 2, Some(lfe)),
+            )
+        };
+        // Epoch 3: above the leader's latest, undefined.
+        assert!(
+            ask(3).is_some(),
+            "last fetched epoch 3, unknown to the leader: answered at once"
+        );
+        // Epoch 1: the leader has epoch 0 ending at 5 instead.
+        let a = ask(1);
+        assert_eq!(
+            a.and_then(|a| a.diverging_epoch),
+            Some((0, 5)),
+            "epoch 1: diverges at (0, 5)"
+        );
+        // Epoch 0: the same epoch, but it ends at 5 on the leader, below 10.
+        let a = ask(0);
+        assert_eq!(
+            a.and_then(|a| a.diverging_epoch),
+            Some((0, 5)),
+            "epoch 0 ends at 5: diverges"
+        );
+        // Epoch 2 at offset 10: in agreement; nothing to read, parked.
+        assert!(ask(2).is_none(), "epoch 2 at the log end: parked");
+    }
+
+    #[test]
+    fn a_follower_serves_a_consumer_below_its_own_hw_at_once_waits_at_it_and_refuses_past_its_log_end(
+    ) {
+        // KIP-392 (KAFKA_REPLICATION.md §1, fetch from a follower): a follower
+        // answers a consumer from its own log up to its own high watermark.
+        // Records below it are answered at once; at it (even with records
+        // above it in the log) the fetch waits for the HW to move; past its
+        // log end it is OFFSET_OUT_OF_RANGE at once.
+        let mut world = TestWorld::one_partition();
+        let mut b = Broker::new(2, 2);
+        b.host(0, Replica::new(0, vec![1, 2, 3]));
+        if let Some(r) = b.replicas.get_mut(&0) {
+            r.make_follower(&registration(1, 0));
+            for i in 0..6 {
+                r.log.append(Record::plain(i, 0));
+            }
+            r.log.high_watermark = 4;
+        }
+        let mut ask = |offset: u64| {
+            answer_now(
+                &mut world,
+                &mut b,
+                1_000,
+                Node::Consumer(0),
+                fetch_of(None, offset, 0, None),
+            )
+        };
+        let below = ask(2);
+        assert_eq!(
+            below.as_ref().map(|a| (a.error, a.records.len())),
+            Some((None, 2)),
+            "offsets 2 and 3, below the follower's HW 4"
+        );
+        assert!(
+            ask(4).is_none(),
+            "at the HW: parked, though 4 and 5 are in its log"
+        );
+        assert!(ask(6).is_none(), "at the log end: parked");
+        let past = ask(7);
+        assert_eq!(
+            past.and_then(|a| a.error),
+            Some(ErrorCode::OffsetOutOfRange)
+        );
+    }
 }

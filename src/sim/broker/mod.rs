@@ -1320,6 +1320,30 @@ mod tests {
         );
         // Epoch 2 at offset 10: in agreement; nothing to read, parked.
         assert!(ask(2).is_none(), "epoch 2 at the log end: parked");
+        // A leader whose epoch 2 has no record yet: epoch 0 ends where its
+        // log does, at 10, so a follower at 10 whose last record is of epoch
+        // 1 diverges by its epoch alone.
+        let mut b = Broker::new(1, 1);
+        b.host(0, Replica::new(0, vec![1, 2, 3]));
+        if let Some(r) = b.replicas.get_mut(&0) {
+            for i in 0..10 {
+                r.log.append(Record::plain(i, 0));
+            }
+            r.make_leader(1, &registration(1, 2), 0);
+            r.log.high_watermark = 10;
+        }
+        let a = answer_now(
+            &mut world,
+            &mut b,
+            1_000,
+            Node::Broker(2),
+            fetch_of(Some(2), 10, 2, Some(1)),
+        );
+        assert_eq!(
+            a.and_then(|a| a.diverging_epoch),
+            Some((0, 10)),
+            "epoch 1 unknown, epoch 0 ends at 10"
+        );
     }
 
     #[test]

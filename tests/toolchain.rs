@@ -185,9 +185,9 @@ fn mutation_testing_runs_every_rule_suite_in_tests() {
     );
     let config = read(".cargo/mutants.toml");
     assert!(
-        config.contains(r#"additional_cargo_test_args = ["--lib", "--test", "rules_all"]"#)
+        config.contains(r#"additional_cargo_args = ["--lib", "--test", "rules_all"]"#)
             && config.contains(r#"features = ["mutants"]"#),
-        ".cargo/mutants.toml runs the lib's tests and rules_all with the mutants feature"
+        ".cargo/mutants.toml builds and runs only the lib's tests and rules_all (every cargo command, the build included), with the mutants feature"
     );
     let cargo = read("Cargo.toml");
     assert!(

@@ -471,6 +471,11 @@ impl Broker {
         }
     }
 
+    /// Partition.updateFollowerFetchState for a fetch the leader accepted:
+    /// the callers have checked its leader epoch, its offset and its last
+    /// fetched epoch (read_partition answers any failure with an error or a
+    /// divergence and records nothing; handle_fetch parks only a fetch that
+    /// would not return, which passed the same checks).
     pub(super) fn record_follower_position(
         &mut self,
         ctx: &mut Ctx,
@@ -487,18 +492,7 @@ impl Broker {
         let Some(rep) = self.replicas.get_mut(&p) else {
             return;
         };
-        if !rep.is_leader() || fp.current_leader_epoch != rep.leader_epoch {
-            return;
-        }
-        if fp.fetch_offset > rep.log.log_end_offset() {
-            return;
-        }
-        if let Some(lfe) = fp.last_fetched_epoch {
-            match rep.log.end_offset_for(lfe) {
-                Some((e, o)) if e >= lfe && o >= fp.fetch_offset => {}
-                _ => return,
-            }
-        }
+        debug_assert!(rep.is_leader() && fp.current_leader_epoch == rep.leader_epoch);
         let moved = rep.record_follower_fetch(replica, fp.fetch_offset, broker_epoch, ctx.now);
         // ISR expansion (Partition.maybeExpandIsr).
         if rep.pending_isr.is_none() {

@@ -1390,4 +1390,36 @@ mod tests {
             Some(ErrorCode::OffsetOutOfRange)
         );
     }
+
+    #[test]
+    fn the_leader_stamps_its_leader_epoch_on_every_record_it_appends() {
+        // KAFKA_REPLICATION.md §4 and §7: the leader sets each batch's
+        // partitionLeaderEpoch to its own epoch as it appends (whatever the
+        // producer sent), and that is what followers' epoch caches and the
+        // divergence checks read.
+        let mut world = TestWorld::one_partition();
+        let mut b = leader_in_epoch_2();
+        world.partitions[0].config.min_insync_replicas = 1;
+        let appended = world.at(1_000, |ctx| {
+            b.append_as_leader(
+                ctx,
+                0,
+                Acks::Leader,
+                vec![Record::plain(10, 0), Record::plain(11, 7)],
+            )
+        });
+        assert_eq!(appended, Ok((10, 12)));
+        let epochs: Vec<u32> = b
+            .replicas
+            .get(&0)
+            .map(|r| {
+                r.log
+                    .records_between(10, 12)
+                    .iter()
+                    .map(|x| x.epoch)
+                    .collect()
+            })
+            .unwrap_or_default();
+        assert_eq!(epochs, vec![2, 2]);
+    }
 }

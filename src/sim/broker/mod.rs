@@ -1422,4 +1422,30 @@ mod tests {
             .unwrap_or_default();
         assert_eq!(epochs, vec![2, 2]);
     }
+
+    #[test]
+    fn a_fetch_for_a_partition_the_broker_does_not_host_gets_not_leader_or_follower_and_the_leader()
+    {
+        // KAFKA_REPLICATION.md §1 step 1 and §6: a broker that is not a
+        // replica of the partition (a client or follower with old metadata)
+        // answers NOT_LEADER_OR_FOLLOWER at once, with the current leader its
+        // metadata knows (KIP-951), so the fetcher goes there.
+        let mut world = TestWorld::one_partition();
+        let mut b = Broker::new(4, 4);
+        b.meta_leaders = vec![(Some(1), 2)];
+        for (from, replica) in [(Node::Consumer(0), None), (Node::Broker(2), Some(2))] {
+            let a = answer_now(
+                &mut world,
+                &mut b,
+                1_000,
+                from,
+                fetch_of(replica, 10, 2, replica.map(|_| 2)),
+            );
+            assert_eq!(
+                a.map(|a| (a.error, a.current_leader)),
+                Some((Some(ErrorCode::NotLeaderOrFollower), Some((1, 2)))),
+                "{from:?}"
+            );
+        }
+    }
 }

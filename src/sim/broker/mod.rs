@@ -1389,6 +1389,25 @@ mod tests {
             past.and_then(|a| a.error),
             Some(ErrorCode::OffsetOutOfRange)
         );
+        // fetch.max.wait.ms runs out for the two parked at 4 and 6: nothing
+        // below the HW to send, and no error (6 is the log end, in range).
+        let keys: Vec<u64> = b.parked_fetches.iter().map(|(k, _)| *k).collect();
+        assert_eq!(keys.len(), 2);
+        let expired = world.at(1_500, |ctx| {
+            for id in keys {
+                b.on_timer(ctx, Timer::DelayedFetchExpire { id });
+            }
+            std::mem::take(&mut ctx.sends)
+                .into_iter()
+                .filter_map(|(_, m)| match m {
+                    Message::FetchResponse { partitions, .. } => partitions
+                        .first()
+                        .map(|a| (a.base_offset, a.error, a.records.len())),
+                    _ => None,
+                })
+                .collect::<Vec<_>>()
+        });
+        assert_eq!(expired, vec![(4, None, 0), (6, None, 0)]);
     }
 
     #[test]

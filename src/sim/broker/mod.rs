@@ -1467,4 +1467,70 @@ mod tests {
             );
         }
     }
+
+    #[test]
+    fn a_follower_fetch_that_agrees_with_the_leaders_epochs_reads_records_and_one_past_the_log_end_is_out_of_range(
+    ) {
+        // KAFKA_REPLICATION.md §1 steps 3-4: no divergence when the leader's
+        // endOffsetFor(LastFetchedEpoch) is that epoch, ending at or after
+        // the fetch offset: the follower reads [FetchOffset, LEO). A fetch
+        // past the log end without a last fetched epoch is
+        // OFFSET_OUT_OF_RANGE.
+        let mut world = TestWorld::one_partition();
+        let mut b = leader_in_epoch_2();
+        let mut ask = |offset: u64, lfe: Option<u32>| {
+            answer_now(
+                &mut world,
+                &mut b,
+                1_000,
+                Node::Broker(2),
+                fetch_of(Some(2), offset, 2, lfe),
+            )
+        };
+        let read = |a: Option<FetchPartitionResponse>| {
+            a.map(|a| (a.error, a.diverging_epoch, a.base_offset, a.records.len()))
+        };
+        // Epoch 2 ends at the log end (10), after 7: records 7-9.
+        assert_eq!(read(ask(7, Some(2))), Some((None, None, 7, 3)));
+        // Epoch 0 ends at 5 on the leader, exactly where this follower is.
+        assert_eq!(read(ask(5, Some(0))), Some((None, None, 5, 5)));
+        // Past the log end, no epoch to compare: out of range.
+        assert_eq!(
+            read(ask(12, None)),
+            Some((Some(ErrorCode::OffsetOutOfRange), None, 12, 0))
+        );
+    }
+
+    #[test]
+    fn a_fetch_from_an_older_registration_of_the_follower_is_refused_the_current_one_served() {
+        // Replica.updateFetchStateOrThrow (KIP-903, KAFKA_REPLICATION.md §1):
+        // a fetch carrying a broker epoch older than the one the leader last
+        // saw from that follower is a zombie of its previous incarnation:
+        // NOT_LEADER_OR_FOLLOWER, its state left alone. The same epoch again
+        // is served.
+        let mut world = TestWorld::one_partition();
+        let mut b = leader_in_epoch_2();
+        let mut ask = |offset: u64, broker_epoch: u64| {
+            let mut m = fetch_of(Some(2), offset, 2, Some(2));
+            if let Message::Fetch {
+                broker_epoch: e, ..
+            } = &mut m
+            {
+                *e = broker_epoch;
+            }
+            answer_now(&mut world, &mut b, 1_000, Node::Broker(2), m)
+                .map(|a| (a.error, a.records.len()))
+        };
+        assert_eq!(ask(6, 5), Some((None, 4)), "broker epoch 5: records 6-9");
+        assert_eq!(
+            ask(7, 5),
+            Some((None, 3)),
+            "the same broker epoch again: served"
+        );
+        assert_eq!(
+            ask(7, 4),
+            Some((Some(ErrorCode::NotLeaderOrFollower), 0)),
+            "an older one: refused"
+        );
+    }
 }

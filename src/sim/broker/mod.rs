@@ -1494,11 +1494,29 @@ mod tests {
         assert_eq!(read(ask(7, Some(2))), Some((None, None, 7, 3)));
         // Epoch 0 ends at 5 on the leader, exactly where this follower is.
         assert_eq!(read(ask(5, Some(0))), Some((None, None, 5, 5)));
+        // At the log end: nothing to read, parked; when replica.fetch.wait.max.ms
+        // runs out it is answered with no records and no error.
+        assert_eq!(read(ask(10, Some(2))), None);
         // Past the log end, no epoch to compare: out of range.
         assert_eq!(
             read(ask(12, None)),
             Some((Some(ErrorCode::OffsetOutOfRange), None, 12, 0))
         );
+        let keys: Vec<u64> = b.parked_fetches.iter().map(|(k, _)| *k).collect();
+        let expired = world.at(1_500, |ctx| {
+            for id in keys {
+                b.on_timer(ctx, Timer::DelayedFetchExpire { id });
+            }
+            std::mem::take(&mut ctx.sends)
+                .into_iter()
+                .filter_map(|(_, m)| match m {
+                    Message::FetchResponse { mut partitions, .. } => partitions.pop(),
+                    _ => None,
+                })
+                .map(|a| (a.error, a.diverging_epoch, a.base_offset, a.records.len()))
+                .collect::<Vec<_>>()
+        });
+        assert_eq!(expired, vec![(None, None, 10, 0)]);
     }
 
     #[test]

@@ -1551,4 +1551,45 @@ mod tests {
             "an older one: refused"
         );
     }
+
+    #[test]
+    fn a_leader_in_the_consumers_rack_keeps_the_consumer_though_a_follower_shares_that_rack() {
+        // KIP-392, RackAwareReplicaSelector.select: among the replicas in the
+        // client's rack the leader wins when it is one of them; only when it
+        // is not does the most caught-up follower there get named.
+        let mut world = TestWorld::one_partition();
+        world.config.replica_selector = Some(crate::sim::config::ReplicaSelector::RackAware);
+        world.racks = vec!["a".into(), "a".into(), "b".into()];
+        let mut b = Broker::new(1, 1);
+        b.host(0, Replica::new(0, vec![1, 2, 3]));
+        if let Some(r) = b.replicas.get_mut(&0) {
+            r.make_leader(1, &registration(1, 0), 0);
+            r.log.append(Record::plain(0, 0));
+            r.record_follower_fetch(2, 1, 2, 100);
+            r.record_follower_fetch(3, 1, 3, 100);
+        }
+        let pick = |world: &mut TestWorld, b: &Broker, rack: &str| {
+            world.at(200, |ctx| {
+                b.replicas
+                    .get(&0)
+                    .and_then(|r| b.preferred_read_replica(ctx, r, 1, rack))
+            })
+        };
+        assert_eq!(
+            pick(&mut world, &b, "a"),
+            None,
+            "rack a: the leader, broker 1, is there"
+        );
+        assert_eq!(
+            pick(&mut world, &b, "b"),
+            Some(3),
+            "rack b: broker 3, a caught-up follower"
+        );
+        world.racks = vec!["a".into(), "b".into(), "b".into()];
+        assert_eq!(
+            pick(&mut world, &b, "b"),
+            Some(2),
+            "two followers in rack b, equally caught up: the lower id"
+        );
+    }
 }

@@ -1100,4 +1100,50 @@ mod tests {
         assert_eq!(a.latency_p99(5_000, 5_100), Some(4_000));
         assert_eq!(a.latency_p99(2_000, 3_000), None);
     }
+
+    #[test]
+    fn a_histogram_bucket_holds_the_values_up_to_its_highest_within_one_part_in_64() {
+        // The report's latency percentiles (KAFKA_REPLICATION.md §10: p99
+        // produce latency): exact below 128 ms, then 64 buckets per power of
+        // two. Every value lands in the bucket whose highest value is at or
+        // above it and less than 1/64 above it; consecutive buckets tile the
+        // line with no gap.
+        for v in (0..5_000u64).chain([
+            65_535,
+            65_536,
+            1 << 20,
+            (1 << 20) + 12_345,
+            u64::from(u32::MAX),
+        ]) {
+            let b = Histogram::bucket_of(v);
+            let hi = Histogram::highest_in(b);
+            assert!(
+                hi >= v && hi - v <= v / 64,
+                "{v} in bucket {b}, whose highest is {hi}"
+            );
+            if b > 0 {
+                assert!(
+                    Histogram::highest_in(b - 1) < v,
+                    "{v} belongs to bucket {b}, not {}",
+                    b - 1
+                );
+            }
+        }
+        for b in 0..2_000usize {
+            assert_eq!(Histogram::bucket_of(Histogram::highest_in(b) + 1), b + 1);
+        }
+        let mut h = Histogram::default();
+        for v in 1..=1_000 {
+            h.record(v);
+        }
+        let p99 = h.quantile(990).unwrap_or(0);
+        assert!(
+            (990..=1_000).contains(&p99),
+            "p99 of 1..=1000 is 990, within 1/64: {p99}"
+        );
+        // 500 lies in the bucket [500, 503] (width 4 between 256 and 511): a
+        // percentile is reported as its bucket's highest value.
+        assert_eq!(h.quantile(500), Some(503));
+        assert_eq!(h.quantile(100), Some(100), "exact below 128");
+    }
 }

@@ -1146,4 +1146,32 @@ mod tests {
         assert_eq!(h.quantile(500), Some(503));
         assert_eq!(h.quantile(100), Some(100), "exact below 128");
     }
+
+    #[test]
+    fn merged_histograms_answer_as_one_that_recorded_every_value() {
+        // A sweep's shards are merged (failover-lab sweep-merge): the merge
+        // must give the counts, maximum and percentiles of one histogram fed
+        // every value, whichever side holds the longer bucket list.
+        let fill = |vs: &[u64]| {
+            let mut h = Histogram::default();
+            for &v in vs {
+                h.record(v);
+            }
+            h
+        };
+        let (small, large): (Vec<u64>, Vec<u64>) =
+            ((1..=50).collect(), (40..=9_000).step_by(7).collect());
+        let all = fill(&[small.clone(), large.clone()].concat());
+        for (a, b) in [(&small, &large), (&large, &small)] {
+            let mut m = fill(a);
+            m.merge(&fill(b));
+            assert_eq!(m, all, "merging {} values into {}", b.len(), a.len());
+            assert_eq!(m.count(), (small.len() + large.len()) as u64);
+            assert_eq!(m.max(), Some(9_000 - (9_000 - 40) % 7));
+            assert_eq!(m.quantile(990), all.quantile(990));
+        }
+        assert_eq!(Histogram::default().max(), None, "no value, no maximum");
+        assert_eq!(Histogram::default().count(), 0);
+        assert_eq!(fill(&[0]).max(), Some(0), "a single 0 ms");
+    }
 }

@@ -445,10 +445,6 @@ impl Availability {
         }
     }
 
-    pub fn cause(&self, p: PartitionIndex) -> Option<Cause> {
-        self.cause.get(p).copied().flatten()
-    }
-
     pub fn windows(&self, p: PartitionIndex) -> &[Window] {
         self.windows.get(p).map_or(&[], Vec::as_slice)
     }

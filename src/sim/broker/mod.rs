@@ -948,16 +948,7 @@ mod tests {
         world.racks = vec!["a".into(), "b".into(), "c".into()];
         let mut b = Broker::new(1, 1);
         b.host(0, Replica::new(0, vec![1, 2, 3]));
-        let reg = PartitionRegistration {
-            replicas: vec![1, 2, 3],
-            isr: vec![1, 3],
-            leader: Some(1),
-            leader_epoch: 0,
-            partition_epoch: 0,
-            leader_recovery_state: LeaderRecoveryState::Recovered,
-            elr: Vec::new(),
-            last_known_elr: Vec::new(),
-        };
+        let reg = registration(1, 0, &[1, 3]);
         if let Some(r) = b.replicas.get_mut(&0) {
             r.make_leader(1, &reg, 0);
             for i in 0..5 {
@@ -1034,16 +1025,7 @@ mod tests {
         world.partitions[0].config.min_insync_replicas = 2;
         let mut b = Broker::new(1, 1);
         b.host(0, Replica::new(0, vec![1, 2, 3]));
-        let reg = PartitionRegistration {
-            replicas: vec![1, 2, 3],
-            isr: vec![1],
-            leader: Some(1),
-            leader_epoch: 0,
-            partition_epoch: 0,
-            leader_recovery_state: LeaderRecoveryState::Recovered,
-            elr: Vec::new(),
-            last_known_elr: Vec::new(),
-        };
+        let reg = registration(1, 0, &[1]);
         if let Some(r) = b.replicas.get_mut(&0) {
             r.make_leader(1, &reg, 0);
         }
@@ -1176,11 +1158,15 @@ mod tests {
         );
     }
 
-    /// A registration of partition 0 on brokers 1-3, all in the ISR.
-    fn registration(leader: BrokerId, leader_epoch: u32) -> PartitionRegistration {
+    /// A registration of partition 0 on brokers 1-3 with ISR `isr`.
+    fn registration(
+        leader: BrokerId,
+        leader_epoch: u32,
+        isr: &[BrokerId],
+    ) -> PartitionRegistration {
         PartitionRegistration {
             replicas: vec![1, 2, 3],
-            isr: vec![1, 2, 3],
+            isr: isr.to_vec(),
             leader: Some(leader),
             leader_epoch,
             partition_epoch: 0,
@@ -1199,7 +1185,7 @@ mod tests {
             for i in 0..5 {
                 r.log.append(Record::plain(i, 0));
             }
-            r.make_leader(1, &registration(1, 2), 0);
+            r.make_leader(1, &registration(1, 2, &[1, 2, 3]), 0);
             for i in 5..10 {
                 r.log.append(Record::plain(i, 2));
             }
@@ -1329,7 +1315,7 @@ mod tests {
             for i in 0..10 {
                 r.log.append(Record::plain(i, 0));
             }
-            r.make_leader(1, &registration(1, 2), 0);
+            r.make_leader(1, &registration(1, 2, &[1, 2, 3]), 0);
             r.log.high_watermark = 10;
         }
         let a = answer_now(
@@ -1358,7 +1344,7 @@ mod tests {
         let mut b = Broker::new(2, 2);
         b.host(0, Replica::new(0, vec![1, 2, 3]));
         if let Some(r) = b.replicas.get_mut(&0) {
-            r.make_follower(&registration(1, 0));
+            r.make_follower(&registration(1, 0, &[1, 2, 3]));
             for i in 0..6 {
                 r.log.append(Record::plain(i, 0));
             }
@@ -1563,7 +1549,7 @@ mod tests {
         let mut b = Broker::new(1, 1);
         b.host(0, Replica::new(0, vec![1, 2, 3]));
         if let Some(r) = b.replicas.get_mut(&0) {
-            r.make_leader(1, &registration(1, 0), 0);
+            r.make_leader(1, &registration(1, 0, &[1, 2, 3]), 0);
             r.log.append(Record::plain(0, 0));
             r.record_follower_fetch(2, 1, 2, 100);
             r.record_follower_fetch(3, 1, 3, 100);

@@ -977,6 +977,55 @@ mod tests {
         assert_eq!(a.windows(0)[0].cause, Cause::LeaderMoving);
     }
 
+    /// A controlled shutdown of a partition's only in-sync replica: the
+    /// controller acts at once (a new leader epoch with no leader), though the
+    /// partition is elected only when the broker returns. Detection ends at
+    /// that first new epoch, not at the election (KAFKA_REPLICATION.md §5,
+    /// "Controlled shutdown (KRaft)": the controller moves the broker's
+    /// leaderships at once, without waiting for a session timeout).
+    #[test]
+    fn a_new_leader_epoch_is_the_controllers_first_action_even_with_no_leader_to_elect() {
+        let mut a = Availability::new(1);
+        a.fault(30_000, FaultAction::Shutdown, 1, &[(0, 0)], &[]);
+        a.observe(0, 30_000, &up(1, 0));
+        a.observe(
+            0,
+            30_002,
+            &PartitionState {
+                leader: None,
+                ..up(1, 1)
+            },
+        );
+        assert_eq!(a.faults()[0].recovery().fenced_at_ms, Some(30_002));
+        a.observe(0, 50_000, &up(1, 2));
+        let r = a.faults()[0].recovery();
+        assert_eq!(r.fenced_at_ms, Some(30_002));
+        assert_eq!(r.phases.detection_ms, Some(2));
+        assert_eq!(r.phases.election_ms, Some(19_998));
+        assert_eq!(r.rto_ms, Some(20_000));
+    }
+
+    /// The strip's count log keeps one entry per millisecond, the counts at
+    /// its end: a state that lasted no time (two partitions down for an
+    /// instant inside one millisecond) is never the peak.
+    #[test]
+    fn the_peak_unavailable_count_ignores_states_that_lasted_no_time() {
+        let mut a = Availability::new(2);
+        let offline = PartitionState {
+            leader: None,
+            ..up(1, 1)
+        };
+        a.observe(0, 100, &offline);
+        a.observe(1, 100, &offline);
+        a.observe(0, 100, &up(2, 1));
+        assert_eq!(a.count_log.len(), 2, "one entry for 0 ms, one for 100 ms");
+        assert_eq!(a.count_log[1], (100, [0, 1, 0, 0, 0]));
+        assert_eq!(a.max_counts(0, 200), [0, 1, 0, 0, 0]);
+        a.observe(1, 101, &up(2, 1));
+        assert_eq!(a.max_counts(0, 200), [0, 1, 0, 0, 0]);
+        assert_eq!(a.max_counts(101, 200), [0; CAUSES]);
+    }
+
     /// No eligible replica: offline until the broker returns; the fault stays
     /// open (null RTO) while it is offline.
     #[test]

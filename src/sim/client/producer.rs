@@ -202,8 +202,7 @@ impl Producer {
 
     fn new_producer_id(&mut self) -> u32 {
         self.next_producer_id += 1;
-        // Unique across producers: index in the high bits.
-        (self.index + 1) * 100_000 + self.next_producer_id
+        producer_id(self.index, self.next_producer_id)
     }
 
     fn tick_interval(&self) -> u64 {
@@ -774,7 +773,7 @@ impl Producer {
             if state.bump_pending && !unresolved(state) {
                 state.bump_pending = false;
                 self.next_producer_id += 1;
-                let pid = (self.index + 1) * 100_000 + self.next_producer_id;
+                let pid = producer_id(self.index, self.next_producer_id);
                 state.producer_id = pid;
                 state.next_seq = renumber(&mut state.queue, pid);
             }
@@ -1020,6 +1019,13 @@ impl Producer {
     }
 }
 
+/// The `n`th producer id of producer `index`: unique across producers (the
+/// index in the high digits) and never 0, which marks a batch that is not
+/// idempotent.
+fn producer_id(index: u32, n: u32) -> u32 {
+    (index + 1) * 100_000 + n
+}
+
 /// After a producer epoch bump (here a new producer id): the batches that
 /// already had sequence numbers get new ones from 0, in order; the others get
 /// theirs when drained. Returns the next sequence.
@@ -1033,4 +1039,165 @@ fn renumber(queue: &mut VecDeque<Batch>, pid: u32) -> u32 {
         }
     }
     seq
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sim::config::ConfigMap;
+    use crate::sim::io::TestWorld;
+
+    /// A producer of partition 0 of the test world that knows broker 1 as its
+    /// leader in epoch 4, with Kafka's defaults and the settings given.
+    fn producer(settings: &[(&str, serde_json::Value)]) -> Producer {
+        let map: ConfigMap = settings
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.clone()))
+            .collect();
+        let config = match ProducerConfig::parse(&map, "producer", None) {
+            Ok(c) => c,
+            Err(e) => panic!("{e}"),
+        };
+        let mut p = Producer::new("p".to_string(), 0, vec![0], config, 0, 3);
+        p.metadata.insert(0, (Some(1), 4));
+        p.metadata_refresh_due = false;
+        p
+    }
+
+    /// Run `f` at `now` and return what it sent.
+    fn sent(world: &mut TestWorld, now: u64, f: impl FnOnce(&mut Ctx)) -> Vec<(Node, Message)> {
+        world.at(now, |ctx| {
+            f(ctx);
+            std::mem::take(&mut ctx.sends)
+        })
+    }
+
+    /// The ids of the Produce requests among `sends`.
+    fn produce_ids(sends: &[(Node, Message)]) -> Vec<u64> {
+        sends
+            .iter()
+            .filter_map(|(_, m)| match m {
+                Message::Produce { id, .. } => Some(*id),
+                _ => None,
+            })
+            .collect()
+    }
+
+    fn answer(id: u64, result: Result<u64, ErrorCode>) -> Message {
+        Message::ProduceResponse {
+            id,
+            partitions: vec![ProducePartitionResponse {
+                partition: 0,
+                result,
+                current_leader: None,
+            }],
+        }
+    }
+
+    /// A timer that can no longer do anything is dropped from the cluster's
+    /// queue (request ids are never reused): a request timeout lives while
+    /// its request (Produce or Metadata) awaits an answer, a connection setup
+    /// timeout while that very attempt is connecting; other timers always.
+    #[test]
+    fn a_request_timeout_lives_only_while_its_request_awaits_an_answer() {
+        let mut world = TestWorld::one_partition();
+        let mut p = producer(&[]);
+        let sends = sent(&mut world, 100, |ctx| {
+            p.send(ctx, 0, vec![11], Acks::All, false)
+        });
+        let [id] = produce_ids(&sends)[..] else {
+            panic!("one Produce: {sends:?}")
+        };
+        assert!(p.timer_live(&Timer::RequestTimeout { id }));
+        assert!(!p.timer_live(&Timer::RequestTimeout { id: id + 1 }));
+        world.at(105, |ctx| p.on_message(ctx, answer(id, Ok(0))));
+        assert_eq!(p.stats.acked, 1);
+        assert!(!p.timer_live(&Timer::RequestTimeout { id }));
+
+        world.at(200, |ctx| p.refresh_metadata(ctx));
+        let Some((meta, _)) = p.metadata_request else {
+            panic!("a metadata request")
+        };
+        assert!(p.timer_live(&Timer::RequestTimeout { id: meta }));
+        assert!(!p.timer_live(&Timer::RequestTimeout { id: meta + 1 }));
+
+        p.connections = Connections::new(Node::Producer(0), 3, p.config.connection).none_yet();
+        assert!(!world.at(300, |ctx| p.connections.ready(ctx, 2)));
+        let Some(State::Connecting { id: attempt }) = p.connections.state(2) else {
+            panic!("connecting to broker 2")
+        };
+        let setup = |broker, id| Timer::ConnectionSetupTimeout { broker, id };
+        assert!(p.timer_live(&setup(2, attempt)));
+        assert!(!p.timer_live(&setup(2, attempt + 1)));
+        assert!(!p.timer_live(&setup(3, attempt)), "broker 3: no attempt");
+        assert!(p.timer_live(&Timer::Send));
+        assert!(p.timer_live(&Timer::MetadataRefresh));
+    }
+
+    /// InitProducerId hands out producer ids unique in the cluster: two
+    /// producers, each bumping its epoch (here a new id) a few times, never
+    /// share one, and none is 0 (which the lab keeps for "not idempotent").
+    #[test]
+    fn producer_ids_are_unique_across_producers_and_never_zero() {
+        let mut ids = Vec::new();
+        for index in 0..3 {
+            let mut p = producer(&[]);
+            p.index = index;
+            for _ in 0..4 {
+                ids.push(p.new_producer_id());
+            }
+        }
+        assert!(!ids.contains(&0), "{ids:?}");
+        let mut unique = ids.clone();
+        unique.sort_unstable();
+        unique.dedup();
+        assert_eq!(unique.len(), ids.len(), "{ids:?}");
+    }
+
+    /// The producer remembers every acks its records went out with (a
+    /// produce step may set its own, so one producer can send with two).
+    #[test]
+    fn each_acks_a_producer_sent_with_is_remembered_once() {
+        let mut world = TestWorld::one_partition();
+        let mut p = producer(&[]);
+        assert_eq!(p.stats.acks_sent, 0);
+        world.at(100, |ctx| p.send(ctx, 0, vec![1], Acks::All, false));
+        assert_eq!(p.stats.acks_sent, 0b100);
+        world.at(101, |ctx| p.send(ctx, 0, vec![2], Acks::Leader, false));
+        world.at(102, |ctx| p.send(ctx, 0, vec![3], Acks::Leader, false));
+        assert_eq!(p.stats.acks_sent, 0b110);
+        world.at(103, |ctx| p.send(ctx, 0, vec![4], Acks::None, false));
+        assert_eq!(p.stats.acks_sent, 0b111);
+    }
+
+    /// Steady load: a producer of r records per second (r ≤ 200) sends one
+    /// every 1000 / r ms; a faster one gathers its records for linger.ms; one
+    /// with no steady load (only the scenario's produce steps) never ticks.
+    #[test]
+    fn a_producer_ticks_once_per_record_up_to_200_per_second_then_once_per_linger_ms() {
+        let first_tick = |rps: u64, linger: u64| {
+            let mut world = TestWorld::one_partition();
+            let mut p = producer(&[("linger.ms", serde_json::json!(linger))]);
+            p.records_per_sec = rps;
+            world.at(1_000, |ctx| {
+                p.start(ctx);
+                ctx.timers
+                    .iter()
+                    .find(|(_, t)| matches!(t, Timer::ProducerTick))
+                    .map(|(at, _)| *at)
+            })
+        };
+        assert_eq!(first_tick(0, 5), None, "no steady load: no tick");
+        assert_eq!(first_tick(1, 5), Some(2_000));
+        assert_eq!(first_tick(10, 5), Some(1_100));
+        assert_eq!(
+            first_tick(200, 20),
+            Some(1_005),
+            "1000 / 200, not linger.ms"
+        );
+        assert_eq!(first_tick(201, 5), Some(1_005), "linger.ms, not 1000 / 201");
+        assert_eq!(first_tick(5_000, 20), Some(1_020));
+        assert_eq!(first_tick(5_000, 0), Some(1_001), "at least 1 ms");
+        assert_eq!(first_tick(2_000, 5), Some(1_005));
+    }
 }

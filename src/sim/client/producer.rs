@@ -1200,4 +1200,72 @@ mod tests {
         assert_eq!(first_tick(5_000, 0), Some(1_001), "at least 1 ms");
         assert_eq!(first_tick(2_000, 5), Some(1_005));
     }
+
+    /// The Metadata requests `sends` holds: (broker, request id).
+    fn metadata_requests(sends: &[(Node, Message)]) -> Vec<(Node, u64)> {
+        sends
+            .iter()
+            .filter_map(|(to, m)| match m {
+                Message::Metadata { id } => Some((*to, *id)),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// Metadata refreshes are rate limited by retry.backoff.ms, doubling up
+    /// to retry.backoff.max.ms (Metadata.timeToNextUpdate with the
+    /// client's exponential backoff, KIP-580): one asked too early waits for
+    /// the backoff's end, and one asked while a request is out waits for it.
+    #[test]
+    fn metadata_refreshes_wait_out_the_retry_backoff_and_the_request_in_flight() {
+        let mut world = TestWorld::one_partition();
+        let mut p = producer(&[]);
+        let refresh = |p: &mut Producer, world: &mut TestWorld, now| {
+            world.at(now, |ctx| {
+                p.refresh_metadata(ctx);
+                (
+                    metadata_requests(&ctx.sends),
+                    std::mem::take(&mut ctx.timers),
+                )
+            })
+        };
+        let (asked, _) = refresh(&mut p, &mut world, 100);
+        let [(Node::Broker(1), id)] = asked[..] else {
+            panic!("one Metadata request to broker 1 (its bootstrap): {asked:?}")
+        };
+        let (asked, _) = refresh(&mut p, &mut world, 120);
+        assert!(asked.is_empty(), "one request at a time");
+        assert!(p.metadata_refresh_due);
+        let timers = world.at(130, |ctx| {
+            p.on_message(
+                ctx,
+                Message::MetadataResponse {
+                    id,
+                    partitions: vec![PartitionMetadata {
+                        partition: 0,
+                        leader: Some(1),
+                        leader_epoch: 4,
+                    }],
+                    offline: Vec::new(),
+                },
+            );
+            std::mem::take(&mut ctx.timers)
+        });
+        assert_eq!(p.metadata_request, None);
+        // The refresh asked for at 120 goes once retry.backoff.ms (100) has
+        // passed since the first: at 200; the next backoffs are 200, 400.
+        assert!(
+            timers.iter().any(|t| *t == (200, Timer::Send)),
+            "{timers:?}"
+        );
+        let (asked, _) = refresh(&mut p, &mut world, 150);
+        assert!(asked.is_empty(), "within retry.backoff.ms of the last");
+        assert!(p.metadata_refresh_due);
+        let (asked, _) = refresh(&mut p, &mut world, 200);
+        assert_eq!(asked.len(), 1, "the backoff has passed");
+        p.metadata_request = None;
+        assert!(refresh(&mut p, &mut world, 399).0.is_empty());
+        assert_eq!(refresh(&mut p, &mut world, 400).0.len(), 1);
+        assert!(!p.metadata_refresh_due);
+    }
 }

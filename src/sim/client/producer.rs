@@ -1268,4 +1268,88 @@ mod tests {
         assert_eq!(refresh(&mut p, &mut world, 400).0.len(), 1);
         assert!(!p.metadata_refresh_due);
     }
+
+    /// A metadata request unanswered within request.timeout.ms: the producer
+    /// closes that connection (NetworkClient.handleTimedOutRequests), moves
+    /// to the next broker it knows and asks again after retry.backoff.ms,
+    /// doubled for each failure in a row. A timeout of another request id
+    /// does nothing to it. (Kafka's leastLoadedNode starts from a random
+    /// node; the lab moves on to the next one, so a retry does not return to
+    /// the broker that just failed even once its connection is back.)
+    #[test]
+    fn a_timed_out_metadata_request_closes_its_connection_and_asks_the_next_broker_after_a_growing_backoff(
+    ) {
+        let mut world = TestWorld::one_partition();
+        let mut p = producer(&[]);
+        let mut fire = |p: &mut Producer, now, timer| {
+            world.at(now, |ctx| {
+                p.on_timer(ctx, timer);
+                (
+                    metadata_requests(&ctx.sends),
+                    std::mem::take(&mut ctx.timers),
+                )
+            })
+        };
+        p.metadata_refresh_due = true;
+        let (asked, _) = fire(&mut p, 100, Timer::Send);
+        let [(Node::Broker(1), first)] = asked[..] else {
+            panic!("asks its bootstrap broker 1: {asked:?}")
+        };
+        let (asked, _) = fire(&mut p, 5_000, Timer::RequestTimeout { id: first + 1 });
+        assert!(asked.is_empty());
+        assert_eq!(p.metadata_request, Some((first, 1)), "not its request");
+        assert!(p.connections.is_ready(1));
+
+        let (_, timers) = fire(&mut p, 30_100, Timer::RequestTimeout { id: first });
+        assert_eq!(p.metadata_request, None);
+        assert!(!p.connections.is_ready(1), "the connection is closed");
+        assert!(timers.contains(&(30_200, Timer::Send)), "{timers:?}");
+        let reconnected = Connections::new(Node::Producer(0), 3, p.config.connection);
+        p.connections = reconnected.clone();
+        let (asked, _) = fire(&mut p, 30_200, Timer::Send);
+        let [(Node::Broker(2), second)] = asked[..] else {
+            panic!("asks broker 2 next: {asked:?}")
+        };
+        let (_, timers) = fire(&mut p, 60_200, Timer::RequestTimeout { id: second });
+        assert!(
+            timers.contains(&(60_400, Timer::Send)),
+            "200 ms: {timers:?}"
+        );
+        p.connections = reconnected.clone();
+        let (asked, _) = fire(&mut p, 60_400, Timer::Send);
+        let [(Node::Broker(3), third)] = asked[..] else {
+            panic!("then broker 3: {asked:?}")
+        };
+        let (_, timers) = fire(&mut p, 90_400, Timer::RequestTimeout { id: third });
+        assert!(
+            timers.contains(&(90_800, Timer::Send)),
+            "400 ms: {timers:?}"
+        );
+        p.connections = reconnected;
+        let (asked, _) = fire(&mut p, 90_800, Timer::Send);
+        assert!(
+            matches!(asked[..], [(Node::Broker(1), _)]),
+            "and round to 1: {asked:?}"
+        );
+    }
+
+    /// metadata.max.age.ms: the producer refreshes its metadata that often
+    /// even when nothing went wrong.
+    #[test]
+    fn metadata_is_refreshed_every_metadata_max_age_ms() {
+        let mut world = TestWorld::one_partition();
+        let mut p = producer(&[("metadata.max.age.ms", serde_json::json!(60_000))]);
+        let (asked, timers) = world.at(1_000, |ctx| {
+            p.on_timer(ctx, Timer::MetadataRefresh);
+            (
+                metadata_requests(&ctx.sends),
+                std::mem::take(&mut ctx.timers),
+            )
+        });
+        assert_eq!(asked.len(), 1);
+        assert!(
+            timers.contains(&(61_000, Timer::MetadataRefresh)),
+            "{timers:?}"
+        );
+    }
 }

@@ -1352,4 +1352,27 @@ mod tests {
             "{timers:?}"
         );
     }
+
+    /// Steady load at r records per second: by time t since the start the
+    /// application has sent t * r / 1000 records in all, each tick sending
+    /// what has come due since the last (never a record twice).
+    #[test]
+    fn steady_load_sends_exactly_the_records_due_by_each_tick() {
+        let mut world = TestWorld::one_partition();
+        let mut p = producer(&[]);
+        p.records_per_sec = 10;
+        world.at(0, |ctx| p.start(ctx));
+        for (now, total) in [
+            (100, 1),
+            (250, 2),
+            (250, 2),
+            (1_000, 10),
+            (1_099, 10),
+            (3_000, 30),
+        ] {
+            world.at(now, |ctx| p.on_timer(ctx, Timer::ProducerTick));
+            assert_eq!((now, p.stats.sent), (now, total));
+        }
+        assert_eq!(p.generated, 30);
+    }
 }

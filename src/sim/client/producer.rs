@@ -1375,4 +1375,185 @@ mod tests {
         }
         assert_eq!(p.generated, 30);
     }
+
+    /// The Produce requests among `sends`: (id, broker, each batch's
+    /// partition and records' (id, sequence)).
+    fn produces(sends: &[(Node, Message)]) -> Vec<(u64, Node, Vec<(u64, u32)>)> {
+        sends
+            .iter()
+            .filter_map(|(to, m)| match m {
+                Message::Produce { id, batches, .. } => Some((
+                    *id,
+                    *to,
+                    batches
+                        .iter()
+                        .flat_map(|b| b.records.iter().map(|r| (r.id, r.seq)))
+                        .collect(),
+                )),
+                _ => None,
+            })
+            .collect()
+    }
+
+    fn texts(world: &TestWorld) -> Vec<String> {
+        world.trace.events().map(|e| e.text.clone()).collect()
+    }
+
+    /// A retriable error (NOT_LEADER_OR_FOLLOWER): the producer counts it,
+    /// refreshes its metadata, narrates it once, and sends the batch again
+    /// after retry.backoff.ms with the same sequence numbers (idempotence:
+    /// the broker can tell a copy it already has); the acknowledgement then
+    /// names the offsets and the attempts it took.
+    #[test]
+    fn a_retriable_error_resends_the_same_sequences_after_the_backoff_and_the_ack_names_the_attempts(
+    ) {
+        let mut world = TestWorld::one_partition();
+        let mut p = producer(&[]);
+        let first = sent(&mut world, 100, |ctx| {
+            p.send(ctx, 0, vec![7, 8], Acks::All, true)
+        });
+        let [(id, Node::Broker(1), ref recs)] = produces(&first)[..] else {
+            panic!("{first:?}")
+        };
+        assert_eq!(recs, &[(7, 0), (8, 1)]);
+        let after_error = world.at(110, |ctx| {
+            p.on_message(ctx, answer(id, Err(ErrorCode::NotLeaderOrFollower)));
+            (
+                metadata_requests(&ctx.sends),
+                produces(&ctx.sends),
+                std::mem::take(&mut ctx.timers),
+            )
+        });
+        assert_eq!(after_error.0.len(), 1, "it refreshes its metadata");
+        assert!(after_error.1.is_empty(), "not before retry.backoff.ms");
+        assert!(
+            after_error.2.contains(&(210, Timer::Send)),
+            "{:?}",
+            after_error.2
+        );
+        assert_eq!(p.stats.retries, 2);
+        assert_eq!(p.stats.errors.get("NOT_LEADER_OR_FOLLOWER"), Some(&1));
+        assert_eq!(
+            texts(&world),
+            ["Producer p got NOT_LEADER_OR_FOLLOWER for t-0 — the broker it asked is no longer the leader; it refreshes its metadata; it will retry."]
+        );
+        p.metadata_request = None;
+        let again = sent(&mut world, 210, |ctx| p.on_timer(ctx, Timer::Send));
+        let [(id2, Node::Broker(1), ref recs)] = produces(&again)[..] else {
+            panic!("{again:?}")
+        };
+        assert_eq!(recs, &[(7, 0), (8, 1)], "the same sequences");
+        world.at(215, |ctx| p.on_message(ctx, answer(id2, Ok(40))));
+        assert_eq!(p.stats.acked, 2);
+        let offsets: Vec<(u64, u64)> = p.newly_acked.iter().map(|a| (a.id, a.offset)).collect();
+        assert_eq!(offsets, [(7, 40), (8, 41)]);
+        assert_eq!(
+            texts(&world).last().map(String::as_str),
+            Some(
+                "Producer p got acks=all for 2 records on t-0 at offsets 40..41 after 2 attempts."
+            )
+        );
+        // A lone record acknowledged at the first attempt: no "after".
+        let third = sent(&mut world, 300, |ctx| {
+            p.send(ctx, 0, vec![9], Acks::All, true)
+        });
+        let [(id3, _, ref recs)] = produces(&third)[..] else {
+            panic!("{third:?}")
+        };
+        assert_eq!(recs, &[(9, 2)], "the next sequence");
+        world.at(305, |ctx| p.on_message(ctx, answer(id3, Ok(42))));
+        assert_eq!(
+            texts(&world).last().map(String::as_str),
+            Some("Producer p got acks=all for 1 record on t-0 at offsets 42..42.")
+        );
+    }
+
+    /// Run `f` at `now` (a send, or the producer's Send timer), which must
+    /// send one Produce, and answer it with `result` 5 ms later.
+    fn answer_next(
+        world: &mut TestWorld,
+        p: &mut Producer,
+        now: u64,
+        result: Result<u64, ErrorCode>,
+        f: impl FnOnce(&mut Producer, &mut Ctx),
+    ) -> u64 {
+        let out = sent(world, now, |ctx| f(p, ctx));
+        let [(id, _, _)] = produces(&out)[..] else {
+            panic!("one Produce at {now}: {out:?}")
+        };
+        world.at(now + 5, |ctx| p.on_message(ctx, answer(id, result)));
+        p.metadata_request = None;
+        id
+    }
+
+    fn retry(p: &mut Producer, ctx: &mut Ctx) {
+        p.on_timer(ctx, Timer::Send)
+    }
+
+    /// Sender.completeBatch / canRetry: a batch that failed is retried while
+    /// it has retries left and delivery.timeout.ms has not passed since it
+    /// was created; then the application's send() fails, and the report
+    /// counts it as failed.
+    #[test]
+    fn a_failed_batch_is_retried_until_its_retries_are_spent_or_delivery_timeout_ms_has_passed() {
+        let err = Err(ErrorCode::NotEnoughReplicas);
+        // retries=1: the first failure is retried, the second gives up.
+        let mut world = TestWorld::one_partition();
+        let mut p = producer(&[("retries", serde_json::json!(1))]);
+        answer_next(&mut world, &mut p, 0, err, |p, ctx| {
+            p.send(ctx, 0, vec![6, 7], Acks::All, false)
+        });
+        assert_eq!((p.stats.failed, p.queued_records()), (0, 2), "retried");
+        answer_next(&mut world, &mut p, 105, err, retry);
+        assert_eq!(
+            (p.stats.failed, p.queued_records()),
+            (2, 0),
+            "retries spent"
+        );
+        assert_eq!(p.stats.failed_ids, [6, 7]);
+        assert!(p.stats.errors.contains_key("DELIVERY_TIMEOUT"));
+        assert_eq!(
+            texts(&world).last().map(String::as_str),
+            Some("Producer p gave up on 2 records for t-0: NOT_ENOUGH_REPLICAS, and delivery.timeout.ms=120000 has passed. The application's send() fails.")
+        );
+
+        // delivery.timeout.ms=40000: retried 38,905 ms after the batch was
+        // created; its answer 40,000 ms after gives up.
+        let mut world = TestWorld::one_partition();
+        let mut p = producer(&[("delivery.timeout.ms", serde_json::json!(40_000))]);
+        answer_next(&mut world, &mut p, 100, err, |p, ctx| {
+            p.send(ctx, 0, vec![10], Acks::All, false)
+        });
+        answer_next(&mut world, &mut p, 39_000, err, retry);
+        assert_eq!((p.stats.failed, p.queued_records()), (0, 1));
+        assert_eq!(p.pending_ids(), [10]);
+        let out = sent(&mut world, 39_995, |ctx| retry(&mut p, ctx));
+        let [(id, _, _)] = produces(&out)[..] else {
+            panic!("{out:?}")
+        };
+        assert_eq!(p.in_flight_records(), 1);
+        world.at(40_100, |ctx| p.on_message(ctx, answer(id, err)));
+        assert_eq!((p.stats.failed, p.stats.failed_ids.clone()), (1, vec![10]));
+        assert_eq!(
+            p.stats.errors.get("DELIVERY_TIMEOUT"),
+            Some(&0),
+            "it failed on its answer"
+        );
+        assert_eq!(p.in_flight_records() + p.queued_records(), 0);
+        assert!(p.pending_ids().is_empty());
+        // One waiting for its retry expires in the queue, never sent again.
+        p.metadata_request = None;
+        answer_next(&mut world, &mut p, 50_000, err, |p, ctx| {
+            p.send(ctx, 0, vec![11], Acks::All, false)
+        });
+        let out = sent(&mut world, 89_999, |ctx| retry(&mut p, ctx));
+        assert_eq!(produces(&out).len(), 1, "39,999 ms: still retried");
+        world.at(89_999, |ctx| {
+            p.on_message(ctx, answer(produces(&out)[0].0, err))
+        });
+        let out = sent(&mut world, 90_000, |ctx| retry(&mut p, ctx));
+        assert!(produces(&out).is_empty(), "{out:?}");
+        assert_eq!(p.stats.failed_ids, [10, 11]);
+        assert_eq!(p.stats.errors.get("DELIVERY_TIMEOUT"), Some(&1));
+    }
 }

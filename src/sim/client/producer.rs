@@ -1046,6 +1046,7 @@ mod tests {
     use super::*;
     use crate::sim::config::ConfigMap;
     use crate::sim::io::TestWorld;
+    use crate::sim::PartitionInfo;
 
     /// A producer of partition 0 of the test world that knows broker 1 as its
     /// leader in epoch 4, with Kafka's defaults and the settings given.
@@ -1555,5 +1556,178 @@ mod tests {
         assert!(produces(&out).is_empty(), "{out:?}");
         assert_eq!(p.stats.failed_ids, [10, 11]);
         assert_eq!(p.stats.errors.get("DELIVERY_TIMEOUT"), Some(&1));
+    }
+
+    /// Sender.getExpiredInflightBatches: a batch still waiting for its
+    /// answer when delivery.timeout.ms has passed since it was created fails
+    /// then (the producer wakes for that deadline), and its late answer is
+    /// ignored; an idempotent producer then starts a new producer id for
+    /// what comes next, its sequence being unresolved (KIP-360).
+    #[test]
+    fn an_in_flight_batch_fails_at_its_delivery_timeout_and_its_late_answer_is_ignored() {
+        let mut world = TestWorld::one_partition();
+        let mut p = producer(&[("delivery.timeout.ms", serde_json::json!(40_000))]);
+        let (out, timers) = world.at(1_000, |ctx| {
+            p.send(ctx, 0, vec![3], Acks::All, false);
+            (
+                std::mem::take(&mut ctx.sends),
+                std::mem::take(&mut ctx.timers),
+            )
+        });
+        let [(id, _, _)] = produces(&out)[..] else {
+            panic!("{out:?}")
+        };
+        assert!(
+            timers.contains(&(41_000, Timer::Send)),
+            "wakes at the deadline: {timers:?}"
+        );
+        let pid = p.partitions.get(&0).map(|s| s.producer_id);
+        world.at(40_999, |ctx| p.on_timer(ctx, Timer::Send));
+        assert_eq!((p.stats.failed, p.in_flight_records()), (0, 1), "not yet");
+        world.at(41_000, |ctx| p.on_timer(ctx, Timer::Send));
+        assert_eq!((p.stats.failed, p.in_flight_records()), (1, 0));
+        assert_eq!(p.stats.errors.get("DELIVERY_TIMEOUT"), Some(&1));
+        assert!(texts(&world).last().is_some_and(|t| t.starts_with(
+            "Producer p gave up on 1 record for t-0 still in flight: delivery.timeout.ms=40000 has passed"
+        )));
+        world.at(41_500, |ctx| p.on_message(ctx, answer(id, Ok(0))));
+        assert_eq!(p.stats.acked, 0, "a late answer is ignored");
+        let out = sent(&mut world, 42_000, |ctx| {
+            p.send(ctx, 0, vec![4], Acks::All, false)
+        });
+        let [(_, _, ref recs)] = produces(&out)[..] else {
+            panic!("{out:?}")
+        };
+        assert_eq!(recs, &[(4, 0)], "sequences restart");
+        assert_ne!(
+            p.partitions.get(&0).map(|s| s.producer_id),
+            pid,
+            "under a new producer id"
+        );
+    }
+
+    /// acks=0: fire and forget. The records count as acknowledged when sent,
+    /// no request timeout is set; a broker that refuses the write closes the
+    /// connection, and the producer learns only that (the records are lost)
+    /// and refreshes its metadata.
+    #[test]
+    fn acks_0_records_count_as_acknowledged_when_sent_and_a_refusal_is_only_a_disconnect() {
+        let mut world = TestWorld::one_partition();
+        let mut p = producer(&[("acks", serde_json::json!("0"))]);
+        let (out, timers) = world.at(100, |ctx| {
+            p.send(ctx, 0, vec![1, 2], Acks::None, false);
+            (
+                std::mem::take(&mut ctx.sends),
+                std::mem::take(&mut ctx.timers),
+            )
+        });
+        let [(id, Node::Broker(1), _)] = produces(&out)[..] else {
+            panic!("{out:?}")
+        };
+        assert!(
+            !timers
+                .iter()
+                .any(|(_, t)| matches!(t, Timer::RequestTimeout { .. })),
+            "{timers:?}"
+        );
+        assert_eq!((p.stats.acked, p.in_flight_records()), (2, 0));
+        assert_eq!(p.stats.acks0_ids, [1, 2]);
+        assert!(!p.timer_live(&Timer::RequestTimeout { id }));
+        let asked = world.at(120, |ctx| {
+            p.on_message(
+                ctx,
+                Message::Disconnected {
+                    id,
+                    to: Node::Broker(1),
+                },
+            );
+            metadata_requests(&ctx.sends)
+        });
+        assert_eq!(asked.len(), 1, "it refreshes its metadata");
+        assert_eq!(p.stats.errors.get("NETWORK_EXCEPTION"), Some(&1));
+        assert!(texts(&world).last().is_some_and(|t| t.starts_with(
+            "broker 1 closed producer p's connection: it refused an acks=0 write of 2 records to t-0"
+        )), "{:?}", texts(&world));
+    }
+
+    /// A Produce unanswered within request.timeout.ms: the producer closes
+    /// that connection (NetworkClient.handleTimedOutRequests), so the batch
+    /// fails with REQUEST_TIMED_OUT and every other request on the
+    /// connection with NETWORK_EXCEPTION, all to be retried; its next
+    /// metadata request goes to another broker.
+    #[test]
+    fn a_timed_out_produce_closes_the_connection_and_fails_every_request_on_it() {
+        let mut world = TestWorld::one_partition();
+        let mut p = producer(&[]);
+        p.topic_partitions = vec![0, 1];
+        p.topic_sorted = vec![0, 1];
+        p.metadata.insert(1, (Some(1), 2));
+        world.partitions.push(PartitionInfo {
+            partition: 1,
+            ..world.partitions[0].clone()
+        });
+        let first = sent(&mut world, 100, |ctx| {
+            p.send(ctx, 0, vec![1], Acks::All, false)
+        });
+        let second = sent(&mut world, 101, |ctx| {
+            p.send(ctx, 1, vec![2], Acks::All, false)
+        });
+        let (a, b) = (produces(&first)[0].0, produces(&second)[0].0);
+        let asked = world.at(30_100, |ctx| {
+            p.on_timer(ctx, Timer::RequestTimeout { id: a });
+            metadata_requests(&ctx.sends)
+        });
+        assert!(!p.connections.is_ready(1));
+        assert!(
+            !p.timer_live(&Timer::RequestTimeout { id: b }),
+            "failed with it"
+        );
+        assert_eq!(p.stats.errors.get("REQUEST_TIMED_OUT"), Some(&1));
+        assert_eq!(p.stats.errors.get("NETWORK_EXCEPTION"), Some(&1));
+        assert_eq!((p.queued_records(), p.in_flight_records()), (2, 0));
+        assert_eq!(p.stats.retries, 2);
+        assert!(
+            matches!(asked[..], [(Node::Broker(2), _)]),
+            "not the closed one: {asked:?}"
+        );
+    }
+
+    /// KIP-951: a NOT_LEADER_OR_FOLLOWER answer names the current leader;
+    /// the producer takes it (no metadata round trip needed) and, the leader
+    /// being newer than the one the batch went to, retries at once instead
+    /// of after retry.backoff.ms (RecordAccumulator.shouldBackoff).
+    #[test]
+    fn a_retry_to_a_newer_leader_named_in_the_error_skips_the_backoff() {
+        let mut world = TestWorld::one_partition();
+        let mut p = producer(&[]);
+        let out = sent(&mut world, 100, |ctx| {
+            p.send(ctx, 0, vec![1], Acks::All, false)
+        });
+        let id = produces(&out)[0].0;
+        let out = world.at(105, |ctx| {
+            p.on_message(
+                ctx,
+                Message::ProduceResponse {
+                    id,
+                    partitions: vec![ProducePartitionResponse {
+                        partition: 0,
+                        result: Err(ErrorCode::NotLeaderOrFollower),
+                        current_leader: Some((2, 5)),
+                    }],
+                },
+            );
+            std::mem::take(&mut ctx.sends)
+        });
+        assert_eq!(p.metadata.get(&0).copied(), Some((Some(2), 5)));
+        let [(_, Node::Broker(2), ref recs)] = produces(&out)[..] else {
+            panic!("at once, to broker 2: {out:?}")
+        };
+        assert_eq!(recs, &[(1, 0)]);
+        // The same error without a newer leader waits out the backoff.
+        let id = produces(&out)[0].0;
+        let out = sent(&mut world, 110, |ctx| {
+            p.on_message(ctx, answer(id, Err(ErrorCode::NotLeaderOrFollower)))
+        });
+        assert!(produces(&out).is_empty(), "{out:?}");
     }
 }

@@ -1730,4 +1730,73 @@ mod tests {
         });
         assert!(produces(&out).is_empty(), "{out:?}");
     }
+
+    /// An idempotent producer keeps order across a failure: when a batch
+    /// fails, the later batches of the partition still in flight go back
+    /// into the queue too, in sequence order, and are sent again in that
+    /// order, one at a time, with their sequences.
+    #[test]
+    fn a_failed_idempotent_batch_takes_the_later_in_flight_batches_back_in_sequence_order() {
+        let mut world = TestWorld::one_partition();
+        let mut p = producer(&[]);
+        let mut ids = Vec::new();
+        for (t, rec) in [(100, 1), (101, 2), (102, 3)] {
+            let out = sent(&mut world, t, |ctx| {
+                p.send(ctx, 0, vec![rec], Acks::All, false)
+            });
+            ids.push(produces(&out)[0].0);
+        }
+        assert_eq!(p.in_flight_records(), 3);
+        world.at(110, |ctx| {
+            p.on_message(ctx, answer(ids[0], Err(ErrorCode::NotEnoughReplicas)))
+        });
+        assert_eq!((p.in_flight_records(), p.queued_records()), (0, 3));
+        // The first goes when the backoff ends; each answer sends the next.
+        let mut out = sent(&mut world, 210, |ctx| p.on_timer(ctx, Timer::Send));
+        let mut again = Vec::new();
+        for t in [215, 220, 225] {
+            let [(id, _, ref recs)] = produces(&out)[..] else {
+                panic!("one batch before {t}: {out:?}")
+            };
+            again.extend_from_slice(recs);
+            out = sent(&mut world, t, |ctx| p.on_message(ctx, answer(id, Ok(t))));
+        }
+        assert_eq!(again, [(1, 0), (2, 1), (3, 2)]);
+        assert_eq!(p.stats.acked, 3);
+    }
+
+    /// OUT_OF_ORDER_SEQUENCE_NUMBER for a batch retried more than 3 times
+    /// means the broker lost this producer's state (its log was truncated):
+    /// the producer starts a new producer id and numbers what is pending
+    /// from 0 again.
+    #[test]
+    fn a_persistent_out_of_order_sequence_starts_a_new_producer_id_and_renumbers_from_0() {
+        let mut world = TestWorld::one_partition();
+        let mut p = producer(&[]);
+        let err = Err(ErrorCode::OutOfOrderSequenceNumber);
+        answer_next(&mut world, &mut p, 0, Ok(0), |p, ctx| {
+            p.send(ctx, 0, vec![1, 2], Acks::All, false)
+        });
+        answer_next(&mut world, &mut p, 100, err, |p, ctx| {
+            p.send(ctx, 0, vec![3], Acks::All, false)
+        });
+        let pid = p.partitions.get(&0).map(|s| s.producer_id);
+        let mut t = 300;
+        for attempt in 2..=4 {
+            let out = sent(&mut world, t, |ctx| retry(&mut p, ctx));
+            let [(id, _, ref recs)] = produces(&out)[..] else {
+                panic!("attempt {attempt}: {out:?}")
+            };
+            assert_eq!(recs, &[(3, 2)], "attempt {attempt}: the old sequence");
+            world.at(t + 5, |ctx| p.on_message(ctx, answer(id, err)));
+            p.metadata_request = None;
+            t += 1_000;
+        }
+        assert_ne!(p.partitions.get(&0).map(|s| s.producer_id), pid);
+        let out = sent(&mut world, t, |ctx| retry(&mut p, ctx));
+        let [(_, _, ref recs)] = produces(&out)[..] else {
+            panic!("{out:?}")
+        };
+        assert_eq!(recs, &[(3, 0)], "renumbered from 0");
+    }
 }

@@ -1799,4 +1799,55 @@ mod tests {
         };
         assert_eq!(recs, &[(3, 0)], "renumbered from 0");
     }
+
+    /// A metadata answer lists every partition; the producer keeps the
+    /// leaders of its topic's partitions and of any other partition it has
+    /// written to (a produce step may name one), not the rest.
+    #[test]
+    fn metadata_is_kept_for_the_producers_topic_and_the_partitions_it_wrote() {
+        let mut world = TestWorld::one_partition();
+        for partition in [1, 2] {
+            world.partitions.push(PartitionInfo {
+                partition,
+                ..world.partitions[0].clone()
+            });
+        }
+        let mut p = producer(&[]);
+        p.metadata = DenseMap::new();
+        p.partitions.or_default(1);
+        p.metadata_refresh_due = true;
+        let asked = world.at(100, |ctx| {
+            p.on_timer(ctx, Timer::Send);
+            metadata_requests(&ctx.sends)
+        });
+        let [(_, id)] = asked[..] else {
+            panic!("{asked:?}")
+        };
+        let leader = |partition| PartitionMetadata {
+            partition,
+            leader: Some(2),
+            leader_epoch: 3,
+        };
+        world.at(105, |ctx| {
+            p.on_message(
+                ctx,
+                Message::MetadataResponse {
+                    id,
+                    partitions: vec![leader(0), leader(1), leader(2)],
+                    offline: Vec::new(),
+                },
+            )
+        });
+        assert_eq!(
+            p.metadata.get(&0).copied(),
+            Some((Some(2), 3)),
+            "its topic's"
+        );
+        assert_eq!(
+            p.metadata.get(&1).copied(),
+            Some((Some(2), 3)),
+            "written to"
+        );
+        assert_eq!(p.metadata.get(&2), None, "neither");
+    }
 }

@@ -1439,6 +1439,13 @@ mod tests {
             ["Producer p got NOT_LEADER_OR_FOLLOWER for t-0 — the broker it asked is no longer the leader; it refreshes its metadata; it will retry."]
         );
         p.metadata_request = None;
+        // Woken early (another reason to send), it sleeps until the backoff ends.
+        let early = world.at(150, |ctx| {
+            p.on_timer(ctx, Timer::Send);
+            (produces(&ctx.sends), std::mem::take(&mut ctx.timers))
+        });
+        assert!(early.0.is_empty());
+        assert!(early.1.contains(&(210, Timer::Send)), "{:?}", early.1);
         let again = sent(&mut world, 210, |ctx| p.on_timer(ctx, Timer::Send));
         let [(id2, Node::Broker(1), ref recs)] = produces(&again)[..] else {
             panic!("{again:?}")
@@ -1690,6 +1697,16 @@ mod tests {
             matches!(asked[..], [(Node::Broker(2), _)]),
             "not the closed one: {asked:?}"
         );
+        // Its bootstrap broker moved on too: with every connection back,
+        // the next metadata request still goes to broker 2.
+        p.connections = Connections::new(Node::Producer(0), 3, p.config.connection);
+        p.metadata_request = None;
+        p.next_metadata_ms = 0;
+        let asked = world.at(40_000, |ctx| {
+            p.refresh_metadata(ctx);
+            metadata_requests(&ctx.sends)
+        });
+        assert!(matches!(asked[..], [(Node::Broker(2), _)]), "{asked:?}");
     }
 
     /// KIP-951: a NOT_LEADER_OR_FOLLOWER answer names the current leader;
@@ -1849,5 +1866,52 @@ mod tests {
             "written to"
         );
         assert_eq!(p.metadata.get(&2), None, "neither");
+    }
+
+    /// max.in.flight.requests.per.connection (5): a sixth batch of the
+    /// partition waits until an answer frees a place.
+    #[test]
+    fn at_most_max_in_flight_batches_of_a_partition_are_in_flight() {
+        let mut world = TestWorld::one_partition();
+        let mut p = producer(&[]);
+        let mut ids = Vec::new();
+        for rec in 1..=6 {
+            let out = sent(&mut world, 100 + rec, |ctx| {
+                p.send(ctx, 0, vec![rec], Acks::All, false)
+            });
+            ids.extend(produces(&out).into_iter().map(|x| x.0));
+        }
+        assert_eq!(
+            (ids.len(), p.in_flight_records(), p.queued_records()),
+            (5, 5, 1)
+        );
+        let out = sent(&mut world, 120, |ctx| {
+            p.on_message(ctx, answer(ids[0], Ok(0)))
+        });
+        let [(_, _, ref recs)] = produces(&out)[..] else {
+            panic!("{out:?}")
+        };
+        assert_eq!(recs, &[(6, 5)]);
+    }
+
+    /// Records the application sends while a batch of the partition is
+    /// still open (never drained) join it, up to batch.size; then a new
+    /// batch starts.
+    #[test]
+    fn records_join_the_open_batch_until_batch_size_then_start_another() {
+        let mut world = TestWorld::one_partition();
+        // 61 + 16 * 3 = 109 bytes: three records per batch.
+        let mut p = producer(&[("batch.size", serde_json::json!(109))]);
+        p.metadata = DenseMap::new(); // no leader yet: nothing is drained
+        for rec in 1..=4 {
+            world.at(100, |ctx| p.send(ctx, 0, vec![rec], Acks::All, false));
+        }
+        let sizes: Vec<usize> = p.partitions.get(&0).map_or(Vec::new(), |s| {
+            s.queue.iter().map(|b| b.records.len()).collect()
+        });
+        assert_eq!(sizes, [3, 1]);
+        assert_eq!(records_per_batch(109), 3);
+        assert_eq!(records_per_batch(108), 2);
+        assert_eq!(records_per_batch(10), 1, "an oversized record goes alone");
     }
 }

@@ -1707,6 +1707,25 @@ mod tests {
             metadata_requests(&ctx.sends)
         });
         assert!(matches!(asked[..], [(Node::Broker(2), _)]), "{asked:?}");
+        // A Produce to broker 2 (now the bootstrap) that times out moves it
+        // on to broker 3.
+        p.metadata_request = None;
+        p.metadata.insert(0, (Some(2), 6));
+        let out = sent(&mut world, 41_000, |ctx| {
+            p.send(ctx, 0, vec![4], Acks::All, false)
+        });
+        let Some((id, _, _)) = produces(&out).into_iter().find(|x| x.1 == Node::Broker(2)) else {
+            panic!("{out:?}")
+        };
+        world.at(71_000, |ctx| p.on_timer(ctx, Timer::RequestTimeout { id }));
+        p.connections = Connections::new(Node::Producer(0), 3, p.config.connection);
+        p.metadata_request = None;
+        p.next_metadata_ms = 0;
+        let asked = world.at(71_001, |ctx| {
+            p.refresh_metadata(ctx);
+            metadata_requests(&ctx.sends)
+        });
+        assert!(matches!(asked[..], [(Node::Broker(3), _)]), "{asked:?}");
     }
 
     /// KIP-951: a NOT_LEADER_OR_FOLLOWER answer names the current leader;
@@ -1913,5 +1932,27 @@ mod tests {
         assert_eq!(records_per_batch(109), 3);
         assert_eq!(records_per_batch(108), 2);
         assert_eq!(records_per_batch(10), 1, "an oversized record goes alone");
+    }
+
+    /// Closing a connection after a request timed out fails the metadata
+    /// request on that connection too (it is asked again after the
+    /// backoff), and leaves one on another connection alone.
+    #[test]
+    fn a_timed_out_produce_fails_the_metadata_request_on_its_connection_only() {
+        for (metadata_to, fails) in [(2, false), (1, true)] {
+            let mut world = TestWorld::one_partition();
+            let mut p = producer(&[]);
+            let out = sent(&mut world, 100, |ctx| {
+                p.send(ctx, 0, vec![1], Acks::All, false)
+            });
+            let id = produces(&out)[0].0;
+            p.metadata_request = Some((999, metadata_to));
+            world.at(30_100, |ctx| p.on_timer(ctx, Timer::RequestTimeout { id }));
+            assert_eq!(
+                p.metadata_request != Some((999, metadata_to)),
+                fails,
+                "metadata request to broker {metadata_to}"
+            );
+        }
     }
 }

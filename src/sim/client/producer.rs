@@ -1955,4 +1955,77 @@ mod tests {
             );
         }
     }
+
+    /// Each retriable error is narrated with what it means for the write.
+    #[test]
+    fn each_retriable_produce_error_is_narrated_with_what_it_means() {
+        let cases = [
+            (
+                ErrorCode::FencedLeaderEpoch,
+                " — its leader epoch is stale; it refreshes its metadata",
+            ),
+            (
+                ErrorCode::NotEnoughReplicas,
+                " — the ISR is smaller than min.insync.replicas, nothing was written",
+            ),
+            (
+                ErrorCode::NotEnoughReplicasAfterAppend,
+                " — written, but the ISR shrank below min.insync.replicas before it was replicated",
+            ),
+            (
+                ErrorCode::RequestTimedOut,
+                " — no answer within request.timeout.ms",
+            ),
+            (
+                ErrorCode::NetworkException,
+                " — the connection to the broker broke",
+            ),
+            (ErrorCode::OutOfOrderSequenceNumber, ""),
+        ];
+        for (error, why) in cases {
+            let mut world = TestWorld::one_partition();
+            let mut p = producer(&[]);
+            answer_next(&mut world, &mut p, 0, Err(error), |p, ctx| {
+                p.send(ctx, 0, vec![1], Acks::All, false)
+            });
+            assert_eq!(
+                texts(&world),
+                [format!(
+                    "Producer p got {error} for t-0{why}; it will retry."
+                )]
+            );
+        }
+    }
+
+    /// Steady load is not narrated record by record: an error is narrated
+    /// the first time it comes (not again while the same one repeats), and
+    /// the acknowledgement that ends it is narrated; the next is not.
+    #[test]
+    fn a_repeated_error_is_narrated_once_and_the_ack_that_ends_it_is_narrated() {
+        let mut world = TestWorld::one_partition();
+        let mut p = producer(&[]);
+        let err = Err(ErrorCode::NotEnoughReplicas);
+        answer_next(&mut world, &mut p, 0, err, |p, ctx| {
+            p.send(ctx, 0, vec![1], Acks::All, false)
+        });
+        answer_next(&mut world, &mut p, 105, err, retry);
+        assert_eq!(texts(&world).len(), 1, "{:?}", texts(&world));
+        answer_next(
+            &mut world,
+            &mut p,
+            310,
+            Err(ErrorCode::NotLeaderOrFollower),
+            retry,
+        );
+        assert_eq!(texts(&world).len(), 2, "another error");
+        answer_next(&mut world, &mut p, 715, Ok(0), retry);
+        assert_eq!(
+            texts(&world).last().map(String::as_str),
+            Some("Producer p got acks=all for 1 record on t-0 at offsets 0..0 after 4 attempts.")
+        );
+        answer_next(&mut world, &mut p, 800, Ok(1), |p, ctx| {
+            p.send(ctx, 0, vec![2], Acks::All, false)
+        });
+        assert_eq!(texts(&world).len(), 3, "steady load again: not narrated");
+    }
 }

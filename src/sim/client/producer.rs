@@ -2028,4 +2028,28 @@ mod tests {
         });
         assert_eq!(texts(&world).len(), 3, "steady load again: not narrated");
     }
+
+    /// A batch that expires before it was ever sent had no sequence numbers
+    /// yet (they are given when it is first drained), so it leaves no gap:
+    /// the producer keeps its producer id and the next batch starts at 0.
+    #[test]
+    fn a_batch_that_expires_unsent_leaves_no_gap_in_the_sequences() {
+        let mut world = TestWorld::one_partition();
+        let mut p = producer(&[]);
+        p.metadata = DenseMap::new(); // no leader known: nothing is drained
+        world.at(0, |ctx| p.send(ctx, 0, vec![1], Acks::All, false));
+        let pid = p.partitions.get(&0).map(|s| s.producer_id);
+        world.at(120_000, |ctx| p.on_timer(ctx, Timer::Send));
+        assert_eq!((p.stats.failed, p.queued_records()), (1, 0));
+        p.metadata.insert(0, (Some(1), 4));
+        p.metadata_request = None;
+        let out = sent(&mut world, 120_001, |ctx| {
+            p.send(ctx, 0, vec![2], Acks::All, false)
+        });
+        let [(_, _, ref recs)] = produces(&out)[..] else {
+            panic!("{out:?}")
+        };
+        assert_eq!(recs, &[(2, 0)]);
+        assert_eq!(p.partitions.get(&0).map(|s| s.producer_id), pid);
+    }
 }

@@ -2052,4 +2052,48 @@ mod tests {
         assert_eq!(recs, &[(2, 0)]);
         assert_eq!(p.partitions.get(&0).map(|s| s.producer_id), pid);
     }
+
+    /// A broker answers a refused acks=0 write by closing the connection;
+    /// the producer remembers its last 64 acks=0 requests to tell which
+    /// write that was, and forgets older ones.
+    #[test]
+    fn the_last_64_acks_0_requests_are_remembered_for_a_disconnect() {
+        let mut world = TestWorld::one_partition();
+        let mut p = producer(&[("acks", serde_json::json!("0"))]);
+        let mut ids = Vec::new();
+        for rec in 0..65 {
+            let out = sent(&mut world, 100 + rec, |ctx| {
+                p.send(ctx, 0, vec![rec], Acks::None, false)
+            });
+            ids.extend(produces(&out).into_iter().map(|x| x.0));
+        }
+        assert_eq!(ids.len(), 65);
+        let refused = |p: &mut Producer, world: &mut TestWorld, id| {
+            world.at(1_000, |ctx| {
+                p.on_message(
+                    ctx,
+                    Message::Disconnected {
+                        id,
+                        to: Node::Broker(1),
+                    },
+                )
+            });
+            p.stats
+                .errors
+                .get("NETWORK_EXCEPTION")
+                .copied()
+                .unwrap_or(0)
+        };
+        assert_eq!(
+            refused(&mut p, &mut world, ids[0]),
+            0,
+            "the 65th most recent: forgotten"
+        );
+        assert_eq!(
+            refused(&mut p, &mut world, ids[1]),
+            1,
+            "the 64th: remembered"
+        );
+        assert_eq!(refused(&mut p, &mut world, ids[64]), 2);
+    }
 }

@@ -2096,4 +2096,39 @@ mod tests {
         );
         assert_eq!(refused(&mut p, &mut world, ids[64]), 2);
     }
+
+    /// Each in-flight batch fails at its own delivery.timeout.ms, whatever
+    /// order the batches went out in (one created earlier may be sent
+    /// later, its partition's leader unknown until then), and a producer
+    /// woken after a deadline still fails what is overdue.
+    #[test]
+    fn each_in_flight_batch_expires_at_its_own_deadline_whatever_order_they_went_out_in() {
+        let mut world = TestWorld::one_partition();
+        world.partitions.push(PartitionInfo {
+            partition: 1,
+            ..world.partitions[0].clone()
+        });
+        let mut p = producer(&[("delivery.timeout.ms", serde_json::json!(40_000))]);
+        p.topic_partitions = vec![0, 1];
+        p.topic_sorted = vec![0, 1];
+        p.metadata = DenseMap::new();
+        p.metadata.insert(1, (Some(1), 2));
+        world.at(1_000, |ctx| p.send(ctx, 0, vec![1], Acks::All, false));
+        assert_eq!(p.in_flight_records(), 0, "no leader for partition 0 yet");
+        let out = sent(&mut world, 2_000, |ctx| {
+            p.send(ctx, 1, vec![2], Acks::All, false)
+        });
+        assert_eq!(produces(&out).len(), 1);
+        p.metadata.insert(0, (Some(1), 4));
+        p.metadata_request = None;
+        let out = sent(&mut world, 3_000, |ctx| p.on_timer(ctx, Timer::Send));
+        assert_eq!(produces(&out).len(), 1);
+        assert_eq!(p.in_flight_records(), 2);
+        world.at(41_000, |ctx| p.on_timer(ctx, Timer::Send));
+        assert_eq!(p.stats.failed_ids, [1], "created at 1,000");
+        assert_eq!(p.in_flight_records(), 1, "the other is due at 42,000");
+        world.at(45_000, |ctx| p.on_timer(ctx, Timer::Send));
+        assert_eq!(p.stats.failed_ids, [1, 2], "woken late, still failed");
+        assert_eq!(p.in_flight_records(), 0);
+    }
 }

@@ -1255,10 +1255,7 @@ mod tests {
         assert_eq!(p.metadata_request, None);
         // The refresh asked for at 120 goes once retry.backoff.ms (100) has
         // passed since the first: at 200; the next backoffs are 200, 400.
-        assert!(
-            timers.iter().any(|t| *t == (200, Timer::Send)),
-            "{timers:?}"
-        );
+        assert!(timers.contains(&(200, Timer::Send)), "{timers:?}");
         let (asked, _) = refresh(&mut p, &mut world, 150);
         assert!(asked.is_empty(), "within retry.backoff.ms of the last");
         assert!(p.metadata_refresh_due);
@@ -1379,7 +1376,11 @@ mod tests {
 
     /// The Produce requests among `sends`: (id, broker, each batch's
     /// partition and records' (id, sequence)).
-    fn produces(sends: &[(Node, Message)]) -> Vec<(u64, Node, Vec<(u64, u32)>)> {
+    /// A Produce request as the tests see it: (id, broker, each record's
+    /// (id, sequence)).
+    type SentProduce = (u64, Node, Vec<(u64, u32)>);
+
+    fn produces(sends: &[(Node, Message)]) -> Vec<SentProduce> {
         sends
             .iter()
             .filter_map(|(to, m)| match m {

@@ -1065,12 +1065,33 @@ mod tests {
         p
     }
 
-    /// Run `f` at `now` and return what it sent.
-    fn sent(world: &mut TestWorld, now: u64, f: impl FnOnce(&mut Ctx)) -> Vec<(Node, Message)> {
+    /// What a handler sent, and the timers it set.
+    type Effects = (Vec<(Node, Message)>, Vec<(u64, Timer)>);
+
+    /// Run `f` at `now` and return what it sent and the timers it set.
+    fn sent_and_timers(world: &mut TestWorld, now: u64, f: impl FnOnce(&mut Ctx)) -> Effects {
         world.at(now, |ctx| {
             f(ctx);
-            std::mem::take(&mut ctx.sends)
+            (
+                std::mem::take(&mut ctx.sends),
+                std::mem::take(&mut ctx.timers),
+            )
         })
+    }
+
+    /// Run `f` at `now` and return what it sent.
+    fn sent(world: &mut TestWorld, now: u64, f: impl FnOnce(&mut Ctx)) -> Vec<(Node, Message)> {
+        sent_and_timers(world, now, f).0
+    }
+
+    /// Partition 1 of topic `t` in the world, and in `p`'s topic.
+    fn second_partition(world: &mut TestWorld, p: &mut Producer) {
+        world.partitions.push(PartitionInfo {
+            partition: 1,
+            ..world.partitions[0].clone()
+        });
+        p.topic_partitions = vec![0, 1];
+        p.topic_sorted = vec![0, 1];
     }
 
     /// The ids of the Produce requests among `sends`.
@@ -1222,13 +1243,8 @@ mod tests {
         let mut world = TestWorld::one_partition();
         let mut p = producer(&[]);
         let refresh = |p: &mut Producer, world: &mut TestWorld, now| {
-            world.at(now, |ctx| {
-                p.refresh_metadata(ctx);
-                (
-                    metadata_requests(&ctx.sends),
-                    std::mem::take(&mut ctx.timers),
-                )
-            })
+            let (out, timers) = sent_and_timers(world, now, |ctx| p.refresh_metadata(ctx));
+            (metadata_requests(&out), timers)
         };
         let (asked, _) = refresh(&mut p, &mut world, 100);
         let [(Node::Broker(1), id)] = asked[..] else {
@@ -1280,13 +1296,8 @@ mod tests {
         let mut world = TestWorld::one_partition();
         let mut p = producer(&[]);
         let mut fire = |p: &mut Producer, now, timer| {
-            world.at(now, |ctx| {
-                p.on_timer(ctx, timer);
-                (
-                    metadata_requests(&ctx.sends),
-                    std::mem::take(&mut ctx.timers),
-                )
-            })
+            let (out, timers) = sent_and_timers(&mut world, now, |ctx| p.on_timer(ctx, timer));
+            (metadata_requests(&out), timers)
         };
         p.metadata_refresh_due = true;
         let (asked, _) = fire(&mut p, 100, Timer::Send);
@@ -1298,37 +1309,29 @@ mod tests {
         assert_eq!(p.metadata_request, Some((first, 1)), "not its request");
         assert!(p.connections.is_ready(1));
 
-        let (_, timers) = fire(&mut p, 30_100, Timer::RequestTimeout { id: first });
-        assert_eq!(p.metadata_request, None);
-        assert!(!p.connections.is_ready(1), "the connection is closed");
-        assert!(timers.contains(&(30_200, Timer::Send)), "{timers:?}");
-        let reconnected = Connections::new(Node::Producer(0), 3, p.config.connection);
-        p.connections = reconnected.clone();
-        let (asked, _) = fire(&mut p, 30_200, Timer::Send);
-        let [(Node::Broker(2), second)] = asked[..] else {
-            panic!("asks broker 2 next: {asked:?}")
-        };
-        let (_, timers) = fire(&mut p, 60_200, Timer::RequestTimeout { id: second });
-        assert!(
-            timers.contains(&(60_400, Timer::Send)),
-            "200 ms: {timers:?}"
-        );
-        p.connections = reconnected.clone();
-        let (asked, _) = fire(&mut p, 60_400, Timer::Send);
-        let [(Node::Broker(3), third)] = asked[..] else {
-            panic!("then broker 3: {asked:?}")
-        };
-        let (_, timers) = fire(&mut p, 90_400, Timer::RequestTimeout { id: third });
-        assert!(
-            timers.contains(&(90_800, Timer::Send)),
-            "400 ms: {timers:?}"
-        );
-        p.connections = reconnected;
-        let (asked, _) = fire(&mut p, 90_800, Timer::Send);
-        assert!(
-            matches!(asked[..], [(Node::Broker(1), _)]),
-            "and round to 1: {asked:?}"
-        );
+        // Each timeout closes that connection and backs off 100, 200, then
+        // 400 ms; with every connection back by then, the retry still moves
+        // on to the next broker, and from 3 round to 1.
+        let (mut id, mut from, mut at) = (first, 1, 30_100);
+        for (backoff, next) in [(100, 2), (200, 3), (400, 1)] {
+            let (_, timers) = fire(&mut p, at, Timer::RequestTimeout { id });
+            assert_eq!(p.metadata_request, None);
+            assert!(
+                !p.connections.is_ready(from),
+                "the connection to {from} is closed"
+            );
+            assert!(
+                timers.contains(&(at + backoff, Timer::Send)),
+                "{backoff} ms: {timers:?}"
+            );
+            p.connections = Connections::new(Node::Producer(0), 3, p.config.connection);
+            let (asked, _) = fire(&mut p, at + backoff, Timer::Send);
+            let [(Node::Broker(b), again)] = asked[..] else {
+                panic!("one request after {backoff} ms: {asked:?}")
+            };
+            assert_eq!(b, next, "asks broker {next} next");
+            (id, from, at) = (again, next, at + backoff + 30_000);
+        }
     }
 
     /// metadata.max.age.ms: the producer refreshes its metadata that often
@@ -1337,14 +1340,10 @@ mod tests {
     fn metadata_is_refreshed_every_metadata_max_age_ms() {
         let mut world = TestWorld::one_partition();
         let mut p = producer(&[("metadata.max.age.ms", serde_json::json!(60_000))]);
-        let (asked, timers) = world.at(1_000, |ctx| {
-            p.on_timer(ctx, Timer::MetadataRefresh);
-            (
-                metadata_requests(&ctx.sends),
-                std::mem::take(&mut ctx.timers),
-            )
+        let (out, timers) = sent_and_timers(&mut world, 1_000, |ctx| {
+            p.on_timer(ctx, Timer::MetadataRefresh)
         });
-        assert_eq!(asked.len(), 1);
+        assert_eq!(metadata_requests(&out).len(), 1);
         assert!(
             timers.contains(&(61_000, Timer::MetadataRefresh)),
             "{timers:?}"
@@ -1418,21 +1417,16 @@ mod tests {
             panic!("{first:?}")
         };
         assert_eq!(recs, &[(7, 0), (8, 1)]);
-        let after_error = world.at(110, |ctx| {
-            p.on_message(ctx, answer(id, Err(ErrorCode::NotLeaderOrFollower)));
-            (
-                metadata_requests(&ctx.sends),
-                produces(&ctx.sends),
-                std::mem::take(&mut ctx.timers),
-            )
+        let (out, timers) = sent_and_timers(&mut world, 110, |ctx| {
+            p.on_message(ctx, answer(id, Err(ErrorCode::NotLeaderOrFollower)))
         });
-        assert_eq!(after_error.0.len(), 1, "it refreshes its metadata");
-        assert!(after_error.1.is_empty(), "not before retry.backoff.ms");
-        assert!(
-            after_error.2.contains(&(210, Timer::Send)),
-            "{:?}",
-            after_error.2
+        assert_eq!(
+            metadata_requests(&out).len(),
+            1,
+            "it refreshes its metadata"
         );
+        assert!(produces(&out).is_empty(), "not before retry.backoff.ms");
+        assert!(timers.contains(&(210, Timer::Send)), "{timers:?}");
         assert_eq!(p.stats.retries, 2);
         assert_eq!(p.stats.errors.get("NOT_LEADER_OR_FOLLOWER"), Some(&1));
         assert_eq!(
@@ -1441,12 +1435,9 @@ mod tests {
         );
         p.metadata_request = None;
         // Woken early (another reason to send), it sleeps until the backoff ends.
-        let early = world.at(150, |ctx| {
-            p.on_timer(ctx, Timer::Send);
-            (produces(&ctx.sends), std::mem::take(&mut ctx.timers))
-        });
-        assert!(early.0.is_empty());
-        assert!(early.1.contains(&(210, Timer::Send)), "{:?}", early.1);
+        let (out, timers) = sent_and_timers(&mut world, 150, |ctx| p.on_timer(ctx, Timer::Send));
+        assert!(produces(&out).is_empty());
+        assert!(timers.contains(&(210, Timer::Send)), "{timers:?}");
         let again = sent(&mut world, 210, |ctx| p.on_timer(ctx, Timer::Send));
         let [(id2, Node::Broker(1), ref recs)] = produces(&again)[..] else {
             panic!("{again:?}")
@@ -1575,12 +1566,8 @@ mod tests {
     fn an_in_flight_batch_fails_at_its_delivery_timeout_and_its_late_answer_is_ignored() {
         let mut world = TestWorld::one_partition();
         let mut p = producer(&[("delivery.timeout.ms", serde_json::json!(40_000))]);
-        let (out, timers) = world.at(1_000, |ctx| {
-            p.send(ctx, 0, vec![3], Acks::All, false);
-            (
-                std::mem::take(&mut ctx.sends),
-                std::mem::take(&mut ctx.timers),
-            )
+        let (out, timers) = sent_and_timers(&mut world, 1_000, |ctx| {
+            p.send(ctx, 0, vec![3], Acks::All, false)
         });
         let [(id, _, _)] = produces(&out)[..] else {
             panic!("{out:?}")
@@ -1622,12 +1609,8 @@ mod tests {
     fn acks_0_records_count_as_acknowledged_when_sent_and_a_refusal_is_only_a_disconnect() {
         let mut world = TestWorld::one_partition();
         let mut p = producer(&[("acks", serde_json::json!("0"))]);
-        let (out, timers) = world.at(100, |ctx| {
-            p.send(ctx, 0, vec![1, 2], Acks::None, false);
-            (
-                std::mem::take(&mut ctx.sends),
-                std::mem::take(&mut ctx.timers),
-            )
+        let (out, timers) = sent_and_timers(&mut world, 100, |ctx| {
+            p.send(ctx, 0, vec![1, 2], Acks::None, false)
         });
         let [(id, Node::Broker(1), _)] = produces(&out)[..] else {
             panic!("{out:?}")
@@ -1667,13 +1650,8 @@ mod tests {
     fn a_timed_out_produce_closes_the_connection_and_fails_every_request_on_it() {
         let mut world = TestWorld::one_partition();
         let mut p = producer(&[]);
-        p.topic_partitions = vec![0, 1];
-        p.topic_sorted = vec![0, 1];
+        second_partition(&mut world, &mut p);
         p.metadata.insert(1, (Some(1), 2));
-        world.partitions.push(PartitionInfo {
-            partition: 1,
-            ..world.partitions[0].clone()
-        });
         let first = sent(&mut world, 100, |ctx| {
             p.send(ctx, 0, vec![1], Acks::All, false)
         });
@@ -2105,13 +2083,8 @@ mod tests {
     #[test]
     fn each_in_flight_batch_expires_at_its_own_deadline_whatever_order_they_went_out_in() {
         let mut world = TestWorld::one_partition();
-        world.partitions.push(PartitionInfo {
-            partition: 1,
-            ..world.partitions[0].clone()
-        });
         let mut p = producer(&[("delivery.timeout.ms", serde_json::json!(40_000))]);
-        p.topic_partitions = vec![0, 1];
-        p.topic_sorted = vec![0, 1];
+        second_partition(&mut world, &mut p);
         p.metadata = DenseMap::new();
         p.metadata.insert(1, (Some(1), 2));
         world.at(1_000, |ctx| p.send(ctx, 0, vec![1], Acks::All, false));

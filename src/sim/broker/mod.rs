@@ -816,40 +816,19 @@ mod tests {
         let mut b = Broker::new(1, 1);
         b.host(0, Replica::new(0, vec![1, 2, 3]));
         b.meta_broker_epochs = vec![(2, 2), (3, 3)];
-        let reg = PartitionRegistration {
-            replicas: vec![1, 2, 3],
-            isr: vec![1, 2],
-            leader: Some(1),
-            leader_epoch: 0,
-            partition_epoch: 0,
-            leader_recovery_state: LeaderRecoveryState::Recovered,
-            elr: Vec::new(),
-            last_known_elr: Vec::new(),
-        };
-        let batch = |first: u64, n: u64| -> Vec<Record> {
-            (first..first + n)
-                .map(|i| Record {
-                    id: i,
-                    epoch: 0,
-                    producer_id: 7,
-                    seq: i as u32,
-                    batch_start: i == first,
-                    timestamp_ms: 0,
-                })
-                .collect()
-        };
+        let reg = registration(1, 0, &[1, 2]);
         if let Some(r) = b.replicas.get_mut(&0) {
             r.make_leader(1, &reg, 0);
         }
         world.at(10, |ctx| {
-            let _ = b.append_as_leader(ctx, 0, Acks::All, batch(0, 3));
+            let _ = b.append_as_leader(ctx, 0, Acks::All, idempotent_batch(0, 3));
         });
         // Follower 3, outside the ISR, catches up to offset 3 at 50 ms.
         if let Some(r) = b.replicas.get_mut(&0) {
             r.record_follower_fetch(3, 3, 3, 50);
         }
         world.at(100, |ctx| {
-            let _ = b.append_as_leader(ctx, 0, Acks::All, batch(3, 2));
+            let _ = b.append_as_leader(ctx, 0, Acks::All, idempotent_batch(3, 2));
         });
         // Follower 2 (ISR) reaches 5; follower 3, caught up within the lag
         // time, still holds the HW at 3.
@@ -863,7 +842,7 @@ mod tests {
         // 31 s later follower 3 is no longer caught up; the producer retries
         // its second batch, a duplicate.
         let answer = world.at(31_000, |ctx| {
-            b.append_as_leader(ctx, 0, Acks::All, batch(3, 2))
+            b.append_as_leader(ctx, 0, Acks::All, idempotent_batch(3, 2))
         });
         assert_eq!(answer, Ok((3, 5)), "answered with its original offsets");
         assert_eq!(hw(&b), 5, "the duplicate's append moved the high watermark");
@@ -880,16 +859,7 @@ mod tests {
         let mut world = TestWorld::one_partition();
         let mut b = Broker::new(1, 1);
         b.host(0, Replica::new(0, vec![1, 2, 3]));
-        let reg = PartitionRegistration {
-            replicas: vec![1, 2, 3],
-            isr: vec![1, 2, 3],
-            leader: Some(1),
-            leader_epoch: 0,
-            partition_epoch: 0,
-            leader_recovery_state: LeaderRecoveryState::Recovered,
-            elr: Vec::new(),
-            last_known_elr: Vec::new(),
-        };
+        let reg = registration(1, 0, &[1, 2, 3]);
         if let Some(r) = b.replicas.get_mut(&0) {
             r.make_leader(1, &reg, 0);
             for i in 0..5 {
@@ -943,9 +913,7 @@ mod tests {
         // its fetch.max.wait.ms), and names the replica then. The lab used to
         // answer it at the next append once a follower of the consumer's rack
         // was back in the ISR.
-        let mut world = TestWorld::one_partition();
-        world.config.replica_selector = Some(crate::sim::config::ReplicaSelector::RackAware);
-        world.racks = vec!["a".into(), "b".into(), "c".into()];
+        let mut world = rack_aware(["a", "b", "c"]);
         let mut b = Broker::new(1, 1);
         b.host(0, Replica::new(0, vec![1, 2, 3]));
         let reg = registration(1, 0, &[1, 3]);
@@ -1030,6 +998,15 @@ mod tests {
             r.make_leader(1, &reg, 0);
         }
         b
+    }
+
+    /// The test world with KIP-392's rack-aware replica selector, brokers
+    /// 1–3 in `racks`.
+    fn rack_aware(racks: [&str; 3]) -> TestWorld {
+        let mut world = TestWorld::one_partition();
+        world.config.replica_selector = Some(crate::sim::config::ReplicaSelector::RackAware);
+        world.racks = racks.map(String::from).to_vec();
+        world
     }
 
     fn idempotent_batch(first_seq: u32, n: u32) -> Vec<Record> {
@@ -1543,9 +1520,7 @@ mod tests {
         // KIP-392, RackAwareReplicaSelector.select: among the replicas in the
         // client's rack the leader wins when it is one of them; only when it
         // is not does the most caught-up follower there get named.
-        let mut world = TestWorld::one_partition();
-        world.config.replica_selector = Some(crate::sim::config::ReplicaSelector::RackAware);
-        world.racks = vec!["a".into(), "a".into(), "b".into()];
+        let mut world = rack_aware(["a", "a", "b"]);
         let mut b = Broker::new(1, 1);
         b.host(0, Replica::new(0, vec![1, 2, 3]));
         if let Some(r) = b.replicas.get_mut(&0) {

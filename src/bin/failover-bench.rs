@@ -293,6 +293,7 @@ mod cli {
             let c = &lab.cluster;
             let parts = json!({
                 "brokers": bytes_of(&c.brokers),
+                "brokers_replicas": c.brokers.iter().map(|b| bytes_of(&b.replicas)).sum::<usize>(),
                 "controller": bytes_of(&c.controller),
                 "producers": bytes_of(&c.producers),
                 "trace": bytes_of(&c.trace),
@@ -307,7 +308,15 @@ mod cli {
             let kept = failover_lab::heap::live();
             let mut copy = copy;
             let s = &mut copy.cluster;
+            // The replicas (the per-round state) apart from the rest of
+            // each broker (its per-partition tables).
+            let replicas: usize = s
+                .brokers
+                .iter_mut()
+                .map(|b| freed_by(std::mem::take(&mut b.replicas)))
+                .sum();
             let mut retained_parts = json!({
+                "brokers_replicas": replicas,
                 "brokers": freed_by(std::mem::take(&mut s.brokers)),
                 "producers": freed_by(std::mem::take(&mut s.producers)),
                 "trace": freed_by(std::mem::take(&mut s.trace)),

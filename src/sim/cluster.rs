@@ -9,7 +9,7 @@
 
 use std::rc::Rc;
 
-use crate::sim::shared::{cow, Scratch, SharedVec};
+use crate::sim::shared::{Scratch, SharedVec};
 
 use serde::Serialize;
 
@@ -1150,9 +1150,11 @@ impl Cluster {
             Action::Flush(b) => {
                 if let Some(broker) = self.brokers.get_mut(b as usize - 1) {
                     if broker.is_running() {
-                        for r in broker.replicas.shared_mut() {
-                            if r.log.needs_flush() {
-                                cow(r).log.flush();
+                        for s in 0..broker.replicas.len() {
+                            if broker.replicas.at(s).is_some_and(|r| r.log.needs_flush()) {
+                                if let Some(r) = broker.replicas.at_mut(s) {
+                                    r.log.flush();
+                                }
                             }
                         }
                     }

@@ -34,7 +34,11 @@ use serde::Serialize;
 use super::io::{Ctx, Timer};
 use super::partition_change::{self, ChangeRequest, Elected, Election};
 use super::protocol::*;
+use super::shared::Pages;
 use super::trace::{list, TraceKind};
+
+/// Partition registrations per shared page.
+const REGISTRATION_PAGE: usize = 64;
 
 /// Milliseconds as seconds with three decimals, in integer arithmetic (no
 /// float formatting code in the wasm).
@@ -68,7 +72,9 @@ pub struct BrokerRegistrationState {
 #[derive(Clone, Debug)]
 pub struct Controller {
     pub brokers: Vec<BrokerRegistrationState>,
-    pub partitions: Vec<PartitionRegistration>,
+    /// In pages shared with snapshots (a registration changes only with
+    /// an election or an ISR change).
+    pub partitions: Pages<PartitionRegistration, REGISTRATION_PAGE>,
     /// Append-only; each record shared with snapshots.
     pub metadata_log: Vec<Rc<MetadataRecord>>,
     next_broker_epoch: u64,
@@ -99,7 +105,7 @@ pub enum ElectionKind {
 
 impl Controller {
     pub fn new(brokers: u32, assignment: &[Vec<BrokerId>]) -> Self {
-        let partitions: Vec<PartitionRegistration> = assignment
+        let partitions: Pages<PartitionRegistration, REGISTRATION_PAGE> = assignment
             .iter()
             .map(|replicas| PartitionRegistration {
                 replicas: replicas.clone(),

@@ -32,6 +32,7 @@ use super::config::Acks;
 use super::log::Log;
 use super::partition::Role;
 use super::protocol::{BrokerId, PartitionIndex, PartitionRegistration};
+use super::shared::Pages;
 use super::trace::TraceKind;
 
 #[derive(Clone, Debug, Serialize, PartialEq)]
@@ -58,7 +59,8 @@ struct PartitionWatch {
 
 #[derive(Clone, Debug)]
 pub struct InvariantState {
-    watch: Vec<PartitionWatch>,
+    /// In pages shared with snapshots.
+    watch: Pages<PartitionWatch, 32>,
     pub violations: Vec<Violation>,
     /// Distinct (invariant, partition) already reported, to keep the list short.
     reported: Vec<(String, PartitionIndex)>,
@@ -67,7 +69,7 @@ pub struct InvariantState {
 impl InvariantState {
     pub fn new(partitions: usize) -> Self {
         InvariantState {
-            watch: vec![PartitionWatch::default(); partitions],
+            watch: Pages::filled(partitions, PartitionWatch::default()),
             violations: Vec::new(),
             reported: Vec::new(),
         }

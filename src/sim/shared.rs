@@ -160,6 +160,196 @@ impl<T: Clone, const N: usize> SharedVec<T, N> {
     }
 }
 
+/// A vector kept in fixed-size pages of `N` items, each shared by every
+/// clone and copied on its first change after one (issue 27): a snapshot
+/// costs the page pointers, and what the world changes after it costs the
+/// pages it touched, not a copy per item. The items of a page sit side by
+/// side, so a loop over them reads memory in order.
+///
+/// Every page but the last holds exactly `N` items.
+#[derive(Debug)]
+pub struct Pages<T, const N: usize> {
+    pages: Vec<Rc<Vec<T>>>,
+    len: usize,
+}
+
+impl<T, const N: usize> Clone for Pages<T, N> {
+    fn clone(&self) -> Self {
+        Pages {
+            pages: self.pages.clone(),
+            len: self.len,
+        }
+    }
+}
+
+impl<T, const N: usize> Default for Pages<T, N> {
+    fn default() -> Self {
+        Pages {
+            pages: Vec::new(),
+            len: 0,
+        }
+    }
+}
+
+impl<T: Clone, const N: usize> Pages<T, N> {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// `len` copies of `value`.
+    pub fn filled(len: usize, value: T) -> Self {
+        let mut v = Self::new();
+        v.resize(len, value);
+        v
+    }
+
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    #[inline]
+    pub fn get(&self, i: usize) -> Option<&T> {
+        self.pages.get(i / N).and_then(|page| page.get(i % N))
+    }
+
+    /// Item `i`, its page made unshared first (copied if a clone shares it).
+    #[inline]
+    pub fn get_mut(&mut self, i: usize) -> Option<&mut T> {
+        if i >= self.len {
+            return None;
+        }
+        cow(&mut self.pages[i / N]).get_mut(i % N)
+    }
+
+    pub fn push(&mut self, item: T) {
+        if self.len % N == 0 {
+            let mut page = Vec::with_capacity(N);
+            page.push(item);
+            self.pages.push(Rc::new(page));
+        } else if let Some(last) = self.pages.last_mut() {
+            cow(last).push(item);
+        }
+        self.len += 1;
+    }
+
+    /// Keep the first `len` items.
+    pub fn truncate(&mut self, len: usize) {
+        if len >= self.len {
+            return;
+        }
+        self.pages.truncate(len.div_ceil(N));
+        if len % N != 0 {
+            if let Some(last) = self.pages.last_mut() {
+                cow(last).truncate(len % N);
+            }
+        }
+        self.len = len;
+    }
+
+    /// Grow with copies of `value`, or cut, to `len` items.
+    pub fn resize(&mut self, len: usize, value: T) {
+        self.truncate(len);
+        while self.len < len {
+            self.push(value.clone());
+        }
+    }
+
+    /// Insert at `i`, moving the later items up (every page from `i`'s on
+    /// is rebuilt).
+    pub fn insert(&mut self, i: usize, item: T) {
+        let mut rest = self.split_off(i);
+        rest.insert(0, item);
+        self.extend(rest);
+    }
+
+    /// Remove item `i`, moving the later items down.
+    pub fn remove(&mut self, i: usize) -> Option<T> {
+        if i >= self.len {
+            return None;
+        }
+        let mut rest = self.split_off(i);
+        let item = rest.remove(0);
+        self.extend(rest);
+        Some(item)
+    }
+
+    /// Cut the items from `at` on and hand them back.
+    fn split_off(&mut self, at: usize) -> Vec<T> {
+        let rest: Vec<T> = self.iter().skip(at).cloned().collect();
+        self.truncate(at);
+        rest
+    }
+
+    pub fn iter(&self) -> impl DoubleEndedIterator<Item = &T> + '_ {
+        self.into_iter()
+    }
+
+    /// Every item made mutable: every page copied that a clone shares.
+    pub fn iter_mut(&mut self) -> impl Iterator<Item = &mut T> + '_ {
+        self.pages.iter_mut().flat_map(|page| cow(page).iter_mut())
+    }
+}
+
+/// `pages[i]` reads item `i`, panicking past the end as a slice does.
+impl<T: Clone, const N: usize> std::ops::Index<usize> for Pages<T, N> {
+    type Output = T;
+
+    fn index(&self, i: usize) -> &T {
+        match self.get(i) {
+            Some(x) => x,
+            None => panic!("index {i} out of range for {} items", self.len),
+        }
+    }
+}
+
+/// `pages[i] = x` copies item `i`'s page first if a clone shares it.
+impl<T: Clone, const N: usize> std::ops::IndexMut<usize> for Pages<T, N> {
+    fn index_mut(&mut self, i: usize) -> &mut T {
+        let len = self.len;
+        match self.get_mut(i) {
+            Some(x) => x,
+            None => panic!("index {i} out of range for {len} items"),
+        }
+    }
+}
+
+/// The items of a page, for [`Pages`]' iterator.
+type PageItems<'a, T> = std::slice::Iter<'a, T>;
+
+impl<'a, T: Clone, const N: usize> IntoIterator for &'a Pages<T, N> {
+    type Item = &'a T;
+    type IntoIter = std::iter::FlatMap<
+        std::slice::Iter<'a, Rc<Vec<T>>>,
+        PageItems<'a, T>,
+        fn(&'a Rc<Vec<T>>) -> PageItems<'a, T>,
+    >;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.pages.iter().flat_map(|page| page.iter())
+    }
+}
+
+impl<T: Clone, const N: usize> Extend<T> for Pages<T, N> {
+    fn extend<I: IntoIterator<Item = T>>(&mut self, iter: I) {
+        for x in iter {
+            self.push(x);
+        }
+    }
+}
+
+impl<T: Clone, const N: usize> FromIterator<T> for Pages<T, N> {
+    fn from_iter<I: IntoIterator<Item = T>>(iter: I) -> Self {
+        let mut v = Pages::new();
+        v.extend(iter);
+        v
+    }
+}
+
 /// A [`SharedVec`]'s items from `front` up to `back`.
 pub struct Iter<'a, T, const N: usize> {
     v: &'a SharedVec<T, N>,
@@ -240,6 +430,83 @@ mod tests {
         for (s, r) in snapshots {
             assert!(s.iter().eq(r.iter()));
         }
+    }
+
+    /// Pages answer as a `Vec` does under pushes, sets, inserts, removes and
+    /// cuts, across page boundaries, and a clone taken before a change keeps
+    /// what it saw.
+    #[test]
+    fn pages_behave_as_a_vec_and_clones_are_independent() {
+        let mut v: Pages<u32, 4> = Pages::new();
+        let mut reference: Vec<u32> = Vec::new();
+        let mut snapshots: Vec<(Pages<u32, 4>, Vec<u32>)> = Vec::new();
+        for i in 0..400u32 {
+            let x = i.wrapping_mul(2_654_435_761) % 29;
+            let at = (i as usize * 7) % (reference.len() + 1);
+            match x {
+                0..=12 => {
+                    v.push(i);
+                    reference.push(i);
+                }
+                13..=17 if at < reference.len() => {
+                    if let Some(item) = v.get_mut(at) {
+                        *item = i;
+                    }
+                    reference[at] = i;
+                }
+                18..=21 => {
+                    v.insert(at, i);
+                    reference.insert(at, i);
+                }
+                22..=25 if at < reference.len() => {
+                    assert_eq!(v.remove(at), Some(reference.remove(at)));
+                }
+                26 | 27 => {
+                    v.resize(at + 3, i);
+                    reference.resize(at + 3, i);
+                }
+                _ => {
+                    v.truncate(at);
+                    reference.truncate(at);
+                }
+            }
+            if i % 9 == 0 {
+                snapshots.push((v.clone(), reference.clone()));
+            }
+            assert_eq!(v.len(), reference.len());
+            assert!(v.iter().eq(reference.iter()));
+            assert!(v.iter().rev().eq(reference.iter().rev()));
+            for a in 0..=reference.len() + 1 {
+                assert_eq!(v.get(a), reference.get(a));
+            }
+            assert_eq!(v.get_mut(reference.len()), None);
+        }
+        for (s, r) in snapshots {
+            assert!(s.iter().eq(r.iter()));
+        }
+        for x in v.iter_mut() {
+            *x += 1;
+        }
+        assert!(v
+            .iter()
+            .eq(reference.iter().map(|x| x + 1).collect::<Vec<_>>().iter()));
+    }
+
+    /// A change copies only the page it falls in: the clone still shares
+    /// every other page.
+    #[test]
+    fn a_change_copies_only_its_page() {
+        let mut v: Pages<u64, 8> = (0..40).collect();
+        let w = v.clone();
+        if let Some(x) = v.get_mut(17) {
+            *x = 1000;
+        }
+        let shared: Vec<bool> = (0..5)
+            .map(|k| Rc::ptr_eq(&v.pages[k], &w.pages[k]))
+            .collect();
+        assert_eq!(shared, [true, true, false, true, true]);
+        assert_eq!(w.get(17), Some(&17));
+        assert_eq!(v.get(17), Some(&1000));
     }
 
     #[test]

@@ -17,8 +17,6 @@
 //! Each proposed member carries the broker epoch the leader knows it by
 //! (KIP-903), so the controller can refuse a follower that restarted since.
 
-use crate::sim::shared::cow;
-
 use crate::sim::io::{Ctx, Timer};
 use crate::sim::partition::{PendingIsr, Replica};
 use crate::sim::protocol::*;
@@ -121,7 +119,10 @@ impl Broker {
         let me = self.id;
         let my_epoch = self.broker_epoch;
         let lag = ctx.config.replica_lag_time_max_ms;
-        for shared in self.replicas.shared_mut() {
+        for s in 0..self.replicas.len() {
+            let Some(shared) = self.replicas.at(s) else {
+                continue;
+            };
             if !shared.is_leader() || shared.pending_isr.is_some() {
                 continue;
             }
@@ -129,7 +130,9 @@ impl Broker {
             if out.is_empty() {
                 continue;
             }
-            let rep = cow(shared);
+            let Some(rep) = self.replicas.at_mut(s) else {
+                continue;
+            };
             let new_isr: Vec<BrokerId> = rep
                 .isr
                 .iter()

@@ -177,12 +177,12 @@ impl EpochCache {
     }
 }
 
-/// Records per shared chunk of a log (320 bytes with their hashes): a snapshot shares a
-/// log's full chunks and copies only its last, partial one. Measured
-/// (issue 27, `failover-bench snapshot`): what a snapshot alone holds one
-/// simulated second later on the 20,000-partition bench at 60 s is 73.8 MB
-/// with chunks of 16, 64.2 MB with 8 and 61.3 MB with 4, for a live world of
-/// 257.8, 263.1 and 274.6 MB; tour 11 (250 ms later) 2.78, 2.49 and 2.43 MB.
+/// Records per shared chunk of a log (write-once cells, 320 bytes with their
+/// hashes): a snapshot shares every chunk, and an append fills the next cell
+/// in place (`shared::SharedVec`). Measured (issue 27, `failover-bench
+/// snapshot`, 20,000-partition bench): with chunks of 16 the live world at
+/// 10 s is 197.9 MB against 178.7 with 8, and what a snapshot alone holds a
+/// second later is the same (47.7 MB at 10 s, 48.0 at 60 s).
 const LOG_CHUNK: usize = 8;
 
 #[derive(Clone, Debug, Default)]

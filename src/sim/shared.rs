@@ -4,15 +4,17 @@
 //! of a 20,000-partition world is over 100 MB and hundreds of milliseconds, yet
 //! from one checkpoint to the next most of it does not change, and the biggest
 //! parts only grow at their end (logs, the trace, the acknowledged records, the
-//! metadata log). [`SharedVec`] is such an append-mostly vector: every full
-//! chunk of `N` items is frozen behind an `Rc` and shared by every clone, and
-//! the last, partial chunk is shared too until one side changes it (then that
-//! side copies it, at most `N - 1` items). Per-replica state is shared with
-//! copy-on-write one level up (`PartitionMap` holds `Rc<Replica>`).
+//! metadata log). [`SharedVec`] is such an append-mostly vector: its chunks
+//! of `N` write-once cells are shared by every clone, the last one included,
+//! and each clone appends in place past its own length; a chunk is copied only
+//! when two clones append at the same place. Per-replica state is shared with
+//! copy-on-write one level up (`PartitionMap` holds `Rc<Replica>`), and tables
+//! with one entry per partition are kept in [`Pages`] copied on first write.
 //!
 //! Nothing here changes what the simulation computes: the items, their order
 //! and every answer are those of a `Vec` (the tests below check it against one).
 
+use std::cell::OnceCell;
 use std::rc::Rc;
 
 /// Buffers kept for reuse that hold no state of the world (a broker's
@@ -47,22 +49,36 @@ pub fn cow<T: Clone>(rc: &mut Rc<T>) -> &mut T {
     }
 }
 
-/// A vector whose full chunks of `N` items are shared between clones.
+/// A vector whose chunks of `N` items are shared between clones, the last,
+/// partial one included, and an append after a clone copies nothing.
+///
+/// Each chunk is `N` write-once cells. A clone keeps its own length, so it
+/// never reads a cell past it: when one side appends, it fills the next cell
+/// of the shared chunk in place, and the other side does not see it. Only
+/// when a side finds its next cell already filled (the other side appended
+/// there first, or this side was cut back by `truncate`) does it copy the
+/// chunk's items before that cell into a chunk of its own (issue 27: logs,
+/// the ledgers and the index grow at every fetch round, and copying each
+/// partial chunk they grew was most of what a snapshot of a large world
+/// held alone a second later).
 #[derive(Debug)]
 pub struct SharedVec<T, const N: usize> {
-    /// Frozen chunks, each exactly `N` items long (a full tail moves here
-    /// as it is, so freezing copies nothing).
-    full: Vec<Rc<Vec<T>>>,
-    /// The last chunk, fewer than `N` items, copied on its first change
-    /// after a clone.
-    tail: Rc<Vec<T>>,
+    chunks: Vec<Rc<Chunk<T, N>>>,
+    len: usize,
+}
+
+/// `N` write-once cells.
+type Chunk<T, const N: usize> = [OnceCell<T>; N];
+
+fn empty_chunk<T, const N: usize>() -> Rc<Chunk<T, N>> {
+    Rc::new(std::array::from_fn(|_| OnceCell::new()))
 }
 
 impl<T, const N: usize> Clone for SharedVec<T, N> {
     fn clone(&self) -> Self {
         SharedVec {
-            full: self.full.clone(),
-            tail: Rc::clone(&self.tail),
+            chunks: self.chunks.clone(),
+            len: self.len,
         }
     }
 }
@@ -70,8 +86,8 @@ impl<T, const N: usize> Clone for SharedVec<T, N> {
 impl<T, const N: usize> Default for SharedVec<T, N> {
     fn default() -> Self {
         SharedVec {
-            full: Vec::new(),
-            tail: Rc::default(),
+            chunks: Vec::new(),
+            len: 0,
         }
     }
 }
@@ -83,36 +99,48 @@ impl<T: Clone, const N: usize> SharedVec<T, N> {
 
     #[inline]
     pub fn len(&self) -> usize {
-        self.full.len() * N + self.tail.len()
+        self.len
     }
 
     pub fn is_empty(&self) -> bool {
-        self.full.is_empty() && self.tail.is_empty()
+        self.len == 0
     }
 
     pub fn push(&mut self, item: T) {
-        let tail = cow(&mut self.tail);
-        tail.push(item);
-        if tail.len() == N {
-            let chunk = std::mem::replace(&mut self.tail, Rc::new(Vec::with_capacity(N)));
-            self.full.push(chunk);
+        let at = self.len % N;
+        if at == 0 {
+            // A new chunk; a chunk past the length (left by a truncate) is
+            // dropped first.
+            self.chunks.truncate(self.len / N);
+            self.chunks.push(empty_chunk());
         }
+        let Some(last) = self.chunks.last_mut() else {
+            unreachable!("a chunk was pushed above when the length was a multiple of N")
+        };
+        if let Err(item) = last[at].set(item) {
+            // Filled by a clone (or before a truncate): take the items this
+            // side has into a chunk of its own.
+            let own: Chunk<T, N> = std::array::from_fn(|i| match i.cmp(&at) {
+                std::cmp::Ordering::Less => last[i].clone(),
+                std::cmp::Ordering::Equal => OnceCell::from(item.clone()),
+                std::cmp::Ordering::Greater => OnceCell::new(),
+            });
+            *last = Rc::new(own);
+        }
+        self.len += 1;
     }
 
-    /// The tail is looked at first: logs are read near their end.
+    /// One division finds the chunk.
     #[inline]
     pub fn get(&self, i: usize) -> Option<&T> {
-        let base = self.full.len() * N;
-        if i >= base {
-            return self.tail.get(i - base);
+        if i >= self.len {
+            return None;
         }
-        self.full.get(i / N).and_then(|c| c.get(i % N))
+        self.chunks.get(i / N).and_then(|c| c[i % N].get())
     }
 
     pub fn last(&self) -> Option<&T> {
-        self.tail
-            .last()
-            .or_else(|| self.full.last().and_then(|c| c.last()))
+        self.len.checked_sub(1).and_then(|i| self.get(i))
     }
 
     pub fn iter(&self) -> Iter<'_, T, N> {
@@ -144,19 +172,15 @@ impl<T: Clone, const N: usize> SharedVec<T, N> {
         lo
     }
 
-    /// Keep the first `len` items. A shared chunk cut in the middle becomes
-    /// the new tail (its kept items copied); the chunks before stay shared.
+    /// Keep the first `len` items. Chunks past the new end are dropped; the
+    /// one cut in the middle stays shared, and the next append past the cut
+    /// copies its kept items (the cell it would fill is still filled).
     pub fn truncate(&mut self, len: usize) {
-        if len >= self.len() {
+        if len >= self.len {
             return;
         }
-        let c = len / N;
-        if c < self.full.len() {
-            self.tail = Rc::new(self.full[c][..len % N].to_vec());
-            self.full.truncate(c);
-        } else {
-            cow(&mut self.tail).truncate(len - c * N);
-        }
+        self.chunks.truncate(len.div_ceil(N));
+        self.len = len;
     }
 }
 
@@ -510,12 +534,39 @@ mod tests {
     }
 
     #[test]
-    fn full_chunks_are_shared_by_clones() {
-        let v: SharedVec<u64, 8> = (0..20).collect();
+    fn chunks_are_shared_by_clones_and_an_append_copies_nothing() {
+        let mut v: SharedVec<u64, 8> = (0..20).collect();
         let w = v.clone();
-        assert!(Rc::ptr_eq(&v.full[0], &w.full[0]));
-        assert!(Rc::ptr_eq(&v.full[1], &w.full[1]));
-        assert!(Rc::ptr_eq(&v.tail, &w.tail));
-        assert_eq!(*w.tail, vec![16, 17, 18, 19]);
+        v.push(20);
+        // The partial last chunk is still shared: the append filled its next
+        // cell in place, past the clone's length.
+        for k in 0..3 {
+            assert!(Rc::ptr_eq(&v.chunks[k], &w.chunks[k]));
+        }
+        assert_eq!(w.len(), 20);
+        assert_eq!(w.get(20), None);
+        assert_eq!(v.get(20), Some(&20));
+    }
+
+    /// Two sides appending after a clone, or appending after cutting back a
+    /// shared chunk, each keep their own items.
+    #[test]
+    fn clones_that_append_different_items_each_keep_theirs() {
+        let mut a: SharedVec<u32, 4> = (0..6).collect();
+        let mut b = a.clone();
+        a.push(100);
+        b.push(200);
+        b.push(201);
+        a.truncate(5);
+        a.push(300);
+        assert!(a.iter().eq([0, 1, 2, 3, 4, 300].iter()));
+        assert!(b.iter().eq([0, 1, 2, 3, 4, 5, 200, 201].iter()));
+        // The full first chunk is still shared by both.
+        assert!(Rc::ptr_eq(&a.chunks[0], &b.chunks[0]));
+        let c = b.clone();
+        b.truncate(2);
+        b.push(7);
+        assert!(c.iter().eq([0, 1, 2, 3, 4, 5, 200, 201].iter()));
+        assert!(b.iter().eq([0, 1, 7].iter()));
     }
 }

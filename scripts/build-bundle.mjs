@@ -85,7 +85,8 @@ try {
     format: 'esm',
     target: ['es2022'],
   });
-  // The fate view, the tour questions' evaluator, Check yourself, export /
+  // The overview (render/overview.js, for scenarios with more partitions than
+  // the detailed view), the fate view, the tour questions' evaluator, Check yourself, export /
   // import, the welcome (welcome-view.js) and the glossary (whose words are
   // www/glossary.json, fetched with it), fetched only when used
   // (import(new URL('./fate.js' | './question.js' | './check.js' |
@@ -93,7 +94,7 @@ try {
   // import.meta.url))).
   const lazy = await esbuild.build({
     ...common,
-    entryPoints: ['render/fate.js', 'render/broker-menu.js', 'question.js', 'check.js', 'exporter.js', 'welcome-view.js', 'glossary.js', 'pack.js'].map((f) => path.join(WWW, f)),
+    entryPoints: ['render/fate.js', 'render/broker-menu.js', 'render/overview.js', 'question.js', 'check.js', 'exporter.js', 'welcome-view.js', 'glossary.js', 'pack.js'].map((f) => path.join(WWW, f)),
     outdir: OUT,
     entryNames: '[name]',
     format: 'esm',

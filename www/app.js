@@ -3,7 +3,7 @@
 // SCENARIO_FORMAT.md).
 
 import { Lab, initWasm, WasmLab } from './lab.js';
-import { h, fmtTime } from './render/util.js';
+import { h, fmtTime, loadOverview } from './render/util.js';
 import { BrokerMap, MESSAGE_LEGEND, loadBrokerMenu } from './render/brokers.js';
 import { PartitionsPanel, partitionLegend } from './render/partitions.js';
 import { ClientsPanel } from './render/clients.js';
@@ -14,7 +14,6 @@ import { Controls, SPEED_MIN, SPEED_MAX } from './controls.js';
 import { installKeyboard } from './keyboard.js';
 import { TourGuide, highlightSelectors } from './tour.js';
 import { ShareBar } from './sharebar.js';
-import { OverviewPanel } from './render/overview.js';
 import { THEMES, parseTheme, followTheme } from './theme.js';
 import { LabEvents } from './events.js';
 import { AvailabilityPanel } from './render/availability.js';
@@ -71,14 +70,7 @@ class App {
     this.describe = new DescribeTable($('describe'));
     this.availability = new AvailabilityPanel($('availability'), { onSeek: (t) => this.seek(t) });
     this.focus = -1; // a partition picked in the overview gets a detailed card
-    this.overview = new OverviewPanel($('overview'), {
-      describe: (i) => this.lab.core?.describePartition(i) ?? '',
-      onPick: (i, name) => {
-        this.focus = i;
-        this.draw();
-        document.querySelector(`.pcard[data-partition="${CSS.escape(name)}"]`)?.scrollIntoView({ block: 'nearest' });
-      },
-    });
+    this.overview = null; // its module is fetched for the first scenario that needs it (syncOverview)
     this.controls = new Controls({ toolbar: $('toolbar'), timeline: $('timeline-bar'), switches: $('switches'), picker: $('scenario'), app: this });
     $('legend').append(partitionLegend());
     $('msg-legend').append(
@@ -159,15 +151,15 @@ class App {
     // The widths the panels draw at, read where layout is clean (a resize
     // observer's callback) instead of in the frame, where after its writes
     // each read forced a layout (most of a seek's cost); a change redraws.
-    const panels = [this.availability, this.overview, this.map];
-    const widths = new ResizeObserver(() => {
-      for (const p of panels) {
+    this.measured = [this.availability, this.map]; // the overview joins once loaded
+    this.widths = new ResizeObserver(() => {
+      for (const p of this.measured) {
         const w = p.width;
         p.measure();
         if (w !== undefined && w !== p.width) this.dirty = true;
       }
     });
-    for (const el of [$('availability'), this.overview.wrap, $('map')]) widths.observe(el);
+    for (const el of [$('availability'), $('map')]) this.widths.observe(el);
     window.addEventListener('resize', () => {
       this.lanesView?.resize();
       this.partitions.resize();
@@ -540,6 +532,33 @@ class App {
     return out;
   }
 
+  /**
+   * The overview: drawn once a scenario has more partitions than the
+   * detailed view; its module is fetched the first time one does, and the
+   * frame after it arrives draws it.
+   */
+  syncOverview(view) {
+    const lab = this.lab;
+    if (!this.overview) {
+      if (lab.core.partitionCount() <= MAX_PARTITIONS) return;
+      this.overviewLoad ??= loadOverview().then((m) => {
+        this.overview = new m.OverviewPanel($('overview'), {
+          describe: (i) => this.lab.core?.describePartition(i) ?? '',
+          onPick: (i, name) => {
+            this.focus = i;
+            this.draw();
+            document.querySelector(`.pcard[data-partition="${CSS.escape(name)}"]`)?.scrollIntoView({ block: 'nearest' });
+          },
+        });
+        this.measured.push(this.overview);
+        this.widths.observe(this.overview.wrap);
+        this.dirty = true;
+      }, (e) => this.showError(`The overview could not be loaded: ${e instanceof Error ? e.message : e}`));
+      return;
+    }
+    this.overview.sync(lab.core, view, lab.generation, MAX_PARTITIONS);
+  }
+
   draw() {
     const lab = this.lab;
     const view = this.focus >= 0 ? lab.core.viewFocus(MAX_PARTITIONS, [this.focus]) : lab.view(MAX_PARTITIONS);
@@ -548,7 +567,7 @@ class App {
     this.lanesView?.update(this.compare, { speed: this.playing ? this.speed : 0.05, playing: this.playing });
     this.laneBadges();
     this.events.update(lab, view);
-    this.overview.sync(lab.core, view, lab.generation, MAX_PARTITIONS);
+    this.syncOverview(view);
     // Built once per history (a seek keeps their DOM and updates it, as a frame does).
     this.map.update(view, this.playing ? this.speed : 0.05, lab.history, lab.generation);
     this.partitions.update(view, lab.history);
@@ -587,7 +606,7 @@ class App {
       if (this.dirty) this.draw();
       else {
         this.map.tick();
-        this.overview.tick();
+        this.overview?.tick();
         this.lanesView?.tick();
       }
     } catch (e) {

@@ -105,7 +105,7 @@ pub enum ElectionKind {
 
 impl Controller {
     pub fn new(brokers: u32, assignment: &[Vec<BrokerId>]) -> Self {
-        let partitions: Pages<PartitionRegistration, REGISTRATION_PAGE> = assignment
+        let partitions: Vec<PartitionRegistration> = assignment
             .iter()
             .map(|replicas| PartitionRegistration {
                 replicas: replicas.clone(),
@@ -147,7 +147,7 @@ impl Controller {
                     controlled_shutdown_offset: 0,
                 })
                 .collect(),
-            partitions,
+            partitions: Pages::from_vec(partitions),
             metadata_log,
             next_broker_epoch: 1,
             pending_push: false,

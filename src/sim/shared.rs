@@ -220,11 +220,17 @@ impl<T: Clone, const N: usize> Pages<T, N> {
         Self::default()
     }
 
+    /// The items of `v`, in pages.
+    pub fn from_vec(v: Vec<T>) -> Self {
+        Pages {
+            len: v.len(),
+            pages: v.chunks(N).map(|page| Rc::new(page.to_vec())).collect(),
+        }
+    }
+
     /// `len` copies of `value`.
     pub fn filled(len: usize, value: T) -> Self {
-        let mut v = Self::new();
-        v.resize(len, value);
-        v
+        Self::from_vec(vec![value; len])
     }
 
     #[inline]
@@ -309,7 +315,7 @@ impl<T: Clone, const N: usize> Pages<T, N> {
         rest
     }
 
-    pub fn iter(&self) -> impl DoubleEndedIterator<Item = &T> + '_ {
+    pub fn iter(&self) -> PagesIter<'_, T, N> {
         self.into_iter()
     }
 
@@ -324,37 +330,63 @@ impl<T: Clone, const N: usize> std::ops::Index<usize> for Pages<T, N> {
     type Output = T;
 
     fn index(&self, i: usize) -> &T {
-        match self.get(i) {
-            Some(x) => x,
-            None => panic!("index {i} out of range for {} items", self.len),
-        }
+        &self.pages[i / N][i % N]
     }
 }
 
 /// `pages[i] = x` copies item `i`'s page first if a clone shares it.
 impl<T: Clone, const N: usize> std::ops::IndexMut<usize> for Pages<T, N> {
     fn index_mut(&mut self, i: usize) -> &mut T {
-        let len = self.len;
-        match self.get_mut(i) {
-            Some(x) => x,
-            None => panic!("index {i} out of range for {len} items"),
-        }
+        &mut cow(&mut self.pages[i / N])[i % N]
     }
 }
 
-/// The items of a page, for [`Pages`]' iterator.
-type PageItems<'a, T> = std::slice::Iter<'a, T>;
+/// [`Pages`]' items from `front` up to `back`: one small iterator per item
+/// type (a `flat_map` over the pages was inlined at every loop over them and
+/// cost the page's wasm kilobytes).
+pub struct PagesIter<'a, T, const N: usize> {
+    v: &'a Pages<T, N>,
+    front: usize,
+    back: usize,
+}
+
+impl<'a, T: Clone, const N: usize> Iterator for PagesIter<'a, T, N> {
+    type Item = &'a T;
+
+    fn next(&mut self) -> Option<&'a T> {
+        if self.front == self.back {
+            return None;
+        }
+        self.front += 1;
+        self.v.get(self.front - 1)
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let n = self.back - self.front;
+        (n, Some(n))
+    }
+}
+
+impl<'a, T: Clone, const N: usize> DoubleEndedIterator for PagesIter<'a, T, N> {
+    fn next_back(&mut self) -> Option<&'a T> {
+        if self.front == self.back {
+            return None;
+        }
+        self.back -= 1;
+        self.v.get(self.back)
+    }
+}
 
 impl<'a, T: Clone, const N: usize> IntoIterator for &'a Pages<T, N> {
     type Item = &'a T;
-    type IntoIter = std::iter::FlatMap<
-        std::slice::Iter<'a, Rc<Vec<T>>>,
-        PageItems<'a, T>,
-        fn(&'a Rc<Vec<T>>) -> PageItems<'a, T>,
-    >;
+    type IntoIter = PagesIter<'a, T, N>;
 
     fn into_iter(self) -> Self::IntoIter {
-        self.pages.iter().flat_map(|page| page.iter())
+        PagesIter {
+            v: self,
+            front: 0,
+            back: self.len,
+        }
     }
 }
 

@@ -65,7 +65,9 @@ test('a scenario with thousands of partitions shows the overview: hover describe
   app.errors.length = 0;
   await page.goto(`${app.baseUrl}/?scenario=bench/medium.json&paused=1`);
   await page.waitForSelector('body[data-ready="true"]', { timeout: 30000 });
+  // The overview's module is fetched when a scenario first needs it.
   const section = page.locator('section.overview-panel');
+  await section.waitFor({ state: 'visible', timeout: 10000 });
   assert.equal(await section.isVisible(), true, 'the overview is shown for 3,000 partitions');
   const canvas = page.locator('.ov-canvas');
   const box = await canvas.boundingBox();

@@ -150,3 +150,10 @@ export function reducedMotion() {
   motionQuery ??= typeof matchMedia === 'function' ? matchMedia('(prefers-reduced-motion: reduce)') : null;
   return !!motionQuery?.matches;
 }
+
+/**
+ * The overview's module (render/overview.js), fetched when a scenario first
+ * has more partitions than the detailed view draws (issue 27: the page's
+ * first load stays within its budget).
+ */
+export const loadOverview = () => import(new URL('./overview.js', import.meta.url).href);

@@ -143,12 +143,12 @@ impl<T: Clone, const N: usize> SharedVec<T, N> {
         self.len.checked_sub(1).and_then(|i| self.get(i))
     }
 
-    pub fn iter(&self) -> Iter<'_, T, N> {
+    pub fn iter(&self) -> Iter<'_, Self> {
         self.range(0, usize::MAX)
     }
 
     /// The items at `from..to` (clamped to the length), in order.
-    pub fn range(&self, from: usize, to: usize) -> Iter<'_, T, N> {
+    pub fn range(&self, from: usize, to: usize) -> Iter<'_, Self> {
         let back = to.min(self.len());
         Iter {
             v: self,
@@ -315,7 +315,7 @@ impl<T: Clone, const N: usize> Pages<T, N> {
         rest
     }
 
-    pub fn iter(&self) -> PagesIter<'_, T, N> {
+    pub fn iter(&self) -> Iter<'_, Self> {
         self.into_iter()
     }
 
@@ -341,48 +341,12 @@ impl<T: Clone, const N: usize> std::ops::IndexMut<usize> for Pages<T, N> {
     }
 }
 
-/// [`Pages`]' items from `front` up to `back`: one small iterator per item
-/// type (a `flat_map` over the pages was inlined at every loop over them and
-/// cost the page's wasm kilobytes).
-pub struct PagesIter<'a, T, const N: usize> {
-    v: &'a Pages<T, N>,
-    front: usize,
-    back: usize,
-}
-
-impl<'a, T: Clone, const N: usize> Iterator for PagesIter<'a, T, N> {
-    type Item = &'a T;
-
-    fn next(&mut self) -> Option<&'a T> {
-        if self.front == self.back {
-            return None;
-        }
-        self.front += 1;
-        self.v.get(self.front - 1)
-    }
-
-    fn size_hint(&self) -> (usize, Option<usize>) {
-        let n = self.back - self.front;
-        (n, Some(n))
-    }
-}
-
-impl<'a, T: Clone, const N: usize> DoubleEndedIterator for PagesIter<'a, T, N> {
-    fn next_back(&mut self) -> Option<&'a T> {
-        if self.front == self.back {
-            return None;
-        }
-        self.back -= 1;
-        self.v.get(self.back)
-    }
-}
-
 impl<'a, T: Clone, const N: usize> IntoIterator for &'a Pages<T, N> {
     type Item = &'a T;
-    type IntoIter = PagesIter<'a, T, N>;
+    type IntoIter = Iter<'a, Pages<T, N>>;
 
     fn into_iter(self) -> Self::IntoIter {
-        PagesIter {
+        Iter {
             v: self,
             front: 0,
             back: self.len,
@@ -406,27 +370,59 @@ impl<T: Clone, const N: usize> FromIterator<T> for Pages<T, N> {
     }
 }
 
-/// A [`SharedVec`]'s items from `front` up to `back`.
-pub struct Iter<'a, T, const N: usize> {
-    v: &'a SharedVec<T, N>,
+/// A vector that answers by index ([`SharedVec`], [`Pages`]), so that both
+/// share one small iterator (a `flat_map` over pages was inlined at every
+/// loop over them and cost the page's wasm kilobytes).
+pub trait Indexed {
+    type Item;
+    fn item(&self, i: usize) -> Option<&Self::Item>;
+}
+
+impl<T: Clone, const N: usize> Indexed for SharedVec<T, N> {
+    type Item = T;
+    fn item(&self, i: usize) -> Option<&T> {
+        self.get(i)
+    }
+}
+
+impl<T: Clone, const N: usize> Indexed for Pages<T, N> {
+    type Item = T;
+    fn item(&self, i: usize) -> Option<&T> {
+        self.get(i)
+    }
+}
+
+/// The items of an [`Indexed`] vector from `front` up to `back`.
+pub struct Iter<'a, V> {
+    v: &'a V,
     front: usize,
     back: usize,
 }
 
-impl<'a, T: Clone, const N: usize> Iterator for Iter<'a, T, N> {
-    type Item = &'a T;
+impl<'a, V: Indexed> Iterator for Iter<'a, V> {
+    type Item = &'a V::Item;
 
-    fn next(&mut self) -> Option<&'a T> {
+    fn next(&mut self) -> Option<Self::Item> {
         if self.front == self.back {
             return None;
         }
         self.front += 1;
-        self.v.get(self.front - 1)
+        self.v.item(self.front - 1)
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {
         let n = self.back - self.front;
         (n, Some(n))
+    }
+}
+
+impl<'a, V: Indexed> DoubleEndedIterator for Iter<'a, V> {
+    fn next_back(&mut self) -> Option<Self::Item> {
+        if self.front == self.back {
+            return None;
+        }
+        self.back -= 1;
+        self.v.item(self.back)
     }
 }
 

@@ -1150,13 +1150,9 @@ impl Cluster {
             Action::Flush(b) => {
                 if let Some(broker) = self.brokers.get_mut(b as usize - 1) {
                     if broker.is_running() {
-                        for s in 0..broker.replicas.len() {
-                            if broker.replicas.at(s).is_some_and(|r| r.log.needs_flush()) {
-                                if let Some(r) = broker.replicas.at_mut(s) {
-                                    r.log.flush();
-                                }
-                            }
-                        }
+                        broker
+                            .replicas
+                            .change_where(|r| r.log.needs_flush(), |r| r.log.flush());
                     }
                 }
             }

@@ -27,8 +27,9 @@ const NONE: u32 = u32::MAX;
 /// world) copies pointers, and a value is copied only when it is first
 /// changed afterwards (copy-on-write, `shared::cow`). The key index (`slot`,
 /// `keys`) changes only when a key comes or goes, so clones share it too.
-/// Loops over every value that change only some should read with
-/// [`PartitionMap::at`] and change with [`PartitionMap::at_mut`].
+/// Loops over every value that change only some use
+/// [`PartitionMap::change_where`] (or [`PartitionMap::at`] and
+/// [`PartitionMap::at_mut`]).
 ///
 /// Per-value copy-on-write, not pages of values (issue 27, measured): on
 /// tour 11 (600 partitions) a snapshot kept 250 simulated ms alone held
@@ -72,7 +73,7 @@ impl<V: Clone> PartitionMap<V> {
         self.slot_of(*p).map(|s| &*self.values[s])
     }
 
-    /// `p`'s value, its page made unshared first (copied if a snapshot shares it).
+    /// `p`'s value, made unshared first (copied if a snapshot shares it).
     #[inline]
     pub fn get_mut(&mut self, p: &PartitionIndex) -> Option<&mut V> {
         self.slot_of(*p).map(|s| cow(&mut self.values[s]))
@@ -84,7 +85,7 @@ impl<V: Clone> PartitionMap<V> {
         self.values.get(s).map(|v| &**v)
     }
 
-    /// The value at position `s`, its page made unshared first.
+    /// The value at position `s`, made unshared first.
     #[inline]
     pub fn at_mut(&mut self, s: usize) -> Option<&mut V> {
         self.values.get_mut(s).map(cow)
@@ -112,13 +113,6 @@ impl<V: Clone> PartitionMap<V> {
             slot.resize(p + 1, NONE);
         }
         let at = self.keys.partition_point(|k| *k < p);
-        if at == self.keys.len() {
-            // Above every other key (the cluster is built in key order).
-            slot[p] = at as u32;
-            cow(&mut self.keys).push(p);
-            self.values.push(Rc::new(v));
-            return None;
-        }
         cow(&mut self.keys).insert(at, p);
         self.values.insert(at, Rc::new(v));
         self.renumber(at);
@@ -145,9 +139,19 @@ impl<V: Clone> PartitionMap<V> {
         self.values.iter().map(|v| &**v)
     }
 
+    /// Apply `change` to every value `wants` holds for, copying only those
+    /// (a timer's loop over every replica that changes only some).
+    pub fn change_where(&mut self, wants: impl Fn(&V) -> bool, mut change: impl FnMut(&mut V)) {
+        for v in self.values.iter_mut() {
+            if wants(v) {
+                change(cow(v));
+            }
+        }
+    }
+
     /// Every value made mutable (each copied if a snapshot shares it): for
-    /// changes to all of them (a crash). Loops that change
-    /// only some use [`PartitionMap::at`] and [`PartitionMap::at_mut`].
+    /// changes to all of them (a crash). Loops that change only some use
+    /// [`PartitionMap::change_where`].
     pub fn values_mut(&mut self) -> impl Iterator<Item = &mut V> + '_ {
         self.values.iter_mut().map(cow)
     }

@@ -26,19 +26,17 @@ impl Broker {
 
     pub(super) fn back_off_leader(&mut self, ctx: &mut Ctx, leader: BrokerId) {
         let until = ctx.now + ctx.config.replica_fetch_backoff_ms;
-        for s in 0..self.replicas.len() {
-            // A partition fenced by its leader stays out of the fetcher
-            // until new metadata for it arrives.
-            let backs_off = self.replicas.at(s).is_some_and(|r| {
+        // A partition fenced by its leader stays out of the fetcher until
+        // new metadata for it arrives.
+        self.replicas.change_where(
+            |r| {
                 r.role == Role::Follower
                     && r.leader == Some(leader)
                     && r.fetch_backoff_until != until
                     && r.fetch_backoff_until != u64::MAX
-            });
-            if let Some(r) = self.replicas.at_mut(s).filter(|_| backs_off) {
-                r.fetch_backoff_until = until;
-            }
-        }
+            },
+            |r| r.fetch_backoff_until = until,
+        );
         ctx.after(ctx.config.replica_fetch_backoff_ms, Timer::FetchRetry);
     }
 

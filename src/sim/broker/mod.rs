@@ -451,16 +451,13 @@ impl Broker {
 
     /// A clean stop: flush and checkpoint, as Kafka does on controlled shutdown.
     pub fn stop_cleanly(&mut self, ctx: &mut Ctx) {
-        for s in 0..self.replicas.len() {
-            let due = self
-                .replicas
-                .at(s)
-                .is_some_and(|r| r.log.needs_flush() || r.log.needs_high_watermark_checkpoint());
-            if let Some(r) = self.replicas.at_mut(s).filter(|_| due) {
+        self.replicas.change_where(
+            |r| r.log.needs_flush() || r.log.needs_high_watermark_checkpoint(),
+            |r| {
                 r.log.flush();
                 r.log.checkpoint_high_watermark();
-            }
-        }
+            },
+        );
         self.process = Process::ShutDown;
         self.clean_shutdown = true;
         self.reset_parked_connections(ctx);
@@ -520,27 +517,18 @@ impl Broker {
                 ctx.after(ctx.config.replica_lag_time_max_ms / 2, Timer::IsrCheck);
             }
             Timer::HighWatermarkCheckpoint => {
-                for s in 0..self.replicas.len() {
-                    let due = self
-                        .replicas
-                        .at(s)
-                        .is_some_and(|r| r.log.needs_high_watermark_checkpoint());
-                    if let Some(r) = self.replicas.at_mut(s).filter(|_| due) {
-                        r.log.checkpoint_high_watermark();
-                    }
-                }
+                self.replicas.change_where(
+                    |r| r.log.needs_high_watermark_checkpoint(),
+                    |r| r.log.checkpoint_high_watermark(),
+                );
                 ctx.after(
                     ctx.config.replica_high_watermark_checkpoint_interval_ms,
                     Timer::HighWatermarkCheckpoint,
                 );
             }
             Timer::Flush => {
-                for s in 0..self.replicas.len() {
-                    let due = self.replicas.at(s).is_some_and(|r| r.log.needs_flush());
-                    if let Some(r) = self.replicas.at_mut(s).filter(|_| due) {
-                        r.log.flush();
-                    }
-                }
+                self.replicas
+                    .change_where(|r| r.log.needs_flush(), |r| r.log.flush());
                 ctx.after(ctx.config.flush_interval_ms, Timer::Flush);
             }
             Timer::FetchTimeout { leader, id } => self.fetch_failed(ctx, leader, id),

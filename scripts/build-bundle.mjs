@@ -55,10 +55,14 @@ const wasmUrlFromBundle = {
   },
 };
 
+// PROFILE=1 keeps names and lines as written (no minifying), for reading a
+// CPU profile of the page (scripts/profile-seek.mjs); never for the site.
+const PROFILE = process.env.PROFILE === '1';
+if (PROFILE) say('PROFILE=1: not minified, for profiling only');
 fs.rmSync(OUT, { recursive: true, force: true });
 const common = {
   bundle: true,
-  minify: true,
+  minify: !PROFILE,
   sourcemap: false,
   legalComments: 'none',
   logLevel: 'warning',
@@ -106,13 +110,15 @@ try {
     outfile: path.join(OUT, 'style.css'),
   });
   const appJs = path.join(OUT, 'app.js');
-  const squeezed = await minify(await fs.promises.readFile(appJs, 'utf8'), {
-    module: true,
-    ecma: 2022,
-    compress: { passes: 3 },
-    mangle: true,
-    format: { comments: false },
-  });
+  const squeezed = PROFILE
+    ? { code: await fs.promises.readFile(appJs, 'utf8') }
+    : await minify(await fs.promises.readFile(appJs, 'utf8'), {
+        module: true,
+        ecma: 2022,
+        compress: { passes: 3 },
+        mangle: true,
+        format: { comments: false },
+      });
   await fs.promises.writeFile(appJs, squeezed.code);
   for (const meta of [js.metafile, lanes.metafile, lazy.metafile, css.metafile]) {
     for (const [file, out] of Object.entries(meta.outputs)) {

@@ -107,11 +107,37 @@ try {
   const self = new Map();
   for (const [id, us] of dt) {
     const cf = byId.get(id).callFrame;
-    const k = `${cf.functionName || '(anon)'} ${cf.url.split('/').pop()}:${cf.lineNumber + 1}:${cf.columnNumber}`;
+    const k = frameKey(cf);
     self.set(k, (self.get(k) || 0) + us);
   }
   const total = [...self.values()].reduce((a, b) => a + b, 0);
-  for (const [k, us] of [...self].sort((a, b) => b[1] - a[1]).slice(0, Number(process.env.TOP || 30))) console.log(`${(us / 1000).toFixed(1).padStart(8)} ms ${(100 * us / total).toFixed(1).padStart(5)}%  ${k}`);
+  // INCL=1: time including callees, per function (a function on the stack
+  // twice counts once), to see which panel's update a seek spends on; best
+  // with a bundle built by `PROFILE=1 node scripts/build-bundle.mjs`.
+  const shown = process.env.INCL ? inclusive(profile, dt) : self;
+  for (const [k, us] of [...shown].sort((a, b) => b[1] - a[1]).slice(0, Number(process.env.TOP || 30))) console.log(`${(us / 1000).toFixed(1).padStart(8)} ms ${(100 * us / total).toFixed(1).padStart(5)}%  ${k}`);
 } finally { await app.close(); }
 
+}
+
+function frameKey(cf) {
+  return `${cf.functionName || '(anon)'} ${cf.url.split('/').pop()}:${cf.lineNumber + 1}:${cf.columnNumber}`;
+}
+
+/** Per function, the sampled time of every stack it is on. */
+function inclusive(profile, dt) {
+  const parent = new Map();
+  for (const nd of profile.nodes) for (const c of nd.children || []) parent.set(c, nd.id);
+  const byId = new Map(profile.nodes.map((nd) => [nd.id, nd]));
+  const out = new Map();
+  for (const [id, us] of dt) {
+    const seen = new Set();
+    for (let n = id; n != null; n = parent.get(n)) {
+      const k = frameKey(byId.get(n).callFrame);
+      if (seen.has(k)) continue;
+      seen.add(k);
+      out.set(k, (out.get(k) || 0) + us);
+    }
+  }
+  return out;
 }

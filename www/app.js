@@ -22,6 +22,10 @@ import { wantWelcome, showWelcome, markFinished, tourOrder } from './welcome.js'
 const $ = (id) => document.getElementById(id);
 const DEFAULT_SCENARIO = 'leader-dies.json';
 const MAX_PARTITIONS = 8;
+// Seeks less than BURST_MS apart are a burst: panels off screen catch up
+// CATCH_UP_MS after its last seek (App.draw).
+const BURST_MS = 250;
+const CATCH_UP_MS = 250;
 
 class App {
   constructor() {
@@ -31,6 +35,7 @@ class App {
     this.speed = 1;
     this.simTarget = 0;
     this.dirty = true;
+    this.lastSeekAt = -Infinity;
     this.lastWall = performance.now();
     this.scenarioFile = null;
     // DOM events for docs pages: failoverlab:ready, :fault, :leaderchange,
@@ -160,6 +165,22 @@ class App {
       }
     });
     for (const el of [$('availability'), $('map')]) this.widths.observe(el);
+    // Which panels are on screen, told by an observer (no layout read in a
+    // frame). In a burst of seeks (a drag, a key held down, a script seeking
+    // again and again) a panel off screen keeps its DOM until the burst has
+    // been over for CATCH_UP_MS or it scrolls into view: a seek pays for
+    // what can be seen (issue 28), and at rest every panel shows the time.
+    this.sec = {};
+    for (const k of ['avail', 'map', 'overview', 'parts', 'metrics', 'clients', 'describe', 'narr']) this.sec[k] = document.querySelector(`.${k}-panel`);
+    this.onScreen = new Map();
+    this.stale = new Set();
+    const seen = new IntersectionObserver((entries) => {
+      for (const e of entries) {
+        this.onScreen.set(e.target, e.isIntersecting);
+        if (e.isIntersecting && this.stale.has(e.target)) this.dirty = true;
+      }
+    }, { rootMargin: '100px 0px' });
+    for (const sec of Object.values(this.sec)) if (sec) seen.observe(sec);
     window.addEventListener('resize', () => {
       this.lanesView?.resize();
       this.partitions.resize();
@@ -352,6 +373,10 @@ class App {
   seek(t) {
     this.pendingSeek = null;
     this.guard(() => {
+      // A seek soon after the previous one is part of a burst (see `sec`).
+      const wall = performance.now();
+      this.inBurst = this.scrubbing || wall - this.lastSeekAt < BURST_MS;
+      this.lastSeekAt = wall;
       this.lab.seek(t);
       this.simTarget = this.lab.now();
       this.seeking = true; // the address bar follows a burst of seeks a few times a second (sharebar.js)
@@ -567,17 +592,34 @@ class App {
     this.lanesView?.update(this.compare, { speed: this.playing ? this.speed : 0.05, playing: this.playing });
     this.laneBadges();
     this.events.update(lab, view);
-    this.syncOverview(view);
+    // In a burst of seeks, panels off screen wait (`sec` in mount); `later`
+    // says whether these (all off screen) wait, and marks them stale.
+    const lazy = this.seeking && this.inBurst;
+    const later = (...secs) => {
+      if (!lazy || !secs.every((sec) => sec && this.onScreen.get(sec) === false)) return false;
+      for (const sec of secs) this.stale.add(sec);
+      return true;
+    };
+    const s = this.sec;
+    if (!later(s.overview)) this.syncOverview(view);
     // Built once per history (a seek keeps their DOM and updates it, as a frame does).
-    this.map.update(view, this.playing ? this.speed : 0.05, lab.history, lab.generation);
-    this.partitions.update(view, lab.history);
-    const events = this.narration.update(lab);
-    this.partitions.onTrace(events, this.narration.jumped);
-    this.clients.update(view);
-    const avail = lab.core.availability(lab.endMs(), this.availability.buckets());
-    this.availability.update(avail);
-    this.metrics.update(avail, { t: view.now_ms, m: view.metrics }, !this.metrics.root.closest('.folded'));
-    this.describe.update(lab.core.partitionCount() > 64 ? lab.core.describeHead(64) : lab.describe());
+    if (!later(s.map)) this.map.update(view, this.playing ? this.speed : 0.05, lab.history, lab.generation);
+    // The narration hands the partitions the trace events they show: the two go together.
+    if (!later(s.parts, s.narr)) {
+      this.partitions.update(view, lab.history);
+      const events = this.narration.update(lab);
+      this.partitions.onTrace(events, this.narration.jumped);
+    }
+    if (!later(s.clients)) this.clients.update(view);
+    if (!later(s.avail, s.metrics)) {
+      const avail = lab.core.availability(lab.endMs(), this.availability.buckets());
+      this.availability.update(avail);
+      this.metrics.update(avail, { t: view.now_ms, m: view.metrics }, !this.metrics.root.closest('.folded'));
+    }
+    if (!later(s.describe)) this.describe.update(lab.core.partitionCount() > 64 ? lab.core.describeHead(64) : lab.describe());
+    clearTimeout(this.catchUp);
+    if (!lazy) this.stale.clear();
+    else if (this.stale.size) this.catchUp = setTimeout(() => (this.dirty = true), CATCH_UP_MS);
     this.controls.update({ now: view.now_ms, end: lab.endMs(), playing: this.playing, speed: this.speed, marks: this.marks() });
     document.body.classList.toggle('has-loss', view.acked_records_lost > 0);
     this.tour.sync(view.now_ms);

@@ -148,8 +148,10 @@ test('a jump in a burst of seeks lists the newest events at once and the rest at
   // Tour 11 (600 partitions): its 400 newest events change at every jump.
   await open('scenario=tour-11-mass-failover.json&paused=1');
   const items = () => [...document.querySelectorAll('#narration li')].map((li) => li.textContent);
+  // On screen: off screen the list waits for the burst to end (the next test).
   const r = await app.page.evaluate(`(async () => {
     failoverLab.runFor(40000);
+    document.querySelector('.narr-panel').scrollIntoView();
     await new Promise((res) => setTimeout(res, 400));
     const full = document.querySelectorAll('#narration li').length;
     failoverLab.seek(30000);
@@ -169,6 +171,43 @@ test('a jump in a burst of seeks lists the newest events at once and the rest at
   await app.page.waitForFunction(() => document.querySelectorAll('#narration li').length === 400, null, { timeout: 10000 });
   const fresh = await app.page.evaluate(`(${items})()`);
   assert.deepEqual(filled, fresh);
+  assert.deepEqual(app.errors, []);
+});
+
+test('in a burst of seeks the panels off screen wait and catch up at rest; those on screen follow every seek', async () => {
+  app.errors.length = 0;
+  // Tour 11 at 1280x800, scrolled to the top: the partition cards, the
+  // narration and the metrics are below the fold; the describe table is not.
+  await open('scenario=tour-11-mass-failover.json&paused=1');
+  const grab = () => ({
+    parts: document.getElementById('partitions').textContent,
+    narr: [...document.querySelectorAll('#narration li')].map((li) => li.textContent).join('\n'),
+    describe: document.getElementById('describe').textContent,
+  });
+  const r = await app.page.evaluate(`(async () => {
+    failoverLab.runFor(40000);
+    await new Promise((res) => setTimeout(res, 400));
+    failoverLab.seek(30000);
+    const lone = (${grab})();
+    failoverLab.seek(20000);
+    const burst = (${grab})();
+    await new Promise((res) => setTimeout(res, 1000));
+    return { lone, burst, rest: (${grab})() };
+  })()`);
+  assert.notEqual(r.lone.describe, r.rest.describe, 'the describe table differs between 30 s and 20 s');
+  assert.equal(r.burst.describe, r.rest.describe, 'on screen: drawn for 20 s by the seek in the burst');
+  assert.equal(r.burst.parts, r.lone.parts, 'off screen: the partition cards still show 30 s during the burst');
+  assert.equal(r.burst.narr, r.lone.narr, 'off screen: the narration still shows 30 s during the burst');
+  assert.notEqual(r.rest.parts, r.lone.parts);
+  // At rest, every panel shows what a lone seek to 20 s shows.
+  await open('scenario=tour-11-mass-failover.json&paused=1');
+  const lone = await app.page.evaluate(`(async () => {
+    failoverLab.runFor(40000);
+    await new Promise((res) => setTimeout(res, 400));
+    failoverLab.seek(20000);
+    return (${grab})();
+  })()`);
+  assert.deepEqual(r.rest, lone);
   assert.deepEqual(app.errors, []);
 });
 

@@ -11,12 +11,15 @@
 //        [--seek leader-dies,tour-4-unclean-election,bench/large] [--seek-until MS]
 //        [--seeks N] [--seek-cases runFor,jump,switch,link,scrub]
 //        [--app leader-dies,tour-1-leader-dies,tour-11-mass-failover,tour-13-acks1-vs-acks-all]
+//        [--app-scroll .parts-panel]
 //
 // --app times failoverLab.seek in the app page itself (index.html in an
 // iframe of bench.html), the page's redraw and layout included, after
 // runFor(60000): SEEKS (default 40 here) targets spread over the run, near
 // now, and a drag in even steps; then the frame intervals while the default
-// scenario plays. One fresh page per scenario.
+// scenario plays. One fresh page per scenario. --app-scroll SELECTOR scrolls
+// the page to that panel first (panels off screen wait during a burst of
+// seeks, so the figures depend on what is on screen).
 //
 // --seek times the page's time travel (www/lab.js's seek, as the timeline
 // calls it) in each scenario after runFor, a jump, a switch change, a loaded
@@ -115,7 +118,7 @@ async function main() {
     }
     for (const s of APP) {
       process.stderr.write(`bench-browser: app-page seek in ${s} …\n`);
-      const q = new URLSearchParams({ workloads: '', frames: '0', app: s, seeks: arg('seeks', '40'), warmup: '0' });
+      const q = new URLSearchParams({ workloads: '', frames: '0', app: s, seeks: arg('seeks', '40'), warmup: '0', app_scroll: arg('app-scroll', '') });
       const res = await benchPage(browser, srv.baseUrl, q.toString());
       app.push(...res.app);
       appFrames = res.appFrames;

@@ -11,6 +11,7 @@
 //
 //   node scripts/profile-seek.mjs [scenario] [seeks] [css-to-inject]
 //   TRACE=1 node scripts/profile-seek.mjs tour-11-mass-failover 20
+//   INCL=1 SCROLL=.parts-panel node scripts/profile-seek.mjs tour-1-leader-dies 60
 import { startApp } from '../tests/e2e/helpers.mjs';
 
 const [scenario = 'tour-11-mass-failover', n = '40', css = ''] = process.argv.slice(2);
@@ -81,6 +82,11 @@ try {
   await page.waitForSelector('body[data-ready="true"]');
   if (css) await page.addStyleTag({ content: css });
   await page.evaluate(() => { failoverLab.pause(); failoverLab.runFor(60000 - failoverLab.now()); });
+  // SCROLL=SELECTOR: seek while that panel is at the top of the window.
+  if (process.env.SCROLL) {
+    await page.evaluate((sel) => document.querySelector(sel).scrollIntoView({ block: 'start' }), process.env.SCROLL);
+    await page.waitForTimeout(300);
+  }
   const cdp = await page.context().newCDPSession(page);
   await cdp.send('Profiler.enable');
   await cdp.send('Profiler.setSamplingInterval', { interval: 100 });

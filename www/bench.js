@@ -28,6 +28,9 @@ const SEEK_CASES = (params.get('seek_cases') || 'runFor,jump,switch,link,scrub')
 // scenarios/, no .json) opened in the real page (index.html in an iframe);
 // failoverLab.seek timed with the page's redraw and a forced layout.
 const APP = (params.get('app') || '').split(',').map((s) => s.trim()).filter(Boolean);
+// app_scroll=SELECTOR: the app page scrolled to that panel first (the seeks
+// then draw what a reader of that panel sees; panels off screen wait).
+const APP_SCROLL = params.get('app_scroll') || '';
 const $ = (id) => document.getElementById(id);
 const MiB = (b) => (b / 1048576).toFixed(1);
 const yieldToPage = () => new Promise((r) => setTimeout(r, 0));
@@ -265,6 +268,12 @@ async function runAppSeek(name) {
   const frame = () => new Promise((r) => w.requestAnimationFrame(r));
   fl.pause();
   fl.runFor(Math.max(0, 60000 - fl.now()));
+  if (APP_SCROLL) {
+    const el = w.document.querySelector(APP_SCROLL);
+    if (!el) throw new Error(`${name}: no ${APP_SCROLL} to scroll to`);
+    el.scrollIntoView({ block: 'start' });
+    await new Promise((r) => setTimeout(r, 300)); // the page learns what is on screen
+  }
   const end = fl.now();
   const time = async (ts) => {
     const ms = [];
@@ -281,7 +290,7 @@ async function runAppSeek(name) {
   const near = await time(targets(SEEKS, 1000, 15).map((d) => end - d));
   // A drag: even steps across the run, one per frame.
   const drag = await time(Array.from({ length: SEEKS }, (_, i) => Math.round((end * i) / SEEKS)));
-  const out = { scenario: name, end_ms: end, lanes: fl.lanes().length, spread, near, drag };
+  const out = { scenario: APP_SCROLL ? `${name} @${APP_SCROLL}` : name, end_ms: end, lanes: fl.lanes().length, spread, near, drag };
   $('appseeks').tBodies[0].append(h('tr', null, ...[name, (end / 1000).toFixed(0), ...[spread, near, drag].map((c) => `${c.p50_ms.toFixed(1)} / ${c.p95_ms.toFixed(1)}`)].map((v) => h('td', { text: v }))));
   status(`app seek ${name}: p95 ${spread.p95_ms.toFixed(1)} ms`);
   return out;

@@ -4,7 +4,7 @@
 
 use crate::sim::config::{Acks, ReplicaSelector};
 use crate::sim::io::{Ctx, Timer};
-use crate::sim::log::Record;
+use crate::sim::log::{Log, Record};
 use crate::sim::partition::{Replica, Role};
 use crate::sim::protocol::*;
 
@@ -348,7 +348,8 @@ impl Broker {
                 self.fetch_waiters[s].push(key);
             }
         }
-        self.parked_fetches.insert(key, Box::new(parked));
+        let parked = self.spares.0.parked.boxed(parked);
+        self.parked_fetches.insert(key, parked);
         ctx.after(max_wait_ms, Timer::DelayedFetchExpire { id: key });
     }
 
@@ -455,8 +456,8 @@ impl Broker {
                 .find(|fp| fp.partition == p)
                 .is_some_and(|fp| self.partition_would_return(ctx, parked, fp, false));
             if woken || self.fetch_would_return(ctx, parked, false) {
-                if let Some(parked) = self.parked_fetches.remove(&key) {
-                    self.answer_fetch(ctx, *parked, false);
+                if let Some(parked) = self.unpark_fetch(key) {
+                    self.answer_fetch(ctx, parked, false);
                 }
             } else {
                 keys[kept] = key;
@@ -469,6 +470,13 @@ impl Broker {
             keys.append(list);
             *list = keys;
         }
+    }
+
+    /// Take parked fetch `key` out of the purgatory, keeping its box for the
+    /// next fetch that parks.
+    pub(super) fn unpark_fetch(&mut self, key: u64) -> Option<ParkedFetch> {
+        let parked = self.parked_fetches.remove(&key)?;
+        Some(self.spares.0.parked.unbox(parked, ParkedFetch::EMPTY))
     }
 
     /// Partition.updateFollowerFetchState for a fetch the leader accepted:
@@ -632,7 +640,8 @@ impl Broker {
             if fp.fetch_offset > leo {
                 resp.error = Some(ErrorCode::OffsetOutOfRange);
             } else if fp.fetch_offset < hw {
-                resp.records = r.log.records_between(fp.fetch_offset, hw);
+                resp.records =
+                    read_records(&mut self.spares.0.records, &r.log, fp.fetch_offset, hw);
             }
             return resp;
         }
@@ -652,7 +661,8 @@ impl Broker {
             if fp.fetch_offset > r.log.log_end_offset() {
                 resp.error = Some(ErrorCode::OffsetOutOfRange);
             } else if fp.fetch_offset < hw {
-                resp.records = r.log.records_between(fp.fetch_offset, hw);
+                resp.records =
+                    read_records(&mut self.spares.0.records, &r.log, fp.fetch_offset, hw);
             }
             return resp;
         };
@@ -673,7 +683,8 @@ impl Broker {
             resp.error = Some(ErrorCode::OffsetOutOfRange);
             return resp;
         }
-        resp.records = r.log.records_between(fp.fetch_offset, u64::MAX);
+        let leo = r.log.log_end_offset();
+        resp.records = read_records(&mut self.spares.0.records, &r.log, fp.fetch_offset, leo);
         if record_for == Some(follower) {
             self.record_follower_position(ctx, follower, broker_epoch, fp);
         }
@@ -714,6 +725,18 @@ impl Broker {
             })
             .map(|f| f.broker)
     }
+}
+
+/// The records of `log` at offsets `from..to`, in an emptied buffer from
+/// `spares` when there are any (the follower gives the buffer back once it
+/// has appended them).
+fn read_records(spares: &mut Vec<Vec<Record>>, log: &Log, from: u64, to: u64) -> Vec<Record> {
+    if from >= to.min(log.log_end_offset()) {
+        return Vec::new();
+    }
+    let mut out = Spares::take(spares);
+    log.copy_records_between(from, to, &mut out);
+    out
 }
 
 /// Whether this replica, as a follower, serves a consumer's fetch itself

@@ -227,15 +227,19 @@ impl Broker {
     }
 
     pub(super) fn complete_parked_produces(&mut self, ctx: &mut Ctx, p: PartitionIndex) {
-        let keys = self.take_waiters(p, false);
+        // The produces still waiting on `p` are compacted to the front of
+        // the same buffer, in order (no second vector per completion).
+        let mut keys = self.take_waiters(p, false);
         let hw = self.replicas.get(&p).map_or(0, |r| r.log.high_watermark);
-        let mut still = Vec::new();
-        for key in keys {
+        let mut kept = 0;
+        for i in 0..keys.len() {
+            let key = keys[i];
             let Some(mut parked) = self.parked_produces.remove(&key) else {
                 continue;
             };
-            let mut keep_waiting = Vec::new();
-            for (wp, required, base) in std::mem::take(&mut parked.waiting) {
+            let mut waits_on_p = false;
+            let mut waiting = std::mem::take(&mut parked.waiting);
+            waiting.retain(|&(wp, required, base)| {
                 if wp == p && hw >= required {
                     let result = self.ack_result(ctx, p, base);
                     parked.done.push(ProducePartitionResponse {
@@ -243,20 +247,26 @@ impl Broker {
                         result,
                         current_leader: None,
                     });
+                    false
                 } else {
-                    if wp == p {
-                        still.push(key);
-                    }
-                    keep_waiting.push((wp, required, base));
+                    waits_on_p |= wp == p;
+                    true
                 }
+            });
+            parked.waiting = waiting;
+            if waits_on_p && (kept == 0 || keys[kept - 1] != key) {
+                keys[kept] = key;
+                kept += 1;
             }
-            parked.waiting = keep_waiting;
             self.answer_or_repark(ctx, key, parked);
         }
-        if !still.is_empty() {
-            still.dedup();
-            if let Some(s) = self.replicas.slot_of(p) {
-                self.produce_waiters[s] = still;
+        keys.truncate(kept);
+        if let Some(s) = self.replicas.slot_of(p) {
+            // Produces parked on `p` while these completed (the coordinator's
+            // own appends) are kept only when none of these still waits.
+            let list = &mut self.produce_waiters[s];
+            if !keys.is_empty() || list.is_empty() {
+                *list = keys;
             }
         }
     }

@@ -237,9 +237,11 @@ impl Broker {
             let Some(mut parked) = self.parked_produces.remove(&key) else {
                 continue;
             };
+            // Its partitions still waiting, compacted in place too.
             let mut waits_on_p = false;
-            let mut waiting = std::mem::take(&mut parked.waiting);
-            waiting.retain(|&(wp, required, base)| {
+            let mut n = 0;
+            for j in 0..parked.waiting.len() {
+                let (wp, required, base) = parked.waiting[j];
                 if wp == p && hw >= required {
                     let result = self.ack_result(ctx, p, base);
                     parked.done.push(ProducePartitionResponse {
@@ -247,13 +249,13 @@ impl Broker {
                         result,
                         current_leader: None,
                     });
-                    false
                 } else {
                     waits_on_p |= wp == p;
-                    true
+                    parked.waiting[n] = parked.waiting[j];
+                    n += 1;
                 }
-            });
-            parked.waiting = waiting;
+            }
+            parked.waiting.truncate(n);
             if waits_on_p && (kept == 0 || keys[kept - 1] != key) {
                 keys[kept] = key;
                 kept += 1;

@@ -742,10 +742,16 @@ impl Broker {
 /// The records of `log` at offsets `from..to`, in an emptied buffer from
 /// `spares` when there are any (the follower gives the buffer back once it
 /// has appended them).
+#[inline]
 fn read_records(spares: &mut Vec<Vec<Record>>, log: &Log, from: u64, to: u64) -> Vec<Record> {
     if from >= to.min(log.log_end_offset()) {
         return Vec::new();
     }
+    copy_records(spares, log, from, to)
+}
+
+#[inline(never)]
+fn copy_records(spares: &mut Vec<Vec<Record>>, log: &Log, from: u64, to: u64) -> Vec<Record> {
     let mut out = Spares::take(spares);
     log.copy_records_between(from, to, &mut out);
     out

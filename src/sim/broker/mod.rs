@@ -198,10 +198,11 @@ pub struct Broker {
 
 /// Emptied buffers of the fetch path (a fetch's partitions, a response's
 /// partitions and the records of each, the epochs a fetch asked for, the
-/// partitions a response changed, the boxes of parked fetches), kept for the
-/// next fetch: every broker both sends and answers fetches, so what one side
-/// frees the other reuses, and a steady run allocates none of them per
-/// event. They hold no state: the broker keeps them in a `shared::Scratch`,
+/// partitions a response changed, the boxes of parked fetches) and of the
+/// produce purgatory (the partitions a parked produce waits on), kept for
+/// the next request: every broker both sends and answers fetches, so what
+/// one side frees the other reuses, and a steady run allocates none of them
+/// per event. They hold no state: the broker keeps them in a `shared::Scratch`,
 /// so a checkpoint starts without any.
 #[derive(Default)]
 struct Spares {
@@ -211,6 +212,7 @@ struct Spares {
     sent: Vec<Vec<(PartitionIndex, u32)>>,
     changed: Vec<PartitionIndex>,
     parked: BoxPool<ParkedFetch>,
+    waiting: Vec<Vec<(PartitionIndex, u64, u64)>>,
 }
 
 /// Metadata-cache entries per shared page (8 bytes each).

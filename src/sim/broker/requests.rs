@@ -37,7 +37,7 @@ impl Broker {
         batches: Vec<ProduceBatch>,
     ) {
         let mut done = Vec::new();
-        let mut waiting = Vec::new();
+        let mut waiting = Spares::take(&mut self.spares.0.waiting);
         for batch in batches {
             let p = batch.partition;
             let hint = self.leader_hint(p);
@@ -67,6 +67,10 @@ impl Broker {
                     }
                 }
             }
+        }
+        if waiting.is_empty() {
+            // Answered at once: the buffer goes back for the next produce.
+            Spares::put(&mut self.spares.0.waiting, std::mem::take(&mut waiting));
         }
         if acks == Acks::None {
             // No response to acks=0; on any error the broker closes the
@@ -302,8 +306,10 @@ impl Broker {
 
     /// A parked produce is answered once none of its partitions still waits
     /// for the high watermark; otherwise it goes back into the purgatory.
-    fn answer_or_repark(&mut self, ctx: &mut Ctx, key: u64, parked: ParkedProduce) {
+    fn answer_or_repark(&mut self, ctx: &mut Ctx, key: u64, mut parked: ParkedProduce) {
         if parked.waiting.is_empty() {
+            let waiting = std::mem::take(&mut parked.waiting);
+            Spares::put(&mut self.spares.0.waiting, waiting);
             self.answer_parked(ctx, parked);
         } else {
             self.parked_produces.insert(key, parked);

@@ -814,14 +814,17 @@ impl Cluster {
             self.schedule_metadata_writes();
         }
         if let Node::Producer(i) = node {
-            let acked = std::mem::take(&mut self.producers[i as usize].newly_acked);
-            for a in acked {
+            // Read, then given back emptied: no new buffer per acknowledgement.
+            let mut acked = std::mem::take(&mut self.producers[i as usize].newly_acked);
+            for &a in &acked {
                 let sent = self.sent_at(a.id);
                 self.availability
                     .acked(a.partition, self.now, self.now.saturating_sub(sent));
                 self.acked[a.partition].push(a);
                 self.dirty.push(a.partition);
             }
+            acked.clear();
+            self.producers[i as usize].newly_acked = acked;
         }
     }
 

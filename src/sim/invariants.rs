@@ -450,8 +450,16 @@ pub fn check(c: &mut Cluster, dirty: &[PartitionIndex]) {
             // recount, the new ones on an incremental check).
             let (count, lost) = match fresh {
                 Some(from) => {
-                    let newly =
-                        missing_acked(c.acked[p].range(from, key.3 as usize), &holder_logs(c, p));
+                    let acked = c.acked[p].range(from, key.3 as usize);
+                    // The leader's log, when there is a leader: no vector
+                    // of holders per acknowledgement.
+                    let newly = match c.controller.partitions[p].leader {
+                        Some(l) => {
+                            let log = c.broker(l).and_then(|b| b.replicas.get(&p));
+                            missing_acked(acked, log.map(|r| &r.log).as_slice())
+                        }
+                        None => missing_acked(acked, &holder_logs(c, p)),
+                    };
                     (before + newly.len() as u64, newly)
                 }
                 None => {

@@ -229,10 +229,15 @@ impl Log {
 
     /// The records at offsets `from..to` (clamped to the LEO).
     pub fn records_between(&self, from: u64, to: u64) -> Vec<Record> {
-        self.records
-            .range(from as usize, to as usize)
-            .map(|e| e.0)
-            .collect()
+        let mut out = Vec::new();
+        self.copy_records_between(from, to, &mut out);
+        out
+    }
+
+    /// [`Log::records_between`] appended to `out`, a buffer the caller
+    /// reuses (a leader copies records into every fetch response it sends).
+    pub fn copy_records_between(&self, from: u64, to: u64, out: &mut Vec<Record>) {
+        out.extend(self.records.range(from as usize, to as usize).map(|e| e.0));
     }
 
     pub fn record_at(&self, offset: u64) -> Option<&Record> {

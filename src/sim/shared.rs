@@ -41,12 +41,22 @@ impl<T> std::fmt::Debug for Scratch<T> {
 #[inline]
 pub fn cow<T: Clone>(rc: &mut Rc<T>) -> &mut T {
     if Rc::strong_count(rc) != 1 {
-        *rc = Rc::new(T::clone(rc));
+        unshare(rc);
     }
     match Rc::get_mut(rc) {
         Some(x) => x,
         None => unreachable!("a fresh Rc is unique"),
     }
+}
+
+/// The copy [`cow`] makes, out of line: a value is shared only until its
+/// first change after a snapshot, so the caller's fast path stays small
+/// enough to inline (a broker looks up a replica this way per partition of
+/// every fetch).
+#[cold]
+#[inline(never)]
+fn unshare<T: Clone>(rc: &mut Rc<T>) {
+    *rc = Rc::new(T::clone(rc));
 }
 
 /// A vector whose chunks of `N` items are shared between clones, the last,

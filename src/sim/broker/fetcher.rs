@@ -135,7 +135,7 @@ impl Broker {
         // have something to read (KIP-392 follower fetching).
         let mut changed = std::mem::take(&mut self.spares.0.changed);
         changed.clear();
-        for resp in partitions.drain(..) {
+        for mut resp in partitions.drain(..) {
             let p = resp.partition;
             let Some(sent_epoch) = sent.iter().find(|s| s.0 == p).map(|s| s.1) else {
                 continue;
@@ -214,9 +214,10 @@ impl Broker {
                 continue;
             }
             let appended = !resp.records.is_empty();
-            for r in resp.records {
+            for r in resp.records.drain(..) {
                 rep.log.append(r);
             }
+            Spares::put(&mut self.spares.0.records, resp.records);
             let leo = rep.log.log_end_offset();
             let hw = resp.high_watermark.min(leo);
             // The invariants need a look only when this replica's state moved.

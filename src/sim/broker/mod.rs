@@ -44,6 +44,7 @@ use super::log::Record;
 use super::partition::{Replica, Role};
 use super::pmap::{DenseMap, PartitionMap, VecMap};
 use super::protocol::*;
+use super::time::BoxPool;
 use super::trace::{list, TraceKind};
 
 /// `replica.socket.timeout.ms` (30 s): how long a fetcher waits for an answer.
@@ -73,6 +74,19 @@ struct ParkedFetch {
     /// completion must not record it a second time (Kafka updates the
     /// follower's fetch state once per request, on the first read).
     positions_recorded: bool,
+}
+
+impl ParkedFetch {
+    /// What an emptied box of the purgatory holds until the next fetch parks.
+    const EMPTY: ParkedFetch = ParkedFetch {
+        from: Node::Controller,
+        id: 0,
+        replica: None,
+        broker_epoch: 0,
+        partitions: Vec::new(),
+        rack_id: String::new(),
+        positions_recorded: false,
+    };
 }
 
 #[derive(Clone, Debug)]
@@ -183,17 +197,22 @@ pub struct Broker {
 }
 
 /// Emptied buffers of the fetch path (a fetch's partitions, a response's
-/// partitions, the epochs a fetch asked for, the partitions a response
-/// changed), kept for the next fetch: every broker both sends and answers
-/// fetches, so what one side frees the other reuses, and a steady run
-/// allocates none of them per event. They hold no state: the broker keeps
-/// them in a `shared::Scratch`, so a checkpoint starts without any.
+/// partitions and the records of each, the epochs a fetch asked for, the
+/// partitions a response changed, the boxes of parked fetches) and of the
+/// produce purgatory (the partitions a parked produce waits on), kept for
+/// the next request: every broker both sends and answers fetches, so what
+/// one side frees the other reuses, and a steady run allocates none of them
+/// per event. They hold no state: the broker keeps them in a `shared::Scratch`,
+/// so a checkpoint starts without any.
 #[derive(Default)]
 struct Spares {
     fetch_parts: Vec<Vec<FetchPartition>>,
     responses: Vec<Vec<FetchPartitionResponse>>,
+    records: Vec<Vec<Record>>,
     sent: Vec<Vec<(PartitionIndex, u32)>>,
     changed: Vec<PartitionIndex>,
+    parked: BoxPool<ParkedFetch>,
+    waiting: Vec<Vec<(PartitionIndex, u64, u64)>>,
 }
 
 /// Metadata-cache entries per shared page (8 bytes each).
@@ -534,8 +553,8 @@ impl Broker {
             Timer::FetchTimeout { leader, id } => self.fetch_failed(ctx, leader, id),
             Timer::FetchRetry => self.send_fetches(ctx),
             Timer::DelayedFetchExpire { id } => {
-                if let Some(parked) = self.parked_fetches.remove(&id) {
-                    self.answer_fetch(ctx, *parked, true);
+                if let Some(parked) = self.unpark_fetch(id) {
+                    self.answer_fetch(ctx, parked, true);
                 }
             }
             Timer::DelayedProduceExpire { id } => {

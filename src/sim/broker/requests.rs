@@ -4,7 +4,7 @@
 
 use crate::sim::config::{Acks, ReplicaSelector};
 use crate::sim::io::{Ctx, Timer};
-use crate::sim::log::Record;
+use crate::sim::log::{Log, Record};
 use crate::sim::partition::{Replica, Role};
 use crate::sim::protocol::*;
 
@@ -37,7 +37,7 @@ impl Broker {
         batches: Vec<ProduceBatch>,
     ) {
         let mut done = Vec::new();
-        let mut waiting = Vec::new();
+        let mut waiting = Spares::take(&mut self.spares.0.waiting);
         for batch in batches {
             let p = batch.partition;
             let hint = self.leader_hint(p);
@@ -67,6 +67,10 @@ impl Broker {
                     }
                 }
             }
+        }
+        if waiting.is_empty() {
+            // Answered at once: the buffer goes back for the next produce.
+            Spares::put(&mut self.spares.0.waiting, std::mem::take(&mut waiting));
         }
         if acks == Acks::None {
             // No response to acks=0; on any error the broker closes the
@@ -227,15 +231,21 @@ impl Broker {
     }
 
     pub(super) fn complete_parked_produces(&mut self, ctx: &mut Ctx, p: PartitionIndex) {
-        let keys = self.take_waiters(p, false);
+        // The produces still waiting on `p` are compacted to the front of
+        // the same buffer, in order (no second vector per completion).
+        let mut keys = self.take_waiters(p, false);
         let hw = self.replicas.get(&p).map_or(0, |r| r.log.high_watermark);
-        let mut still = Vec::new();
-        for key in keys {
+        let mut kept = 0;
+        for i in 0..keys.len() {
+            let key = keys[i];
             let Some(mut parked) = self.parked_produces.remove(&key) else {
                 continue;
             };
-            let mut keep_waiting = Vec::new();
-            for (wp, required, base) in std::mem::take(&mut parked.waiting) {
+            // Its partitions still waiting, compacted in place too.
+            let mut waits_on_p = false;
+            let mut n = 0;
+            for j in 0..parked.waiting.len() {
+                let (wp, required, base) = parked.waiting[j];
                 if wp == p && hw >= required {
                     let result = self.ack_result(ctx, p, base);
                     parked.done.push(ProducePartitionResponse {
@@ -244,19 +254,25 @@ impl Broker {
                         current_leader: None,
                     });
                 } else {
-                    if wp == p {
-                        still.push(key);
-                    }
-                    keep_waiting.push((wp, required, base));
+                    waits_on_p |= wp == p;
+                    parked.waiting[n] = parked.waiting[j];
+                    n += 1;
                 }
             }
-            parked.waiting = keep_waiting;
+            parked.waiting.truncate(n);
+            if waits_on_p && (kept == 0 || keys[kept - 1] != key) {
+                keys[kept] = key;
+                kept += 1;
+            }
             self.answer_or_repark(ctx, key, parked);
         }
-        if !still.is_empty() {
-            still.dedup();
-            if let Some(s) = self.replicas.slot_of(p) {
-                self.produce_waiters[s] = still;
+        keys.truncate(kept);
+        if let Some(s) = self.replicas.slot_of(p) {
+            // Produces parked on `p` while these completed (the coordinator's
+            // own appends) are kept only when none of these still waits.
+            let list = &mut self.produce_waiters[s];
+            if !keys.is_empty() || list.is_empty() {
+                *list = keys;
             }
         }
     }
@@ -290,8 +306,10 @@ impl Broker {
 
     /// A parked produce is answered once none of its partitions still waits
     /// for the high watermark; otherwise it goes back into the purgatory.
-    fn answer_or_repark(&mut self, ctx: &mut Ctx, key: u64, parked: ParkedProduce) {
+    fn answer_or_repark(&mut self, ctx: &mut Ctx, key: u64, mut parked: ParkedProduce) {
         if parked.waiting.is_empty() {
+            let waiting = std::mem::take(&mut parked.waiting);
+            Spares::put(&mut self.spares.0.waiting, waiting);
             self.answer_parked(ctx, parked);
         } else {
             self.parked_produces.insert(key, parked);
@@ -348,7 +366,8 @@ impl Broker {
                 self.fetch_waiters[s].push(key);
             }
         }
-        self.parked_fetches.insert(key, Box::new(parked));
+        let parked = self.spares.0.parked.boxed(parked);
+        self.parked_fetches.insert(key, parked);
         ctx.after(max_wait_ms, Timer::DelayedFetchExpire { id: key });
     }
 
@@ -455,8 +474,8 @@ impl Broker {
                 .find(|fp| fp.partition == p)
                 .is_some_and(|fp| self.partition_would_return(ctx, parked, fp, false));
             if woken || self.fetch_would_return(ctx, parked, false) {
-                if let Some(parked) = self.parked_fetches.remove(&key) {
-                    self.answer_fetch(ctx, *parked, false);
+                if let Some(parked) = self.unpark_fetch(key) {
+                    self.answer_fetch(ctx, parked, false);
                 }
             } else {
                 keys[kept] = key;
@@ -469,6 +488,13 @@ impl Broker {
             keys.append(list);
             *list = keys;
         }
+    }
+
+    /// Take parked fetch `key` out of the purgatory, keeping its box for the
+    /// next fetch that parks.
+    pub(super) fn unpark_fetch(&mut self, key: u64) -> Option<ParkedFetch> {
+        let parked = self.parked_fetches.remove(&key)?;
+        Some(self.spares.0.parked.unbox(parked, ParkedFetch::EMPTY))
     }
 
     /// Partition.updateFollowerFetchState for a fetch the leader accepted:
@@ -632,7 +658,8 @@ impl Broker {
             if fp.fetch_offset > leo {
                 resp.error = Some(ErrorCode::OffsetOutOfRange);
             } else if fp.fetch_offset < hw {
-                resp.records = r.log.records_between(fp.fetch_offset, hw);
+                resp.records =
+                    read_records(&mut self.spares.0.records, &r.log, fp.fetch_offset, hw);
             }
             return resp;
         }
@@ -652,7 +679,8 @@ impl Broker {
             if fp.fetch_offset > r.log.log_end_offset() {
                 resp.error = Some(ErrorCode::OffsetOutOfRange);
             } else if fp.fetch_offset < hw {
-                resp.records = r.log.records_between(fp.fetch_offset, hw);
+                resp.records =
+                    read_records(&mut self.spares.0.records, &r.log, fp.fetch_offset, hw);
             }
             return resp;
         };
@@ -673,7 +701,8 @@ impl Broker {
             resp.error = Some(ErrorCode::OffsetOutOfRange);
             return resp;
         }
-        resp.records = r.log.records_between(fp.fetch_offset, u64::MAX);
+        let leo = r.log.log_end_offset();
+        resp.records = read_records(&mut self.spares.0.records, &r.log, fp.fetch_offset, leo);
         if record_for == Some(follower) {
             self.record_follower_position(ctx, follower, broker_epoch, fp);
         }
@@ -714,6 +743,24 @@ impl Broker {
             })
             .map(|f| f.broker)
     }
+}
+
+/// The records of `log` at offsets `from..to`, in an emptied buffer from
+/// `spares` when there are any (the follower gives the buffer back once it
+/// has appended them).
+#[inline]
+fn read_records(spares: &mut Vec<Vec<Record>>, log: &Log, from: u64, to: u64) -> Vec<Record> {
+    if from >= to.min(log.log_end_offset()) {
+        return Vec::new();
+    }
+    copy_records(spares, log, from, to)
+}
+
+#[inline(never)]
+fn copy_records(spares: &mut Vec<Vec<Record>>, log: &Log, from: u64, to: u64) -> Vec<Record> {
+    let mut out = Spares::take(spares);
+    log.copy_records_between(from, to, &mut out);
+    out
 }
 
 /// Whether this replica, as a follower, serves a consumer's fetch itself

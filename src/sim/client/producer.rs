@@ -12,6 +12,7 @@ use crate::sim::io::{Ctx, Timer};
 use crate::sim::log::Record;
 use crate::sim::pmap::{DenseMap, VecMap};
 use crate::sim::protocol::*;
+use crate::sim::shared::Scratch;
 use crate::sim::trace::TraceKind;
 
 #[derive(Clone, Debug)]
@@ -129,6 +130,9 @@ pub struct Producer {
     /// Partitions whose queue may hold batches (a superset, in partition
     /// order), so pump() does not scan every partition the producer knows.
     queued: BTreeSet<PartitionIndex>,
+    /// An emptied buffer for the partitions one pump looks at, reused from
+    /// pump to pump (holds no state: a snapshot starts without it).
+    pump_candidates: Scratch<Vec<PartitionIndex>>,
     next_metadata_ms: u64,
     metadata_refreshes: u32,
     /// acks=0 requests recently sent (id → first partition, records), so a
@@ -191,6 +195,7 @@ impl Producer {
             brokers,
             pump_scheduled: false,
             queued: BTreeSet::new(),
+            pump_candidates: Scratch::default(),
             next_metadata_ms: 0,
             metadata_refreshes: 0,
             acks0_requests: VecMap::new(),
@@ -719,7 +724,9 @@ impl Producer {
         let mut next_wake: Option<u64> = None;
         self.expire_in_flight(ctx);
         let mut first_expiry: Option<u64> = None;
-        let candidates: Vec<PartitionIndex> = self.queued.iter().copied().collect();
+        let mut candidates = std::mem::take(&mut self.pump_candidates.0);
+        candidates.clear();
+        candidates.extend(self.queued.iter().copied());
         let mut not_ready = false;
         for p in &candidates {
             // NetworkClient.ready: nothing is drained for a leader whose
@@ -834,6 +841,7 @@ impl Producer {
                 state.in_flight.push(b);
             }
         }
+        self.pump_candidates.0 = candidates;
         for ((leader, acks), batches) in requests {
             let id = ctx.new_id();
             let parts: Vec<PartitionIndex> = batches.iter().map(|b| b.partition).collect();

@@ -26,6 +26,7 @@ try {
   await page.waitForSelector('body[data-ready="true"]');
   if (css) await page.addStyleTag({ content: css });
   await page.evaluate(() => { failoverLab.pause(); failoverLab.runFor(60000 - failoverLab.now()); });
+  if (process.env.SCROLL) await page.evaluate((sel) => document.querySelector(sel).scrollIntoView({ block: 'start' }), process.env.SCROLL);
   await page.waitForTimeout(300);
   const cdp = await page.context().newCDPSession(page);
   const events = [];

@@ -407,10 +407,13 @@ pub fn check(c: &mut Cluster, dirty: &[PartitionIndex]) {
                     new_leader_hw = Some(current);
                 }
             }
-            if c.invariants.consistent(p) {
+            // `consistent(p)` and `promised(p)`, read off the watch already
+            // in hand rather than looked up again.
+            let consistent = watch.unclean.is_none();
+            if consistent {
                 push("log_matching", log_matching(tp, reg.leader_epoch, replicas));
             }
-            if c.invariants.promised(p) {
+            if consistent && watch.power_loss.is_none() {
                 push("strong_isr", strong_isr(tp, reg, replicas));
                 push("weak_isr", weak_isr(tp, replicas));
             }
@@ -427,12 +430,12 @@ pub fn check(c: &mut Cluster, dirty: &[PartitionIndex]) {
             );
             (found, new_leader_hw, key, reg.leader_epoch)
         });
-        let previous = c.invariants.watch[p].last_checked;
+        let watch = &mut c.invariants.watch[p];
+        let previous = watch.last_checked;
         let recount = match previous {
             None => !c.acked[p].is_empty(),
             Some(prev) => prev.0 != key.0 || prev.1 != key.1 || key.2 < prev.2,
         };
-        let watch = &mut c.invariants.watch[p];
         watch.controller_epoch = watch.controller_epoch.max(leader_epoch);
         watch.leader_hw = new_leader_hw;
         watch.last_checked = Some(key);

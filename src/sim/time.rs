@@ -11,15 +11,22 @@ use std::collections::BinaryHeap;
 #[derive(Clone, Debug)]
 struct Scheduled<E> {
     at: u64,
-    /// Runs after every ordinary event of the same millisecond.
-    late: bool,
-    seq: u64,
+    /// The rest of the order within a millisecond, in one word so the heap
+    /// compares two integers per step (issue 27): the top bit is set for a
+    /// late event (it runs after every ordinary event of the same
+    /// millisecond), the other 63 bits are the scheduling sequence. Comparing
+    /// `(at, order)` is comparing `(at, late, seq)`, since the sequence never
+    /// reaches 2^63 (that is 9.2e18 scheduled events).
+    order: u64,
     event: E,
 }
 
+/// The `order` bit of a late event.
+const LATE: u64 = 1 << 63;
+
 impl<E> PartialEq for Scheduled<E> {
     fn eq(&self, other: &Self) -> bool {
-        self.at == other.at && self.late == other.late && self.seq == other.seq
+        self.at == other.at && self.order == other.order
     }
 }
 impl<E> Eq for Scheduled<E> {}
@@ -31,7 +38,7 @@ impl<E> PartialOrd for Scheduled<E> {
 impl<E> Ord for Scheduled<E> {
     // Reversed: BinaryHeap is a max-heap and we want the earliest first.
     fn cmp(&self, other: &Self) -> Ordering {
-        (other.at, other.late, other.seq).cmp(&(self.at, self.late, self.seq))
+        (other.at, other.order).cmp(&(self.at, self.order))
     }
 }
 
@@ -67,8 +74,7 @@ impl<E> EventQueue<E> {
         self.next_seq += 1;
         self.heap.push(Scheduled {
             at,
-            late,
-            seq,
+            order: if late { LATE | seq } else { seq },
             event,
         });
     }

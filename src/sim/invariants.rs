@@ -532,7 +532,7 @@ mod tests {
     fn the_replica_buffer_hands_over_every_item_in_order_on_the_stack_or_the_heap() {
         // The checker sees a partition's replicas through `with_small`: none,
         // a few (stack) and more than its 4 slots (heap) must all arrive whole.
-        for n in [0usize, 1, 3, 8, 9, 20] {
+        for n in [0usize, 1, 3, 4, 5, 8, 9, 20] {
             let got = with_small(0..n, |xs| xs.to_vec());
             assert_eq!(got, (0..n).collect::<Vec<_>>(), "{n} items");
         }

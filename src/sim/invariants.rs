@@ -129,18 +129,18 @@ pub fn lost_records(c: &Cluster, p: PartitionIndex) -> Vec<(u64, u64, Acks)> {
 pub fn holder_logs(c: &Cluster, p: PartitionIndex) -> Vec<&Log> {
     let reg = &c.controller.partitions[p];
     match reg.leader {
-        Some(l) => c
-            .broker(l)
-            .and_then(|b| b.replicas.get(&p))
-            .map(|r| vec![&r.log])
-            .unwrap_or_default(),
+        Some(l) => log_on(c, l, p).into_iter().collect(),
         None => reg
             .replicas
             .iter()
-            .filter_map(|b| c.broker(*b).and_then(|x| x.replicas.get(&p)))
-            .map(|r| &r.log)
+            .filter_map(|&b| log_on(c, b, p))
             .collect(),
     }
+}
+
+/// Partition `p`'s log on broker `b`, if `b` hosts a replica of it.
+fn log_on(c: &Cluster, b: BrokerId, p: PartitionIndex) -> Option<&Log> {
+    c.broker(b).and_then(|x| x.replicas.get(&p)).map(|r| &r.log)
 }
 
 /// `topic-partition`, formatted only when a message needs it (the checks run
@@ -461,10 +461,7 @@ pub fn check(c: &mut Cluster, dirty: &[PartitionIndex]) {
                     // The leader's log, when there is a leader: no vector
                     // of holders per acknowledgement.
                     let newly = match c.controller.partitions[p].leader {
-                        Some(l) => {
-                            let log = c.broker(l).and_then(|b| b.replicas.get(&p));
-                            missing_acked(acked, log.map(|r| &r.log).as_slice())
-                        }
+                        Some(l) => missing_acked(acked, log_on(c, l, p).as_slice()),
                         None => missing_acked(acked, &holder_logs(c, p)),
                     };
                     (before + newly.len() as u64, newly)

@@ -294,11 +294,7 @@ fn a_not_leader_error_with_a_current_leader_hint_updates_the_metadata_at_once() 
         let mut c = Client::new(config(true));
         c.send(1);
         c.respond(Err(error), Some((2, 1)));
-        assert_eq!(
-            c.producer.metadata.get(&0).copied(),
-            Some((Some(2), 1)),
-            "{error}"
-        );
+        assert_eq!(c.producer.known_leader(0), Some((Some(2), 1)), "{error}");
     }
 }
 
@@ -310,11 +306,7 @@ fn a_not_leader_error_without_a_hint_keeps_the_metadata_and_requests_a_refresh()
         c.send(1);
         let before = c.metadata_requests();
         c.respond(Err(error), None);
-        assert_eq!(
-            c.producer.metadata.get(&0).copied(),
-            Some((Some(1), 0)),
-            "{error}"
-        );
+        assert_eq!(c.producer.known_leader(0), Some((Some(1), 0)), "{error}");
         assert_eq!(
             c.metadata_requests(),
             before + 1,
@@ -399,7 +391,7 @@ fn a_batch_that_never_got_out_expires_at_its_delivery_timeout() {
     });
     // No leader known: the batch waits in the accumulator.
     c.with(|p, _| {
-        p.metadata.insert(0, (None, 1));
+        p.set_leader(0, (None, 1));
     });
     let created = c.now;
     c.send(2);

@@ -103,6 +103,96 @@ pub struct Acked {
 /// chunks of 16 (`SharedVec`).
 pub type AckedLedger = crate::sim::shared::SharedVec<Acked, 16>;
 
+/// Why pump() could do nothing for a partition with batches waiting, in a
+/// way that only something outside that partition's scan can change.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Blocked {
+    /// No leader known: pump() asks for metadata, and only an answer helps.
+    NoLeader,
+    /// The leader's connection is connecting, or backing off before the
+    /// next attempt: asking `ready` does nothing until that changes.
+    NotReady(BrokerId),
+    /// max.in.flight.requests.per.connection batches are out; only an answer
+    /// (or a failure) for one of them frees a slot.
+    InFlightFull(BrokerId),
+}
+
+/// The partitions pump() found blocked (the cost of a mass failover: a
+/// producer to 20,000 partitions whose 6,000 leaders are gone would scan
+/// them all on every send). A parked partition is out of `queued`; scanning
+/// it would change nothing until one of these happens, and each wakes it:
+/// - it is touched: a send to it, an answer or failure for it, an expiry,
+///   new metadata for it (`Producer::wake`);
+/// - its leader's connection changes so that `ready` would act or say yes
+///   (`NotReady`), or is no longer ready (`InFlightFull`);
+/// - the oldest batch of a parked partition reaches delivery.timeout.ms
+///   (all wake then: pump() expires it in partition order).
+///
+/// A pending producer-id bump (`bump_pending`) parks too: what it waits for
+/// (its in-flight batches answered or expired, its retried batches sent or
+/// expired) touches the partition or reaches a deadline first.
+///
+/// What a parked partition would still have done in the scan is done for it:
+/// `NoLeader` asks for metadata, `NotReady` wakes the producer for the next
+/// reconnect. So a run with parking sends exactly what one without would
+/// (`a_parked_partition_changes_nothing_pump_would_have_done`).
+#[derive(Clone, Debug, Default)]
+struct Parked {
+    why: BTreeMap<PartitionIndex, Blocked>,
+    /// How many partitions are parked for each reason.
+    count: BTreeMap<Blocked, usize>,
+    /// The earliest delivery deadline of a parked partition's oldest unsent
+    /// batch (`u64::MAX`: none).
+    first_expiry: u64,
+}
+
+impl Parked {
+    fn park(&mut self, p: PartitionIndex, why: Blocked, expiry: Option<u64>) {
+        if self.why.is_empty() {
+            self.first_expiry = u64::MAX;
+        }
+        if let Some(old) = self.why.insert(p, why) {
+            self.forget(old);
+        }
+        *self.count.entry(why).or_default() += 1;
+        if let Some(at) = expiry {
+            self.first_expiry = self.first_expiry.min(at);
+        }
+    }
+
+    fn forget(&mut self, why: Blocked) {
+        if let Some(n) = self.count.get_mut(&why) {
+            *n -= 1;
+            if *n == 0 {
+                self.count.remove(&why);
+            }
+        }
+    }
+
+    /// Unpark `p`: whether it was parked.
+    fn wake(&mut self, p: PartitionIndex) -> bool {
+        match self.why.remove(&p) {
+            Some(why) => {
+                self.forget(why);
+                true
+            }
+            None => false,
+        }
+    }
+
+    fn has(&self, why: Blocked) -> bool {
+        self.count.contains_key(&why)
+    }
+
+    fn no_leader(&self) -> bool {
+        self.has(Blocked::NoLeader)
+    }
+
+    fn not_ready(&self) -> bool {
+        self.count.keys().any(|w| matches!(w, Blocked::NotReady(_)))
+    }
+}
+
 #[derive(Clone, Debug)]
 pub struct Producer {
     pub name: String,
@@ -114,7 +204,9 @@ pub struct Producer {
     pub records_per_sec: u64,
     pub generated: u64,
     pub started_ms: u64,
-    pub metadata: DenseMap<(Option<BrokerId>, u32)>,
+    /// Leader and leader epoch per partition, as last learned. Changed only
+    /// through `learn_leader` (or `set_metadata`), which wakes the partition.
+    metadata: DenseMap<(Option<BrokerId>, u32)>,
     metadata_request: Option<(u64, BrokerId)>,
     metadata_attempts: u32,
     bootstrap: BrokerId,
@@ -128,8 +220,12 @@ pub struct Producer {
     brokers: u32,
     pump_scheduled: bool,
     /// Partitions whose queue may hold batches (a superset, in partition
-    /// order), so pump() does not scan every partition the producer knows.
+    /// order), so pump() does not scan every partition the producer knows;
+    /// those pump() found blocked are in `parked` instead.
     queued: BTreeSet<PartitionIndex>,
+    /// Partitions pump() found blocked and nothing has touched since: pump()
+    /// leaves them out of its scan until their block may have lifted.
+    parked: Parked,
     /// An emptied buffer for the partitions one pump looks at, reused from
     /// pump to pump (holds no state: a snapshot starts without it).
     pump_candidates: Scratch<Vec<PartitionIndex>>,
@@ -195,6 +291,7 @@ impl Producer {
             brokers,
             pump_scheduled: false,
             queued: BTreeSet::new(),
+            parked: Parked::default(),
             pump_candidates: Scratch::default(),
             next_metadata_ms: 0,
             metadata_refreshes: 0,
@@ -253,8 +350,8 @@ impl Producer {
         };
         self.stats.sent += ids.len() as u64;
         let room = records_per_batch(self.config.batch_size);
+        self.touch(p);
         let state = self.partitions.or_default(p);
-        self.queued.insert(p);
         // RecordAccumulator.append: a record goes into the newest batch of
         // its partition while that batch is still open (never drained) and
         // has room; only then is a new batch started. So while nothing can
@@ -479,11 +576,76 @@ impl Producer {
         leader: Option<BrokerId>,
         epoch: u32,
     ) {
+        let before = self.metadata.get(&p).copied();
         let (metadata, refreshes) = (&mut self.metadata, &mut self.metadata_refreshes);
         let name = &self.name;
         super::learn_leader(
             ctx, metadata, refreshes, "Producer", name, ".", p, leader, epoch,
         );
+        if self.metadata.get(&p).copied() != before {
+            self.wake(p);
+        }
+    }
+
+    /// The leader and leader epoch the producer knows for `p`.
+    pub fn known_leader(&self, p: PartitionIndex) -> Option<(Option<BrokerId>, u32)> {
+        self.metadata.get(&p).copied()
+    }
+
+    /// Set what the producer knows of `p`'s leader from outside (a test
+    /// harness), as `learn_leader` would without its narration.
+    pub fn set_leader(&mut self, p: PartitionIndex, entry: (Option<BrokerId>, u32)) {
+        self.metadata.insert(p, entry);
+        self.wake(p);
+    }
+
+    /// `p` changed: if pump() had parked it, it looks at it again.
+    fn wake(&mut self, p: PartitionIndex) {
+        if self.parked.wake(p) {
+            self.queued.insert(p);
+        }
+    }
+
+    /// `p` may have batches to send now.
+    fn touch(&mut self, p: PartitionIndex) {
+        self.parked.wake(p);
+        self.queued.insert(p);
+    }
+
+    /// Before a pump: wake the parked partitions whose block may have
+    /// lifted (see [`Parked`]).
+    fn wake_due(&mut self, now: u64) {
+        if self.parked.why.is_empty() {
+            return;
+        }
+        let all = now >= self.parked.first_expiry;
+        let connections = &self.connections;
+        let due: Vec<Blocked> = self
+            .parked
+            .count
+            .keys()
+            .filter(|w| {
+                all || match w {
+                    Blocked::NoLeader => false,
+                    Blocked::NotReady(b) => connections.usable(*b, now),
+                    Blocked::InFlightFull(b) => !connections.is_ready(*b),
+                }
+            })
+            .copied()
+            .collect();
+        if due.is_empty() {
+            return;
+        }
+        let woken: Vec<PartitionIndex> = self
+            .parked
+            .why
+            .iter()
+            .filter(|(_, w)| all || due.contains(w))
+            .map(|(p, _)| *p)
+            .collect();
+        for p in woken {
+            self.wake(p);
+        }
     }
 
     /// NetworkClient: a connect attempt that times out is closed as a
@@ -548,6 +710,7 @@ impl Producer {
 
     fn on_partition_result(&mut self, ctx: &mut Ctx, request: u64, r: ProducePartitionResponse) {
         let p = r.partition;
+        self.wake(p);
         let idempotent_partition;
         let batch = {
             let Some(state) = self.partitions.get_mut(&p) else {
@@ -723,6 +886,7 @@ impl Producer {
         let mut need_metadata = false;
         let mut next_wake: Option<u64> = None;
         self.expire_in_flight(ctx);
+        self.wake_due(ctx.now);
         let mut first_expiry: Option<u64> = None;
         let mut candidates = std::mem::take(&mut self.pump_candidates.0);
         candidates.clear();
@@ -784,12 +948,25 @@ impl Producer {
                 state.producer_id = pid;
                 state.next_seq = renumber(&mut state.queue, pid);
             }
+            // Parked below: the oldest batch's deadline, when pump() would
+            // expire it (and only a fresh scan may, in partition order).
+            let expiry = state
+                .queue
+                .front()
+                .filter(|b| b.request.is_none())
+                .map(|b| b.created_ms.saturating_add(timeout));
             let Some((Some(leader), epoch)) = self.metadata.get(p).copied() else {
                 need_metadata = true;
+                self.queued.remove(p);
+                self.parked.park(*p, Blocked::NoLeader, expiry);
                 continue;
             };
             if !ready {
+                // `ready` has acted if it could (a connect): asking again
+                // does nothing until the connection changes.
                 not_ready = true;
+                self.queued.remove(p);
+                self.parked.park(*p, Blocked::NotReady(leader), expiry);
                 continue;
             }
             // One batch per partition per request, up to max.in.flight.
@@ -839,9 +1016,15 @@ impl Producer {
                     records,
                 });
                 state.in_flight.push(b);
+            } else {
+                self.queued.remove(p);
+                self.parked.park(*p, Blocked::InFlightFull(leader), expiry);
             }
         }
         self.pump_candidates.0 = candidates;
+        // What the parked partitions would have asked for in the scan.
+        need_metadata |= self.parked.no_leader();
+        not_ready |= self.parked.not_ready();
         for ((leader, acks), batches) in requests {
             let id = ctx.new_id();
             let parts: Vec<PartitionIndex> = batches.iter().map(|b| b.partition).collect();
@@ -942,7 +1125,7 @@ impl Producer {
                 .errors
                 .entry("DELIVERY_TIMEOUT".to_string())
                 .or_default() += 1;
-            self.queued.insert(p);
+            self.touch(p);
             self.trace_error(
                 ctx,
                 p,
@@ -1068,9 +1251,31 @@ mod tests {
             Err(e) => panic!("{e}"),
         };
         let mut p = Producer::new("p".to_string(), 0, vec![0], config, 0, 3);
-        p.metadata.insert(0, (Some(1), 4));
+        p.set_leader(0, (Some(1), 4));
         p.metadata_refresh_due = false;
         p
+    }
+
+    impl Producer {
+        /// No leader known for `p`.
+        fn forget_leader(&mut self, p: PartitionIndex) {
+            self.metadata.remove(&p);
+            self.wake(p);
+        }
+
+        /// Every parked partition is scanned again.
+        fn wake_all(&mut self) {
+            let parked: Vec<PartitionIndex> = self.parked.why.keys().copied().collect();
+            for p in parked {
+                self.wake(p);
+            }
+        }
+
+        /// No leader known for any partition.
+        fn forget_leaders(&mut self) {
+            self.metadata = DenseMap::new();
+            self.wake_all();
+        }
     }
 
     /// What a handler sent, and the timers it set.
@@ -1659,7 +1864,7 @@ mod tests {
         let mut world = TestWorld::one_partition();
         let mut p = producer(&[]);
         second_partition(&mut world, &mut p);
-        p.metadata.insert(1, (Some(1), 2));
+        p.set_leader(1, (Some(1), 2));
         let first = sent(&mut world, 100, |ctx| {
             p.send(ctx, 0, vec![1], Acks::All, false)
         });
@@ -1697,7 +1902,7 @@ mod tests {
         // A Produce to broker 2 (now the bootstrap) that times out moves it
         // on to broker 3.
         p.metadata_request = None;
-        p.metadata.insert(0, (Some(2), 6));
+        p.set_leader(0, (Some(2), 6));
         let out = sent(&mut world, 41_000, |ctx| {
             p.send(ctx, 0, vec![4], Acks::All, false)
         });
@@ -1836,7 +2041,7 @@ mod tests {
             });
         }
         let mut p = producer(&[]);
-        p.metadata = DenseMap::new();
+        p.forget_leaders();
         p.partitions.or_default(1);
         p.metadata_refresh_due = true;
         let asked = world.at(100, |ctx| {
@@ -1908,7 +2113,7 @@ mod tests {
         let mut world = TestWorld::one_partition();
         // 61 + 16 * 3 = 109 bytes: three records per batch.
         let mut p = producer(&[("batch.size", serde_json::json!(109))]);
-        p.metadata = DenseMap::new(); // no leader yet: nothing is drained
+        p.forget_leaders(); // no leader yet: nothing is drained
         for rec in 1..=4 {
             world.at(100, |ctx| p.send(ctx, 0, vec![rec], Acks::All, false));
         }
@@ -2023,12 +2228,12 @@ mod tests {
     fn a_batch_that_expires_unsent_leaves_no_gap_in_the_sequences() {
         let mut world = TestWorld::one_partition();
         let mut p = producer(&[]);
-        p.metadata = DenseMap::new(); // no leader known: nothing is drained
+        p.forget_leaders(); // no leader known: nothing is drained
         world.at(0, |ctx| p.send(ctx, 0, vec![1], Acks::All, false));
         let pid = p.partitions.get(&0).map(|s| s.producer_id);
         world.at(120_000, |ctx| p.on_timer(ctx, Timer::Send));
         assert_eq!((p.stats.failed, p.queued_records()), (1, 0));
-        p.metadata.insert(0, (Some(1), 4));
+        p.set_leader(0, (Some(1), 4));
         p.metadata_request = None;
         let out = sent(&mut world, 120_001, |ctx| {
             p.send(ctx, 0, vec![2], Acks::All, false)
@@ -2093,15 +2298,15 @@ mod tests {
         let mut world = TestWorld::one_partition();
         let mut p = producer(&[("delivery.timeout.ms", serde_json::json!(40_000))]);
         second_partition(&mut world, &mut p);
-        p.metadata = DenseMap::new();
-        p.metadata.insert(1, (Some(1), 2));
+        p.forget_leaders();
+        p.set_leader(1, (Some(1), 2));
         world.at(1_000, |ctx| p.send(ctx, 0, vec![1], Acks::All, false));
         assert_eq!(p.in_flight_records(), 0, "no leader for partition 0 yet");
         let out = sent(&mut world, 2_000, |ctx| {
             p.send(ctx, 1, vec![2], Acks::All, false)
         });
         assert_eq!(produces(&out).len(), 1);
-        p.metadata.insert(0, (Some(1), 4));
+        p.set_leader(0, (Some(1), 4));
         p.metadata_request = None;
         let out = sent(&mut world, 3_000, |ctx| p.on_timer(ctx, Timer::Send));
         assert_eq!(produces(&out).len(), 1);
@@ -2112,5 +2317,198 @@ mod tests {
         world.at(45_000, |ctx| p.on_timer(ctx, Timer::Send));
         assert_eq!(p.stats.failed_ids, [1, 2], "woken late, still failed");
         assert_eq!(p.in_flight_records(), 0);
+    }
+
+    /// Everything a producer knows, with parked partitions counted as
+    /// queued (where they were before parking existed).
+    fn observable(p: &Producer) -> String {
+        let mut c = p.clone();
+        let parked = std::mem::take(&mut c.parked);
+        c.queued.extend(parked.why.keys());
+        c.pump_candidates = Scratch::default();
+        format!("{c:?}")
+    }
+
+    /// A partition pump() found blocked is left out of its scan (the cost of
+    /// a mass failover: a producer whose thousands of partitions have a dead
+    /// leader scanned them all on every send). Parking must change nothing a
+    /// full scan would have done. Two producers take the same steps; one
+    /// may park, the other is woken fully before each step (so it scans
+    /// every partition with batches, as before parking existed). Every step
+    /// sends the same messages, sets the same timers and leaves the same
+    /// state, through each block (no leader; a connection connecting or
+    /// backing off; max.in.flight reached) and each way out of it (a
+    /// connect, a refusal and its backoff, an answer, a closed connection,
+    /// a delivery timeout while parked, a new leader).
+    #[test]
+    fn a_parked_partition_changes_nothing_pump_would_have_done() {
+        let settings = [
+            (
+                "max.in.flight.requests.per.connection",
+                serde_json::json!(1),
+            ),
+            ("delivery.timeout.ms", serde_json::json!(30_000)),
+            ("request.timeout.ms", serde_json::json!(20_000)),
+            ("linger.ms", serde_json::json!(0)),
+        ];
+        let setup = || {
+            let mut world = TestWorld::one_partition();
+            let mut p = producer(&settings);
+            for q in 1..4 {
+                world.partitions.push(PartitionInfo {
+                    partition: q,
+                    ..world.partitions[0].clone()
+                });
+            }
+            p.topic_partitions = vec![0, 1, 2, 3];
+            p.topic_sorted = vec![0, 1, 2, 3];
+            p.connections = p.connections.clone().none_yet();
+            p.set_leader(0, (Some(1), 4));
+            p.set_leader(1, (Some(2), 4));
+            p.forget_leader(2);
+            p.forget_leader(3);
+            (world, p)
+        };
+        let (mut wa, mut a) = setup();
+        let (mut wb, mut b) = setup();
+        let mut parked_seen = std::collections::BTreeSet::new();
+        let mut step = |now: u64, what: &str, f: &dyn Fn(&mut Producer, &mut Ctx)| {
+            b.wake_all();
+            let ea = sent_and_timers(&mut wa, now, |ctx| f(&mut a, ctx));
+            let eb = sent_and_timers(&mut wb, now, |ctx| f(&mut b, ctx));
+            assert_eq!(format!("{ea:?}"), format!("{eb:?}"), "{what} at {now} ms");
+            assert_eq!(observable(&a), observable(&b), "{what} at {now} ms");
+            parked_seen.extend(a.parked.why.values().copied());
+            (ea, a.metadata_request)
+        };
+        let send = |q: PartitionIndex, id: u64| {
+            move |p: &mut Producer, ctx: &mut Ctx| p.send(ctx, q, vec![id], Acks::All, false)
+        };
+        let connect = |e: &Effects, to: BrokerId| {
+            e.0.iter()
+                .find_map(|(n, m)| match (n, m) {
+                    (Node::Broker(b), Message::Connect { id }) if *b == to => Some(*id),
+                    _ => None,
+                })
+                .unwrap_or_else(|| panic!("a connect to broker {to}"))
+        };
+        // Connections to brokers 1 and 2 are opened on first use; partitions
+        // 2 and 3 have no leader (3 never gets one).
+        let c1 = connect(&step(1_000, "send to 0", &send(0, 1)).0, 1);
+        let c2 = connect(&step(1_001, "send to 1", &send(1, 2)).0, 2);
+        step(1_002, "send to 3", &send(3, 3));
+        for (k, t) in (1_003..1_010).enumerate() {
+            step(t, "sends while nothing is ready", &send(k % 3, 10 + t));
+        }
+        // Broker 1 accepts: one batch of partition 0 in flight, the rest wait.
+        let (e, _) = step(1_020, "broker 1 accepts", &move |p, ctx| {
+            p.on_message(ctx, Message::Connected { id: c1, broker: 1 })
+        });
+        let first = produce_ids(&e.0);
+        for t in 1_021..1_025 {
+            step(t, "sends to 0, its one slot taken", &send(0, t));
+        }
+        // Broker 2 refuses: partition 1 waits out the reconnect backoff.
+        step(1_030, "broker 2 refuses", &move |p, ctx| {
+            p.on_message(
+                ctx,
+                Message::Disconnected {
+                    id: c2,
+                    to: Node::Broker(2),
+                },
+            )
+        });
+        for t in 1_031..1_035 {
+            step(t, "sends to 1, backing off", &send(1, t));
+        }
+        step(
+            1_035,
+            "woken while only parked partitions wait",
+            &|p, ctx| p.on_timer(ctx, Timer::Send),
+        );
+        let Some(&id) = first.first() else {
+            panic!("partition 0's first batch went out")
+        };
+        let (e, _) = step(1_040, "partition 0's batch is answered", &move |p, ctx| {
+            p.on_message(ctx, answer(id, Ok(0)))
+        });
+        assert_eq!(produce_ids(&e.0).len(), 1, "the answer freed the slot");
+        step(1_041, "send to 0, its slot taken again", &send(0, 1_041));
+        step(1_050, "broker 1 closes the connection", &|p, ctx| {
+            p.on_message(ctx, Message::ConnectionClosed { broker: 1 })
+        });
+        step(1_051, "woken after the close", &|p, ctx| {
+            p.on_timer(ctx, Timer::Send)
+        });
+        let (_, asked) = step(1_052, "send to 0 after the close", &send(0, 1_052));
+        // Metadata names partition 2's leader.
+        let Some((meta, _)) = asked else {
+            panic!("partition 2's missing leader asked for metadata")
+        };
+        step(1_060, "metadata names a leader", &move |p, ctx| {
+            p.on_message(
+                ctx,
+                Message::MetadataResponse {
+                    id: meta,
+                    partitions: vec![PartitionMetadata {
+                        partition: 2,
+                        leader: Some(2),
+                        leader_epoch: 5,
+                    }],
+                    offline: Vec::new(),
+                },
+            )
+        });
+        // Both backoffs have passed: both connections are tried again, and
+        // both brokers accept; partitions 1 and 2 go to broker 2.
+        let (e, _) = step(2_000, "woken after the backoffs", &|p, ctx| {
+            p.on_timer(ctx, Timer::Send)
+        });
+        let (c1, c2) = (connect(&e, 1), connect(&e, 2));
+        step(2_100, "broker 1 accepts again", &move |p, ctx| {
+            p.on_message(ctx, Message::Connected { id: c1, broker: 1 })
+        });
+        let (e, _) = step(2_101, "broker 2 accepts", &move |p, ctx| {
+            p.on_message(ctx, Message::Connected { id: c2, broker: 2 })
+        });
+        let to_2 = e.0.iter().find_map(|(_, m)| match m {
+            Message::Produce { batches, .. } => {
+                Some(batches.iter().map(|b| b.partition).collect::<Vec<_>>())
+            }
+            _ => None,
+        });
+        assert_eq!(to_2, Some(vec![1, 2]), "the leader metadata named");
+        // Broker 1's connection closes while partition 0 waits for its slot.
+        step(2_200, "broker 1 closes the connection", &|p, ctx| {
+            p.on_message(ctx, Message::ConnectionClosed { broker: 1 })
+        });
+        step(2_201, "woken after that close", &|p, ctx| {
+            p.on_timer(ctx, Timer::Send)
+        });
+        // Partition 3's batch reaches delivery.timeout.ms while parked;
+        // later deadlines are parked after it.
+        for t in (3_000..31_000)
+            .step_by(1_000)
+            .chain([31_001, 31_005, 32_000, 40_000])
+        {
+            step(t, "time passes", &|p, ctx| p.on_timer(ctx, Timer::Send));
+        }
+
+        step(40_500, "partition 2 moves to broker 1", &|p, ctx| {
+            p.set_leader(2, (Some(1), 6));
+            p.pump(ctx)
+        });
+        for why in [
+            Blocked::NoLeader,
+            Blocked::NotReady(1),
+            Blocked::NotReady(2),
+            Blocked::InFlightFull(1),
+        ] {
+            assert!(parked_seen.contains(&why), "{why:?} was exercised");
+        }
+        assert!(
+            a.stats.failed_ids.contains(&3),
+            "partition 3's batch expired unsent"
+        );
     }
 }

@@ -2,7 +2,8 @@
 //! the lab used to differ from Kafka (issue "Fidelity 3", items 6, 9c, 9e):
 //! how an unclean leader reports that it has recovered, what a leader does
 //! with a refused ISR change, and how broker epochs keep a restarted follower
-//! from rejoining on its old registration. Each test states Kafka's rule and names the
+//! from rejoining on its old registration; and (session 14) that a fetch adds
+//! only the follower that fetched. Each test states Kafka's rule and names the
 //! class that implements it; the case-by-case ports of Kafka's own tests are
 //! in `tests/conformance/`.
 
@@ -129,4 +130,38 @@ fn a_restarted_follower_is_not_added_back_to_the_isr_with_its_old_broker_epoch()
     let (_, isr, _) = w.isr_update();
     let member = isr.iter().find(|m| m.broker_id == 2).copied();
     assert_eq!(member.and_then(|m| m.broker_epoch), Some(new));
+}
+
+/// Partition.maybeExpandIsr (Partition.scala, trunk). A follower's fetch can add that follower, and
+/// only it, to the ISR (`prepareIsrExpand(currentState,
+/// followerReplica.brokerId)`); another follower outside the ISR that is
+/// caught up joins on its own next fetch (KAFKA_REPLICATION.md §2, "Expand
+/// (leader)": "follower r ... is added"). Found by reading the source in
+/// session 14: the lab proposed every caught-up follower at once.
+#[test]
+fn a_fetch_adds_only_the_follower_that_fetched_to_the_isr() {
+    let mut w = BrokerWorld::leader(&[1, 2, 3], &[1]);
+    // Both followers reach the log end; 2's fetch proposes {1, 2}, and
+    // 3's, while that is in flight, proposes nothing.
+    w.fetch_follower(2, 10, default_epoch(2));
+    let (id, isr, _) = w.isr_update();
+    assert_eq!(BrokerState::ids(&isr), vec![1, 2]);
+    w.fetch_follower(3, 10, default_epoch(3));
+    assert!(
+        w.isr_updates().is_empty(),
+        "nothing while {{1, 2}} is in flight"
+    );
+    w.answer(id, Ok(registration(&[1, 2, 3], &[1, 2], Some(1), 5, 2)));
+    assert_eq!(w.isr(), vec![1, 2]);
+    // Follower 3 is caught up, but 2's next fetch does not add it.
+    w.fetch_follower(2, 10, default_epoch(2));
+    assert!(
+        w.isr_updates().is_empty(),
+        "only the fetching follower is considered"
+    );
+    assert_eq!(w.maximal_isr(), vec![1, 2]);
+    // 3's own next fetch does.
+    w.fetch_follower(3, 10, default_epoch(3));
+    let (_, isr, _) = w.isr_update();
+    assert_eq!(BrokerState::ids(&isr), vec![1, 2, 3]);
 }

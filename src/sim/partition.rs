@@ -341,30 +341,23 @@ impl Replica {
         }
     }
 
-    /// Followers that should join the ISR (Partition.isFollowerInSync).
-    #[inline]
-    pub fn expand_candidates(&self, eligible: &IsrEligible<'_>) -> Vec<BrokerId> {
-        // Asked on every follower fetch, and nearly always every follower is
-        // already in the ISR: look up the epoch's start only when one is not.
-        if self.followers.iter().all(|f| self.isr.contains(&f.broker)) {
-            return Vec::new();
+    /// Whether follower `b`, which has just fetched, should join the ISR
+    /// (Partition.maybeExpandIsr / needsExpandIsr / isFollowerInSync): it is
+    /// outside the ISR, its LEO has reached the HW and the start of the
+    /// leader's epoch, and it is eligible. Only the follower that fetched is
+    /// considered: another one outside the ISR that is caught up joins on
+    /// its own next fetch (`prepareIsrExpand` adds one broker).
+    pub fn should_join_isr(&self, b: BrokerId, eligible: &IsrEligible<'_>) -> bool {
+        if self.isr.contains(&b) {
+            return false;
         }
-        self.expand_candidates_outside_isr(eligible)
-    }
-
-    #[inline(never)]
-    fn expand_candidates_outside_isr(&self, eligible: &IsrEligible<'_>) -> Vec<BrokerId> {
+        let Some(f) = self.follower(b) else {
+            return false;
+        };
         let epoch_start = self.log.epoch_start_offset(self.leader_epoch).unwrap_or(0);
-        self.followers
-            .iter()
-            .filter(|f| !self.isr.contains(&f.broker))
-            .filter(|f| {
-                f.log_end_offset
-                    .is_some_and(|leo| leo >= self.log.high_watermark && leo >= epoch_start)
-            })
-            .filter(|f| eligible(f.broker, f.broker_epoch))
-            .map(|f| f.broker)
-            .collect()
+        f.log_end_offset
+            .is_some_and(|leo| leo >= self.log.high_watermark && leo >= epoch_start)
+            && eligible(f.broker, f.broker_epoch)
     }
 
     /// ISR members that have not caught up within replica.lag.time.max.ms.

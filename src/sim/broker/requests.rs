@@ -520,14 +520,11 @@ impl Broker {
         };
         debug_assert!(rep.is_leader() && fp.current_leader_epoch == rep.leader_epoch);
         let moved = rep.record_follower_fetch(replica, fp.fetch_offset, broker_epoch, ctx.now);
-        // ISR expansion (Partition.maybeExpandIsr).
-        if rep.pending_isr.is_none() {
-            let add = rep.expand_candidates(&eligible);
-            if !add.is_empty() {
-                let mut new_isr = rep.isr.to_vec();
-                new_isr.extend(add);
-                propose_isr(ctx, me, my_epoch, rep, &new_isr);
-            }
+        // ISR expansion (Partition.maybeExpandIsr): this follower only.
+        if rep.pending_isr.is_none() && rep.should_join_isr(replica, &eligible) {
+            let mut new_isr = rep.isr.to_vec();
+            new_isr.push(replica);
+            propose_isr(ctx, me, my_epoch, rep, &new_isr);
         }
         if moved {
             // What the leader knows of a follower is not something the

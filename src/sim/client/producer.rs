@@ -66,6 +66,8 @@ pub struct ProducerPartition {
     /// unresolved, so once nothing is in flight the producer starts a new
     /// producer id (epoch bump, KIP-360) and renumbers what is queued.
     pub bump_pending: bool,
+    /// Why pump() left this partition out of its scan, if it did (`Parked`).
+    parked: Option<Blocked>,
 }
 
 #[derive(Clone, Debug, Default, Serialize)]
@@ -108,13 +110,13 @@ pub type AckedLedger = crate::sim::shared::SharedVec<Acked, 16>;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 enum Blocked {
     /// No leader known: pump() asks for metadata, and only an answer helps.
-    NoLeader,
+    NoLeader = 0,
     /// The leader's connection is connecting, or backing off before the
     /// next attempt: asking `ready` does nothing until that changes.
-    NotReady(BrokerId),
+    NotReady = 1,
     /// max.in.flight.requests.per.connection batches are out; only an answer
     /// (or a failure) for one of them frees a slot.
-    InFlightFull(BrokerId),
+    InFlightFull = 2,
 }
 
 /// The partitions pump() found blocked (the cost of a mass failover: a
@@ -122,9 +124,9 @@ enum Blocked {
 /// them all on every send). A parked partition is out of `queued`; scanning
 /// it would change nothing until one of these happens, and each wakes it:
 /// - it is touched: a send to it, an answer or failure for it, an expiry,
-///   new metadata for it (`Producer::wake`);
-/// - its leader's connection changes so that `ready` would act or say yes
-///   (`NotReady`), or is no longer ready (`InFlightFull`);
+///   metadata for it (`Producer::wake`);
+/// - any connection changes state (`Connections::changes`), or a connection
+///   that was backing off may be tried again (all wake then);
 /// - the oldest batch of a parked partition reaches delivery.timeout.ms
 ///   (all wake then: pump() expires it in partition order).
 ///
@@ -138,58 +140,45 @@ enum Blocked {
 /// (`a_parked_partition_changes_nothing_pump_would_have_done`).
 #[derive(Clone, Debug, Default)]
 struct Parked {
-    why: BTreeMap<PartitionIndex, Blocked>,
-    /// How many partitions are parked for each reason.
-    count: BTreeMap<Blocked, usize>,
-    /// The earliest delivery deadline of a parked partition's oldest unsent
-    /// batch (`u64::MAX`: none).
-    first_expiry: u64,
+    /// How many partitions are parked for each reason (`Blocked as usize`);
+    /// each parked partition's reason is its `ProducerPartition::parked`.
+    count: [usize; 3],
+    /// `Connections::changes` when the first of them was parked.
+    changes: u64,
+    /// The earliest time a parked partition must be scanned again: its
+    /// oldest unsent batch's delivery deadline, or the next reconnect
+    /// attempt a backing-off connection may make (`u64::MAX`: none).
+    wake_at: u64,
 }
 
 impl Parked {
-    fn park(&mut self, p: PartitionIndex, why: Blocked, expiry: Option<u64>) {
-        if self.why.is_empty() {
-            self.first_expiry = u64::MAX;
-        }
-        if let Some(old) = self.why.insert(p, why) {
-            self.forget(old);
-        }
-        *self.count.entry(why).or_default() += 1;
-        if let Some(at) = expiry {
-            self.first_expiry = self.first_expiry.min(at);
-        }
+    fn is_empty(&self) -> bool {
+        self.count == [0; 3]
     }
 
-    fn forget(&mut self, why: Blocked) {
-        if let Some(n) = self.count.get_mut(&why) {
-            *n -= 1;
-            if *n == 0 {
-                self.count.remove(&why);
-            }
+    /// Park partition `p` (`slot` is its `ProducerPartition::parked`): out
+    /// of `queued`, into the count; `at` is when it must be scanned again.
+    #[inline(never)]
+    fn park(
+        &mut self,
+        queued: &mut BTreeSet<PartitionIndex>,
+        (p, slot): (PartitionIndex, &mut Option<Blocked>),
+        why: Blocked,
+        at: Option<u64>,
+        changes: u64,
+    ) {
+        queued.remove(&p);
+        if self.is_empty() {
+            self.wake_at = u64::MAX;
+            self.changes = changes;
         }
-    }
-
-    /// Unpark `p`: whether it was parked.
-    fn wake(&mut self, p: PartitionIndex) -> bool {
-        match self.why.remove(&p) {
-            Some(why) => {
-                self.forget(why);
-                true
-            }
-            None => false,
+        if let Some(old) = slot.replace(why) {
+            self.count[old as usize] -= 1;
         }
-    }
-
-    fn has(&self, why: Blocked) -> bool {
-        self.count.contains_key(&why)
-    }
-
-    fn no_leader(&self) -> bool {
-        self.has(Blocked::NoLeader)
-    }
-
-    fn not_ready(&self) -> bool {
-        self.count.keys().any(|w| matches!(w, Blocked::NotReady(_)))
+        self.count[why as usize] += 1;
+        if let Some(at) = at {
+            self.wake_at = self.wake_at.min(at);
+        }
     }
 }
 
@@ -576,15 +565,14 @@ impl Producer {
         leader: Option<BrokerId>,
         epoch: u32,
     ) {
-        let before = self.metadata.get(&p).copied();
         let (metadata, refreshes) = (&mut self.metadata, &mut self.metadata_refreshes);
         let name = &self.name;
         super::learn_leader(
             ctx, metadata, refreshes, "Producer", name, ".", p, leader, epoch,
         );
-        if self.metadata.get(&p).copied() != before {
-            self.wake(p);
-        }
+        // What it knows of `p` may have changed (waking one that did not
+        // change only costs a rescan).
+        self.wake(p);
     }
 
     /// The leader and leader epoch the producer knows for `p`.
@@ -600,48 +588,34 @@ impl Producer {
     }
 
     /// `p` changed: if pump() had parked it, it looks at it again.
+    #[inline(never)]
     fn wake(&mut self, p: PartitionIndex) {
-        if self.parked.wake(p) {
+        if let Some(why) = self.partitions.get_mut(&p).and_then(|s| s.parked.take()) {
+            self.parked.count[why as usize] -= 1;
             self.queued.insert(p);
         }
     }
 
     /// `p` may have batches to send now.
+    #[inline(never)]
     fn touch(&mut self, p: PartitionIndex) {
-        self.parked.wake(p);
+        self.wake(p);
         self.queued.insert(p);
     }
 
-    /// Before a pump: wake the parked partitions whose block may have
-    /// lifted (see [`Parked`]).
+    /// Before a pump: wake every parked partition if a block may have lifted
+    /// (see [`Parked`]).
     fn wake_due(&mut self, now: u64) {
-        if self.parked.why.is_empty() {
-            return;
-        }
-        let all = now >= self.parked.first_expiry;
-        let connections = &self.connections;
-        let due: Vec<Blocked> = self
-            .parked
-            .count
-            .keys()
-            .filter(|w| {
-                all || match w {
-                    Blocked::NoLeader => false,
-                    Blocked::NotReady(b) => connections.usable(*b, now),
-                    Blocked::InFlightFull(b) => !connections.is_ready(*b),
-                }
-            })
-            .copied()
-            .collect();
-        if due.is_empty() {
+        if self.parked.is_empty()
+            || (now < self.parked.wake_at && self.connections.changes() == self.parked.changes)
+        {
             return;
         }
         let woken: Vec<PartitionIndex> = self
-            .parked
-            .why
+            .partitions
             .iter()
-            .filter(|(_, w)| all || due.contains(w))
-            .map(|(p, _)| *p)
+            .filter(|(_, s)| s.parked.is_some())
+            .map(|(p, _)| p)
             .collect();
         for p in woken {
             self.wake(p);
@@ -957,16 +931,26 @@ impl Producer {
                 .map(|b| b.created_ms.saturating_add(timeout));
             let Some((Some(leader), epoch)) = self.metadata.get(p).copied() else {
                 need_metadata = true;
-                self.queued.remove(p);
-                self.parked.park(*p, Blocked::NoLeader, expiry);
+                let changes = self.connections.changes();
+                let slot = (*p, &mut state.parked);
+                self.parked
+                    .park(&mut self.queued, slot, Blocked::NoLeader, expiry, changes);
                 continue;
             };
             if !ready {
                 // `ready` has acted if it could (a connect): asking again
                 // does nothing until the connection changes.
                 not_ready = true;
-                self.queued.remove(p);
-                self.parked.park(*p, Blocked::NotReady(leader), expiry);
+                // A connection backing off may be tried again without
+                // changing state: scan again by then.
+                let at = match (expiry, self.connections.next_reconnect_at(ctx.now)) {
+                    (Some(a), Some(b)) => Some(a.min(b)),
+                    (a, b) => a.or(b),
+                };
+                let changes = self.connections.changes();
+                let slot = (*p, &mut state.parked);
+                self.parked
+                    .park(&mut self.queued, slot, Blocked::NotReady, at, changes);
                 continue;
             }
             // One batch per partition per request, up to max.in.flight.
@@ -1017,14 +1001,21 @@ impl Producer {
                 });
                 state.in_flight.push(b);
             } else {
-                self.queued.remove(p);
-                self.parked.park(*p, Blocked::InFlightFull(leader), expiry);
+                let changes = self.connections.changes();
+                let slot = (*p, &mut state.parked);
+                self.parked.park(
+                    &mut self.queued,
+                    slot,
+                    Blocked::InFlightFull,
+                    expiry,
+                    changes,
+                );
             }
         }
         self.pump_candidates.0 = candidates;
         // What the parked partitions would have asked for in the scan.
-        need_metadata |= self.parked.no_leader();
-        not_ready |= self.parked.not_ready();
+        need_metadata |= self.parked.count[Blocked::NoLeader as usize] > 0;
+        not_ready |= self.parked.count[Blocked::NotReady as usize] > 0;
         for ((leader, acks), batches) in requests {
             let id = ctx.new_id();
             let parts: Vec<PartitionIndex> = batches.iter().map(|b| b.partition).collect();
@@ -1265,7 +1256,12 @@ mod tests {
 
         /// Every parked partition is scanned again.
         fn wake_all(&mut self) {
-            let parked: Vec<PartitionIndex> = self.parked.why.keys().copied().collect();
+            let parked: Vec<PartitionIndex> = self
+                .partitions
+                .iter()
+                .filter(|(_, s)| s.parked.is_some())
+                .map(|(p, _)| p)
+                .collect();
             for p in parked {
                 self.wake(p);
             }
@@ -2323,8 +2319,12 @@ mod tests {
     /// queued (where they were before parking existed).
     fn observable(p: &Producer) -> String {
         let mut c = p.clone();
-        let parked = std::mem::take(&mut c.parked);
-        c.queued.extend(parked.why.keys());
+        c.parked = Parked::default();
+        for (p, s) in c.partitions.iter_mut() {
+            if s.parked.take().is_some() {
+                c.queued.insert(p);
+            }
+        }
         c.pump_candidates = Scratch::default();
         format!("{c:?}")
     }
@@ -2378,7 +2378,7 @@ mod tests {
             let eb = sent_and_timers(&mut wb, now, |ctx| f(&mut b, ctx));
             assert_eq!(format!("{ea:?}"), format!("{eb:?}"), "{what} at {now} ms");
             assert_eq!(observable(&a), observable(&b), "{what} at {now} ms");
-            parked_seen.extend(a.parked.why.values().copied());
+            parked_seen.extend(a.partitions.values().filter_map(|s| s.parked));
             (ea, a.metadata_request)
         };
         let send = |q: PartitionIndex, id: u64| {
@@ -2498,12 +2498,7 @@ mod tests {
             p.set_leader(2, (Some(1), 6));
             p.pump(ctx)
         });
-        for why in [
-            Blocked::NoLeader,
-            Blocked::NotReady(1),
-            Blocked::NotReady(2),
-            Blocked::InFlightFull(1),
-        ] {
+        for why in [Blocked::NoLeader, Blocked::NotReady, Blocked::InFlightFull] {
             assert!(parked_seen.contains(&why), "{why:?} was exercised");
         }
         assert!(

@@ -165,3 +165,25 @@ fn a_fetch_adds_only_the_follower_that_fetched_to_the_isr() {
     let (_, isr, _) = w.isr_update();
     assert_eq!(BrokerState::ids(&isr), vec![1, 2, 3]);
 }
+
+/// DelayedProduce: an acks=all write is answered once the HW passes its last
+/// offset; a HW move that passes neither of two writes parked on one
+/// partition keeps both waiting, and the move that passes both answers both
+/// (the leader's list of produces waiting on the partition keeps each).
+#[test]
+fn two_acks_all_writes_parked_on_one_partition_both_wait_out_a_small_hw_move_and_both_complete() {
+    let mut w = BrokerWorld::leader(&[1, 2], &[1, 2]);
+    let first = w.produce_acks_all(2);
+    let second = w.produce_acks_all(2);
+    assert!(w.produce_answers().is_empty(), "both wait for follower 2");
+    // Follower 2 reaches offset 5: the HW moves, past neither write (10-11, 12-13).
+    w.fetch_follower(2, 5, default_epoch(2));
+    assert_eq!(w.replica().log.high_watermark, 5);
+    assert!(w.produce_answers().is_empty());
+    // Then the log end: both are answered.
+    w.fetch_follower(2, 14, default_epoch(2));
+    assert_eq!(w.replica().log.high_watermark, 14);
+    let mut answered = w.produce_answers();
+    answered.sort_unstable();
+    assert_eq!(answered, vec![first, second]);
+}

@@ -470,3 +470,72 @@ fn a_broker_restarting_after_power_loss_is_fenced_first_so_it_cannot_lead_with_a
     assert_eq!(l.report().acked_records_lost, 0);
     assert_no_violations(&l);
 }
+
+/// The page cache is flushed every `sim.os.flush.interval.ms` (Kafka leaves
+/// flushing to the OS when `log.flush.interval.ms` is unset;
+/// KAFKA_REPLICATION.md, "durability"): a power loss keeps what a flush
+/// reached and loses what was appended after it.
+#[test]
+fn records_a_periodic_flush_reached_survive_a_power_loss_and_later_ones_do_not() {
+    let mut l = lab(r#"{
+      "seed": 3, "brokers": 1,
+      "config": {"sim.os.flush.interval.ms": 1000},
+      "topics": [{"name": "t", "partitions": 1, "replication_factor": 1}],
+      "steps": [
+        {"at_ms": 200, "produce": {"topic": "t", "count": 3, "acks": "1"}},
+        {"at_ms": 1950, "produce": {"topic": "t", "count": 2, "acks": "1"}},
+        {"at_ms": 1980, "power_loss": 1},
+        {"at_ms": 3000, "restart": 1}
+      ],
+      "run_until_ms": 6000
+    }"#);
+    l.cluster.run_until(1_970);
+    let log = &replica(&l, 1, 0).log;
+    assert_eq!(
+        (log.log_end_offset(), log.flushed_offset),
+        (5, 3),
+        "a flush ran between the two writes"
+    );
+    l.run_to_end();
+    assert_eq!(
+        replica(&l, 1, 0).log.log_end_offset(),
+        3,
+        "the flushed records survived, the two after the flush did not"
+    );
+}
+
+/// A clean stop flushes every log and checkpoints every high watermark
+/// (LogManager.shutdown, ReplicaManager's last checkpoint), whichever of the
+/// two a replica still needs: here the HW checkpoint is current (every
+/// 100 ms) but the records are not flushed (the OS would take 10 minutes).
+#[test]
+fn a_clean_shutdown_flushes_every_log_and_checkpoints_every_high_watermark() {
+    let mut l = lab(r#"{
+      "seed": 3, "brokers": 2,
+      "config": {"sim.os.flush.interval.ms": 600000, "replica.high.watermark.checkpoint.interval.ms": 100},
+      "topics": [{"name": "t", "partitions": 1, "replication_factor": 2}],
+      "steps": [
+        {"at_ms": 1000, "produce": {"topic": "t", "count": 4, "acks": "all"}},
+        {"at_ms": 3000, "shutdown": 2}
+      ],
+      "run_until_ms": 8000
+    }"#);
+    l.cluster.run_until(2_900);
+    let log = &replica(&l, 2, 0).log;
+    assert_eq!(
+        (
+            log.log_end_offset(),
+            log.flushed_offset,
+            log.checkpointed_high_watermark
+        ),
+        (4, 0, 4),
+        "before the stop: HW checkpointed, records not flushed"
+    );
+    l.run_to_end();
+    let log = &replica(&l, 2, 0).log;
+    assert_eq!(
+        (log.flushed_offset, log.checkpointed_high_watermark),
+        (log.log_end_offset(), log.high_watermark),
+        "after the clean stop"
+    );
+}

@@ -685,6 +685,39 @@ impl BrokerWorld {
         self.with(|b, ctx| b.on_message(ctx, Node::Producer(1), msg));
     }
 
+    /// An acks=all Produce of `n` records to partition 0 from producer 1;
+    /// returns its request id (its answer waits for the HW).
+    #[allow(dead_code)] // tests/isr_changes.rs
+    pub fn produce_acks_all(&mut self, n: u64) -> u64 {
+        let base = 10_000 + self.next_id * 100;
+        let records = (0..n).map(|i| Record::plain(base + i, 0)).collect();
+        let id = 2_000_000 + self.next_id;
+        let msg = Message::Produce {
+            id,
+            acks: failover_lab::sim::config::Acks::All,
+            timeout_ms: 30_000,
+            batches: vec![failover_lab::sim::protocol::ProduceBatch {
+                partition: 0,
+                records,
+            }],
+        };
+        self.next_id += 1;
+        self.with(|b, ctx| b.on_message(ctx, Node::Producer(1), msg));
+        id
+    }
+
+    /// The ids of the Produce requests the last step answered.
+    #[allow(dead_code)] // tests/isr_changes.rs
+    pub fn produce_answers(&self) -> Vec<u64> {
+        self.sends
+            .iter()
+            .filter_map(|(_, m)| match m {
+                Message::ProduceResponse { id, .. } => Some(*id),
+                _ => None,
+            })
+            .collect()
+    }
+
     /// The error of the last fetch's answer for partition 0, if any.
     pub fn fetch_error(&self) -> Option<ErrorCode> {
         self.sends

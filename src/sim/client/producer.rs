@@ -2374,6 +2374,7 @@ mod tests {
         let mut parked_seen = std::collections::BTreeSet::new();
         let mut step = |now: u64, what: &str, f: &dyn Fn(&mut Producer, &mut Ctx)| {
             b.wake_all();
+            assert_eq!(b.parked.count, [0; 3], "woken, none counted");
             let ea = sent_and_timers(&mut wa, now, |ctx| f(&mut a, ctx));
             let eb = sent_and_timers(&mut wb, now, |ctx| f(&mut b, ctx));
             assert_eq!(format!("{ea:?}"), format!("{eb:?}"), "{what} at {now} ms");

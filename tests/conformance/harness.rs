@@ -670,31 +670,23 @@ impl BrokerWorld {
 
     /// A client's acks=0 Produce of `n` new records to partition 0.
     pub fn produce(&mut self, n: u64) {
-        let base = 10_000 + self.next_id * 100;
-        let records = (0..n).map(|i| Record::plain(base + i, 0)).collect();
-        let msg = Message::Produce {
-            id: 2_000_000 + self.next_id,
-            acks: failover_lab::sim::config::Acks::None,
-            timeout_ms: 30_000,
-            batches: vec![failover_lab::sim::protocol::ProduceBatch {
-                partition: 0,
-                records,
-            }],
-        };
-        self.next_id += 1;
-        self.with(|b, ctx| b.on_message(ctx, Node::Producer(1), msg));
+        self.produce_with(n, failover_lab::sim::config::Acks::None);
     }
 
     /// An acks=all Produce of `n` records to partition 0 from producer 1;
     /// returns its request id (its answer waits for the HW).
     #[allow(dead_code)] // tests/isr_changes.rs
     pub fn produce_acks_all(&mut self, n: u64) -> u64 {
+        self.produce_with(n, failover_lab::sim::config::Acks::All)
+    }
+
+    fn produce_with(&mut self, n: u64, acks: failover_lab::sim::config::Acks) -> u64 {
         let base = 10_000 + self.next_id * 100;
         let records = (0..n).map(|i| Record::plain(base + i, 0)).collect();
         let id = 2_000_000 + self.next_id;
         let msg = Message::Produce {
             id,
-            acks: failover_lab::sim::config::Acks::All,
+            acks,
             timeout_ms: 30_000,
             batches: vec![failover_lab::sim::protocol::ProduceBatch {
                 partition: 0,

@@ -611,6 +611,11 @@ impl Producer {
         {
             return;
         }
+        self.wake_all();
+    }
+
+    /// Every parked partition is scanned again.
+    fn wake_all(&mut self) {
         let woken: Vec<PartitionIndex> = self
             .partitions
             .iter()
@@ -1252,19 +1257,6 @@ mod tests {
         fn forget_leader(&mut self, p: PartitionIndex) {
             self.metadata.remove(&p);
             self.wake(p);
-        }
-
-        /// Every parked partition is scanned again.
-        fn wake_all(&mut self) {
-            let parked: Vec<PartitionIndex> = self
-                .partitions
-                .iter()
-                .filter(|(_, s)| s.parked.is_some())
-                .map(|(p, _)| p)
-                .collect();
-            for p in parked {
-                self.wake(p);
-            }
         }
 
         /// No leader known for any partition.

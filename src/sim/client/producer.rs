@@ -157,26 +157,33 @@ impl Parked {
     }
 
     /// Park partition `p` (`slot` is its `ProducerPartition::parked`): out
-    /// of `queued`, into the count; `at` is when it must be scanned again.
+    /// of `queued`, into the count. `expiry` is its oldest unsent batch's
+    /// delivery deadline.
     #[inline(never)]
     fn park(
         &mut self,
         queued: &mut BTreeSet<PartitionIndex>,
         (p, slot): (PartitionIndex, &mut Option<Blocked>),
         why: Blocked,
-        at: Option<u64>,
-        changes: u64,
+        expiry: Option<u64>,
+        (connections, now): (&Connections, u64),
     ) {
         queued.remove(&p);
         if self.is_empty() {
             self.wake_at = u64::MAX;
-            self.changes = changes;
+            self.changes = connections.changes();
         }
+        // A connection backing off may be tried again without changing
+        // state: a partition waiting on one is scanned again by then.
+        let retry = match why {
+            Blocked::NotReady => connections.next_reconnect_at(now),
+            _ => None,
+        };
         if let Some(old) = slot.replace(why) {
             self.count[old as usize] -= 1;
         }
         self.count[why as usize] += 1;
-        if let Some(at) = at {
+        for at in [expiry, retry].into_iter().flatten() {
             self.wake_at = self.wake_at.min(at);
         }
     }
@@ -194,7 +201,7 @@ pub struct Producer {
     pub generated: u64,
     pub started_ms: u64,
     /// Leader and leader epoch per partition, as last learned. Changed only
-    /// through `learn_leader` (or `set_metadata`), which wakes the partition.
+    /// through `learn_leader` (or `set_leader`), which wakes the partition.
     metadata: DenseMap<(Option<BrokerId>, u32)>,
     metadata_request: Option<(u64, BrokerId)>,
     metadata_attempts: u32,
@@ -936,26 +943,18 @@ impl Producer {
                 .map(|b| b.created_ms.saturating_add(timeout));
             let Some((Some(leader), epoch)) = self.metadata.get(p).copied() else {
                 need_metadata = true;
-                let changes = self.connections.changes();
-                let slot = (*p, &mut state.parked);
-                self.parked
-                    .park(&mut self.queued, slot, Blocked::NoLeader, expiry, changes);
+                let (slot, conn) = ((*p, &mut state.parked), (&self.connections, ctx.now));
+                let why = Blocked::NoLeader;
+                self.parked.park(&mut self.queued, slot, why, expiry, conn);
                 continue;
             };
             if !ready {
                 // `ready` has acted if it could (a connect): asking again
                 // does nothing until the connection changes.
                 not_ready = true;
-                // A connection backing off may be tried again without
-                // changing state: scan again by then.
-                let at = match (expiry, self.connections.next_reconnect_at(ctx.now)) {
-                    (Some(a), Some(b)) => Some(a.min(b)),
-                    (a, b) => a.or(b),
-                };
-                let changes = self.connections.changes();
-                let slot = (*p, &mut state.parked);
-                self.parked
-                    .park(&mut self.queued, slot, Blocked::NotReady, at, changes);
+                let (slot, conn) = ((*p, &mut state.parked), (&self.connections, ctx.now));
+                let why = Blocked::NotReady;
+                self.parked.park(&mut self.queued, slot, why, expiry, conn);
                 continue;
             }
             // One batch per partition per request, up to max.in.flight.
@@ -1006,15 +1005,9 @@ impl Producer {
                 });
                 state.in_flight.push(b);
             } else {
-                let changes = self.connections.changes();
-                let slot = (*p, &mut state.parked);
-                self.parked.park(
-                    &mut self.queued,
-                    slot,
-                    Blocked::InFlightFull,
-                    expiry,
-                    changes,
-                );
+                let (slot, conn) = ((*p, &mut state.parked), (&self.connections, ctx.now));
+                let why = Blocked::InFlightFull;
+                self.parked.park(&mut self.queued, slot, why, expiry, conn);
             }
         }
         self.pump_candidates.0 = candidates;

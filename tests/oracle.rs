@@ -420,7 +420,7 @@ fn replica_sequence(v: &Value) -> Outcome {
     const FOLLOWER: BrokerId = 2;
     const BROKER_EPOCH: u64 = 7;
     let lag_max_ms = num(&v["lag_max_ms"]);
-    let mut r = Replica::new(0, vec![LEADER, FOLLOWER]);
+    let mut r = Replica::new(0, &[LEADER, FOLLOWER]);
     let mut epoch = 0u32;
     let mut kafka = Vec::new();
     let mut ours = Vec::new();
@@ -465,7 +465,7 @@ fn replica_sequence(v: &Value) -> Outcome {
             other => panic!("unknown replica op {other:?}"),
         };
         // The ISR-shrink question is asked of an ISR member.
-        r.isr = std::rc::Rc::new(vec![LEADER, FOLLOWER]);
+        r.isr = std::rc::Rc::from([LEADER, FOLLOWER]);
         let k = &s["kafka"];
         let check_at = num(&k["check_at"]);
         let f = r.follower(FOLLOWER);

@@ -223,7 +223,7 @@ impl Cluster {
         for (p, info) in spec.partitions.iter().enumerate() {
             for b in &info.replicas {
                 if let Some(broker) = brokers.get_mut(*b as usize - 1) {
-                    broker.host(p, Replica::new(p, info.replicas.clone()));
+                    broker.host(p, Replica::new(p, &info.replicas));
                 }
             }
         }

@@ -100,9 +100,11 @@ pub struct Replica {
     pub partition_epoch: u32,
     /// The committed ISR as this broker last learned it.
     /// Shared with snapshots (they change only with new metadata), so copying
-    /// a replica on its first change after a snapshot stays cheap.
-    pub isr: Rc<Vec<BrokerId>>,
-    pub replicas: Rc<Vec<BrokerId>>,
+    /// a replica on its first change after a snapshot stays cheap. A slice in
+    /// the `Rc`'s own block, not a `Vec` behind it: a membership test, asked
+    /// on every fetch, reads one heap block rather than two (issue 27).
+    pub isr: Rc<[BrokerId]>,
+    pub replicas: Rc<[BrokerId]>,
     /// An ISR change proposed to the controller and not yet committed.
     pub pending_isr: Option<PendingIsr>,
     pub recovery: LeaderRecoveryState,
@@ -125,9 +127,9 @@ pub struct Replica {
 pub type IsrEligible<'a> = dyn Fn(BrokerId, u64) -> bool + 'a;
 
 /// `*to = from`, keeping the shared copy when it is already equal.
-fn set_shared(to: &mut Rc<Vec<BrokerId>>, from: &[BrokerId]) {
-    if **to != from {
-        *to = Rc::new(from.to_vec());
+fn set_shared(to: &mut Rc<[BrokerId]>, from: &[BrokerId]) {
+    if **to != *from {
+        *to = Rc::from(from);
     }
 }
 
@@ -141,7 +143,7 @@ pub struct Truncation {
 }
 
 impl Replica {
-    pub fn new(partition: PartitionIndex, replicas: Vec<BrokerId>) -> Self {
+    pub fn new(partition: PartitionIndex, replicas: &[BrokerId]) -> Self {
         Replica {
             partition,
             log: Log::default(),
@@ -150,7 +152,7 @@ impl Replica {
             leader_epoch: 0,
             partition_epoch: 0,
             isr: Rc::default(),
-            replicas: Rc::new(replicas),
+            replicas: Rc::from(replicas),
             pending_isr: None,
             recovery: LeaderRecoveryState::Recovered,
             followers: Vec::new(),
@@ -412,7 +414,7 @@ mod tests {
     use crate::sim::log::Record;
 
     fn replica_with(epochs: &[u32]) -> Replica {
-        let mut r = Replica::new(0, vec![1, 2]);
+        let mut r = Replica::new(0, &[1, 2]);
         for (i, e) in epochs.iter().enumerate() {
             r.log.append(Record::plain(i as u64, *e));
         }
@@ -479,7 +481,7 @@ mod tests {
     fn a_leader_re_elected_in_a_new_epoch_keeps_its_followers_log_end_offsets() {
         // Replica.resetReplicaState: only a broker that was not leader before
         // forgets what it knew of its followers.
-        let mut r = Replica::new(0, vec![1, 2, 3]);
+        let mut r = Replica::new(0, &[1, 2, 3]);
         for i in 0..5 {
             r.log.append(Record::plain(i, 0));
         }
@@ -491,7 +493,7 @@ mod tests {
         assert_eq!(r.follower(3).and_then(|f| f.log_end_offset), Some(3));
         assert_eq!(r.follower(2).and_then(|f| f.last_caught_up_ms), Some(200));
         // A broker that becomes leader from follower knows nothing yet.
-        let mut f = Replica::new(0, vec![1, 2, 3]);
+        let mut f = Replica::new(0, &[1, 2, 3]);
         f.make_follower(&registration(2, 0));
         f.make_leader(1, &registration(1, 1), 300);
         assert_eq!(f.follower(2).and_then(|x| x.log_end_offset), None);
@@ -505,7 +507,7 @@ mod tests {
     /// early in the run the leader is elected.
     #[test]
     fn a_follower_that_never_caught_up_does_not_hold_the_high_watermark_early_in_a_run() {
-        let mut r = Replica::new(0, vec![1, 2, 3]);
+        let mut r = Replica::new(0, &[1, 2, 3]);
         for i in 0..5 {
             r.log.append(Record::plain(i, 0));
         }

@@ -27,7 +27,7 @@ fn runs_of(runs: &[(u32, u64)]) -> Log {
 }
 
 fn follower(runs: &[(u32, u64)]) -> Replica {
-    let mut r = Replica::new(0, vec![1, 2]);
+    let mut r = Replica::new(0, &[1, 2]);
     r.log = runs_of(runs);
     r
 }

@@ -501,7 +501,7 @@ impl BrokerWorld {
             partition: 0,
             registration: registration(replicas, isr, Some(1), leader_epoch, 1),
         }));
-        let mut replica = Replica::new(0, replicas.to_vec());
+        let mut replica = Replica::new(0, replicas);
         replica.log = log;
         let mut broker = Broker::new(1, 1);
         broker.host(0, replica);
@@ -874,7 +874,7 @@ impl FetcherWorld {
             log.high_watermark = hw;
             log.flush();
             log.checkpoint_high_watermark();
-            let mut replica = Replica::new(0, vec![1, 2]);
+            let mut replica = Replica::new(0, &[1, 2]);
             replica.log = log;
             let mut b = Broker::new(id, 1);
             b.host(0, replica);

@@ -33,8 +33,6 @@ mod isr;
 mod metadata;
 mod requests;
 
-use std::rc::Rc;
-
 use crate::sim::shared::{Pages, Scratch};
 
 use serde::Serialize;
@@ -355,11 +353,12 @@ impl Broker {
                 .log
                 .checkpointed_high_watermark
                 .min(r.log.log_end_offset());
-            let replicas = std::mem::take(&mut r.replicas);
-            let log = std::mem::take(&mut r.log);
-            *r = Replica::new(r.partition, Rc::unwrap_or_clone(replicas));
+            *r = Replica {
+                replicas: std::mem::take(&mut r.replicas),
+                log: std::mem::take(&mut r.log),
+                ..Replica::new(r.partition, &[])
+            };
             self.followed_stale = true;
-            r.log = log;
         }
         self.send_registration(ctx);
         ctx.after(ctx.config.replica_lag_time_max_ms / 2, Timer::IsrCheck);
@@ -834,7 +833,7 @@ mod tests {
     fn a_duplicate_idempotent_append_still_advances_the_high_watermark() {
         let mut world = TestWorld::one_partition();
         let mut b = Broker::new(1, 1);
-        b.host(0, Replica::new(0, vec![1, 2, 3]));
+        b.host(0, Replica::new(0, &[1, 2, 3]));
         b.meta_broker_epochs = vec![(2, 2), (3, 3)];
         let reg = registration(1, 0, &[1, 2]);
         if let Some(r) = b.replicas.get_mut(&0) {
@@ -878,7 +877,7 @@ mod tests {
         // up later than Kafka would.
         let mut world = TestWorld::one_partition();
         let mut b = Broker::new(1, 1);
-        b.host(0, Replica::new(0, vec![1, 2, 3]));
+        b.host(0, Replica::new(0, &[1, 2, 3]));
         let reg = registration(1, 0, &[1, 2, 3]);
         if let Some(r) = b.replicas.get_mut(&0) {
             r.make_leader(1, &reg, 0);
@@ -935,7 +934,7 @@ mod tests {
         // was back in the ISR.
         let mut world = rack_aware(["a", "b", "c"]);
         let mut b = Broker::new(1, 1);
-        b.host(0, Replica::new(0, vec![1, 2, 3]));
+        b.host(0, Replica::new(0, &[1, 2, 3]));
         let reg = registration(1, 0, &[1, 3]);
         if let Some(r) = b.replicas.get_mut(&0) {
             r.make_leader(1, &reg, 0);
@@ -983,7 +982,7 @@ mod tests {
         );
         // Broker 2 rejoins the ISR (its AlterPartition committed).
         if let Some(r) = b.replicas.get_mut(&0) {
-            r.isr = Rc::new(vec![1, 2, 3]);
+            r.isr = std::rc::Rc::from([1, 2, 3]);
         }
         // 1.2 s: an append the followers have not fetched yet. The HW stays
         // at 5, so the consumer's fetch still has nothing to read: it stays
@@ -1012,7 +1011,7 @@ mod tests {
     fn lone_leader(world: &mut TestWorld) -> Broker {
         world.partitions[0].config.min_insync_replicas = 2;
         let mut b = Broker::new(1, 1);
-        b.host(0, Replica::new(0, vec![1, 2, 3]));
+        b.host(0, Replica::new(0, &[1, 2, 3]));
         let reg = registration(1, 0, &[1]);
         if let Some(r) = b.replicas.get_mut(&0) {
             r.make_leader(1, &reg, 0);
@@ -1177,7 +1176,7 @@ mod tests {
     /// 5-9 in epoch 2 (its epoch cache: 0 → 0, 2 → 5), HW 10.
     fn leader_in_epoch_2() -> Broker {
         let mut b = Broker::new(1, 1);
-        b.host(0, Replica::new(0, vec![1, 2, 3]));
+        b.host(0, Replica::new(0, &[1, 2, 3]));
         if let Some(r) = b.replicas.get_mut(&0) {
             for i in 0..5 {
                 r.log.append(Record::plain(i, 0));
@@ -1307,7 +1306,7 @@ mod tests {
         // log does, at 10, so a follower at 10 whose last record is of epoch
         // 1 diverges by its epoch alone.
         let mut b = Broker::new(1, 1);
-        b.host(0, Replica::new(0, vec![1, 2, 3]));
+        b.host(0, Replica::new(0, &[1, 2, 3]));
         if let Some(r) = b.replicas.get_mut(&0) {
             for i in 0..10 {
                 r.log.append(Record::plain(i, 0));
@@ -1339,7 +1338,7 @@ mod tests {
         // log end it is OFFSET_OUT_OF_RANGE at once.
         let mut world = TestWorld::one_partition();
         let mut b = Broker::new(2, 2);
-        b.host(0, Replica::new(0, vec![1, 2, 3]));
+        b.host(0, Replica::new(0, &[1, 2, 3]));
         if let Some(r) = b.replicas.get_mut(&0) {
             r.make_follower(&registration(1, 0, &[1, 2, 3]));
             for i in 0..6 {
@@ -1542,7 +1541,7 @@ mod tests {
         // is not does the most caught-up follower there get named.
         let mut world = rack_aware(["a", "a", "b"]);
         let mut b = Broker::new(1, 1);
-        b.host(0, Replica::new(0, vec![1, 2, 3]));
+        b.host(0, Replica::new(0, &[1, 2, 3]));
         if let Some(r) = b.replicas.get_mut(&0) {
             r.make_leader(1, &registration(1, 0, &[1, 2, 3]), 0);
             r.log.append(Record::plain(0, 0));

@@ -428,3 +428,74 @@ fn without_a_selector_the_leader_never_names_a_preferred_read_replica() {
         assert_read_every_record_once(&l, c, 2);
     }
 }
+
+/// Tour 18 (`scenarios/tour-18-rack-loss.json`): 60 brokers in racks of 20,
+/// 3,000 partitions of RF 3 laid out rack-aware, min.insync.replicas=2,
+/// acks=all. Losing rack a takes every partition's leader or one in-sync
+/// follower, so all 3,000 are unavailable until the controller fences the
+/// rack, which it does after the session timeout however many brokers went
+/// (KAFKA_REPLICATION.md §3, "Liveness (KRaft)"); it then elects from the
+/// remaining ISR and drops rack a from every ISR ("The controller also
+/// shrinks"). Nothing goes offline: each partition keeps two in-sync replicas.
+/// One more broker lost in rack b leaves its partitions an ISR of one, below
+/// min ISR: led, not offline, refusing acks=all writes, the fenced replica
+/// moved to the ELR (KIP-966, §3); no acknowledged record is lost.
+#[test]
+fn a_lost_rack_keeps_every_partition_online_and_one_more_broker_leaves_its_partitions_below_min_isr(
+) {
+    let mut l = scenario_file("tour-18-rack-loss.json");
+    l.cluster.run_until(29_999);
+    let rack_a = |b: &u32| (1..=20).contains(b);
+    for (p, reg) in l.cluster.controller.partitions.iter().enumerate() {
+        assert_eq!(reg.isr.len(), 2, "orders-{p}: ISR {:?}", reg.isr);
+        assert!(
+            !reg.isr.iter().any(rack_a),
+            "orders-{p}: rack a left the ISR"
+        );
+        assert!(reg.leader.is_some_and(|b| !rack_a(&b)), "orders-{p} is led");
+    }
+    let r = l.report();
+    let f = &r.availability.faults[0];
+    assert_eq!(
+        (f.partition_count, f.stalled_partition_count),
+        (1_000, 2_000)
+    );
+    assert_eq!(f.brokers, (1..=20).collect::<Vec<u32>>());
+    // Detection is the session timeout, as for one broker; the partitions
+    // add the metadata phase. RTO runs to the last partition's first write.
+    assert_eq!(f.fenced_at_ms, Some(19_001));
+    assert_eq!(
+        (f.phases.detection_ms, f.phases.metadata_ms),
+        (Some(9_001), Some(32))
+    );
+    assert_eq!(f.rto_ms, Some(9_515));
+    // Across partitions the spread is narrow: every one waited for the
+    // same fencing, then for its next record.
+    let mut per = l.cluster.availability.faults()[0].partition_rto_ms();
+    per.sort_unstable();
+    assert_eq!(per.len(), 3_000);
+    assert!(
+        per[0] >= 9_001 && per[per.len() - 1] == 9_515,
+        "{:?}",
+        (per[0], per.last())
+    );
+    l.cluster.run_until(45_000);
+    let below: Vec<usize> = (0..3_000).filter(|&p| reg(&l, p).isr.len() < 2).collect();
+    assert_eq!(below.len(), 150, "every partition broker 21 held");
+    for &p in &below {
+        let reg = reg(&l, p);
+        assert!(
+            reg.replicas.contains(&21) && reg.leader.is_some(),
+            "orders-{p}"
+        );
+        assert_eq!(reg.elr, vec![21], "orders-{p}: broker 21 moved to the ELR");
+    }
+    let r = l.report();
+    assert_eq!(r.acked_records_lost, 0);
+    assert!(r.producers[0].errors["NOT_ENOUGH_REPLICAS"] >= 100);
+    assert_eq!(
+        r.availability.faults[1].rto_ms, None,
+        "no RTO below min ISR"
+    );
+    assert_no_violations(&l);
+}

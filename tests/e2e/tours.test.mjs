@@ -123,6 +123,23 @@ const OUTCOMES = {
     assert.deepEqual([cb.position, cb.reading_from, cb.preferred_read_replica, cb.lag], [1398, 2, 2, 1]);
     assert.deepEqual([cany.position, cany.reading_from, cany.preferred_read_replica, cany.lag], [1399, 1, null, 0]);
   },
+  'tour-18-rack-loss.json': (r) => {
+    // A rack of 20 out of 60 brokers, then one broker of a second rack.
+    assert.equal(r.acked_records_lost, 0);
+    const [rack, b21] = r.availability.faults;
+    assert.deepEqual([rack.brokers.length, rack.partition_count, rack.stalled_partition_count, rack.rto_ms], [20, 1000, 2000, 9515]);
+    assert.deepEqual(Object.values(rack.phases), [9001, 1, 32, 481]);
+    assert.deepEqual([b21.brokers, b21.partition_count, b21.stalled_partition_count, b21.rto_ms], [[21], 80, 70, null]);
+    // Nothing offline; the 150 partitions broker 21 held sit below min ISR (an ISR of one) and refuse acks=all writes.
+    assert.equal(r.partitions.filter((p) => p.leader === null).length, 0);
+    const below = r.partitions.filter((p) => p.isr.length < 2);
+    assert.equal(below.length, 150);
+    assert.ok(below.every((p) => p.replicas.includes(21) && p.elr.includes(21)), 'broker 21 moved from the ISR to the ELR');
+    const stuck = r.availability.partitions.filter((p) => p.windows.at(-1)?.to_ms === null);
+    assert.deepEqual([...new Set(stuck.map((p) => p.windows.at(-1).cause))], ['below_min_isr']);
+    assert.equal(stuck.length, 150);
+    assert.ok(r.producers[0].errors.NOT_ENOUGH_REPLICAS >= 100, 'hundreds of NOT_ENOUGH_REPLICAS');
+  },
   'tour-11-mass-failover.json': (r) => {
     assert.equal(r.acked_records_lost, 0);
     const [crash, shutdown] = r.availability.faults;
@@ -170,6 +187,7 @@ const ANCHORS = {
   'tour-7-acks1-loses-data.json': { 4004: 'produce_acked', 4100: 'broker_crashed', 13002: 'acked_records_lost', 20023: 'truncated' },
   'tour-8-min-insync-replicas.json': { 5000: 'broker_crashed', 13001: 'isr_changed', 35103: 'produce_error', 40521: 'produce_acked' },
   'tour-10-how-long-unavailable.json': { 10000: 'broker_crashed', 19001: 'leader_elected', 19003: 'became_leader', 19513: 'produce_acked', 40015: 'produce_acked' },
+  'tour-18-rack-loss.json': { 10000: 'broker_crashed', 19001: 'broker_fenced', 19034: 'became_leader', 30000: 'broker_crashed' },
   'tour-11-mass-failover.json': { 10000: 'broker_crashed', 19001: 'broker_fenced', 19010: 'became_leader', 19517: 'produce_acked', 20020: 'broker_unfenced', 30002: 'leader_elected' },
   'tour-14-coordinator-dies.json': { 12000: 'broker_crashed', 16500: 'consumer_crashed', 18467: 'coordinator_found', 21001: 'leader_elected', 21017: 'coordinator_found' },
   'tour-9-why-not-truncate-to-hw.json': { 3517: 'truncated', 11001: 'acked_records_lost', 30019: 'truncated' },
@@ -260,7 +278,7 @@ const COMPARE = {
 
 const TOURS = fs.readdirSync(path.join(ROOT, 'scenarios')).filter((f) => /^tour-.*\.json$/.test(f)).sort();
 
-test('there is a tour for each failover question, plus acks=1, min.insync.replicas, pre-KIP-101 truncation, how long a failover takes, RTO during a mass failover, two compare tours, a group coordinator failover, committed offsets after an unclean election (compare), replication factor and fault tolerance (compare) and follower fetching (KIP-392)', () => {
+test('there is a tour for each failover question, plus acks=1, min.insync.replicas, pre-KIP-101 truncation, how long a failover takes, RTO during a mass failover, two compare tours, a group coordinator failover, committed offsets after an unclean election (compare), replication factor and fault tolerance (compare), follower fetching (KIP-392) and a whole rack lost on 60 brokers', () => {
   assert.deepEqual(TOURS, Object.keys(OUTCOMES).sort());
   for (const f of TOURS) {
     const s = JSON.parse(fs.readFileSync(path.join(ROOT, 'scenarios', f), 'utf8'));

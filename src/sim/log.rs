@@ -185,13 +185,19 @@ impl EpochCache {
 /// second later is the same (47.7 MB at 10 s, 48.0 at 60 s).
 const LOG_CHUNK: usize = 8;
 
+/// `repr(C)`: what every fetch asks (the end, the HW, the latest epoch)
+/// first, beside the records' index; flush and checkpoint state last.
 #[derive(Clone, Debug, Default)]
+#[repr(C)]
 pub struct Log {
     /// Each record with the hash of the log up to and including it.
     records: SharedVec<(Record, u64), LOG_CHUNK>,
+    pub high_watermark: u64,
+    /// The last record's epoch (a follower's `LastFetchedEpoch`, asked for
+    /// every partition of every fetch), kept beside the records.
+    last_epoch: Option<u32>,
     /// Leader-epoch cache.
     epochs: EpochCache,
-    pub high_watermark: u64,
     /// Offsets below this are on disk (fsynced); the rest is in the page cache.
     pub flushed_offset: u64,
     /// The last high watermark written to `replication-offset-checkpoint`.
@@ -199,9 +205,6 @@ pub struct Log {
     /// Idempotent producer state, rebuilt from the log on truncation (shared
     /// with snapshots until an append changes it).
     producers: Rc<Vec<ProducerState>>,
-    /// The last record's epoch (a follower's `LastFetchedEpoch`, asked for
-    /// every partition of every fetch), kept beside the records.
-    last_epoch: Option<u32>,
 }
 
 fn mix(prev: u64, r: &Record) -> u64 {

@@ -2492,4 +2492,88 @@ mod tests {
             "partition 3's batch expired unsent"
         );
     }
+
+    /// Parking is what saves the rescans (see [`Parked`]): a pump() in
+    /// which nothing could have lifted a parked partition's block (nothing
+    /// touched it, no connection changed state, no deadline or reconnect
+    /// time reached) leaves it out of its scan. To see whether the scan
+    /// looked at it, its leader is put in the cache behind the producer's
+    /// back (no wake): a pump that scanned it would send its batch. A wake
+    /// (`set_leader`) then brings it back. (Waking every parked partition
+    /// on every pump changes nothing else a test can see: the equivalence
+    /// test above cannot tell.)
+    #[test]
+    fn a_parked_partition_stays_out_of_the_scan_until_something_wakes_it() {
+        let mut world = TestWorld::one_partition();
+        let mut p = producer(&[]);
+        p.forget_leaders();
+        let out = sent(&mut world, 100, |ctx| {
+            p.send(ctx, 0, vec![1], Acks::All, false);
+            p.pump(ctx);
+        });
+        assert!(produces(&out).is_empty(), "no leader known: {out:?}");
+        let parked = |p: &Producer| p.partitions.get(&0).and_then(|s| s.parked);
+        assert_eq!(parked(&p), Some(Blocked::NoLeader));
+        assert!(!p.queued.contains(&0));
+        let changes = p.connections.changes();
+        // Behind its back: a scan of partition 0 would now send.
+        p.metadata.insert(0, (Some(1), 4));
+        let out = sent(&mut world, 200, |ctx| p.pump(ctx));
+        assert_eq!(p.connections.changes(), changes, "no connection changed");
+        assert!(produces(&out).is_empty(), "not rescanned: {out:?}");
+        assert_eq!(parked(&p), Some(Blocked::NoLeader), "still parked");
+        // A wake: the next pump scans it and sends.
+        p.set_leader(0, (Some(1), 4));
+        assert_eq!(parked(&p), None);
+        let out = sent(&mut world, 300, |ctx| p.pump(ctx));
+        assert_eq!(produces(&out).len(), 1, "{out:?}");
+    }
+
+    /// `Connections::changes` only moves forward. A pump() records the count
+    /// when it parks its first partition; a connect that a later partition's
+    /// `ready` starts in the same scan moves it, and the broker's accepting
+    /// that connect moves it again: the pump that Connected runs must see a
+    /// count other than the recorded one, or the partition parked waiting for
+    /// that connection stays parked (a count that went back, -1 for +1,
+    /// would be the recorded one again).
+    #[test]
+    fn a_connect_begun_after_the_first_park_of_a_scan_still_wakes_on_connected() {
+        let mut world = TestWorld::one_partition();
+        let mut p = producer(&[]);
+        second_partition(&mut world, &mut p);
+        p.forget_leader(0);
+        p.set_leader(1, (Some(2), 4));
+        // Broker 2's connection goes down; it may be tried again well
+        // before 1 s (reconnect.backoff.ms).
+        p.connections.close(0, 2);
+        let out = sent(&mut world, 10, |ctx| {
+            p.send(ctx, 1, vec![1], Acks::All, false)
+        });
+        assert!(produces(&out).is_empty(), "broker 2 backing off: {out:?}");
+        world.at(20, |ctx| p.send(ctx, 0, vec![2], Acks::All, false));
+        let parked = |p: &Producer, q: PartitionIndex| p.partitions.get(&q).and_then(|s| s.parked);
+        assert_eq!(parked(&p, 0), Some(Blocked::NoLeader));
+        assert_eq!(parked(&p, 1), Some(Blocked::NotReady));
+        // After the backoff: both woken; in one scan partition 0 is parked
+        // first, then partition 1's `ready` connects to broker 2.
+        let out = sent(&mut world, 1_000, |ctx| p.on_timer(ctx, Timer::Send));
+        let Some(id) = out.iter().find_map(|(n, m)| match (n, m) {
+            (Node::Broker(2), Message::Connect { id }) => Some(*id),
+            _ => None,
+        }) else {
+            panic!("a connect to broker 2: {out:?}")
+        };
+        assert_eq!(parked(&p, 0), Some(Blocked::NoLeader));
+        assert_eq!(parked(&p, 1), Some(Blocked::NotReady));
+        // Broker 2 accepts: partition 1's batch goes out at once.
+        let out = sent(&mut world, 1_010, |ctx| {
+            p.on_message(ctx, Message::Connected { id, broker: 2 })
+        });
+        let sent_to: Vec<(Node, Vec<u64>)> = produces(&out)
+            .into_iter()
+            .map(|(_, to, records)| (to, records.into_iter().map(|(id, _)| id).collect()))
+            .collect();
+        assert_eq!(sent_to, [(Node::Broker(2), vec![1])], "{out:?}");
+        assert_eq!(parked(&p, 1), None);
+    }
 }

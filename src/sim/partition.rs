@@ -98,7 +98,10 @@ impl PendingIsr {
 /// leader knows of its followers, then the log's end, HW and latest epoch)
 /// together at the front of the block, right after the `Rc`'s counts, so
 /// touching a replica costs two or three cache lines rather than four or
-/// five; what only metadata changes read comes last.
+/// five. The rest comes last: `partition` and `partition_epoch`, read on
+/// metadata changes, and `leader`, which a follower checks on each fetch
+/// response (moving it to the front measured the same: 221.2 / 39.9 first-
+/// and last-level misses per event against 219.6 / 40.0, noise).
 #[derive(Clone, Debug)]
 #[repr(C)]
 pub struct Replica {

@@ -305,6 +305,31 @@ mod cli {
             // Run on, then drop the snapshot: what it frees is what it alone
             // held (its copies of everything the world changed meanwhile).
             lab.cluster.run_until(t + diverge);
+            // Which replicas the world copied meanwhile (the snapshot's
+            // version is no longer the live one), by role, and how many of
+            // those kept their log end and high watermark.
+            let mut copied = json!({});
+            for (snap, live) in copy.cluster.brokers.iter().zip(&lab.cluster.brokers) {
+                for p in 0..lab.cluster.partitions.len() {
+                    let (Some(a), Some(b)) = (snap.replicas.get(&p), live.replicas.get(&p)) else {
+                        continue;
+                    };
+                    let role = format!("{:?}", a.role).to_lowercase();
+                    let mut count = |key: String| {
+                        let n = copied[&key].as_u64().unwrap_or(0);
+                        copied[key] = json!(n + 1);
+                    };
+                    count(format!("{role}s"));
+                    if !std::ptr::eq(a, b) {
+                        count(format!("{role}s_copied"));
+                        if a.log.log_end_offset() == b.log.log_end_offset()
+                            && a.log.high_watermark == b.log.high_watermark
+                        {
+                            count(format!("{role}s_copied_log_and_hw_unchanged"));
+                        }
+                    }
+                }
+            }
             let kept = failover_lab::heap::live();
             let mut copy = copy;
             let s = &mut copy.cluster;
@@ -336,6 +361,7 @@ mod cli {
                 "snapshot_bytes": bytes,
                 "retained_bytes_after_diverge": retained,
                 "retained_parts_bytes": retained_parts,
+                "replicas_copied_after_diverge": copied,
                 "diverge_ms": diverge,
                 "snapshot_ms": clone_ms,
                 "snapshot_parts_bytes": parts,

@@ -868,6 +868,83 @@ mod tests {
         assert_eq!(b.replicas.get(&0).map(|r| r.log.log_end_offset()), Some(5));
     }
 
+    /// A follower's answer that moves nothing (no records, the HW it has, at
+    /// its own log end) is read, not written: the replica stays shared with
+    /// a snapshot taken before it, as the page's checkpoints are (issue 27).
+    /// One that brings a record or a new HW still changes it.
+    #[test]
+    fn a_fetch_answer_that_changes_nothing_leaves_the_followers_replica_shared_with_a_snapshot() {
+        let mut world = TestWorld::one_partition();
+        let mut b = Broker::new(2, 2);
+        b.host(0, Replica::new(0, &[1, 2, 3]));
+        b.process = Process::Running;
+        b.registered = true;
+        let reg = registration(1, 0, &[1, 2, 3]);
+        if let Some(r) = b.replicas.get_mut(&0) {
+            r.make_follower(&reg);
+            r.log.append(Record::plain(0, 0));
+            r.log.high_watermark = 1;
+            r.reconciled = true;
+        }
+        // The fetcher asks leader 1 (each answer sends the next fetch).
+        let fetch_id = |ctx: &Ctx| {
+            ctx.sends.iter().find_map(|(_, m)| match m {
+                Message::Fetch { id, .. } => Some(*id),
+                _ => None,
+            })
+        };
+        b.followed_stale = true;
+        let mut id = world.at(0, |ctx| {
+            b.send_fetches(ctx);
+            fetch_id(ctx)
+        });
+        let answer = |hw: u64, records: Vec<Record>| FetchPartitionResponse {
+            partition: 0,
+            error: None,
+            high_watermark: hw,
+            log_end_offset: 1 + records.len() as u64,
+            diverging_epoch: None,
+            current_leader: None,
+            records,
+            base_offset: 1,
+            preferred_read_replica: None,
+        };
+        let mut respond = |b: &mut Broker, now, resp: FetchPartitionResponse| {
+            let Some(asked) = id else {
+                panic!("no fetch in flight to leader 1");
+            };
+            id = world.at(now, |ctx| {
+                b.on_message(
+                    ctx,
+                    Node::Broker(1),
+                    Message::FetchResponse {
+                        id: asked,
+                        partitions: vec![resp],
+                    },
+                );
+                fetch_id(ctx)
+            });
+        };
+        let shared = |a: &Broker, b: &Broker| match (a.replicas.get(&0), b.replicas.get(&0)) {
+            (Some(x), Some(y)) => std::ptr::eq(x, y),
+            _ => false,
+        };
+        let snapshot = b.clone();
+        respond(&mut b, 100, answer(1, Vec::new()));
+        assert!(shared(&snapshot, &b), "nothing moved: still shared");
+        respond(&mut b, 200, answer(2, vec![Record::plain(1, 0)]));
+        assert!(!shared(&snapshot, &b), "a record arrived: copied");
+        let hw = b
+            .replicas
+            .get(&0)
+            .map(|r| (r.log.log_end_offset(), r.log.high_watermark));
+        assert_eq!(hw, Some((2, 2)));
+        assert_eq!(
+            snapshot.replicas.get(&0).map(|r| r.log.log_end_offset()),
+            Some(1)
+        );
+    }
+
     #[test]
     fn a_parked_follower_fetch_records_the_followers_position_once() {
         // ReplicaManager updates a follower's fetch state on the first read;

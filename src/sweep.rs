@@ -633,9 +633,6 @@ pub fn merge_shards(shards: &[(String, String)]) -> Result<Vec<ConfigSummary>, S
 }
 
 /// The sweep as a plain-text table.
-/// Durability on the left, availability on the right: recovery time per
-/// fault (p50 / max), unavailable partition-ms per run (p50 / max) and the
-/// runs' p99 produce latency (p50 / max), in seconds.
 /// `part` of `whole` as a percentage with two decimals ("-" of nothing).
 fn percent(part: u64, whole: u64) -> String {
     if whole == 0 {
@@ -645,6 +642,40 @@ fn percent(part: u64, whole: u64) -> String {
     format!("{}.{:02}", hundredths / 100, hundredths % 100)
 }
 
+/// `ms` in seconds with one decimal, exactly as `format!("{:.1}", ms as f64
+/// / 1000.0)` prints it (the quotient rounded to the nearest f64, then to the
+/// nearest tenth, ties to even), in integers: the page's wasm then links no
+/// float formatting (core's, about 18 kB).
+fn seconds_to_tenths(ms: u64) -> String {
+    let x = ms as f64 / 1000.0;
+    let bits = x.to_bits();
+    let exp = ((bits >> 52) & 0x7ff) as i32;
+    let (mantissa, e) = if exp == 0 {
+        (bits & ((1 << 52) - 1), -1074)
+    } else {
+        ((bits & ((1 << 52) - 1)) | (1 << 52), exp - 1075)
+    };
+    // 10x = 10 * mantissa * 2^e, rounded to an integer, half to even.
+    let ten = 10 * mantissa as u128;
+    let tenths = if e >= 0 {
+        ten << e
+    } else {
+        let k = (-e) as u32;
+        if k > 120 {
+            0
+        } else {
+            let q = ten >> k;
+            let r = ten & ((1u128 << k) - 1);
+            let half = 1u128 << (k - 1);
+            q + u128::from(r > half || (r == half && q % 2 == 1))
+        }
+    };
+    format!("{}.{}", tenths / 10, tenths % 10)
+}
+
+/// Durability on the left, availability on the right: recovery time per
+/// fault (p50 / max), unavailable partition-ms per run (p50 / max) and the
+/// runs' p99 produce latency (p50 / max), in seconds.
 pub fn table(summaries: &[ConfigSummary]) -> String {
     let mut s = format!(
         "{:<44} {:>8} {:>6} {:>10} {:>8} {:>9} {:>10} {:>15} | {:>13} {:>17} {:>17} | {:>7} {:>7}\n",
@@ -669,8 +700,7 @@ pub fn table(summaries: &[ConfigSummary]) -> String {
             (None, None) => "-".into(),
         };
         let secs = |x: &Spread| {
-            let f =
-                |v: Option<u64>| v.map_or("-".to_string(), |v| format!("{:.1}", v as f64 / 1000.0));
+            let f = |v: Option<u64>| v.map_or("-".to_string(), seconds_to_tenths);
             format!("{}/{}", f(x.p50), f(x.max))
         };
         let a = &c.availability;
@@ -703,6 +733,26 @@ pub fn table(summaries: &[ConfigSummary]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The table's seconds print as Rust's float formatting did, ties and
+    /// near-ties included (0.25 s is "0.2", 1.05 s "1.1", 0.15 s "0.1").
+    #[test]
+    fn seconds_print_with_one_decimal_exactly_as_float_formatting_does() {
+        let big = (0..2000u64).map(|i| i.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> (i % 60));
+        for ms in (0..3_000_000u64)
+            .chain(big)
+            .chain([u64::MAX, 1 << 53, (1 << 53) + 1])
+        {
+            assert_eq!(
+                seconds_to_tenths(ms),
+                format!("{:.1}", ms as f64 / 1000.0),
+                "{ms} ms"
+            );
+        }
+        assert_eq!(seconds_to_tenths(250), "0.2");
+        assert_eq!(seconds_to_tenths(150), "0.1");
+        assert_eq!(seconds_to_tenths(1050), "1.1");
+    }
 
     #[test]
     fn config_keys_round_trip() {

@@ -324,8 +324,16 @@ mod explorer {
         if v.is_finite() && v >= 0.0 && v.fract() == 0.0 && v <= 9_007_199_254_740_991.0 {
             Ok(v as u64)
         } else {
+            // The value is echoed only when it is whole: printing any f64
+            // would link core's float formatting (about 18 kB of wasm) for
+            // this one message.
+            let got = if v.is_finite() && v.fract() == 0.0 && v.abs() < 1e18 {
+                format!("={}", v as i64)
+            } else {
+                String::new()
+            };
             Err(JsError::new(&format!(
-                "{what}={v}: expected a whole number ≥ 0"
+                "{what}{got}: expected a whole number ≥ 0 below 2^53"
             )))
         }
     }

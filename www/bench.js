@@ -148,6 +148,10 @@ async function runSeek(name) {
       lab.runFor(end);
     }
     const setup = performance.now() - w;
+    // Where the checkpoints are before the seeks, and the widest stretch of
+    // simulated time a seek may have to replay (the largest gap, to the end).
+    const placed = lab.checkpoints.map((cp) => cp.t);
+    const widest = Math.max(...placed.map((t, i) => (placed[i + 1] ?? end) - t));
     if (c === 'runFor') hash = lab.traceHash();
     const targetsOf = c === 'scrub' ? [...Array(SEEKS)].map((_, i) => Math.round(end - ((i + 1) * end) / (SEEKS + 1))) : ts;
     const ms = timeSeeks(lab, c === 'scrub' ? [...targetsOf, ...targetsOf.slice().reverse()] : targetsOf);
@@ -164,6 +168,8 @@ async function runSeek(name) {
       max_ms: Math.max(...ms),
       checkpoints: lab.checkpoints.length,
       heap_bytes: WasmLab.heapBytes(),
+      checkpoints_at_ms: placed,
+      widest_replay_ms: widest,
     };
     status(`seek ${name}: ${c} p95 ${cases[c].p95_ms.toFixed(1)} ms`);
     await yieldToPage();

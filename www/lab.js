@@ -214,7 +214,10 @@ export class Lab {
    * the CLI's `run --set` (compare.js).
    */
   newCore(text, settings = this.laneSettings) {
-    return settings == null ? new WasmLab(text) : WasmLab.withSettings(text, settings);
+    const b = WasmLab.heapBytes();
+    const core = settings == null ? new WasmLab(text) : WasmLab.withSettings(text, settings);
+    this.worldBytes = WasmLab.heapBytes() - b; // what one world of this scenario holds
+    return core;
   }
 
   /**
@@ -411,7 +414,9 @@ export class Lab {
       return;
     }
     // Restore a copy (the checkpoint stays pristine) and replay from there.
-    if (this.core) this.freeLater(this.core);
+    // A big world (the large bench's is ~170 MB) is freed now: kept through
+    // the replay, two of them would outgrow the heap budget.
+    if (this.core) this.worldBytes > this.heapBudgetBytes / 16 ? this.core.free() : this.freeLater(this.core);
     this.core = cp.core.snapshot();
     this.sinceCheckpointMs = 0;
     this.generation++;

@@ -125,8 +125,10 @@ pub struct Replica {
     pub replicas: Rc<[BrokerId]>,
     pub followers: Vec<FollowerState>,
     pub log: Log,
-    /// An ISR change proposed to the controller and not yet committed.
-    pub pending_isr: Option<PendingIsr>,
+    /// An ISR change proposed to the controller and not yet committed (boxed:
+    /// it is rare, and a replica is copied whole on its first change after a
+    /// snapshot, so 8 bytes here rather than 40).
+    pub pending_isr: Option<Box<PendingIsr>>,
     pub partition: PartitionIndex,
     pub leader: Option<BrokerId>,
     pub partition_epoch: u32,

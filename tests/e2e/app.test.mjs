@@ -229,7 +229,19 @@ test('checkpoints share the world, stay under the heap budget, and seeks from th
       ends.push(lab.now());
     }
     lab.seek(40000);
-    return { hash, again: lab.traceHash(), kept, ends, maxOver };
+    // The world a seek leaves: this one (2 MB when built) is freed after
+    // the seek, in a task of its own; one over a 16th of the budget (the
+    // large bench's, 90 MB when built) before the replay, so that two never
+    // share the heap.
+    const small = lab.worldBytes;
+    lab.seek(1000);
+    const heldSmall = lab.doomed != null;
+    lab.freeDoomed();
+    lab.worldBytes = lab.heapBudgetBytes / 8;
+    lab.seek(500);
+    const heldBig = lab.doomed != null;
+    lab.seek(40000);
+    return { hash, again: lab.traceHash(), kept, ends, maxOver, heldSmall, heldBig, small };
   });
   // Checkpoints beyond the one at 0 survive, spread over the run, and the
   // heap never ends a stretch of running more than 4 MiB over its budget.
@@ -238,6 +250,8 @@ test('checkpoints share the world, stay under the heap budget, and seeks from th
   assert.ok(res.kept.at(-1) >= 20000, `checkpoints kept: ${res.kept}`);
   assert.ok(res.maxOver <= 4 * 2 ** 20, `heap over budget by ${res.maxOver} bytes`);
   assert.deepEqual(res.ends, [31000, 5000, 17000, 29950, 12345]);
+  assert.equal(res.heldSmall, true, `a world of ${res.small} B waits to be freed`);
+  assert.equal(res.heldBig, false, 'a big world is freed before the replay');
   assert.equal(res.again, res.hash, 'seeking back and forth changed the run');
   assert.deepEqual(app.errors, []);
 });

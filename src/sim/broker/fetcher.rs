@@ -167,6 +167,7 @@ impl Broker {
                     && rep.reconciled
                     && resp.high_watermark.min(leo) == rep.log.high_watermark
                 {
+                    Spares::put(&mut self.spares.0.records, resp.records);
                     changed.push(p);
                     continue;
                 }
@@ -234,20 +235,15 @@ impl Broker {
                 }
                 continue;
             }
-            if resp.base_offset != rep.log.log_end_offset() {
-                continue;
-            }
-            let appended = !resp.records.is_empty();
+            // At this replica's log end (checked above), and something moved:
+            // records, the first append of this epoch, or the HW.
             for r in resp.records.drain(..) {
                 rep.log.append(r);
             }
             Spares::put(&mut self.spares.0.records, resp.records);
             let leo = rep.log.log_end_offset();
             let hw = resp.high_watermark.min(leo);
-            // The invariants need a look only when this replica's state moved.
-            if appended || !rep.reconciled || hw != rep.log.high_watermark {
-                ctx.touch(p);
-            }
+            ctx.touch(p);
             rep.reconciled = true;
             rep.log.high_watermark = hw;
             changed.push(p);

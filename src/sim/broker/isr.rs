@@ -73,7 +73,7 @@ pub(super) fn propose_isr(
 ) {
     let id = ctx.new_id();
     let members = with_broker_epochs(me, my_epoch, rep, isr);
-    rep.pending_isr = Some(PendingIsr::new(id, members));
+    rep.pending_isr = Some(Box::new(PendingIsr::new(id, members)));
     if let Some(msg) = alter_partition_message(me, my_epoch, rep) {
         ctx.send(Node::Controller, msg);
         ctx.after(

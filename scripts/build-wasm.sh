@@ -33,8 +33,17 @@ target_dir="$(cargo metadata --no-deps --format-version 1 \
 profile_dir="$profile"; [[ "$profile" == dev ]] && profile_dir=debug
 wasm="${target_dir}/wasm32-unknown-unknown/${profile_dir}/${crate}.wasm"
 
+# Panic locations name each dependency's source file by its path under
+# cargo's registry (/root/.cargo/registry/src/index.crates.io-…/serde_json-…):
+# remapped to the crate's own folder, the wasm is the same on every machine
+# whatever its CARGO_HOME, and ~90 bytes smaller gzipped.
+remap=()
+for d in "${CARGO_HOME:-$HOME/.cargo}"/registry/src/*/; do
+  [[ -d "$d" ]] && remap+=("--remap-path-prefix=${d}=")
+done
 say "cargo build --lib --target wasm32-unknown-unknown --profile ${profile}"
-cargo build --lib --target wasm32-unknown-unknown --profile "$profile" ${WASM_FEATURES:+--features "$WASM_FEATURES"}
+RUSTFLAGS="${RUSTFLAGS:-} ${remap[*]}" \
+  cargo build --lib --target wasm32-unknown-unknown --profile "$profile" ${WASM_FEATURES:+--features "$WASM_FEATURES"}
 [[ -f "$wasm" ]] || die "no ${wasm} after cargo build"
 
 say "wasm-bindgen --target ${target} --out-dir ${out_dir} --out-name ${out_name}"

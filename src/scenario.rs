@@ -124,12 +124,13 @@ fn uint(v: &Value, path: &str, min: u64, max: u64) -> R<u64> {
     Ok(n)
 }
 
+/// `v` as JSON, cut after 40 bytes; whole when byte 40 falls inside a
+/// character (a value may be any text, and slicing there would panic).
 fn show(v: &Value) -> String {
     let s = v.to_string();
-    if s.len() > 40 {
-        format!("{}…", &s[..40])
-    } else {
-        s
+    match s.get(..40) {
+        Some(head) if s.len() > 40 => format!("{head}…"),
+        _ => s,
     }
 }
 

@@ -100,6 +100,32 @@ fn a_broken_scenario_exits_2_with_one_message_naming_the_field() {
     assert_eq!(out.status.code(), Some(2));
 }
 
+/// The value a message quotes is cut at 40 bytes, never inside a character
+/// (then it is quoted whole): a long text with an "é" across byte 40 used to
+/// panic the CLI (and abort the page's wasm) instead of naming the field.
+#[test]
+fn a_long_wrong_value_is_quoted_cut_at_a_character_boundary_not_a_panic() {
+    let dir = std::env::temp_dir().join(format!("fl-cli-utf8-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for pad in 36..42 {
+        let f = dir.join(format!("bad-{pad}.json"));
+        let text = format!("{}éééééé", "a".repeat(pad));
+        std::fs::write(&f, format!(r#"{{"brokers": "{text}"}}"#)).unwrap();
+        let out = cli(&["run", f.to_str().unwrap()]);
+        assert_eq!(out.status.code(), Some(2), "pad {pad}");
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert!(
+            err.starts_with("error: brokers: expected a non-negative integer, found \"aaa"),
+            "pad {pad}: {err}"
+        );
+        let quoted = err.trim_end();
+        assert!(
+            quoted.ends_with('…') || quoted.ends_with(&format!("{text}\"")),
+            "pad {pad}: {err}"
+        );
+    }
+}
+
 #[test]
 fn a_closed_output_pipe_ends_the_cli_quietly_without_a_panic() {
     use std::process::Stdio;

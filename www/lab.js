@@ -214,10 +214,7 @@ export class Lab {
    * the CLI's `run --set` (compare.js).
    */
   newCore(text, settings = this.laneSettings) {
-    const b = WasmLab.heapBytes();
-    const core = settings == null ? new WasmLab(text) : WasmLab.withSettings(text, settings);
-    this.worldBytes = WasmLab.heapBytes() - b; // what one world of this scenario holds
-    return core;
+    return settings == null ? new WasmLab(text) : WasmLab.withSettings(text, settings);
   }
 
   /**
@@ -414,9 +411,10 @@ export class Lab {
       return;
     }
     // Restore a copy (the checkpoint stays pristine) and replay from there.
-    // A big world (the large bench's is ~170 MB) is freed now: kept through
-    // the replay, two of them would outgrow the heap budget.
-    if (this.core) this.worldBytes > this.heapBudgetBytes / 16 ? this.core.free() : this.freeLater(this.core);
+    // A big world is freed now: kept through the replay, two of them would
+    // outgrow the heap budget. Big: a snapshot of it costs over a 64th of
+    // the budget (the large bench's 10 MB, tour 11's 1 MB).
+    if (this.core) this.snapshotCost.bytes > this.heapBudgetBytes / 64 ? this.core.free() : this.freeLater(this.core);
     this.core = cp.core.snapshot();
     this.sinceCheckpointMs = 0;
     this.generation++;

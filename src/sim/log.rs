@@ -54,7 +54,7 @@ impl Record {
 
 /// Metadata of a batch kept for idempotent de-duplication (the last five per
 /// producer, ProducerStateEntry.NUM_BATCHES_TO_RETAIN).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct BatchMeta {
     pub first_seq: u32,
     pub last_seq: u32,
@@ -63,15 +63,60 @@ pub struct BatchMeta {
 
 pub const RETAINED_BATCHES: usize = 5;
 
-#[derive(Clone, Debug, Default)]
+/// One producer's state in a log: its last batches in a ring of their own
+/// rather than a heap block (a log's producer states are copied on the first
+/// append after a snapshot: one allocation, not two; issue 27).
+#[derive(Clone, Copy, Debug, Default)]
 pub struct ProducerState {
     pub producer_id: u32,
-    pub batches: Vec<BatchMeta>,
+    /// The oldest retained batch's place in `kept`, and how many there are.
+    head: u8,
+    len: u8,
+    kept: [BatchMeta; RETAINED_BATCHES],
 }
 
 impl ProducerState {
+    fn new(producer_id: u32) -> Self {
+        ProducerState {
+            producer_id,
+            ..Self::default()
+        }
+    }
+
+    fn at(&self, i: usize) -> usize {
+        (self.head as usize + i) % RETAINED_BATCHES
+    }
+
+    /// The retained batches, oldest first.
+    pub fn batches(&self) -> impl Iterator<Item = &BatchMeta> + '_ {
+        (0..self.len as usize).map(|i| &self.kept[self.at(i)])
+    }
+
     pub fn last_seq(&self) -> Option<u32> {
-        self.batches.last().map(|b| b.last_seq)
+        self.last().map(|b| b.last_seq)
+    }
+
+    fn last(&self) -> Option<&BatchMeta> {
+        let n = self.len as usize;
+        n.checked_sub(1).map(|i| &self.kept[self.at(i)])
+    }
+
+    /// A new batch; the oldest is forgotten past [`RETAINED_BATCHES`].
+    fn push(&mut self, batch: BatchMeta) {
+        if self.len as usize == RETAINED_BATCHES {
+            self.kept[self.head as usize] = batch;
+            self.head = self.at(1) as u8;
+        } else {
+            let i = self.at(self.len as usize);
+            self.kept[i] = batch;
+            self.len += 1;
+        }
+    }
+
+    fn last_mut(&mut self) -> Option<&mut BatchMeta> {
+        let n = self.len as usize;
+        let i = self.at(n.checked_sub(1)?);
+        Some(&mut self.kept[i])
     }
 }
 
@@ -327,10 +372,10 @@ impl Log {
         let idx = match producers.iter().position(|p| p.producer_id == producer_id) {
             Some(i) => i,
             None => {
-                producers.push(ProducerState {
-                    producer_id,
-                    batches: Vec::new(),
-                });
+                // Room for exactly this one more (a log usually has one
+                // producer; the first push would otherwise reserve four).
+                producers.reserve_exact(1);
+                producers.push(ProducerState::new(producer_id));
                 producers.len() - 1
             }
         };
@@ -339,19 +384,16 @@ impl Log {
 
     fn note_batch_start(&mut self, r: Record, offset: u64) {
         let p = self.producer_mut(r.producer_id);
-        p.batches.push(BatchMeta {
+        p.push(BatchMeta {
             first_seq: r.seq,
             last_seq: r.seq,
             base_offset: offset,
         });
-        if p.batches.len() > RETAINED_BATCHES {
-            p.batches.remove(0);
-        }
     }
 
     fn note_batch_continue(&mut self, r: Record) {
         let p = self.producer_mut(r.producer_id);
-        if let Some(b) = p.batches.last_mut() {
+        if let Some(b) = p.last_mut() {
             b.last_seq = r.seq;
         }
     }

@@ -229,15 +229,16 @@ test('checkpoints share the world, stay under the heap budget, and seeks from th
       ends.push(lab.now());
     }
     lab.seek(40000);
-    // The world a seek leaves: this one (2 MB when built) is freed after
-    // the seek, in a task of its own; one over a 16th of the budget (the
-    // large bench's, 90 MB when built) before the replay, so that two never
-    // share the heap.
-    const small = lab.worldBytes;
+    // The world a seek leaves: this one (a snapshot of it costs about 1 MB)
+    // is freed after the seek, in a task of its own; one whose snapshot
+    // costs over a 64th of the budget (the large bench's: 10 MB) before the
+    // replay, so that two never share the heap.
+    lab.heapBudgetBytes = 448 * 2 ** 20; // the page's own
+    const small = lab.snapshotCost.bytes;
     lab.seek(1000);
     const heldSmall = lab.doomed != null;
     lab.freeDoomed();
-    lab.worldBytes = lab.heapBudgetBytes / 8;
+    lab.snapshotCost = { ms: 0, bytes: lab.heapBudgetBytes / 32 };
     lab.seek(500);
     const heldBig = lab.doomed != null;
     lab.seek(40000);
@@ -250,7 +251,7 @@ test('checkpoints share the world, stay under the heap budget, and seeks from th
   assert.ok(res.kept.at(-1) >= 20000, `checkpoints kept: ${res.kept}`);
   assert.ok(res.maxOver <= 4 * 2 ** 20, `heap over budget by ${res.maxOver} bytes`);
   assert.deepEqual(res.ends, [31000, 5000, 17000, 29950, 12345]);
-  assert.equal(res.heldSmall, true, `a world of ${res.small} B waits to be freed`);
+  assert.equal(res.heldSmall, true, `a world whose snapshot costs ${res.small} B waits to be freed`);
   assert.equal(res.heldBig, false, 'a big world is freed before the replay');
   assert.equal(res.again, res.hash, 'seeking back and forth changed the run');
   assert.deepEqual(app.errors, []);

@@ -167,11 +167,11 @@ impl Broker {
         if first.producer_id != 0 {
             let last_seq = first.seq + count as u32 - 1;
             if let Some(state) = rep.log.producer_state(first.producer_id) {
-                if let Some(dup) = state
-                    .batches
-                    .iter()
+                let dup = state
+                    .batches()
                     .find(|b| b.first_seq == first.seq && b.last_seq == last_seq)
-                {
+                    .copied();
+                if let Some(dup) = dup {
                     // A retry of a batch already in the log: answer with its
                     // offsets. Partition.appendRecordsToLeader still tries to
                     // advance the high watermark after it, as after any append.

@@ -153,11 +153,13 @@ impl Broker {
             {
                 continue;
             }
-            // Read before writing: an answer that changes nothing here (no
-            // error, no divergence, or not at this replica's end; no records
-            // and the HW it has) leaves the replica shared with any snapshot
-            // rather than copying it (issue 27: 41% of the follower copies a
-            // snapshot of the large bench held a second later).
+            // Read before writing. An answer without an error or a divergence
+            // is used only at this replica's log end; there, one with no
+            // records, after this epoch's first append, and with the HW the
+            // replica already has changes nothing, and leaves the replica
+            // shared with any snapshot rather than copied (issue 27: 41% of
+            // the follower copies a snapshot of the large bench held a second
+            // later).
             if resp.error.is_none() && resp.diverging_epoch.is_none() {
                 let leo = rep.log.log_end_offset();
                 if resp.base_offset != leo {

@@ -36,7 +36,7 @@ wasm="${target_dir}/wasm32-unknown-unknown/${profile_dir}/${crate}.wasm"
 # Panic locations name each dependency's source file by its path under
 # cargo's registry (/root/.cargo/registry/src/index.crates.io-…/serde_json-…):
 # remapped to the crate's own folder, the wasm is the same on every machine
-# whatever its CARGO_HOME, and ~90 bytes smaller gzipped.
+# whatever its CARGO_HOME, and 51 bytes smaller gzipped (measured 2026-12-02).
 remap=()
 for d in "${CARGO_HOME:-$HOME/.cargo}"/registry/src/*/; do
   [[ -d "$d" ]] && remap+=("--remap-path-prefix=${d}=")

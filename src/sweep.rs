@@ -632,7 +632,6 @@ pub fn merge_shards(shards: &[(String, String)]) -> Result<Vec<ConfigSummary>, S
     Ok(summarize(&configs, runs))
 }
 
-/// The sweep as a plain-text table.
 /// `part` of `whole` as a percentage with two decimals ("-" of nothing).
 fn percent(part: u64, whole: u64) -> String {
     if whole == 0 {
@@ -644,8 +643,8 @@ fn percent(part: u64, whole: u64) -> String {
 
 /// `ms` in seconds with one decimal, exactly as `format!("{:.1}", ms as f64
 /// / 1000.0)` prints it (the quotient rounded to the nearest f64, then to the
-/// nearest tenth, ties to even), in integers: the page's wasm then links no
-/// float formatting (core's, about 18 kB).
+/// nearest tenth, ties to even), in integers: the trade-off explorer's wasm
+/// then links no float formatting (core's, about 18 kB).
 fn seconds_to_tenths(ms: u64) -> String {
     let x = ms as f64 / 1000.0;
     let bits = x.to_bits();
@@ -673,6 +672,7 @@ fn seconds_to_tenths(ms: u64) -> String {
     format!("{}.{}", tenths / 10, tenths % 10)
 }
 
+/// The sweep as a plain-text table.
 /// Durability on the left, availability on the right: recovery time per
 /// fault (p50 / max), unavailable partition-ms per run (p50 / max) and the
 /// runs' p99 produce latency (p50 / max), in seconds.

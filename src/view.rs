@@ -209,7 +209,7 @@ pub fn build_selected(c: &Cluster, max_partitions: usize, focus: &[usize]) -> Vi
             Some((p, g))
         })
         .collect();
-    group_partitions.sort();
+    crate::sim::shared::sort_slim(&mut group_partitions);
     group_partitions.dedup();
     let mut internal_partitions_hidden = 0;
     let mut partitions = Vec::new();

@@ -1218,7 +1218,7 @@ impl Cluster {
                 _ => None,
             })
             .collect();
-        v.sort();
+        super::shared::sort_slim(&mut v);
         v
     }
 

@@ -24,11 +24,12 @@
 //! keeps the admin tool's deterministic one.
 
 use super::protocol::BrokerId;
+use super::shared::sort_slim;
 
 /// Brokers in rack-alternated order. `racks[i]` is the rack of broker `i + 1`.
 pub fn rack_alternated_brokers(racks: &[String]) -> Vec<BrokerId> {
     let mut names: Vec<&str> = racks.iter().map(String::as_str).collect();
-    names.sort_unstable();
+    sort_slim(&mut names);
     names.dedup();
     // Per rack, its brokers in id order (ids are 1-based positions in `racks`).
     let by_rack: Vec<Vec<BrokerId>> = names
@@ -60,7 +61,7 @@ pub fn rack_aware_assignment(racks: &[String], partitions: u32, rf: u32) -> Vec<
     let n = order.len();
     let rack_of = |b: BrokerId| racks[b as usize - 1].as_str();
     let mut distinct_racks: Vec<&str> = racks.iter().map(String::as_str).collect();
-    distinct_racks.sort_unstable();
+    sort_slim(&mut distinct_racks);
     distinct_racks.dedup();
     let rack_count = distinct_racks.len();
     let rf = (rf as usize).min(n);

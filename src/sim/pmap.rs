@@ -14,6 +14,8 @@
 //!   (a client's per-partition state; there are few clients).
 //! - [`VecMap`]: a few entries under any ordered key (requests in flight,
 //!   parked operations), a sorted vector.
+//! - [`Waiters`]: a short list of request ids per replica slot (the fetches
+//!   or produces parked on each partition a broker hosts), two inline.
 
 use std::rc::Rc;
 
@@ -389,6 +391,111 @@ impl<K, V> IntoIterator for VecMap<K, V> {
     }
 }
 
+/// The ids of the requests parked on each partition a broker hosts, by the
+/// replica's slot, in the order they parked (ids are never 0).
+///
+/// A leader's partition has its followers' fetches parked on it nearly all
+/// the time, two at replication factor 3, and most other lists are empty; a
+/// `Vec` per slot cost 24 bytes plus a heap block for each, all deep-copied
+/// by every snapshot. Here the first two ids of each list sit inline in one
+/// dense array that a snapshot copies with one `memcpy`, and only a longer
+/// list (a consumer's fetch beside both followers, a higher replication
+/// factor) keeps the remainder in a short side list.
+#[derive(Clone, Debug, Default)]
+pub struct Waiters {
+    /// The first two ids of each slot's list; 0 where there is none. The
+    /// second place is empty unless the first is taken, and `rest` holds
+    /// ids of a slot only when both are.
+    first: Vec<[u64; 2]>,
+    /// `(slot, id)` for the ids after a list's first two, in list order.
+    rest: Vec<(usize, u64)>,
+}
+
+impl Waiters {
+    /// Room for `slots` lists (new ones empty).
+    pub fn resize(&mut self, slots: usize) {
+        self.first.resize(slots, [0; 2]);
+    }
+
+    /// Whether nothing is parked on slot `s` (or there is no such slot).
+    pub fn is_empty(&self, s: usize) -> bool {
+        self.first.get(s).is_none_or(|f| f[0] == 0)
+    }
+
+    /// Park `id` at the end of slot `s`'s list.
+    pub fn push(&mut self, s: usize, id: u64) {
+        let Some(f) = self.first.get_mut(s) else {
+            return;
+        };
+        match f.iter_mut().find(|x| **x == 0) {
+            Some(free) => *free = id,
+            None => self.rest.push((s, id)),
+        }
+    }
+
+    /// Take `id` off slot `s`'s list, if it is there.
+    pub fn remove(&mut self, s: usize, id: u64) {
+        let Some(&[a, b]) = self.first.get(s) else {
+            return;
+        };
+        if a != id && b != id {
+            if b != 0 {
+                self.rest.retain(|e| *e != (s, id));
+            }
+            return;
+        }
+        // The first of the rest, if any, moves up into the pair.
+        let next = self.rest.iter().position(|e| e.0 == s);
+        let up = next.map_or(0, |k| self.rest.remove(k).1);
+        self.first[s] = if a == id { [b, up] } else { [a, up] };
+        if self.first[s][0] == 0 {
+            self.first[s] = [self.first[s][1], 0];
+        }
+    }
+
+    /// Move slot `s`'s list to the end of `into`, leaving it empty.
+    pub fn take(&mut self, s: usize, into: &mut Vec<u64>) {
+        let Some(f) = self.first.get_mut(s) else {
+            return;
+        };
+        for x in *f {
+            if x != 0 {
+                into.push(x);
+            }
+        }
+        if f[1] != 0 && !self.rest.is_empty() {
+            for &(slot, x) in &self.rest {
+                if slot == s {
+                    into.push(x);
+                }
+            }
+            self.rest.retain(|e| e.0 != s);
+        }
+        *f = [0; 2];
+    }
+
+    /// Replace slot `s`'s list with `ids`.
+    pub fn set(&mut self, s: usize, ids: &[u64]) {
+        if s >= self.first.len() {
+            return;
+        }
+        let mut none = Vec::new();
+        self.take(s, &mut none);
+        for (k, &id) in ids.iter().enumerate() {
+            match k {
+                0 | 1 => self.first[s][k] = id,
+                _ => self.rest.push((s, id)),
+            }
+        }
+    }
+
+    /// Empty every list.
+    pub fn clear(&mut self) {
+        self.first.fill([0; 2]);
+        self.rest.clear();
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -434,5 +541,55 @@ mod tests {
                 assert_eq!(small.get(&k), reference.get(&k));
             }
         }
+    }
+
+    /// Waiters keep each slot's ids in the order they parked, as a vector
+    /// per slot would, through pushes, takes and replacements of any length.
+    #[test]
+    fn waiters_agree_with_a_vector_per_slot() {
+        let slots = 5;
+        let mut reference: Vec<Vec<u64>> = vec![Vec::new(); slots];
+        let mut waiters = Waiters::default();
+        waiters.resize(slots);
+        let mut id = 0u64;
+        for i in 0..600u64 {
+            let x = i.wrapping_mul(2_654_435_761) % 101;
+            let s = (x % slots as u64) as usize;
+            match x % 7 {
+                0 => {
+                    let mut got = vec![99];
+                    waiters.take(s, &mut got);
+                    let mut want = vec![99];
+                    want.append(&mut reference[s]);
+                    assert_eq!(got, want);
+                }
+                1 => {
+                    let ids: Vec<u64> = (0..x % 5).map(|k| 1000 + i * 10 + k).collect();
+                    waiters.set(s, &ids);
+                    reference[s] = ids;
+                }
+                _ => {
+                    id += 1;
+                    waiters.push(s, id);
+                    reference[s].push(id);
+                    // Every fifth id parked leaves another slot's list.
+                    if id % 5 == 0 {
+                        let (t, gone) = ((s + 2) % slots, id / 2);
+                        waiters.remove(t, gone);
+                        reference[t].retain(|&x| x != gone);
+                    }
+                }
+            }
+            for (k, want) in reference.iter().enumerate() {
+                assert_eq!(waiters.is_empty(k), want.is_empty());
+                let mut copy = waiters.clone();
+                let mut got = Vec::new();
+                copy.take(k, &mut got);
+                assert_eq!(&got, want);
+            }
+        }
+        assert!(waiters.is_empty(slots), "a slot past the end is empty");
+        waiters.clear();
+        assert!((0..slots).all(|k| waiters.is_empty(k)));
     }
 }

@@ -17,6 +17,39 @@
 use std::cell::OnceCell;
 use std::rc::Rc;
 
+/// Sorts `v` in ascending order with a heapsort: O(n log n) as the
+/// standard library's sorts are, in a few hundred bytes of wasm per element
+/// type rather than their 3–6 kB (the standard sorts were 52 kB of the
+/// page's wasm before the sorts off the hot path used this). Not stable,
+/// which no caller can tell: each sorts by its elements' whole `Ord`, so
+/// equal elements are identical.
+pub fn sort_slim<T: Ord>(v: &mut [T]) {
+    fn sift<T: Ord>(v: &mut [T], mut root: usize, end: usize) {
+        loop {
+            let mut child = 2 * root + 1;
+            if child >= end {
+                return;
+            }
+            if child + 1 < end && v[child] < v[child + 1] {
+                child += 1;
+            }
+            if v[root] >= v[child] {
+                return;
+            }
+            v.swap(root, child);
+            root = child;
+        }
+    }
+    let n = v.len();
+    for i in (0..n / 2).rev() {
+        sift(v, i, n);
+    }
+    for end in (1..n).rev() {
+        v.swap(0, end);
+        sift(v, 0, end);
+    }
+}
+
 /// Buffers kept for reuse that hold no state of the world (a broker's
 /// emptied fetch buffers, the cluster's emptied message boxes): a clone of
 /// the world (a snapshot) starts without them instead of copying them.
@@ -501,5 +534,19 @@ mod tests {
         b.push(7);
         assert!(c.iter().eq([0, 1, 2, 3, 4, 5, 200, 201].iter()));
         assert!(b.iter().eq([0, 1, 7].iter()));
+    }
+
+    /// `sort_slim` orders as the standard sort does, duplicates and all.
+    #[test]
+    fn sort_slim_agrees_with_the_standard_sort() {
+        for n in 0..70u64 {
+            let mut v: Vec<(u64, bool)> = (0..n)
+                .map(|i| (i.wrapping_mul(2_654_435_761) % 13, i % 3 == 0))
+                .collect();
+            let mut want = v.clone();
+            want.sort();
+            sort_slim(&mut v);
+            assert_eq!(v, want, "n = {n}");
+        }
     }
 }

@@ -179,7 +179,7 @@ impl Broker {
                 // (the coordinator's own append waits for the ISR).
                 let key = ctx.new_id();
                 if let Some(s) = self.replicas.slot_of(p) {
-                    self.produce_waiters[s].push(key);
+                    self.produce_waiters.push(s, key);
                 }
                 self.parked_produces.insert(
                     key,

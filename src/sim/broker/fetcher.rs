@@ -3,9 +3,12 @@
 //! truncating on a `DivergingEpoch` answer (AbstractFetcherThread,
 //! KAFKA_REPLICATION.md §1, §7).
 
+use std::rc::Rc;
+
 use crate::sim::config::TruncationMode;
 use crate::sim::io::{Ctx, Timer};
 use crate::sim::partition::Role;
+use crate::sim::pmap::VecMap;
 use crate::sim::protocol::*;
 
 use super::{trace_truncation, Broker, Spares, REPLICA_SOCKET_TIMEOUT_MS};
@@ -47,17 +50,18 @@ impl Broker {
         }
         if self.followed_stale {
             self.followed_stale = false;
-            self.followed.clear();
+            let mut followed: VecMap<BrokerId, Vec<PartitionIndex>> = VecMap::new();
             for r in self.replicas.values() {
                 match r.leader {
                     // A follower's leader is another broker (apply_partition
                     // makes a replica it leads a leader).
                     Some(leader) if r.role == Role::Follower => {
-                        self.followed.or_default(leader).push(r.partition)
+                        followed.or_default(leader).push(r.partition)
                     }
                     _ => {}
                 }
             }
+            self.followed = Rc::new(followed);
         }
         // Sent leader by leader in the map's order, as soon as each request is
         // built (the same order of ids, messages and timers as building them

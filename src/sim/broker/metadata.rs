@@ -3,9 +3,12 @@
 //! (become leader, become follower, stop), as BrokerMetadataPublisher and
 //! ReplicaManager.applyDelta do (KAFKA_REPLICATION.md §5, "Propagation").
 
+use std::cmp::Reverse;
+
 use crate::sim::io::{Ctx, Timer};
 use crate::sim::partition::Role;
 use crate::sim::protocol::*;
+use crate::sim::shared::sort_slim;
 use crate::sim::trace::TraceKind;
 
 use super::{trace_truncation, Broker, Lifecycle};
@@ -103,10 +106,16 @@ impl Broker {
             }
         }
         self.metadata_offset = end;
-        latest.reverse();
-        latest.sort_by_key(|x| x.0); // stable: the last record of a partition comes first
-        latest.dedup_by_key(|x| x.0);
-        for (p, reg) in latest {
+        // The last record of each partition, in partition order.
+        let mut last: Vec<(PartitionIndex, Reverse<usize>)> = latest
+            .iter()
+            .enumerate()
+            .map(|(i, x)| (x.0, Reverse(i)))
+            .collect();
+        sort_slim(&mut last);
+        last.dedup_by_key(|x| x.0);
+        for (p, Reverse(i)) in last {
+            let reg = latest[i].1;
             self.meta_leaders[p] = (reg.leader, reg.leader_epoch);
             if self.replicas.contains_key(&p) {
                 self.apply_partition(ctx, p, reg);

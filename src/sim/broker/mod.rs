@@ -33,6 +33,8 @@ mod isr;
 mod metadata;
 mod requests;
 
+use std::rc::Rc;
+
 use crate::sim::shared::{Pages, Scratch};
 
 use serde::Serialize;
@@ -40,7 +42,7 @@ use serde::Serialize;
 use super::io::{Ctx, Timer};
 use super::log::Record;
 use super::partition::{Replica, Role};
-use super::pmap::{DenseMap, PartitionMap, VecMap};
+use super::pmap::{DenseMap, PartitionMap, VecMap, Waiters};
 use super::protocol::*;
 use super::time::BoxPool;
 use super::trace::{list, TraceKind};
@@ -156,17 +158,17 @@ pub struct Broker {
     /// order, and removing one from the middle of the sorted vector moves
     /// every later entry; a box keeps that move to 16 bytes an entry.
     parked_fetches: VecMap<u64, Box<ParkedFetch>>,
-    /// Parked fetches per hosted partition, by the replica's slot. A plain
-    /// vector, not shared pages: its lists change every fetch round, and a
-    /// page copied for one of them left the snapshot holding the others'
-    /// grown buffers (tour 11: 1.4 MB kept per 250 ms against 0.4 MB).
-    fetch_waiters: Vec<Vec<u64>>,
+    /// Parked fetches per hosted partition, by the replica's slot. Not in
+    /// shared pages: its lists change every fetch round, and a page copied
+    /// for one of them left the snapshot holding the others' grown buffers
+    /// (tour 11: 1.4 MB kept per 250 ms against 0.4 MB).
+    fetch_waiters: Waiters,
     parked_produces: VecMap<u64, ParkedProduce>,
     /// The partitions of `__consumer_offsets` this broker leads, and the
     /// groups it has loaded from them (`coordinator.rs`).
     pub coordinator: VecMap<PartitionIndex, coordinator::Shard>,
     /// Parked produces per hosted partition, by the replica's slot.
-    produce_waiters: Vec<Vec<u64>>,
+    produce_waiters: Waiters,
     registration_in_flight: bool,
     /// BrokerLifecycleManager: where in its start-up (or shutdown) it is.
     pub lifecycle: Lifecycle,
@@ -188,7 +190,9 @@ pub struct Broker {
     /// Followed partitions per leader, in partition order (a cache of the
     /// replicas' roles, rebuilt when a role or leader changes), so a fetch
     /// response costs the partitions of one leader, not of the whole broker.
-    followed: VecMap<BrokerId, Vec<PartitionIndex>>,
+    /// Shared with snapshots: it changes only with roles, not every round
+    /// (0.43 MB a checkpoint of the large bench copied).
+    followed: Rc<VecMap<BrokerId, Vec<PartitionIndex>>>,
     followed_stale: bool,
     /// Emptied buffers of the fetch path, reused instead of allocated anew.
     spares: Scratch<Spares>,
@@ -197,7 +201,8 @@ pub struct Broker {
 /// Emptied buffers of the fetch path (a fetch's partitions, a response's
 /// partitions and the records of each, the epochs a fetch asked for, the
 /// partitions a response changed, the boxes of parked fetches) and of the
-/// produce purgatory (the partitions a parked produce waits on), kept for
+/// purgatories (the partitions a parked produce waits on, the keys of the
+/// requests parked on a partition while they are woken), kept for
 /// the next request: every broker both sends and answers fetches, so what
 /// one side frees the other reuses, and a steady run allocates none of them
 /// per event. They hold no state: the broker keeps them in a `shared::Scratch`,
@@ -211,6 +216,7 @@ struct Spares {
     changed: Vec<PartitionIndex>,
     parked: BoxPool<ParkedFetch>,
     waiting: Vec<Vec<(PartitionIndex, u64, u64)>>,
+    keys: Vec<Vec<u64>>,
 }
 
 /// Metadata-cache entries per shared page (8 bytes each).
@@ -251,10 +257,10 @@ impl Broker {
             replicas: PartitionMap::new(),
             fetch_in_flight: DenseMap::new(),
             parked_fetches: VecMap::new(),
-            fetch_waiters: Vec::new(),
+            fetch_waiters: Waiters::default(),
             parked_produces: VecMap::new(),
             coordinator: Default::default(),
-            produce_waiters: Vec::new(),
+            produce_waiters: Waiters::default(),
             registration_in_flight: false,
             lifecycle: Lifecycle::Starting,
             comm_seq: 0,
@@ -265,7 +271,7 @@ impl Broker {
             metadata_busy_until_us: 0,
             metadata_costed_to: 0,
             slow_partitions: Vec::new(),
-            followed: VecMap::new(),
+            followed: Rc::default(),
             followed_stale: true,
             spares: Scratch::default(),
         }
@@ -274,22 +280,23 @@ impl Broker {
     /// Give this broker a replica of partition `p` (when the cluster is built).
     pub fn host(&mut self, p: PartitionIndex, replica: Replica) {
         self.replicas.insert(p, replica);
-        self.fetch_waiters.resize(self.replicas.len(), Vec::new());
-        self.produce_waiters.resize(self.replicas.len(), Vec::new());
+        self.fetch_waiters.resize(self.replicas.len());
+        self.produce_waiters.resize(self.replicas.len());
     }
 
-    /// Take the keys of the fetches (or produces) parked on partition `p`.
+    /// Take the keys of the fetches (or produces) parked on partition `p`,
+    /// in a buffer from the spares (give it back with `Spares::put`).
     fn take_waiters(&mut self, p: PartitionIndex, fetches: bool) -> Vec<u64> {
         let waiters = if fetches {
             &mut self.fetch_waiters
         } else {
             &mut self.produce_waiters
         };
-        self.replicas
-            .slot_of(p)
-            .and_then(|s| waiters.get_mut(s))
-            .map(std::mem::take)
-            .unwrap_or_default()
+        let mut keys = Spares::take(&mut self.spares.0.keys);
+        if let Some(s) = self.replicas.slot_of(p) {
+            waiters.take(s, &mut keys);
+        }
+        keys
     }
 
     /// Whether `timer`, set by incarnation `incarnation` of this broker, can
@@ -343,10 +350,10 @@ impl Broker {
         self.meta_broker_epochs.clear();
         self.fetch_in_flight.clear();
         self.parked_fetches.clear();
-        self.fetch_waiters.iter_mut().for_each(Vec::clear);
+        self.fetch_waiters.clear();
         self.parked_produces.clear();
         self.coordinator.clear();
-        self.produce_waiters.iter_mut().for_each(Vec::clear);
+        self.produce_waiters.clear();
         for r in self.replicas.values_mut() {
             // The HW lives in memory; a restart reads the last checkpoint.
             r.log.high_watermark = r

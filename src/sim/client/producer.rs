@@ -264,7 +264,7 @@ impl Producer {
         brokers: u32,
     ) -> Self {
         let mut topic_sorted = topic_partitions.clone();
-        topic_sorted.sort_unstable();
+        crate::sim::shared::sort_slim(&mut topic_sorted);
         Producer {
             name,
             index,
@@ -772,7 +772,15 @@ impl Producer {
                     if let Some(state) = self.partitions.get_mut(&p) {
                         batches.append(&mut state.in_flight);
                     }
-                    batches.sort_by_key(|b| b.first_seq);
+                    // By first sequence, ties in their order (a stable sort).
+                    let mut order: Vec<_> = batches
+                        .iter()
+                        .enumerate()
+                        .map(|(i, b)| (b.first_seq, i))
+                        .collect();
+                    crate::sim::shared::sort_slim(&mut order);
+                    let mut slots: Vec<Option<_>> = batches.drain(..).map(Some).collect();
+                    batches.extend(order.iter().filter_map(|&(_, i)| slots[i].take()));
                 }
                 let first_error = self
                     .partitions

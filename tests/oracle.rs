@@ -477,9 +477,9 @@ fn replica_sequence(v: &Value) -> Outcome {
         // fetch at any offset is at or past both).
         let o = format!(
             "leo {} caught_up_ms {} fetch_ms {} fetch_leader_leo {} caught_up_at_{check_at} {caught_up}",
-            f.and_then(|f| f.log_end_offset).map_or(-1, |x| x as i64),
-            f.and_then(|f| f.last_caught_up_ms).unwrap_or(0),
-            f.and_then(|f| f.last_fetch_ms).unwrap_or(0),
+            f.and_then(|f| f.log_end_offset.get()).map_or(-1, |x| x as i64),
+            f.and_then(|f| f.last_caught_up_ms.get()).unwrap_or(0),
+            f.and_then(|f| f.last_fetch_ms.get()).unwrap_or(0),
             f.map_or(0, |f| f.last_fetch_leader_leo),
         );
         let kf = format!(

@@ -31,7 +31,10 @@ fn an_isr_member_not_caught_up_within_the_lag_time_is_shrunk_and_the_hw_waits_fo
     assert_eq!(w.high_watermark(), 0);
     w.fetch_follower(2, 10, default_epoch(2));
     let f = w.replica().follower(3).cloned().unwrap_or_default();
-    assert_eq!((f.last_caught_up_ms, f.log_end_offset), (Some(T0), None));
+    assert_eq!(
+        (f.last_caught_up_ms.get(), f.log_end_offset.get()),
+        (Some(T0), None)
+    );
     // On becoming leader every ISR member counts as caught up.
     w.maybe_shrink_isr();
     assert!(w.isr_updates().is_empty());
@@ -89,7 +92,7 @@ fn a_follower_that_reached_the_leaders_end_at_its_previous_fetch_is_not_shrunk()
     let mut w = BrokerWorld::leader(&[1, 2], &[1, 2]);
     let state = |w: &BrokerWorld| {
         let f = w.replica().follower(2).cloned().unwrap_or_default();
-        (f.last_caught_up_ms, f.log_end_offset)
+        (f.last_caught_up_ms.get(), f.log_end_offset.get())
     };
     assert_eq!(w.high_watermark(), 0);
     assert_eq!(state(&w), (Some(T0), None));
@@ -121,7 +124,7 @@ fn a_follower_at_the_leaders_log_end_is_not_shrunk_however_long_it_has_been() {
     w.fetch_follower(2, 10, default_epoch(2));
     let f = w.replica().follower(2).cloned().unwrap_or_default();
     assert_eq!(
-        (f.last_caught_up_ms, f.log_end_offset),
+        (f.last_caught_up_ms.get(), f.log_end_offset.get()),
         (Some(T0), Some(10))
     );
     assert_eq!(w.high_watermark(), 10);
@@ -163,7 +166,7 @@ fn hw_after_shrink_with_follower(state: Option<MetadataRecord>) -> u64 {
     w.fetch_follower(2, 10, default_epoch(2));
     let f = w.replica().follower(2).cloned().unwrap_or_default();
     assert_eq!(
-        (f.last_caught_up_ms, f.log_end_offset),
+        (f.last_caught_up_ms.get(), f.log_end_offset.get()),
         (Some(T0), Some(10))
     );
     assert_eq!(w.high_watermark(), 10);
@@ -269,7 +272,7 @@ fn a_follower_that_reaches_the_high_watermark_is_proposed_for_the_isr() {
     assert_eq!(w.isr(), vec![1]);
     let state = |w: &BrokerWorld| {
         let f = w.replica().follower(2).cloned().unwrap_or_default();
-        (f.last_caught_up_ms, f.log_end_offset)
+        (f.last_caught_up_ms.get(), f.log_end_offset.get())
     };
     assert_eq!(state(&w), (None, None), "Kafka's 0 and UNKNOWN_OFFSET");
     w.fetch_follower(2, 3, default_epoch(2));
@@ -300,7 +303,7 @@ fn last_caught_up_time_moves_only_when_the_follower_reaches_the_leaders_end() {
     let mut w = BrokerWorld::leader_with(&[1, 2], &[1, 2], log, 5);
     let state = |w: &BrokerWorld| {
         let f = w.replica().follower(2).cloned().unwrap_or_default();
-        (f.last_caught_up_ms, f.log_end_offset)
+        (f.last_caught_up_ms.get(), f.log_end_offset.get())
     };
     assert_eq!(state(&w), (Some(T0), None));
     w.now += 500;
@@ -318,7 +321,10 @@ fn learning_the_committed_isr_again_drops_an_in_flight_isr_change() {
     let mut w = BrokerWorld::leader(&[1, 2], &[1, 2]);
     assert_eq!(w.high_watermark(), 0);
     let f = w.replica().follower(2).cloned().unwrap_or_default();
-    assert_eq!((f.last_caught_up_ms, f.log_end_offset), (Some(T0), None));
+    assert_eq!(
+        (f.last_caught_up_ms.get(), f.log_end_offset.get()),
+        (Some(T0), None)
+    );
     w.now += LAG + 1;
     w.maybe_shrink_isr();
     let (first, _, _) = w.isr_update();
@@ -396,7 +402,7 @@ fn expansion_in_flight() -> (BrokerWorld, u64) {
     assert_eq!(BrokerState::ids(&isr), vec![1, 2]);
     let f = w.replica().follower(2).cloned().unwrap_or_default();
     assert_eq!(
-        (f.log_end_offset, f.last_caught_up_ms),
+        (f.log_end_offset.get(), f.last_caught_up_ms.get()),
         (Some(10), Some(T0))
     );
     (w, id)
@@ -541,7 +547,11 @@ fn a_follower_fetch_with_an_older_broker_epoch_is_refused_and_changes_nothing() 
     assert_eq!(w.fetch_error(), Some(ErrorCode::NotLeaderOrFollower));
     let f = w.replica().follower(2).cloned().unwrap_or_default();
     assert_eq!(
-        (f.log_end_offset, f.last_caught_up_ms, f.broker_epoch),
+        (
+            f.log_end_offset.get(),
+            f.last_caught_up_ms.get(),
+            f.broker_epoch
+        ),
         (Some(10), Some(T0), default_epoch(2))
     );
 }
@@ -557,7 +567,11 @@ fn a_follower_joins_the_isr_only_with_the_broker_epoch_the_leaders_metadata_has_
     w.fetch_follower(2, 10, wrong);
     let f = w.replica().follower(2).cloned().unwrap_or_default();
     assert_eq!(
-        (f.log_end_offset, f.last_caught_up_ms, f.broker_epoch),
+        (
+            f.log_end_offset.get(),
+            f.last_caught_up_ms.get(),
+            f.broker_epoch
+        ),
         (Some(10), Some(T0), wrong)
     );
     assert_eq!(w.isr(), vec![1, 3]);
@@ -637,10 +651,16 @@ fn a_new_partition_epoch_in_the_same_leader_epoch_keeps_what_the_leader_knows_of
     assert_eq!(w.replica().leader_epoch, 8);
     assert_eq!(w.isr(), vec![1]);
     let f = w.replica().follower(2).cloned().unwrap_or_default();
-    assert_eq!((f.last_caught_up_ms, f.log_end_offset), (None, None));
+    assert_eq!(
+        (f.last_caught_up_ms.get(), f.log_end_offset.get()),
+        (None, None)
+    );
     w.fetch_follower(2, 0, default_epoch(2));
     let f = w.replica().follower(2).cloned().unwrap_or_default();
-    assert_eq!((f.last_caught_up_ms, f.log_end_offset), (Some(T0), Some(0)));
+    assert_eq!(
+        (f.last_caught_up_ms.get(), f.log_end_offset.get()),
+        (Some(T0), Some(0))
+    );
     // The same leader epoch, a newer partition epoch (a reassignment in
     // Kafka's words), the ISR still {1}.
     w.publish(MetadataRecord::Partition {
@@ -651,7 +671,10 @@ fn a_new_partition_epoch_in_the_same_leader_epoch_keeps_what_the_leader_knows_of
     assert_eq!(w.replica().leader_epoch, 8);
     assert_eq!(w.isr(), vec![1]);
     let f = w.replica().follower(2).cloned().unwrap_or_default();
-    assert_eq!((f.last_caught_up_ms, f.log_end_offset), (Some(T0), Some(0)));
+    assert_eq!(
+        (f.last_caught_up_ms.get(), f.log_end_offset.get()),
+        (Some(T0), Some(0))
+    );
 }
 
 // Kafka: PartitionTest.testFetchFromUnrecognizedFollower

@@ -998,12 +998,12 @@ mod tests {
         let f = b.replicas.get(&0).and_then(|r| r.follower(2)).cloned();
         let f = f.unwrap_or_default();
         assert_eq!(
-            f.last_fetch_ms,
+            f.last_fetch_ms.get(),
             Some(1_000),
             "recorded when the fetch arrived"
         );
         assert_eq!(f.last_fetch_leader_leo, 5);
-        assert_eq!(f.log_end_offset, Some(5));
+        assert_eq!(f.log_end_offset.get(), Some(5));
     }
 
     #[test]

@@ -736,7 +736,11 @@ impl Broker {
         r.followers
             .iter()
             .filter(|f| r.isr.contains(&f.broker) && !self.meta_ineligible.contains(&f.broker))
-            .filter(|f| f.log_end_offset.is_some_and(|leo| leo >= fetch_offset))
+            .filter(|f| {
+                f.log_end_offset
+                    .get()
+                    .is_some_and(|leo| leo >= fetch_offset)
+            })
             .filter(|f| ctx.rack_of(f.broker) == Some(rack_id))
             .max_by(|a, b| {
                 a.log_end_offset

@@ -247,9 +247,24 @@ pub struct Log {
     pub flushed_offset: u64,
     /// The last high watermark written to `replication-offset-checkpoint`.
     pub checkpointed_high_watermark: u64,
-    /// Idempotent producer state, rebuilt from the log on truncation (shared
-    /// with snapshots until an append changes it).
-    producers: Rc<Vec<ProducerState>>,
+    /// Idempotent producer state, brought up to the log end when it is read
+    /// (shared with snapshots until then); `None` until a record of an
+    /// idempotent producer is read into it (no heap block for a follower's).
+    producers: Option<Rc<Producers>>,
+}
+
+/// What the records below `upto` say of each idempotent producer. Only a
+/// leader asks (to de-duplicate a retried batch), so it is kept up to date
+/// lazily: an append leaves it behind, and a read applies the records
+/// appended since, in order, exactly as applying each at its append would
+/// (and a truncation below `upto` starts it again from the first record,
+/// as Kafka rebuilds it from the log). A follower's appends thus never copy
+/// it away from a snapshot (issue 27: a copied replica carried ~150 bytes
+/// of it, a third of each).
+#[derive(Clone, Debug, Default)]
+struct Producers {
+    upto: u64,
+    states: Vec<ProducerState>,
 }
 
 fn mix(prev: u64, r: &Record) -> u64 {
@@ -359,16 +374,11 @@ impl Log {
         let prev = self.records.last().map_or(0, |e| e.1);
         self.records.push((record, mix(prev, &record)));
         self.last_epoch = Some(record.epoch);
-        if record.producer_id != 0 && record.batch_start {
-            self.note_batch_start(record, offset);
-        } else if record.producer_id != 0 {
-            self.note_batch_continue(record);
-        }
         offset
     }
 
     fn producer_mut(&mut self, producer_id: u32) -> &mut ProducerState {
-        let producers = cow(&mut self.producers);
+        let producers = &mut cow(self.producers.get_or_insert_with(Rc::default)).states;
         let idx = match producers.iter().position(|p| p.producer_id == producer_id) {
             Some(i) => i,
             None => {
@@ -398,8 +408,34 @@ impl Log {
         }
     }
 
-    pub fn producer_state(&self, producer_id: u32) -> Option<&ProducerState> {
-        self.producers.iter().find(|p| p.producer_id == producer_id)
+    /// The state of `producer_id` as the whole log says (see [`Producers`]).
+    pub fn producer_state(&mut self, producer_id: u32) -> Option<&ProducerState> {
+        let end = self.log_end_offset();
+        let from = self.producers.as_ref().map_or(0, |p| p.upto);
+        let mut noted = None;
+        for offset in from..end {
+            let Some(&(r, _)) = self.records.get(offset as usize) else {
+                break;
+            };
+            if r.producer_id == 0 {
+                continue;
+            }
+            if r.batch_start {
+                self.note_batch_start(r, offset);
+            } else {
+                self.note_batch_continue(r);
+            }
+            noted = Some(offset + 1);
+        }
+        if let Some(upto) = noted {
+            // Noted (so the state is this log's own already): mark how far.
+            cow(self.producers.get_or_insert_with(Rc::default)).upto = upto;
+        }
+        self.producers
+            .as_ref()?
+            .states
+            .iter()
+            .find(|p| p.producer_id == producer_id)
     }
 
     /// Remove every record at or above `offset`; returns the records removed.
@@ -416,26 +452,12 @@ impl Log {
         self.high_watermark = self.high_watermark.min(offset);
         self.flushed_offset = self.flushed_offset.min(offset);
         self.checkpointed_high_watermark = self.checkpointed_high_watermark.min(offset);
-        self.rebuild_producer_state();
-        removed
-    }
-
-    /// Rebuild idempotent producer state from the records (done by followers and
-    /// after truncation, so de-duplication survives a failover).
-    fn rebuild_producer_state(&mut self) {
-        self.producers = Rc::default();
-        let records = std::mem::take(&mut self.records);
-        for (i, (r, _)) in records.iter().enumerate() {
-            if r.producer_id == 0 {
-                continue;
-            }
-            if r.batch_start {
-                self.note_batch_start(*r, i as u64);
-            } else {
-                self.note_batch_continue(*r);
-            }
+        // Idempotent producer state is rebuilt from the records that are
+        // left (so de-duplication survives a failover), on its next read.
+        if self.producers.as_ref().is_some_and(|p| p.upto > offset) {
+            self.producers = None;
         }
-        self.records = records;
+        removed
     }
 
     /// Power loss: everything not flushed is gone; the HW comes back from its
@@ -468,6 +490,52 @@ impl Log {
 
 #[cfg(test)]
 mod tests {
+
+    /// A leader's idempotent producer state, read lazily (at any point, after
+    /// any mix of appends and truncations), is what applying each record at
+    /// its append would have made it: the same batches for every producer.
+    #[test]
+    fn producer_state_read_late_is_what_each_append_would_have_made_it() {
+        let mut lazy = Log::default();
+        let mut eager = Log::default();
+        let mut seq = [0u32; 3];
+        for i in 0..400u64 {
+            let x = i.wrapping_mul(2_654_435_761) % 97;
+            if x % 23 == 0 && lazy.log_end_offset() > 0 {
+                let to = lazy.log_end_offset() - 1 - x % lazy.log_end_offset().min(6);
+                lazy.truncate_to(to);
+                eager.truncate_to(to);
+            } else {
+                let producer = (x % 3) as u32;
+                let start = x % 4 != 0;
+                let r = Record {
+                    id: i,
+                    epoch: 1,
+                    producer_id: producer,
+                    seq: seq[producer as usize],
+                    batch_start: start,
+                    timestamp_ms: i,
+                };
+                seq[producer as usize] += 1;
+                lazy.append(r);
+                eager.append(r);
+                for pid in 1..3 {
+                    let _ = eager.producer_state(pid);
+                }
+            }
+            if x % 7 == 0 {
+                for pid in 0..3 {
+                    let want = eager
+                        .producer_state(pid)
+                        .map(|p| p.batches().copied().collect::<Vec<_>>());
+                    let got = lazy
+                        .producer_state(pid)
+                        .map(|p| p.batches().copied().collect::<Vec<_>>());
+                    assert_eq!(got, want, "producer {pid} after {i} steps");
+                }
+            }
+        }
+    }
     use super::*;
 
     fn log_with(epochs: &[u32]) -> Log {

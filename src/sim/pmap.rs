@@ -404,12 +404,16 @@ impl<K, V> IntoIterator for VecMap<K, V> {
 #[derive(Clone, Debug, Default)]
 pub struct Waiters {
     /// The first two ids of each slot's list; 0 where there is none. The
-    /// second place is empty unless the first is taken, and `rest` holds
-    /// ids of a slot only when both are.
+    /// second place is empty unless the first is taken, and it carries
+    /// [`MORE`] when `rest` holds more ids of that slot.
     first: Vec<[u64; 2]>,
     /// `(slot, id)` for the ids after a list's first two, in list order.
     rest: Vec<(usize, u64)>,
 }
+
+/// Set on a slot's second id when its list goes on in `Waiters::rest` (ids
+/// come from a counter and never reach it), so only those lists look there.
+const MORE: u64 = 1 << 63;
 
 impl Waiters {
     /// Room for `slots` lists (new ones empty).
@@ -427,9 +431,13 @@ impl Waiters {
         let Some(f) = self.first.get_mut(s) else {
             return;
         };
-        match f.iter_mut().find(|x| **x == 0) {
-            Some(free) => *free = id,
-            None => self.rest.push((s, id)),
+        if f[0] == 0 {
+            f[0] = id;
+        } else if f[1] == 0 {
+            f[1] = id;
+        } else {
+            f[1] |= MORE;
+            self.rest.push((s, id));
         }
     }
 
@@ -438,19 +446,28 @@ impl Waiters {
         let Some(&[a, b]) = self.first.get(s) else {
             return;
         };
+        let more = b & MORE != 0;
+        let b = b & !MORE;
         if a != id && b != id {
-            if b != 0 {
+            if more {
                 self.rest.retain(|e| *e != (s, id));
+                if !self.rest.iter().any(|e| e.0 == s) {
+                    self.first[s][1] = b;
+                }
             }
             return;
         }
         // The first of the rest, if any, moves up into the pair.
-        let next = self.rest.iter().position(|e| e.0 == s);
-        let up = next.map_or(0, |k| self.rest.remove(k).1);
-        self.first[s] = if a == id { [b, up] } else { [a, up] };
-        if self.first[s][0] == 0 {
-            self.first[s] = [self.first[s][1], 0];
+        let mut up = 0;
+        if more {
+            if let Some(k) = self.rest.iter().position(|e| e.0 == s) {
+                up = self.rest.remove(k).1;
+            }
+            if self.rest.iter().any(|e| e.0 == s) {
+                up |= MORE;
+            }
         }
+        self.first[s] = if a == id { [b, up] } else { [a, up] };
     }
 
     /// Move slot `s`'s list to the end of `into`, leaving it empty.
@@ -458,12 +475,15 @@ impl Waiters {
         let Some(f) = self.first.get_mut(s) else {
             return;
         };
-        for x in *f {
-            if x != 0 {
-                into.push(x);
-            }
+        let [a, b] = std::mem::take(f);
+        if a == 0 {
+            return;
         }
-        if f[1] != 0 && !self.rest.is_empty() {
+        into.push(a);
+        if b & !MORE != 0 {
+            into.push(b & !MORE);
+        }
+        if b & MORE != 0 {
             for &(slot, x) in &self.rest {
                 if slot == s {
                     into.push(x);
@@ -471,7 +491,6 @@ impl Waiters {
             }
             self.rest.retain(|e| e.0 != s);
         }
-        *f = [0; 2];
     }
 
     /// Replace slot `s`'s list with `ids`.
@@ -479,13 +498,11 @@ impl Waiters {
         if s >= self.first.len() {
             return;
         }
-        let mut none = Vec::new();
-        self.take(s, &mut none);
-        for (k, &id) in ids.iter().enumerate() {
-            match k {
-                0 | 1 => self.first[s][k] = id,
-                _ => self.rest.push((s, id)),
-            }
+        if !self.is_empty(s) {
+            self.take(s, &mut Vec::new());
+        }
+        for &id in ids {
+            self.push(s, id);
         }
     }
 

@@ -589,12 +589,17 @@ mod tests {
                     id += 1;
                     waiters.push(s, id);
                     reference[s].push(id);
-                    // Every fifth id parked leaves another slot's list.
-                    if id % 5 == 0 {
-                        let (t, gone) = ((s + 2) % slots, id / 2);
-                        waiters.remove(t, gone);
-                        reference[t].retain(|&x| x != gone);
+                    // Every other id parked takes one off another slot's
+                    // list (its first, its last or one between, by turns),
+                    // and an id that is on no list changes nothing.
+                    let t = (s + 2) % slots;
+                    if id % 2 == 0 && !reference[t].is_empty() {
+                        let n = reference[t].len();
+                        let k = [0, n - 1, n / 2][(id / 2 % 3) as usize];
+                        waiters.remove(t, reference[t][k]);
+                        reference[t].remove(k);
                     }
+                    waiters.remove(t, 1 << 40);
                 }
             }
             for (k, want) in reference.iter().enumerate() {

@@ -427,9 +427,9 @@ impl Log {
             }
             noted = Some(offset + 1);
         }
-        if let Some(upto) = noted {
+        if let (Some(upto), Some(p)) = (noted, self.producers.as_mut()) {
             // Noted (so the state is this log's own already): mark how far.
-            cow(self.producers.get_or_insert_with(Rc::default)).upto = upto;
+            cow(p).upto = upto;
         }
         self.producers
             .as_ref()?
@@ -490,52 +490,6 @@ impl Log {
 
 #[cfg(test)]
 mod tests {
-
-    /// A leader's idempotent producer state, read lazily (at any point, after
-    /// any mix of appends and truncations), is what applying each record at
-    /// its append would have made it: the same batches for every producer.
-    #[test]
-    fn producer_state_read_late_is_what_each_append_would_have_made_it() {
-        let mut lazy = Log::default();
-        let mut eager = Log::default();
-        let mut seq = [0u32; 3];
-        for i in 0..400u64 {
-            let x = i.wrapping_mul(2_654_435_761) % 97;
-            if x % 23 == 0 && lazy.log_end_offset() > 0 {
-                let to = lazy.log_end_offset() - 1 - x % lazy.log_end_offset().min(6);
-                lazy.truncate_to(to);
-                eager.truncate_to(to);
-            } else {
-                let producer = (x % 3) as u32;
-                let start = x % 4 != 0;
-                let r = Record {
-                    id: i,
-                    epoch: 1,
-                    producer_id: producer,
-                    seq: seq[producer as usize],
-                    batch_start: start,
-                    timestamp_ms: i,
-                };
-                seq[producer as usize] += 1;
-                lazy.append(r);
-                eager.append(r);
-                for pid in 1..3 {
-                    let _ = eager.producer_state(pid);
-                }
-            }
-            if x % 7 == 0 {
-                for pid in 0..3 {
-                    let want = eager
-                        .producer_state(pid)
-                        .map(|p| p.batches().copied().collect::<Vec<_>>());
-                    let got = lazy
-                        .producer_state(pid)
-                        .map(|p| p.batches().copied().collect::<Vec<_>>());
-                    assert_eq!(got, want, "producer {pid} after {i} steps");
-                }
-            }
-        }
-    }
     use super::*;
 
     fn log_with(epochs: &[u32]) -> Log {
@@ -596,5 +550,51 @@ mod tests {
         assert_eq!(lost.len(), 1);
         assert_eq!(log.log_end_offset(), 3);
         assert_eq!(log.high_watermark, 2);
+    }
+
+    /// A leader's idempotent producer state, read lazily (at any point, after
+    /// any mix of appends and truncations), is what applying each record at
+    /// its append would have made it: the same batches for every producer.
+    #[test]
+    fn producer_state_read_late_is_what_each_append_would_have_made_it() {
+        let mut lazy = Log::default();
+        let mut eager = Log::default();
+        let mut seq = [0u32; 3];
+        for i in 0..400u64 {
+            let x = i.wrapping_mul(2_654_435_761) % 97;
+            if x % 23 == 0 && lazy.log_end_offset() > 0 {
+                let to = lazy.log_end_offset() - 1 - x % lazy.log_end_offset().min(6);
+                lazy.truncate_to(to);
+                eager.truncate_to(to);
+            } else {
+                let producer = (x % 3) as u32;
+                let start = x % 4 != 0;
+                let r = Record {
+                    id: i,
+                    epoch: 1,
+                    producer_id: producer,
+                    seq: seq[producer as usize],
+                    batch_start: start,
+                    timestamp_ms: i,
+                };
+                seq[producer as usize] += 1;
+                lazy.append(r);
+                eager.append(r);
+                for pid in 1..3 {
+                    let _ = eager.producer_state(pid);
+                }
+            }
+            if x % 7 == 0 {
+                for pid in 0..3 {
+                    let want = eager
+                        .producer_state(pid)
+                        .map(|p| p.batches().copied().collect::<Vec<_>>());
+                    let got = lazy
+                        .producer_state(pid)
+                        .map(|p| p.batches().copied().collect::<Vec<_>>());
+                    assert_eq!(got, want, "producer {pid} after {i} steps");
+                }
+            }
+        }
     }
 }

@@ -453,21 +453,6 @@ impl Replica {
 
 #[cfg(test)]
 mod tests {
-
-    /// `Opt64` orders and compares as the `Option<u64>` it stands for, so
-    /// a follower's lastCaughtUpTimeMs still moves only forward with `max`.
-    #[test]
-    fn opt64_orders_as_the_option_it_stands_for() {
-        let values = [None, Some(0), Some(1), Some(7), Some(u64::MAX - 1)];
-        for a in values {
-            assert_eq!(Opt64::from(a).get(), a);
-            for b in values {
-                assert_eq!(Opt64::from(a).cmp(&Opt64::from(b)), a.cmp(&b));
-                assert_eq!(Opt64::from(a).max(Opt64::from(b)).get(), a.max(b));
-            }
-        }
-        assert_eq!(std::mem::size_of::<Opt64>(), 8);
-    }
     use super::*;
     use crate::sim::log::Record;
 
@@ -583,5 +568,20 @@ mod tests {
         assert!(moved, "follower 3 never caught up: it does not count");
         assert_eq!(r.log.high_watermark, 5);
         assert!(r.out_of_sync(1, 2_200, 30_000).is_empty());
+    }
+
+    /// `Opt64` orders and compares as the `Option<u64>` it stands for, so
+    /// a follower's lastCaughtUpTimeMs still moves only forward with `max`.
+    #[test]
+    fn opt64_orders_as_the_option_it_stands_for() {
+        let values = [None, Some(0), Some(1), Some(7), Some(u64::MAX - 1)];
+        for a in values {
+            assert_eq!(Opt64::from(a).get(), a);
+            for b in values {
+                assert_eq!(Opt64::from(a).cmp(&Opt64::from(b)), a.cmp(&b));
+                assert_eq!(Opt64::from(a).max(Opt64::from(b)).get(), a.max(b));
+            }
+        }
+        assert_eq!(std::mem::size_of::<Opt64>(), 8);
     }
 }

@@ -446,28 +446,17 @@ impl Waiters {
         let Some(&[a, b]) = self.first.get(s) else {
             return;
         };
-        let more = b & MORE != 0;
-        let b = b & !MORE;
-        if a != id && b != id {
-            if more {
-                self.rest.retain(|e| *e != (s, id));
-                if !self.rest.iter().any(|e| e.0 == s) {
-                    self.first[s][1] = b;
-                }
-            }
-            return;
+        if b & MORE != 0 {
+            // Longer than two (rare): the list again, without `id`.
+            let mut ids = Vec::new();
+            self.take(s, &mut ids);
+            ids.retain(|&x| x != id);
+            self.set(s, &ids);
+        } else if a == id {
+            self.first[s] = [b, 0];
+        } else if b == id {
+            self.first[s] = [a, 0];
         }
-        // The first of the rest, if any, moves up into the pair.
-        let mut up = 0;
-        if more {
-            if let Some(k) = self.rest.iter().position(|e| e.0 == s) {
-                up = self.rest.remove(k).1;
-            }
-            if self.rest.iter().any(|e| e.0 == s) {
-                up |= MORE;
-            }
-        }
-        self.first[s] = if a == id { [b, up] } else { [a, up] };
     }
 
     /// Move slot `s`'s list to the end of `into`, leaving it empty.

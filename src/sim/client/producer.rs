@@ -772,15 +772,16 @@ impl Producer {
                     if let Some(state) = self.partitions.get_mut(&p) {
                         batches.append(&mut state.in_flight);
                     }
-                    // By first sequence, ties in their order (a stable sort).
-                    let mut order: Vec<_> = batches
-                        .iter()
-                        .enumerate()
-                        .map(|(i, b)| (b.first_seq, i))
-                        .collect();
-                    crate::sim::shared::sort_slim(&mut order);
-                    let mut slots: Vec<Option<_>> = batches.drain(..).map(Some).collect();
-                    batches.extend(order.iter().filter_map(|&(_, i)| slots[i].take()));
+                    // By first sequence, ties in their order: an insertion
+                    // sort (stable; a partition has at most
+                    // max.in.flight.requests.per.connection batches out).
+                    for i in 1..batches.len() {
+                        let mut j = i;
+                        while j > 0 && batches[j - 1].first_seq > batches[j].first_seq {
+                            batches.swap(j - 1, j);
+                            j -= 1;
+                        }
+                    }
                 }
                 let first_error = self
                     .partitions

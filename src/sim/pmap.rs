@@ -342,15 +342,27 @@ impl<K: Ord, V> VecMap<K, V> {
         self.find(k).ok().map(|i| self.entries.remove(i).1)
     }
 
+    /// Room for `n` entries before the first reallocation.
+    pub fn with_capacity(n: usize) -> Self {
+        VecMap {
+            entries: Vec::with_capacity(n),
+        }
+    }
+
     /// `k`'s value, inserting `V::default()` first when there is none.
     pub fn or_default(&mut self, k: K) -> &mut V
     where
         V: Default,
     {
+        self.or_insert_with(k, V::default)
+    }
+
+    /// `k`'s value, inserting `make()` first when there is none.
+    pub fn or_insert_with(&mut self, k: K, make: impl FnOnce() -> V) -> &mut V {
         let i = match self.find(&k) {
             Ok(i) => i,
             Err(i) => {
-                self.entries.insert(i, (k, V::default()));
+                self.entries.insert(i, (k, make()));
                 i
             }
         };
@@ -441,30 +453,77 @@ impl Waiters {
         }
     }
 
-    /// Take `id` off slot `s`'s list, if it is there.
+    /// Take `id` off slot `s`'s list, wherever it is there.
     pub fn remove(&mut self, s: usize, id: u64) {
         let Some(&[a, b]) = self.first.get(s) else {
             return;
         };
-        if b & MORE != 0 {
-            // Longer than two (rare): the list again, without `id`.
-            let mut ids = Vec::new();
-            self.take(s, &mut ids);
-            ids.retain(|&x| x != id);
-            self.set(s, &ids);
-        } else if a == id {
-            self.first[s] = [b, 0];
-        } else if b == id {
-            self.first[s] = [a, 0];
+        if b & MORE == 0 {
+            // Two at most, all in the pair (the usual case: one call per
+            // partition of every fetch answered).
+            self.first[s] = match (a == id && id != 0, b == id && id != 0) {
+                (false, false) => return,
+                (true, true) => [0, 0],
+                (true, false) => [b, 0],
+                (false, true) => [a, 0],
+            };
+            return;
         }
+        while self.remove_one(s, id) {}
     }
 
-    /// Move slot `s`'s list to the end of `into`, leaving it empty.
-    pub fn take(&mut self, s: usize, into: &mut Vec<u64>) {
-        let Some(f) = self.first.get_mut(s) else {
+    /// Take the first `id` off slot `s`'s list, in place; whether it was there.
+    fn remove_one(&mut self, s: usize, id: u64) -> bool {
+        let Some(&[a, b]) = self.first.get(s) else {
+            return false;
+        };
+        let second = b & !MORE;
+        if b & MORE == 0 {
+            // Two at most, all in the pair.
+            if a == id && a != 0 {
+                self.first[s] = [b, 0];
+            } else if b == id && b != 0 {
+                self.first[s] = [a, 0];
+            } else {
+                return false;
+            }
+            return true;
+        }
+        // Longer than two (rare): the side list keeps the tail in order.
+        if a == id || second == id {
+            // The pair closes up, and the tail's head moves into it.
+            let Some(i) = self.rest.iter().position(|e| e.0 == s) else {
+                return false;
+            };
+            let (_, next) = self.rest.remove(i);
+            let more = if self.rest[i..].iter().any(|e| e.0 == s) {
+                MORE
+            } else {
+                0
+            };
+            self.first[s] = if a == id {
+                [second, next | more]
+            } else {
+                [a, next | more]
+            };
+            return true;
+        }
+        let Some(i) = self.rest.iter().position(|&e| e == (s, id)) else {
+            return false;
+        };
+        self.rest.remove(i);
+        if !self.rest.iter().any(|e| e.0 == s) {
+            self.first[s][1] = second;
+        }
+        true
+    }
+
+    /// Copy slot `s`'s list to the end of `into`, leaving it as it is.
+    #[inline]
+    pub fn read(&self, s: usize, into: &mut Vec<u64>) {
+        let Some(&[a, b]) = self.first.get(s) else {
             return;
         };
-        let [a, b] = std::mem::take(f);
         if a == 0 {
             return;
         }
@@ -478,6 +537,18 @@ impl Waiters {
                     into.push(x);
                 }
             }
+        }
+    }
+
+    /// Move slot `s`'s list to the end of `into`, leaving it empty.
+    #[inline]
+    pub fn take(&mut self, s: usize, into: &mut Vec<u64>) {
+        self.read(s, into);
+        let Some(f) = self.first.get_mut(s) else {
+            return;
+        };
+        let [_, b] = std::mem::take(f);
+        if b & MORE != 0 {
             self.rest.retain(|e| e.0 != s);
         }
     }
@@ -579,12 +650,12 @@ mod tests {
                     waiters.push(s, id);
                     reference[s].push(id);
                     // Every other id parked takes one off another slot's
-                    // list (its first, its last or one between, by turns),
-                    // and an id that is on no list changes nothing.
+                    // list (its first, its second, its last or one between,
+                    // by turns), and an id that is on no list changes nothing.
                     let t = (s + 2) % slots;
                     if id % 2 == 0 && !reference[t].is_empty() {
                         let n = reference[t].len();
-                        let k = [0, n - 1, n / 2][(id / 2 % 3) as usize];
+                        let k = [0, 1.min(n - 1), n - 1, n / 2][(id / 2 % 4) as usize];
                         waiters.remove(t, reference[t][k]);
                         reference[t].remove(k);
                     }
@@ -593,6 +664,10 @@ mod tests {
             }
             for (k, want) in reference.iter().enumerate() {
                 assert_eq!(waiters.is_empty(k), want.is_empty());
+                let mut read = vec![7];
+                waiters.read(k, &mut read);
+                assert_eq!(read[0], 7);
+                assert_eq!(&read[1..], want, "reading leaves the list as it was");
                 let mut copy = waiters.clone();
                 let mut got = Vec::new();
                 copy.take(k, &mut got);

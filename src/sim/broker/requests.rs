@@ -231,6 +231,14 @@ impl Broker {
     }
 
     pub(super) fn complete_parked_produces(&mut self, ctx: &mut Ctx, p: PartitionIndex) {
+        if self
+            .replicas
+            .slot_of(p)
+            .is_none_or(|s| self.produce_waiters.is_empty(s))
+        {
+            // No produce parked on `p` (acks=1 and follower partitions).
+            return;
+        }
         // The produces still waiting on `p` are compacted to the front of
         // the same buffer, in order (no second vector per completion).
         let mut keys = self.take_waiters(p, false);
@@ -449,17 +457,19 @@ impl Broker {
     /// end, so only new records (or an error, a new epoch, a divergence)
     /// complete it, not a HW that moved; a consumer's fetch reads to the HW.
     pub(super) fn wake_fetches(&mut self, ctx: &mut Ctx, p: PartitionIndex) {
-        // The fetches still waiting are compacted to the front of the same
-        // buffer, in order (no second vector per wake).
-        let slot = self.replicas.slot_of(p);
-        if slot.is_none_or(|s| self.fetch_waiters.is_empty(s)) {
+        let Some(slot) = self.replicas.slot_of(p) else {
+            return;
+        };
+        if self.fetch_waiters.is_empty(slot) {
             // Nothing parked on `p` (a follower's partitions, mostly).
             return;
         }
-        let mut keys = self.take_waiters(p, true);
-        let mut kept = 0;
-        for i in 0..keys.len() {
-            let key = keys[i];
+        // A copy of the list to walk; a fetch that returns is taken off it
+        // (and off its other partitions' lists) by `unpark_fetch`, so those
+        // still waiting keep their order, and any parked meanwhile follow.
+        let mut keys = Spares::take(&mut self.spares.0.keys);
+        self.fetch_waiters.read(slot, &mut keys);
+        for &key in &keys {
             let Some(parked) = self.parked_fetches.get(&key) else {
                 continue;
             };
@@ -474,16 +484,7 @@ impl Broker {
                 if let Some(parked) = self.unpark_fetch(key) {
                     self.answer_fetch(ctx, parked, false);
                 }
-            } else {
-                keys[kept] = key;
-                kept += 1;
             }
-        }
-        keys.truncate(kept);
-        if let Some(slot) = self.replicas.slot_of(p) {
-            // Those still waiting first, then any parked meanwhile.
-            self.fetch_waiters.take(slot, &mut keys);
-            self.fetch_waiters.set(slot, &keys);
         }
         Spares::put(&mut self.spares.0.keys, keys);
     }

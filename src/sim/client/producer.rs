@@ -449,11 +449,16 @@ impl Producer {
                 let n = due.saturating_sub(self.generated);
                 self.generated += n;
                 let parts = self.topic_partitions.len().max(1);
-                let mut per: VecMap<PartitionIndex, Vec<u64>> = VecMap::new();
+                // Round robin: each partition gets n / parts records, or one
+                // more; room for them all up front (no regrowth per tick).
+                let each = n.div_ceil(parts as u64) as usize;
+                let mut per: VecMap<PartitionIndex, Vec<u64>> =
+                    VecMap::with_capacity(parts.min(n as usize));
                 for _ in 0..n {
                     let p = self.topic_partitions[self.round_robin % parts];
                     self.round_robin += 1;
-                    per.or_default(p).push(ctx.new_id());
+                    per.or_insert_with(p, || Vec::with_capacity(each))
+                        .push(ctx.new_id());
                 }
                 let acks = self.config.acks;
                 for (p, ids) in per {

@@ -453,47 +453,31 @@ impl Waiters {
         }
     }
 
-    /// Take `id` off slot `s`'s list, wherever it is there.
+    /// Take `id` off slot `s`'s list, if it is there (an id is on a list
+    /// at most once: a request names each partition once).
     pub fn remove(&mut self, s: usize, id: u64) {
         let Some(&[a, b]) = self.first.get(s) else {
             return;
         };
+        if id == 0 {
+            return;
+        }
         if b & MORE == 0 {
             // Two at most, all in the pair (the usual case: one call per
             // partition of every fetch answered).
-            self.first[s] = match (a == id && id != 0, b == id && id != 0) {
-                (false, false) => return,
-                (true, true) => [0, 0],
-                (true, false) => [b, 0],
-                (false, true) => [a, 0],
-            };
+            if a == id {
+                self.first[s] = [b, 0];
+            } else if b == id {
+                self.first[s] = [a, 0];
+            }
             return;
         }
-        while self.remove_one(s, id) {}
-    }
-
-    /// Take the first `id` off slot `s`'s list, in place; whether it was there.
-    fn remove_one(&mut self, s: usize, id: u64) -> bool {
-        let Some(&[a, b]) = self.first.get(s) else {
-            return false;
-        };
-        let second = b & !MORE;
-        if b & MORE == 0 {
-            // Two at most, all in the pair.
-            if a == id && a != 0 {
-                self.first[s] = [b, 0];
-            } else if b == id && b != 0 {
-                self.first[s] = [a, 0];
-            } else {
-                return false;
-            }
-            return true;
-        }
         // Longer than two (rare): the side list keeps the tail in order.
+        let second = b & !MORE;
         if a == id || second == id {
             // The pair closes up, and the tail's head moves into it.
             let Some(i) = self.rest.iter().position(|e| e.0 == s) else {
-                return false;
+                return;
             };
             let (_, next) = self.rest.remove(i);
             let more = if self.rest[i..].iter().any(|e| e.0 == s) {
@@ -506,16 +490,12 @@ impl Waiters {
             } else {
                 [a, next | more]
             };
-            return true;
+        } else if let Some(i) = self.rest.iter().position(|&e| e == (s, id)) {
+            self.rest.remove(i);
+            if !self.rest.iter().any(|e| e.0 == s) {
+                self.first[s][1] = second;
+            }
         }
-        let Some(i) = self.rest.iter().position(|&e| e == (s, id)) else {
-            return false;
-        };
-        self.rest.remove(i);
-        if !self.rest.iter().any(|e| e.0 == s) {
-            self.first[s][1] = second;
-        }
-        true
     }
 
     /// Copy slot `s`'s list to the end of `into`, leaving it as it is.

@@ -68,6 +68,9 @@ pub struct ProducerPartition {
     pub bump_pending: bool,
     /// Why pump() left this partition out of its scan, if it did (`Parked`).
     parked: Option<Blocked>,
+    /// The list of `Parked::on_leader` this partition is on (leader, and
+    /// `NotReady` or `InFlightFull`), so it is listed there once.
+    listed: Option<(BrokerId, Blocked)>,
 }
 
 #[derive(Clone, Debug, Default, Serialize)]
@@ -125,8 +128,14 @@ enum Blocked {
 /// it would change nothing until one of these happens, and each wakes it:
 /// - it is touched: a send to it, an answer or failure for it, an expiry,
 ///   metadata for it (`Producer::wake`);
-/// - any connection changes state (`Connections::changes`), or a connection
-///   that was backing off may be tried again (all wake then);
+/// - its leader's connection is where the scan would now end otherwise:
+///   parked `NotReady`, the connection is ready or backing off no longer
+///   (`ready` would send, or start a connect); parked `InFlightFull`, the
+///   connection is not ready (the scan stops at `ready` first). Only the
+///   partitions on that leader wake: a connection that is connecting, or
+///   still backing off, makes `ready` do nothing. (Until issue 27 any
+///   connection's change woke every parked partition: with a rack of 20
+///   leaders gone, each reconnect attempt rescanned all 6,667 partitions.)
 /// - the oldest batch of a parked partition reaches delivery.timeout.ms
 ///   (all wake then: pump() expires it in partition order).
 ///
@@ -143,12 +152,23 @@ struct Parked {
     /// How many partitions are parked for each reason (`Blocked as usize`);
     /// each parked partition's reason is its `ProducerPartition::parked`.
     count: [usize; 3],
-    /// `Connections::changes` when the first of them was parked.
-    changes: u64,
-    /// The earliest time a parked partition must be scanned again: its
-    /// oldest unsent batch's delivery deadline, or the next reconnect
-    /// attempt a backing-off connection may make (`u64::MAX`: none).
+    /// By leader (`broker - 1`): the partitions parked `NotReady` on its
+    /// connection, and those parked `InFlightFull` on it. An entry whose
+    /// partition has been listed elsewhere since (`ProducerPartition::listed`)
+    /// is dropped when its list is read.
+    on_leader: Vec<[Vec<PartitionIndex>; 2]>,
+    /// The earliest delivery deadline of a parked partition's oldest unsent
+    /// batch (`u64::MAX`: none).
     wake_at: u64,
+}
+
+/// Which of a leader's two lists in `Parked::on_leader` holds `why`.
+fn leader_list(why: Blocked) -> Option<usize> {
+    match why {
+        Blocked::NotReady => Some(0),
+        Blocked::InFlightFull => Some(1),
+        Blocked::NoLeader => None,
+    }
 }
 
 impl Parked {
@@ -156,36 +176,44 @@ impl Parked {
         self.count == [0; 3]
     }
 
-    /// Park partition `p` (`slot` is its `ProducerPartition::parked`): out
-    /// of `queued`, into the count. `expiry` is its oldest unsent batch's
-    /// delivery deadline.
+    /// Park partition `p` (`state` is its state): out of `queued`, into the
+    /// count, and for `NotReady` and `InFlightFull` onto the list of
+    /// `leader`. `expiry` is its oldest unsent batch's delivery deadline.
     #[inline(never)]
     fn park(
         &mut self,
         queued: &mut BTreeSet<PartitionIndex>,
-        (p, slot): (PartitionIndex, &mut Option<Blocked>),
+        (p, state): (PartitionIndex, &mut ProducerPartition),
         why: Blocked,
         expiry: Option<u64>,
-        (connections, now): (&Connections, u64),
+        leader: Option<BrokerId>,
     ) {
         queued.remove(&p);
         if self.is_empty() {
             self.wake_at = u64::MAX;
-            self.changes = connections.changes();
         }
-        // A connection backing off may be tried again without changing
-        // state: a partition waiting on one is scanned again by then.
-        let retry = match why {
-            Blocked::NotReady => connections.next_reconnect_at(now),
-            _ => None,
-        };
-        if let Some(old) = slot.replace(why) {
+        if let Some(old) = state.parked.replace(why) {
             self.count[old as usize] -= 1;
         }
         self.count[why as usize] += 1;
-        for at in [expiry, retry].into_iter().flatten() {
+        if let Some(at) = expiry {
             self.wake_at = self.wake_at.min(at);
         }
+        let Some(b) = leader.filter(|b| *b > 0) else {
+            return;
+        };
+        let Some(k) = leader_list(why) else {
+            return;
+        };
+        if state.listed == Some((b, why)) {
+            return;
+        }
+        state.listed = Some((b, why));
+        let i = b as usize - 1;
+        if self.on_leader.len() <= i {
+            self.on_leader.resize_with(i + 1, Default::default);
+        }
+        self.on_leader[i][k].push(p);
     }
 }
 
@@ -615,15 +643,47 @@ impl Producer {
         self.queued.insert(p);
     }
 
-    /// Before a pump: wake every parked partition if a block may have lifted
+    /// Before a pump: wake the parked partitions whose block may have lifted
     /// (see [`Parked`]).
     fn wake_due(&mut self, now: u64) {
-        if self.parked.is_empty()
-            || (now < self.parked.wake_at && self.connections.changes() == self.parked.changes)
-        {
+        if self.parked.is_empty() {
             return;
         }
-        self.wake_all();
+        if now >= self.parked.wake_at {
+            self.wake_all();
+            return;
+        }
+        for i in 0..self.parked.on_leader.len() {
+            let b = i as BrokerId + 1;
+            let lifted = [
+                (Blocked::NotReady, self.connections.usable(b, now)),
+                (Blocked::InFlightFull, !self.connections.is_ready(b)),
+            ];
+            for (why, lifted) in lifted {
+                let Some(k) = leader_list(why) else {
+                    continue;
+                };
+                if !lifted || self.parked.on_leader[i][k].is_empty() {
+                    continue;
+                }
+                let mut list = std::mem::take(&mut self.parked.on_leader[i][k]);
+                for &p in &list {
+                    let Some(s) = self.partitions.get_mut(&p) else {
+                        continue;
+                    };
+                    if s.listed != Some((b, why)) {
+                        continue; // listed elsewhere since
+                    }
+                    s.listed = None;
+                    if s.parked == Some(why) {
+                        self.wake(p);
+                    }
+                }
+                // The buffer back, empty (those still blocked park again).
+                list.clear();
+                self.parked.on_leader[i][k] = list;
+            }
+        }
     }
 
     /// Every parked partition is scanned again.
@@ -636,6 +696,12 @@ impl Producer {
             .collect();
         for p in woken {
             self.wake(p);
+        }
+        for (_, s) in self.partitions.iter_mut() {
+            s.listed = None;
+        }
+        for lists in &mut self.parked.on_leader {
+            lists.iter_mut().for_each(Vec::clear);
         }
     }
 
@@ -957,18 +1023,19 @@ impl Producer {
                 .map(|b| b.created_ms.saturating_add(timeout));
             let Some((Some(leader), epoch)) = self.metadata.get(p).copied() else {
                 need_metadata = true;
-                let (slot, conn) = ((*p, &mut state.parked), (&self.connections, ctx.now));
-                let why = Blocked::NoLeader;
-                self.parked.park(&mut self.queued, slot, why, expiry, conn);
+                let slot = (*p, &mut *state);
+                self.parked
+                    .park(&mut self.queued, slot, Blocked::NoLeader, expiry, None);
                 continue;
             };
             if !ready {
                 // `ready` has acted if it could (a connect): asking again
                 // does nothing until the connection changes.
                 not_ready = true;
-                let (slot, conn) = ((*p, &mut state.parked), (&self.connections, ctx.now));
+                let slot = (*p, &mut *state);
                 let why = Blocked::NotReady;
-                self.parked.park(&mut self.queued, slot, why, expiry, conn);
+                self.parked
+                    .park(&mut self.queued, slot, why, expiry, Some(leader));
                 continue;
             }
             // One batch per partition per request, up to max.in.flight.
@@ -1019,9 +1086,10 @@ impl Producer {
                 });
                 state.in_flight.push(b);
             } else {
-                let (slot, conn) = ((*p, &mut state.parked), (&self.connections, ctx.now));
+                let slot = (*p, &mut *state);
                 let why = Blocked::InFlightFull;
-                self.parked.park(&mut self.queued, slot, why, expiry, conn);
+                self.parked
+                    .park(&mut self.queued, slot, why, expiry, Some(leader));
             }
         }
         self.pump_candidates.0 = candidates;
@@ -1579,6 +1647,41 @@ mod tests {
             assert_eq!((now, p.stats.sent), (now, total));
         }
         assert_eq!(p.generated, 30);
+    }
+
+    /// Steady load goes round robin over the topic's partitions, record by
+    /// record, carrying on from where the last tick stopped: with three
+    /// partitions and seven records due, partition 0 takes the 1st, 4th and
+    /// 7th, and the next tick starts at partition 1.
+    #[test]
+    fn steady_load_spreads_records_round_robin_across_ticks() {
+        let mut world = TestWorld::one_partition();
+        let mut p = producer(&[]);
+        second_partition(&mut world, &mut p);
+        world.partitions.push(PartitionInfo {
+            partition: 2,
+            ..world.partitions[0].clone()
+        });
+        p.topic_partitions = vec![0, 1, 2];
+        p.topic_sorted = vec![0, 1, 2];
+        p.forget_leaders();
+        p.records_per_sec = 10;
+        world.at(0, |ctx| p.start(ctx));
+        let queued = |p: &Producer, q: PartitionIndex| -> Vec<u64> {
+            p.partitions.get(&q).map_or(Vec::new(), |s| {
+                s.queue.iter().flat_map(|b| b.records.clone()).collect()
+            })
+        };
+        world.at(700, |ctx| p.on_timer(ctx, Timer::ProducerTick));
+        let first = queued(&p, 0)[0];
+        let ids = |offsets: &[u64]| offsets.iter().map(|k| first + k).collect::<Vec<_>>();
+        assert_eq!(queued(&p, 0), ids(&[0, 3, 6]));
+        assert_eq!(queued(&p, 1), ids(&[1, 4]));
+        assert_eq!(queued(&p, 2), ids(&[2, 5]));
+        world.at(900, |ctx| p.on_timer(ctx, Timer::ProducerTick));
+        assert_eq!(queued(&p, 0), ids(&[0, 3, 6]), "the next tick starts at 1");
+        assert_eq!(queued(&p, 1), ids(&[1, 4, 7]));
+        assert_eq!(queued(&p, 2), ids(&[2, 5, 8]));
     }
 
     /// The Produce requests among `sends`: (id, broker, each batch's
@@ -2320,6 +2423,7 @@ mod tests {
         let mut c = p.clone();
         c.parked = Parked::default();
         for (p, s) in c.partitions.iter_mut() {
+            s.listed = None;
             if s.parked.take().is_some() {
                 c.queued.insert(p);
             }

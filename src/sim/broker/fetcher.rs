@@ -139,11 +139,22 @@ impl Broker {
         // have something to read (KIP-392 follower fetching).
         let mut changed = std::mem::take(&mut self.spares.0.changed);
         changed.clear();
+        // The leader answers the partitions in the order they were asked
+        // for: look first just after the last one found (a search of the
+        // whole request per partition cost 361 M instructions a simulated
+        // second after the rack loss on the 20,000-partition bench).
+        let mut next = 0;
         for mut resp in partitions.drain(..) {
             let p = resp.partition;
-            let Some(sent_epoch) = sent.iter().find(|s| s.0 == p).map(|s| s.1) else {
+            let found = match sent.get(next) {
+                Some(s) if s.0 == p => Some(next),
+                _ => sent.iter().position(|s| s.0 == p),
+            };
+            let Some(i) = found else {
                 continue;
             };
+            next = i + 1;
+            let sent_epoch = sent[i].1;
             let me = self.id;
             let Some(slot) = self.replicas.slot_of(p) else {
                 continue;

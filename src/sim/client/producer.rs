@@ -199,17 +199,16 @@ impl Parked {
         if let Some(at) = expiry {
             self.wake_at = self.wake_at.min(at);
         }
-        let Some(b) = leader.filter(|b| *b > 0) else {
+        let (Some(b), Some(k)) = (leader, leader_list(why)) else {
             return;
         };
-        let Some(k) = leader_list(why) else {
+        let Some(i) = (b as usize).checked_sub(1) else {
             return;
         };
         if state.listed == Some((b, why)) {
             return;
         }
         state.listed = Some((b, why));
-        let i = b as usize - 1;
         if self.on_leader.len() <= i {
             self.on_leader.resize_with(i + 1, Default::default);
         }

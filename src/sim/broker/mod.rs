@@ -284,17 +284,13 @@ impl Broker {
         self.produce_waiters.resize(self.replicas.len());
     }
 
-    /// Take the keys of the fetches (or produces) parked on partition `p`,
-    /// in a buffer from the spares (give it back with `Spares::put`).
-    fn take_waiters(&mut self, p: PartitionIndex, fetches: bool) -> Vec<u64> {
-        let waiters = if fetches {
-            &mut self.fetch_waiters
-        } else {
-            &mut self.produce_waiters
-        };
+    /// Take the keys of the produces parked on partition `p`, in a buffer
+    /// from the spares (give it back with `Spares::put`). A wake of parked
+    /// fetches reads its list in place instead (`wake_fetches`).
+    fn take_produce_waiters(&mut self, p: PartitionIndex) -> Vec<u64> {
         let mut keys = Spares::take(&mut self.spares.0.keys);
         if let Some(s) = self.replicas.slot_of(p) {
-            waiters.take(s, &mut keys);
+            self.produce_waiters.take(s, &mut keys);
         }
         keys
     }

@@ -241,7 +241,7 @@ impl Broker {
         }
         // The produces still waiting on `p` are compacted to the front of
         // the same buffer, in order (no second vector per completion).
-        let mut keys = self.take_waiters(p, false);
+        let mut keys = self.take_produce_waiters(p);
         let hw = self.replicas.get(&p).map_or(0, |r| r.log.high_watermark);
         let mut kept = 0;
         for i in 0..keys.len() {
@@ -291,7 +291,7 @@ impl Broker {
         p: PartitionIndex,
         error: ErrorCode,
     ) {
-        let keys = self.take_waiters(p, false);
+        let keys = self.take_produce_waiters(p);
         let hint = self.leader_hint(p);
         for key in keys {
             let Some(mut parked) = self.parked_produces.remove(&key) else {

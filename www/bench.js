@@ -148,6 +148,7 @@ async function runSeek(name) {
       lab.runFor(end);
     }
     const setup = performance.now() - w;
+    const setupMemory = wasm.memory.buffer.byteLength;
     // Where the checkpoints are before the seeks, and the widest stretch of
     // simulated time a seek may have to replay (the largest gap, to the end).
     const placed = lab.checkpoints.map((cp) => cp.t);
@@ -168,6 +169,8 @@ async function runSeek(name) {
       max_ms: Math.max(...ms),
       checkpoints: lab.checkpoints.length,
       heap_bytes: WasmLab.heapBytes(),
+      wasm_memory_bytes: wasm.memory.buffer.byteLength,
+      setup_wasm_memory_bytes: setupMemory,
       checkpoints_at_ms: placed,
       widest_replay_ms: widest,
     };

@@ -6,7 +6,8 @@
 //
 // Each stop becomes a heading with its time, its text, its question (the
 // choices, never the answer: the lab computes that from the run), and a
-// "Go to this stop" button the book's labs.js turns into lab.seek(at_ms).
+// "Go to this stop" button the book's labs.js turns into lab.seek(at_ms)
+// (tour-N-text.md: the same without the buttons).
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -18,7 +19,7 @@ const esc = (s) => String(s).replace(/&/g, '&amp;').replace(/</g, '&lt;').replac
 const attr = (s) => esc(s).replace(/'/g, '&#39;');
 const secs = (ms) => (ms % 1000 === 0 ? `${ms / 1000} s` : `${(ms / 1000).toFixed(3)} s`);
 
-export function tourMarkdown(s) {
+export function tourMarkdown(s, { buttons = true } = {}) {
   const out = [];
   s.tour.forEach((stop, i) => {
     out.push(`### ${i + 1}. ${esc(stop.title)} <small>(${secs(stop.at_ms)})</small>`, '');
@@ -28,6 +29,7 @@ export function tourMarkdown(s) {
       for (const c of stop.question.choices) out.push(`> - ${esc(c.text)}`);
       out.push('>', '> The lab answers from the run itself: pick a choice in its tour strip, or press **Next**.', '');
     }
+    if (!buttons) return;
     out.push(
       `<div class="try" role="group" aria-label="Stop ${i + 1}">` +
         `<button type="button" data-try='${attr(JSON.stringify({ seek: stop.at_ms }))}'>Go to this stop (${secs(stop.at_ms)})</button>` +
@@ -46,6 +48,8 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     const s = JSON.parse(fs.readFileSync(path.join(ROOT, 'scenarios', f), 'utf8'));
     const n = f.match(/^tour-(\d+)-/)[1];
     fs.writeFileSync(path.join(OUT, `tour-${n}.md`), tourMarkdown(s));
+    // The text alone, for a chapter that tells a tour it does not embed.
+    fs.writeFileSync(path.join(OUT, `tour-${n}-text.md`), tourMarkdown(s, { buttons: false }));
   }
   console.log(`book-tours: ${files.length} tours → docs/book/src/generated/`);
 }

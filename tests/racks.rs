@@ -499,3 +499,85 @@ fn a_lost_rack_keeps_every_partition_online_and_one_more_broker_leaves_its_parti
     );
     assert_no_violations(&l);
 }
+
+/// Tour 19 (`scenarios/tour-19-rack-loss-20000.json`, the cluster of
+/// `scenarios/bench/rack-loss.json`): tour 18's question asked of 20,000
+/// partitions. Detection is still the session timeout, counted from the
+/// last heartbeat the controller had (KAFKA_REPLICATION.md §3, "Liveness
+/// (KRaft)"), so it does not grow with the partitions; the metadata phase
+/// does, one partition change written and applied per moved partition
+/// (tour 18: 32 ms for 3,000). Each lost leader passes to the first live
+/// member of its ISR in replica order (the "first replica in assignment
+/// order" of KAFKA_REPLICATION.md's election rule): the
+/// rack-aware layout lists rack b second in 4,300 of rack a's partitions and
+/// rack c in 2,367, so rack b's brokers end up leading more. One more broker
+/// then leaves every partition it held below min ISR, led, with that broker
+/// in the ELR (KIP-966).
+#[test]
+fn on_twenty_thousand_partitions_a_lost_rack_costs_the_same_detection_and_a_longer_metadata_phase()
+{
+    let mut l = scenario_file("tour-19-rack-loss-20000.json");
+    l.cluster.run_until(19_999);
+    let r = l.report();
+    let f = &r.availability.faults[0];
+    assert_eq!(
+        (f.partition_count, f.stalled_partition_count),
+        (6_667, 13_333)
+    );
+    assert_eq!(f.brokers, (1..=20).collect::<Vec<u32>>());
+    // The crash at 3 s came a second after the brokers' heartbeat at 2 s
+    // (broker.heartbeat.interval.ms=2000): fenced 9 s after that heartbeat.
+    assert_eq!(f.fenced_at_ms, Some(11_001));
+    let p = &f.phases;
+    assert_eq!(
+        (p.detection_ms, p.election_ms, p.metadata_ms, p.client_ms),
+        (Some(8_001), Some(1), Some(207), Some(306))
+    );
+    assert_eq!(f.rto_ms, Some(8_515));
+    let mut per = l.cluster.availability.faults()[0].partition_rto_ms();
+    per.sort_unstable();
+    assert_eq!(per.len(), 20_000);
+    assert_eq!(
+        (per[0], per[per.len() / 2], per[per.len() - 1]),
+        (8_018, 8_161, 8_515)
+    );
+    let rack_a = |b: &u32| (1..=20).contains(b);
+    let mut led = [0usize; 61];
+    for (p, g) in l.cluster.controller.partitions.iter().enumerate() {
+        assert_eq!(g.isr.len(), 2, "orders-{p}: ISR {:?}", g.isr);
+        assert!(!g.isr.iter().any(rack_a), "orders-{p}: rack a left the ISR");
+        let b = g.leader.unwrap_or_else(|| panic!("orders-{p} is led"));
+        led[b as usize] += 1;
+    }
+    assert!(led[1..=20].iter().all(|n| *n == 0));
+    assert!(
+        led[21..=40].iter().all(|n| (548..=549).contains(n)),
+        "{led:?}"
+    );
+    assert!(
+        led[41..=60].iter().all(|n| (451..=453).contains(n)),
+        "{led:?}"
+    );
+    l.cluster.run_until(32_000);
+    let below: Vec<usize> = (0..20_000).filter(|&p| reg(&l, p).isr.len() < 2).collect();
+    assert_eq!(below.len(), 549 + 453, "every partition broker 21 held");
+    for &p in &below {
+        let g = reg(&l, p);
+        assert!(g.replicas.contains(&21) && g.leader.is_some(), "orders-{p}");
+        assert_eq!(g.elr, vec![21], "orders-{p}: broker 21 moved to the ELR");
+    }
+    let r = l.report();
+    let f = &r.availability.faults[1];
+    assert_eq!(
+        (f.partition_count, f.stalled_partition_count, f.fenced_at_ms),
+        (549, 453, Some(29_001))
+    );
+    assert_eq!(
+        (f.phases.metadata_ms, f.rto_ms),
+        (Some(27), None),
+        "no RTO below min ISR"
+    );
+    assert_eq!(r.acked_records_lost, 0);
+    assert!(r.producers[0].errors["NOT_ENOUGH_REPLICAS"] >= 1_000);
+    assert_no_violations(&l);
+}

@@ -140,6 +140,22 @@ const OUTCOMES = {
     assert.equal(stuck.length, 150);
     assert.ok(r.producers[0].errors.NOT_ENOUGH_REPLICAS >= 100, 'hundreds of NOT_ENOUGH_REPLICAS');
   },
+  'tour-19-rack-loss-20000.json': (r) => {
+    // Tour 18's rack on 20,000 partitions: the same detection, a longer metadata phase.
+    assert.equal(r.acked_records_lost, 0);
+    const [rack, b21] = r.availability.faults;
+    assert.deepEqual([rack.brokers.length, rack.partition_count, rack.stalled_partition_count, rack.rto_ms], [20, 6667, 13333, 8515]);
+    assert.deepEqual(Object.values(rack.phases), [8001, 1, 207, 306]);
+    assert.deepEqual([b21.brokers, b21.partition_count, b21.stalled_partition_count, b21.fenced_at_ms, b21.rto_ms], [[21], 549, 453, 29001, null]);
+    assert.equal(r.partitions.length, 20000);
+    assert.equal(r.partitions.filter((p) => p.leader === null).length, 0);
+    const below = r.partitions.filter((p) => p.isr.length < 2);
+    assert.equal(below.length, 549 + 453);
+    assert.ok(below.every((p) => p.replicas.includes(21) && p.elr.includes(21)), 'broker 21 moved from the ISR to the ELR');
+    const stuck = r.availability.partitions.filter((p) => p.windows.at(-1)?.to_ms === null);
+    assert.deepEqual([...new Set(stuck.map((p) => p.windows.at(-1).cause))], ['below_min_isr']);
+    assert.equal(stuck.length, 549 + 453);
+  },
   'tour-11-mass-failover.json': (r) => {
     assert.equal(r.acked_records_lost, 0);
     const [crash, shutdown] = r.availability.faults;
@@ -188,6 +204,7 @@ const ANCHORS = {
   'tour-8-min-insync-replicas.json': { 5000: 'broker_crashed', 13001: 'isr_changed', 35103: 'produce_error', 40521: 'produce_acked' },
   'tour-10-how-long-unavailable.json': { 10000: 'broker_crashed', 19001: 'leader_elected', 19003: 'became_leader', 19513: 'produce_acked', 40015: 'produce_acked' },
   'tour-18-rack-loss.json': { 10000: 'broker_crashed', 19001: 'broker_fenced', 19034: 'became_leader', 30000: 'broker_crashed' },
+  'tour-19-rack-loss-20000.json': { 3000: 'broker_crashed', 11001: 'broker_fenced', 11209: 'became_leader', 11515: 'produce_acked', 20000: 'broker_crashed', 29028: 'became_leader' },
   'tour-11-mass-failover.json': { 10000: 'broker_crashed', 19001: 'broker_fenced', 19010: 'became_leader', 19517: 'produce_acked', 20020: 'broker_unfenced', 30002: 'leader_elected' },
   'tour-14-coordinator-dies.json': { 12000: 'broker_crashed', 16500: 'consumer_crashed', 18467: 'coordinator_found', 21001: 'leader_elected', 21017: 'coordinator_found' },
   'tour-9-why-not-truncate-to-hw.json': { 3517: 'truncated', 11001: 'acked_records_lost', 30019: 'truncated' },

@@ -4,11 +4,13 @@
 //! and in `failover-bench`); one atomic add per allocation.
 //!
 //! In wasm each block is counted as the allocator lays it out, header and
-//! rounding included ([`held`]), not as the bytes asked for: the page keeps
-//! the heap under a budget so that wasm memory, which never shrinks, stays
-//! under it too, and on a world of small blocks the difference is a fifth
-//! of the heap (issue 27: 434 MiB asked for, 539 MiB of wasm memory, on the
-//! 20,000-partition bench at 60 s). Natively `failover-bench` counts the
+//! rounding included ([`dlmalloc_block`]), not as the bytes asked for: the
+//! page keeps the heap under a budget so that wasm memory, which never
+//! shrinks, stays near it too, and on a world of small blocks the headers
+//! and rounding are a large part of the gap (issue 27: with 434 MiB asked
+//! for, wasm memory reached 539 MiB on the 20,000-partition bench; counted
+//! as held, the same budget left it at 513 MiB, the rest being freed blocks
+//! the allocator could not reuse). Natively `failover-bench` counts the
 //! bytes asked for, which is what its per-part snapshot figures compare.
 
 use std::alloc::{GlobalAlloc, Layout, System};

@@ -685,3 +685,46 @@ fn isr_shrinks_and_expands_count_members_leaving_and_joining_the_isr() {
         "ISR {{1}} -> {{2}} at {unclean} ms"
     );
 }
+
+/// A broker that returns after several leader changes applies the metadata
+/// it missed as one delta: the last registration of each partition, not
+/// every one in between (KAFKA_REPLICATION.md §3, "Propagation": KRaft
+/// brokers replay the metadata log and apply the partition changes from it;
+/// Kafka's broker publishes the replayed records as one delta of its
+/// metadata image, so it becomes follower once). Broker 3 is down while
+/// leadership of the single partition moves 1 → 2 → 1; on its return it
+/// follows broker 1 in epoch 2 once, and never broker 2 in epoch 1.
+#[test]
+fn returning_broker_applies_only_the_last_registration_of_each_partition() {
+    let mut l = lab(r#"{
+      "seed": 3, "brokers": 3,
+      "topics": [{"name": "t", "partitions": 1, "replication_factor": 3}],
+      "clients": [{"type": "producer", "id": "p", "topic": "t", "acks": "1", "records_per_sec": 20}],
+      "steps": [{"at_ms": 1000, "crash": 3}, {"at_ms": 2000, "crash": 1},
+                {"at_ms": 15000, "restart": 1}, {"at_ms": 25000, "crash": 2},
+                {"at_ms": 45000, "restart": 3}],
+      "run_until_ms": 50000
+    }"#);
+    l.cluster.run_until(44_999);
+    assert_eq!(
+        (reg(&l, 0).leader, reg(&l, 0).leader_epoch),
+        (Some(1), 2),
+        "leadership went 1 -> 2 -> 1 while broker 3 was down"
+    );
+    l.cluster.run_until(50_000);
+    let followed: Vec<(Option<u32>, u32)> = events(&l, |k| {
+        matches!(k, TraceKind::BecameFollower { broker: 3, .. })
+    })
+    .iter()
+    .filter(|e| e.at_ms >= 45_000)
+    .filter_map(|e| match &e.kind {
+        TraceKind::BecameFollower {
+            leader,
+            leader_epoch,
+            ..
+        } => Some((*leader, *leader_epoch)),
+        _ => None,
+    })
+    .collect();
+    assert_eq!(followed, vec![(Some(1), 2)]);
+}

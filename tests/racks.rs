@@ -429,6 +429,36 @@ fn without_a_selector_the_leader_never_names_a_preferred_read_replica() {
     }
 }
 
+/// After rack a (brokers 1-20) is fenced, in tours 18 and 19: every ISR has
+/// two members, none in rack a, and every partition is led from rack b or c.
+/// Returns how many partitions each broker leads, by broker id.
+fn assert_rack_a_gone(l: &Lab) -> [usize; 61] {
+    let rack_a = |b: &u32| (1..=20).contains(b);
+    let mut led = [0usize; 61];
+    for (p, g) in l.cluster.controller.partitions.iter().enumerate() {
+        assert_eq!(g.isr.len(), 2, "orders-{p}: ISR {:?}", g.isr);
+        assert!(!g.isr.iter().any(rack_a), "orders-{p}: rack a left the ISR");
+        let b = g.leader.unwrap_or_else(|| panic!("orders-{p} is led"));
+        assert!(!rack_a(&b), "orders-{p} is led outside rack a");
+        led[b as usize] += 1;
+    }
+    led
+}
+
+/// After broker 21 is fenced too: exactly the `n` partitions it held (of
+/// `partitions`) are below min ISR, each still led, broker 21 in its ELR.
+fn assert_below_min_isr_are_broker_21s(l: &Lab, partitions: usize, n: usize) {
+    let below: Vec<usize> = (0..partitions)
+        .filter(|&p| reg(l, p).isr.len() < 2)
+        .collect();
+    assert_eq!(below.len(), n, "every partition broker 21 held");
+    for &p in &below {
+        let g = reg(l, p);
+        assert!(g.replicas.contains(&21) && g.leader.is_some(), "orders-{p}");
+        assert_eq!(g.elr, vec![21], "orders-{p}: broker 21 moved to the ELR");
+    }
+}
+
 /// Tour 18 (`scenarios/tour-18-rack-loss.json`): 60 brokers in racks of 20,
 /// 3,000 partitions of RF 3 laid out rack-aware, min.insync.replicas=2,
 /// acks=all. Losing rack a takes every partition's leader or one in-sync
@@ -445,15 +475,7 @@ fn a_lost_rack_keeps_every_partition_online_and_one_more_broker_leaves_its_parti
 ) {
     let mut l = scenario_file("tour-18-rack-loss.json");
     l.cluster.run_until(29_999);
-    let rack_a = |b: &u32| (1..=20).contains(b);
-    for (p, reg) in l.cluster.controller.partitions.iter().enumerate() {
-        assert_eq!(reg.isr.len(), 2, "orders-{p}: ISR {:?}", reg.isr);
-        assert!(
-            !reg.isr.iter().any(rack_a),
-            "orders-{p}: rack a left the ISR"
-        );
-        assert!(reg.leader.is_some_and(|b| !rack_a(&b)), "orders-{p} is led");
-    }
+    assert_rack_a_gone(&l);
     let r = l.report();
     let f = &r.availability.faults[0];
     assert_eq!(
@@ -480,16 +502,7 @@ fn a_lost_rack_keeps_every_partition_online_and_one_more_broker_leaves_its_parti
         (per[0], per.last())
     );
     l.cluster.run_until(45_000);
-    let below: Vec<usize> = (0..3_000).filter(|&p| reg(&l, p).isr.len() < 2).collect();
-    assert_eq!(below.len(), 150, "every partition broker 21 held");
-    for &p in &below {
-        let reg = reg(&l, p);
-        assert!(
-            reg.replicas.contains(&21) && reg.leader.is_some(),
-            "orders-{p}"
-        );
-        assert_eq!(reg.elr, vec![21], "orders-{p}: broker 21 moved to the ELR");
-    }
+    assert_below_min_isr_are_broker_21s(&l, 3_000, 150);
     let r = l.report();
     assert_eq!(r.acked_records_lost, 0);
     assert!(r.producers[0].errors["NOT_ENOUGH_REPLICAS"] >= 100);
@@ -541,14 +554,7 @@ fn on_twenty_thousand_partitions_a_lost_rack_costs_the_same_detection_and_a_long
         (per[0], per[per.len() / 2], per[per.len() - 1]),
         (8_018, 8_161, 8_515)
     );
-    let rack_a = |b: &u32| (1..=20).contains(b);
-    let mut led = [0usize; 61];
-    for (p, g) in l.cluster.controller.partitions.iter().enumerate() {
-        assert_eq!(g.isr.len(), 2, "orders-{p}: ISR {:?}", g.isr);
-        assert!(!g.isr.iter().any(rack_a), "orders-{p}: rack a left the ISR");
-        let b = g.leader.unwrap_or_else(|| panic!("orders-{p} is led"));
-        led[b as usize] += 1;
-    }
+    let led = assert_rack_a_gone(&l);
     assert!(led[1..=20].iter().all(|n| *n == 0));
     assert!(
         led[21..=40].iter().all(|n| (548..=549).contains(n)),
@@ -559,13 +565,7 @@ fn on_twenty_thousand_partitions_a_lost_rack_costs_the_same_detection_and_a_long
         "{led:?}"
     );
     l.cluster.run_until(32_000);
-    let below: Vec<usize> = (0..20_000).filter(|&p| reg(&l, p).isr.len() < 2).collect();
-    assert_eq!(below.len(), 549 + 453, "every partition broker 21 held");
-    for &p in &below {
-        let g = reg(&l, p);
-        assert!(g.replicas.contains(&21) && g.leader.is_some(), "orders-{p}");
-        assert_eq!(g.elr, vec![21], "orders-{p}: broker 21 moved to the ELR");
-    }
+    assert_below_min_isr_are_broker_21s(&l, 20_000, 549 + 453);
     let r = l.report();
     let f = &r.availability.faults[1];
     assert_eq!(

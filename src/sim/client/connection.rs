@@ -69,9 +69,6 @@ pub struct Connections {
     client: Node,
     config: ConnectionConfig,
     by_broker: Vec<Connection>,
-    /// How many times a connection changed state (so a caller can tell
-    /// that none did since it last looked).
-    changes: u64,
 }
 
 impl Connections {
@@ -86,13 +83,7 @@ impl Connections {
                     setup_timeouts: 0,
                 })
                 .collect(),
-            changes: 0,
         }
-    }
-
-    /// A count that moves whenever any connection changes state.
-    pub fn changes(&self) -> u64 {
-        self.changes
     }
 
     /// A process that has just started holds no connection: each is opened
@@ -194,7 +185,6 @@ impl Connections {
         if let Some(c) = self.get_mut(b) {
             c.state = State::Connecting { id };
         }
-        self.changes += 1;
         ctx.send(Node::Broker(b), Message::Connect { id });
         ctx.after(
             setup.max(1),
@@ -214,7 +204,6 @@ impl Connections {
         c.state = State::Ready;
         c.failed_attempts = 0;
         c.setup_timeouts = 0;
-        self.changes += 1;
         true
     }
 
@@ -274,7 +263,6 @@ impl Connections {
                 reconnect_at: now + wait,
             };
         }
-        self.changes += 1;
     }
 
     /// Kafka's ExponentialBackoff(base, 2, max, 0.2): `base · 2^attempts`

@@ -2632,11 +2632,15 @@ mod tests {
         let parked = |p: &Producer| p.partitions.get(&0).and_then(|s| s.parked);
         assert_eq!(parked(&p), Some(Blocked::NoLeader));
         assert!(!p.queued.contains(&0));
-        let changes = p.connections.changes();
+        let connections = format!("{:?}", p.connections);
         // Behind its back: a scan of partition 0 would now send.
         p.metadata.insert(0, (Some(1), 4));
         let out = sent(&mut world, 200, |ctx| p.pump(ctx));
-        assert_eq!(p.connections.changes(), changes, "no connection changed");
+        assert_eq!(
+            format!("{:?}", p.connections),
+            connections,
+            "no connection changed"
+        );
         assert!(produces(&out).is_empty(), "not rescanned: {out:?}");
         assert_eq!(parked(&p), Some(Blocked::NoLeader), "still parked");
         // A wake: the next pump scans it and sends.
@@ -2646,13 +2650,12 @@ mod tests {
         assert_eq!(produces(&out).len(), 1, "{out:?}");
     }
 
-    /// `Connections::changes` only moves forward. A pump() records the count
-    /// when it parks its first partition; a connect that a later partition's
-    /// `ready` starts in the same scan moves it, and the broker's accepting
-    /// that connect moves it again: the pump that Connected runs must see a
-    /// count other than the recorded one, or the partition parked waiting for
-    /// that connection stays parked (a count that went back, -1 for +1,
-    /// would be the recorded one again).
+    /// A connect that a later partition's `ready` starts in the same scan in
+    /// which an earlier partition was parked: the broker's accepting that
+    /// connect must wake the partition parked waiting for it (it is on its
+    /// leader's `NotReady` list), or it stays parked. (Written when parking
+    /// compared a count of connection changes; it now guards the per-leader
+    /// lists.)
     #[test]
     fn a_connect_begun_after_the_first_park_of_a_scan_still_wakes_on_connected() {
         let mut world = TestWorld::one_partition();

@@ -421,6 +421,7 @@ fn replica_sequence(v: &Value) -> Outcome {
     const BROKER_EPOCH: u64 = 7;
     let lag_max_ms = num(&v["lag_max_ms"]);
     let mut r = Replica::new(0, &[LEADER, FOLLOWER]);
+    let mut table = failover_lab::sim::followers::FollowerTable::default();
     let mut epoch = 0u32;
     let mut kafka = Vec::new();
     let mut ours = Vec::new();
@@ -453,13 +454,13 @@ fn replica_sequence(v: &Value) -> Outcome {
                 epoch += 1;
                 reg.leader_epoch = epoch;
                 grow_log(&mut r, leader_leo);
-                r.make_leader(LEADER, &reg, now);
+                r.make_leader(&mut table, LEADER, &reg, now);
                 format!("reset(now {now}, leader LEO {leader_leo}, new leader {new_leader}, in sync {in_sync})")
             }
             Some("fetch") => {
                 let offset = num(&s["fetch_offset"]);
                 grow_log(&mut r, leader_leo);
-                r.record_follower_fetch(FOLLOWER, offset, BROKER_EPOCH, now);
+                r.record_follower_fetch(&mut table, FOLLOWER, offset, BROKER_EPOCH, now);
                 format!("fetch(offset {offset}, now {now}, leader LEO {leader_leo})")
             }
             other => panic!("unknown replica op {other:?}"),
@@ -468,9 +469,9 @@ fn replica_sequence(v: &Value) -> Outcome {
         r.isr = std::rc::Rc::from([LEADER, FOLLOWER]);
         let k = &s["kafka"];
         let check_at = num(&k["check_at"]);
-        let f = r.follower(FOLLOWER);
+        let f = r.follower(&table, FOLLOWER);
         let caught_up = !r
-            .out_of_sync(LEADER, check_at, lag_max_ms)
+            .out_of_sync(&table, LEADER, check_at, lag_max_ms)
             .contains(&FOLLOWER);
         // Kafka's -1 ("unknown") is our None for the follower's log end, and
         // our 0 for the leader log end seen at its last fetch (unsigned; a

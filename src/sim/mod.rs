@@ -18,6 +18,7 @@ pub mod cluster;
 pub mod config;
 pub mod controller;
 pub mod delivery;
+pub mod followers;
 pub mod invariants;
 pub mod io;
 pub mod log;

@@ -17,6 +17,7 @@ use std::rc::Rc;
 use serde::Serialize;
 
 use super::config::TruncationMode;
+use super::followers::{FollowerTable, Lanes};
 use super::log::Log;
 use super::protocol::{
     BrokerId, BrokerState, LeaderRecoveryState, PartitionIndex, PartitionRegistration,
@@ -60,7 +61,7 @@ impl From<Option<u64>> for Opt64 {
 /// What the leader knows of one follower (kafka.cluster.Replica).
 /// `repr(C)`, `broker` first: the leader finds a follower by scanning for its
 /// id, which then reads the first word of each entry.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 #[repr(C)]
 pub struct FollowerState {
     pub broker: BrokerId,
@@ -149,7 +150,10 @@ pub struct Replica {
     /// on every fetch, reads one heap block rather than two (issue 27).
     pub isr: Rc<[BrokerId]>,
     pub replicas: Rc<[BrokerId]>,
-    pub followers: Vec<FollowerState>,
+    /// Leader side: where what it knows of each follower is kept, in its
+    /// broker's [`FollowerTable`] (dense pages shared with snapshots, so a
+    /// follower's fetch does not copy the whole replica; issue 27).
+    pub lanes: Lanes,
     pub log: Log,
     /// An ISR change proposed to the controller and not yet committed (boxed:
     /// it is rare, and a replica is copied whole on its first change after a
@@ -196,7 +200,7 @@ impl Replica {
             replicas: Rc::from(replicas),
             pending_isr: None,
             recovery: LeaderRecoveryState::Recovered,
-            followers: Vec::new(),
+            lanes: Lanes::NONE,
             fetch_backoff_until: 0,
             known_registration: false,
             reconciled: false,
@@ -231,17 +235,41 @@ impl Replica {
         self.isr.len() + self.pending_only().count()
     }
 
-    pub fn follower_mut(&mut self, broker: BrokerId) -> Option<&mut FollowerState> {
-        self.followers.iter_mut().find(|f| f.broker == broker)
+    /// What this leader knows of each follower, in replica order (empty on
+    /// a follower).
+    #[inline]
+    pub fn followers<'t>(&self, table: &'t FollowerTable) -> &'t [FollowerState] {
+        table.of(self.lanes)
     }
 
-    pub fn follower(&self, broker: BrokerId) -> Option<&FollowerState> {
-        self.followers.iter().find(|f| f.broker == broker)
+    pub fn follower<'t>(
+        &self,
+        table: &'t FollowerTable,
+        broker: BrokerId,
+    ) -> Option<&'t FollowerState> {
+        self.followers(table).iter().find(|f| f.broker == broker)
+    }
+
+    fn follower_mut<'t>(
+        &self,
+        table: &'t mut FollowerTable,
+        broker: BrokerId,
+    ) -> Option<&'t mut FollowerState> {
+        table
+            .of_mut(self.lanes)
+            .iter_mut()
+            .find(|f| f.broker == broker)
     }
 
     /// Become leader in `reg.leader_epoch`: record the epoch start in the cache
     /// before any write (KAFKA-7415) and reset follower state (Replica.resetReplicaState).
-    pub fn make_leader(&mut self, me: BrokerId, reg: &PartitionRegistration, now: u64) {
+    pub fn make_leader(
+        &mut self,
+        table: &mut FollowerTable,
+        me: BrokerId,
+        reg: &PartitionRegistration,
+        now: u64,
+    ) {
         let was_leader = self.is_leader();
         let new_epoch = !was_leader || self.leader_epoch != reg.leader_epoch;
         self.role = Role::Leader;
@@ -258,8 +286,8 @@ impl Replica {
             self.leader_epoch = reg.leader_epoch;
             let leo = self.log.log_end_offset();
             self.log.assign_epoch(reg.leader_epoch, leo);
-            let previous = std::mem::take(&mut self.followers);
-            self.followers = reg
+            let previous = self.followers(table);
+            let states: Vec<FollowerState> = reg
                 .replicas
                 .iter()
                 .filter(|b| **b != me)
@@ -289,6 +317,7 @@ impl Replica {
                     }
                 })
                 .collect();
+            self.lanes = table.place(self.lanes, &states);
         }
     }
 
@@ -305,21 +334,23 @@ impl Replica {
         self.partition_epoch = reg.partition_epoch;
         self.recovery = reg.leader_recovery_state;
         self.pending_isr = None;
-        self.followers.clear();
+        self.lanes = self.lanes.emptied();
         self.fetch_backoff_until = 0;
         self.reconciled = false;
     }
 
     /// lastCaughtUpTimeMs update on a follower fetch (Replica.updateFetchStateOrThrow).
+    /// It changes only the table, not the replica (which a snapshot may share).
     pub fn record_follower_fetch(
-        &mut self,
+        &self,
+        table: &mut FollowerTable,
         broker: BrokerId,
         fetch_offset: u64,
         broker_epoch: u64,
         now: u64,
     ) -> bool {
         let leader_leo = self.log.log_end_offset();
-        let Some(f) = self.follower_mut(broker) else {
+        let Some(f) = self.follower_mut(table, broker) else {
             return false;
         };
         let moved = f.log_end_offset != Opt64::some(fetch_offset);
@@ -352,21 +383,50 @@ impl Replica {
     /// moved.
     pub fn maybe_increment_high_watermark(
         &mut self,
+        table: &FollowerTable,
         now: u64,
         lag_max_ms: u64,
         min_insync_replicas: u32,
         strict_min_isr: bool,
         eligible: &IsrEligible<'_>,
     ) -> bool {
+        match self.next_high_watermark(
+            table,
+            now,
+            lag_max_ms,
+            min_insync_replicas,
+            strict_min_isr,
+            eligible,
+        ) {
+            Some(hw) => {
+                self.log.high_watermark = hw;
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// The HW [`Replica::maybe_increment_high_watermark`] would move to, if
+    /// it would move: asked first, so a leader whose HW stays put is not
+    /// copied away from a snapshot that shares it.
+    pub fn next_high_watermark(
+        &self,
+        table: &FollowerTable,
+        now: u64,
+        lag_max_ms: u64,
+        min_insync_replicas: u32,
+        strict_min_isr: bool,
+        eligible: &IsrEligible<'_>,
+    ) -> Option<u64> {
         if !self.is_leader() {
-            return false;
+            return None;
         }
         if strict_min_isr && self.isr.len() < self.effective_min_isr(min_insync_replicas) {
-            return false;
+            return None;
         }
         let leo = self.log.log_end_offset();
         let mut candidate = leo;
-        for f in &self.followers {
+        for f in self.followers(table) {
             let counts = self.in_maximal_isr(f.broker)
                 || (self.is_caught_up(f, now, lag_max_ms) && eligible(f.broker, f.broker_epoch));
             if !counts {
@@ -374,15 +434,10 @@ impl Replica {
             }
             match f.log_end_offset.get() {
                 Some(l) => candidate = candidate.min(l),
-                None => return false,
+                None => return None,
             }
         }
-        if candidate > self.log.high_watermark {
-            self.log.high_watermark = candidate.min(leo);
-            true
-        } else {
-            false
-        }
+        (candidate > self.log.high_watermark).then_some(candidate.min(leo))
     }
 
     /// Whether follower `b`, which has just fetched, should join the ISR
@@ -391,11 +446,16 @@ impl Replica {
     /// leader's epoch, and it is eligible. Only the follower that fetched is
     /// considered: another one outside the ISR that is caught up joins on
     /// its own next fetch (`prepareIsrExpand` adds one broker).
-    pub fn should_join_isr(&self, b: BrokerId, eligible: &IsrEligible<'_>) -> bool {
+    pub fn should_join_isr(
+        &self,
+        table: &FollowerTable,
+        b: BrokerId,
+        eligible: &IsrEligible<'_>,
+    ) -> bool {
         if self.isr.contains(&b) {
             return false;
         }
-        let Some(f) = self.follower(b) else {
+        let Some(f) = self.follower(table, b) else {
             return false;
         };
         let epoch_start = self.log.epoch_start_offset(self.leader_epoch).unwrap_or(0);
@@ -406,12 +466,18 @@ impl Replica {
     }
 
     /// ISR members that have not caught up within replica.lag.time.max.ms.
-    pub fn out_of_sync(&self, me: BrokerId, now: u64, lag_max_ms: u64) -> Vec<BrokerId> {
+    pub fn out_of_sync(
+        &self,
+        table: &FollowerTable,
+        me: BrokerId,
+        now: u64,
+        lag_max_ms: u64,
+    ) -> Vec<BrokerId> {
         self.isr
             .iter()
             .copied()
             .filter(|b| *b != me)
-            .filter(|b| match self.follower(*b) {
+            .filter(|b| match self.follower(table, *b) {
                 Some(f) => !self.is_caught_up(f, now, lag_max_ms),
                 None => true,
             })
@@ -524,25 +590,32 @@ mod tests {
     fn a_leader_re_elected_in_a_new_epoch_keeps_its_followers_log_end_offsets() {
         // Replica.resetReplicaState: only a broker that was not leader before
         // forgets what it knew of its followers.
+        let mut t = FollowerTable::default();
         let mut r = Replica::new(0, &[1, 2, 3]);
         for i in 0..5 {
             r.log.append(Record::plain(i, 0));
         }
-        r.make_leader(1, &registration(1, 0), 0);
-        r.record_follower_fetch(2, 5, 7, 100);
-        r.record_follower_fetch(3, 3, 8, 100);
-        r.make_leader(1, &registration(1, 1), 200);
-        assert_eq!(r.follower(2).and_then(|f| f.log_end_offset.get()), Some(5));
-        assert_eq!(r.follower(3).and_then(|f| f.log_end_offset.get()), Some(3));
+        r.make_leader(&mut t, 1, &registration(1, 0), 0);
+        r.record_follower_fetch(&mut t, 2, 5, 7, 100);
+        r.record_follower_fetch(&mut t, 3, 3, 8, 100);
+        r.make_leader(&mut t, 1, &registration(1, 1), 200);
         assert_eq!(
-            r.follower(2).and_then(|f| f.last_caught_up_ms.get()),
+            r.follower(&t, 2).and_then(|f| f.log_end_offset.get()),
+            Some(5)
+        );
+        assert_eq!(
+            r.follower(&t, 3).and_then(|f| f.log_end_offset.get()),
+            Some(3)
+        );
+        assert_eq!(
+            r.follower(&t, 2).and_then(|f| f.last_caught_up_ms.get()),
             Some(200)
         );
         // A broker that becomes leader from follower knows nothing yet.
         let mut f = Replica::new(0, &[1, 2, 3]);
         f.make_follower(&registration(2, 0));
-        f.make_leader(1, &registration(1, 1), 300);
-        assert_eq!(f.follower(2).and_then(|x| x.log_end_offset.get()), None);
+        f.make_leader(&mut t, 1, &registration(1, 1), 300);
+        assert_eq!(f.follower(&t, 2).and_then(|x| x.log_end_offset.get()), None);
     }
 
     /// Replica.resetReplicaState gives a follower outside the ISR a
@@ -553,6 +626,7 @@ mod tests {
     /// early in the run the leader is elected.
     #[test]
     fn a_follower_that_never_caught_up_does_not_hold_the_high_watermark_early_in_a_run() {
+        let mut t = FollowerTable::default();
         let mut r = Replica::new(0, &[1, 2, 3]);
         for i in 0..5 {
             r.log.append(Record::plain(i, 0));
@@ -562,12 +636,12 @@ mod tests {
         // Became leader 2 s into the run; follower 3 is alive but not in
         // the ISR and has not fetched yet (its log end is unknown).
         r.make_follower(&registration(2, 0));
-        r.make_leader(1, &reg, 2_000);
-        r.record_follower_fetch(2, 5, 7, 2_100);
-        let moved = r.maybe_increment_high_watermark(2_200, 30_000, 1, true, &|_, _| true);
+        r.make_leader(&mut t, 1, &reg, 2_000);
+        r.record_follower_fetch(&mut t, 2, 5, 7, 2_100);
+        let moved = r.maybe_increment_high_watermark(&t, 2_200, 30_000, 1, true, &|_, _| true);
         assert!(moved, "follower 3 never caught up: it does not count");
         assert_eq!(r.log.high_watermark, 5);
-        assert!(r.out_of_sync(1, 2_200, 30_000).is_empty());
+        assert!(r.out_of_sync(&t, 1, 2_200, 30_000).is_empty());
     }
 
     /// `Opt64` orders and compares as the `Option<u64>` it stands for, so

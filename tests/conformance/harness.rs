@@ -7,7 +7,7 @@ use failover_lab::sim::config::{ClusterConfig, TopicConfig};
 use failover_lab::sim::controller::{Controller, ElectionKind};
 use failover_lab::sim::io::{Ctx, Timer};
 use failover_lab::sim::log::Record;
-use failover_lab::sim::partition::Replica;
+use failover_lab::sim::partition::{FollowerState, Replica};
 use failover_lab::sim::protocol::FetchPartition;
 use failover_lab::sim::protocol::{
     BrokerId, BrokerState, ErrorCode, LeaderRecoveryState, Message, MetadataRecord, Node,
@@ -547,6 +547,15 @@ impl BrokerWorld {
             .replicas
             .get(&0)
             .unwrap_or_else(|| panic!("broker 1 hosts partition 0"))
+    }
+
+    /// What the leader knows of follower `b` (its `Replica` object in
+    /// Kafka's `Partition`); the default state when it does not know `b`.
+    pub fn follower_state(&self, b: BrokerId) -> FollowerState {
+        self.replica()
+            .follower(&self.broker.followers, b)
+            .cloned()
+            .unwrap_or_default()
     }
 
     /// The committed ISR as the leader knows it (`partition.inSyncReplicaIds`).

@@ -30,7 +30,7 @@ fn an_isr_member_not_caught_up_within_the_lag_time_is_shrunk_and_the_hw_waits_fo
     let mut w = BrokerWorld::leader(&[1, 2, 3], &[1, 2, 3]);
     assert_eq!(w.high_watermark(), 0);
     w.fetch_follower(2, 10, default_epoch(2));
-    let f = w.replica().follower(3).cloned().unwrap_or_default();
+    let f = w.follower_state(3);
     assert_eq!(
         (f.last_caught_up_ms.get(), f.log_end_offset.get()),
         (Some(T0), None)
@@ -91,7 +91,7 @@ fn a_shrink_that_fails_with_a_retriable_error_is_sent_again_and_the_hw_advances_
 fn a_follower_that_reached_the_leaders_end_at_its_previous_fetch_is_not_shrunk() {
     let mut w = BrokerWorld::leader(&[1, 2], &[1, 2]);
     let state = |w: &BrokerWorld| {
-        let f = w.replica().follower(2).cloned().unwrap_or_default();
+        let f = w.follower_state(2);
         (f.last_caught_up_ms.get(), f.log_end_offset.get())
     };
     assert_eq!(w.high_watermark(), 0);
@@ -122,7 +122,7 @@ fn a_follower_at_the_leaders_log_end_is_not_shrunk_however_long_it_has_been() {
     let mut w = BrokerWorld::leader(&[1, 2], &[1, 2]);
     assert_eq!(w.high_watermark(), 0);
     w.fetch_follower(2, 10, default_epoch(2));
-    let f = w.replica().follower(2).cloned().unwrap_or_default();
+    let f = w.follower_state(2);
     assert_eq!(
         (f.last_caught_up_ms.get(), f.log_end_offset.get()),
         (Some(T0), Some(10))
@@ -164,7 +164,7 @@ fn hw_after_shrink_with_follower(state: Option<MetadataRecord>) -> u64 {
     assert_eq!(w.isr(), vec![1, 2]);
     assert_eq!(w.maximal_isr(), vec![1, 2]);
     w.fetch_follower(2, 10, default_epoch(2));
-    let f = w.replica().follower(2).cloned().unwrap_or_default();
+    let f = w.follower_state(2);
     assert_eq!(
         (f.last_caught_up_ms.get(), f.log_end_offset.get()),
         (Some(T0), Some(10))
@@ -183,7 +183,10 @@ fn hw_after_shrink_with_follower(state: Option<MetadataRecord>) -> u64 {
     assert!(w.replica().is_leader());
     assert_eq!(w.isr(), vec![1]);
     assert_eq!(w.maximal_isr(), vec![1]);
-    assert!(w.replica().out_of_sync(1, w.now, LAG).is_empty());
+    assert!(w
+        .replica()
+        .out_of_sync(&w.broker.followers, 1, w.now, LAG)
+        .is_empty());
     w.high_watermark()
 }
 
@@ -271,7 +274,7 @@ fn a_follower_that_reaches_the_high_watermark_is_proposed_for_the_isr() {
     let mut w = BrokerWorld::leader(&[1, 2], &[1]);
     assert_eq!(w.isr(), vec![1]);
     let state = |w: &BrokerWorld| {
-        let f = w.replica().follower(2).cloned().unwrap_or_default();
+        let f = w.follower_state(2);
         (f.last_caught_up_ms.get(), f.log_end_offset.get())
     };
     assert_eq!(state(&w), (None, None), "Kafka's 0 and UNKNOWN_OFFSET");
@@ -302,7 +305,7 @@ fn last_caught_up_time_moves_only_when_the_follower_reaches_the_leaders_end() {
     }
     let mut w = BrokerWorld::leader_with(&[1, 2], &[1, 2], log, 5);
     let state = |w: &BrokerWorld| {
-        let f = w.replica().follower(2).cloned().unwrap_or_default();
+        let f = w.follower_state(2);
         (f.last_caught_up_ms.get(), f.log_end_offset.get())
     };
     assert_eq!(state(&w), (Some(T0), None));
@@ -320,7 +323,7 @@ fn last_caught_up_time_moves_only_when_the_follower_reaches_the_leaders_end() {
 fn learning_the_committed_isr_again_drops_an_in_flight_isr_change() {
     let mut w = BrokerWorld::leader(&[1, 2], &[1, 2]);
     assert_eq!(w.high_watermark(), 0);
-    let f = w.replica().follower(2).cloned().unwrap_or_default();
+    let f = w.follower_state(2);
     assert_eq!(
         (f.last_caught_up_ms.get(), f.log_end_offset.get()),
         (Some(T0), None)
@@ -400,7 +403,7 @@ fn expansion_in_flight() -> (BrokerWorld, u64) {
     assert_eq!(w.maximal_isr(), vec![1, 2]);
     let (id, isr, _) = w.isr_update();
     assert_eq!(BrokerState::ids(&isr), vec![1, 2]);
-    let f = w.replica().follower(2).cloned().unwrap_or_default();
+    let f = w.follower_state(2);
     assert_eq!(
         (f.log_end_offset.get(), f.last_caught_up_ms.get()),
         (Some(10), Some(T0))
@@ -545,7 +548,7 @@ fn a_follower_fetch_with_an_older_broker_epoch_is_refused_and_changes_nothing() 
     assert_eq!(w.fetch_error(), None);
     w.fetch_follower(2, 10, default_epoch(2) - 1);
     assert_eq!(w.fetch_error(), Some(ErrorCode::NotLeaderOrFollower));
-    let f = w.replica().follower(2).cloned().unwrap_or_default();
+    let f = w.follower_state(2);
     assert_eq!(
         (
             f.log_end_offset.get(),
@@ -565,7 +568,7 @@ fn a_follower_joins_the_isr_only_with_the_broker_epoch_the_leaders_metadata_has_
     // Broker 2 catches up, but its fetch carries another registration's epoch.
     let wrong = default_epoch(2) - 1;
     w.fetch_follower(2, 10, wrong);
-    let f = w.replica().follower(2).cloned().unwrap_or_default();
+    let f = w.follower_state(2);
     assert_eq!(
         (
             f.log_end_offset.get(),
@@ -650,13 +653,13 @@ fn a_new_partition_epoch_in_the_same_leader_epoch_keeps_what_the_leader_knows_of
     assert_eq!(w.replica().partition_epoch, 1);
     assert_eq!(w.replica().leader_epoch, 8);
     assert_eq!(w.isr(), vec![1]);
-    let f = w.replica().follower(2).cloned().unwrap_or_default();
+    let f = w.follower_state(2);
     assert_eq!(
         (f.last_caught_up_ms.get(), f.log_end_offset.get()),
         (None, None)
     );
     w.fetch_follower(2, 0, default_epoch(2));
-    let f = w.replica().follower(2).cloned().unwrap_or_default();
+    let f = w.follower_state(2);
     assert_eq!(
         (f.last_caught_up_ms.get(), f.log_end_offset.get()),
         (Some(T0), Some(0))
@@ -670,7 +673,7 @@ fn a_new_partition_epoch_in_the_same_leader_epoch_keeps_what_the_leader_knows_of
     assert_eq!(w.replica().partition_epoch, 2);
     assert_eq!(w.replica().leader_epoch, 8);
     assert_eq!(w.isr(), vec![1]);
-    let f = w.replica().follower(2).cloned().unwrap_or_default();
+    let f = w.follower_state(2);
     assert_eq!(
         (f.last_caught_up_ms.get(), f.log_end_offset.get()),
         (Some(T0), Some(0))
@@ -686,7 +689,10 @@ fn a_fetch_from_a_broker_that_is_not_a_replica_gets_unknown_leader_epoch_and_cha
     let mut w = BrokerWorld::leader_with(&[1, 2], &[1, 2], Log::default(), 8);
     let r = w.fetch_follower_with(3, 0, default_epoch(3), 8, None);
     assert_eq!(r.error, Some(ErrorCode::UnknownLeaderEpoch));
-    assert!(w.replica().follower(3).is_none(), "no state for it");
+    assert!(
+        w.replica().follower(&w.broker.followers, 3).is_none(),
+        "no state for it"
+    );
 }
 
 // Kafka: PartitionTest.testOffsetForLeaderEpochValidationForLeader

@@ -17,6 +17,7 @@
 //! Each proposed member carries the broker epoch the leader knows it by
 //! (KIP-903), so the controller can refuse a follower that restarted since.
 
+use crate::sim::followers::FollowerTable;
 use crate::sim::io::{Ctx, Timer};
 use crate::sim::partition::{PendingIsr, Replica};
 use crate::sim::protocol::*;
@@ -31,6 +32,7 @@ use super::{Broker, ALTER_PARTITION_RETRY_MS};
 fn with_broker_epochs(
     me: BrokerId,
     my_epoch: u64,
+    followers: &FollowerTable,
     rep: &Replica,
     isr: &[BrokerId],
 ) -> Vec<BrokerState> {
@@ -40,7 +42,9 @@ fn with_broker_epochs(
             broker_epoch: if b == me {
                 Some(my_epoch)
             } else {
-                rep.follower(b).map(|f| f.broker_epoch).filter(|e| *e != 0)
+                rep.follower(followers, b)
+                    .map(|f| f.broker_epoch)
+                    .filter(|e| *e != 0)
             },
         })
         .collect()
@@ -68,11 +72,12 @@ pub(super) fn propose_isr(
     ctx: &mut Ctx,
     me: BrokerId,
     my_epoch: u64,
+    followers: &FollowerTable,
     rep: &mut Replica,
     isr: &[BrokerId],
 ) {
     let id = ctx.new_id();
-    let members = with_broker_epochs(me, my_epoch, rep, isr);
+    let members = with_broker_epochs(me, my_epoch, followers, rep, isr);
     rep.pending_isr = Some(Box::new(PendingIsr::new(id, members)));
     if let Some(msg) = alter_partition_message(me, my_epoch, rep) {
         ctx.send(Node::Controller, msg);
@@ -126,7 +131,7 @@ impl Broker {
             if !shared.is_leader() || shared.pending_isr.is_some() {
                 continue;
             }
-            let out = shared.out_of_sync(me, ctx.now, lag);
+            let out = shared.out_of_sync(&self.followers, me, ctx.now, lag);
             if out.is_empty() {
                 continue;
             }
@@ -139,7 +144,7 @@ impl Broker {
                 .copied()
                 .filter(|b| !out.contains(b))
                 .collect();
-            propose_isr(ctx, me, my_epoch, rep, &new_isr);
+            propose_isr(ctx, me, my_epoch, &self.followers, rep, &new_isr);
         }
     }
 
@@ -176,6 +181,7 @@ impl Broker {
     ) {
         let me = self.id;
         let my_epoch = self.broker_epoch;
+        let followers = &mut self.followers;
         let Some(rep) = self.replicas.get_mut(&p) else {
             return;
         };
@@ -192,7 +198,7 @@ impl Broker {
             Ok(reg) => {
                 rep.pending_isr = None;
                 if commits(rep, &reg, me) {
-                    rep.make_leader(me, &reg, ctx.now);
+                    rep.make_leader(followers, me, &reg, ctx.now);
                     self.followed_stale = true;
                     ctx.touch(p);
                     self.after_leader_state_change(ctx, p);

@@ -125,6 +125,7 @@ impl Broker {
     ) {
         let me = self.id;
         let now = ctx.now;
+        let followers = &mut self.followers;
         let Some(rep) = self.replicas.get_mut(&p) else {
             return;
         };
@@ -136,7 +137,7 @@ impl Broker {
         if reg.leader == Some(me) {
             let same_epoch = rep.is_leader() && rep.leader_epoch == reg.leader_epoch;
             let was_follower = rep.role == Role::Follower;
-            rep.make_leader(me, reg, now);
+            rep.make_leader(followers, me, reg, now);
             self.followed_stale = true;
             if !same_epoch {
                 let text = format!(

@@ -39,6 +39,7 @@ use crate::sim::shared::{Pages, Scratch};
 
 use serde::Serialize;
 
+use super::followers::FollowerTable;
 use super::io::{Ctx, Timer};
 use super::log::Record;
 use super::partition::{Replica, Role};
@@ -151,6 +152,9 @@ pub struct Broker {
     /// says (KRaftMetadataCache.getAliveBrokerEpoch), by broker id.
     pub meta_broker_epochs: Vec<(BrokerId, u64)>,
     pub replicas: PartitionMap<Replica>,
+    /// What each replica this broker leads knows of its followers, by the
+    /// replica's `lanes` (dense pages shared with snapshots, issue 27).
+    pub followers: FollowerTable,
     /// The Fetch in flight to each leader broker (by broker id): its id and
     /// the (partition, leader epoch) pairs it asked for.
     fetch_in_flight: DenseMap<(u64, Vec<(PartitionIndex, u32)>)>,
@@ -255,6 +259,7 @@ impl Broker {
             meta_ineligible: Vec::new(),
             meta_broker_epochs: Vec::new(),
             replicas: PartitionMap::new(),
+            followers: FollowerTable::default(),
             fetch_in_flight: DenseMap::new(),
             parked_fetches: VecMap::new(),
             fetch_waiters: Waiters::default(),
@@ -840,14 +845,14 @@ mod tests {
         b.meta_broker_epochs = vec![(2, 2), (3, 3)];
         let reg = registration(1, 0, &[1, 2]);
         if let Some(r) = b.replicas.get_mut(&0) {
-            r.make_leader(1, &reg, 0);
+            r.make_leader(&mut b.followers, 1, &reg, 0);
         }
         world.at(10, |ctx| {
             let _ = b.append_as_leader(ctx, 0, Acks::All, idempotent_batch(0, 3));
         });
         // Follower 3, outside the ISR, catches up to offset 3 at 50 ms.
         if let Some(r) = b.replicas.get_mut(&0) {
-            r.record_follower_fetch(3, 3, 3, 50);
+            r.record_follower_fetch(&mut b.followers, 3, 3, 3, 50);
         }
         world.at(100, |ctx| {
             let _ = b.append_as_leader(ctx, 0, Acks::All, idempotent_batch(3, 2));
@@ -855,9 +860,9 @@ mod tests {
         // Follower 2 (ISR) reaches 5; follower 3, caught up within the lag
         // time, still holds the HW at 3.
         if let Some(r) = b.replicas.get_mut(&0) {
-            r.record_follower_fetch(2, 5, 2, 200);
+            r.record_follower_fetch(&mut b.followers, 2, 5, 2, 200);
             let eligible = |id: BrokerId, e: u64| [(2, 2), (3, 3)].contains(&(id, e));
-            r.maybe_increment_high_watermark(200, 30_000, 1, true, &eligible);
+            r.maybe_increment_high_watermark(&b.followers, 200, 30_000, 1, true, &eligible);
         }
         let hw = |b: &Broker| b.replicas.get(&0).map_or(0, |r| r.log.high_watermark);
         assert_eq!(hw(&b), 3);
@@ -948,6 +953,76 @@ mod tests {
         );
     }
 
+    /// What a leader knows of its followers lives in the broker's follower
+    /// table, not in the replica (issue 27): a follower's fetch that moves
+    /// no high watermark changes a page of the table and leaves the
+    /// leader's replica shared with a snapshot taken before it; the
+    /// snapshot still sees the follower where it was. A fetch that moves
+    /// the HW copies the replica as before.
+    #[test]
+    fn a_follower_fetch_that_moves_no_high_watermark_leaves_the_leaders_replica_shared_with_a_snapshot(
+    ) {
+        let mut world = TestWorld::one_partition();
+        let mut b = Broker::new(1, 1);
+        b.host(0, Replica::new(0, &[1, 2, 3]));
+        b.meta_broker_epochs = vec![(2, 2), (3, 3)];
+        let reg = registration(1, 0, &[1, 2, 3]);
+        if let Some(r) = b.replicas.get_mut(&0) {
+            r.make_leader(&mut b.followers, 1, &reg, 0);
+            r.log.append(Record::plain(0, 0));
+            r.log.append(Record::plain(1, 0));
+        }
+        let fetch = |b: &mut Broker, world: &mut TestWorld, now, from: BrokerId, offset| {
+            world.at(now, |ctx| {
+                b.on_message(
+                    ctx,
+                    Node::Broker(from),
+                    Message::Fetch {
+                        id: now,
+                        replica: Some(from),
+                        broker_epoch: from as u64,
+                        max_wait_ms: 500,
+                        partitions: vec![FetchPartition {
+                            partition: 0,
+                            fetch_offset: offset,
+                            current_leader_epoch: 0,
+                            last_fetched_epoch: Some(0),
+                        }],
+                        rack_id: String::new(),
+                    },
+                );
+            });
+        };
+        let shared = |a: &Broker, b: &Broker| match (a.replicas.get(&0), b.replicas.get(&0)) {
+            (Some(x), Some(y)) => std::ptr::eq(x, y),
+            _ => false,
+        };
+        let known = |b: &Broker, f: BrokerId| {
+            b.replicas
+                .get(&0)
+                .and_then(|r| r.follower(&b.followers, f))
+                .and_then(|s| s.log_end_offset.get())
+        };
+        let hw = |b: &Broker| b.replicas.get(&0).map(|r| r.log.high_watermark);
+        let snapshot = b.clone();
+        // Follower 2 fetches from offset 1; follower 3 has not fetched, so
+        // the HW (min over the ISR) cannot move.
+        fetch(&mut b, &mut world, 100, 2, 1);
+        assert_eq!(known(&b, 2), Some(1));
+        assert_eq!(hw(&b), Some(0));
+        assert!(
+            shared(&snapshot, &b),
+            "no HW moved: the replica is still shared"
+        );
+        assert_eq!(known(&snapshot, 2), None, "the snapshot's table is its own");
+        // Both followers reach offset 2: the HW moves, the replica is copied.
+        fetch(&mut b, &mut world, 200, 2, 2);
+        fetch(&mut b, &mut world, 300, 3, 2);
+        assert_eq!(hw(&b), Some(2));
+        assert!(!shared(&snapshot, &b), "the HW moved: copied");
+        assert_eq!(hw(&snapshot), Some(0));
+    }
+
     #[test]
     fn a_parked_follower_fetch_records_the_followers_position_once() {
         // ReplicaManager updates a follower's fetch state on the first read;
@@ -960,7 +1035,7 @@ mod tests {
         b.host(0, Replica::new(0, &[1, 2, 3]));
         let reg = registration(1, 0, &[1, 2, 3]);
         if let Some(r) = b.replicas.get_mut(&0) {
-            r.make_leader(1, &reg, 0);
+            r.make_leader(&mut b.followers, 1, &reg, 0);
             for i in 0..5 {
                 r.log.append(Record::plain(i, 0));
             }
@@ -991,7 +1066,11 @@ mod tests {
             let _ = b.append_as_leader(ctx, 0, Acks::Leader, vec![Record::plain(5, 0)]);
         });
         assert!(b.parked_fetches.is_empty(), "the new record completed it");
-        let f = b.replicas.get(&0).and_then(|r| r.follower(2)).cloned();
+        let f = b
+            .replicas
+            .get(&0)
+            .and_then(|r| r.follower(&b.followers, 2))
+            .cloned();
         let f = f.unwrap_or_default();
         assert_eq!(
             f.last_fetch_ms.get(),
@@ -1017,7 +1096,7 @@ mod tests {
         b.host(0, Replica::new(0, &[1, 2, 3]));
         let reg = registration(1, 0, &[1, 3]);
         if let Some(r) = b.replicas.get_mut(&0) {
-            r.make_leader(1, &reg, 0);
+            r.make_leader(&mut b.followers, 1, &reg, 0);
             for i in 0..5 {
                 r.log.append(Record::plain(i, 0));
             }
@@ -1094,7 +1173,7 @@ mod tests {
         b.host(0, Replica::new(0, &[1, 2, 3]));
         let reg = registration(1, 0, &[1]);
         if let Some(r) = b.replicas.get_mut(&0) {
-            r.make_leader(1, &reg, 0);
+            r.make_leader(&mut b.followers, 1, &reg, 0);
         }
         b
     }
@@ -1261,7 +1340,7 @@ mod tests {
             for i in 0..5 {
                 r.log.append(Record::plain(i, 0));
             }
-            r.make_leader(1, &registration(1, 2, &[1, 2, 3]), 0);
+            r.make_leader(&mut b.followers, 1, &registration(1, 2, &[1, 2, 3]), 0);
             for i in 5..10 {
                 r.log.append(Record::plain(i, 2));
             }
@@ -1391,7 +1470,7 @@ mod tests {
             for i in 0..10 {
                 r.log.append(Record::plain(i, 0));
             }
-            r.make_leader(1, &registration(1, 2, &[1, 2, 3]), 0);
+            r.make_leader(&mut b.followers, 1, &registration(1, 2, &[1, 2, 3]), 0);
             r.log.high_watermark = 10;
         }
         let a = answer_now(
@@ -1623,10 +1702,10 @@ mod tests {
         let mut b = Broker::new(1, 1);
         b.host(0, Replica::new(0, &[1, 2, 3]));
         if let Some(r) = b.replicas.get_mut(&0) {
-            r.make_leader(1, &registration(1, 0, &[1, 2, 3]), 0);
+            r.make_leader(&mut b.followers, 1, &registration(1, 0, &[1, 2, 3]), 0);
             r.log.append(Record::plain(0, 0));
-            r.record_follower_fetch(2, 1, 2, 100);
-            r.record_follower_fetch(3, 1, 3, 100);
+            r.record_follower_fetch(&mut b.followers, 2, 1, 2, 100);
+            r.record_follower_fetch(&mut b.followers, 3, 1, 3, 100);
         }
         let pick = |world: &mut TestWorld, b: &Broker, rack: &str| {
             world.at(200, |ctx| {

@@ -212,12 +212,14 @@ impl Broker {
     /// (the caller then completes the parked acks=all produces).
     fn advance_high_watermark_after_append(&mut self, ctx: &mut Ctx, p: PartitionIndex) -> bool {
         let (ineligible, epochs) = (&self.meta_ineligible, &self.meta_broker_epochs);
+        let followers = &self.followers;
         let Some(rep) = self.replicas.get_mut(&p) else {
             return false;
         };
         let eligible_fn = |b: BrokerId, e: u64| isr_eligible(ineligible, epochs, b, e);
         let cfg = &ctx.partitions[p].config;
         let moved = rep.maybe_increment_high_watermark(
+            followers,
             ctx.now,
             ctx.config.replica_lag_time_max_ms,
             cfg.min_insync_replicas,
@@ -522,16 +524,22 @@ impl Broker {
         // Disjoint field borrows: no copy of the metadata cache per partition.
         let (ineligible, epochs) = (&self.meta_ineligible, &self.meta_broker_epochs);
         let eligible = |b: BrokerId, e: u64| isr_eligible(ineligible, epochs, b, e);
-        let Some(rep) = self.replicas.get_mut(&p) else {
+        // The replica is read, not written: its followers' states are in
+        // the broker's table, so a snapshot keeps sharing it.
+        let Some(rep) = self.replicas.get(&p) else {
             return;
         };
         debug_assert!(rep.is_leader() && fp.current_leader_epoch == rep.leader_epoch);
-        let moved = rep.record_follower_fetch(replica, fp.fetch_offset, broker_epoch, ctx.now);
+        let table = &mut self.followers;
+        let moved =
+            rep.record_follower_fetch(table, replica, fp.fetch_offset, broker_epoch, ctx.now);
         // ISR expansion (Partition.maybeExpandIsr): this follower only.
-        if rep.pending_isr.is_none() && rep.should_join_isr(replica, &eligible) {
+        if rep.pending_isr.is_none() && rep.should_join_isr(table, replica, &eligible) {
             let mut new_isr = rep.isr.to_vec();
             new_isr.push(replica);
-            propose_isr(ctx, me, my_epoch, rep, &new_isr);
+            if let Some(rep) = self.replicas.get_mut(&p) {
+                propose_isr(ctx, me, my_epoch, &self.followers, rep, &new_isr);
+            }
         }
         if moved {
             // What the leader knows of a follower is not something the
@@ -544,17 +552,22 @@ impl Broker {
     pub(super) fn after_leader_state_change(&mut self, ctx: &mut Ctx, p: PartitionIndex) {
         let (ineligible, epochs) = (&self.meta_ineligible, &self.meta_broker_epochs);
         let eligible = |b: BrokerId, e: u64| isr_eligible(ineligible, epochs, b, e);
-        let Some(rep) = self.replicas.get_mut(&p) else {
-            return;
-        };
-        let moved = rep.maybe_increment_high_watermark(
-            ctx.now,
-            ctx.config.replica_lag_time_max_ms,
-            ctx.partitions[p].config.min_insync_replicas,
-            ctx.config.strict_min_isr,
-            &eligible,
-        );
-        if moved {
+        // Asked of the shared replica first: one whose HW stays put is not
+        // copied away from a snapshot.
+        let next = self.replicas.get(&p).and_then(|rep| {
+            rep.next_high_watermark(
+                &self.followers,
+                ctx.now,
+                ctx.config.replica_lag_time_max_ms,
+                ctx.partitions[p].config.min_insync_replicas,
+                ctx.config.strict_min_isr,
+                &eligible,
+            )
+        });
+        if let Some(hw) = next {
+            if let Some(rep) = self.replicas.get_mut(&p) {
+                rep.log.high_watermark = hw;
+            }
             ctx.touch(p);
             self.complete_parked_produces(ctx, p);
             self.wake_fetches(ctx, p);
@@ -632,7 +645,8 @@ impl Broker {
             // leaves the follower's state alone.
             Some(r)
                 if replica.is_some_and(|b| {
-                    r.follower(b).is_some_and(|f| f.broker_epoch > broker_epoch)
+                    r.follower(&self.followers, b)
+                        .is_some_and(|f| f.broker_epoch > broker_epoch)
                 }) =>
             {
                 Some(ErrorCode::NotLeaderOrFollower)
@@ -734,7 +748,7 @@ impl Broker {
         if !r.is_leader() || ctx.rack_of(self.id) == Some(rack_id) {
             return None;
         }
-        r.followers
+        r.followers(&self.followers)
             .iter()
             .filter(|f| r.isr.contains(&f.broker) && !self.meta_ineligible.contains(&f.broker))
             .filter(|f| {

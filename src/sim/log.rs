@@ -241,6 +241,10 @@ pub struct Log {
     /// The last record's epoch (a follower's `LastFetchedEpoch`, asked for
     /// every partition of every fetch), kept beside the records.
     last_epoch: Option<u32>,
+    /// The hash of the whole log (the last record's; 0 when empty), kept
+    /// beside it too: the invariants compare replicas' logs up to their HW
+    /// after every event, and that is most often the whole log.
+    last_hash: u64,
     /// Leader-epoch cache.
     epochs: EpochCache,
     /// Offsets below this are on disk (fsynced); the rest is in the page cache.
@@ -311,6 +315,8 @@ impl Log {
     pub fn prefix_hash(&self, offset: u64) -> u64 {
         if offset == 0 {
             0
+        } else if offset == self.log_end_offset() {
+            self.last_hash
         } else {
             self.records
                 .get(offset as usize - 1)
@@ -371,9 +377,10 @@ impl Log {
         if self.latest_epoch().is_none_or(|e| record.epoch > e) {
             self.assign_epoch(record.epoch, offset);
         }
-        let prev = self.records.last().map_or(0, |e| e.1);
-        self.records.push((record, mix(prev, &record)));
+        let hash = mix(self.last_hash, &record);
+        self.records.push((record, hash));
         self.last_epoch = Some(record.epoch);
+        self.last_hash = hash;
         offset
     }
 
@@ -448,6 +455,7 @@ impl Log {
         let removed = self.records_between(offset, u64::MAX);
         self.records.truncate(offset as usize);
         self.last_epoch = self.records.last().map(|e| e.0.epoch);
+        self.last_hash = self.records.last().map_or(0, |e| e.1);
         self.epochs.truncate_from_end(offset);
         self.high_watermark = self.high_watermark.min(offset);
         self.flushed_offset = self.flushed_offset.min(offset);
@@ -536,6 +544,30 @@ mod tests {
         b.append(Record::plain(2, 2));
         assert_eq!(a.prefix_hash(2), b.prefix_hash(2));
         assert_ne!(a.prefix_hash(3), b.prefix_hash(3));
+    }
+
+    /// The whole log's hash, kept beside it, is the one its records give,
+    /// through appends and truncations (a truncated log that appends the
+    /// leader's records hashes as the leader's does).
+    #[test]
+    fn the_whole_logs_hash_follows_appends_and_truncations() {
+        let leader = log_with(&[0, 0, 2, 2]);
+        let mut follower = log_with(&[0, 0, 1]);
+        assert_ne!(follower.prefix_hash(3), leader.prefix_hash(3));
+        follower.truncate_to(2);
+        assert_eq!(follower.prefix_hash(2), leader.prefix_hash(2));
+        for offset in 2..4 {
+            let r = leader.record_at(offset).copied();
+            follower.append(r.unwrap_or_else(|| Record::plain(offset, 9)));
+        }
+        for k in 0..=4 {
+            assert_eq!(follower.prefix_hash(k), leader.prefix_hash(k), "prefix {k}");
+        }
+        follower.truncate_to(0);
+        assert_eq!(follower.prefix_hash(0), 0);
+        follower.append(Record::plain(0, 0));
+        assert_eq!(follower.prefix_hash(1), leader.prefix_hash(1));
+        assert_eq!(follower.prefix_hash(2), u64::MAX, "past the end");
     }
 
     #[test]

@@ -112,6 +112,7 @@ class App {
         this.pause();
         this.seek(t);
       },
+      estimateMs: (t) => this.lab.estimateSeekMs(t),
       queryRoot: document,
       onStop: (i, stop) => {
         this.events.tourStop(i, this.tour.stops.length, stop);

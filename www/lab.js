@@ -101,6 +101,7 @@ export class Lab {
     // memory stays near 512 MiB at most on the 20,000-partition bench.
     this.heapBudgetBytes = Math.min(432, 54 * (globalThis.navigator?.deviceMemory || 8)) * 2 ** 20;
     this.sinceCheckpointMs = 0; // wall ms of core work since the last checkpoint passed
+    this.msPerSimMs = null; // the core's recent pace: wall ms per simulated ms (estimateSeekMs)
     this.snapshotCost = { ms: 0, bytes: 0 }; // the last snapshot's
     this.samples = new Map(); // t -> metrics, re-emitted after a restore
   }
@@ -367,10 +368,13 @@ export class Lab {
     // so a checkpoint can be taken as soon as replay would cost too much.
     const G = this.gridMs;
     while (this.now() < t) {
-      const nb = Math.min(t, (Math.floor(this.now() / G) + 1) * G);
+      const from = this.now();
+      const nb = Math.min(t, (Math.floor(from / G) + 1) * G);
       const t0 = performance.now();
       this.core.runUntil(nb);
       if (this.now() < nb) break; // the core could not advance
+      const pace = (performance.now() - t0) / (nb - from);
+      this.msPerSimMs = this.msPerSimMs === null ? pace : 0.8 * this.msPerSimMs + 0.2 * pace;
       if (nb % G !== 0) continue;
       this.maybeCheckpoint(nb, performance.now() - t0);
       if (!this.onSample || nb % S !== 0) continue;
@@ -387,6 +391,19 @@ export class Lab {
       // A recorded action was accepted once; replay keeps going regardless.
     }
     a.applied = this.generation;
+  }
+
+  /**
+   * About how many wall ms seek(t) will spend in the core: the simulated
+   * time it replays (from now, or from the checkpoint it restores) at the
+   * pace the core kept lately. null before the core has run.
+   */
+  estimateSeekMs(t) {
+    if (this.msPerSimMs === null) return null;
+    const now = this.now();
+    const cp = this.checkpoints.filter((c) => c.t <= t).pop();
+    const from = t >= now && !(cp && cp.t > now) ? now : (cp?.t ?? 0);
+    return Math.max(0, t - from) * this.msPerSimMs;
   }
 
   /**

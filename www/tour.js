@@ -95,8 +95,23 @@ export function applyHighlights(root, names) {
  *       makes the deterministic trace diverge from the tour's recorded one),
  *     resume() — optional: drop those changes (back to the tour's run),
  *     terms(el) — optional: link the glossary's terms in the text element el,
- *     nextTour() — optional: {href, label} of the tour to offer after the last stop, or null }
+ *     nextTour() — optional: {href, label} of the tour to offer after the last stop, or null,
+ *     estimateMs(t) — optional: about how many wall ms goTo(t) will compute, or null }
  */
+
+/**
+ * A stop the core needs longer than this to reach (the 20,000-partition
+ * tour: seconds) is announced first — "Running the cluster to 11.209 s…",
+ * the card marked busy — and computed after the browser has painted that;
+ * a shorter one is reached at once, as before.
+ */
+export const BUSY_MS = 500;
+
+/** A wait of `ms` as a reader says it: "0.8 s", "3 s". */
+function fmtWait(ms) {
+  return ms < 950 ? `${(ms / 1000).toFixed(1)} s` : `${Math.round(ms / 1000)} s`;
+}
+
 export class TourGuide {
   constructor(container, host) {
     this.container = container;
@@ -124,11 +139,15 @@ export class TourGuide {
     this.picks = [];
     this.qBox = h('div.tour-q', { hidden: true });
     this.aBox = h('div.tour-a', { role: 'status', hidden: true });
+    // While a slow stop computes (BUSY_MS): what the lab is doing, announced.
+    this.busy = null;
+    this.busyBox = h('p.tour-busy', { role: 'status', hidden: true });
     container.classList.add('tour');
     container.replaceChildren(
       h('div.tour-head', null, h('span.tour-badge', { text: 'Guided tour' }), this.counter, this.title, this.time,
         h('span.tour-key.muted', { title: 'what the current stop talks about is ringed like this' }, h('i.hlk', { 'aria-hidden': 'true' }), 'look here')),
       this.text,
+      this.busyBox,
       this.aBox,
       this.qBox,
       this.off,
@@ -164,12 +183,41 @@ export class TourGuide {
     this.render();
   }
 
-  /** Go to stop i (-1 = intro): run or rewind the simulation there and pause. */
+  /**
+   * Go to stop i (-1 = intro): run or rewind the simulation there and pause.
+   * A stop that takes the core longer than BUSY_MS is announced first and
+   * reached once the announcement has been painted; meanwhile the buttons
+   * wait (a second click is ignored) and the card is `aria-busy`.
+   */
   go(i) {
-    if (!this.active) return;
+    if (!this.active || this.busy) return;
     i = Math.max(-1, Math.min(this.stops.length - 1, i));
+    const t = i < 0 ? 0 : this.stops[i].at_ms;
+    const est = this.host.estimateMs?.(t);
+    if (!(est > BUSY_MS)) {
+      this.reach(i, t);
+      return;
+    }
+    this.busy = { i, t };
+    this.container.setAttribute('aria-busy', 'true');
+    for (const b of [this.back, this.next, this.restart, ...this.dots.children]) b.disabled = true;
+    this.busyBox.hidden = false;
+    setText(this.busyBox, `Running the cluster to ${fmtTime(t)} (about ${fmtWait(est)})…`);
+    // requestAnimationFrame runs before the next paint, the timeout after it.
+    requestAnimationFrame(() =>
+      setTimeout(() => {
+        this.busy = null;
+        this.container.removeAttribute('aria-busy');
+        this.busyBox.hidden = true;
+        setText(this.busyBox, '');
+        this.reach(i, t);
+      }, 0),
+    );
+  }
+
+  reach(i, t) {
     this.index = i;
-    this.host.goTo(i < 0 ? 0 : this.stops[i].at_ms);
+    this.host.goTo(t);
     this.render();
     if (i >= 0) this.host.onStop?.(i, this.stops[i]);
     this.show();

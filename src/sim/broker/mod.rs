@@ -355,6 +355,9 @@ impl Broker {
         self.parked_produces.clear();
         self.coordinator.clear();
         self.produce_waiters.clear();
+        // What the old process knew of its followers is gone with it (each
+        // replica below starts with no lanes).
+        self.followers = FollowerTable::default();
         for r in self.replicas.values_mut() {
             // The HW lives in memory; a restart reads the last checkpoint.
             r.log.high_watermark = r
@@ -1021,6 +1024,24 @@ mod tests {
         assert_eq!(hw(&b), Some(2));
         assert!(!shared(&snapshot, &b), "the HW moved: copied");
         assert_eq!(hw(&snapshot), Some(0));
+    }
+
+    /// A restarted process knows nothing of its followers (Kafka builds its
+    /// Partition objects anew): the broker's follower table starts empty
+    /// rather than keeping the old process's states beside the new ones.
+    #[test]
+    fn a_restarted_broker_starts_with_an_empty_follower_table() {
+        let mut world = TestWorld::one_partition();
+        let mut b = Broker::new(1, 1);
+        b.host(0, Replica::new(0, &[1, 2, 3]));
+        if let Some(r) = b.replicas.get_mut(&0) {
+            r.make_leader(&mut b.followers, 1, &registration(1, 0, &[1, 2, 3]), 0);
+        }
+        assert_eq!(b.followers.placed(), 2);
+        world.at(1_000, |ctx| b.start(ctx));
+        assert_eq!(b.followers.placed(), 0);
+        let lanes = b.replicas.get(&0).map(|r| r.followers(&b.followers).len());
+        assert_eq!(lanes, Some(0));
     }
 
     #[test]

@@ -848,7 +848,7 @@ class FailoverLabElement extends HTMLElement {
       const id = Number(k);
       const b = this.lastView?.brokers.find((x) => x.id === id);
       if (b) this.guard(() => this.act(b.state === 'crashed' || b.state === 'shut_down' ? { restart: id } : { crash: id }));
-    } else if ((k === 'n' || k === 'N') && this.tour?.active) this.tour.go(this.tour.index + 1);
+    } else if ((k === 'n' || k === 'N') && this.tour?.active) this.tour.step(this.tour.index + 1);
     else if (k === 'Escape') this.closeMenu();
     else handled = false;
     if (handled) e.preventDefault();

@@ -123,9 +123,9 @@ export class TourGuide {
     this.title = h('b.tour-title');
     this.text = h('p.tour-text', { 'aria-live': 'polite' });
     this.time = h('span.tour-time.muted');
-    this.back = h('button', { type: 'button', 'data-tour': 'back', title: 'Previous stop', onclick: () => this.go(this.index - 1) }, '◀ Back');
-    this.next = h('button.primary', { type: 'button', 'data-tour': 'next', title: 'Run the simulation to the next stop and pause there (N)', onclick: () => this.go(this.index + 1) }, 'Next ▶');
-    this.restart = h('button', { type: 'button', 'data-tour': 'restart', title: 'Back to the start of the tour', onclick: () => this.go(-1) }, '↺');
+    this.back = h('button', { type: 'button', 'data-tour': 'back', title: 'Previous stop', onclick: () => this.step(this.index - 1) }, '◀ Back');
+    this.next = h('button.primary', { type: 'button', 'data-tour': 'next', title: 'Run the simulation to the next stop and pause there (N)', onclick: () => this.step(this.index + 1) }, 'Next ▶');
+    this.restart = h('button', { type: 'button', 'data-tour': 'restart', title: 'Back to the start of the tour', onclick: () => this.step(-1) }, '↺');
     this.dots = h('span.tour-dots');
     // Issue 25: after "End of tour", the next tour in the welcome's order (host.nextTour(), optional).
     this.nextTour = h('a.tour-next', { 'data-tour': 'next-tour', hidden: true });
@@ -140,7 +140,7 @@ export class TourGuide {
     this.qBox = h('div.tour-q', { hidden: true });
     this.aBox = h('div.tour-a', { role: 'status', hidden: true });
     // While a slow stop computes (BUSY_MS): what the lab is doing, announced.
-    this.busy = null;
+    this.busy = false;
     this.busyBox = h('p.tour-busy', { role: 'status', hidden: true });
     container.classList.add('tour');
     container.replaceChildren(
@@ -177,28 +177,40 @@ export class TourGuide {
     this.container.hidden = !this.active;
     this.dots.replaceChildren(
       ...this.stops.map((st, i) =>
-        h('button.tour-dot', { type: 'button', title: `${i + 1}. ${st.title || fmtTime(st.at_ms)}`, 'aria-label': `stop ${i + 1}`, onclick: () => this.go(i) }),
+        h('button.tour-dot', { type: 'button', title: `${i + 1}. ${st.title || fmtTime(st.at_ms)}`, 'aria-label': `stop ${i + 1}`, onclick: () => this.step(i) }),
       ),
     );
     this.render();
   }
 
-  /**
-   * Go to stop i (-1 = intro): run or rewind the simulation there and pause.
-   * A stop that takes the core longer than BUSY_MS is announced first and
-   * reached once the announcement has been painted; meanwhile the buttons
-   * wait (a second click is ignored) and the card is `aria-busy`.
-   */
+  /** Go to stop i (-1 = intro): run or rewind the simulation there and pause. */
   go(i) {
+    if (!this.active || this.busy) return;
+    i = Math.max(-1, Math.min(this.stops.length - 1, i));
+    this.index = i;
+    this.host.goTo(i < 0 ? 0 : this.stops[i].at_ms);
+    this.render();
+    if (i >= 0) this.host.onStop?.(i, this.stops[i]);
+    this.show();
+  }
+
+  /**
+   * Go to stop i as the reader asked (a button, a choice, the N key): a stop
+   * the core needs longer than BUSY_MS to reach is announced first and gone
+   * to once the announcement has been painted; meanwhile the card is
+   * `aria-busy` and its buttons wait (another go is ignored). A script's
+   * go (`failoverLab.tourNext`) stays synchronous.
+   */
+  step(i) {
     if (!this.active || this.busy) return;
     i = Math.max(-1, Math.min(this.stops.length - 1, i));
     const t = i < 0 ? 0 : this.stops[i].at_ms;
     const est = this.host.estimateMs?.(t);
     if (!(est > BUSY_MS)) {
-      this.reach(i, t);
+      this.go(i);
       return;
     }
-    this.busy = { i, t };
+    this.busy = true;
     this.container.setAttribute('aria-busy', 'true');
     for (const b of [this.back, this.next, this.restart, ...this.dots.children]) b.disabled = true;
     this.busyBox.hidden = false;
@@ -206,21 +218,13 @@ export class TourGuide {
     // requestAnimationFrame runs before the next paint, the timeout after it.
     requestAnimationFrame(() =>
       setTimeout(() => {
-        this.busy = null;
+        this.busy = false;
         this.container.removeAttribute('aria-busy');
         this.busyBox.hidden = true;
         setText(this.busyBox, '');
-        this.reach(i, t);
+        this.go(i);
       }, 0),
     );
-  }
-
-  reach(i, t) {
-    this.index = i;
-    this.host.goTo(t);
-    this.render();
-    if (i >= 0) this.host.onStop?.(i, this.stops[i]);
-    this.show();
   }
 
   /** Bring what the current stop talks about into view (host.reveal) and highlight it. */
@@ -322,7 +326,7 @@ export class TourGuide {
             type: 'button', text: c.text, 'aria-pressed': String(this.picks[i] === j), dataset: { choice: j },
             onclick: () => {
               this.picks[i] = j;
-              this.go(i + 1);
+              this.step(i + 1);
             },
           }))),
         h('p.muted.q-skip', { text: 'Pick one and the lab plays on to show what happens; Next skips the question.' }),

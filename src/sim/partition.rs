@@ -121,8 +121,8 @@ impl PendingIsr {
 }
 
 /// Field order is layout (issue 27): `repr(C)` keeps what every fetch and
-/// every invariant check reads (role, epoch, ISR, replica list, what the
-/// leader knows of its followers, then the log's end, HW and latest epoch)
+/// every invariant check reads (role, epoch, ISR, replica list, where the
+/// leader's follower states are, then the log's end, HW and latest epoch)
 /// together at the front of the block, right after the `Rc`'s counts, so
 /// touching a replica costs two or three cache lines rather than four or
 /// five. The rest comes last: `partition` and `partition_epoch`, read on

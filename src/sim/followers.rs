@@ -97,9 +97,6 @@ impl FollowerTable {
     /// The states `lanes` names, in the leader's replica order.
     #[inline]
     pub fn of(&self, lanes: Lanes) -> &[FollowerState] {
-        if lanes.is_empty() {
-            return &[];
-        }
         let at = lanes.at as usize;
         self.pages
             .get(lanes.page as usize)

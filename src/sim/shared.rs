@@ -104,16 +104,9 @@ fn unshare<T: Clone>(rc: &mut Rc<T>) {
 /// the ledgers and the index grow at every fetch round, and copying each
 /// partial chunk they grew was most of what a snapshot of a large world
 /// held alone a second later).
-///
-/// The list of chunks is shared too, and copied only when a side adds a
-/// chunk, replaces one or cuts the list: most logs of a large world append
-/// a few records a second, so between two snapshots most never start a
-/// chunk, and a copied replica no longer copies its log's list (issue 27).
 #[derive(Debug)]
 pub struct SharedVec<T, const N: usize> {
-    /// `None` until the first chunk (no heap block for an empty vector: a
-    /// world has a log per replica, many of them empty).
-    chunks: Option<Rc<Vec<Rc<Chunk<T, N>>>>>,
+    chunks: Vec<Rc<Chunk<T, N>>>,
     len: usize,
 }
 
@@ -136,7 +129,7 @@ impl<T, const N: usize> Clone for SharedVec<T, N> {
 impl<T, const N: usize> Default for SharedVec<T, N> {
     fn default() -> Self {
         SharedVec {
-            chunks: None,
+            chunks: Vec::new(),
             len: 0,
         }
     }
@@ -156,25 +149,17 @@ impl<T: Clone, const N: usize> SharedVec<T, N> {
         self.len == 0
     }
 
-    /// The chunk list, made unshared first (copied if a clone shares it).
-    fn chunks_mut(&mut self) -> &mut Vec<Rc<Chunk<T, N>>> {
-        cow(self.chunks.get_or_insert_with(Rc::default))
-    }
-
     pub fn push(&mut self, item: T) {
-        let (index, at) = (self.len / N, self.len % N);
+        let at = self.len % N;
         if at == 0 {
             // A new chunk; a chunk past the length (left by a truncate) is
             // dropped first.
-            let chunks = self.chunks_mut();
-            chunks.truncate(index);
-            chunks.push(empty_chunk());
+            self.chunks.truncate(self.len / N);
+            self.chunks.push(empty_chunk());
         }
-        let Some(last) = self.chunks.as_deref().and_then(|c| c.get(index)) else {
-            unreachable!("the chunk of every item below the length is listed")
+        let Some(last) = self.chunks.last_mut() else {
+            unreachable!("a chunk was pushed above when the length was a multiple of N")
         };
-        // A write-once cell is filled through a shared reference: the list
-        // stays shared.
         if let Err(item) = last[at].set(item) {
             // Filled by a clone (or before a truncate): take the items this
             // side has into a chunk of its own.
@@ -183,7 +168,7 @@ impl<T: Clone, const N: usize> SharedVec<T, N> {
                 std::cmp::Ordering::Equal => OnceCell::from(item.clone()),
                 std::cmp::Ordering::Greater => OnceCell::new(),
             });
-            self.chunks_mut()[index] = Rc::new(own);
+            *last = Rc::new(own);
         }
         self.len += 1;
     }
@@ -194,10 +179,7 @@ impl<T: Clone, const N: usize> SharedVec<T, N> {
         if i >= self.len {
             return None;
         }
-        self.chunks
-            .as_deref()
-            .and_then(|c| c.get(i / N))
-            .and_then(|c| c[i % N].get())
+        self.chunks.get(i / N).and_then(|c| c[i % N].get())
     }
 
     pub fn last(&self) -> Option<&T> {
@@ -240,10 +222,7 @@ impl<T: Clone, const N: usize> SharedVec<T, N> {
         if len >= self.len {
             return;
         }
-        let keep = len.div_ceil(N);
-        if self.chunks.as_ref().is_some_and(|c| c.len() > keep) {
-            self.chunks_mut().truncate(keep);
-        }
+        self.chunks.truncate(len.div_ceil(N));
         self.len = len;
     }
 }
@@ -520,40 +499,6 @@ mod tests {
         assert_eq!(v.get(17), Some(&1000));
     }
 
-    fn chunk<T, const N: usize>(v: &SharedVec<T, N>, k: usize) -> &Rc<Chunk<T, N>> {
-        &v.chunks.as_deref().expect("a chunk list")[k]
-    }
-
-    fn shares_list<T, const N: usize>(a: &SharedVec<T, N>, b: &SharedVec<T, N>) -> bool {
-        match (&a.chunks, &b.chunks) {
-            (Some(x), Some(y)) => Rc::ptr_eq(x, y),
-            _ => false,
-        }
-    }
-
-    /// A side that starts a chunk, or replaces one, copies the list of
-    /// chunks for itself; the other keeps the shared one.
-    #[test]
-    fn the_list_of_chunks_is_copied_only_by_the_side_that_starts_or_replaces_a_chunk() {
-        let mut v: SharedVec<u64, 4> = (0..6).collect();
-        let w = v.clone();
-        v.push(6);
-        v.push(7);
-        assert!(shares_list(&v, &w), "filling the last chunk's cells");
-        v.push(8);
-        assert!(!shares_list(&v, &w), "a new chunk: v has its own list");
-        assert!(w.iter().eq([0, 1, 2, 3, 4, 5].iter()));
-        assert!(v.iter().eq((0..9).collect::<Vec<_>>().iter()));
-        let mut x = w.clone();
-        // x appends where v already did: it copies that chunk and the list.
-        x.push(60);
-        assert!(!shares_list(&x, &w));
-        assert!(x.iter().eq([0, 1, 2, 3, 4, 5, 60].iter()));
-        assert!(w.iter().eq([0, 1, 2, 3, 4, 5].iter()));
-        let empty: SharedVec<u64, 4> = SharedVec::new();
-        assert!(empty.chunks.is_none(), "no heap block while empty");
-    }
-
     #[test]
     fn chunks_are_shared_by_clones_and_an_append_copies_nothing() {
         let mut v: SharedVec<u64, 8> = (0..20).collect();
@@ -562,10 +507,8 @@ mod tests {
         // The partial last chunk is still shared: the append filled its next
         // cell in place, past the clone's length.
         for k in 0..3 {
-            assert!(Rc::ptr_eq(chunk(&v, k), chunk(&w, k)));
+            assert!(Rc::ptr_eq(&v.chunks[k], &w.chunks[k]));
         }
-        // So is the list of chunks: the append started none.
-        assert!(shares_list(&v, &w));
         assert_eq!(w.len(), 20);
         assert_eq!(w.get(20), None);
         assert_eq!(v.get(20), Some(&20));
@@ -585,7 +528,7 @@ mod tests {
         assert!(a.iter().eq([0, 1, 2, 3, 4, 300].iter()));
         assert!(b.iter().eq([0, 1, 2, 3, 4, 5, 200, 201].iter()));
         // The full first chunk is still shared by both.
-        assert!(Rc::ptr_eq(chunk(&a, 0), chunk(&b, 0)));
+        assert!(Rc::ptr_eq(&a.chunks[0], &b.chunks[0]));
         let c = b.clone();
         b.truncate(2);
         b.push(7);

@@ -554,7 +554,10 @@ impl Broker {
         let eligible = |b: BrokerId, e: u64| isr_eligible(ineligible, epochs, b, e);
         // Asked of the shared replica first: one whose HW stays put is not
         // copied away from a snapshot.
-        let next = self.replicas.get(&p).and_then(|rep| {
+        let Some(slot) = self.replicas.slot_of(p) else {
+            return;
+        };
+        let next = self.replicas.at(slot).and_then(|rep| {
             rep.next_high_watermark(
                 &self.followers,
                 ctx.now,
@@ -565,7 +568,7 @@ impl Broker {
             )
         });
         if let Some(hw) = next {
-            if let Some(rep) = self.replicas.get_mut(&p) {
+            if let Some(rep) = self.replicas.at_mut(slot) {
                 rep.log.high_watermark = hw;
             }
             ctx.touch(p);

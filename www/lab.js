@@ -400,10 +400,20 @@ export class Lab {
    */
   estimateSeekMs(t) {
     if (this.msPerSimMs === null) return null;
+    const { onward, cp } = this.seekPlan(t);
+    const from = onward ? this.now() : (cp?.t ?? 0);
+    return Math.max(0, t - from) * this.msPerSimMs;
+  }
+
+  /**
+   * How seek(t) gets there: `onward` from now (t is ahead and no checkpoint
+   * lies between), else from `cp`, the checkpoint at or before t (none: a
+   * rebuild from 0).
+   */
+  seekPlan(t) {
     const now = this.now();
     const cp = this.checkpoints.filter((c) => c.t <= t).pop();
-    const from = t >= now && !(cp && cp.t > now) ? now : (cp?.t ?? 0);
-    return Math.max(0, t - from) * this.msPerSimMs;
+    return { onward: t >= now && !(cp && cp.t > now), cp };
   }
 
   /**
@@ -420,9 +430,8 @@ export class Lab {
   }
 
   seekTo(t) {
-    const now = this.now();
-    const cp = this.checkpoints.filter((c) => c.t <= t).pop();
-    if (t >= now && !(cp && cp.t > now)) {
+    const { onward, cp } = this.seekPlan(t);
+    if (onward) {
       this.replayTo(t);
       return;
     }

@@ -25,6 +25,7 @@
 use std::rc::Rc;
 
 use super::partition::FollowerState;
+use super::shared::cow_slice;
 
 /// Entries per page: 64 × 48 bytes, 3 KiB copied for the first change after
 /// a snapshot (a partition with more followers than this gets a page of its
@@ -74,25 +75,6 @@ pub struct FollowerTable {
     room: usize,
 }
 
-/// `page`, copied first when a snapshot shares it (`shared::cow` for a
-/// slice).
-#[inline]
-fn unshared(page: &mut Rc<[FollowerState]>) -> &mut [FollowerState] {
-    if Rc::strong_count(page) != 1 {
-        copy(page);
-    }
-    match Rc::get_mut(page) {
-        Some(p) => p,
-        None => unreachable!("a fresh Rc is unique"),
-    }
-}
-
-#[cold]
-#[inline(never)]
-fn copy(page: &mut Rc<[FollowerState]>) {
-    *page = Rc::from(&page[..]);
-}
-
 impl FollowerTable {
     /// The states `lanes` names, in the leader's replica order.
     #[inline]
@@ -108,12 +90,13 @@ impl FollowerTable {
     /// if a snapshot shares it.
     #[inline]
     pub fn of_mut(&mut self, lanes: Lanes) -> &mut [FollowerState] {
+        // No followers: no page to copy for them.
         if lanes.is_empty() {
             return &mut [];
         }
         let at = lanes.at as usize;
         match self.pages.get_mut(lanes.page as usize) {
-            Some(page) => unshared(page)
+            Some(page) => cow_slice(page)
                 .get_mut(at..at + lanes.len())
                 .unwrap_or(&mut []),
             None => &mut [],

@@ -92,6 +92,25 @@ fn unshare<T: Clone>(rc: &mut Rc<T>) {
     *rc = Rc::new(T::clone(rc));
 }
 
+/// [`cow`] for a slice in its `Rc`'s own block (a page of a dense table):
+/// `rc`'s items, copied first when a snapshot shares them.
+#[inline]
+pub fn cow_slice<T: Clone>(rc: &mut Rc<[T]>) -> &mut [T] {
+    if Rc::strong_count(rc) != 1 {
+        unshare_slice(rc);
+    }
+    match Rc::get_mut(rc) {
+        Some(x) => x,
+        None => unreachable!("a fresh Rc is unique"),
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn unshare_slice<T: Clone>(rc: &mut Rc<[T]>) {
+    *rc = Rc::from(&rc[..]);
+}
+
 /// A vector whose chunks of `N` items are shared between clones, the last,
 /// partial one included, and an append after a clone copies nothing.
 ///

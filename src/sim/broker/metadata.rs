@@ -244,7 +244,7 @@ impl Broker {
 /// 20,000-partition bench (issue 27).
 fn last_of_each_partition(
     parts: impl Iterator<Item = PartitionIndex>,
-) -> Vec<(PartitionIndex, usize)> {
+) -> impl Iterator<Item = (PartitionIndex, usize)> {
     let mut last: Vec<(PartitionIndex, Reverse<usize>)> =
         parts.enumerate().map(|(i, p)| (p, Reverse(i))).collect();
     if !last.is_sorted_by(|a, b| a.0 < b.0) {
@@ -252,7 +252,7 @@ fn last_of_each_partition(
         sort_slim(&mut last);
         last.dedup_by_key(|x| x.0);
     }
-    last.into_iter().map(|(p, Reverse(i))| (p, i)).collect()
+    last.into_iter().map(|(p, Reverse(i))| (p, i))
 }
 
 #[cfg(test)]
@@ -260,7 +260,7 @@ mod tests {
     use super::last_of_each_partition;
 
     fn last(parts: &[usize]) -> Vec<(usize, usize)> {
-        last_of_each_partition(parts.iter().copied())
+        last_of_each_partition(parts.iter().copied()).collect()
     }
 
     #[test]

@@ -37,6 +37,7 @@ fn on_broker(w: &mut BrokerWorld, f: impl FnOnce(&mut Broker, &mut Ctx)) -> Vec<
         timers: Vec::new(),
         dirty: &mut dirty,
         commit_values: &mut Default::default(),
+        buffers: &mut Default::default(),
     };
     f(&mut w.broker, &mut ctx);
     ctx.sends
@@ -59,6 +60,7 @@ fn touched_by(w: &mut BrokerWorld, from: Node, msg: Message) -> (Vec<usize>, Vec
         timers: Vec::new(),
         dirty: &mut dirty,
         commit_values: &mut Default::default(),
+        buffers: &mut Default::default(),
     };
     w.broker.on_message(&mut ctx, from, msg);
     let sends = ctx.sends;

@@ -19,7 +19,7 @@ use super::client::{AckedLedger, Consumer, Producer};
 use super::config::{Acks, ClusterConfig, ConsumerConfig, ProducerConfig};
 use super::controller::Controller;
 use super::invariants::{InvariantState, Violation};
-use super::io::{Ctx, Timer};
+use super::io::{Buffers, Ctx, Timer};
 use super::net::Network;
 use super::partition::Replica;
 use super::protocol::{BrokerId, Message, Node, PartitionIndex};
@@ -189,6 +189,8 @@ pub struct Cluster {
     timers_buf: Vec<(u64, Timer)>,
     /// Boxes of delivered messages, reused for the next ones sent.
     msg_boxes: Scratch<BoxPool<Message>>,
+    /// Emptied vectors of the produce path, lent to every handler.
+    buffers: Scratch<Buffers>,
     pub events_processed: u64,
     /// Brokers told to be slow for a partition: (broker, partition).
     pub slow: Vec<(BrokerId, PartitionIndex)>,
@@ -302,6 +304,7 @@ impl Cluster {
             sends_buf: Vec::new(),
             timers_buf: Vec::new(),
             msg_boxes: Scratch::default(),
+            buffers: Scratch::default(),
             events_processed: 0,
             slow: Vec::new(),
             availability,
@@ -695,6 +698,7 @@ impl Cluster {
             sends_buf,
             timers_buf,
             commit_values,
+            buffers,
             ..
         } = self;
         macro_rules! ctx {
@@ -711,6 +715,7 @@ impl Cluster {
                     timers: std::mem::take(timers_buf),
                     dirty,
                     commit_values,
+                    buffers: &mut buffers.0,
                 }
             };
         }

@@ -6,7 +6,12 @@
 use std::rc::Rc;
 
 use super::config::ClusterConfig;
-use super::protocol::{BrokerId, CommittedOffset, Message, MetadataRecord, Node, PartitionIndex};
+use super::log::Record;
+use super::protocol::{
+    BrokerId, CommittedOffset, Message, MetadataRecord, Node, PartitionIndex, ProduceBatch,
+    ProducePartitionResponse,
+};
+use super::shared::Spare;
 use super::trace::{Trace, TraceKind};
 use super::PartitionInfo;
 
@@ -90,7 +95,34 @@ pub struct Ctx<'a> {
     pub dirty: &'a mut Vec<PartitionIndex>,
     /// The values of the records of `__consumer_offsets`, by record id.
     pub commit_values: &'a mut CommitValues,
+    /// Emptied vectors of the produce path, shared by every node.
+    pub buffers: &'a mut Buffers,
 }
+
+/// Emptied vectors of the produce path, kept for the next request. A produce
+/// request is built by a producer, taken apart by a broker and answered back,
+/// so what one node empties another fills next: the cluster keeps one set
+/// for all of them (in a `shared::Scratch`, so a snapshot starts without
+/// it) and lends it to each handler in its [`Ctx`]. A steady run allocates
+/// none of these per record: each kind keeps up to [`IN_FLIGHT`] (a
+/// producer tick of the large bench starts ~50 batches, each out for a
+/// round trip).
+#[derive(Default)]
+pub struct Buffers {
+    /// A batch's records as a request carries them.
+    pub records: Spare<Record, IN_FLIGHT>,
+    /// A request's batches.
+    pub batches: Spare<ProduceBatch, IN_FLIGHT>,
+    /// A response's per-partition answers.
+    pub answers: Spare<ProducePartitionResponse, IN_FLIGHT>,
+    /// A producer's record ids and send times (a batch's, a tick's).
+    pub ids: Spare<u64, IN_FLIGHT>,
+    /// The partitions a request went to.
+    pub partitions: Spare<PartitionIndex, IN_FLIGHT>,
+}
+
+/// How many emptied vectors of each kind [`Buffers`] keeps.
+pub const IN_FLIGHT: usize = 1024;
 
 /// A log holds record ids only, so what each record of `__consumer_offsets`
 /// says (a group's committed position for one partition) is kept here, by
@@ -145,6 +177,7 @@ pub(crate) struct TestWorld {
     pub racks: Vec<String>,
     next_id: u64,
     dirty: Vec<PartitionIndex>,
+    buffers: Buffers,
 }
 
 #[cfg(test)]
@@ -163,6 +196,7 @@ impl TestWorld {
             racks: Vec::new(),
             next_id: 1,
             dirty: Vec::new(),
+            buffers: Buffers::default(),
         }
     }
 
@@ -180,6 +214,7 @@ impl TestWorld {
             timers: Vec::new(),
             dirty: &mut self.dirty,
             commit_values: &mut Default::default(),
+            buffers: &mut self.buffers,
         };
         f(&mut ctx)
     }

@@ -392,6 +392,16 @@ impl<K: Ord, V> VecMap<K, V> {
     pub fn into_values(self) -> impl Iterator<Item = V> {
         self.entries.into_iter().map(|(_, v)| v)
     }
+
+    /// Room for `n` more entries.
+    pub fn reserve(&mut self, n: usize) {
+        self.entries.reserve(n);
+    }
+
+    /// Every entry, in key order, taken out; the map keeps its room.
+    pub fn drain(&mut self) -> impl Iterator<Item = (K, V)> + '_ {
+        self.entries.drain(..)
+    }
 }
 
 impl<K, V> IntoIterator for VecMap<K, V> {

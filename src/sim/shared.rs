@@ -68,6 +68,35 @@ impl<T> std::fmt::Debug for Scratch<T> {
     }
 }
 
+/// Emptied vectors of one element type kept for reuse, at most `MAX` of
+/// them: `take` hands out one (empty, with the room it had), `put` takes one
+/// back. A steady run then allocates none of them per event, provided `MAX`
+/// covers how many are out at once. Holds no state of the world; its owners
+/// keep it in a [`Scratch`].
+pub struct Spare<T, const MAX: usize = 16>(Vec<Vec<T>>);
+
+impl<T, const MAX: usize> Default for Spare<T, MAX> {
+    fn default() -> Self {
+        Spare(Vec::new())
+    }
+}
+
+impl<T, const MAX: usize> Spare<T, MAX> {
+    /// An empty vector, reused when one was put back.
+    pub fn take(&mut self) -> Vec<T> {
+        self.0.pop().unwrap_or_default()
+    }
+
+    /// `v`, emptied, kept for the next `take` (dropped when `MAX` are kept
+    /// already, or when it never had room).
+    pub fn put(&mut self, mut v: Vec<T>) {
+        if self.0.len() < MAX && v.capacity() > 0 {
+            v.clear();
+            self.0.push(v);
+        }
+    }
+}
+
 /// `Rc::make_mut` without its weak-pointer case (nothing here makes weak
 /// pointers), which keeps the page's wasm smaller: `rc`'s value, copied
 /// first when a snapshot shares it.
@@ -567,5 +596,30 @@ mod tests {
             sort_slim(&mut v);
             assert_eq!(v, want, "n = {n}");
         }
+    }
+
+    /// A spare vector comes back empty with the room it had; at most `MAX`
+    /// are kept, and one that never had room is not kept at all.
+    #[test]
+    fn spares_hand_back_emptied_vectors_with_their_room_up_to_their_limit() {
+        let mut spare: Spare<u64, 2> = Spare::default();
+        assert_eq!(spare.take().capacity(), 0, "nothing put back yet");
+        let mut v = Vec::with_capacity(40);
+        v.extend([1, 2, 3]);
+        spare.put(v);
+        spare.put(Vec::new());
+        let again = spare.take();
+        assert!(again.is_empty());
+        assert!(again.capacity() >= 40, "the room it had");
+        assert_eq!(spare.take().capacity(), 0, "the empty one was not kept");
+        for n in [10, 20, 30] {
+            spare.put(Vec::with_capacity(n));
+        }
+        let kept: Vec<usize> = (0..3).map(|_| spare.take().capacity()).collect();
+        assert!(
+            kept[0] >= 20 && kept[1] >= 10,
+            "the first two kept: {kept:?}"
+        );
+        assert_eq!(kept[2], 0, "the third was over the limit: {kept:?}");
     }
 }

@@ -165,6 +165,7 @@ impl World {
             timers: Vec::new(),
             dirty: &mut dirty,
             commit_values: &mut Default::default(),
+            buffers: &mut Default::default(),
         };
         let r = f(&mut self.controller, &mut ctx);
         self.sends = ctx.sends;
@@ -535,6 +536,7 @@ impl BrokerWorld {
             timers: Vec::new(),
             dirty: &mut dirty,
             commit_values: &mut Default::default(),
+            buffers: &mut Default::default(),
         };
         let r = f(&mut self.broker, &mut ctx);
         self.sends = ctx.sends;
@@ -922,6 +924,7 @@ impl FetcherWorld {
             timers: Vec::new(),
             dirty: &mut dirty,
             commit_values: &mut Default::default(),
+            buffers: &mut Default::default(),
         };
         let broker = if id == 1 {
             &mut self.leader

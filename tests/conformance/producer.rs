@@ -102,6 +102,7 @@ impl Client {
             timers: Vec::new(),
             dirty: &mut dirty,
             commit_values: &mut Default::default(),
+            buffers: &mut Default::default(),
         };
         f(&mut self.producer, &mut ctx);
         let (sends, timers) = (ctx.sends, ctx.timers);

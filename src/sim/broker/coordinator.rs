@@ -163,7 +163,7 @@ impl Broker {
             partition: p,
             offsets,
         };
-        match self.append_as_leader(ctx, p, Acks::All, records) {
+        match self.append_as_leader(ctx, p, Acks::All, &records) {
             Err(e) => {
                 let result = Err(commit_error(e));
                 ctx.send(from, Message::OffsetCommitResponse { id, result });

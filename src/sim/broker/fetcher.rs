@@ -11,7 +11,7 @@ use crate::sim::partition::Role;
 use crate::sim::pmap::VecMap;
 use crate::sim::protocol::*;
 
-use super::{trace_truncation, Broker, Spares, REPLICA_SOCKET_TIMEOUT_MS};
+use super::{trace_truncation, Broker, REPLICA_SOCKET_TIMEOUT_MS};
 
 impl Broker {
     /// The fetch to `leader` timed out or its connection broke: back off.
@@ -70,7 +70,7 @@ impl Broker {
             if self.fetch_in_flight.contains_key(&(leader as usize)) {
                 continue;
             }
-            let mut partitions = Spares::take(&mut self.spares.0.fetch_parts);
+            let mut partitions = self.spares.0.fetch_parts.take();
             partitions.reserve(parts.len());
             for p in parts {
                 let Some(r) = self.replicas.get(p) else {
@@ -91,11 +91,11 @@ impl Broker {
                 });
             }
             if partitions.is_empty() {
-                Spares::put(&mut self.spares.0.fetch_parts, partitions);
+                self.spares.0.fetch_parts.put(partitions);
                 continue;
             }
             let id = ctx.new_id();
-            let mut sent = Spares::take(&mut self.spares.0.sent);
+            let mut sent = self.spares.0.sent.take();
             sent.extend(
                 partitions
                     .iter()
@@ -184,7 +184,7 @@ impl Broker {
                     && rep.reconciled
                     && resp.high_watermark.min(leo) == rep.log.high_watermark
                 {
-                    Spares::put(&mut self.spares.0.records, resp.records);
+                    self.spares.0.records.put(resp.records);
                     changed.push(p);
                     continue;
                 }
@@ -257,7 +257,7 @@ impl Broker {
             for r in resp.records.drain(..) {
                 rep.log.append(r);
             }
-            Spares::put(&mut self.spares.0.records, resp.records);
+            self.spares.0.records.put(resp.records);
             let leo = rep.log.log_end_offset();
             let hw = resp.high_watermark.min(leo);
             ctx.touch(p);
@@ -265,8 +265,8 @@ impl Broker {
             rep.log.high_watermark = hw;
             changed.push(p);
         }
-        Spares::put(&mut self.spares.0.responses, partitions);
-        Spares::put(&mut self.spares.0.sent, sent);
+        self.spares.0.responses.put(partitions);
+        self.spares.0.sent.put(sent);
         for &p in &changed {
             self.wake_fetches(ctx, p);
         }

@@ -35,7 +35,7 @@ mod requests;
 
 use std::rc::Rc;
 
-use crate::sim::shared::{Pages, Scratch};
+use crate::sim::shared::{Pages, Scratch, Spare};
 
 use serde::Serialize;
 
@@ -213,34 +213,18 @@ pub struct Broker {
 /// so a checkpoint starts without any.
 #[derive(Default)]
 struct Spares {
-    fetch_parts: Vec<Vec<FetchPartition>>,
-    responses: Vec<Vec<FetchPartitionResponse>>,
-    records: Vec<Vec<Record>>,
-    sent: Vec<Vec<(PartitionIndex, u32)>>,
+    fetch_parts: Spare<FetchPartition>,
+    responses: Spare<FetchPartitionResponse>,
+    records: Spare<Record>,
+    sent: Spare<(PartitionIndex, u32)>,
     changed: Vec<PartitionIndex>,
     parked: BoxPool<ParkedFetch>,
-    waiting: Vec<Vec<(PartitionIndex, u64, u64)>>,
-    keys: Vec<Vec<u64>>,
+    waiting: Spare<(PartitionIndex, u64, u64)>,
+    keys: Spare<u64>,
 }
 
 /// Metadata-cache entries per shared page (8 bytes each).
 const META_PAGE: usize = 512;
-
-/// How many emptied buffers of each kind a broker keeps.
-const MAX_SPARES: usize = 16;
-
-impl Spares {
-    fn take<T>(list: &mut Vec<Vec<T>>) -> Vec<T> {
-        list.pop().unwrap_or_default()
-    }
-
-    fn put<T>(list: &mut Vec<Vec<T>>, mut v: Vec<T>) {
-        if list.len() < MAX_SPARES && v.capacity() > 0 {
-            v.clear();
-            list.push(v);
-        }
-    }
-}
 
 impl Broker {
     pub fn new(id: BrokerId, partitions: usize) -> Self {
@@ -290,10 +274,10 @@ impl Broker {
     }
 
     /// Take the keys of the produces parked on partition `p`, in a buffer
-    /// from the spares (give it back with `Spares::put`). A wake of parked
+    /// from the spares (give it back with `Spare::put`). A wake of parked
     /// fetches reads its list in place instead (`wake_fetches`).
     fn take_produce_waiters(&mut self, p: PartitionIndex) -> Vec<u64> {
-        let mut keys = Spares::take(&mut self.spares.0.keys);
+        let mut keys = self.spares.0.keys.take();
         if let Some(s) = self.replicas.slot_of(p) {
             self.produce_waiters.take(s, &mut keys);
         }
@@ -851,14 +835,14 @@ mod tests {
             r.make_leader(&mut b.followers, 1, &reg, 0);
         }
         world.at(10, |ctx| {
-            let _ = b.append_as_leader(ctx, 0, Acks::All, idempotent_batch(0, 3));
+            let _ = b.append_as_leader(ctx, 0, Acks::All, &idempotent_batch(0, 3));
         });
         // Follower 3, outside the ISR, catches up to offset 3 at 50 ms.
         if let Some(r) = b.replicas.get_mut(&0) {
             r.record_follower_fetch(&mut b.followers, 3, 3, 3, 50);
         }
         world.at(100, |ctx| {
-            let _ = b.append_as_leader(ctx, 0, Acks::All, idempotent_batch(3, 2));
+            let _ = b.append_as_leader(ctx, 0, Acks::All, &idempotent_batch(3, 2));
         });
         // Follower 2 (ISR) reaches 5; follower 3, caught up within the lag
         // time, still holds the HW at 3.
@@ -872,7 +856,7 @@ mod tests {
         // 31 s later follower 3 is no longer caught up; the producer retries
         // its second batch, a duplicate.
         let answer = world.at(31_000, |ctx| {
-            b.append_as_leader(ctx, 0, Acks::All, idempotent_batch(3, 2))
+            b.append_as_leader(ctx, 0, Acks::All, &idempotent_batch(3, 2))
         });
         assert_eq!(answer, Ok((3, 5)), "answered with its original offsets");
         assert_eq!(hw(&b), 5, "the duplicate's append moved the high watermark");
@@ -1084,7 +1068,7 @@ mod tests {
         assert_eq!(b.parked_fetches.len(), 1, "the fetch is parked");
         // A record arrives at 1.2 s and completes the parked fetch.
         world.at(1_200, |ctx| {
-            let _ = b.append_as_leader(ctx, 0, Acks::Leader, vec![Record::plain(5, 0)]);
+            let _ = b.append_as_leader(ctx, 0, Acks::Leader, &[Record::plain(5, 0)]);
         });
         assert!(b.parked_fetches.is_empty(), "the new record completed it");
         let f = b
@@ -1168,7 +1152,7 @@ mod tests {
         // at 5, so the consumer's fetch still has nothing to read: it stays
         // parked although broker 2 could now be named.
         let sends = world.at(1_200, |ctx| {
-            let _ = b.append_as_leader(ctx, 0, Acks::Leader, vec![Record::plain(5, 0)]);
+            let _ = b.append_as_leader(ctx, 0, Acks::Leader, &[Record::plain(5, 0)]);
             std::mem::take(&mut ctx.sends)
         });
         assert!(
@@ -1270,7 +1254,7 @@ mod tests {
         world.partitions[0].config.min_insync_replicas = 1;
         let mut append = |at: u64, first: u32, n: u32| {
             world.at(at, |ctx| {
-                b.append_as_leader(ctx, 0, Acks::All, idempotent_batch(first, n))
+                b.append_as_leader(ctx, 0, Acks::All, &idempotent_batch(first, n))
             })
         };
         assert_eq!(append(10, 0, 3), Ok((0, 3)), "sequences 0-2 at offsets 0-2");
@@ -1586,7 +1570,7 @@ mod tests {
                 ctx,
                 0,
                 Acks::Leader,
-                vec![Record::plain(10, 0), Record::plain(11, 7)],
+                &[Record::plain(10, 0), Record::plain(11, 7)],
             )
         });
         assert_eq!(appended, Ok((10, 12)));

@@ -9,7 +9,8 @@ use crate::sim::partition::{Replica, Role};
 use crate::sim::protocol::*;
 
 use super::isr::propose_isr;
-use super::{Broker, ParkedFetch, ParkedProduce, Spares};
+use super::{Broker, ParkedFetch, ParkedProduce};
+use crate::sim::shared::Spare;
 
 /// Partition.isReplicaIsrEligible against this broker's metadata cache: `b`
 /// is unfenced, not in controlled shutdown, and `fetched_with` — the broker
@@ -34,14 +35,15 @@ impl Broker {
         id: u64,
         acks: Acks,
         timeout_ms: u64,
-        batches: Vec<ProduceBatch>,
+        mut batches: Vec<ProduceBatch>,
     ) {
-        let mut done = Vec::new();
-        let mut waiting = Spares::take(&mut self.spares.0.waiting);
-        for batch in batches {
+        let mut done = ctx.buffers.answers.take();
+        let mut waiting = self.spares.0.waiting.take();
+        for batch in batches.drain(..) {
             let p = batch.partition;
             let hint = self.leader_hint(p);
-            let result = self.append_as_leader(ctx, p, acks, batch.records);
+            let result = self.append_as_leader(ctx, p, acks, &batch.records);
+            ctx.buffers.records.put(batch.records);
             match result {
                 Err(e) => done.push(ProducePartitionResponse {
                     partition: p,
@@ -68,9 +70,10 @@ impl Broker {
                 }
             }
         }
+        ctx.buffers.batches.put(batches);
         if waiting.is_empty() {
             // Answered at once: the buffer goes back for the next produce.
-            Spares::put(&mut self.spares.0.waiting, std::mem::take(&mut waiting));
+            self.spares.0.waiting.put(std::mem::take(&mut waiting));
         }
         if acks == Acks::None {
             // No response to acks=0; on any error the broker closes the
@@ -80,6 +83,7 @@ impl Broker {
                 let me = self.node();
                 ctx.send(from, Message::Disconnected { id, to: me });
             }
+            ctx.buffers.answers.put(done);
             return;
         }
         if waiting.is_empty() {
@@ -147,7 +151,7 @@ impl Broker {
         ctx: &mut Ctx,
         p: PartitionIndex,
         acks: Acks,
-        records: Vec<Record>,
+        records: &[Record],
     ) -> Result<(u64, u64), ErrorCode> {
         let me = self.id;
         let Some(rep) = self.replicas.get_mut(&p) else {
@@ -196,7 +200,7 @@ impl Broker {
         // The leader stamps its epoch on the batch (its partitionLeaderEpoch)
         // and writes it as the producer built it, batch boundary included.
         for r in records {
-            rep.log.append(Record { epoch, ..r });
+            rep.log.append(Record { epoch, ..*r });
         }
         let _ = me;
         ctx.touch(p);
@@ -284,7 +288,7 @@ impl Broker {
                 self.produce_waiters.set(s, &keys);
             }
         }
-        Spares::put(&mut self.spares.0.keys, keys);
+        self.spares.0.keys.put(keys);
     }
 
     pub(super) fn fail_parked_produces(
@@ -319,7 +323,7 @@ impl Broker {
     fn answer_or_repark(&mut self, ctx: &mut Ctx, key: u64, mut parked: ParkedProduce) {
         if parked.waiting.is_empty() {
             let waiting = std::mem::take(&mut parked.waiting);
-            Spares::put(&mut self.spares.0.waiting, waiting);
+            self.spares.0.waiting.put(waiting);
             self.answer_parked(ctx, parked);
         } else {
             self.parked_produces.insert(key, parked);
@@ -469,7 +473,7 @@ impl Broker {
         // A copy of the list to walk; a fetch that returns is taken off it
         // (and off its other partitions' lists) by `unpark_fetch`, so those
         // still waiting keep their order, and any parked meanwhile follow.
-        let mut keys = Spares::take(&mut self.spares.0.keys);
+        let mut keys = self.spares.0.keys.take();
         self.fetch_waiters.read(slot, &mut keys);
         for &key in &keys {
             let Some(parked) = self.parked_fetches.get(&key) else {
@@ -488,7 +492,7 @@ impl Broker {
                 }
             }
         }
-        Spares::put(&mut self.spares.0.keys, keys);
+        self.spares.0.keys.put(keys);
     }
 
     /// Take parked fetch `key` out of the purgatory, and off the waiting
@@ -579,7 +583,7 @@ impl Broker {
 
     pub(super) fn answer_fetch(&mut self, ctx: &mut Ctx, parked: ParkedFetch, expired: bool) {
         let _ = expired;
-        let mut out = Spares::take(&mut self.spares.0.responses);
+        let mut out = self.spares.0.responses.take();
         out.reserve(parked.partitions.len());
         for fp in &parked.partitions {
             out.push(self.read_partition(
@@ -598,7 +602,7 @@ impl Broker {
                 partitions: out,
             },
         );
-        Spares::put(&mut self.spares.0.fetch_parts, parked.partitions);
+        self.spares.0.fetch_parts.put(parked.partitions);
     }
 
     /// Leader-side processing of one partition of a Fetch (§1 steps 1–4).
@@ -774,7 +778,7 @@ impl Broker {
 /// `spares` when there are any (the follower gives the buffer back once it
 /// has appended them).
 #[inline]
-fn read_records(spares: &mut Vec<Vec<Record>>, log: &Log, from: u64, to: u64) -> Vec<Record> {
+fn read_records(spares: &mut Spare<Record>, log: &Log, from: u64, to: u64) -> Vec<Record> {
     if from >= to.min(log.log_end_offset()) {
         return Vec::new();
     }
@@ -782,8 +786,8 @@ fn read_records(spares: &mut Vec<Vec<Record>>, log: &Log, from: u64, to: u64) ->
 }
 
 #[inline(never)]
-fn copy_records(spares: &mut Vec<Vec<Record>>, log: &Log, from: u64, to: u64) -> Vec<Record> {
-    let mut out = Spares::take(spares);
+fn copy_records(spares: &mut Spare<Record>, log: &Log, from: u64, to: u64) -> Vec<Record> {
+    let mut out = spares.take();
     log.copy_records_between(from, to, &mut out);
     out
 }

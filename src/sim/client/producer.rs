@@ -8,7 +8,7 @@ use serde::Serialize;
 use super::backoff;
 use super::connection::{Broken, Connections, State};
 use crate::sim::config::{Acks, ProducerConfig};
-use crate::sim::io::{Ctx, Timer};
+use crate::sim::io::{Buffers, Ctx, Timer};
 use crate::sim::log::Record;
 use crate::sim::pmap::{DenseMap, VecMap};
 use crate::sim::protocol::*;
@@ -36,6 +36,14 @@ pub struct Batch {
     /// The leader epoch it was last sent in: a retry to a leader known to be
     /// newer skips the backoff (KIP-951).
     pub sent_in_epoch: Option<u32>,
+}
+
+impl Batch {
+    /// A finished batch's vectors, given back for the next ones.
+    fn recycle(self, buffers: &mut Buffers) {
+        buffers.ids.put(self.records);
+        buffers.ids.put(self.sent_ms);
+    }
 }
 
 /// The bytes one record takes in a batch as the lab models it: a record
@@ -252,6 +260,12 @@ pub struct Producer {
     /// An emptied buffer for the partitions one pump looks at, reused from
     /// pump to pump (holds no state: a snapshot starts without it).
     pump_candidates: Scratch<Vec<PartitionIndex>>,
+    /// pump()'s requests as it builds them, by leader and acks (emptied
+    /// each time; kept for its room).
+    pump_requests: Scratch<VecMap<(BrokerId, Acks), Vec<ProduceBatch>>>,
+    /// A tick's new record ids by partition (emptied each tick; kept for
+    /// its room).
+    tick_ids: Scratch<VecMap<PartitionIndex, Vec<u64>>>,
     next_metadata_ms: u64,
     metadata_refreshes: u32,
     /// acks=0 requests recently sent (id → first partition, records), so a
@@ -316,6 +330,8 @@ impl Producer {
             queued: BTreeSet::new(),
             parked: Parked::default(),
             pump_candidates: Scratch::default(),
+            pump_requests: Scratch::default(),
+            tick_ids: Scratch::default(),
             next_metadata_ms: 0,
             metadata_refreshes: 0,
             acks0_requests: VecMap::new(),
@@ -389,13 +405,16 @@ impl Producer {
                 && tail.records.len() + ids.len() <= room
             {
                 tail.sent_ms.extend(std::iter::repeat_n(ctx.now, ids.len()));
-                tail.records.extend(ids);
+                tail.records.extend_from_slice(&ids);
+                ctx.buffers.ids.put(ids);
                 self.pump(ctx);
                 return;
             }
         }
+        let mut sent_ms = ctx.buffers.ids.take();
+        sent_ms.resize(ids.len(), ctx.now);
         state.queue.push_back(Batch {
-            sent_ms: vec![ctx.now; ids.len()],
+            sent_ms,
             records: ids,
             acks,
             producer_id: pid,
@@ -479,18 +498,25 @@ impl Producer {
                 // Round robin: each partition gets n / parts records, or one
                 // more; room for them all up front (no regrowth per tick).
                 let each = n.div_ceil(parts as u64) as usize;
-                let mut per: VecMap<PartitionIndex, Vec<u64>> =
-                    VecMap::with_capacity(parts.min(n as usize));
+                let mut per = std::mem::take(&mut self.tick_ids.0);
+                per.reserve(parts.min(n as usize));
                 for _ in 0..n {
                     let p = self.topic_partitions[self.round_robin % parts];
                     self.round_robin += 1;
-                    per.or_insert_with(p, || Vec::with_capacity(each))
-                        .push(ctx.new_id());
+                    let id = ctx.new_id();
+                    let ids = &mut ctx.buffers.ids;
+                    per.or_insert_with(p, || {
+                        let mut v = ids.take();
+                        v.reserve(each);
+                        v
+                    })
+                    .push(id);
                 }
                 let acks = self.config.acks;
-                for (p, ids) in per {
+                for (p, ids) in per.drain() {
                     self.send(ctx, p, ids, acks, false);
                 }
+                self.tick_ids.0 = per;
                 ctx.after(self.tick_interval(), Timer::ProducerTick);
             }
             Timer::Send => {
@@ -536,15 +562,17 @@ impl Producer {
                 }
                 self.pump(ctx);
             }
-            Message::ProduceResponse { id, partitions } => {
+            Message::ProduceResponse { id, mut partitions } => {
                 let Some((_, parts)) = self.requests.remove(&id) else {
                     return;
                 };
-                for r in partitions {
+                for r in partitions.drain(..) {
                     if parts.contains(&r.partition) {
                         self.on_partition_result(ctx, id, r);
                     }
                 }
+                ctx.buffers.answers.put(partitions);
+                ctx.buffers.partitions.put(parts);
                 self.pump(ctx);
             }
             Message::Connected { id, broker } => self.connected(ctx, broker, id),
@@ -824,6 +852,7 @@ impl Producer {
                         ),
                     );
                 }
+                batch.recycle(ctx.buffers);
             }
             Err(e) => {
                 *self.stats.errors.entry(e.name().to_string()).or_default() += 1;
@@ -947,7 +976,7 @@ impl Producer {
     pub fn pump(&mut self, ctx: &mut Ctx) {
         // Expire batches that never got out within delivery.timeout.ms.
         let timeout = self.config.delivery_timeout_ms;
-        let mut requests: VecMap<(BrokerId, Acks), Vec<ProduceBatch>> = VecMap::new();
+        let mut requests = std::mem::take(&mut self.pump_requests.0);
         let mut need_metadata = false;
         let mut next_wake: Option<u64> = None;
         self.expire_in_flight(ctx);
@@ -1066,23 +1095,22 @@ impl Producer {
                     let at = b.created_ms.saturating_add(timeout);
                     first_expiry = Some(first_expiry.map_or(at, |f| f.min(at)));
                 }
-                let records = b
-                    .records
-                    .iter()
-                    .enumerate()
-                    .map(|(i, id)| Record {
-                        id: *id,
-                        epoch: 0,
-                        producer_id: b.producer_id,
-                        seq: b.first_seq.unwrap_or(0).wrapping_add(i as u32),
-                        batch_start: i == 0,
-                        timestamp_ms: b.sent_ms.get(i).copied().unwrap_or(b.created_ms),
-                    })
-                    .collect();
-                requests.or_default((leader, b.acks)).push(ProduceBatch {
-                    partition: *p,
-                    records,
-                });
+                let mut records = ctx.buffers.records.take();
+                records.extend(b.records.iter().enumerate().map(|(i, id)| Record {
+                    id: *id,
+                    epoch: 0,
+                    producer_id: b.producer_id,
+                    seq: b.first_seq.unwrap_or(0).wrapping_add(i as u32),
+                    batch_start: i == 0,
+                    timestamp_ms: b.sent_ms.get(i).copied().unwrap_or(b.created_ms),
+                }));
+                let batches = &mut ctx.buffers.batches;
+                requests
+                    .or_insert_with((leader, b.acks), || batches.take())
+                    .push(ProduceBatch {
+                        partition: *p,
+                        records,
+                    });
                 state.in_flight.push(b);
             } else {
                 let slot = (*p, &mut *state);
@@ -1095,9 +1123,10 @@ impl Producer {
         // What the parked partitions would have asked for in the scan.
         need_metadata |= self.parked.count[Blocked::NoLeader as usize] > 0;
         not_ready |= self.parked.count[Blocked::NotReady as usize] > 0;
-        for ((leader, acks), batches) in requests {
+        for ((leader, acks), batches) in requests.drain() {
             let id = ctx.new_id();
-            let parts: Vec<PartitionIndex> = batches.iter().map(|b| b.partition).collect();
+            let mut parts = ctx.buffers.partitions.take();
+            parts.extend(batches.iter().map(|b| b.partition));
             for p in &parts {
                 if let Some(state) = self.partitions.get_mut(p) {
                     if let Some(b) = state.in_flight.last_mut() {
@@ -1116,6 +1145,7 @@ impl Producer {
                         if let Some(b) = state.in_flight.pop() {
                             sent += b.records.len() as u64;
                             self.stats.acks0_ids.extend_from_slice(&b.records);
+                            b.recycle(ctx.buffers);
                         }
                     }
                 }
@@ -1129,6 +1159,7 @@ impl Producer {
                     }
                     self.acks0_requests.insert(id, (*first, sent));
                 }
+                ctx.buffers.partitions.put(parts);
             }
             ctx.send(
                 Node::Broker(leader),
@@ -1140,6 +1171,7 @@ impl Producer {
                 },
             );
         }
+        self.pump_requests.0 = requests;
         if let Some(first) = first_expiry {
             self.wake_for_expiry(ctx, first);
         }

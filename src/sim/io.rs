@@ -106,23 +106,29 @@ pub struct Ctx<'a> {
 /// it) and lends it to each handler in its [`Ctx`]. A steady run allocates
 /// none of these per record: each kind keeps up to [`IN_FLIGHT`] (a
 /// producer tick of the large bench starts ~50 batches, each out for a
-/// round trip).
+/// round trip), of up to [`ROOM`] elements each.
 #[derive(Default)]
 pub struct Buffers {
     /// A batch's records as a request carries them.
-    pub records: Spare<Record, IN_FLIGHT>,
+    pub records: Spare<Record, IN_FLIGHT, ROOM>,
     /// A request's batches.
-    pub batches: Spare<ProduceBatch, IN_FLIGHT>,
+    pub batches: Spare<ProduceBatch, IN_FLIGHT, ROOM>,
     /// A response's per-partition answers.
-    pub answers: Spare<ProducePartitionResponse, IN_FLIGHT>,
+    pub answers: Spare<ProducePartitionResponse, IN_FLIGHT, ROOM>,
     /// A producer's record ids and send times (a batch's, a tick's).
-    pub ids: Spare<u64, IN_FLIGHT>,
+    pub ids: Spare<u64, IN_FLIGHT, ROOM>,
     /// The partitions a request went to.
-    pub partitions: Spare<PartitionIndex, IN_FLIGHT>,
+    pub partitions: Spare<PartitionIndex, IN_FLIGHT, ROOM>,
 }
 
 /// How many emptied vectors of each kind [`Buffers`] keeps.
 pub const IN_FLIGHT: usize = 1024;
+/// The most elements a vector [`Buffers`] keeps has room for: steady load
+/// sends a record or a few per batch, while a backlog drained after an
+/// outage sends batches of up to `batch.size` (~1,000 records), which
+/// would otherwise stay, up to 1,024 of them (32 MB of records), after the
+/// burst.
+pub const ROOM: usize = 64;
 
 /// A log holds record ids only, so what each record of `__consumer_offsets`
 /// says (a group's committed position for one partition) is kept here, by

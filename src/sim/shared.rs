@@ -69,28 +69,30 @@ impl<T> std::fmt::Debug for Scratch<T> {
 }
 
 /// Emptied vectors of one element type kept for reuse, at most `MAX` of
-/// them: `take` hands out one (empty, with the room it had), `put` takes one
-/// back. A steady run then allocates none of them per event, provided `MAX`
-/// covers how many are out at once. Holds no state of the world; its owners
-/// keep it in a [`Scratch`].
-pub struct Spare<T, const MAX: usize = 16>(Vec<Vec<T>>);
+/// them, each with room for at most `ROOM` elements: `take` hands out one
+/// (empty, with the room it had), `put` takes one back. A steady run then
+/// allocates none of them per event, provided `MAX` covers how many are out
+/// at once; `ROOM` keeps a burst of large ones (a producer's backlog sent
+/// after an outage) from staying in memory. Holds no state of the world;
+/// its owners keep it in a [`Scratch`].
+pub struct Spare<T, const MAX: usize = 16, const ROOM: usize = { usize::MAX }>(Vec<Vec<T>>);
 
-impl<T, const MAX: usize> Default for Spare<T, MAX> {
+impl<T, const MAX: usize, const ROOM: usize> Default for Spare<T, MAX, ROOM> {
     fn default() -> Self {
         Spare(Vec::new())
     }
 }
 
-impl<T, const MAX: usize> Spare<T, MAX> {
+impl<T, const MAX: usize, const ROOM: usize> Spare<T, MAX, ROOM> {
     /// An empty vector, reused when one was put back.
     pub fn take(&mut self) -> Vec<T> {
         self.0.pop().unwrap_or_default()
     }
 
     /// `v`, emptied, kept for the next `take` (dropped when `MAX` are kept
-    /// already, or when it never had room).
+    /// already, or when it never had room or has more than `ROOM`).
     pub fn put(&mut self, mut v: Vec<T>) {
-        if self.0.len() < MAX && v.capacity() > 0 {
+        if self.0.len() < MAX && (1..=ROOM).contains(&v.capacity()) {
             v.clear();
             self.0.push(v);
         }
@@ -621,5 +623,11 @@ mod tests {
             "the first two kept: {kept:?}"
         );
         assert_eq!(kept[2], 0, "the third was over the limit: {kept:?}");
+        // With room capped, a large one goes back to the allocator.
+        let mut small: Spare<u64, 4, 32> = Spare::default();
+        small.put(Vec::with_capacity(32));
+        small.put(Vec::with_capacity(33));
+        assert_eq!(small.take().capacity(), 32, "the one within ROOM");
+        assert_eq!(small.take().capacity(), 0, "the larger was not kept");
     }
 }

@@ -112,7 +112,7 @@ class App {
         this.pause();
         this.seek(t);
       },
-      estimateMs: (t) => this.lab.estimateSeekMs(t),
+      estimateMs: (t) => this.lab.estimateSeekMs(t, { measure: true }),
       queryRoot: document,
       onStop: (i, stop) => {
         this.events.tourStop(i, this.tour.stops.length, stop);

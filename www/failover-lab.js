@@ -474,7 +474,7 @@ class FailoverLabElement extends HTMLElement {
         report: () => this.lab.report(),
         lanes: () => this.cmp?.active && (this.cmp.sync(), this.cmp.lanes()),
         goTo: (t) => this.goTo(t),
-        estimateMs: (t) => this.lab.estimateSeekMs(t),
+        estimateMs: (t) => this.lab.estimateSeekMs(t, { measure: true }),
         queryRoot: this.shadowRoot,
         onStop: (i, stop) => this.events.tourStop(i, this.tour.stops.length, stop),
       })

@@ -396,9 +396,17 @@ export class Lab {
   /**
    * About how many wall ms seek(t) will spend in the core: the simulated
    * time it replays (from now, or from the checkpoint it restores) at the
-   * pace the core kept lately. null before the core has run.
+   * pace the core kept lately. null before the core has run, unless
+   * `measure` is set: then, when seek(t) would run on from now, the first
+   * step of that way (up to the next grid boundary, as seek(t) itself would
+   * run it) is taken now to measure the pace — a fresh page's first long
+   * seek is announced too.
    */
-  estimateSeekMs(t) {
+  estimateSeekMs(t, { measure = false } = {}) {
+    if (this.msPerSimMs === null && measure && t > this.now() && this.seekPlan(t).onward) {
+      const G = this.gridMs;
+      this.replayTo(Math.min(t, (Math.floor(this.now() / G) + 1) * G));
+    }
     if (this.msPerSimMs === null) return null;
     const { onward, cp } = this.seekPlan(t);
     const from = onward ? this.now() : (cp?.t ?? 0);

@@ -276,6 +276,40 @@ test('a seek frees the world it left in a task of its own, and seeks stay exact'
   assert.deepEqual(app.errors, []);
 });
 
+test('a fresh lab asked to estimate a long seek measures its pace on the first step of the way, and the seek lands on the same run', async () => {
+  app.errors.length = 0;
+  await open('scenario=leader-dies.json&paused=1');
+  const r = await app.page.evaluate(async () => {
+    const { Lab, initWasm } = await import('./lab.js');
+    await initWasm();
+    const text = await (await fetch('scenarios/tour-11-mass-failover.json')).text();
+    const a = new Lab();
+    a.load(text);
+    const plain = a.estimateSeekMs(15000);
+    const fresh = a.now();
+    const est = a.estimateSeekMs(15000, { measure: true });
+    const probed = a.now();
+    const again = a.estimateSeekMs(15000, { measure: true });
+    const after = a.now();
+    a.seek(15000);
+    const b = new Lab();
+    b.load(text);
+    b.seek(15000);
+    const out = { plain, fresh, est, probed, again, after, hashA: a.traceHash(), hashB: b.traceHash() };
+    a.free?.();
+    b.free?.();
+    return out;
+  });
+  assert.equal(r.plain, null, 'no pace before the core has run, unless asked to measure');
+  assert.equal(r.fresh, 0);
+  assert.ok(r.est > 0, `an estimate once measured (${r.est} ms)`);
+  assert.equal(r.probed, 100, 'the measuring step runs to the first grid boundary of the way, no further');
+  assert.ok(r.again > 0);
+  assert.equal(r.after, 100, 'with a pace known, estimating runs nothing');
+  assert.equal(r.hashA, r.hashB, 'the seek after the measuring step lands on the run a plain seek reaches');
+  assert.deepEqual(app.errors, []);
+});
+
 test('a folded metrics panel draws no sparkline on a seek; unfolded it draws them for the time shown', async () => {
   app.errors.length = 0;
   await open('scenario=leader-dies.json&paused=1');

@@ -212,7 +212,8 @@ export class TourGuide {
     }
     this.busy = true;
     this.container.setAttribute('aria-busy', 'true');
-    for (const b of [this.back, this.next, this.restart, ...this.dots.children]) b.disabled = true;
+    const controls = [this.back, this.next, this.restart, ...this.dots.children];
+    for (const b of controls) b.disabled = true;
     this.busyBox.hidden = false;
     setText(this.busyBox, `Running the cluster to ${fmtTime(t)} (about ${fmtWait(est)})…`);
     // requestAnimationFrame runs before the next paint, the timeout after it.
@@ -222,6 +223,8 @@ export class TourGuide {
         this.container.removeAttribute('aria-busy');
         this.busyBox.hidden = true;
         setText(this.busyBox, '');
+        // All waited; go's render then disables Back or Next where the stop reached needs it.
+        for (const b of controls) b.disabled = false;
         this.go(i);
       }, 0),
     );

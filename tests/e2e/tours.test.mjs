@@ -392,6 +392,8 @@ for (const file of TOURS) {
         assert.match(marks[0].text, new RegExp(`^Running the cluster to ${fmtStop(st.at_ms)} \\(about [\\d.]+ s\\)…$`), `stop ${i + 1}: the mark names the stop's time`);
         assert.deepEqual([marks[0].shown, marks[0].next, marks[0].indexAfterNext], [true, true, i - 1], 'the mark is shown, Next waits, and a second Next meanwhile is ignored');
         assert.equal(await page.locator('#tour .tour-busy').isHidden(), true, 'the mark goes once the stop is reached');
+        const waited = await page.locator('#tour [data-tour="restart"], #tour .tour-dots button').evaluateAll((bs) => bs.filter((b) => b.disabled).length);
+        assert.equal(waited, 0, 'the restart button and the dots take clicks again');
       }
       // Issue 16, point 8: every number the stop states is on screen now (tour-numbers.mjs).
       for (const m of missingNumbers(st.text, await screenNumbers(page))) unseen.push(`stop ${i + 1}: ${m}`);

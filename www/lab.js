@@ -369,7 +369,7 @@ export class Lab {
     const G = this.gridMs;
     while (this.now() < t) {
       const from = this.now();
-      const nb = Math.min(t, (Math.floor(from / G) + 1) * G);
+      const nb = this.nextStep(from, t);
       const t0 = performance.now();
       this.core.runUntil(nb);
       if (this.now() < nb) break; // the core could not advance
@@ -382,6 +382,11 @@ export class Lab {
       this.samples.set(nb, m);
       this.onSample(nb, m);
     }
+  }
+
+  /** Where a run from `from` toward `t` stops next: the next grid boundary, or t. */
+  nextStep(from, t) {
+    return Math.min(t, (Math.floor(from / this.gridMs) + 1) * this.gridMs);
   }
 
   applyNow(a) {
@@ -404,8 +409,7 @@ export class Lab {
    */
   estimateSeekMs(t, { measure = false } = {}) {
     if (this.msPerSimMs === null && measure && t > this.now() && this.seekPlan(t).onward) {
-      const G = this.gridMs;
-      this.replayTo(Math.min(t, (Math.floor(this.now() / G) + 1) * G));
+      this.replayTo(this.nextStep(this.now(), t));
     }
     if (this.msPerSimMs === null) return null;
     const { onward, cp } = this.seekPlan(t);

@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 // Times the wasm core built two or more ways (e.g. opt-level "s" and "z") in
-// headless Chromium: scenarios/bench/small and medium.json run to 20 s
-// (runUntil), and view(8) / report() at the end; medians of alternating
-// rounds. Reported, never asserted.
+// headless Chromium: scenarios/bench/small and medium.json (by default) built
+// into a lab, run to 20 s (runUntil), then view(8) / report(); each
+// measurement in a fresh page, builds alternating, medians with their spread.
+// Reported, never asserted.
 //   node scripts/bench-optlevel.mjs DIR_A DIR_B [DIR_C ...]   (wasm-bindgen output folders)
 //   BENCH_WORKLOADS=medium,large BENCH_UNTIL=5000 BENCH_ROUNDS=3 node scripts/bench-optlevel.mjs ...
 // Each build's gzipped wasm size is printed beside its times.
@@ -31,49 +32,61 @@ for (const [k, d] of dirs.entries()) {
 const srv = await startServer(ROOT);
 const browser = await launchBrowser();
 try {
-  const page = await browser.newPage();
-  await page.goto(`${srv.baseUrl}/${dirs[0]}/`).catch(() => {});
-  const res = await page.evaluate(
-    async ({ dirs, scenarios, until, rounds }) => {
-      const mods = [];
-      for (const d of dirs) {
-        const m = await import(`/${d}/failover_lab.js`);
-        await m.default();
-        mods.push(m);
+  // One fresh page per build, workload and round: a wasm memory grown by an
+  // earlier lab (it never shrinks) or another build's garbage would otherwise
+  // tilt the later measurements of a round.
+  async function measure(dir, text) {
+    const page = await browser.newPage();
+    try {
+      await page.goto(`${srv.baseUrl}/${dir}/`).catch(() => {});
+      return await page.evaluate(
+        async ({ dir, text, until }) => {
+          const m = await import(`/${dir}/failover_lab.js`);
+          await m.default();
+          let t0 = performance.now();
+          const lab = new m.WasmLab(text);
+          const create = performance.now() - t0;
+          t0 = performance.now();
+          lab.runUntil(until);
+          const run = performance.now() - t0;
+          t0 = performance.now();
+          for (let i = 0; i < 20; i++) lab.view(8);
+          const view = (performance.now() - t0) / 20;
+          t0 = performance.now();
+          for (let i = 0; i < 3; i++) lab.report();
+          const report = (performance.now() - t0) / 3;
+          lab.free();
+          return { create, run, view, report };
+        },
+        { dir, text, until },
+      );
+    } finally {
+      await page.close();
+    }
+  }
+  const kinds = ['create', 'run', 'view', 'report'];
+  const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+  console.log(`ms, medians of ${rounds} alternating rounds (min-max), run to ${until} ms; ratios of medians against A`);
+  for (const text of scenarios) {
+    const name = JSON.parse(text).name;
+    const got = dirs.map(() => Object.fromEntries(kinds.map((k) => [k, []])));
+    for (let r = 0; r < rounds; r++) {
+      // Alternate the order too, so no build always runs first.
+      const order = dirs.map((_, i) => i);
+      if (r % 2) order.reverse();
+      for (const i of order) {
+        const m = await measure(dirs[i], text);
+        for (const k of kinds) got[i][k].push(m[k]);
       }
-      const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-      const out = [];
-      for (const text of scenarios) {
-        const name = JSON.parse(text).name;
-        const runs = dirs.map(() => []);
-        const views = dirs.map(() => []);
-        const reports = dirs.map(() => []);
-        for (let r = 0; r < rounds; r++) {
-          mods.forEach((m, k) => {
-            const lab = new m.WasmLab(text);
-            let t0 = performance.now();
-            lab.runUntil(until);
-            runs[k].push(performance.now() - t0);
-            t0 = performance.now();
-            for (let i = 0; i < 20; i++) lab.view(8);
-            views[k].push((performance.now() - t0) / 20);
-            t0 = performance.now();
-            for (let i = 0; i < 3; i++) lab.report();
-            reports[k].push((performance.now() - t0) / 3);
-            lab.free();
-          });
-        }
-        out.push({ name, run: runs.map(median), view: views.map(median), report: reports.map(median) });
-      }
-      return out;
-    },
-    { dirs, scenarios, until, rounds },
-  );
-  console.log(`ms, medians of ${rounds} alternating rounds, run to ${until} ms; ratios against A`);
-  for (const r of res) {
-    for (const k of ['run', 'view', 'report']) {
-      const cells = r[k].map((v, i) => `${String.fromCharCode(65 + i)} ${v.toFixed(2).padStart(9)}` + (i ? ` (${(v / r[k][0]).toFixed(2)})` : ''));
-      console.log(`${r.name.slice(0, 40).padEnd(40)} ${k.padEnd(7)} ${cells.join('  ')}`);
+    }
+    for (const k of kinds) {
+      const meds = got.map((g) => median(g[k]));
+      const cells = got.map((g, i) => {
+        const lo = Math.min(...g[k]);
+        const hi = Math.max(...g[k]);
+        return `${String.fromCharCode(65 + i)} ${meds[i].toFixed(1).padStart(8)} (${lo.toFixed(0)}-${hi.toFixed(0)})` + (i ? ` ${(meds[i] / meds[0]).toFixed(2)}x` : '');
+      });
+      console.log(`${name.slice(0, 24).padEnd(24)} ${k.padEnd(7)} ${cells.join('  ')}`);
     }
   }
 } finally {

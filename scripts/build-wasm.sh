@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Build the wasm package into www/pkg with the settings of wasm-pack.toml:
-#   cargo build --lib --target wasm32-unknown-unknown --profile <profile>
+#   RUSTFLAGS=<build.rustflags> cargo build --lib --target wasm32-unknown-unknown --profile <profile>
 #   wasm-bindgen --target <target> --out-dir <out-dir> --out-name <out-name> <wasm>
 #   <wasm-opt binary> <flags>   (when [wasm-opt] enabled; npm's binaryen, see wasm-pack.toml)
 # Downloads nothing. Run scripts/setup.sh (make setup) first.
@@ -21,6 +21,12 @@ profile="$(cfg build.profile)"
 opt_enabled="$(cfg wasm-opt.enabled)"
 opt_bin="$(cfg wasm-opt.binary)"
 mapfile -t opt_flags < <(cfg wasm-opt.flags)
+# The build's own rustc flags; WASM_RUSTFLAGS (measurement builds) replaces them.
+if [[ -n "${WASM_RUSTFLAGS+x}" ]]; then
+  read -r -a build_flags <<< "$WASM_RUSTFLAGS"
+else
+  mapfile -t build_flags < <(cfg build.rustflags)
+fi
 
 have="$(wasm-bindgen --version 2>/dev/null | awk '{print $2}' || true)"
 [[ "$have" == "$want" ]] || die "wasm-bindgen ${have:-missing}, wasm-pack.toml wants ${want}: run make setup"
@@ -41,8 +47,8 @@ remap=()
 for d in "${CARGO_HOME:-$HOME/.cargo}"/registry/src/*/; do
   [[ -d "$d" ]] && remap+=("--remap-path-prefix=${d}=")
 done
-say "cargo build --lib --target wasm32-unknown-unknown --profile ${profile}"
-RUSTFLAGS="${RUSTFLAGS:-} ${remap[*]}" \
+say "cargo build --lib --target wasm32-unknown-unknown --profile ${profile} (rustflags: ${build_flags[*]:-none})"
+RUSTFLAGS="${RUSTFLAGS:-} ${build_flags[*]} ${remap[*]}" \
   cargo build --lib --target wasm32-unknown-unknown --profile "$profile" ${WASM_FEATURES:+--features "$WASM_FEATURES"}
 [[ -f "$wasm" ]] || die "no ${wasm} after cargo build"
 

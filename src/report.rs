@@ -328,7 +328,11 @@ pub fn build(c: &Cluster, scenario: &str) -> Report {
                     log_end_offset: r.log.log_end_offset(),
                     high_watermark: r.log.high_watermark,
                     epochs: r.log.epochs().to_vec(),
-                    log_digest: format!("{:016x}", r.log.digest()),
+                    log_digest: {
+                        let mut hex = String::new();
+                        crate::sim::shared::hex16(r.log.digest(), &mut hex);
+                        hex
+                    },
                 })
                 .collect();
             let high_watermark = reg

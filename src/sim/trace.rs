@@ -289,11 +289,45 @@ impl Trace {
     }
 
     pub fn hash_hex(&self) -> String {
-        format!("{:032x}", self.hasher.digest128())
+        // `{:032x}` of the 128-bit digest, written as its two halves (no
+        // 128-bit formatting code in the wasm).
+        let digest = self.hasher.digest128();
+        let mut hex = String::with_capacity(32);
+        super::shared::hex16((digest >> 64) as u64, &mut hex);
+        super::shared::hex16(digest as u64, &mut hex);
+        hex
     }
 }
 
 pub fn list(brokers: &[BrokerId]) -> String {
     let parts: Vec<String> = brokers.iter().map(|b| b.to_string()).collect();
     format!("{{{}}}", parts.join(","))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_trace_hash_is_the_128_bit_digest_of_its_lines_in_32_hex_digits() {
+        let mut trace = Trace::default();
+        let mut lines = Vec::new();
+        for (at_ms, who) in [(0, "c1"), (7, "c2")] {
+            let kind = TraceKind::ConsumerRestarted {
+                consumer: who.to_string(),
+            };
+            let event = TraceEvent {
+                at_ms,
+                kind: kind.clone(),
+                text: format!("{who} restarted"),
+            };
+            lines.extend(serde_json::to_vec(&event).unwrap());
+            lines.push(b'\n');
+            trace.push(at_ms, kind, event.text);
+        }
+        let mut hasher = Xxh3::new();
+        hasher.update(&lines);
+        assert_eq!(trace.hash_hex(), format!("{:032x}", hasher.digest128()));
+        assert_eq!(trace.len(), 2);
+    }
 }

@@ -101,8 +101,8 @@ impl<T, const MAX: usize, const ROOM: usize> Spare<T, MAX, ROOM> {
 
 /// `v` as 16 lowercase hex digits, as `format!("{v:016x}")` writes it: the
 /// report writes one per replica (60,000 on a 20,000-partition cluster),
-/// where the formatter's padding machinery cost ~1,100 instructions each,
-/// and the trace hash two.
+/// where the formatter's padding machinery cost ~1,100 instructions each;
+/// the trace hash writes its 128 bits as two.
 pub fn hex16(v: u64, out: &mut String) {
     const DIGITS: &[u8; 16] = b"0123456789abcdef";
     out.reserve(16);
@@ -464,6 +464,7 @@ impl<T: Clone, const N: usize> FromIterator<T> for SharedVec<T, N> {
 
 #[cfg(test)]
 mod tests {
+    use super::*;
 
     #[test]
     fn hex16_writes_what_the_formatter_writes() {
@@ -482,7 +483,6 @@ mod tests {
             assert_eq!(s, format!("{v:016x}"), "{v}");
         }
     }
-    use super::*;
 
     /// Every operation answers as a `Vec` would, across chunk boundaries, and
     /// a clone taken before a change does not see it.

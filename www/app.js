@@ -2,7 +2,7 @@
 // runs the animation clock and exposes window.failoverLab (the browser API of
 // SCENARIO_FORMAT.md).
 
-import { Lab, initWasm, WasmLab } from './lab.js';
+import { Lab, initWasm, WasmLab, PlayMeter } from './lab.js';
 import { h, fmtTime, loadOverview } from './render/util.js';
 import { BrokerMap, MESSAGE_LEGEND, loadBrokerMenu } from './render/brokers.js';
 import { PartitionsPanel, partitionLegend } from './render/partitions.js';
@@ -34,6 +34,7 @@ class App {
     this.playing = false;
     this.speed = 1;
     this.simTarget = 0;
+    this.meter = new PlayMeter(); // the speed playing reaches (shown when short of the asked one)
     this.dirty = true;
     this.lastSeekAt = -Infinity;
     this.lastWall = performance.now();
@@ -327,10 +328,12 @@ class App {
     this.playing = true;
     this.simTarget = this.lab.now();
     this.lastWall = performance.now();
+    this.meter.reset();
     this.dirty = true;
   }
   pause() {
     this.playing = false;
+    this.meter.reset();
     this.dirty = true;
   }
   togglePlay() {
@@ -340,6 +343,7 @@ class App {
   setSpeed(speed) {
     this.speed = Math.min(10 ** SPEED_MAX, Math.max(10 ** SPEED_MIN, speed));
     this.simTarget = this.lab.now();
+    this.meter.reset();
     this.dirty = true;
   }
   nudgeSpeed(dir) {
@@ -621,7 +625,14 @@ class App {
     clearTimeout(this.catchUp);
     if (!lazy) this.stale.clear();
     else if (this.stale.size) this.catchUp = setTimeout(() => (this.dirty = true), CATCH_UP_MS);
-    this.controls.update({ now: view.now_ms, end: lab.endMs(), playing: this.playing, speed: this.speed, marks: this.marks() });
+    this.controls.update({
+      now: view.now_ms,
+      end: lab.endMs(),
+      playing: this.playing,
+      speed: this.speed,
+      reached: this.playing ? this.meter.shortOf(this.speed) : null,
+      marks: this.marks(),
+    });
     document.body.classList.toggle('has-loss', view.acked_records_lost > 0);
     this.tour.sync(view.now_ms);
     this.share.sync();
@@ -629,18 +640,26 @@ class App {
   }
 
   frame(wall) {
-    const dt = Math.min(100, Math.max(0, wall - this.lastWall));
+    const elapsed = Math.max(0, wall - this.lastWall);
+    const dt = Math.min(100, elapsed);
     this.lastWall = wall;
     try {
       if (this.pendingSeek != null) this.seek(this.pendingSeek);
       if (this.playing) {
-        this.simTarget += dt * this.speed;
+        const before = this.lab.now();
+        // As far as the asked speed goes, and no further than the core
+        // runs in its share of a frame: a world too big for the asked
+        // speed plays slower, the page still answers, and no debt of
+        // simulated time builds up (lab.reach).
+        this.simTarget = this.lab.reach(this.simTarget + dt * this.speed);
         // A guided tour stops the clock at each of its stops.
         const { t, stop } = this.tour.limit(Math.floor(this.simTarget));
         if (t > this.lab.now()) {
           this.lab.runUntil(t);
           this.dirty = true;
         }
+        // Frames that stop at a tour stop or the run's end say nothing of the speed.
+        if (stop < 0 && this.lab.core && this.lab.now() < this.lab.endMs()) this.meter.note(this.lab.now() - before, elapsed);
         if (stop >= 0) {
           this.pause();
           this.tour.arrive(stop);

@@ -139,10 +139,19 @@ export class Controls {
     }
   }
 
-  update({ now, end, playing, speed, marks }) {
+  update({ now, end, playing, speed, reached = null, marks }) {
     setText(this.playBtn, playing ? '❚❚ Pause' : '▶ Play');
     this.playBtn.classList.toggle('on', playing);
-    setText(this.speedOut, speedLabel(speed));
+    // The asked speed, and what playing reaches when it falls short of it.
+    const label = reached === null ? speedLabel(speed) : `${speedLabel(speed)} → ${speedLabel(reached)}`;
+    if (label !== this.speedKey) {
+      this.speedKey = label;
+      setText(this.speedOut, label);
+      this.speedOut.title =
+        reached === null
+          ? ''
+          : `Asked ${speedLabel(speed)}; this machine's core runs this scenario at about ${speedLabel(reached)} real time, so it plays at that speed.`;
+    }
     setText(this.clock, `t = ${fmtTime(now)}`);
     const max = Math.max(end, now);
     if (Number(this.range.max) !== max) this.range.max = max;

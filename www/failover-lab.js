@@ -37,7 +37,7 @@
 // attribute or scenario shows a message inside the element (and sets
 // data-error); it never throws into the host page.
 
-import { Lab, initWasm } from './lab.js';
+import { Lab, initWasm, PlayMeter } from './lab.js';
 import { h, fmtTime, setText } from './render/util.js';
 import { fillBrokerMenu } from './render/broker-menu.js';
 import { BrokerMap } from './render/brokers.js';
@@ -210,6 +210,7 @@ class FailoverLabElement extends HTMLElement {
     this.gen = 0; // bumps on every (re)start; stale async work checks it
     this.playing = false;
     this.speed = 1;
+    this.meter = new PlayMeter(); // the speed playing reaches (shown when short of the asked one)
     this.simTarget = 0;
     this.dirty = true;
     this.visible = true;
@@ -602,13 +603,17 @@ class FailoverLabElement extends HTMLElement {
   }
 
   frame(wall) {
-    const dt = Math.min(100, Math.max(0, wall - this.lastWall));
+    const elapsed = Math.max(0, wall - this.lastWall);
+    const dt = Math.min(100, elapsed);
     this.lastWall = wall;
     if (!this.visible && this.dataset.ready === 'true') return; // off screen: no work
     try {
       this.flushSeek();
       if (this.playing) {
-        this.simTarget += dt * this.speed;
+        const before = this.lab.now();
+        // No further than the core runs in its share of a frame (lab.reach):
+        // a world too big for the asked speed plays slower, the page answers.
+        this.simTarget = this.lab.reach(this.simTarget + dt * this.speed);
         let t = Math.floor(this.simTarget);
         let stop = -1;
         if (this.tour) ({ t, stop } = this.tour.limit(t));
@@ -619,6 +624,7 @@ class FailoverLabElement extends HTMLElement {
           this.lab.runUntil(t);
           this.dirty = true;
         }
+        if (stop < 0 && !atEnd) this.meter.note(this.lab.now() - before, elapsed);
         if (stop >= 0) {
           this.pause();
           this.tour.arrive(stop);
@@ -741,7 +747,12 @@ class FailoverLabElement extends HTMLElement {
       setText(ui.play, this.playing ? '❚❚ Pause' : '▶ Play');
       ui.play.classList.toggle('on', this.playing);
     }
-    if (ui.speedOut) setText(ui.speedOut, `${this.speed >= 10 ? Math.round(this.speed) : +this.speed.toFixed(2)}×`);
+    if (ui.speedOut) {
+      const label = (x) => `${x >= 10 ? Math.round(x) : +x.toFixed(2)}×`;
+      // The asked speed, and what playing reaches when it falls short of it.
+      const reached = this.playing ? this.meter.shortOf(this.speed) : null;
+      setText(ui.speedOut, reached === null ? label(this.speed) : `${label(this.speed)} → ${label(reached)}`);
+    }
     if (ui.clock) setText(ui.clock, `t = ${fmtTime(view.now_ms)}`);
     if (ui.range) {
       const lo = this.range ? this.range.start : 0;
@@ -941,11 +952,13 @@ class FailoverLabElement extends HTMLElement {
     this.playing = true;
     this.simTarget = this.lab.now();
     this.lastWall = performance.now();
+    this.meter.reset();
     this.dirty = true;
   }
 
   pause() {
     this.playing = false;
+    this.meter.reset();
     this.dirty = true;
   }
 
@@ -954,6 +967,7 @@ class FailoverLabElement extends HTMLElement {
     if (!Number.isFinite(n) || n <= 0) throw new Error(`setSpeed: expected a positive number, got ${x}`);
     this.speed = Math.min(SPEED_MAX, Math.max(SPEED_MIN, n));
     if (this.lab) this.simTarget = this.lab.now();
+    this.meter.reset();
     if (this.ui?.speed) this.ui.speed.value = Math.log10(this.speed);
     this.dirty = true;
   }

@@ -64,6 +64,50 @@ const pendingBytes = () => {
   return n * released;
 };
 
+/**
+ * The wall ms a playing page lets the core run in one animation frame; the
+ * rest of the frame draws. A world the core cannot run at the asked speed
+ * (the 20,000-partition cluster runs at ~5x real time in Chromium) then plays
+ * as fast as the core goes while the page keeps answering, instead of
+ * computing seconds of simulated time in one frame and freezing for them.
+ */
+export const FRAME_WORK_MS = 50;
+
+/**
+ * The speed a playing page reaches, in simulated ms per wall ms: running
+ * averages of both over the last frames (each frame weighs what it cost).
+ * null until ten frames have played.
+ */
+export class PlayMeter {
+  constructor() {
+    this.reset();
+  }
+
+  reset() {
+    this.sim = 0;
+    this.wall = 0;
+    this.frames = 0;
+  }
+
+  /** One frame: `simMs` simulated in the `wallMs` since the frame before. */
+  note(simMs, wallMs) {
+    if (!(wallMs > 0) || !(simMs >= 0)) return;
+    this.sim = 0.9 * this.sim + 0.1 * simMs;
+    this.wall = 0.9 * this.wall + 0.1 * wallMs;
+    this.frames += 1;
+  }
+
+  get speed() {
+    return this.frames >= 10 && this.wall > 0 ? this.sim / this.wall : null;
+  }
+
+  /** The reached speed when it falls clearly short (below 80 %) of `asked`, else null. */
+  shortOf(asked) {
+    const v = this.speed;
+    return v !== null && v < 0.8 * asked ? v : null;
+  }
+}
+
 export class Lab {
   constructor() {
     this.base = null; // the scenario as loaded (object)
@@ -382,6 +426,17 @@ export class Lab {
       this.samples.set(nb, m);
       this.onSample(nb, m);
     }
+  }
+
+  /**
+   * How far toward `t` one frame of play may run the core: as far as
+   * `workMs` reaches at the pace the core kept lately (at least 1 ms on), or
+   * `t` itself while that pace is unknown or `t` is within reach.
+   */
+  reach(t, workMs = FRAME_WORK_MS) {
+    const now = this.now();
+    if (!(this.msPerSimMs > 0) || t <= now) return t;
+    return Math.min(t, now + Math.max(1, Math.floor(workMs / this.msPerSimMs)));
   }
 
   /** Where a run from `from` toward `t` stops next: the next grid boundary, or t. */

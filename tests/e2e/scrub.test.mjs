@@ -334,3 +334,80 @@ test('a folded metrics panel draws no sparkline on a seek; unfolded it draws the
   assert.equal(r.shown, r.want);
   assert.deepEqual(app.errors, []);
 });
+
+test('a frame of play runs the core only as far as its share of a frame reaches at its recent pace, and a run played in such frames is the same run', async () => {
+  app.errors.length = 0;
+  await open('scenario=leader-dies.json&paused=1');
+  const r = await app.page.evaluate(async () => {
+    const { Lab, initWasm, FRAME_WORK_MS, PlayMeter } = await import('./lab.js');
+    await initWasm();
+    const text = await (await fetch('scenarios/tour-11-mass-failover.json')).text();
+    const a = new Lab();
+    a.load(text);
+    const unknown = a.reach(5000);
+    a.runFor(300);
+    const now = a.now();
+    const measured = a.msPerSimMs;
+    // A known pace, set by hand: 0.5 wall ms per simulated ms.
+    a.msPerSimMs = 0.5;
+    const far = a.reach(now + 10000);
+    const near = a.reach(now + 50);
+    a.msPerSimMs = 1000;
+    const crawl = a.reach(now + 10000);
+    a.msPerSimMs = measured;
+    // Played in frames that each stop where reach says, to 8 s, against one run.
+    let frames = 0;
+    while (a.now() < 8000) {
+      a.runUntil(a.reach(8000, 5));
+      frames += 1;
+    }
+    const b = new Lab();
+    b.load(text);
+    b.runUntil(8000);
+    const meter = new PlayMeter();
+    const early = [];
+    for (let i = 0; i < 10; i++) {
+      early.push(meter.speed);
+      meter.note(10, 100);
+    }
+    const out = {
+      FRAME_WORK_MS, unknown, now, measured, far, near, crawl, frames,
+      hashA: a.traceHash(), hashB: b.traceHash(), nowA: a.now(),
+      early, speed: meter.speed, short: meter.shortOf(1), notShort: meter.shortOf(0.11),
+    };
+    a.free?.();
+    b.free?.();
+    return out;
+  });
+  assert.equal(r.FRAME_WORK_MS, 50);
+  assert.equal(r.unknown, 5000, 'before the core has run, a frame may go all the way');
+  assert.ok(r.measured > 0, 'running measured a pace');
+  assert.equal(r.far, r.now + 100, 'at 0.5 ms per simulated ms, 50 ms of work reach 100 simulated ms');
+  assert.equal(r.near, r.now + 50, 'a target within reach is kept');
+  assert.equal(r.crawl, r.now + 1, 'however slow the core, a frame moves at least 1 ms');
+  assert.ok(r.frames > 1, `the run to 8 s took ${r.frames} frames`);
+  assert.equal(r.nowA, 8000);
+  assert.equal(r.hashA, r.hashB, 'a run played frame by frame is the run computed at once');
+  assert.deepEqual(r.early, Array(10).fill(null), 'no speed before ten frames');
+  assert.ok(Math.abs(r.speed - 0.1) < 1e-9, `10 simulated ms per 100 wall ms is 0.1x (${r.speed})`);
+  assert.ok(Math.abs(r.short - 0.1) < 1e-9, 'short of 1x');
+  assert.equal(r.notShort, null, '0.1x is not short of 0.11x (within 80 %)');
+  assert.deepEqual(app.errors, []);
+});
+
+test('a page asked to play faster than its core runs the scenario shows the speed it reaches beside the asked one', async () => {
+  app.errors.length = 0;
+  // 3,000 partitions at 100x: no machine's core runs bench/medium that fast.
+  await open('scenario=bench%2Fmedium.json&speed=100');
+  const out = app.page.locator('output.speedout');
+  await app.page.waitForFunction(() => document.querySelector('output.speedout').textContent.includes('→'), null, { timeout: 60000 });
+  const text = await out.textContent();
+  const m = text.match(/^100× → ([\d.]+)×$/);
+  assert.ok(m, `the speed reads "${text}"`);
+  assert.ok(Number(m[1]) < 80, `the reached speed (${m[1]}x) is below the asked one`);
+  assert.match(await out.getAttribute('title'), /^Asked 100×; this machine's core runs this scenario at about [\d.]+× real time/);
+  await app.page.click('#play');
+  await app.page.waitForFunction(() => document.querySelector('output.speedout').textContent === '100×', null, { timeout: 30000 });
+  assert.equal(await out.getAttribute('title'), '', 'paused, the speed is the asked one alone');
+  assert.deepEqual(app.errors, []);
+});

@@ -7,7 +7,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { startApp, startServer, WWW, ROOT } from './helpers.mjs';
+import { startApp, startServer, WWW, ROOT, tourClick } from './helpers.mjs';
 
 let app;
 
@@ -211,6 +211,23 @@ test('range locks the run to a window; compact and controls shape the element', 
   assert.deepEqual(app.errors, []);
 });
 
+test('an element asked to play faster than its core runs the scenario shows the speed it reaches beside the asked one', async () => {
+  // 3,000 partitions at 100x: no machine's core runs bench/medium that fast.
+  await openHtml('fast.html', `<!doctype html><meta charset="utf-8"><script type="module" src="failover-lab.js"></script>
+    <failover-lab id="f" scenario="scenarios/bench/medium.json" speed="100" autoplay controls="play speed"></failover-lab>`);
+  const page = app.page;
+  await settled('failover-lab');
+  const speed = () => page.evaluate(() => document.getElementById('f').shadowRoot.querySelector('.fl-speed').textContent);
+  await page.waitForFunction(() => document.getElementById('f').shadowRoot.querySelector('.fl-speed').textContent.includes('→'), null, { timeout: 60000 });
+  const text = await speed();
+  const m = text.match(/^100× → ([\d.]+)×$/);
+  assert.ok(m, `the speed reads "${text}"`);
+  assert.ok(Number(m[1]) < 80, `the reached speed (${m[1]}x) is below the asked one`);
+  await page.evaluate(() => document.getElementById('f').pause());
+  await page.waitForFunction(() => document.getElementById('f').shadowRoot.querySelector('.fl-speed').textContent === '100×', null, { timeout: 30000 });
+  assert.deepEqual(app.errors, []);
+});
+
 test('a tour inside the element: Next runs to each stop and highlights it', async () => {
   await openHtml('element-tour.html', `<!doctype html><meta charset="utf-8"><script type="module" src="failover-lab.js"></script>
     <failover-lab id="t" scenario="scenarios/tour-7-acks1-loses-data.json"></failover-lab>`);
@@ -219,7 +236,7 @@ test('a tour inside the element: Next runs to each stop and highlights it', asyn
   const stops = JSON.parse(fs.readFileSync(path.join(ROOT, 'scenarios', 'tour-7-acks1-loses-data.json'), 'utf8')).tour;
   assert.equal(await page.locator('#t .tour').isVisible(), true);
   for (let i = 0; i < stops.length; i++) {
-    await page.locator('#t button[data-tour="next"]').click();
+    await tourClick(page.locator('#t button[data-tour="next"]'));
     assert.equal(await page.evaluate(() => document.getElementById('t').now()), stops[i].at_ms);
     assert.equal(await page.locator('#t .tour-title').textContent(), stops[i].title);
     assert.ok((await page.locator('#t .tour-hl').count()) > 0, `stop ${i + 1} highlights something`);

@@ -5,7 +5,7 @@
 // replay old events. Needs `make build`.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startApp } from './helpers.mjs';
+import { startApp, tourClick } from './helpers.mjs';
 
 let app;
 
@@ -85,7 +85,7 @@ test('the element: a guided tour dispatches tourstop with the stop, from its Nex
     window.stops = [];
     document.querySelector('failover-lab').addEventListener('tourstop', (e) => window.stops.push(e.detail));
   });
-  await page.locator('failover-lab [data-tour="next"]').click();
+  await tourClick(page.locator('failover-lab [data-tour="next"]'));
   await page.evaluate(() => document.querySelector('failover-lab').tourNext());
   const stops = await page.evaluate(() => window.stops);
   const tour = await page.evaluate(() => document.querySelector('failover-lab').scenario().tour);

@@ -9,7 +9,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { startApp, ROOT, WWW } from './helpers.mjs';
+import { startApp, ROOT, WWW, tourClick } from './helpers.mjs';
 
 const AXE = path.join(ROOT, 'node_modules', 'axe-core', 'axe.min.js');
 const GLOSSARY = JSON.parse(fs.readFileSync(path.join(WWW, 'glossary.json'), 'utf8')).terms;
@@ -85,7 +85,7 @@ test('tour 1: each stop links the first occurrence of each term to its entry; cl
   const page = await open('scenario=tour-1-leader-dies.json');
   const stops = tour('tour-1-leader-dies.json').tour;
   for (const [i, st] of stops.entries()) {
-    await page.locator('#tour [data-tour="next"]').click();
+    await tourClick(page.locator('#tour [data-tour="next"]'));
     await page.waitForFunction((t) => document.querySelector('#tour .tour-text').dataset.glossed === t, st.text);
     const terms = await page.locator('#tour .tour-text .gl-term').evaluateAll((bs) => bs.map((b) => [b.dataset.term, b.textContent]));
     assert.equal(await page.locator('#tour .tour-text').textContent(), st.text, `stop ${i + 1}: the words are unchanged`);
@@ -99,8 +99,8 @@ test('tour 1: each stop links the first occurrence of each term to its entry; cl
     if (i === 0) assert.deepEqual(terms.filter(([id]) => ['isr', 'hw'].includes(id)), [['isr', 'ISR'], ['hw', 'HW']]);
   }
   // Back at stop 1: click ISR.
-  await page.locator('#tour [data-tour="restart"]').click();
-  await page.locator('#tour [data-tour="next"]').click();
+  await tourClick(page.locator('#tour [data-tour="restart"]'));
+  await tourClick(page.locator('#tour [data-tour="next"]'));
   const isr = page.locator('#tour .tour-text .gl-term[data-term="isr"]');
   assert.equal(await isr.getAttribute('type'), 'button', 'a button, so keyboard reachable');
   await isr.click();
@@ -124,7 +124,7 @@ test('tour 1: each stop links the first occurrence of each term to its entry; cl
 for (const theme of ['light', 'dark']) {
   test(`axe: the glossary in the help, the linked tour text and the next-tour link in the ${theme} theme have no violation`, async () => {
     const page = await open(`scenario=tour-1-leader-dies.json&theme=${theme}`, theme);
-    await page.locator('#tour [data-tour="next"]').click();
+    await tourClick(page.locator('#tour [data-tour="next"]'));
     await page.waitForSelector('#tour .tour-text .gl-term');
     assert.deepEqual(await axe(page), [], 'a stop with linked terms');
     await page.locator('#tour .gl-term[data-term="hw"]').click();

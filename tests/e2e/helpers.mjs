@@ -159,3 +159,29 @@ export async function startApp({ root = WWW, viewport = { width: 1280, height: 8
   };
   return { page, baseUrl: srv.baseUrl, errors, browser, context, close };
 }
+
+/**
+ * Wait until no tour card (the page's, or one inside an element's shadow
+ * root) is busy. A reader's step to a stop the core needs over half a second
+ * to reach is announced and computed after a paint (tour.js `step`), so a
+ * test that reads the stop right after its click waits for this first: on a
+ * loaded machine any stop may be that slow.
+ */
+export async function tourIdle(page) {
+  await page.waitForFunction(
+    () => {
+      const busy = (root) =>
+        root.querySelector('[aria-busy="true"]') !== null ||
+        [...root.querySelectorAll('*')].some((e) => e.shadowRoot && busy(e.shadowRoot));
+      return !busy(document);
+    },
+    null,
+    { timeout: 120000 },
+  );
+}
+
+/** Click a tour control (Next, Back, a choice…) as a reader, and wait for the stop it goes to. */
+export async function tourClick(locator) {
+  await locator.click();
+  await tourIdle(locator.page());
+}

@@ -6,7 +6,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import { startApp, ROOT } from './helpers.mjs';
+import { startApp, ROOT, tourClick } from './helpers.mjs';
 
 const AXE = path.join(ROOT, 'node_modules', 'axe-core', 'axe.min.js');
 let app;
@@ -34,7 +34,7 @@ const axeIn = (page, sel) => page.evaluate(async (s) => {
 }, sel);
 
 const toStop = async (page, k) => {
-  for (let i = 0; i < k; i++) await page.locator('#tour [data-tour="next"]').click();
+  for (let i = 0; i < k; i++) await tourClick(page.locator('#tour [data-tour="next"]'));
 };
 
 test('tour 4: the prediction is asked, picking plays on, and the run answers it', async () => {
@@ -60,7 +60,7 @@ test("the answer is the run's: with unclean election off, tour 4's run proves th
   // The share link's switch (the unclean checkbox): the same tour, unclean election off.
   const page = await open('', '#scenario=tour-4-unclean-election.json&unclean=false');
   await toStop(page, 3);
-  await page.locator('#tour .q-choice').first().click();
+  await tourClick(page.locator('#tour .q-choice').first());
   await page.waitForFunction(() => document.querySelector('#tour')?.dataset.stop === '4');
   assert.deepEqual(await page.evaluate(() => failoverLab.tourAnswer(2)), { value: false, right: [1] });
   const a = await page.locator('#tour .tour-a').textContent();
@@ -86,7 +86,7 @@ for (const theme of ['light', 'dark']) {
     await page.addScriptTag({ path: AXE });
     const run = () => axeIn(page, '#tour');
     assert.deepEqual(await run(), [], 'the question');
-    await page.locator('#tour .q-choice').nth(1).click();
+    await tourClick(page.locator('#tour .q-choice').nth(1));
     await page.waitForFunction(() => document.querySelector('#tour')?.dataset.stop === '5');
     assert.match(await page.locator('#tour .tour-a').textContent(), /You predicted “Yes/);
     assert.deepEqual(await run(), [], 'the answer');
@@ -115,7 +115,7 @@ test('tour 13 (compare lanes): the answer reads every lane, on the page and in t
   await page.waitForSelector('#compare:not([hidden])');
   await toStop(page, 3);
   assert.match(await page.locator('#tour .q-text').textContent(), /Which lane will have lost/);
-  await page.locator('#tour .q-choice').nth(1).click(); // "Both lanes"
+  await tourClick(page.locator('#tour .q-choice').nth(1)); // "Both lanes"
   await page.waitForFunction(() => document.querySelector('#tour')?.dataset.stop === '4');
   assert.deepEqual(await page.evaluate(() => failoverLab.tourAnswer(2)), { value: [true, false], right: [0] });
   const a = await page.locator('#tour .tour-a').textContent();
@@ -129,8 +129,8 @@ test('tour 13 (compare lanes): the answer reads every lane, on the page and in t
   await page.goto(url);
   await page.waitForFunction(() => document.getElementById('t')?.dataset.ready === 'true', null, { timeout: 20000 });
   await page.waitForFunction(() => document.getElementById('t').lanes().length === 2, null, { timeout: 20000 });
-  for (let i = 0; i < 3; i++) await page.locator('#t button[data-tour="next"]').click();
-  await page.locator('#t .q-choice').first().click();
+  for (let i = 0; i < 3; i++) await tourClick(page.locator('#t button[data-tour="next"]'));
+  await tourClick(page.locator('#t .q-choice').first());
   await page.waitForFunction(() => document.getElementById('t').now() === 13002);
   await page.waitForFunction(() => /You predicted it/.test(document.getElementById('t').shadowRoot.querySelector('.tour-a')?.textContent || ''));
   assert.equal(await page.locator('#t .tour-a').getAttribute('data-right'), '0');

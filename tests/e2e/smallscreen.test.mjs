@@ -4,7 +4,7 @@
 // Needs `make build`.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startApp } from './helpers.mjs';
+import { startApp, tourClick } from './helpers.mjs';
 
 const apps = [];
 after(async () => {
@@ -20,7 +20,7 @@ for (const [width, height] of [[390, 844], [800, 600]]) {
     await page.waitForSelector('body[data-ready="true"]', { timeout: 20000 });
     const n = await page.evaluate(() => failoverLab.tour().stops.length);
     for (let i = 1; i <= n; i++) {
-      await page.locator('#tour [data-tour="next"]').click();
+      await tourClick(page.locator('#tour [data-tour="next"]'));
       await page.waitForFunction((k) => document.querySelector('#tour')?.dataset.stop === String(k), i);
       const r = await page.evaluate(() => {
         const card = document.getElementById('tour').getBoundingClientRect();

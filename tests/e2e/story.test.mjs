@@ -3,7 +3,7 @@
 // evidence. Needs `make build`.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startApp } from './helpers.mjs';
+import { startApp, tourClick } from './helpers.mjs';
 
 let app;
 before(async () => {
@@ -18,7 +18,7 @@ const open = async (query) => {
   await app.page.waitForSelector('body[data-ready="true"]', { timeout: 20000 });
 };
 const nextStop = async (n) => {
-  for (let i = 0; i < n; i++) await app.page.locator('#tour [data-tour="next"]').click();
+  for (let i = 0; i < n; i++) await tourClick(app.page.locator('#tour [data-tour="next"]'));
 };
 
 test('point 4: the metrics panel shows the values of the stop\'s exact time, not of the last 500 ms sample', async () => {

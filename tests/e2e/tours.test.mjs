@@ -8,7 +8,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { startApp, ROOT, WWW } from './helpers.mjs';
+import { startApp, ROOT, WWW, tourClick, tourIdle } from './helpers.mjs';
 import { screenNumbers, missingNumbers, statedNumbers } from './tour-numbers.mjs';
 
 let app;
@@ -435,7 +435,7 @@ for (const file of TOURS) {
     const final = await page.evaluate(() => failoverLab.report());
     OUTCOMES[file](final);
     // Back goes to the previous stop (rewinding the deterministic run).
-    await page.locator('#tour [data-tour="back"]').click();
+    await tourClick(page.locator('#tour [data-tour="back"]'));
     assert.equal(await page.evaluate(() => failoverLab.now()), stops.at(-2).at_ms);
     if (file === 'tour-19-rack-loss-20000.json') {
       // Issue 27, point 4: the 20,000-partition cluster scrubs back and forth to the same run.
@@ -464,7 +464,7 @@ for (const [file, spec] of Object.entries(COMPARE)) {
     await page.waitForFunction((n) => failoverLab.lanes().length === n, spec.lanes.length, { timeout: 10000 });
     assert.deepEqual(Object.keys(spec.stops).map(Number), stops.map((s) => s.at_ms), 'every stop is checked');
     for (const st of stops) {
-      await page.locator('#tour [data-tour="next"]').click();
+      await tourClick(page.locator('#tour [data-tour="next"]'));
       const lanes = await page.evaluate(() => failoverLab.lanes());
       assert.deepEqual(lanes.map((l) => l.settings), spec.lanes);
       const wants = spec.stops[st.at_ms].slice(0, -1);
@@ -530,6 +530,7 @@ test('playing a tour stops at each stop by itself', async () => {
   assert.equal(await page.evaluate(() => failoverLab.now()), stops[0].at_ms);
   assert.equal(await page.locator('#tour .tour-title').textContent(), stops[0].title);
   await page.keyboard.press('n');
+  await tourIdle(page);
   assert.equal(await page.evaluate(() => failoverLab.now()), stops[1].at_ms, 'N is the Next key');
   assert.deepEqual(app.errors, []);
 });

@@ -630,7 +630,7 @@ class App {
       end: lab.endMs(),
       playing: this.playing,
       speed: this.speed,
-      reached: this.playing ? this.meter.shortOf(this.speed) : null,
+      reached: this.meter.shortOf(this.speed), // null when paused: pause() resets the meter
       marks: this.marks(),
     });
     document.body.classList.toggle('has-loss', view.acked_records_lost > 0);

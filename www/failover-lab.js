@@ -750,7 +750,7 @@ class FailoverLabElement extends HTMLElement {
     if (ui.speedOut) {
       const label = (x) => `${x >= 10 ? Math.round(x) : +x.toFixed(2)}×`;
       // The asked speed, and what playing reaches when it falls short of it.
-      const reached = this.playing ? this.meter.shortOf(this.speed) : null;
+      const reached = this.meter.shortOf(this.speed); // null when paused: pause() resets the meter
       setText(ui.speedOut, reached === null ? label(this.speed) : `${label(this.speed)} → ${label(reached)}`);
     }
     if (ui.clock) setText(ui.clock, `t = ${fmtTime(view.now_ms)}`);

@@ -140,6 +140,9 @@ export class Lab {
     // world and checkpoints, WasmLab.heapBytes) is kept under heapBudgetBytes
     // by dropping checkpoints (trim, maybeCheckpoint).
     this.checkpoints = []; // [{t, core}] by t
+    // How far this history has been run (checkpoints ahead of now stay
+    // valid after a seek back; an action or a rebuild cuts it).
+    this.horizon = 0;
     this.replayBudgetMs = 1.5;
     this.gridMs = 100; // checkpoints fall on multiples of it (sampleMs is one)
     // 432 MiB, less on a device with under 8 GB (navigator.deviceMemory).
@@ -154,6 +157,7 @@ export class Lab {
   }
 
   dropCheckpoints(after = -1) {
+    this.horizon = Math.min(this.horizon, Math.max(0, after));
     this.checkpoints = this.checkpoints.filter((c) => {
       if (c.t > after) {
         c.core.free();
@@ -167,16 +171,19 @@ export class Lab {
   /** Over the heap budget, less twice the most the heap grew between two
    * checks lately (so wasm memory, which never shrinks, stays near the
    * budget): drop the checkpoint whose removal leaves the smallest gap
-   * (never the one at 0, never `keep`) until under it. */
+   * (never the one at 0, never `keep`) until under it. The last one's gap
+   * runs to the end of what has been played, not to now: after a seek back,
+   * the checkpoints ahead of now are the ones a seek forward needs. */
   trim(keep) {
     const heap = WasmLab.heapBytes();
     this.growth = Math.max(0.9 * (this.growth || 0), heap - (this.lastHeap ?? heap));
+    const end = Math.max(this.now(), this.horizon);
     while (WasmLab.heapBytes() - pendingBytes() > this.heapBudgetBytes - 2 * this.growth) {
       let worst = -1;
       let gap = Infinity;
       for (let k = 1; k < this.checkpoints.length; k++) {
         if (this.checkpoints[k] === keep) continue;
-        const g = (this.checkpoints[k + 1]?.t ?? this.now()) - this.checkpoints[k - 1].t;
+        const g = (this.checkpoints[k + 1]?.t ?? end) - this.checkpoints[k - 1].t;
         if (g < gap) [gap, worst] = [g, k];
       }
       if (worst < 0) {
@@ -236,8 +243,10 @@ export class Lab {
     // doubles as a long run fills the budget instead of each new snapshot
     // evicting the last. A seek's replay asks for twice that, and room to
     // the next one: there a snapshot (and the eviction it causes) is paid
-    // inside the seek, so it is taken only where it splits a wide gap.
-    if (WasmLab.heapBytes() > 0.9 * this.heapBudgetBytes) {
+    // inside the seek, so it is taken only where it splits a wide gap. The
+    // heap a seek goes by is the one it started with: the world it freed
+    // before its replay leaves room that the replayed world takes back.
+    if (Math.max(WasmLab.heapBytes(), this.seeking ? this.seekHeap : 0) > 0.9 * this.heapBudgetBytes) {
       let minGap = Infinity;
       for (let k = 1; k < this.checkpoints.length; k++) {
         minGap = Math.min(minGap, this.checkpoints[k].t - this.checkpoints[k - 1].t);
@@ -423,6 +432,7 @@ export class Lab {
       // The step from 0 carries the cluster's start (registrations, the
       // first elections: a fixed cost, 27x the pace on tour 4), which says
       // nothing of how fast the core runs on.
+      this.horizon = Math.max(this.horizon, nb);
       if (from > 0) {
         const pace = (performance.now() - t0) / (nb - from);
         this.msPerSimMs = this.msPerSimMs === null ? pace : 0.8 * this.msPerSimMs + 0.2 * pace;
@@ -514,6 +524,7 @@ export class Lab {
    */
   seek(t) {
     this.seeking = true;
+    this.seekHeap = WasmLab.heapBytes();
     try {
       this.seekTo(Math.max(0, Math.floor(t)));
     } finally {

@@ -177,15 +177,8 @@ export class Lab {
   trim(keep) {
     const heap = WasmLab.heapBytes();
     this.growth = Math.max(0.9 * (this.growth || 0), heap - (this.lastHeap ?? heap));
-    const end = Math.max(this.now(), this.horizon);
     while (WasmLab.heapBytes() - pendingBytes() > this.heapBudgetBytes - 2 * this.growth) {
-      let worst = -1;
-      let gap = Infinity;
-      for (let k = 1; k < this.checkpoints.length; k++) {
-        if (this.checkpoints[k] === keep) continue;
-        const g = (this.checkpoints[k + 1]?.t ?? end) - this.checkpoints[k - 1].t;
-        if (g < gap) [gap, worst] = [g, k];
-      }
+      const { k: worst } = this.cheapest(keep);
       if (worst < 0) {
         // Nothing left to drop: the waiting worlds go now if they are what keeps the heap over.
         if (![...waiting].some((l) => l.doomed)) break;
@@ -229,6 +222,20 @@ export class Lab {
     this.sinceCheckpointMs = 0;
   }
 
+  /** The checkpoint whose removal leaves the smallest gap (index `k`, -1 if
+   * none may go: never the one at 0, never `keep`) and that `gap`. */
+  cheapest(keep) {
+    const end = Math.max(this.now(), this.horizon);
+    let k = -1;
+    let gap = Infinity;
+    for (let i = 1; i < this.checkpoints.length; i++) {
+      if (this.checkpoints[i] === keep) continue;
+      const g = (this.checkpoints[i + 1]?.t ?? end) - this.checkpoints[i - 1].t;
+      if (g < gap) [gap, k] = [g, i];
+    }
+    return { k, gap };
+  }
+
   /** After `ms` of core work up to t: a checkpoint at t when it pays. */
   maybeCheckpoint(t, ms) {
     if (this.checkpoints.some((c) => c.t === t)) {
@@ -238,23 +245,23 @@ export class Lab {
     this.sinceCheckpointMs += ms;
     this.trim(); // the world's copy-on-write copies grow the checkpoints
     if (this.sinceCheckpointMs < Math.max(this.replayBudgetMs, 2 * this.snapshotCost.ms)) return;
-    // A big world (the heap is near its budget): only a checkpoint at least
-    // as far from the previous one as the closest two are, so spacing
-    // doubles as a long run fills the budget instead of each new snapshot
-    // evicting the last. A seek's replay asks for twice that, and room to
-    // the next one: there a snapshot (and the eviction it causes) is paid
-    // inside the seek, so it is taken only where it splits a wide gap. The
-    // heap a seek goes by is the one it started with: the world it freed
-    // before its replay leaves room that the replayed world takes back.
+    // A big world (the heap is near its budget): a new checkpoint costs one
+    // that trim drops, so it is taken only at least as far from the previous
+    // one as the gap that drop leaves. Spacing then doubles as a long run
+    // fills the budget, instead of each snapshot evicting one taken a
+    // moment before (on large that churn was an eighth of a run's time, and
+    // left the widest gap 1.7x the even spacing). A seek's replay also asks
+    // for room to the next one: there a snapshot (and the eviction it
+    // causes) is paid inside the seek, so it is taken only where it splits a
+    // wide gap. The heap a seek goes by is the one it started with: the
+    // world it freed before its replay leaves room that the replayed world
+    // takes back.
     if (Math.max(WasmLab.heapBytes(), this.seeking ? this.seekHeap : 0) > 0.9 * this.heapBudgetBytes) {
-      let minGap = Infinity;
-      for (let k = 1; k < this.checkpoints.length; k++) {
-        minGap = Math.min(minGap, this.checkpoints[k].t - this.checkpoints[k - 1].t);
-      }
+      const { gap } = this.cheapest();
       const prev = this.checkpoints.filter((c) => c.t < t).pop();
       const next = this.checkpoints.find((c) => c.t > t);
-      if (!prev || t - prev.t < (this.seeking ? 2 : 1) * minGap) return;
-      if (this.seeking && next && next.t - t < minGap) return;
+      if (!prev || t - prev.t < gap) return;
+      if (this.seeking && next && next.t - t < gap / 2) return;
     }
     this.takeCheckpoint(t);
   }

@@ -328,6 +328,40 @@ test('a seek in a nearly full heap takes a checkpoint only where it splits a wid
   assert.deepEqual(app.errors, []);
 });
 
+test('playing on in a full heap, a checkpoint is taken only as far from the previous one as the gap its eviction leaves, so spacing doubles instead of churning (issue 27)', async () => {
+  await open();
+  const res = await app.page.evaluate(async () => {
+    const { Lab, initWasm } = await import('./lab.js');
+    const { WasmLab } = await import('./pkg/failover_lab.js');
+    await initWasm();
+    const text = await (await fetch('scenarios/tour-11-mass-failover.json')).text();
+    const lab = new Lab();
+    lab.load(text);
+    // Room for a dozen or so of tour 11's checkpoints beyond its world.
+    lab.heapBudgetBytes = WasmLab.heapBytes() + 24 * 2 ** 20;
+    const taken = [];
+    const take = lab.takeCheckpoint.bind(lab);
+    lab.takeCheckpoint = (t) => {
+      const cps = lab.checkpoints.map((c) => c.t);
+      if (WasmLab.heapBytes() > 0.9 * lab.heapBudgetBytes && cps.length > 1) {
+        // The gap dropping the cheapest checkpoint would leave (never the one at 0).
+        let gap = Infinity;
+        for (let i = 1; i < cps.length; i++) gap = Math.min(gap, (cps[i + 1] ?? t) - cps[i - 1]);
+        taken.push({ t, after: t - cps.filter((c) => c < t).pop(), gap });
+      }
+      return take(t);
+    };
+    lab.runFor(40000);
+    return { taken, kept: lab.checkpoints.map((c) => c.t) };
+  });
+  assert.ok(res.taken.length >= 3, `checkpoints taken in a full heap: ${JSON.stringify(res.taken)}`);
+  for (const c of res.taken) {
+    assert.ok(c.after >= c.gap, `a checkpoint at ${c.t} ms, ${c.after} ms after the previous one, cost one whose drop left a ${c.gap} ms gap (kept: ${res.kept})`);
+  }
+  assert.ok(res.kept.at(-1) >= 30000, `checkpoints kept: ${res.kept}`);
+  assert.deepEqual(app.errors, []);
+});
+
 test('the trace hash in the browser equals the native CLI one (determinism)', async () => {
   const file = path.join(ROOT, 'scenarios', 'leader-dies.json');
   const out = cli(['run', file, '--format', 'json']);

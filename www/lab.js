@@ -247,17 +247,23 @@ export class Lab {
     if (this.sinceCheckpointMs < Math.max(this.replayBudgetMs, 2 * this.snapshotCost.ms)) return;
     // A big world (the heap is near its budget): a new checkpoint costs one
     // that trim drops, so it is taken only at least as far from the previous
-    // one as the gap that drop leaves. Spacing then doubles as a long run
-    // fills the budget, instead of each snapshot evicting one taken a
-    // moment before (on large that churn was an eighth of a run's time, and
-    // left the widest gap 1.7x the even spacing). A seek's replay also asks
+    // one as the gap that drop leaves (but no more than four times the
+    // narrowest gap: with one checkpoint beyond 0, dropping it leaves a gap
+    // as long as the run, and it would never move on). Spacing then grows
+    // as a long run fills the budget, instead of each snapshot evicting one
+    // taken a moment before (on large that churn was an eighth of a run's
+    // time, and left the widest gap 1.7x the even spacing). A seek's replay also asks
     // for room to the next one: there a snapshot (and the eviction it
     // causes) is paid inside the seek, so it is taken only where it splits a
     // wide gap. The heap a seek goes by is the one it started with: the
     // world it freed before its replay leaves room that the replayed world
     // takes back.
     if (Math.max(WasmLab.heapBytes(), this.seeking ? this.seekHeap : 0) > 0.9 * this.heapBudgetBytes) {
-      const { gap } = this.cheapest();
+      let narrowest = Infinity;
+      for (let k = 1; k < this.checkpoints.length; k++) {
+        narrowest = Math.min(narrowest, this.checkpoints[k].t - this.checkpoints[k - 1].t);
+      }
+      const gap = Math.min(this.cheapest().gap, 4 * narrowest);
       const prev = this.checkpoints.filter((c) => c.t < t).pop();
       const next = this.checkpoints.find((c) => c.t > t);
       if (!prev || t - prev.t < gap) return;
@@ -436,10 +442,10 @@ export class Lab {
       const t0 = performance.now();
       this.core.runUntil(nb);
       if (this.now() < nb) break; // the core could not advance
+      this.horizon = Math.max(this.horizon, nb);
       // The step from 0 carries the cluster's start (registrations, the
       // first elections: a fixed cost, 27x the pace on tour 4), which says
       // nothing of how fast the core runs on.
-      this.horizon = Math.max(this.horizon, nb);
       if (from > 0) {
         const pace = (performance.now() - t0) / (nb - from);
         this.msPerSimMs = this.msPerSimMs === null ? pace : 0.8 * this.msPerSimMs + 0.2 * pace;

@@ -344,10 +344,15 @@ test('playing on in a full heap, a checkpoint is taken only as far from the prev
     lab.takeCheckpoint = (t) => {
       const cps = lab.checkpoints.map((c) => c.t);
       if (WasmLab.heapBytes() > 0.9 * lab.heapBudgetBytes && cps.length > 1) {
-        // The gap dropping the cheapest checkpoint would leave (never the one at 0).
+        // The gap dropping the cheapest checkpoint would leave (never the
+        // one at 0), capped at four times the narrowest gap.
         let gap = Infinity;
-        for (let i = 1; i < cps.length; i++) gap = Math.min(gap, (cps[i + 1] ?? t) - cps[i - 1]);
-        taken.push({ t, after: t - cps.filter((c) => c < t).pop(), gap });
+        let narrowest = Infinity;
+        for (let i = 1; i < cps.length; i++) {
+          gap = Math.min(gap, (cps[i + 1] ?? t) - cps[i - 1]);
+          narrowest = Math.min(narrowest, cps[i] - cps[i - 1]);
+        }
+        taken.push({ t, after: t - cps.filter((c) => c < t).pop(), gap: Math.min(gap, 4 * narrowest) });
       }
       return take(t);
     };
@@ -359,6 +364,38 @@ test('playing on in a full heap, a checkpoint is taken only as far from the prev
     assert.ok(c.after >= c.gap, `a checkpoint at ${c.t} ms, ${c.after} ms after the previous one, cost one whose drop left a ${c.gap} ms gap (kept: ${res.kept})`);
   }
   assert.ok(res.kept.at(-1) >= 30000, `checkpoints kept: ${res.kept}`);
+  assert.deepEqual(app.errors, []);
+});
+
+test('in a full heap with one checkpoint beyond 0, a later one still replaces it: the bar is at most four times the narrowest gap (issue 27)', async () => {
+  await open();
+  const res = await app.page.evaluate(async () => {
+    const { Lab, initWasm } = await import('./lab.js');
+    const { WasmLab } = await import('./pkg/failover_lab.js');
+    await initWasm();
+    const text = await (await fetch('scenarios/leader-dies.json')).text();
+    const lab = new Lab();
+    lab.load(text);
+    lab.runFor(200);
+    if (!lab.checkpoints.some((c) => c.t === 200)) lab.takeCheckpoint(200);
+    lab.runFor(800);
+    // Keep the checkpoints at 0 and 200 ms only; the lab is at 1 s.
+    for (const c of lab.checkpoints.filter((c) => c.t !== 0 && c.t !== 200)) c.core.free();
+    lab.checkpoints = lab.checkpoints.filter((c) => c.t === 0 || c.t === 200);
+    const before = lab.checkpoints.map((c) => c.t);
+    // The heap at 95 % of its budget: full, with nothing for trim to drop yet.
+    const heap = WasmLab.heapBytes();
+    lab.heapBudgetBytes = heap / 0.95;
+    lab.growth = 0;
+    lab.lastHeap = heap;
+    lab.sinceCheckpointMs = 1e9;
+    // Dropping the one at 200 ms leaves a 1 s gap, which no checkpoint at
+    // 1 s (800 ms after it) would reach; four times the narrowest gap does.
+    lab.maybeCheckpoint(1000, 0);
+    return { before, after: lab.checkpoints.map((c) => c.t) };
+  });
+  assert.deepEqual(res.before, [0, 200]);
+  assert.ok(res.after.includes(1000), `no checkpoint at 1 s: ${res.after}`);
   assert.deepEqual(app.errors, []);
 });
 

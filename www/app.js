@@ -12,7 +12,7 @@ import { Narration } from './render/narration.js';
 import { DescribeTable } from './render/describe.js';
 import { Controls, SPEED_MIN, SPEED_MAX } from './controls.js';
 import { installKeyboard } from './keyboard.js';
-import { TourGuide, highlightSelectors } from './tour.js';
+import { TourGuide, highlightSelectors, BUSY_MS, fmtWait } from './tour.js';
 import { ShareBar } from './sharebar.js';
 import { THEMES, parseTheme, followTheme } from './theme.js';
 import { LabEvents } from './events.js';
@@ -375,8 +375,27 @@ class App {
     this.scrubbing = false;
     this.share.sync();
   }
+  /**
+   * A seek of the dragged timeline that the core needs longer than BUSY_MS
+   * for (the 20,000-partition bench: seconds) is said first, "Seeking to
+   * 23.400 s (about 2 s)…", and made in the next frame, after the browser
+   * has painted that (as a tour announces a long stop). While the note
+   * shows, the drag's latest position is sought at once. True while it waits.
+   */
+  announceSeek(t) {
+    if (this.seekAnnounced) return false;
+    const est = this.lab.estimateSeekMs(t, { measure: true });
+    if (!(est > BUSY_MS)) return false;
+    this.seekAnnounced = true;
+    this.controls.seekBusy(`Seeking to ${fmtTime(t)} (about ${fmtWait(est)})…`);
+    return true;
+  }
   seek(t) {
     this.pendingSeek = null;
+    if (this.seekAnnounced) {
+      this.seekAnnounced = false;
+      this.controls.seekBusy(null);
+    }
     this.guard(() => {
       // A seek soon after the previous one is part of a burst (see `sec`).
       const wall = performance.now();
@@ -644,7 +663,7 @@ class App {
     const dt = Math.min(100, elapsed);
     this.lastWall = wall;
     try {
-      if (this.pendingSeek != null) this.seek(this.pendingSeek);
+      if (this.pendingSeek != null && !this.announceSeek(this.pendingSeek)) this.seek(this.pendingSeek);
       if (this.playing) {
         const before = this.lab.now();
         // As far as the asked speed goes, and no further than the core

@@ -94,9 +94,17 @@ export class Controls {
     this.marks = h('div.marks');
     this.tStart = h('span.tl-label', { text: '0 s' });
     this.tEnd = h('span.tl-label');
-    timeline.append(this.tStart, h('div.tl-track', null, this.range, this.marks), this.tEnd);
+    // A long seek of the dragged timeline says so while it runs (App.announceSeek).
+    this.seekNote = h('span.tl-busy', { role: 'status', hidden: true });
+    timeline.append(this.tStart, h('div.tl-track', null, this.range, this.marks), this.tEnd, this.seekNote);
     picker.addEventListener('change', () => app.loadScenarioFile(picker.value));
     this.marksKey = '';
+  }
+
+  /** Say that a long seek is under way (`text`), or that none is (null). */
+  seekBusy(text) {
+    this.seekNote.hidden = !text;
+    setText(this.seekNote, text || '');
   }
 
   setScenarioList(list, current) {

@@ -46,7 +46,7 @@ import { ClientsPanel } from './render/clients.js';
 import { Narration } from './render/narration.js';
 import { DescribeTable } from './render/describe.js';
 import { MetricsPanel, SAMPLE_MS } from './render/metrics.js';
-import { TourGuide } from './tour.js';
+import { TourGuide, BUSY_MS, fmtWait } from './tour.js';
 import { parseTheme, followTheme } from './theme.js';
 import { LabEvents } from './events.js';
 import { AvailabilityPanel } from './render/availability.js';
@@ -466,7 +466,9 @@ class FailoverLabElement extends HTMLElement {
       ui.range = h('input', { type: 'range', step: 10, 'aria-label': 'timeline', title: 'Drag to travel in simulated time', oninput: () => (this.pendingSeek = Number(ui.range.value)), onchange: () => this.flushSeek() });
       ui.tStart = h('span');
       ui.tEnd = h('span');
-      timeline = h('div.fl-timeline', null, ui.tStart, ui.range, ui.tEnd);
+      // A long seek of the dragged timeline says so while it runs (flushSeek).
+      ui.seekNote = h('span.tl-busy', { role: 'status', hidden: true });
+      timeline = h('div.fl-timeline', null, ui.tStart, ui.range, ui.tEnd, ui.seekNote);
     }
     const tourBox = h('section', { 'aria-label': 'Guided tour' });
     this.tour = show.has('tour')
@@ -608,7 +610,7 @@ class FailoverLabElement extends HTMLElement {
     this.lastWall = wall;
     if (!this.visible && this.dataset.ready === 'true') return; // off screen: no work
     try {
-      this.flushSeek();
+      this.flushSeek(true);
       if (this.playing) {
         const before = this.lab.now();
         // No further than the core runs in its share of a frame (lab.reach):
@@ -921,15 +923,34 @@ class FailoverLabElement extends HTMLElement {
     this.draw();
   }
 
-  /** A dragged timeline seeks once per animation frame, to its latest position. */
-  flushSeek() {
+  /**
+   * A dragged timeline seeks once per animation frame, to its latest
+   * position. From a frame (`announce`), a seek the core needs longer than
+   * BUSY_MS for is said first ("Seeking to 23.400 s (about 2 s)…") and made
+   * in the next frame, after the browser has painted that.
+   */
+  flushSeek(announce = false) {
     const t = this.pendingSeek;
-    if (t != null) this.guard(() => this.seek(t));
+    if (t == null) return;
+    const note = this.ui?.seekNote;
+    if (announce && note?.hidden) {
+      const est = this.lab?.estimateSeekMs(this.clamp(t), { measure: true });
+      if (est > BUSY_MS) {
+        note.hidden = false;
+        setText(note, `Seeking to ${fmtTime(this.clamp(t))} (about ${fmtWait(est)})…`);
+        return;
+      }
+    }
+    this.guard(() => this.seek(t));
   }
 
   /** Time travel to t ms (clamped to a locked range). */
   seek(t) {
     this.pendingSeek = null;
+    if (this.ui?.seekNote && !this.ui.seekNote.hidden) {
+      this.ui.seekNote.hidden = true;
+      setText(this.ui.seekNote, '');
+    }
     const lab = this.need();
     lab.seek(this.clamp(Number(t) || 0));
     this.simTarget = lab.now();

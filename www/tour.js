@@ -108,7 +108,7 @@ export function applyHighlights(root, names) {
 export const BUSY_MS = 500;
 
 /** A wait of `ms` as a reader says it: "0.8 s", "3 s". */
-function fmtWait(ms) {
+export function fmtWait(ms) {
   return ms < 950 ? `${(ms / 1000).toFixed(1)} s` : `${Math.round(ms / 1000)} s`;
 }
 

@@ -228,6 +228,45 @@ test('an element asked to play faster than its core runs the scenario shows the 
   assert.deepEqual(app.errors, []);
 });
 
+test("an element's dragged timeline says a long seek first and makes it after the browser has painted that; a short one at once", async () => {
+  await openHtml('long-seek.html', `<!doctype html><meta charset="utf-8"><script type="module" src="failover-lab.js"></script>
+    <failover-lab id="s" scenario="scenarios/leader-dies.json" controls="play timeline"></failover-lab>`);
+  const page = app.page;
+  await settled('failover-lab');
+  const r = await page.evaluate(async () => {
+    const el = document.getElementById('s');
+    const frame = () => new Promise((res) => requestAnimationFrame(res));
+    const root = el.shadowRoot;
+    const range = root.querySelector('.fl-timeline input');
+    const note = root.querySelector('.tl-busy');
+    el.runFor(30000);
+    await frame();
+    const drag = (v) => {
+      range.value = String(v);
+      range.dispatchEvent(new Event('input', { bubbles: true }));
+    };
+    // This machine's pace, whatever it is, makes this seek short.
+    drag(29950);
+    await frame();
+    const short = { now: el.now(), hidden: note.hidden };
+    // A pace set by hand, one wall second per simulated ms: any seek that
+    // replays is long now.
+    el.lab.msPerSimMs = 1000;
+    drag(12340);
+    await frame();
+    const said = { now: el.now(), hidden: note.hidden, text: note.textContent, role: note.getAttribute('role') };
+    await frame();
+    return { short, said, after: { now: el.now(), hidden: note.hidden, text: note.textContent } };
+  });
+  assert.deepEqual(r.short, { now: 29950, hidden: true }, 'a short seek is made in the frame after the drag');
+  assert.equal(r.said.now, 29950, 'a long seek waits a frame');
+  assert.equal(r.said.hidden, false);
+  assert.equal(r.said.role, 'status');
+  assert.match(r.said.text, /^Seeking to 12\.340 s \(about \d+ s\)…$/);
+  assert.deepEqual(r.after, { now: 12340, hidden: true, text: '' }, 'the next frame makes the seek and clears the note');
+  assert.deepEqual(app.errors, []);
+});
+
 test('a tour inside the element: Next runs to each stop and highlights it', async () => {
   await openHtml('element-tour.html', `<!doctype html><meta charset="utf-8"><script type="module" src="failover-lab.js"></script>
     <failover-lab id="t" scenario="scenarios/tour-7-acks1-loses-data.json"></failover-lab>`);

@@ -421,3 +421,29 @@ test('a page asked to play faster than its core runs the scenario shows the spee
   assert.equal(await out.getAttribute('title'), '', 'paused, the speed is the asked one alone');
   assert.deepEqual(app.errors, []);
 });
+
+test('a long seek of the dragged timeline is said first ("Seeking to 30.000 s (about N s)…") and made once the browser has painted that (the 20,000-partition bench)', async () => {
+  app.errors.length = 0;
+  await open('scenario=bench%2Flarge.json&paused=1');
+  const r = await app.page.evaluate(async () => {
+    const frame = () => new Promise((res) => requestAnimationFrame(res));
+    const note = document.querySelector('#timeline-bar .tl-busy');
+    const range = document.getElementById('timeline');
+    await frame();
+    const before = note.hidden;
+    range.value = '30000';
+    range.dispatchEvent(new Event('input', { bubbles: true }));
+    // The page's frame runs before this callback: it says the seek.
+    await frame();
+    const said = { now: failoverLab.now(), hidden: note.hidden, text: note.textContent, role: note.getAttribute('role') };
+    await frame();
+    return { before, said, after: { now: failoverLab.now(), hidden: note.hidden } };
+  });
+  assert.equal(r.before, true);
+  assert.ok(r.said.now < 30000, `the seek waited for a paint (now ${r.said.now})`);
+  assert.equal(r.said.hidden, false);
+  assert.equal(r.said.role, 'status');
+  assert.match(r.said.text, /^Seeking to 30\.000 s \(about [\d.]+ s\)…$/);
+  assert.deepEqual(r.after, { now: 30000, hidden: true }, 'the next frame makes the seek and clears the note');
+  assert.deepEqual(app.errors, []);
+});

@@ -72,9 +72,9 @@ class App {
       story: (id) => this.lab.story(id),
     });
     this.metrics = new MetricsPanel($('metrics'));
-    this.narration = new Narration($('narration'), { onSeek: (t) => this.seek(t) });
+    this.narration = new Narration($('narration'), { onSeek: (t) => this.jump(t) });
     this.describe = new DescribeTable($('describe'));
-    this.availability = new AvailabilityPanel($('availability'), { onSeek: (t) => this.seek(t) });
+    this.availability = new AvailabilityPanel($('availability'), { onSeek: (t) => this.jump(t) });
     this.focus = -1; // a partition picked in the overview gets a detailed card
     this.overview = null; // its module is fetched for the first scenario that needs it (syncOverview)
     this.controls = new Controls({ toolbar: $('toolbar'), timeline: $('timeline-bar'), switches: $('switches'), picker: $('scenario'), app: this });
@@ -261,7 +261,7 @@ class App {
           }
         },
         onBrokerClick: (id, anchor) => this.openMenu(id, anchor),
-        onSeek: (t) => this.seek(t),
+        onSeek: (t) => this.jump(t),
       });
     }
     box.hidden = !open;
@@ -389,6 +389,16 @@ class App {
     this.seekAnnounced = true;
     this.controls.seekBusy(`Seeking to ${fmtTime(t)} (about ${fmtWait(est)})…`);
     return true;
+  }
+  /**
+   * A seek the reader asked for (a time clicked in the narration or the
+   * availability strip, the ← key): made at once, or, when the core needs
+   * longer than BUSY_MS for it, said first and made by the next frames
+   * (announceSeek), as a drag of the timeline is.
+   */
+  jump(t) {
+    if (this.lab.estimateSeekMs(t, { measure: true }) > BUSY_MS) this.pendingSeek = t;
+    else this.seek(t);
   }
   seek(t) {
     this.pendingSeek = null;

@@ -490,7 +490,7 @@ class FailoverLabElement extends HTMLElement {
     let availBox = null;
     if (panels.has('availability')) {
       const root = h('div');
-      this.availability = new AvailabilityPanel(root, { onSeek: (t) => this.guard(() => this.seek(t)) });
+      this.availability = new AvailabilityPanel(root, { onSeek: (t) => this.guard(() => this.jump(t)) });
       availBox = panel('availability', 'Availability', root);
     }
     if (panels.has('map')) {
@@ -524,7 +524,7 @@ class FailoverLabElement extends HTMLElement {
     }
     if (panels.has('narration')) {
       const root = h('div.narration');
-      this.narration = new Narration(root, { onSeek: (t) => this.guard(() => this.seek(t)) });
+      this.narration = new Narration(root, { onSeek: (t) => this.guard(() => this.jump(t)) });
       side.append(panel('narration', 'What happened', root));
     }
     const body = h('div.fl-body', null, main);
@@ -689,7 +689,7 @@ class FailoverLabElement extends HTMLElement {
             }
           },
           onBrokerClick: (id, anchor) => (this.cfg.controls.includes('brokers') ? this.openMenu(id, anchor) : null),
-          onSeek: (t) => this.guard(() => this.seek(t)),
+          onSeek: (t) => this.guard(() => this.jump(t)),
         });
       }
       this.cmp.set(on ? text : null);
@@ -856,7 +856,7 @@ class FailoverLabElement extends HTMLElement {
     let handled = true;
     if (k === ' ' && show.has('play')) this.togglePlay();
     else if (k === 'ArrowRight' && show.has('step')) this.guard(() => this.runFor(e.shiftKey ? 1000 : 100));
-    else if (k === 'ArrowLeft' && show.has('timeline')) this.guard(() => this.seek(this.lab.now() - 1000));
+    else if (k === 'ArrowLeft' && show.has('timeline')) this.guard(() => this.jump((this.pendingSeek ?? this.lab.now()) - 1000));
     else if (/^[1-9]$/.test(k) && show.has('brokers')) {
       const id = Number(k);
       const b = this.lastView?.brokers.find((x) => x.id === id);
@@ -942,6 +942,18 @@ class FailoverLabElement extends HTMLElement {
       }
     }
     this.guard(() => this.seek(t));
+  }
+
+  /**
+   * A seek the reader asked for (a time clicked, the ← key): made at once,
+   * or, when the core needs longer than BUSY_MS for it and the timeline can
+   * say so, made by the next frames after the note (flushSeek).
+   */
+  jump(t) {
+    const lab = this.need();
+    const to = this.clamp(Number(t) || 0);
+    if (this.ui?.seekNote && lab.estimateSeekMs(to, { measure: true }) > BUSY_MS) this.pendingSeek = to;
+    else this.seek(to);
   }
 
   /** Time travel to t ms (clamped to a locked range). */

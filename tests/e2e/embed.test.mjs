@@ -228,7 +228,7 @@ test('an element asked to play faster than its core runs the scenario shows the 
   assert.deepEqual(app.errors, []);
 });
 
-test("an element's dragged timeline says a long seek first and makes it after the browser has painted that; a short one at once", async () => {
+test("an element's dragged timeline (and its ← key) says a long seek first and makes it after the browser has painted that; a short one at once", async () => {
   await openHtml('long-seek.html', `<!doctype html><meta charset="utf-8"><script type="module" src="failover-lab.js"></script>
     <failover-lab id="s" scenario="scenarios/leader-dies.json" controls="play timeline"></failover-lab>`);
   const page = app.page;
@@ -256,7 +256,16 @@ test("an element's dragged timeline says a long seek first and makes it after th
     await frame();
     const said = { now: el.now(), hidden: note.hidden, text: note.textContent, role: note.getAttribute('role') };
     await frame();
-    return { short, said, after: { now: el.now(), hidden: note.hidden, text: note.textContent } };
+    const after = { now: el.now(), hidden: note.hidden, text: note.textContent };
+    // The ← key (and a time clicked in the narration) goes the same way.
+    el.lab.msPerSimMs = 1000;
+    el.dispatchEvent(new KeyboardEvent('keydown', { key: 'ArrowLeft', bubbles: true, composed: true }));
+    const key = { now: el.now() };
+    await frame();
+    Object.assign(key, { saidNow: el.now(), text: note.textContent });
+    await frame();
+    Object.assign(key, { after: el.now(), hidden: note.hidden });
+    return { short, said, after, key };
   });
   assert.deepEqual(r.short, { now: 29950, hidden: true }, 'a short seek is made in the frame after the drag');
   assert.equal(r.said.now, 29950, 'a long seek waits a frame');
@@ -264,6 +273,11 @@ test("an element's dragged timeline says a long seek first and makes it after th
   assert.equal(r.said.role, 'status');
   assert.match(r.said.text, /^Seeking to 12\.340 s \(about \d+ s\)…$/);
   assert.deepEqual(r.after, { now: 12340, hidden: true, text: '' }, 'the next frame makes the seek and clears the note');
+  assert.equal(r.key.now, 12340, 'a long ← waits');
+  assert.equal(r.key.saidNow, 12340);
+  assert.match(r.key.text, /^Seeking to 11\.340 s \(about \d+ s\)…$/);
+  assert.equal(r.key.after, 11340);
+  assert.equal(r.key.hidden, true);
   assert.deepEqual(app.errors, []);
 });
 

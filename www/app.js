@@ -397,8 +397,10 @@ class App {
    * (announceSeek), as a drag of the timeline is.
    */
   jump(t) {
-    if (this.lab.estimateSeekMs(t, { measure: true }) > BUSY_MS) this.pendingSeek = t;
-    else this.seek(t);
+    this.guard(() => {
+      if (this.lab.estimateSeekMs(t, { measure: true }) > BUSY_MS) this.pendingSeek = t;
+      else this.seek(t);
+    });
   }
   seek(t) {
     this.pendingSeek = null;

@@ -89,9 +89,10 @@ const ELEMENT_CSS = `
 .fl-lost.bad { background: var(--bad-bg); border-color: var(--bad); color: var(--bad-text); font-weight: 700; }
 .fl-switches { display: flex; flex-wrap: wrap; gap: 4px 12px; color: var(--muted); }
 .fl-switches label { display: inline-flex; align-items: center; gap: 4px; white-space: nowrap; }
-.fl-timeline { display: flex; align-items: center; gap: 6px; }
+.fl-timeline { display: flex; flex-wrap: wrap; align-items: center; gap: 2px 6px; }
 .fl-timeline input { flex: 1; margin: 0; accent-color: var(--accent); }
-.fl-timeline span { color: var(--muted); font-size: 11px; font-variant-numeric: tabular-nums; }
+.fl-timeline span { color: var(--muted); font-size: 11px; font-variant-numeric: tabular-nums; white-space: nowrap; }
+.fl-timeline .tl-busy { flex: 1 0 100%; }
 .fl .tour { margin: 0; }
 @container (max-width: 700px) { .fl .tour { grid-template-columns: minmax(0, 1fr); grid-template-areas: "head" "text" "nav"; } }
 .fl-body { display: grid; gap: 8px; grid-template-columns: minmax(0, 1fr); }

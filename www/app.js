@@ -383,10 +383,9 @@ class App {
    * shows, the drag's latest position is sought at once. True while it waits.
    */
   announceSeek(t) {
-    if (this.seekAnnounced) return false;
+    if (this.controls.seekSaid) return false;
     const est = this.lab.estimateSeekMs(t, { measure: true });
     if (!(est > BUSY_MS)) return false;
-    this.seekAnnounced = true;
     this.controls.seekBusy(`Seeking to ${fmtTime(t)} (about ${fmtWait(est)})…`);
     return true;
   }
@@ -404,10 +403,7 @@ class App {
   }
   seek(t) {
     this.pendingSeek = null;
-    if (this.seekAnnounced) {
-      this.seekAnnounced = false;
-      this.controls.seekBusy(null);
-    }
+    if (this.controls.seekSaid) this.controls.seekBusy(null);
     this.guard(() => {
       // A seek soon after the previous one is part of a burst (see `sec`).
       const wall = performance.now();

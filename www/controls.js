@@ -107,6 +107,11 @@ export class Controls {
     setText(this.seekNote, text || '');
   }
 
+  /** Whether a long seek is being said (App.announceSeek). */
+  get seekSaid() {
+    return !this.seekNote.hidden;
+  }
+
   setScenarioList(list, current) {
     const opt = (s) => h('option', { value: s.file, text: s.name });
     const tours = list.filter((s) => s.file.startsWith('tour-'));

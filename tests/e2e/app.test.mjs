@@ -26,6 +26,17 @@ async function open(query = '?paused=1') {
   app.errors.length = 0;
   await app.page.goto(`${app.baseUrl}/${query}`);
   await app.page.waitForSelector('body[data-ready="true"]', { timeout: 20000 });
+  // window.labOf(file): a Lab of its own (www/lab.js) with `file` loaded, and WasmLab.
+  await app.page.evaluate(() => {
+    window.labOf = async (file) => {
+      const { Lab, initWasm } = await import('./lab.js');
+      const { WasmLab } = await import('./pkg/failover_lab.js');
+      await initWasm();
+      const lab = new Lab();
+      lab.load(await (await fetch(file)).text());
+      return { lab, WasmLab };
+    };
+  });
 }
 
 function describeRow(text, topic, partition) {
@@ -208,12 +219,7 @@ test('time travel from a checkpoint: seeking back restores a snapshot and replay
 test('checkpoints share the world, stay under the heap budget, and seeks from them stay exact (issue 14)', async () => {
   await open();
   const res = await app.page.evaluate(async () => {
-    const { Lab, initWasm } = await import('./lab.js');
-    const { WasmLab } = await import('./pkg/failover_lab.js');
-    await initWasm();
-    const text = await (await fetch('scenarios/tour-11-mass-failover.json')).text();
-    const lab = new Lab();
-    lab.load(text);
+    const { lab, WasmLab } = await window.labOf('scenarios/tour-11-mass-failover.json');
     // A tight budget: the world at 0 plus 48 MiB for its growth and the checkpoints.
     lab.heapBudgetBytes = WasmLab.heapBytes() + 48 * 2 ** 20;
     let maxOver = 0;
@@ -263,12 +269,7 @@ const widestGap = (ts, end) => Math.max(...ts.map((t, i) => (ts[i + 1] ?? end) -
 test("a seek back that must drop checkpoints keeps those ahead of it: the last one's gap runs to the end of what was played, not to now (issue 27)", async () => {
   await open();
   const res = await app.page.evaluate(async () => {
-    const { Lab, initWasm } = await import('./lab.js');
-    const { WasmLab } = await import('./pkg/failover_lab.js');
-    await initWasm();
-    const text = await (await fetch('scenarios/tour-11-mass-failover.json')).text();
-    const lab = new Lab();
-    lab.load(text);
+    const { lab, WasmLab } = await window.labOf('scenarios/tour-11-mass-failover.json');
     lab.heapBudgetBytes = WasmLab.heapBytes() + 48 * 2 ** 20;
     lab.runFor(40000);
     const before = lab.checkpoints.map((c) => c.t);
@@ -294,12 +295,7 @@ test("a seek back that must drop checkpoints keeps those ahead of it: the last o
 test('a seek in a nearly full heap takes a checkpoint only where it splits a wide gap, though freeing the world it left made room for a while (issue 27)', async () => {
   await open();
   const res = await app.page.evaluate(async () => {
-    const { Lab, initWasm } = await import('./lab.js');
-    const { WasmLab } = await import('./pkg/failover_lab.js');
-    await initWasm();
-    const text = await (await fetch('scenarios/bench/medium.json')).text();
-    const lab = new Lab();
-    lab.load(text);
+    const { lab, WasmLab } = await window.labOf('scenarios/bench/medium.json');
     lab.heapBudgetBytes = WasmLab.heapBytes() + 64 * 2 ** 20;
     lab.runFor(12000);
     const before = lab.checkpoints.map((c) => c.t);
@@ -331,12 +327,7 @@ test('a seek in a nearly full heap takes a checkpoint only where it splits a wid
 test('playing on in a full heap, a checkpoint is taken only as far from the previous one as the gap its eviction leaves, so spacing doubles instead of churning (issue 27)', async () => {
   await open();
   const res = await app.page.evaluate(async () => {
-    const { Lab, initWasm } = await import('./lab.js');
-    const { WasmLab } = await import('./pkg/failover_lab.js');
-    await initWasm();
-    const text = await (await fetch('scenarios/tour-11-mass-failover.json')).text();
-    const lab = new Lab();
-    lab.load(text);
+    const { lab, WasmLab } = await window.labOf('scenarios/tour-11-mass-failover.json');
     // Room for a dozen or so of tour 11's checkpoints beyond its world.
     lab.heapBudgetBytes = WasmLab.heapBytes() + 24 * 2 ** 20;
     const taken = [];
@@ -370,12 +361,7 @@ test('playing on in a full heap, a checkpoint is taken only as far from the prev
 test('in a full heap with one checkpoint beyond 0, a later one still replaces it: the bar is at most four times the narrowest gap (issue 27)', async () => {
   await open();
   const res = await app.page.evaluate(async () => {
-    const { Lab, initWasm } = await import('./lab.js');
-    const { WasmLab } = await import('./pkg/failover_lab.js');
-    await initWasm();
-    const text = await (await fetch('scenarios/leader-dies.json')).text();
-    const lab = new Lab();
-    lab.load(text);
+    const { lab, WasmLab } = await window.labOf('scenarios/leader-dies.json');
     lab.runFor(200);
     if (!lab.checkpoints.some((c) => c.t === 200)) lab.takeCheckpoint(200);
     lab.runFor(800);

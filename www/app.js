@@ -2,7 +2,7 @@
 // runs the animation clock and exposes window.failoverLab (the browser API of
 // SCENARIO_FORMAT.md).
 
-import { Lab, initWasm, WasmLab, PlayMeter } from './lab.js';
+import { Lab, initWasm, WasmLab, PlayMeter, SEEK_SLICE_MS } from './lab.js';
 import { h, fmtTime, loadOverview } from './render/util.js';
 import { BrokerMap, MESSAGE_LEGEND, loadBrokerMenu } from './render/brokers.js';
 import { PartitionsPanel, partitionLegend } from './render/partitions.js';
@@ -371,54 +371,88 @@ class App {
   endScrub() {
     const t = this.pendingSeek;
     this.pendingSeek = null;
-    if (t != null) this.seek(t);
     this.scrubbing = false;
-    this.share.sync();
+    if (t != null) this.jump(t);
+    // A long seek writes the address bar when it lands (draw).
+    if (!this.lab.seekJob && this.pendingSeek == null) this.share.sync();
   }
   /**
-   * A seek of the dragged timeline that the core needs longer than BUSY_MS
-   * for (the 20,000-partition bench: seconds) is said first, "Seeking to
-   * 23.400 s (about 2 s)…", and made in the next frame, after the browser
-   * has painted that (as a tour announces a long stop). While the note
-   * shows, the drag's latest position is sought at once. True while it waits.
+   * A seek the core needs longer than BUSY_MS for (the 20,000-partition
+   * bench: seconds) is said first, "Seeking to 23.400 s (about 2 s)…", and
+   * made a slice of the core's work per frame (SEEK_SLICE_MS, Lab.seekSlice)
+   * after the browser has painted that: the page keeps answering, a bar
+   * shows how far the replay got, and a new target (the drag moved on, a
+   * time clicked) takes over from where the replay is. Nothing is drawn
+   * from a world half-way there: anything that reads or changes the world
+   * (an action, the API, a redraw) lands the seek first (settleSeek).
+   * True when the seek is said and begun.
    */
   announceSeek(t) {
-    if (this.controls.seekSaid) return false;
     const est = this.lab.estimateSeekMs(t, { measure: true });
-    if (!(est > BUSY_MS)) return false;
-    this.controls.seekBusy(`Seeking to ${fmtTime(t)} (about ${fmtWait(est)})…`);
+    if (!this.lab.seekJob && !(est > BUSY_MS)) return false;
+    this.controls.seekBusy(`Seeking to ${fmtTime(t)}${est > 0 ? ` (about ${fmtWait(est)})` : ''}…`);
+    this.attempt(() => {
+      this.lab.seekBegin(t);
+      this.controls.seekProgress(this.lab.seekProgress());
+    });
     return true;
   }
   /**
    * A seek the reader asked for (a time clicked in the narration or the
-   * availability strip, the ← key): made at once, or, when the core needs
-   * longer than BUSY_MS for it, said first and made by the next frames
-   * (announceSeek), as a drag of the timeline is.
+   * availability strip, the ← key, the end of a drag): made at once, or,
+   * when the core needs longer than BUSY_MS for it or a long seek is under
+   * way, by the next frames (announceSeek).
    */
   jump(t) {
-    this.guard(() => {
+    if (this.lab.seekJob) {
+      this.pendingSeek = t;
+      return;
+    }
+    this.attempt(() => {
       if (this.lab.estimateSeekMs(t, { measure: true }) > BUSY_MS) this.pendingSeek = t;
       else this.seek(t);
     });
   }
+  /** A frame of the long seek under way; drawn once it lands. */
+  stepSeek() {
+    const done = this.attempt(() => this.lab.seekSlice(SEEK_SLICE_MS)) ?? true;
+    if (done) this.landSeek();
+    else this.controls.seekProgress(this.lab.seekProgress());
+  }
+  /** Finish a long seek under way at once (nothing to do when none is). */
+  settleSeek() {
+    if (!this.lab.seekJob) return;
+    this.attempt(() => this.lab.settle());
+    this.landSeek();
+  }
+  landSeek() {
+    this.lab.endSeek();
+    this.controls.seekBusy(null);
+    this.shown(() => this.draw());
+  }
   seek(t) {
     this.pendingSeek = null;
     if (this.controls.seekSaid) this.controls.seekBusy(null);
-    this.guard(() => {
-      // A seek soon after the previous one is part of a burst (see `sec`).
-      const wall = performance.now();
-      this.inBurst = this.scrubbing || wall - this.lastSeekAt < BURST_MS;
-      this.lastSeekAt = wall;
+    this.attempt(() => {
       this.lab.seek(t);
-      this.simTarget = this.lab.now();
-      this.seeking = true; // the address bar follows a burst of seeks a few times a second (sharebar.js)
-      try {
-        this.draw();
-      } finally {
-        this.seeking = false;
-      }
+      this.shown(() => this.draw());
     });
   }
+  /** Draw the world a seek landed on. */
+  shown(draw) {
+    // A seek soon after the previous one is part of a burst (see `sec`).
+    const wall = performance.now();
+    this.inBurst = this.scrubbing || wall - this.lastSeekAt < BURST_MS;
+    this.lastSeekAt = wall;
+    this.simTarget = this.lab.now();
+    this.seeking = true; // the address bar follows a burst of seeks a few times a second (sharebar.js)
+    try {
+      draw();
+    } finally {
+      this.seeking = false;
+    }
+  }
+
   /** Fold (on) or unfold a panel section. */
   fold(sec, on) {
     const b = sec?.querySelector(':scope > h2 > .fold');
@@ -491,7 +525,13 @@ class App {
     this.lab.act(action);
     this.draw();
   }
+  /** Run a UI action with the world in place (a long seek under way lands first), showing its error. */
   guard(fn) {
+    this.settleSeek();
+    return this.attempt(fn);
+  }
+  /** Run `fn`, showing its error instead of throwing. */
+  attempt(fn) {
     try {
       return fn();
     } catch (e) {
@@ -618,6 +658,11 @@ class App {
 
   draw() {
     const lab = this.lab;
+    if (lab.seekJob) {
+      // A redraw asked for half-way through a long seek lands it first.
+      this.settleSeek();
+      return;
+    }
     const view = this.focus >= 0 ? lab.core.viewFocus(MAX_PARTITIONS, [this.focus]) : lab.view(MAX_PARTITIONS);
     this.lastView = view;
     this.compare?.sync();
@@ -671,8 +716,13 @@ class App {
     const dt = Math.min(100, elapsed);
     this.lastWall = wall;
     try {
-      if (this.pendingSeek != null && !this.announceSeek(this.pendingSeek)) this.seek(this.pendingSeek);
-      if (this.playing) {
+      if (this.pendingSeek != null) {
+        const t = this.pendingSeek;
+        this.pendingSeek = null;
+        // A long one is begun now and replayed over the next frames.
+        if (!this.announceSeek(t)) this.seek(t);
+      } else if (this.lab.seekJob) this.stepSeek();
+      if (this.playing && !this.lab.seekJob) {
         const before = this.lab.now();
         // As far as the asked speed goes, and no further than the core
         // runs in its share of a frame: a world too big for the asked
@@ -692,7 +742,8 @@ class App {
           this.tour.arrive(stop);
         }
       }
-      if (this.dirty) this.draw();
+      // Nothing is drawn of a world half-way through a long seek.
+      if (this.dirty && !this.lab.seekJob) this.draw();
       else {
         this.map.tick();
         this.overview?.tick();
@@ -709,7 +760,7 @@ class App {
 function api(app) {
   const act = (action) => app.act(action);
   const broker = (name) => (b) => act({ [name]: b });
-  return {
+  const calls = {
     load: (scenario) => app.load(scenario),
     crash: broker('crash'),
     powerLoss: broker('power_loss'),
@@ -747,14 +798,26 @@ function api(app) {
     },
     shareUrl: () => app.share.link(),
     exportScenario: () => app.share.scenarioWithActions(),
-    get playing() {
-      return app.playing;
-    },
-    get theme() {
-      return app.theme;
-    },
     setTheme: (t) => app.setTheme(t),
   };
+  // A script sees the world where the reader asked it to be: a long seek
+  // under way lands first (a new seek is planned from where its replay got).
+  const out = {};
+  for (const [k, f] of Object.entries(calls)) {
+    out[k] = (...args) => {
+      if (k !== 'seek') app.settleSeek();
+      return f(...args);
+    };
+  }
+  return Object.defineProperties(out, {
+    playing: { get: () => app.playing, enumerable: true },
+    theme: { get: () => app.theme, enumerable: true },
+    /** The long seek under way, replayed over the page's frames ({ target, progress } 0 to 1), or null. */
+    seeking: {
+      get: () => (app.lab.seekJob ? { target: app.lab.seekJob.target, progress: app.lab.seekProgress() } : null),
+      enumerable: true,
+    },
+  });
 }
 
 const SKIP_TO = /^(step|broker_(crashed|power_loss|fenced|isolated|shut_down|restarted|healed|unfenced)|leader_elected|isr_changed|truncated|acked_records_lost|produce_error|consumer_truncation_detected)$/;

@@ -95,7 +95,10 @@ export class Controls {
     this.tStart = h('span.tl-label', { text: '0 s' });
     this.tEnd = h('span.tl-label');
     // A long seek of the dragged timeline says so while it runs (App.announceSeek).
-    this.seekNote = h('span.tl-busy', { role: 'status', hidden: true });
+    // The bar (how far the replay got) is drawn, not read out: the status says the seek once.
+    this.seekText = h('span');
+    this.seekBar = h('span.tl-bar', { 'aria-hidden': 'true' }, h('span'));
+    this.seekNote = h('span.tl-busy', { role: 'status', hidden: true }, this.seekText, this.seekBar);
     timeline.append(this.tStart, h('div.tl-track', null, this.range, this.marks), this.tEnd, this.seekNote);
     picker.addEventListener('change', () => app.loadScenarioFile(picker.value));
     this.marksKey = '';
@@ -104,7 +107,13 @@ export class Controls {
   /** Say that a long seek is under way (`text`), or that none is (null). */
   seekBusy(text) {
     this.seekNote.hidden = !text;
-    setText(this.seekNote, text || '');
+    setText(this.seekText, text || '');
+    this.seekProgress(0);
+  }
+
+  /** How far the long seek under way has replayed (0 to 1). */
+  seekProgress(f) {
+    this.seekBar.firstChild.style.width = `${Math.round(100 * f)}%`;
   }
 
   /** Whether a long seek is being said (App.announceSeek). */

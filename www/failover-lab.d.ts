@@ -464,6 +464,14 @@ declare global {
     trace(cursor?: number): FailoverLabTraceEvent[];
     /** Simulated time, ms. */
     now(): number;
+    /**
+     * A seek the core needs over half a second for (a 20,000-partition
+     * cluster), started from the timeline, a time clicked or the ← key, is
+     * replayed a slice per frame so the page keeps answering: its target and
+     * how far it got (0 to 1), or null when none is under way. Every other
+     * method lands it first; `seek()` plans from where it got.
+     */
+    readonly seeking: { target: number; progress: number } | null;
     actions(): Array<{ at_ms: number; action: FailoverLabAction }>;
     tourNext(): void;
     /** What the run answers to stop `i`'s question now: the answer's value and the indices of the choices it proves. */

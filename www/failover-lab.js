@@ -37,7 +37,7 @@
 // attribute or scenario shows a message inside the element (and sets
 // data-error); it never throws into the host page.
 
-import { Lab, initWasm, PlayMeter } from './lab.js';
+import { Lab, initWasm, PlayMeter, SEEK_SLICE_MS } from './lab.js';
 import { h, fmtTime, setText } from './render/util.js';
 import { fillBrokerMenu } from './render/broker-menu.js';
 import { BrokerMap } from './render/brokers.js';
@@ -464,11 +464,13 @@ class FailoverLabElement extends HTMLElement {
     }
     let timeline = null;
     if (show.has('timeline')) {
-      ui.range = h('input', { type: 'range', step: 10, 'aria-label': 'timeline', title: 'Drag to travel in simulated time', oninput: () => (this.pendingSeek = Number(ui.range.value)), onchange: () => this.flushSeek() });
+      ui.range = h('input', { type: 'range', step: 10, 'aria-label': 'timeline', title: 'Drag to travel in simulated time', oninput: () => (this.pendingSeek = Number(ui.range.value)), onchange: () => this.endScrub() });
       ui.tStart = h('span');
       ui.tEnd = h('span');
-      // A long seek of the dragged timeline says so while it runs (flushSeek).
-      ui.seekNote = h('span.tl-busy', { role: 'status', hidden: true });
+      // A long seek says so while it runs (announceSeek); the bar is drawn, not read out.
+      ui.seekText = h('span');
+      ui.seekBar = h('span.tl-bar', { 'aria-hidden': 'true' }, h('span'));
+      ui.seekNote = h('span.tl-busy', { role: 'status', hidden: true }, ui.seekText, ui.seekBar);
       timeline = h('div.fl-timeline', null, ui.tStart, ui.range, ui.tEnd, ui.seekNote);
     }
     const tourBox = h('section', { 'aria-label': 'Guided tour' });
@@ -611,8 +613,13 @@ class FailoverLabElement extends HTMLElement {
     this.lastWall = wall;
     if (!this.visible && this.dataset.ready === 'true') return; // off screen: no work
     try {
-      this.flushSeek(true);
-      if (this.playing) {
+      if (this.pendingSeek != null) {
+        const t = this.pendingSeek;
+        this.pendingSeek = null;
+        // A long one is begun now and replayed over the next frames.
+        if (!this.announceSeek(t)) this.guard(() => this.seek(t));
+      } else if (this.lab.seekJob) this.stepSeek();
+      if (this.playing && !this.lab.seekJob) {
         const before = this.lab.now();
         // No further than the core runs in its share of a frame (lab.reach):
         // a world too big for the asked speed plays slower, the page answers.
@@ -637,7 +644,8 @@ class FailoverLabElement extends HTMLElement {
           this.dirty = true;
         } else if (atEnd) this.pause();
       }
-      if (this.dirty) this.draw();
+      // Nothing is drawn of a world half-way through a long seek.
+      if (this.dirty && !this.lab.seekJob) this.draw();
       else {
         this.map?.tick();
         this.lanesView?.tick();
@@ -711,6 +719,11 @@ class FailoverLabElement extends HTMLElement {
 
   draw() {
     const lab = this.lab;
+    if (lab.seekJob) {
+      // A redraw asked for half-way through a long seek lands it first.
+      this.settleSeek();
+      return;
+    }
     // Widths before any write (read after them, each forces a layout).
     this.availability?.measure();
     this.map?.measure();
@@ -857,7 +870,7 @@ class FailoverLabElement extends HTMLElement {
     let handled = true;
     if (k === ' ' && show.has('play')) this.togglePlay();
     else if (k === 'ArrowRight' && show.has('step')) this.guard(() => this.runFor(e.shiftKey ? 1000 : 100));
-    else if (k === 'ArrowLeft' && show.has('timeline')) this.guard(() => this.jump((this.pendingSeek ?? this.lab.now()) - 1000));
+    else if (k === 'ArrowLeft' && show.has('timeline')) this.guard(() => this.jump((this.pendingSeek ?? this.lab.destination()) - 1000));
     else if (/^[1-9]$/.test(k) && show.has('brokers')) {
       const id = Number(k);
       const b = this.lastView?.brokers.find((x) => x.id === id);
@@ -870,7 +883,15 @@ class FailoverLabElement extends HTMLElement {
 
   // ---- the API (same as window.failoverLab) -----------------------------------
 
+  /** The lab with its world in place (a long seek under way lands first); throws before the element is ready. */
   need() {
+    const lab = this.labReady();
+    this.settleSeek();
+    return lab;
+  }
+
+  /** The lab, as it is (a seek plans from where a seek under way got); throws before the element is ready. */
+  labReady() {
     if (!this.lab?.core) throw new Error(`<${TAG}> is not ready yet: wait for data-ready="true" (or await element.ready)`);
     return this.lab;
   }
@@ -924,47 +945,87 @@ class FailoverLabElement extends HTMLElement {
     this.draw();
   }
 
-  /**
-   * A dragged timeline seeks once per animation frame, to its latest
-   * position. From a frame (`announce`), a seek the core needs longer than
-   * BUSY_MS for is said first ("Seeking to 23.400 s (about 2 s)…") and made
-   * in the next frame, after the browser has painted that.
-   */
-  flushSeek(announce = false) {
+  /** The dragged timeline let go: its last position is sought (jump). */
+  endScrub() {
     const t = this.pendingSeek;
     if (t == null) return;
-    const note = this.ui?.seekNote;
-    if (announce && note?.hidden) {
-      const est = this.lab?.estimateSeekMs(this.clamp(t), { measure: true });
-      if (est > BUSY_MS) {
-        note.hidden = false;
-        setText(note, `Seeking to ${fmtTime(this.clamp(t))} (about ${fmtWait(est)})…`);
-        return;
-      }
-    }
-    this.guard(() => this.seek(t));
+    this.pendingSeek = null;
+    this.guard(() => this.jump(t));
   }
 
   /**
-   * A seek the reader asked for (a time clicked, the ← key): made at once,
-   * or, when the core needs longer than BUSY_MS for it and the timeline can
-   * say so, made by the next frames after the note (flushSeek).
+   * A seek the core needs longer than BUSY_MS for, when the timeline can say
+   * so, is said first ("Seeking to 23.400 s (about 2 s)…") and made a slice
+   * of the core's work per frame (SEEK_SLICE_MS, Lab.seekSlice): the page
+   * keeps answering, a bar shows how far the replay got, and a new target
+   * takes over from where the replay is. Nothing is drawn from a world
+   * half-way there: anything that reads or changes it (an action, the API, a
+   * redraw) lands the seek first (settleSeek). True when said and begun.
+   */
+  announceSeek(t) {
+    const lab = this.lab;
+    const ui = this.ui;
+    if (!lab?.core || !ui?.seekNote) return false;
+    const to = this.clamp(t);
+    const est = lab.estimateSeekMs(to, { measure: true });
+    if (!lab.seekJob && !(est > BUSY_MS)) return false;
+    ui.seekNote.hidden = false;
+    setText(ui.seekText, `Seeking to ${fmtTime(to)}${est > 0 ? ` (about ${fmtWait(est)})` : ''}…`);
+    this.guard(() => lab.seekBegin(to));
+    this.seekProgress();
+    return true;
+  }
+
+  seekProgress() {
+    if (this.ui?.seekBar) this.ui.seekBar.firstChild.style.width = `${Math.round(100 * this.lab.seekProgress())}%`;
+  }
+
+  /** A frame of the long seek under way; drawn once it lands. */
+  stepSeek() {
+    const done = this.guard(() => this.lab.seekSlice(SEEK_SLICE_MS)) ?? true;
+    if (done) this.landSeek();
+    else this.seekProgress();
+  }
+
+  /** Finish a long seek under way at once (nothing to do when none is). */
+  settleSeek() {
+    if (!this.lab?.seekJob) return;
+    this.guard(() => this.lab.settle());
+    this.landSeek();
+  }
+
+  landSeek() {
+    this.lab.endSeek();
+    this.hideSeekNote();
+    this.simTarget = this.lab.now();
+    this.draw();
+  }
+
+  hideSeekNote() {
+    const note = this.ui?.seekNote;
+    if (!note || note.hidden) return;
+    note.hidden = true;
+    setText(this.ui.seekText, '');
+  }
+
+  /**
+   * A seek the reader asked for (a time clicked, the ← key, the end of a
+   * drag): made at once, or, when the core needs longer than BUSY_MS for it
+   * (or a long seek is under way) and the timeline can say so, by the next
+   * frames (announceSeek).
    */
   jump(t) {
-    const lab = this.need();
+    const lab = this.labReady();
     const to = this.clamp(Number(t) || 0);
-    if (this.ui?.seekNote && lab.estimateSeekMs(to, { measure: true }) > BUSY_MS) this.pendingSeek = to;
+    if (this.ui?.seekNote && (lab.seekJob || lab.estimateSeekMs(to, { measure: true }) > BUSY_MS)) this.pendingSeek = to;
     else this.seek(to);
   }
 
   /** Time travel to t ms (clamped to a locked range). */
   seek(t) {
     this.pendingSeek = null;
-    if (this.ui?.seekNote && !this.ui.seekNote.hidden) {
-      this.ui.seekNote.hidden = true;
-      setText(this.ui.seekNote, '');
-    }
-    const lab = this.need();
+    this.hideSeekNote();
+    const lab = this.labReady();
     lab.seek(this.clamp(Number(t) || 0));
     this.simTarget = lab.now();
     this.draw();
@@ -1024,6 +1085,12 @@ class FailoverLabElement extends HTMLElement {
   trace(cursor = 0) {
     return this.need().traceSince(cursor);
   }
+  /** The long seek under way, replayed over the element's frames ({ target, progress } 0 to 1), or null. */
+  get seeking() {
+    const lab = this.lab;
+    return lab?.seekJob ? { target: lab.seekJob.target, progress: lab.seekProgress() } : null;
+  }
+
   now() {
     return this.need().now();
   }

@@ -32,7 +32,7 @@ export function installKeyboard(app, overlay) {
       app.closeMenu();
     } else if (k === ' ') app.togglePlay();
     else if (k === 'ArrowRight') app.stepBy(e.shiftKey ? 1000 : 100);
-    else if (k === 'ArrowLeft') app.jump(Math.max(0, (app.pendingSeek ?? app.lab.now()) - 1000));
+    else if (k === 'ArrowLeft') app.jump(Math.max(0, (app.pendingSeek ?? app.lab.destination()) - 1000));
     else if (/^[1-9]$/.test(k)) app.toggleBroker(Number(k));
     else if (k === 'p' || k === 'P') app.produceBurst();
     else if (k === '+' || k === '=') app.nudgeSpeed(1);

@@ -73,6 +73,14 @@ const pendingBytes = () => {
  */
 export const FRAME_WORK_MS = 50;
 
+/**
+ * The wall ms of the core's work a long seek does per animation frame
+ * (Lab.seekSlice, driven by the page's and the element's frames): the
+ * replay of the 20,000-partition bench goes at about the core's own pace,
+ * and the page still paints and answers ~15 times a second.
+ */
+export const SEEK_SLICE_MS = 60;
+
 /** The core's work (wall ms) a fresh lab's first estimate is measured over (Lab.estimateSeekMs). */
 const MEASURE_MS = 60;
 
@@ -154,6 +162,9 @@ export class Lab {
     this.msPerSimMs = null; // the core's recent pace: wall ms per simulated ms (estimateSeekMs)
     this.snapshotCost = { ms: 0, bytes: 0 }; // the last snapshot's
     this.samples = new Map(); // t -> metrics, re-emitted after a restore
+    // A seek under way, replayed a slice at a time ({target, from}: seekBegin).
+    this.seekJob = null;
+    this.seeking = false;
   }
 
   dropCheckpoints(after = -1) {
@@ -322,6 +333,7 @@ export class Lab {
       obj = toObject(scenario);
       core = this.newCore(JSON.stringify(obj));
     }
+    this.endSeek();
     this.installCore(core);
     this.base = obj;
     this.overrides = {};
@@ -370,6 +382,7 @@ export class Lab {
 
   /** Change a switch: rebuild from the scenario and replay up to the current time. */
   setOverride(key, value) {
+    this.settle();
     const prev = this.overrides[key];
     const t = this.now();
     this.overrides[key] = value;
@@ -389,6 +402,7 @@ export class Lab {
    * core's Error is thrown.
    */
   restore({ overrides = {}, actions = [], t = 0 }) {
+    this.settle();
     const prev = { overrides: this.overrides, actions: this.actions, t: this.now() };
     this.overrides = { ...overrides };
     this.actions = actions.map(({ at_ms, action }) => ({ at_ms, action }));
@@ -536,29 +550,86 @@ export class Lab {
    * it is behind now or ahead of it, then replay the recorded actions up to t.
    */
   seek(t) {
-    this.seeking = true;
-    this.seekHeap = WasmLab.heapBytes();
     try {
-      this.seekTo(Math.max(0, Math.floor(t)));
+      this.seekBegin(t);
+      this.settle();
     } finally {
-      this.seeking = false;
+      this.endSeek();
     }
   }
 
-  seekTo(t) {
-    const { onward, cp } = this.seekPlan(t);
-    if (onward) {
-      this.replayTo(t);
-      return;
+  /**
+   * Begin a seek to t that the page carries out a slice at a time
+   * (seekSlice), so a seek of seconds (the 20,000-partition bench) leaves the
+   * page answering, and a new target can take over half-way: the checkpoint
+   * it replays from is restored now (none when it runs on from now). A seek
+   * already under way stops where its replay got, a moment of this history
+   * like any other, and the new one is planned from there (on from it when
+   * no checkpoint lies between).
+   */
+  seekBegin(t) {
+    const to = Math.max(0, Math.floor(t));
+    // The heap a seek goes by is the one it started with (maybeCheckpoint).
+    this.seekHeap = Math.max(this.seeking ? this.seekHeap : 0, WasmLab.heapBytes());
+    this.seeking = true;
+    this.seekJob = null;
+    const { onward, cp } = this.seekPlan(to);
+    if (!onward && !cp) this.rebuild(0);
+    else if (!onward) this.restoreCheckpoint(cp);
+    this.seekJob = { target: to, from: this.now() };
+  }
+
+  /** Replay the seek under way for about `workMs` of the core's work; true once it has landed (or none is under way). */
+  seekSlice(workMs = FRAME_WORK_MS) {
+    const job = this.seekJob;
+    if (!job) return true;
+    const was = this.now();
+    try {
+      this.replayTo(this.reach(job.target, workMs));
+    } catch (e) {
+      this.endSeek();
+      throw e;
     }
-    if (!cp) {
-      this.rebuild(t);
-      return;
+    // Landed, or the core could not advance (its run ended).
+    if (this.now() >= job.target || this.now() === was) this.endSeek();
+    return !this.seekJob;
+  }
+
+  /** Finish the seek under way now, in one go (nothing to do when none is). */
+  settle() {
+    const job = this.seekJob;
+    if (!job) return;
+    try {
+      this.replayTo(job.target);
+    } finally {
+      this.endSeek();
     }
-    // Restore a copy (the checkpoint stays pristine) and replay from there.
-    // A big world is freed now: kept through the replay, two of them would
-    // outgrow the heap budget. Big: a snapshot of it costs over a 64th of
-    // the budget (the large bench's 10 MB, tour 11's 1 MB).
+  }
+
+  endSeek() {
+    this.seekJob = null;
+    this.seeking = false;
+  }
+
+  /** Where the world is, or where the seek under way takes it. */
+  destination() {
+    return this.seekJob ? this.seekJob.target : this.now();
+  }
+
+  /** How far the seek under way has replayed, 0 to 1 (1 when none is). */
+  seekProgress() {
+    const job = this.seekJob;
+    if (!job || job.target <= job.from) return 1;
+    return Math.min(1, Math.max(0, (this.now() - job.from) / (job.target - job.from)));
+  }
+
+  /**
+   * Make a copy of checkpoint `cp` (it stays pristine) the world, to replay
+   * on from. A big world is freed now: kept through the replay, two of them
+   * would outgrow the heap budget. Big: a snapshot of it costs over a 64th
+   * of the budget (the large bench's 10 MB, tour 11's 1 MB).
+   */
+  restoreCheckpoint(cp) {
     if (this.core) this.snapshotCost.bytes > this.heapBudgetBytes / 64 ? this.core.free() : this.freeLater(this.core);
     this.core = cp.core.snapshot();
     this.sinceCheckpointMs = 0;
@@ -569,7 +640,6 @@ export class Lab {
       const ts = [...this.samples.keys()].filter((s) => s <= cp.t).sort((a, b) => a - b);
       for (const s of ts) this.onSample(s, this.samples.get(s));
     }
-    this.replayTo(t);
   }
 
   /**
@@ -585,12 +655,14 @@ export class Lab {
 
   /** Reset to time 0 with no recorded actions (switches kept). */
   reset() {
+    this.endSeek();
     this.actions = [];
     this.rebuild(0);
   }
 
   /** Apply a user action now and record it. Throws Error on bad input. */
   act(action) {
+    this.settle();
     const at = this.now();
     // Acting in the past forks history: later recorded actions are dropped.
     this.actions = this.actions.filter((a) => a.at_ms <= at);
@@ -605,10 +677,12 @@ export class Lab {
   runFor(ms) {
     const n = Number(ms);
     if (!Number.isFinite(n) || n < 0) throw new Error(`runFor: expected a number of ms, got ${ms}`);
+    this.settle();
     this.replayTo(this.now() + Math.floor(n));
   }
 
   runUntil(t) {
+    this.settle();
     if (t > this.now()) this.replayTo(Math.floor(t));
   }
 

@@ -43,8 +43,8 @@ export class ShareBar {
         this.file.value = '';
       },
     });
-    this.copyBtn = h('button', { type: 'button', id: 'copy-link', title: 'Copy a link that reproduces this run exactly: scenario, seed, switches, your actions and the current time', onclick: () => this.copyLink() }, 'Copy link');
-    const item = (id, label, hint, fn) => h('button', { type: 'button', id, onclick: () => { this.menu.open = false; fn(); } }, h('span', { text: label }), h('small', { text: hint }));
+    this.copyBtn = h('button', { type: 'button', id: 'copy-link', title: 'Copy a link that reproduces this run exactly: scenario, seed, switches, your actions and the current time', onclick: () => (this.app.settleSeek(), this.copyLink()) }, 'Copy link');
+    const item = (id, label, hint, fn) => h('button', { type: 'button', id, onclick: () => { this.menu.open = false; this.app.settleSeek(); fn(); } }, h('span', { text: label }), h('small', { text: hint }));
     this.menu = h('details.export', null,
       h('summary', { title: 'Export the scenario or the trace as a file' }, 'Export ▾'),
       h('div.export-menu', null,

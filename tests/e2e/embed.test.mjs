@@ -228,7 +228,7 @@ test('an element asked to play faster than its core runs the scenario shows the 
   assert.deepEqual(app.errors, []);
 });
 
-test("an element's dragged timeline (and its ← key) says a long seek first and makes it after the browser has painted that; a short one at once", async () => {
+test("an element's dragged timeline (and its ← key) says a long seek, replays it a slice per frame with a bar, takes a new target half-way, and lands it for any other call; a short one at once", async () => {
   await openHtml('long-seek.html', `<!doctype html><meta charset="utf-8"><script type="module" src="failover-lab.js"></script>
     <failover-lab id="s" scenario="scenarios/leader-dies.json" controls="play timeline"></failover-lab>`);
   const page = app.page;
@@ -239,6 +239,7 @@ test("an element's dragged timeline (and its ← key) says a long seek first and
     const root = el.shadowRoot;
     const range = root.querySelector('.fl-timeline input');
     const note = root.querySelector('.tl-busy');
+    const bar = note.querySelector('.tl-bar');
     el.runFor(30000);
     await frame();
     const drag = (v) => {
@@ -248,36 +249,46 @@ test("an element's dragged timeline (and its ← key) says a long seek first and
     // This machine's pace, whatever it is, makes this seek short.
     drag(29950);
     await frame();
-    const short = { now: el.now(), hidden: note.hidden };
+    const short = { now: el.now(), hidden: note.hidden, seeking: el.seeking };
     // A pace set by hand, one wall second per simulated ms: any seek that
-    // replays is long now.
+    // replays is long now, and a frame replays a few simulated ms of it.
     el.lab.msPerSimMs = 1000;
     drag(12340);
     await frame();
-    const said = { now: el.now(), hidden: note.hidden, text: note.textContent, role: note.getAttribute('role') };
-    await frame();
-    const after = { now: el.now(), hidden: note.hidden, text: note.textContent };
-    // The ← key (and a time clicked in the narration) goes the same way.
+    const said = { seeking: el.seeking, hidden: note.hidden, text: note.textContent, role: note.getAttribute('role'), barHidden: bar.getAttribute('aria-hidden') };
+    let frames = 0;
+    for (; frames < 5000 && el.seeking; frames++) await frame();
+    const after = { now: el.now(), hidden: note.hidden, text: note.textContent, frames };
+    const landed = el.lab.traceHash();
+    // The ← key (and a time clicked in the narration) goes the same way; a
+    // drag half-way takes over, and any other call lands the seek at once.
     el.lab.msPerSimMs = 1000;
     el.dispatchEvent(new KeyboardEvent('keydown', { key: 'ArrowLeft', bubbles: true, composed: true }));
-    const key = { now: el.now() };
     await frame();
-    Object.assign(key, { saidNow: el.now(), text: note.textContent });
+    const key = { seeking: el.seeking, text: note.textContent };
     await frame();
-    Object.assign(key, { after: el.now(), hidden: note.hidden });
-    return { short, said, after, key };
+    drag(11500);
+    await frame();
+    const moved = el.seeking;
+    const settled = { now: el.now(), seeking: el.seeking, hidden: note.hidden, drawn: range.value };
+    // What the slices reached is what one seek computes.
+    el.seek(20000);
+    el.seek(12340);
+    return { short, said, after, landed, again: el.lab.traceHash(), key, moved, settled };
   });
-  assert.deepEqual(r.short, { now: 29950, hidden: true }, 'a short seek is made in the frame after the drag');
-  assert.equal(r.said.now, 29950, 'a long seek waits a frame');
+  assert.deepEqual(r.short, { now: 29950, hidden: true, seeking: null }, 'a short seek is made in the frame after the drag');
+  assert.equal(r.said.seeking?.target, 12340, 'a long seek is under way after the frame that said it');
   assert.equal(r.said.hidden, false);
   assert.equal(r.said.role, 'status');
+  assert.equal(r.said.barHidden, 'true');
   assert.match(r.said.text, /^Seeking to 12\.340 s \(about \d+ s\)…$/);
-  assert.deepEqual(r.after, { now: 12340, hidden: true, text: '' }, 'the next frame makes the seek and clears the note');
-  assert.equal(r.key.now, 12340, 'a long ← waits');
-  assert.equal(r.key.saidNow, 12340);
+  assert.ok(r.after.frames >= 2, `it was replayed over ${r.after.frames} more frames`);
+  assert.deepEqual({ ...r.after, frames: 0 }, { now: 12340, hidden: true, text: '', frames: 0 }, 'it lands and clears the note');
+  assert.equal(r.landed, r.again, 'the world the slices reached is the one a seek in one go computes');
+  assert.equal(r.key.seeking?.target, 11340, 'a long ← is under way');
   assert.match(r.key.text, /^Seeking to 11\.340 s \(about \d+ s\)…$/);
-  assert.equal(r.key.after, 11340);
-  assert.equal(r.key.hidden, true);
+  assert.equal(r.moved?.target, 11500, 'a drag half-way takes over');
+  assert.deepEqual(r.settled, { now: 11500, seeking: null, hidden: true, drawn: '11500' }, 'now() lands the seek first');
   assert.deepEqual(app.errors, []);
 });
 

@@ -422,28 +422,52 @@ test('a page asked to play faster than its core runs the scenario shows the spee
   assert.deepEqual(app.errors, []);
 });
 
-test('a long seek of the dragged timeline is said first ("Seeking to 30.000 s (about N s)…") and made once the browser has painted that (the 20,000-partition bench)', async () => {
+test('a long seek of the dragged timeline is said first ("Seeking to 12.000 s (about N s)…"), replayed a slice per frame with a bar while the page answers, and a new position takes over half-way (the 20,000-partition bench)', async () => {
   app.errors.length = 0;
   await open('scenario=bench%2Flarge.json&paused=1');
   const r = await app.page.evaluate(async () => {
     const frame = () => new Promise((res) => requestAnimationFrame(res));
     const note = document.querySelector('#timeline-bar .tl-busy');
+    const bar = note.querySelector('.tl-bar');
     const range = document.getElementById('timeline');
+    const drag = (v) => {
+      range.value = String(v);
+      range.dispatchEvent(new Event('input', { bubbles: true }));
+    };
     await frame();
     const before = note.hidden;
-    range.value = '30000';
-    range.dispatchEvent(new Event('input', { bubbles: true }));
-    // The page's frame runs before this callback: it says the seek.
+    drag(12000);
+    // The page's frame runs before this callback: it says the seek and begins it.
     await frame();
-    const said = { now: failoverLab.now(), hidden: note.hidden, text: note.textContent, role: note.getAttribute('role') };
-    await frame();
-    return { before, said, after: { now: failoverLab.now(), hidden: note.hidden } };
+    const said = { seeking: failoverLab.seeking, hidden: note.hidden, text: note.textContent, role: note.getAttribute('role'), barHidden: bar.getAttribute('aria-hidden') };
+    // Frames go on while the core replays; the bar follows the replay.
+    const widths = [];
+    let moved = null;
+    for (let i = 0; i < 5000 && failoverLab.seeking; i++) {
+      widths.push([failoverLab.seeking.target, parseFloat(bar.firstChild.style.width)]);
+      if (!moved && failoverLab.seeking.progress > 0.3) {
+        drag(14000);
+        range.dispatchEvent(new Event('change', { bubbles: true }));
+        await frame();
+        moved = { seeking: failoverLab.seeking, text: note.textContent };
+      }
+      await frame();
+    }
+    const view = failoverLab.view();
+    return { before, said, widths, moved, after: { hidden: note.hidden, seeking: failoverLab.seeking, now: failoverLab.now(), drawn: view.now_ms, range: Number(range.value) } };
   });
   assert.equal(r.before, true);
-  assert.ok(r.said.now < 30000, `the seek waited for a paint (now ${r.said.now})`);
+  assert.equal(r.said.seeking?.target, 12000, 'the seek is under way, not made in one frame');
+  assert.ok(r.said.seeking.progress < 0.3, `it has replayed little yet (${r.said.seeking.progress})`);
   assert.equal(r.said.hidden, false);
   assert.equal(r.said.role, 'status');
-  assert.match(r.said.text, /^Seeking to 30\.000 s \(about [\d.]+ s\)…$/);
-  assert.deepEqual(r.after, { now: 30000, hidden: true }, 'the next frame makes the seek and clears the note');
+  assert.equal(r.said.barHidden, 'true', 'the bar is drawn, not read out');
+  assert.match(r.said.text, /^Seeking to 12\.000 s \(about [\d.]+ s\)…$/);
+  assert.ok(r.widths.length >= 4, `the page drew ${r.widths.length} frames while the core replayed`);
+  assert.ok(r.widths.every(([t, w], i) => i === 0 || t !== r.widths[i - 1][0] || w >= r.widths[i - 1][1]), `the bar only grows toward one target: ${r.widths}`);
+  assert.ok(r.widths.some(([t, w]) => t === 14000 && w > 0), 'and moves toward the new one');
+  assert.equal(r.moved?.seeking?.target, 14000, 'the drag moved on: the seek takes the new position');
+  assert.match(r.moved.text, /^Seeking to 14\.000 s/);
+  assert.deepEqual(r.after, { hidden: true, seeking: null, now: 14000, drawn: 14000, range: 14000 }, 'it lands on the new position, drawn, the note cleared');
   assert.deepEqual(app.errors, []);
 });

@@ -114,6 +114,7 @@ class App {
         this.seek(t);
       },
       estimateMs: (t) => this.lab.estimateSeekMs(t, { measure: true }),
+      seekInSlices: (t, progress) => this.seekInSlices(t, progress),
       queryRoot: document,
       onStop: (i, stop) => {
         this.events.tourStop(i, this.tour.stops.length, stop);
@@ -391,6 +392,9 @@ class App {
     const est = this.lab.estimateSeekMs(t, { measure: true });
     if (!this.lab.seekJob && !(est > BUSY_MS)) return false;
     this.controls.seekBusy(`Seeking to ${fmtTime(t)}${est > 0 ? ` (about ${fmtWait(est)})` : ''}…`);
+    // The reader's seek takes over from a tour's long stop.
+    this.tourSeek?.resolve(false);
+    this.tourSeek = null;
     this.attempt(() => {
       this.lab.seekBegin(t);
       this.controls.seekProgress(this.lab.seekProgress());
@@ -413,11 +417,29 @@ class App {
       else this.seek(t);
     });
   }
+  /**
+   * The tour's long stop: the lab taken to t a slice per frame, as a long
+   * seek of the timeline is (paused, no timeline note: the tour's card says
+   * it). A promise of true once there, false when the reader's own seek took
+   * over.
+   */
+  seekInSlices(t, progress) {
+    this.pause();
+    this.tourSeek?.resolve(false);
+    return new Promise((resolve) => {
+      this.tourSeek = { resolve, progress };
+      this.attempt(() => this.lab.seekBegin(t));
+      if (!this.lab.seekJob) this.landSeek();
+    });
+  }
   /** A frame of the long seek under way; drawn once it lands. */
   stepSeek() {
     const done = this.attempt(() => this.lab.seekSlice(SEEK_SLICE_MS)) ?? true;
     if (done) this.landSeek();
-    else this.controls.seekProgress(this.lab.seekProgress());
+    else {
+      this.controls.seekProgress(this.lab.seekProgress());
+      this.tourSeek?.progress(this.lab.seekProgress());
+    }
   }
   /** Finish a long seek under way at once (nothing to do when none is). */
   settleSeek() {
@@ -428,11 +450,16 @@ class App {
   landSeek() {
     this.lab.endSeek();
     this.controls.seekBusy(null);
+    const tour = this.tourSeek;
+    this.tourSeek = null;
+    tour?.resolve(true);
     this.shown(() => this.draw());
   }
   seek(t) {
     this.pendingSeek = null;
     if (this.controls.seekSaid) this.controls.seekBusy(null);
+    this.tourSeek?.resolve(false);
+    this.tourSeek = null;
     this.attempt(() => {
       this.lab.seek(t);
       this.shown(() => this.draw());

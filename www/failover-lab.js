@@ -481,6 +481,7 @@ class FailoverLabElement extends HTMLElement {
         lanes: () => this.cmp?.active && (this.cmp.sync(), this.cmp.lanes()),
         goTo: (t) => this.goTo(t),
         estimateMs: (t) => this.lab.estimateSeekMs(t, { measure: true }),
+        seekInSlices: (t, progress) => this.seekInSlices(t, progress),
         queryRoot: this.shadowRoot,
         onStop: (i, stop) => this.events.tourStop(i, this.tour.stops.length, stop),
       })
@@ -971,6 +972,9 @@ class FailoverLabElement extends HTMLElement {
     if (!lab.seekJob && !(est > BUSY_MS)) return false;
     ui.seekNote.hidden = false;
     setText(ui.seekText, `Seeking to ${fmtTime(to)}${est > 0 ? ` (about ${fmtWait(est)})` : ''}…`);
+    // The reader's seek takes over from a tour's long stop.
+    this.tourSeek?.resolve(false);
+    this.tourSeek = null;
     this.guard(() => lab.seekBegin(to));
     this.seekProgress();
     return true;
@@ -980,11 +984,30 @@ class FailoverLabElement extends HTMLElement {
     if (this.ui?.seekBar) this.ui.seekBar.firstChild.style.width = `${Math.round(100 * this.lab.seekProgress())}%`;
   }
 
+  /**
+   * The tour's long stop: the lab taken to t a slice per frame, as a long
+   * seek of the timeline is (paused, no timeline note: the tour's card says
+   * it). A promise of true once there, false when the reader's own seek took
+   * over.
+   */
+  seekInSlices(t, progress) {
+    this.pause();
+    this.tourSeek?.resolve(false);
+    return new Promise((resolve) => {
+      this.tourSeek = { resolve, progress };
+      this.guard(() => this.lab.seekBegin(this.clamp(t)));
+      if (!this.lab.seekJob) this.landSeek();
+    });
+  }
+
   /** A frame of the long seek under way; drawn once it lands. */
   stepSeek() {
     const done = this.guard(() => this.lab.seekSlice(SEEK_SLICE_MS)) ?? true;
     if (done) this.landSeek();
-    else this.seekProgress();
+    else {
+      this.seekProgress();
+      this.tourSeek?.progress(this.lab.seekProgress());
+    }
   }
 
   /** Finish a long seek under way at once (nothing to do when none is). */
@@ -997,6 +1020,9 @@ class FailoverLabElement extends HTMLElement {
   landSeek() {
     this.lab.endSeek();
     this.hideSeekNote();
+    const tour = this.tourSeek;
+    this.tourSeek = null;
+    tour?.resolve(true);
     this.simTarget = this.lab.now();
     this.draw();
   }
@@ -1025,6 +1051,8 @@ class FailoverLabElement extends HTMLElement {
   seek(t) {
     this.pendingSeek = null;
     this.hideSeekNote();
+    this.tourSeek?.resolve(false);
+    this.tourSeek = null;
     const lab = this.labReady();
     lab.seek(this.clamp(Number(t) || 0));
     this.simTarget = lab.now();

@@ -96,7 +96,10 @@ export function applyHighlights(root, names) {
  *     resume() — optional: drop those changes (back to the tour's run),
  *     terms(el) — optional: link the glossary's terms in the text element el,
  *     nextTour() — optional: {href, label} of the tour to offer after the last stop, or null,
- *     estimateMs(t) — optional: about how many wall ms goTo(t) will compute, or null }
+ *     estimateMs(t) — optional: about how many wall ms goTo(t) will compute, or null,
+ *     seekInSlices(t, progress) — optional: take the lab to t a slice of work per
+ *       frame, the page answering meanwhile, calling progress(0..1); a promise of
+ *       true once there, false when another seek took over }
  */
 
 /**
@@ -141,7 +144,10 @@ export class TourGuide {
     this.aBox = h('div.tour-a', { role: 'status', hidden: true });
     // While a slow stop computes (BUSY_MS): what the lab is doing, announced.
     this.busy = false;
-    this.busyBox = h('p.tour-busy', { role: 'status', hidden: true });
+    // The bar (how far the core got, when the host replays in slices) is drawn, not read out.
+    this.busyText = h('span');
+    this.busyBar = h('span.tl-bar', { 'aria-hidden': 'true' }, h('span'));
+    this.busyBox = h('p.tour-busy', { role: 'status', hidden: true }, this.busyText, this.busyBar);
     container.classList.add('tour');
     container.replaceChildren(
       h('div.tour-head', null, h('span.tour-badge', { text: 'Guided tour' }), this.counter, this.title, this.time,
@@ -196,10 +202,13 @@ export class TourGuide {
 
   /**
    * Go to stop i as the reader asked (a button, a choice, the N key): a stop
-   * the core needs longer than BUSY_MS to reach is announced first and gone
-   * to once the announcement has been painted; meanwhile the card is
-   * `aria-busy` and its buttons wait (another go is ignored). A script's
-   * go (`failoverLab.tourNext`) stays synchronous.
+   * the core needs longer than BUSY_MS to reach is announced first; the host
+   * takes the lab there a slice per frame with a bar filling (seekInSlices),
+   * or, without that, in one go once the announcement has been painted.
+   * Meanwhile the card is `aria-busy` and its buttons wait (another go is
+   * ignored); a seek the reader makes meanwhile (the timeline) takes over,
+   * and the tour stays where it was. A script's go (`failoverLab.tourNext`)
+   * stays synchronous.
    */
   step(i) {
     if (!this.active || this.busy) return;
@@ -215,19 +224,25 @@ export class TourGuide {
     const controls = [this.back, this.next, this.restart, ...this.dots.children];
     for (const b of controls) b.disabled = true;
     this.busyBox.hidden = false;
-    setText(this.busyBox, `Running the cluster to ${fmtTime(t)} (about ${fmtWait(est)})…`);
+    setText(this.busyText, `Running the cluster to ${fmtTime(t)} (about ${fmtWait(est)})…`);
+    const bar = this.busyBar.firstChild;
+    bar.style.width = '0%';
+    this.busyBar.hidden = !this.host.seekInSlices;
+    // There: go's render then disables Back or Next where the stop reached needs it.
+    const arrived = (there) => {
+      this.busy = false;
+      this.container.removeAttribute('aria-busy');
+      this.busyBox.hidden = true;
+      setText(this.busyText, '');
+      for (const b of controls) b.disabled = false;
+      if (there) this.go(i);
+    };
+    if (this.host.seekInSlices) {
+      this.host.seekInSlices(t, (f) => (bar.style.width = `${Math.round(100 * f)}%`)).then(arrived);
+      return;
+    }
     // requestAnimationFrame runs before the next paint, the timeout after it.
-    requestAnimationFrame(() =>
-      setTimeout(() => {
-        this.busy = false;
-        this.container.removeAttribute('aria-busy');
-        this.busyBox.hidden = true;
-        setText(this.busyBox, '');
-        // All waited; go's render then disables Back or Next where the stop reached needs it.
-        for (const b of controls) b.disabled = false;
-        this.go(i);
-      }, 0),
-    );
+    requestAnimationFrame(() => setTimeout(() => arrived(true), 0));
   }
 
   /** Bring what the current stop talks about into view (host.reveal) and highlight it. */

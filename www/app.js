@@ -455,11 +455,19 @@ class App {
     tour?.resolve(true);
     this.shown(() => this.draw());
   }
-  seek(t) {
-    this.pendingSeek = null;
+  /**
+   * A long seek the lab ended on its own (a new scenario, a shared link, a
+   * switch rebuilt the world): its note goes, and a tour's stop it was
+   * running to is not reached.
+   */
+  dropSeek() {
     if (this.controls.seekSaid) this.controls.seekBusy(null);
     this.tourSeek?.resolve(false);
     this.tourSeek = null;
+  }
+  seek(t) {
+    this.pendingSeek = null;
+    this.dropSeek();
     this.attempt(() => {
       this.lab.seek(t);
       this.shown(() => this.draw());
@@ -749,6 +757,7 @@ class App {
         // A long one is begun now and replayed over the next frames.
         if (!this.announceSeek(t)) this.seek(t);
       } else if (this.lab.seekJob) this.stepSeek();
+      else if (this.controls.seekSaid || this.tourSeek) this.dropSeek();
       if (this.playing && !this.lab.seekJob) {
         const before = this.lab.now();
         // As far as the asked speed goes, and no further than the core
@@ -832,7 +841,8 @@ function api(app) {
   const out = {};
   for (const [k, f] of Object.entries(calls)) {
     out[k] = (...args) => {
-      if (k !== 'seek') app.settleSeek();
+      // (A new scenario drops it instead.)
+      if (k !== 'seek' && k !== 'load') app.settleSeek();
       return f(...args);
     };
   }

@@ -620,6 +620,7 @@ class FailoverLabElement extends HTMLElement {
         // A long one is begun now and replayed over the next frames.
         if (!this.announceSeek(t)) this.guard(() => this.seek(t));
       } else if (this.lab.seekJob) this.stepSeek();
+      else if (this.ui?.seekNote?.hidden === false || this.tourSeek) this.dropSeek();
       if (this.playing && !this.lab.seekJob) {
         const before = this.lab.now();
         // No further than the core runs in its share of a frame (lab.reach):
@@ -899,7 +900,8 @@ class FailoverLabElement extends HTMLElement {
 
   /** Replace the lab with a scenario (object or JSON text); throws the core's Error. */
   load(scenario) {
-    const lab = this.need();
+    // A long seek under way is dropped, not landed: the world it leads to goes.
+    const lab = this.labReady();
     lab.load(scenario);
     this.afterLoad();
   }
@@ -1048,11 +1050,20 @@ class FailoverLabElement extends HTMLElement {
   }
 
   /** Time travel to t ms (clamped to a locked range). */
-  seek(t) {
-    this.pendingSeek = null;
+  /**
+   * A long seek the lab ended on its own (a new scenario, a changed
+   * attribute rebuilt the world): its note goes, and a tour's stop it was
+   * running to is not reached.
+   */
+  dropSeek() {
     this.hideSeekNote();
     this.tourSeek?.resolve(false);
     this.tourSeek = null;
+  }
+
+  seek(t) {
+    this.pendingSeek = null;
+    this.dropSeek();
     const lab = this.labReady();
     lab.seek(this.clamp(Number(t) || 0));
     this.simTarget = lab.now();

@@ -274,7 +274,17 @@ test("an element's dragged timeline (and its ← key) says a long seek, replays 
     // What the slices reached is what one seek computes.
     el.seek(20000);
     el.seek(12340);
-    return { short, said, after, landed, again: el.lab.traceHash(), key, moved, settled };
+    const again = el.lab.traceHash();
+    // A new scenario drops a long seek under way (its note goes at the next frame).
+    const scenario = el.scenario();
+    el.lab.msPerSimMs = 1000;
+    drag(5000);
+    await frame();
+    const dropping = el.seeking?.target;
+    el.load(scenario);
+    await frame();
+    const dropped = { seeking: el.seeking, hidden: note.hidden, now: el.now() };
+    return { short, said, after, landed, again, key, moved, settled, dropping, dropped };
   });
   assert.deepEqual(r.short, { now: 29950, hidden: true, seeking: null }, 'a short seek is made in the frame after the drag');
   assert.equal(r.said.seeking?.target, 12340, 'a long seek is under way after the frame that said it');
@@ -289,6 +299,8 @@ test("an element's dragged timeline (and its ← key) says a long seek, replays 
   assert.match(r.key.text, /^Seeking to 11\.340 s \(about \d+ s\)…$/);
   assert.equal(r.moved?.target, 11500, 'a drag half-way takes over');
   assert.deepEqual(r.settled, { now: 11500, seeking: null, hidden: true, drawn: '11500' }, 'now() lands the seek first');
+  assert.equal(r.dropping, 5000);
+  assert.deepEqual(r.dropped, { seeking: null, hidden: true, now: 0 }, 'load() drops the seek under way and its note');
   assert.deepEqual(app.errors, []);
 });
 

@@ -425,7 +425,8 @@ class App {
    */
   seekInSlices(t, progress) {
     this.pause();
-    this.tourSeek?.resolve(false);
+    this.pendingSeek = null;
+    this.dropSeek();
     return new Promise((resolve) => {
       this.tourSeek = { resolve, progress };
       this.attempt(() => this.lab.seekBegin(t));

@@ -994,7 +994,8 @@ class FailoverLabElement extends HTMLElement {
    */
   seekInSlices(t, progress) {
     this.pause();
-    this.tourSeek?.resolve(false);
+    this.pendingSeek = null;
+    this.dropSeek();
     return new Promise((resolve) => {
       this.tourSeek = { resolve, progress };
       this.guard(() => this.lab.seekBegin(this.clamp(t)));

@@ -1050,7 +1050,6 @@ class FailoverLabElement extends HTMLElement {
     else this.seek(to);
   }
 
-  /** Time travel to t ms (clamped to a locked range). */
   /**
    * A long seek the lab ended on its own (a new scenario, a changed
    * attribute rebuilt the world): its note goes, and a tour's stop it was
@@ -1062,6 +1061,7 @@ class FailoverLabElement extends HTMLElement {
     this.tourSeek = null;
   }
 
+  /** Time travel to t ms (clamped to a locked range). */
   seek(t) {
     this.pendingSeek = null;
     this.dropSeek();

@@ -164,17 +164,21 @@ pub fn build(c: &Cluster, max_partitions: usize) -> View {
 /// [`build`] with the detailed state of the first `max_partitions` partitions
 /// plus those in `focus` (partition indexes, e.g. one picked in the overview).
 pub fn build_selected(c: &Cluster, max_partitions: usize, focus: &[usize]) -> View {
+    // How many partitions each broker leads, in one pass over the
+    // registrations (a pass per broker was 1.2 M steps a frame on the
+    // 20,000-partition bench, 4.5 % of the page's time while it played).
+    let mut leads = vec![0usize; c.brokers.len() + 1];
+    for r in c.controller.partitions.iter() {
+        if let Some(n) = r.leader.and_then(|l| leads.get_mut(l as usize)) {
+            *n += 1;
+        }
+    }
     let brokers = (1..=c.brokers.len() as u32)
         .map(|b| BrokerView {
             id: b,
             state: broker_state(c, b),
             broker_epoch: c.controller.brokers[b as usize - 1].broker_epoch,
-            leader_of: c
-                .controller
-                .partitions
-                .iter()
-                .filter(|r| r.leader == Some(b))
-                .count(),
+            leader_of: leads[b as usize],
             rack: c.rack_of(b).map(str::to_string),
         })
         .collect();
@@ -452,6 +456,33 @@ mod tests {
         "config": {"min.insync.replicas": 2},
         "topics": [{"name": "t", "partitions": 6, "replication_factor": 3}],
         "run_until_ms": 60000}"#;
+
+    #[test]
+    fn each_broker_view_counts_the_partitions_the_controller_names_it_leader_of() {
+        let mut lab = Lab::from_json(SCENARIO).unwrap();
+        lab.cluster.run_until(5_000);
+        let led = |c: &Cluster, b: u32| {
+            c.controller
+                .partitions
+                .iter()
+                .filter(|r| r.leader == Some(b))
+                .count()
+        };
+        let before = build_selected(&lab.cluster, 8, &[]);
+        assert_eq!(before.brokers.iter().map(|b| b.leader_of).sum::<usize>(), 6);
+        for b in &before.brokers {
+            assert_eq!(b.leader_of, led(&lab.cluster, b.id), "broker {}", b.id);
+        }
+        // After broker 1 is fenced, its partitions are led by the others.
+        lab.cluster.apply(Action::Crash(1)).unwrap();
+        lab.cluster.run_until(30_000);
+        let after = build_selected(&lab.cluster, 8, &[]);
+        assert_eq!(after.brokers[0].leader_of, 0);
+        assert_eq!(after.brokers.iter().map(|b| b.leader_of).sum::<usize>(), 6);
+        for b in &after.brokers {
+            assert_eq!(b.leader_of, led(&lab.cluster, b.id), "broker {}", b.id);
+        }
+    }
 
     #[test]
     fn the_overview_has_one_record_per_partition_and_shows_a_crash() {

@@ -2,7 +2,7 @@
 // runs the animation clock and exposes window.failoverLab (the browser API of
 // SCENARIO_FORMAT.md).
 
-import { Lab, initWasm, WasmLab, PlayMeter, SEEK_SLICE_MS } from './lab.js';
+import { Lab, initWasm, WasmLab, PlayMeter } from './lab.js';
 import { h, fmtTime, loadOverview } from './render/util.js';
 import { BrokerMap, MESSAGE_LEGEND, loadBrokerMenu } from './render/brokers.js';
 import { PartitionsPanel, partitionLegend } from './render/partitions.js';
@@ -12,7 +12,7 @@ import { Narration } from './render/narration.js';
 import { DescribeTable } from './render/describe.js';
 import { Controls, SPEED_MIN, SPEED_MAX } from './controls.js';
 import { installKeyboard } from './keyboard.js';
-import { TourGuide, highlightSelectors, BUSY_MS, fmtWait } from './tour.js';
+import { TourGuide, SeekSlicer, highlightSelectors, BUSY_MS } from './tour.js';
 import { ShareBar } from './sharebar.js';
 import { THEMES, parseTheme, followTheme } from './theme.js';
 import { LabEvents } from './events.js';
@@ -78,6 +78,13 @@ class App {
     this.focus = -1; // a partition picked in the overview gets a detailed card
     this.overview = null; // its module is fetched for the first scenario that needs it (syncOverview)
     this.controls = new Controls({ toolbar: $('toolbar'), timeline: $('timeline-bar'), switches: $('switches'), picker: $('scenario'), app: this });
+    this.seeks = new SeekSlicer({
+      lab: () => this.lab,
+      attempt: (fn) => this.attempt(fn),
+      say: (text) => this.controls.seekBusy(text),
+      bar: (f) => this.controls.seekProgress(f),
+      landed: () => this.shown(() => this.draw()),
+    });
     $('legend').append(partitionLegend());
     $('msg-legend').append(
       h('span.lg.muted', { text: 'Messages:' }),
@@ -378,34 +385,10 @@ class App {
     if (!this.lab.seekJob && this.pendingSeek == null) this.share.sync();
   }
   /**
-   * A seek the core needs longer than BUSY_MS for (the 20,000-partition
-   * bench: seconds) is said first, "Seeking to 23.400 s (about 2 s)…", and
-   * made a slice of the core's work per frame (SEEK_SLICE_MS, Lab.seekSlice)
-   * after the browser has painted that: the page keeps answering, a bar
-   * shows how far the replay got, and a new target (the drag moved on, a
-   * time clicked) takes over from where the replay is. Nothing is drawn
-   * from a world half-way there: anything that reads or changes the world
-   * (an action, the API, a redraw) lands the seek first (settleSeek).
-   * True when the seek is said and begun.
-   */
-  announceSeek(t) {
-    const est = this.lab.estimateSeekMs(t, { measure: true });
-    if (!this.lab.seekJob && !(est > BUSY_MS)) return false;
-    this.controls.seekBusy(`Seeking to ${fmtTime(t)}${est > 0 ? ` (about ${fmtWait(est)})` : ''}…`);
-    // The reader's seek takes over from a tour's long stop.
-    this.tourSeek?.resolve(false);
-    this.tourSeek = null;
-    this.attempt(() => {
-      this.lab.seekBegin(t);
-      this.controls.seekProgress(this.lab.seekProgress());
-    });
-    return true;
-  }
-  /**
    * A seek the reader asked for (a time clicked in the narration or the
    * availability strip, the ← key, the end of a drag): made at once, or,
    * when the core needs longer than BUSY_MS for it or a long seek is under
-   * way, by the next frames (announceSeek).
+   * way, by the next frames (SeekSlicer.begin).
    */
   jump(t) {
     if (this.lab.seekJob) {
@@ -419,56 +402,20 @@ class App {
   }
   /**
    * The tour's long stop: the lab taken to t a slice per frame, as a long
-   * seek of the timeline is (paused, no timeline note: the tour's card says
-   * it). A promise of true once there, false when the reader's own seek took
-   * over.
+   * seek of the timeline is (paused; the tour's card says it).
    */
   seekInSlices(t, progress) {
     this.pause();
     this.pendingSeek = null;
-    this.dropSeek();
-    return new Promise((resolve) => {
-      this.tourSeek = { resolve, progress };
-      this.attempt(() => this.lab.seekBegin(t));
-      if (!this.lab.seekJob) this.landSeek();
-    });
-  }
-  /** A frame of the long seek under way; drawn once it lands. */
-  stepSeek() {
-    const done = this.attempt(() => this.lab.seekSlice(SEEK_SLICE_MS)) ?? true;
-    if (done) this.landSeek();
-    else {
-      this.controls.seekProgress(this.lab.seekProgress());
-      this.tourSeek?.progress(this.lab.seekProgress());
-    }
+    return this.seeks.forTour(t, progress);
   }
   /** Finish a long seek under way at once (nothing to do when none is). */
   settleSeek() {
-    if (!this.lab.seekJob) return;
-    this.attempt(() => this.lab.settle());
-    this.landSeek();
-  }
-  landSeek() {
-    this.lab.endSeek();
-    this.controls.seekBusy(null);
-    const tour = this.tourSeek;
-    this.tourSeek = null;
-    tour?.resolve(true);
-    this.shown(() => this.draw());
-  }
-  /**
-   * A long seek the lab ended on its own (a new scenario, a shared link, a
-   * switch rebuilt the world): its note goes, and a tour's stop it was
-   * running to is not reached.
-   */
-  dropSeek() {
-    if (this.controls.seekSaid) this.controls.seekBusy(null);
-    this.tourSeek?.resolve(false);
-    this.tourSeek = null;
+    this.seeks.settle();
   }
   seek(t) {
     this.pendingSeek = null;
-    this.dropSeek();
+    this.seeks.drop();
     this.attempt(() => {
       this.lab.seek(t);
       this.shown(() => this.draw());
@@ -755,10 +702,12 @@ class App {
       if (this.pendingSeek != null) {
         const t = this.pendingSeek;
         this.pendingSeek = null;
-        // A long one is begun now and replayed over the next frames.
-        if (!this.announceSeek(t)) this.seek(t);
-      } else if (this.lab.seekJob) this.stepSeek();
-      else if (this.controls.seekSaid || this.tourSeek) this.dropSeek();
+        // A long one is said and begun now, and replayed over the next
+        // frames (SeekSlicer): the page keeps answering, a bar shows how far
+        // the replay got, a new target takes over from where it is.
+        if (!this.seeks.begin(t)) this.seek(t);
+      } else if (this.lab.seekJob) this.seeks.step();
+      else this.seeks.tidy();
       if (this.playing && !this.lab.seekJob) {
         const before = this.lab.now();
         // As far as the asked speed goes, and no further than the core
@@ -852,7 +801,7 @@ function api(app) {
     theme: { get: () => app.theme, enumerable: true },
     /** The long seek under way, replayed over the page's frames ({ target, progress } 0 to 1), or null. */
     seeking: {
-      get: () => (app.lab.seekJob ? { target: app.lab.seekJob.target, progress: app.lab.seekProgress() } : null),
+      get: () => app.lab.seekState(),
       enumerable: true,
     },
   });

@@ -94,7 +94,7 @@ export class Controls {
     this.marks = h('div.marks');
     this.tStart = h('span.tl-label', { text: '0 s' });
     this.tEnd = h('span.tl-label');
-    // A long seek of the dragged timeline says so while it runs (App.announceSeek).
+    // A long seek says so while it runs (SeekSlicer, tour.js).
     // The bar (how far the replay got) is drawn, not read out: the status says the seek once.
     this.seekText = h('span');
     this.seekBar = h('span.tl-bar', { 'aria-hidden': 'true' }, h('span'));
@@ -114,11 +114,6 @@ export class Controls {
   /** How far the long seek under way has replayed (0 to 1). */
   seekProgress(f) {
     this.seekBar.firstChild.style.width = `${Math.round(100 * f)}%`;
-  }
-
-  /** Whether a long seek is being said (App.announceSeek). */
-  get seekSaid() {
-    return !this.seekNote.hidden;
   }
 
   setScenarioList(list, current) {

@@ -37,7 +37,7 @@
 // attribute or scenario shows a message inside the element (and sets
 // data-error); it never throws into the host page.
 
-import { Lab, initWasm, PlayMeter, SEEK_SLICE_MS } from './lab.js';
+import { Lab, initWasm, PlayMeter } from './lab.js';
 import { h, fmtTime, setText } from './render/util.js';
 import { fillBrokerMenu } from './render/broker-menu.js';
 import { BrokerMap } from './render/brokers.js';
@@ -46,7 +46,7 @@ import { ClientsPanel } from './render/clients.js';
 import { Narration } from './render/narration.js';
 import { DescribeTable } from './render/describe.js';
 import { MetricsPanel, SAMPLE_MS } from './render/metrics.js';
-import { TourGuide, BUSY_MS, fmtWait } from './tour.js';
+import { TourGuide, SeekSlicer, BUSY_MS } from './tour.js';
 import { parseTheme, followTheme } from './theme.js';
 import { LabEvents } from './events.js';
 import { AvailabilityPanel } from './render/availability.js';
@@ -213,6 +213,24 @@ class FailoverLabElement extends HTMLElement {
     this.speed = 1;
     this.meter = new PlayMeter(); // the speed playing reaches (shown when short of the asked one)
     this.simTarget = 0;
+    // Long seeks, a slice per frame (tour.js); the note is the timeline's, when it shows.
+    this.seeks = new SeekSlicer({
+      lab: () => this.lab,
+      attempt: (fn) => this.guard(fn),
+      say: (text) => {
+        const note = this.ui?.seekNote;
+        if (!note) return;
+        note.hidden = !text;
+        setText(this.ui.seekText, text || '');
+      },
+      bar: (f) => {
+        if (this.ui?.seekBar) this.ui.seekBar.firstChild.style.width = `${Math.round(100 * f)}%`;
+      },
+      landed: () => {
+        this.simTarget = this.lab.now();
+        this.draw();
+      },
+    });
     this.dirty = true;
     this.visible = true;
     this.raf = 0;
@@ -467,7 +485,7 @@ class FailoverLabElement extends HTMLElement {
       ui.range = h('input', { type: 'range', step: 10, 'aria-label': 'timeline', title: 'Drag to travel in simulated time', oninput: () => (this.pendingSeek = Number(ui.range.value)), onchange: () => this.endScrub() });
       ui.tStart = h('span');
       ui.tEnd = h('span');
-      // A long seek says so while it runs (announceSeek); the bar is drawn, not read out.
+      // A long seek says so while it runs (SeekSlicer); the bar is drawn, not read out.
       ui.seekText = h('span');
       ui.seekBar = h('span.tl-bar', { 'aria-hidden': 'true' }, h('span'));
       ui.seekNote = h('span.tl-busy', { role: 'status', hidden: true }, ui.seekText, ui.seekBar);
@@ -619,8 +637,8 @@ class FailoverLabElement extends HTMLElement {
         this.pendingSeek = null;
         // A long one is begun now and replayed over the next frames.
         if (!this.announceSeek(t)) this.guard(() => this.seek(t));
-      } else if (this.lab.seekJob) this.stepSeek();
-      else if (this.ui?.seekNote?.hidden === false || this.tourSeek) this.dropSeek();
+      } else if (this.lab.seekJob) this.seeks.step();
+      else this.seeks.tidy();
       if (this.playing && !this.lab.seekJob) {
         const before = this.lab.now();
         // No further than the core runs in its share of a frame (lab.reach):
@@ -956,92 +974,32 @@ class FailoverLabElement extends HTMLElement {
     this.guard(() => this.jump(t));
   }
 
-  /**
-   * A seek the core needs longer than BUSY_MS for, when the timeline can say
-   * so, is said first ("Seeking to 23.400 s (about 2 s)…") and made a slice
-   * of the core's work per frame (SEEK_SLICE_MS, Lab.seekSlice): the page
-   * keeps answering, a bar shows how far the replay got, and a new target
-   * takes over from where the replay is. Nothing is drawn from a world
-   * half-way there: anything that reads or changes it (an action, the API, a
-   * redraw) lands the seek first (settleSeek). True when said and begun.
-   */
+  /** A long seek, when the timeline can say it: said and begun (SeekSlicer.begin); else false. */
   announceSeek(t) {
-    const lab = this.lab;
-    const ui = this.ui;
-    if (!lab?.core || !ui?.seekNote) return false;
-    const to = this.clamp(t);
-    const est = lab.estimateSeekMs(to, { measure: true });
-    if (!lab.seekJob && !(est > BUSY_MS)) return false;
-    ui.seekNote.hidden = false;
-    setText(ui.seekText, `Seeking to ${fmtTime(to)}${est > 0 ? ` (about ${fmtWait(est)})` : ''}…`);
-    // The reader's seek takes over from a tour's long stop.
-    this.tourSeek?.resolve(false);
-    this.tourSeek = null;
-    this.guard(() => lab.seekBegin(to));
-    this.seekProgress();
-    return true;
-  }
-
-  seekProgress() {
-    if (this.ui?.seekBar) this.ui.seekBar.firstChild.style.width = `${Math.round(100 * this.lab.seekProgress())}%`;
+    if (!this.lab?.core || !this.ui?.seekNote) return false;
+    return this.seeks.begin(this.clamp(t));
   }
 
   /**
    * The tour's long stop: the lab taken to t a slice per frame, as a long
-   * seek of the timeline is (paused, no timeline note: the tour's card says
-   * it). A promise of true once there, false when the reader's own seek took
-   * over.
+   * seek of the timeline is (paused; the tour's card says it).
    */
   seekInSlices(t, progress) {
     this.pause();
     this.pendingSeek = null;
-    this.dropSeek();
-    return new Promise((resolve) => {
-      this.tourSeek = { resolve, progress };
-      this.guard(() => this.lab.seekBegin(this.clamp(t)));
-      if (!this.lab.seekJob) this.landSeek();
-    });
-  }
-
-  /** A frame of the long seek under way; drawn once it lands. */
-  stepSeek() {
-    const done = this.guard(() => this.lab.seekSlice(SEEK_SLICE_MS)) ?? true;
-    if (done) this.landSeek();
-    else {
-      this.seekProgress();
-      this.tourSeek?.progress(this.lab.seekProgress());
-    }
+    return this.seeks.forTour(this.clamp(t), progress);
   }
 
   /** Finish a long seek under way at once (nothing to do when none is). */
   settleSeek() {
-    if (!this.lab?.seekJob) return;
-    this.guard(() => this.lab.settle());
-    this.landSeek();
-  }
-
-  landSeek() {
-    this.lab.endSeek();
-    this.hideSeekNote();
-    const tour = this.tourSeek;
-    this.tourSeek = null;
-    tour?.resolve(true);
-    this.simTarget = this.lab.now();
-    this.draw();
-  }
-
-  hideSeekNote() {
-    const note = this.ui?.seekNote;
-    if (!note || note.hidden) return;
-    note.hidden = true;
-    setText(this.ui.seekText, '');
+    this.seeks.settle();
   }
 
   /**
    * A seek the reader asked for (a time clicked, the ← key, the end of a
    * drag): made at once, or, when the core needs longer than BUSY_MS for it
    * (or a long seek is under way) and the timeline can say so, by the next
-   * frames (announceSeek).
+   * frames (SeekSlicer.begin).
    */
   jump(t) {
     const lab = this.labReady();
@@ -1050,21 +1008,10 @@ class FailoverLabElement extends HTMLElement {
     else this.seek(to);
   }
 
-  /**
-   * A long seek the lab ended on its own (a new scenario, a changed
-   * attribute rebuilt the world): its note goes, and a tour's stop it was
-   * running to is not reached.
-   */
-  dropSeek() {
-    this.hideSeekNote();
-    this.tourSeek?.resolve(false);
-    this.tourSeek = null;
-  }
-
   /** Time travel to t ms (clamped to a locked range). */
   seek(t) {
     this.pendingSeek = null;
-    this.dropSeek();
+    this.seeks.drop();
     const lab = this.labReady();
     lab.seek(this.clamp(Number(t) || 0));
     this.simTarget = lab.now();
@@ -1127,8 +1074,7 @@ class FailoverLabElement extends HTMLElement {
   }
   /** The long seek under way, replayed over the element's frames ({ target, progress } 0 to 1), or null. */
   get seeking() {
-    const lab = this.lab;
-    return lab?.seekJob ? { target: lab.seekJob.target, progress: lab.seekProgress() } : null;
+    return this.lab?.seekState() ?? null;
   }
 
   now() {

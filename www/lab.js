@@ -580,7 +580,7 @@ export class Lab {
   }
 
   /** Replay the seek under way for about `workMs` of the core's work; true once it has landed (or none is under way). */
-  seekSlice(workMs = FRAME_WORK_MS) {
+  seekSlice(workMs = SEEK_SLICE_MS) {
     const job = this.seekJob;
     if (!job) return true;
     const was = this.now();
@@ -614,6 +614,11 @@ export class Lab {
   /** Where the world is, or where the seek under way takes it. */
   destination() {
     return this.seekJob ? this.seekJob.target : this.now();
+  }
+
+  /** The seek under way, as the APIs' `seeking` says it: { target, progress }, or null. */
+  seekState() {
+    return this.seekJob ? { target: this.seekJob.target, progress: this.seekProgress() } : null;
   }
 
   /** How far the seek under way has replayed, 0 to 1 (1 when none is). */

@@ -115,6 +115,98 @@ export function fmtWait(ms) {
   return ms < 950 ? `${(ms / 1000).toFixed(1)} s` : `${Math.round(ms / 1000)} s`;
 }
 
+/**
+ * Long seeks made a slice of the core's work per animation frame, for the
+ * page and the element alike: a reader's (the timeline, a time clicked, ←),
+ * said in the timeline's note with a bar, and a tour's long stop (`forTour`,
+ * said on the tour's card). Nothing is drawn from a world half-way there:
+ * the host's frame calls `step()` while `lab.seekJob` is set and draws once
+ * it lands; anything else that reads or changes the world calls `settle()`
+ * first; a new seek takes over from where the replay got.
+ *   host: { lab() — the Lab, attempt(fn) — run fn, showing its error,
+ *     say(text) — the timeline note's text (null hides it),
+ *     bar(f) — its bar, 0 to 1, landed() — draw the world the seek reached }
+ */
+export class SeekSlicer {
+  constructor(host) {
+    this.host = host;
+    this.saying = false; // the timeline's note is up
+    this.tour = null; // a tour's long stop under way: { resolve, progress }
+  }
+
+  /** A reader's seek to t: said and begun when long (over BUSY_MS) or when one is under way (true); else false. */
+  begin(t) {
+    const lab = this.host.lab();
+    const est = lab.estimateSeekMs(t, { measure: true });
+    if (!lab.seekJob && !(est > BUSY_MS)) return false;
+    this.say(`Seeking to ${fmtTime(t)}${est > 0 ? ` (about ${fmtWait(est)})` : ''}…`);
+    this.release(false); // it takes over from a tour's long stop
+    this.host.attempt(() => lab.seekBegin(t));
+    this.host.bar(lab.seekProgress());
+    return true;
+  }
+
+  /** A tour's long stop at t: a promise of true once there, false when another seek took over. */
+  forTour(t, progress) {
+    this.drop();
+    return new Promise((resolve) => {
+      this.tour = { resolve, progress };
+      const lab = this.host.lab();
+      this.host.attempt(() => lab.seekBegin(t));
+      if (!lab.seekJob) this.land();
+    });
+  }
+
+  /** One frame of the seek under way (SEEK_SLICE_MS of the core's work); drawn once it lands. */
+  step() {
+    const lab = this.host.lab();
+    if (this.host.attempt(() => lab.seekSlice()) ?? true) {
+      this.land();
+      return;
+    }
+    const f = lab.seekProgress();
+    this.host.bar(f);
+    this.tour?.progress(f);
+  }
+
+  /** Finish the seek under way at once (nothing to do when none is). */
+  settle() {
+    const lab = this.host.lab();
+    if (!lab?.seekJob) return;
+    this.host.attempt(() => lab.settle());
+    this.land();
+  }
+
+  /** A frame with no seek under way: one the lab ended on its own (a new scenario, a link, a rebuilt world) leaves nothing said. */
+  tidy() {
+    if (this.saying || this.tour) this.drop();
+  }
+
+  /** The seek's note goes, and a tour's stop it ran to is not reached. */
+  drop() {
+    if (this.saying) this.say(null);
+    this.release(false);
+  }
+
+  land() {
+    this.host.lab().endSeek();
+    this.say(null);
+    this.release(true);
+    this.host.landed();
+  }
+
+  say(text) {
+    this.saying = text != null;
+    this.host.say(text);
+  }
+
+  release(there) {
+    const tour = this.tour;
+    this.tour = null;
+    tour?.resolve(there);
+  }
+}
+
 export class TourGuide {
   constructor(container, host) {
     this.container = container;

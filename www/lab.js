@@ -85,6 +85,21 @@ export const SEEK_SLICE_MS = 60;
 const MEASURE_MS = 60;
 
 /**
+ * Where the lab keeps checkpoints for a reader who scrubs around a moment
+ * (the focus: Lab.moveFocus): the grid steps these distances behind the
+ * moment a long seek went to (its rungs). The even spacing of a full heap
+ * leaves seconds between checkpoints on the 20,000-partition bench, so
+ * a step back of a few hundred ms from where a reader jumped replays those
+ * seconds; from the rung behind it, at most about the gap between rungs.
+ * The rungs are taken by the replays of the seeks that follow the jump near
+ * it (a reader scrubbing there), not by the jump itself: seeks from one far
+ * moment to another take none. 0 is the step at the moment itself.
+ */
+export const FOCUS_RUNGS_MS = [0, 500, 1000, 2000];
+/** The focus's window: its moment and this far behind it; a seek this close stays in the focus. */
+const FOCUS_SPAN_MS = FOCUS_RUNGS_MS.at(-1);
+
+/**
  * The speed a playing page reaches, in simulated ms per wall ms: running
  * averages of both over the last frames (each frame weighs what it cost).
  * null until ten frames have played.
@@ -165,6 +180,45 @@ export class Lab {
     // A seek under way, replayed a slice at a time ({target, from}: seekBegin).
     this.seekJob = null;
     this.seeking = false;
+    // The last long seek's target and the grid steps behind it that a full
+    // heap keeps checkpoints at ({t, rungs}: focusRungs), or null.
+    this.focus = null;
+  }
+
+  /**
+   * The grid steps at FOCUS_RUNGS_MS behind `t`, after 0 (which always has
+   * a checkpoint).
+   */
+  focusRungs(t) {
+    const G = this.gridMs;
+    return new Set(FOCUS_RUNGS_MS.map((d) => Math.floor((t - d) / G) * G).filter((r) => r > 0));
+  }
+
+  /**
+   * A seek to t: within FOCUS_SPAN_MS of the focus's moment, the reader is
+   * scrubbing around it, and from now on its rungs are taken and kept;
+   * farther, the focus moves to t (and the old rungs are checkpoints like
+   * any other).
+   */
+  moveFocus(t) {
+    if (this.focus && Math.abs(t - this.focus.t) <= FOCUS_SPAN_MS) this.focus.near = true;
+    else this.focus = { t, near: false, rungs: this.focusRungs(t) };
+  }
+
+  /** Whether t is one of the rungs taken and kept for the focus. */
+  onRung(t) {
+    return (this.focus?.near && this.focus.rungs.has(t)) ?? false;
+  }
+
+  /** Whether t is in the window of a focus whose rungs are taken (a full heap takes checkpoints there on the rungs only). */
+  inFocus(t) {
+    const f = this.focus;
+    return f != null && f.near && t <= f.t && t >= f.t - FOCUS_SPAN_MS;
+  }
+
+  /** Whether the heap is near its budget: the rules for a full heap apply (maybeCheckpoint). */
+  full() {
+    return Math.max(WasmLab.heapBytes(), this.seeking ? this.seekHeap : 0) > 0.9 * this.heapBudgetBytes;
   }
 
   dropCheckpoints(after = -1) {
@@ -234,13 +288,14 @@ export class Lab {
   }
 
   /** The checkpoint whose removal leaves the smallest gap (index `k`, -1 if
-   * none may go: never the one at 0, never `keep`) and that `gap`. */
+   * none may go: never the one at 0, never `keep`, never one on the focus's
+   * rungs) and that `gap`. */
   cheapest(keep) {
     const end = Math.max(this.now(), this.horizon);
     let k = -1;
     let gap = Infinity;
     for (let i = 1; i < this.checkpoints.length; i++) {
-      if (this.checkpoints[i] === keep) continue;
+      if (this.checkpoints[i] === keep || this.onRung(this.checkpoints[i].t)) continue;
       const g = (this.checkpoints[i + 1]?.t ?? end) - this.checkpoints[i - 1].t;
       if (g < gap) [gap, k] = [g, i];
     }
@@ -255,6 +310,13 @@ export class Lab {
     }
     this.sinceCheckpointMs += ms;
     this.trim(); // the world's copy-on-write copies grow the checkpoints
+    // A reader scrubbing around the focus: a checkpoint on each of its rungs,
+    // and in a full heap none elsewhere in its window.
+    if (this.onRung(t)) {
+      this.takeCheckpoint(t);
+      return;
+    }
+    if (this.inFocus(t) && this.full()) return;
     if (this.sinceCheckpointMs < Math.max(this.replayBudgetMs, 2 * this.snapshotCost.ms)) return;
     // A big world (the heap is near its budget): a new checkpoint costs one
     // that trim drops, so it is taken only at least as far from the previous
@@ -268,12 +330,12 @@ export class Lab {
     // causes) is paid inside the seek, so it is taken only where it splits a
     // wide gap. The heap a seek goes by is the one it started with: the
     // world it freed before its replay leaves room that the replayed world
-    // takes back.
-    if (Math.max(WasmLab.heapBytes(), this.seeking ? this.seekHeap : 0) > 0.9 * this.heapBudgetBytes) {
+    // takes back. The spacing it aims at is that of the checkpoints off the
+    // focus's rungs: the rungs' narrow gaps are on purpose.
+    if (this.full()) {
+      const spaced = this.checkpoints.filter((c) => !this.onRung(c.t));
       let narrowest = Infinity;
-      for (let k = 1; k < this.checkpoints.length; k++) {
-        narrowest = Math.min(narrowest, this.checkpoints[k].t - this.checkpoints[k - 1].t);
-      }
+      for (let k = 1; k < spaced.length; k++) narrowest = Math.min(narrowest, spaced[k].t - spaced[k - 1].t);
       const gap = Math.min(this.cheapest().gap, 4 * narrowest);
       const prev = this.checkpoints.filter((c) => c.t < t).pop();
       const next = this.checkpoints.find((c) => c.t > t);
@@ -287,6 +349,7 @@ export class Lab {
   installCore(core) {
     this.core?.free();
     this.dropCheckpoints();
+    this.focus = null;
     this.core = core;
     this.snapshotCost = { ms: 0, bytes: 0 };
     this.takeCheckpoint(this.now());
@@ -573,6 +636,7 @@ export class Lab {
     this.seekHeap = Math.max(this.seeking ? this.seekHeap : 0, WasmLab.heapBytes());
     this.seeking = true;
     this.seekJob = null;
+    this.moveFocus(to);
     const { onward, cp } = this.seekPlan(to);
     if (!onward && !cp) this.rebuild(0);
     else if (!onward) this.restoreCheckpoint(cp);

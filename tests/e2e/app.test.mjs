@@ -297,6 +297,76 @@ test("a seek back that must drop checkpoints keeps those ahead of it: the last o
   assert.deepEqual(app.errors, []);
 });
 
+test('scrubbing around where a long seek went in a full heap takes checkpoints on rungs behind that moment and keeps them, so each step replays from the rung behind it; a far seek lets them go (issue 27)', async () => {
+  await open();
+  const res = await app.page.evaluate(async () => {
+    const { lab, WasmLab } = await window.labOf('scenarios/tour-11-mass-failover.json');
+    lab.heapBudgetBytes = WasmLab.heapBytes() + 24 * 2 ** 20;
+    lab.runFor(40000);
+    const hash = lab.traceHash();
+    // A gap of 20 s, as the even spacing of a full heap leaves on the large bench.
+    const widen = () => {
+      for (const c of lab.checkpoints.filter((c) => c.t > 10000 && c.t < 30000)) c.core.free();
+      lab.checkpoints = lab.checkpoints.filter((c) => c.t <= 10000 || c.t >= 30000);
+    };
+    widen();
+    // The heap at 92 % of its budget again.
+    lab.heapBudgetBytes = WasmLab.heapBytes() / 0.92;
+    const has = (t) => lab.checkpoints.some((c) => c.t === t);
+    const full = lab.full();
+    // The jump: it takes no rungs (seeks from one far moment to another need none).
+    lab.seek(25050);
+    const rungs = [...lab.focusRungs(25050)].sort((a, b) => a - b);
+    const keptAfterJump = rungs.filter((t) => lab.onRung(t));
+    widen();
+    // A step back near it: its replay takes the rungs it passes, and the way forward again the one at the moment.
+    lab.seek(24800);
+    lab.seek(25250);
+    const taken = rungs.filter(has);
+    const overBy = WasmLab.heapBytes() - lab.heapBudgetBytes;
+    const steps = [];
+    for (const t of [24300, 25200, 23600, 24900]) {
+      const plan = lab.seekPlan(t);
+      lab.seek(t);
+      steps.push({ t, from: plan.onward ? null : plan.cp.t, now: lab.now() });
+    }
+    // Trim under a budget nothing fits: every checkpoint but the one at 0 and the rungs goes.
+    const others = () => lab.checkpoints.filter((c) => c.t > 0 && !rungs.includes(c.t)).length;
+    const othersBefore = others();
+    lab.heapBudgetBytes = 2 ** 20;
+    lab.trim();
+    const afterTrim = { rungs: rungs.filter(has), others: others() };
+    // A far seek moves the focus: the old rungs are dropped like any other.
+    lab.heapBudgetBytes = WasmLab.heapBytes() + 24 * 2 ** 20;
+    lab.seek(5000);
+    const keptAfterFarSeek = rungs.filter((t) => lab.onRung(t));
+    lab.heapBudgetBytes = 2 ** 20;
+    lab.trim();
+    const oldLeft = rungs.filter(has);
+    lab.heapBudgetBytes = 432 * 2 ** 20;
+    lab.seek(40000);
+    return { hash, again: lab.traceHash(), full, rungs, keptAfterJump, taken, overBy, steps, othersBefore, afterTrim, keptAfterFarSeek, oldLeft };
+  });
+  assert.equal(res.full, true, 'the heap is near its budget');
+  assert.deepEqual(res.rungs, [23000, 24000, 24500, 25000]);
+  assert.deepEqual(res.keptAfterJump, [], 'the jump kept rungs');
+  assert.deepEqual(res.taken, res.rungs, 'a checkpoint on every rung the replays passed');
+  assert.ok(res.overBy <= 4 * 2 ** 20, `heap over budget by ${res.overBy} bytes`);
+  // Each step replays from the rung behind it (or a checkpoint after that rung).
+  const behind = { 24300: 24000, 25200: 25000, 23600: 23000, 24900: 24500 };
+  for (const s of res.steps) {
+    assert.equal(s.now, s.t);
+    assert.ok(s.from !== null && s.from >= behind[s.t] && s.from <= s.t, `the step to ${s.t} replayed from ${s.from}`);
+  }
+  assert.ok(res.othersBefore > 0, 'checkpoints off the rungs to drop');
+  assert.deepEqual(res.afterTrim.rungs, res.rungs, 'trim kept the rungs');
+  assert.equal(res.afterTrim.others, 0, 'trim kept checkpoints off the rungs');
+  assert.deepEqual(res.keptAfterFarSeek, [], 'a seek 20 s away moved the focus');
+  assert.deepEqual(res.oldLeft, [], 'the old rungs stayed through a trim');
+  assert.equal(res.again, res.hash, 'seeking back and forth changed the run');
+  assert.deepEqual(app.errors, []);
+});
+
 test('a seek in a nearly full heap takes a checkpoint only where it splits a wide gap, though freeing the world it left made room for a while (issue 27)', async () => {
   await open();
   const res = await app.page.evaluate(async () => {
@@ -314,13 +384,15 @@ test('a seek in a nearly full heap takes a checkpoint only where it splits a wid
       const g = (before[i + 1] ?? 12000) - t;
       if (g > width) [from, width] = [t, g];
     });
-    lab.seek(from + Math.floor(width / 2));
-    return { before, after: lab.checkpoints.map((c) => c.t), big };
+    const target = from + Math.floor(width / 2);
+    lab.seek(target);
+    return { before, after: lab.checkpoints.map((c) => c.t), big, rungs: [...lab.focusRungs(target)] };
   });
   assert.equal(res.big, true);
   const gaps = res.before.slice(1).map((t, i) => t - res.before[i]);
   const narrowest = Math.min(...gaps);
-  for (const t of res.after.filter((c) => !res.before.includes(c))) {
+  // Off the rungs behind its target (the test above): those it takes on purpose.
+  for (const t of res.after.filter((c) => !res.before.includes(c) && !res.rungs.includes(c))) {
     const prev = res.after.filter((c) => c < t).pop();
     // The heap the seek began with was near its budget: the rule for a full
     // heap holds, even while the freed world's room lasts.

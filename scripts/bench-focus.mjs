@@ -12,7 +12,7 @@
 // asserted: this is a benchmark.
 //
 //   node scripts/bench-focus.mjs [--scenario bench/large.json] [--run-for 60000]
-//        [--jump 20000] [--steps -300,-800,-1400,300,-100,-2500,1000,-600]
+//        [--jump 20000] [--steps -300,-800,-1400,300,-100,-2500,1000,-600,-3500,600]
 //        [--random 20] [--rounds 2]
 //
 // Needs `make build`.
@@ -25,7 +25,7 @@ const arg = (name, fallback) => {
 const scenario = arg('scenario', 'bench/large.json');
 const runFor = Number(arg('run-for', '60000'));
 const jump = Number(arg('jump', '20000'));
-const steps = arg('steps', '-300,-800,-1400,300,-100,-2500,1000,-600').split(',').map(Number);
+const steps = arg('steps', '-300,-800,-1400,300,-100,-2500,1000,-600,-3500,600').split(',').map(Number);
 const random = Number(arg('random', '20'));
 const rounds = Number(arg('rounds', '2'));
 if (![runFor, jump, random, rounds, ...steps].every(Number.isFinite) || jump + Math.min(...steps) < 0) {

@@ -95,8 +95,8 @@ const MEASURE_MS = 60;
  * it (a reader scrubbing there), not by the jump itself: seeks from one far
  * moment to another take none. 0 is the step at the moment itself.
  */
-export const FOCUS_RUNGS_MS = [0, 500, 1000, 2000];
-/** The focus's window: its moment and this far behind it; a seek this close stays in the focus. */
+export const FOCUS_RUNGS_MS = [0, 500, 1000, 2000, 4000];
+/** The focus's window: its moment and this far behind it (to the farthest rung); a seek this close stays in the focus. */
 const FOCUS_SPAN_MS = FOCUS_RUNGS_MS.at(-1);
 
 /**
@@ -202,7 +202,7 @@ export class Lab {
    */
   moveFocus(t) {
     if (this.focus && Math.abs(t - this.focus.t) <= FOCUS_SPAN_MS) this.focus.near = true;
-    else this.focus = { t, near: false, rungs: this.focusRungs(t) };
+    else this.focus = { t, low: Math.floor((t - FOCUS_SPAN_MS) / this.gridMs) * this.gridMs, near: false, rungs: this.focusRungs(t) };
   }
 
   /** Whether t is one of the rungs taken and kept for the focus. */
@@ -213,7 +213,18 @@ export class Lab {
   /** Whether t is in the window of a focus whose rungs are taken (a full heap takes checkpoints there on the rungs only). */
   inFocus(t) {
     const f = this.focus;
-    return f != null && f.near && t <= f.t && t >= f.t - FOCUS_SPAN_MS;
+    return f != null && f.near && t <= f.t && t >= f.low;
+  }
+
+  /**
+   * Which checkpoints trim keeps for the focus, as a test of their time: its
+   * rungs, and the first checkpoint in its window (the replays that took
+   * the rungs began there when it lies after the farthest rung, and a step
+   * back past the rungs they passed replays from it).
+   */
+  keptForFocus() {
+    const first = this.checkpoints.find((c) => this.inFocus(c.t))?.t;
+    return (t) => t === first || this.onRung(t);
   }
 
   /** Whether the heap is near its budget: the rules for a full heap apply (maybeCheckpoint). */
@@ -288,14 +299,15 @@ export class Lab {
   }
 
   /** The checkpoint whose removal leaves the smallest gap (index `k`, -1 if
-   * none may go: never the one at 0, never `keep`, never one on the focus's
-   * rungs) and that `gap`. */
+   * none may go: never the one at 0, never `keep`, never one kept for the
+   * focus) and that `gap`. */
   cheapest(keep) {
     const end = Math.max(this.now(), this.horizon);
+    const kept = this.keptForFocus();
     let k = -1;
     let gap = Infinity;
     for (let i = 1; i < this.checkpoints.length; i++) {
-      if (this.checkpoints[i] === keep || this.onRung(this.checkpoints[i].t)) continue;
+      if (this.checkpoints[i] === keep || kept(this.checkpoints[i].t)) continue;
       const g = (this.checkpoints[i + 1]?.t ?? end) - this.checkpoints[i - 1].t;
       if (g < gap) [gap, k] = [g, i];
     }
@@ -330,10 +342,11 @@ export class Lab {
     // causes) is paid inside the seek, so it is taken only where it splits a
     // wide gap. The heap a seek goes by is the one it started with: the
     // world it freed before its replay leaves room that the replayed world
-    // takes back. The spacing it aims at is that of the checkpoints off the
-    // focus's rungs: the rungs' narrow gaps are on purpose.
+    // takes back. The spacing it aims at is that of the checkpoints not kept
+    // for the focus: the rungs' narrow gaps are on purpose.
     if (this.full()) {
-      const spaced = this.checkpoints.filter((c) => !this.onRung(c.t));
+      const kept = this.keptForFocus();
+      const spaced = this.checkpoints.filter((c) => !kept(c.t));
       let narrowest = Infinity;
       for (let k = 1; k < spaced.length; k++) narrowest = Math.min(narrowest, spaced[k].t - spaced[k - 1].t);
       const gap = Math.min(this.cheapest().gap, 4 * narrowest);

@@ -41,7 +41,7 @@ const fmt = (x) => String(Math.round(x)).padStart(6);
 
 const srv = await startServer(WWW);
 const browser = await launchBrowser();
-const results = { on: { scrub: [], random: [] }, off: { scrub: [], random: [] } };
+const results = { on: { scrub: [], random: [], memory: 0 }, off: { scrub: [], random: [], memory: 0 } };
 try {
   for (let r = 0; r < rounds; r++) {
     for (const mode of r % 2 ? ['off', 'on'] : ['on', 'off']) {
@@ -52,7 +52,7 @@ try {
       const out = await page.evaluate(
         async ({ scenario, runFor, jump, steps, random, mode }) => {
           const { Lab, initWasm } = await import('./lab.js');
-          await initWasm();
+          const wasm = await initWasm();
           const text = await (await fetch(`scenarios/${scenario}`)).text();
           const fresh = () => {
             const lab = new Lab();
@@ -83,20 +83,22 @@ try {
           const rand = time(lab, ts);
           lab.core.free();
           lab.dropCheckpoints();
-          return { scrub, random: rand };
+          // Wasm memory never shrinks: this is the most either case took.
+          return { scrub, random: rand, memory: wasm.memory.buffer.byteLength };
         },
         { scenario, runFor, jump, steps, random, mode },
       );
       if (errors.length) throw new Error(`page errors: ${errors.join('; ')}`);
       results[mode].scrub.push(...out.scrub);
       results[mode].random.push(...out.random);
+      results[mode].memory = Math.max(results[mode].memory, out.memory);
       const s = out.scrub;
       console.log(`round ${r + 1}, rungs ${mode}: jump ${Math.round(s[0].ms)} ms; steps ${s.slice(1).map((x) => Math.round(x.ms)).join(', ')} ms`);
       await page.context().close();
     }
   }
   console.log(`\n${scenario} after runFor(${runFor}); ms per seek (Lab.seek), simulated ms replayed`);
-  console.log(['rungs', 'case', 'seeks', 'p50', 'p95', 'max', 'mean replayed'].map((h) => h.padStart(8)).join(''));
+  console.log(['rungs', 'case', 'seeks', 'p50', 'p95', 'max', 'replayed'].map((h) => h.padStart(8)).join(''));
   for (const mode of ['on', 'off']) {
     for (const c of ['scrub', 'random']) {
       // The scrub case's jump is a far seek like the random ones: its steps are what the rungs are for.
@@ -106,6 +108,7 @@ try {
       console.log(`${mode.padStart(8)}${c.padStart(8)}${String(rows.length).padStart(8)}  ${fmt(pct(ms, 50))}  ${fmt(pct(ms, 95))}  ${fmt(Math.max(...ms))}  ${fmt(replayed)}`);
     }
   }
+  for (const mode of ['on', 'off']) console.log(`wasm memory, rungs ${mode}: at most ${Math.round(results[mode].memory / 2 ** 20)} MiB`);
 } finally {
   await browser.close();
   await srv.close();

@@ -180,8 +180,9 @@ export class Lab {
     // A seek under way, replayed a slice at a time ({target, from}: seekBegin).
     this.seekJob = null;
     this.seeking = false;
-    // The last long seek's target and the grid steps behind it that a full
-    // heap keeps checkpoints at ({t, rungs}: focusRungs), or null.
+    // The moment the last long seek went to: {t, low (its window's start),
+    // near (a seek near it since: its rungs are taken and kept), rungs
+    // (focusRungs)}; null before the first seek (moveFocus).
     this.focus = null;
   }
 

@@ -97,8 +97,8 @@ try {
       await page.context().close();
     }
   }
-  console.log(`\n${scenario} after runFor(${runFor}); ms per seek (Lab.seek), simulated ms replayed`);
-  console.log(['rungs', 'case', 'seeks', 'p50', 'p95', 'max', 'replayed'].map((h) => h.padStart(8)).join(''));
+  console.log(`\n${scenario} after runFor(${runFor}); ms per seek (Lab.seek); replay: the mean simulated ms a seek replayed`);
+  console.log(['rungs', 'case', 'seeks', 'p50', 'p95', 'max', 'replay'].map((h) => h.padStart(8)).join(''));
   for (const mode of ['on', 'off']) {
     for (const c of ['scrub', 'random']) {
       // The scrub case's jump is a far seek like the random ones: its steps are what the rungs are for.

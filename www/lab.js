@@ -93,7 +93,8 @@ const MEASURE_MS = 60;
  * seconds; from the rung behind it, at most about the gap between rungs.
  * The rungs are taken by the replays of the seeks that follow the jump near
  * it (a reader scrubbing there), not by the jump itself: seeks from one far
- * moment to another take none. 0 is the step at the moment itself.
+ * moment to another take none. Where play (or runFor) stopped is a moment
+ * too: the first seek near it takes them. 0 is the step at the moment itself.
  */
 export const FOCUS_RUNGS_MS = [0, 500, 1000, 2000, 4000];
 /** The focus's window: its moment and this far behind it (to the farthest rung); a seek this close stays in the focus. */
@@ -180,10 +181,12 @@ export class Lab {
     // A seek under way, replayed a slice at a time ({target, from}: seekBegin).
     this.seekJob = null;
     this.seeking = false;
-    // The moment the last long seek went to: {t, low (its window's start),
-    // near (a seek near it since: its rungs are taken and kept), rungs
-    // (focusRungs)}; null before the first seek (moveFocus).
+    // The moment the last long seek went to, or where the world stopped
+    // when it ran on since (ranOn): {t, low (its window's start), near (a
+    // seek near it since: its rungs are taken and kept), rungs
+    // (focusRungs)}; null before the first seek (moveFocus, seekBegin).
     this.focus = null;
+    this.ranOn = false; // the core ran on, not in a seek, since the last seek
   }
 
   /**
@@ -534,6 +537,7 @@ export class Lab {
       this.core.runUntil(nb);
       if (this.now() < nb) break; // the core could not advance
       this.horizon = Math.max(this.horizon, nb);
+      if (!this.seeking) this.ranOn = true;
       // The step from 0 carries the cluster's start (registrations, the
       // first elections: a fixed cost, 27x the pace on tour 4), which says
       // nothing of how fast the core runs on.
@@ -650,6 +654,13 @@ export class Lab {
     this.seekHeap = Math.max(this.seeking ? this.seekHeap : 0, WasmLab.heapBytes());
     this.seeking = true;
     this.seekJob = null;
+    // The world ran on since the last seek (play, runFor): where it stopped
+    // is where the reader is looking, and a seek near it scrubs there.
+    if (this.ranOn) {
+      this.focus = null;
+      this.moveFocus(this.now());
+      this.ranOn = false;
+    }
     this.moveFocus(to);
     const { onward, cp } = this.seekPlan(to);
     if (!onward && !cp) this.rebuild(0);

@@ -370,6 +370,37 @@ test('scrubbing around where a long seek went in a full heap takes checkpoints o
   assert.deepEqual(app.errors, []);
 });
 
+test('where play stopped is a moment too: the first seek near it takes the rungs behind it (issue 27)', async () => {
+  await open();
+  const res = await app.page.evaluate(async () => {
+    const { lab, WasmLab } = await window.labOf('scenarios/tour-11-mass-failover.json');
+    lab.heapBudgetBytes = WasmLab.heapBytes() + 24 * 2 ** 20;
+    lab.runFor(40000);
+    // Nothing between 20 s and the end, as a full heap's spacing leaves on the large bench.
+    for (const c of lab.checkpoints.filter((c) => c.t > 20000)) c.core.free();
+    lab.checkpoints = lab.checkpoints.filter((c) => c.t <= 20000);
+    lab.heapBudgetBytes = WasmLab.heapBytes() / 0.92;
+    const has = (t) => lab.checkpoints.some((c) => c.t === t);
+    // The reader steps back 300 ms from where the run stopped, then 1 s.
+    lab.seek(39700);
+    const rungs = [...lab.focusRungs(40000)].sort((a, b) => a - b);
+    const taken = rungs.filter((t) => has(t) && lab.onRung(t));
+    const plan = lab.seekPlan(38900);
+    lab.seek(38900);
+    // Played on again and stopped elsewhere: that is the moment now.
+    lab.runFor(1000);
+    lab.seek(39600);
+    return { rungs, taken, from: plan.cp?.t, now: lab.now(), focus: lab.focus.t };
+  });
+  assert.deepEqual(res.rungs, [36000, 38000, 39000, 39500, 40000]);
+  // The first step's replay ran from 20 s to 39.7 s: every rung but the one at 40 s.
+  assert.deepEqual(res.taken, [36000, 38000, 39000, 39500]);
+  assert.equal(res.from, 38000, 'the second step replays from the rung behind it');
+  assert.equal(res.focus, 39900, 'the focus moves to where the run stopped again');
+  assert.equal(res.now, 39600);
+  assert.deepEqual(app.errors, []);
+});
+
 test('a seek in a nearly full heap takes a checkpoint only where it splits a wide gap, though freeing the world it left made room for a while (issue 27)', async () => {
   await open();
   const res = await app.page.evaluate(async () => {

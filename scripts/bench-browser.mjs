@@ -31,13 +31,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
-import { startServer, launchBrowser, ROOT, CHROMIUM_ARGS } from '../tests/e2e/helpers.mjs';
+import { startServer, launchBrowser, scriptArg, ROOT, CHROMIUM_ARGS } from '../tests/e2e/helpers.mjs';
 import { chromium } from 'playwright-core';
 
-function arg(name, fallback) {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 && i + 1 < process.argv.length ? process.argv[i + 1] : fallback;
-}
+const arg = scriptArg;
 const WORKLOADS = arg('workloads', 'small,medium,large').split(',').filter(Boolean);
 const UNTIL = arg('until', '');
 const FRAMES = Number(arg('frames', '300'));

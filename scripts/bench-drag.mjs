@@ -12,12 +12,9 @@
 //        [--targets 42900,14500,51300,27700,36100,8300,57900,22400] [--mode both]
 //
 // Needs `make build`.
-import { startServer, launchBrowser, WWW } from '../tests/e2e/helpers.mjs';
+import { startServer, launchBrowser, scriptArg, WWW } from '../tests/e2e/helpers.mjs';
 
-const arg = (name, fallback) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 && process.argv[i + 1] !== undefined ? process.argv[i + 1] : fallback;
-};
+const arg = scriptArg;
 const scenario = arg('scenario', 'bench/large.json');
 const runFor = Number(arg('run-for', '60000'));
 const targets = arg('targets', '42900,14500,51300,27700,36100,8300,57900,22400').split(',').map(Number);

@@ -16,12 +16,9 @@
 //        [--random 20] [--rounds 2]
 //
 // Needs `make build`.
-import { startServer, launchBrowser, WWW } from '../tests/e2e/helpers.mjs';
+import { startServer, launchBrowser, scriptArg, WWW } from '../tests/e2e/helpers.mjs';
 
-const arg = (name, fallback) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 && process.argv[i + 1] !== undefined ? process.argv[i + 1] : fallback;
-};
+const arg = scriptArg;
 const scenario = arg('scenario', 'bench/large.json');
 const runFor = Number(arg('run-for', '60000'));
 const jump = Number(arg('jump', '20000'));

@@ -14,12 +14,9 @@
 // Needs `make build`.
 import fs from 'node:fs';
 import path from 'node:path';
-import { startServer, launchBrowser, WWW } from '../tests/e2e/helpers.mjs';
+import { startServer, launchBrowser, scriptArg, WWW } from '../tests/e2e/helpers.mjs';
 
-const arg = (name, fallback) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 && process.argv[i + 1] !== undefined ? process.argv[i + 1] : fallback;
-};
+const arg = scriptArg;
 const scenario = arg('scenario', 'bench/large.json');
 const speed = Number(arg('speed', '100'));
 const seconds = Number(arg('seconds', '10'));

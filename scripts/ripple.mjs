@@ -13,12 +13,9 @@
 
 import fs from 'node:fs';
 import path from 'node:path';
-import { startApp, ROOT } from '../tests/e2e/helpers.mjs';
+import { startApp, scriptArg, ROOT } from '../tests/e2e/helpers.mjs';
 
-function arg(name, fallback) {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 && i + 1 < process.argv.length ? process.argv[i + 1] : fallback;
-}
+const arg = scriptArg;
 const SCENARIO = arg('scenario', 'bench/large.json');
 const OUT = path.resolve(ROOT, arg('out', 'docs'));
 // broker 1 crashes at 20 s; broker.session.timeout.ms = 9 s: fenced at 29.001 s.

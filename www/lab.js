@@ -211,7 +211,7 @@ export class Lab {
 
   /** Whether t is one of the rungs taken and kept for the focus. */
   onRung(t) {
-    return (this.focus?.near && this.focus.rungs.has(t)) ?? false;
+    return this.focus?.near === true && this.focus.rungs.has(t);
   }
 
   /** Whether t is in the window of a focus whose rungs are taken (a full heap takes checkpoints there on the rungs only). */

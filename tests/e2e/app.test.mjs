@@ -36,6 +36,11 @@ async function open(query = '?paused=1') {
       lab.load(await (await fetch(file)).text());
       return { lab, WasmLab };
     };
+    // Keep only the checkpoints of `lab` whose time passes `keep`, freeing the others.
+    window.keepCheckpoints = (lab, keep) => {
+      for (const c of lab.checkpoints.filter((c) => !keep(c.t))) c.core.free();
+      lab.checkpoints = lab.checkpoints.filter((c) => keep(c.t));
+    };
   });
 }
 
@@ -305,10 +310,7 @@ test('scrubbing around where a long seek went in a full heap takes checkpoints o
     lab.runFor(40000);
     const hash = lab.traceHash();
     // A gap of 20 s, as the even spacing of a full heap leaves on the large bench.
-    const widen = () => {
-      for (const c of lab.checkpoints.filter((c) => c.t > 10000 && c.t < 30000)) c.core.free();
-      lab.checkpoints = lab.checkpoints.filter((c) => c.t <= 10000 || c.t >= 30000);
-    };
+    const widen = () => window.keepCheckpoints(lab, (t) => t <= 10000 || t >= 30000);
     widen();
     // The heap at 92 % of its budget again.
     lab.heapBudgetBytes = WasmLab.heapBytes() / 0.92;
@@ -377,8 +379,7 @@ test('where play stopped is a moment too: the first seek near it takes the rungs
     lab.heapBudgetBytes = WasmLab.heapBytes() + 24 * 2 ** 20;
     lab.runFor(40000);
     // Nothing between 20 s and the end, as a full heap's spacing leaves on the large bench.
-    for (const c of lab.checkpoints.filter((c) => c.t > 20000)) c.core.free();
-    lab.checkpoints = lab.checkpoints.filter((c) => c.t <= 20000);
+    window.keepCheckpoints(lab, (t) => t <= 20000);
     lab.heapBudgetBytes = WasmLab.heapBytes() / 0.92;
     const has = (t) => lab.checkpoints.some((c) => c.t === t);
     // The reader steps back 300 ms from where the run stopped, then 1 s.
@@ -477,8 +478,7 @@ test('in a full heap with one checkpoint beyond 0, a later one still replaces it
     if (!lab.checkpoints.some((c) => c.t === 200)) lab.takeCheckpoint(200);
     lab.runFor(800);
     // Keep the checkpoints at 0 and 200 ms only; the lab is at 1 s.
-    for (const c of lab.checkpoints.filter((c) => c.t !== 0 && c.t !== 200)) c.core.free();
-    lab.checkpoints = lab.checkpoints.filter((c) => c.t === 0 || c.t === 200);
+    window.keepCheckpoints(lab, (t) => t === 0 || t === 200);
     const before = lab.checkpoints.map((c) => c.t);
     // The heap at 95 % of its budget: full, with nothing for trim to drop yet.
     const heap = WasmLab.heapBytes();

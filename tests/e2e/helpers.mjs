@@ -51,6 +51,12 @@ const MIME = {
 
 /** Content type for a file name (application/octet-stream when unknown). */
 /** The real native CLI (`cargo run --release -- ...args`); its stdout. */
+/** A script's `--name value` argument, or `fallback` when it is not given (the bench scripts). */
+export function scriptArg(name, fallback) {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 && i + 1 < process.argv.length ? process.argv[i + 1] : fallback;
+}
+
 export function cli(args) {
   return execFileSync('cargo', ['run', '-q', '--release', '--', ...args], {
     cwd: ROOT,

@@ -539,3 +539,34 @@ fn a_clean_shutdown_flushes_every_log_and_checkpoints_every_high_watermark() {
         "after the clean stop"
     );
 }
+
+/// Not a Kafka rule but the lab's memory (issue 27): a follower's log holds
+/// the same records as its leader's, so it shares the leader's chunks of them
+/// (sent with the fetch response) instead of writing copies. Two of every
+/// three record cells of a cluster with replication factor 3 are thus not
+/// held twice, and what each log holds is unchanged.
+#[test]
+fn followers_share_their_leaders_record_chunks_instead_of_copying_them() {
+    let mut l = lab(RF3);
+    l.cluster.run_until(3_000);
+    l.cluster.apply(produce("t", 5, "all")).unwrap();
+    l.cluster.run_for(1_000);
+    l.cluster.apply(produce("t", 10, "all")).unwrap();
+    l.cluster.run_for(2_000);
+    let leader = &replica(&l, 1, 0).log;
+    assert_eq!(leader.log_end_offset(), 15);
+    for b in [2, 3] {
+        let log = &replica(&l, b, 0).log;
+        assert_eq!(
+            log.digest(),
+            leader.digest(),
+            "broker {b} holds the leader's records"
+        );
+        assert_eq!(
+            log.record_chunks_shared_with(leader),
+            (2, 2),
+            "broker {b}'s log shares both chunks of the leader's"
+        );
+    }
+    assert_no_violations(&l);
+}

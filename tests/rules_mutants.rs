@@ -420,6 +420,7 @@ fn answer(id: u64, base: u64, hw: u64, n: u64) -> Message {
         records: (base..base + n).map(|i| Record::plain(i, 6)).collect(),
         base_offset: base,
         preferred_read_replica: None,
+        chunk: None,
     };
     Message::FetchResponse {
         id,
@@ -486,6 +487,7 @@ fn out_of_range(w: &mut BrokerWorld, id: u64, leader_leo: u64) {
         records: Vec::new(),
         base_offset: 0,
         preferred_read_replica: None,
+        chunk: None,
     };
     let msg = Message::FetchResponse {
         id,

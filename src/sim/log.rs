@@ -18,7 +18,7 @@ use crate::sim::shared::cow;
 
 use serde::Serialize;
 
-use super::shared::SharedVec;
+use super::shared::{SharedChunk, SharedVec};
 
 /// One record as the simulation sees it. `id` is unique per `send()` call of a
 /// producer (a retry keeps it), so the same id at two offsets is a duplicate.
@@ -230,6 +230,10 @@ impl EpochCache {
 /// second later is the same (47.7 MB at 10 s, 48.0 at 60 s).
 const LOG_CHUNK: usize = 8;
 
+/// A chunk of a leader's log sent with the records of a fetch response
+/// (`Log::chunk_starting_in`, `Log::append_from`).
+pub type LogChunk = SharedChunk<(Record, u64), LOG_CHUNK>;
+
 /// `repr(C)`: what every fetch asks (the end, the HW, the latest epoch)
 /// first, beside the records' index; flush and checkpoint state last.
 #[derive(Clone, Debug, Default)]
@@ -373,12 +377,38 @@ impl Log {
     /// Append one record at the LEO; returns its offset. Keeps the epoch cache up
     /// to date (a record with a newer epoch starts a cache entry).
     pub fn append(&mut self, record: Record) -> u64 {
+        self.append_from(record, None)
+    }
+
+    /// The first chunk of this log that starts at an offset in
+    /// `from..to`, for a follower that appends those records
+    /// (`append_from`).
+    pub fn chunk_starting_in(&self, from: u64, to: u64) -> Option<LogChunk> {
+        self.records.chunk_starting_in(from as usize, to as usize)
+    }
+
+    /// How many chunks of this log's records (of how many) are `other`'s
+    /// too: a follower's log shares its leader's (`append_from`).
+    pub fn record_chunks_shared_with(&self, other: &Log) -> (usize, usize) {
+        let chunks = self.records.len().div_ceil(LOG_CHUNK);
+        (
+            self.records.chunks_shared_with(&other.records).min(chunks),
+            chunks,
+        )
+    }
+
+    /// `append(record)`, for a record the leader sent with the chunk of its
+    /// log that starts among them (`chunk_starting_in`): where this log's
+    /// prefix is the leader's, the record (and the hash of the log up to it)
+    /// is already in the leader's chunk, and this log shares that chunk
+    /// instead of writing a copy. What the log holds is the same either way.
+    pub fn append_from(&mut self, record: Record, sent: Option<&LogChunk>) -> u64 {
         let offset = self.log_end_offset();
         if self.latest_epoch().is_none_or(|e| record.epoch > e) {
             self.assign_epoch(record.epoch, offset);
         }
         let hash = mix(self.last_hash, &record);
-        self.records.push((record, hash));
+        self.records.push_matching((record, hash), sent);
         self.last_epoch = Some(record.epoch);
         self.last_hash = hash;
         offset

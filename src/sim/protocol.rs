@@ -6,7 +6,7 @@
 
 use serde::Serialize;
 
-use super::log::Record;
+use super::log::{LogChunk, Record};
 
 pub type BrokerId = u32;
 /// Index of a partition in the cluster's partition table.
@@ -193,6 +193,11 @@ pub struct FetchPartitionResponse {
     /// KIP-392: the leader tells a consumer to read from this replica instead
     /// (the answer then carries no records).
     pub preferred_read_replica: Option<BrokerId>,
+    /// Not on the wire: the chunk of the leader's log that starts among
+    /// `records`, so the follower's log shares it rather than copying it
+    /// (`Log::append_from`; none for a consumer).
+    #[serde(skip)]
+    pub chunk: Option<LogChunk>,
 }
 
 #[derive(Clone, Debug, Serialize)]

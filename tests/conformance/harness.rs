@@ -1020,6 +1020,7 @@ impl FetcherWorld {
                 records: Vec::new(),
                 base_offset: p.fetch_offset,
                 preferred_read_replica: None,
+                chunk: None,
             })
             .collect();
         let msg = Message::FetchResponse {

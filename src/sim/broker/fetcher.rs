@@ -255,7 +255,7 @@ impl Broker {
             // At this replica's log end (checked above), and something moved:
             // records, the first append of this epoch, or the HW.
             for r in resp.records.drain(..) {
-                rep.log.append(r);
+                rep.log.append_from(r, resp.chunk.as_ref());
             }
             self.spares.0.records.put(resp.records);
             let leo = rep.log.log_end_offset();

@@ -903,6 +903,7 @@ mod tests {
             records,
             base_offset: 1,
             preferred_read_replica: None,
+            chunk: None,
         };
         let mut respond = |b: &mut Broker, now, resp: FetchPartitionResponse| {
             let Some(asked) = id else {

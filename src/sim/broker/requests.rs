@@ -627,6 +627,7 @@ impl Broker {
             records: Vec::new(),
             base_offset: fp.fetch_offset,
             preferred_read_replica: None,
+            chunk: None,
         };
         let error = match self.replicas.get(&p) {
             None => Some(ErrorCode::NotLeaderOrFollower),
@@ -728,6 +729,9 @@ impl Broker {
         }
         let leo = r.log.log_end_offset();
         resp.records = read_records(&mut self.spares.0.records, &r.log, fp.fetch_offset, leo);
+        if !resp.records.is_empty() {
+            resp.chunk = r.log.chunk_starting_in(fp.fetch_offset, leo);
+        }
         if record_for == Some(follower) {
             self.record_follower_position(ctx, follower, broker_epoch, fp);
         }

@@ -978,6 +978,7 @@ mod tests {
                         records: Vec::new(),
                         base_offset: 120,
                         preferred_read_replica: None,
+                        chunk: None,
                     }],
                 },
             )
@@ -1054,6 +1055,7 @@ mod tests {
                     records: Vec::new(),
                     base_offset: 120,
                     preferred_read_replica: None,
+                    chunk: None,
                 }],
             };
             world.at(5_000, |ctx| c.on_message(ctx, answer(Some((2, 5)))));

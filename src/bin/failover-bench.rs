@@ -373,7 +373,26 @@ mod cli {
             eprintln!("snapshot: {p}");
             points.push(p);
         }
-        println!("{}", json!({ "scenario": file, "points": points }));
+        // What the live world holds at the last point, part by part (the
+        // world is taken apart: nothing runs after it).
+        let c = &mut lab.cluster;
+        let replicas: usize = c
+            .brokers
+            .iter_mut()
+            .map(|b| freed_by(std::mem::take(&mut b.replicas)))
+            .sum();
+        let live = json!({
+            "brokers_replicas": replicas,
+            "brokers": freed_by(std::mem::take(&mut c.brokers)),
+            "producers": freed_by(std::mem::take(&mut c.producers)),
+            "trace": freed_by(std::mem::take(&mut c.trace)),
+            "acked": freed_by(std::mem::take(&mut c.acked)),
+            "rest": freed_by(lab),
+        });
+        println!(
+            "{}",
+            json!({ "scenario": file, "points": points, "live_parts_bytes_at_last": live })
+        );
         Ok(())
     }
 

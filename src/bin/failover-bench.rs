@@ -274,6 +274,25 @@ mod cli {
         before.saturating_sub(failover_lab::heap::live())
     }
 
+    /// What each big part of `c` frees when taken out of it, in bytes: the
+    /// replicas (the per-round state) apart from the rest of each broker
+    /// (its per-partition tables), the producers, the trace, the
+    /// acknowledged records.
+    fn take_apart(c: &mut failover_lab::sim::Cluster) -> serde_json::Value {
+        let replicas: usize = c
+            .brokers
+            .iter_mut()
+            .map(|b| freed_by(std::mem::take(&mut b.replicas)))
+            .sum();
+        json!({
+            "brokers_replicas": replicas,
+            "brokers": freed_by(std::mem::take(&mut c.brokers)),
+            "producers": freed_by(std::mem::take(&mut c.producers)),
+            "trace": freed_by(std::mem::take(&mut c.trace)),
+            "acked": freed_by(std::mem::take(&mut c.acked)),
+        })
+    }
+
     fn snapshot(file: &str, at: &str, diverge: u64) -> Result<(), String> {
         let text = std::fs::read_to_string(file).map_err(|e| format!("{file}: {e}"))?;
         let mut lab = Lab::from_json(&text)?;
@@ -332,21 +351,7 @@ mod cli {
             }
             let kept = failover_lab::heap::live();
             let mut copy = copy;
-            let s = &mut copy.cluster;
-            // The replicas (the per-round state) apart from the rest of
-            // each broker (its per-partition tables).
-            let replicas: usize = s
-                .brokers
-                .iter_mut()
-                .map(|b| freed_by(std::mem::take(&mut b.replicas)))
-                .sum();
-            let mut retained_parts = json!({
-                "brokers_replicas": replicas,
-                "brokers": freed_by(std::mem::take(&mut s.brokers)),
-                "producers": freed_by(std::mem::take(&mut s.producers)),
-                "trace": freed_by(std::mem::take(&mut s.trace)),
-                "acked": freed_by(std::mem::take(&mut s.acked)),
-            });
+            let mut retained_parts = take_apart(&mut copy.cluster);
             let t2 = Instant::now();
             drop(copy);
             let drop_ms = ms_since(t2);
@@ -375,20 +380,8 @@ mod cli {
         }
         // What the live world holds at the last point, part by part (the
         // world is taken apart: nothing runs after it).
-        let c = &mut lab.cluster;
-        let replicas: usize = c
-            .brokers
-            .iter_mut()
-            .map(|b| freed_by(std::mem::take(&mut b.replicas)))
-            .sum();
-        let live = json!({
-            "brokers_replicas": replicas,
-            "brokers": freed_by(std::mem::take(&mut c.brokers)),
-            "producers": freed_by(std::mem::take(&mut c.producers)),
-            "trace": freed_by(std::mem::take(&mut c.trace)),
-            "acked": freed_by(std::mem::take(&mut c.acked)),
-            "rest": freed_by(lab),
-        });
+        let mut live = take_apart(&mut lab.cluster);
+        live["rest"] = json!(freed_by(lab));
         println!(
             "{}",
             json!({ "scenario": file, "points": points, "live_parts_bytes_at_last": live })

@@ -81,6 +81,17 @@ pub struct ProducerPartition {
     listed: Option<(BrokerId, Blocked)>,
 }
 
+/// A partition's first batch gets room for itself alone. A queue or an
+/// in-flight list otherwise grows to room for four at its first batch, and
+/// keeps it: most partitions of a big topic hold one batch at a time, and on
+/// the 20,000-partition bench that room held 18 MB of the producer's 22 MB
+/// (issue 27). Later growth doubles as before.
+fn room_for_one(queue: &mut VecDeque<Batch>) {
+    if queue.capacity() == 0 {
+        queue.reserve_exact(1);
+    }
+}
+
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct ProducerStats {
     /// Records the application handed to send().
@@ -413,6 +424,7 @@ impl Producer {
         }
         let mut sent_ms = ctx.buffers.ids.take();
         sent_ms.resize(ids.len(), ctx.now);
+        room_for_one(&mut state.queue);
         state.queue.push_back(Batch {
             sent_ms,
             records: ids,
@@ -953,6 +965,7 @@ impl Producer {
                         self.stats.retries += b.records.len() as u64;
                         b.request = None;
                         b.retry_at = ctx.now + wait;
+                        room_for_one(&mut state.queue);
                         state.queue.push_front(b);
                         self.queued.insert(p);
                     }
@@ -1111,6 +1124,9 @@ impl Producer {
                         partition: *p,
                         records,
                     });
+                if state.in_flight.capacity() == 0 {
+                    state.in_flight.reserve_exact(1);
+                }
                 state.in_flight.push(b);
             } else {
                 let slot = (*p, &mut *state);
@@ -1421,6 +1437,25 @@ mod tests {
                 current_leader: None,
             }],
         }
+    }
+
+    /// Memory, not a Kafka rule (issue 27): a partition's first batch gets
+    /// room for one batch in its queue and in its in-flight list, not the
+    /// four a first push makes room for (18 MB of 22 on the large bench).
+    #[test]
+    fn a_partitions_first_batch_gets_room_for_one_batch() {
+        let mut world = TestWorld::one_partition();
+        let mut p = producer(&[]);
+        let sends = sent(&mut world, 100, |ctx| {
+            p.send(ctx, 0, vec![11], Acks::All, false)
+        });
+        assert_eq!(produce_ids(&sends).len(), 1, "sent: {sends:?}");
+        let Some(state) = p.partitions.get(&0) else {
+            panic!("no state for partition 0")
+        };
+        assert_eq!(state.in_flight.len(), 1);
+        assert_eq!(state.in_flight.capacity(), 1);
+        assert_eq!(state.queue.capacity(), 1);
     }
 
     /// A timer that can no longer do anything is dropped from the cluster's

@@ -377,7 +377,27 @@ impl Log {
     /// Append one record at the LEO; returns its offset. Keeps the epoch cache up
     /// to date (a record with a newer epoch starts a cache entry).
     pub fn append(&mut self, record: Record) -> u64 {
-        self.append_from(record, None)
+        self.append_with(record, |records, cell| records.push(cell))
+    }
+
+    /// `append`'s bookkeeping around `push`, which puts the record and the
+    /// hash of the log up to it in place (a leader writes it; a follower
+    /// may find it there, `append_from`).
+    #[inline]
+    fn append_with(
+        &mut self,
+        record: Record,
+        push: impl FnOnce(&mut SharedVec<(Record, u64), LOG_CHUNK>, (Record, u64)),
+    ) -> u64 {
+        let offset = self.log_end_offset();
+        if self.latest_epoch().is_none_or(|e| record.epoch > e) {
+            self.assign_epoch(record.epoch, offset);
+        }
+        let hash = mix(self.last_hash, &record);
+        push(&mut self.records, (record, hash));
+        self.last_epoch = Some(record.epoch);
+        self.last_hash = hash;
+        offset
     }
 
     /// The first chunk of this log that starts at an offset in
@@ -403,15 +423,7 @@ impl Log {
     /// is already in the leader's chunk, and this log shares that chunk
     /// instead of writing a copy. What the log holds is the same either way.
     pub fn append_from(&mut self, record: Record, sent: Option<&LogChunk>) -> u64 {
-        let offset = self.log_end_offset();
-        if self.latest_epoch().is_none_or(|e| record.epoch > e) {
-            self.assign_epoch(record.epoch, offset);
-        }
-        let hash = mix(self.last_hash, &record);
-        self.records.push_matching((record, hash), sent);
-        self.last_epoch = Some(record.epoch);
-        self.last_hash = hash;
-        offset
+        self.append_with(record, |records, cell| records.push_matching(cell, sent))
     }
 
     fn producer_mut(&mut self, producer_id: u32) -> &mut ProducerState {

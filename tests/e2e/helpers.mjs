@@ -49,14 +49,13 @@ const MIME = {
   '.toml': 'text/plain; charset=utf-8',
 };
 
-/** Content type for a file name (application/octet-stream when unknown). */
-/** The real native CLI (`cargo run --release -- ...args`); its stdout. */
 /** A script's `--name value` argument, or `fallback` when it is not given (the bench scripts). */
 export function scriptArg(name, fallback) {
   const i = process.argv.indexOf(`--${name}`);
   return i >= 0 && i + 1 < process.argv.length ? process.argv[i + 1] : fallback;
 }
 
+/** The real native CLI (`cargo run --release -- ...args`); its stdout. */
 export function cli(args) {
   return execFileSync('cargo', ['run', '-q', '--release', '--', ...args], {
     cwd: ROOT,
@@ -66,6 +65,7 @@ export function cli(args) {
   });
 }
 
+/** Content type for a file name (application/octet-stream when unknown). */
 export function mimeType(file) {
   return MIME[path.extname(file).toLowerCase()] || 'application/octet-stream';
 }

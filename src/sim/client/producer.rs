@@ -81,11 +81,12 @@ pub struct ProducerPartition {
     listed: Option<(BrokerId, Blocked)>,
 }
 
-/// A partition's first batch gets room for itself alone. A queue or an
-/// in-flight list otherwise grows to room for four at its first batch, and
-/// keeps it: most partitions of a big topic hold one batch at a time, and on
-/// the 20,000-partition bench that room held 18 MB of the producer's 22 MB
-/// (issue 27). Later growth doubles as before.
+/// A partition's first batch gets room for itself alone in its queue (and,
+/// where `pump` moves it, in its in-flight list). Either otherwise grows to
+/// room for four at its first batch, and keeps it: most partitions of a big
+/// topic hold one batch at a time, and on the 20,000-partition bench that
+/// room held 18 MB of the producer's 22 MB (issue 27). Later growth doubles
+/// as before.
 fn room_for_one(queue: &mut VecDeque<Batch>) {
     if queue.capacity() == 0 {
         queue.reserve_exact(1);
@@ -1124,6 +1125,7 @@ impl Producer {
                         partition: *p,
                         records,
                     });
+                // Room for one, as the queue's (`room_for_one`).
                 if state.in_flight.capacity() == 0 {
                     state.in_flight.reserve_exact(1);
                 }

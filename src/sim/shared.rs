@@ -346,7 +346,8 @@ impl<T: Clone + PartialEq, const N: usize> SharedVec<T, N> {
     pub fn push_matching(&mut self, item: T, sent: Option<&SharedChunk<T, N>>) {
         if self.len % N == 0 {
             if let Some(src) = sent.filter(|src| src.0[0].get() == Some(&item)) {
-                self.chunks.truncate(self.len / N);
+                // At a chunk boundary the list ends at the length (`truncate`
+                // keeps `len.div_ceil(N)` chunks): the taken one goes last.
                 self.chunks.push(Rc::clone(&src.0));
                 self.len += 1;
                 return;

@@ -22,7 +22,7 @@
 //! while in the ISR — KIP-966's "last replica standing"). Outside the promise a
 //! loss is a result, counted and narrated, not a violation.
 
-use std::fmt::{self, Display};
+use std::fmt::Display;
 
 use serde::Serialize;
 
@@ -141,16 +141,6 @@ pub fn holder_logs(c: &Cluster, p: PartitionIndex) -> Vec<&Log> {
 /// Partition `p`'s log on broker `b`, if `b` hosts a replica of it.
 fn log_on(c: &Cluster, b: BrokerId, p: PartitionIndex) -> Option<&Log> {
     c.broker(b).and_then(|x| x.replicas.get(&p)).map(|r| &r.log)
-}
-
-/// `topic-partition`, formatted only when a message needs it (the checks run
-/// after every event; formatting eagerly was a measurable share of the run).
-struct Tp<'a>(&'a str, u32);
-
-impl Display for Tp<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}-{}", self.0, self.1)
-    }
 }
 
 /// One replica as the invariants see it.
@@ -406,7 +396,9 @@ pub fn check(c: &mut Cluster, dirty: &[PartitionIndex]) {
         // per touched partition).
         let (mut found, new_leader_hw, key, leader_epoch) = with_small(states, |replicas| {
             let mut found: Vec<(&'static str, String)> = Vec::new();
-            let tp = Tp(&c.partitions[p].topic, c.partitions[p].partition);
+            // `topic-partition`, formatted only when a message needs it (the checks
+            // run after every event; formatting eagerly was a measurable share).
+            let tp = c.partitions[p].tp();
             let tp: &dyn Display = &tp;
             let watch = &c.invariants.watch[p];
             let mut push = |name: &'static str, v: Option<String>| {
@@ -501,7 +493,7 @@ pub fn check(c: &mut Cluster, dirty: &[PartitionIndex]) {
             };
             c.invariants.watch[p].lost = count;
             if count > before {
-                let tp = Tp(&c.partitions[p].topic, c.partitions[p].partition).to_string();
+                let tp = c.partitions[p].name();
                 let cause = loss_cause(c, p, &lost);
                 let n = count - before;
                 c.trace.push(

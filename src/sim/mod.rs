@@ -55,7 +55,24 @@ pub struct PartitionInfo {
 impl PartitionInfo {
     /// `topic-partition`, as Kafka prints it.
     pub fn name(&self) -> String {
-        format!("{}-{}", self.topic, self.partition)
+        self.tp().to_string()
+    }
+
+    /// The same, written only where it is formatted into a message: no
+    /// string of its own (a 20,000-partition cluster's first elections name
+    /// 60,000 replicas in their trace).
+    pub fn tp(&self) -> Tp<'_> {
+        Tp(&self.topic, self.partition)
+    }
+}
+
+/// `topic-partition`, formatted only when a message needs it.
+#[derive(Clone, Copy, Debug)]
+pub struct Tp<'a>(pub &'a str, pub u32);
+
+impl std::fmt::Display for Tp<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}-{}", self.0, self.1)
     }
 }
 

@@ -142,7 +142,7 @@ impl Broker {
             if !same_epoch {
                 let text = format!(
                     "Broker {me} is now leader of {} in epoch {}: it writes (epoch {}, start offset {}) to its leader-epoch cache before accepting writes; LEO {}, HW {} (kept from before, it may lag).",
-                    ctx.tp(p),
+                    ctx.partitions[p].tp(),
                     reg.leader_epoch,
                     reg.leader_epoch,
                     rep.log.log_end_offset(),
@@ -185,7 +185,7 @@ impl Broker {
             rep.make_follower(reg);
             self.followed_stale = true;
             if !same {
-                let tp = ctx.tp(p);
+                let tp = ctx.partitions[p].tp();
                 ctx.trace(
                     TraceKind::BecameFollower {
                         broker: me,

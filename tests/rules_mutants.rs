@@ -38,6 +38,7 @@ fn on_broker(w: &mut BrokerWorld, f: impl FnOnce(&mut Broker, &mut Ctx)) -> Vec<
         dirty: &mut dirty,
         commit_values: &mut Default::default(),
         buffers: &mut Default::default(),
+        meta_pages: &mut Default::default(),
     };
     f(&mut w.broker, &mut ctx);
     ctx.sends
@@ -61,6 +62,7 @@ fn touched_by(w: &mut BrokerWorld, from: Node, msg: Message) -> (Vec<usize>, Vec
         dirty: &mut dirty,
         commit_values: &mut Default::default(),
         buffers: &mut Default::default(),
+        meta_pages: &mut Default::default(),
     };
     w.broker.on_message(&mut ctx, from, msg);
     let sends = ctx.sends;

@@ -182,6 +182,8 @@ pub struct Cluster {
     dirty: Vec<PartitionIndex>,
     /// What the records of `__consumer_offsets` say (`io::CommitValues`).
     pub commit_values: super::io::CommitValues,
+    /// The metadata-cache pages the brokers share (`broker::MetaPages`).
+    meta_pages: super::broker::MetaPages,
     /// Queue length at which dead timers are next dropped.
     compact_at: usize,
     /// A handler's output buffers, reused from event to event.
@@ -300,6 +302,7 @@ impl Cluster {
             invariants: InvariantState::new(n),
             dirty: Vec::new(),
             commit_values: Default::default(),
+            meta_pages: Default::default(),
             compact_at: MIN_COMPACT_QUEUE,
             sends_buf: Vec::new(),
             timers_buf: Vec::new(),
@@ -699,6 +702,7 @@ impl Cluster {
             timers_buf,
             commit_values,
             buffers,
+            meta_pages,
             ..
         } = self;
         macro_rules! ctx {
@@ -716,6 +720,7 @@ impl Cluster {
                     dirty,
                     commit_values,
                     buffers: &mut buffers.0,
+                    meta_pages,
                 }
             };
         }
@@ -821,12 +826,12 @@ impl Cluster {
         if let Node::Producer(i) = node {
             // Read, then given back emptied: no new buffer per acknowledgement.
             let mut acked = std::mem::take(&mut self.producers[i as usize].newly_acked);
-            for &a in &acked {
+            for &(p, a) in &acked {
                 let sent = self.sent_at(a.id);
                 self.availability
-                    .acked(a.partition, self.now, self.now.saturating_sub(sent));
-                self.acked[a.partition].push(a);
-                self.dirty.push(a.partition);
+                    .acked(p, self.now, self.now.saturating_sub(sent));
+                self.acked[p].push(a);
+                self.dirty.push(p);
             }
             acked.clear();
             self.producers[i as usize].newly_acked = acked;

@@ -235,9 +235,13 @@ pub struct Story {
 /// The story of record `id`, or `None` if no producer sent such a record.
 pub fn story(c: &Cluster, id: u64) -> Option<Story> {
     use super::trace::TraceKind as K;
-    let acked = c.acked.iter().flat_map(|l| l.iter()).find(|a| a.id == id);
+    let acked = c
+        .acked
+        .iter()
+        .enumerate()
+        .find_map(|(p, l)| l.iter().find(|a| a.id == id).map(|a| (p, a)));
     let (pi, fate_of) = match acked {
-        Some(a) => (a.producer as usize, None),
+        Some((_, a)) => (a.producer as usize, None),
         None => {
             let i = c.producers.iter().position(|p| {
                 p.stats.failed_ids.contains(&id)
@@ -260,7 +264,7 @@ pub fn story(c: &Cluster, id: u64) -> Option<Story> {
     // the first that holds it).
     let mut copies = Vec::new();
     let mut sent_ms = None;
-    let mut partition = acked.map(|a| a.partition);
+    let mut partition = acked.map(|(p, _)| p);
     for p in 0..c.partitions.len() {
         if partition.is_some_and(|q| q != p) {
             continue;
@@ -287,8 +291,8 @@ pub fn story(c: &Cluster, id: u64) -> Option<Story> {
             .any(|l| l.records().any(|r| r.id == id))
     };
     let fate = match (acked, fate_of) {
-        (Some(a), _) => {
-            let lost = super::invariants::lost_records(c, a.partition)
+        (Some((p, _)), _) => {
+            let lost = super::invariants::lost_records(c, p)
                 .iter()
                 .any(|x| x.1 == id);
             if lost {
@@ -317,7 +321,7 @@ pub fn story(c: &Cluster, id: u64) -> Option<Story> {
     let info = partition.map(|p| &c.partitions[p]);
     let here =
         |topic: &str, part: u32| info.is_some_and(|i| i.topic == topic && i.partition == part);
-    let offset = acked.map(|a| a.offset);
+    let offset = acked.map(|(_, a)| a.offset);
     let offsets: Vec<u64> = copies.iter().map(|x| x.offset).chain(offset).collect();
     let events = c
         .trace

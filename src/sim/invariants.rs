@@ -703,14 +703,12 @@ mod tests {
     fn acknowledged_records_missing_from_the_leader_are_counted() {
         let acked = [
             Acked {
-                partition: 0,
                 offset: 0,
                 id: 1,
                 acks: Acks::All,
                 producer: 0,
             },
             Acked {
-                partition: 0,
                 offset: 1,
                 id: 2,
                 acks: Acks::All,

@@ -97,6 +97,8 @@ pub struct Ctx<'a> {
     pub commit_values: &'a mut CommitValues,
     /// Emptied vectors of the produce path, shared by every node.
     pub buffers: &'a mut Buffers,
+    /// The metadata-cache pages the brokers share.
+    pub meta_pages: &'a mut super::broker::MetaPages,
 }
 
 /// Emptied vectors of the produce path, kept for the next request. A produce
@@ -221,6 +223,7 @@ impl TestWorld {
             dirty: &mut self.dirty,
             commit_values: &mut Default::default(),
             buffers: &mut self.buffers,
+            meta_pages: &mut Default::default(),
         };
         f(&mut ctx)
     }

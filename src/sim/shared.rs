@@ -433,6 +433,14 @@ impl<T: Clone, const N: usize> Pages<T, N> {
     pub fn iter_mut(&mut self) -> impl Iterator<Item = &mut T> + '_ {
         self.pages.iter_mut().flat_map(|page| cow(page).iter_mut())
     }
+
+    /// Whether page `k` of the two is one block.
+    pub fn shares_page(&self, other: &Self, k: usize) -> bool {
+        match (self.pages.get(k), other.pages.get(k)) {
+            (Some(a), Some(b)) => Rc::ptr_eq(a, b),
+            _ => false,
+        }
+    }
 }
 
 /// `pages[i]` reads item `i`, panicking past the end as a slice does.

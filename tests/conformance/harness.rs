@@ -166,6 +166,7 @@ impl World {
             dirty: &mut dirty,
             commit_values: &mut Default::default(),
             buffers: &mut Default::default(),
+            meta_pages: &mut Default::default(),
         };
         let r = f(&mut self.controller, &mut ctx);
         self.sends = ctx.sends;
@@ -537,6 +538,7 @@ impl BrokerWorld {
             dirty: &mut dirty,
             commit_values: &mut Default::default(),
             buffers: &mut Default::default(),
+            meta_pages: &mut Default::default(),
         };
         let r = f(&mut self.broker, &mut ctx);
         self.sends = ctx.sends;
@@ -925,6 +927,7 @@ impl FetcherWorld {
             dirty: &mut dirty,
             commit_values: &mut Default::default(),
             buffers: &mut Default::default(),
+            meta_pages: &mut Default::default(),
         };
         let broker = if id == 1 {
             &mut self.leader

@@ -103,6 +103,7 @@ impl Client {
             dirty: &mut dirty,
             commit_values: &mut Default::default(),
             buffers: &mut Default::default(),
+            meta_pages: &mut Default::default(),
         };
         f(&mut self.producer, &mut ctx);
         let (sends, timers) = (ctx.sends, ctx.timers);

@@ -114,6 +114,7 @@ impl Broker {
                 self.apply_partition(ctx, p, reg);
             }
         }
+        ctx.meta_pages.share(&mut self.meta_leaders, end);
         self.send_fetches(ctx);
     }
 

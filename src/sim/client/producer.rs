@@ -116,7 +116,6 @@ pub struct ProducerStats {
 /// An acknowledged record, as the producer saw it.
 #[derive(Clone, Copy, Debug, Serialize)]
 pub struct Acked {
-    pub partition: PartitionIndex,
     pub offset: u64,
     pub id: u64,
     pub acks: Acks,
@@ -258,7 +257,9 @@ pub struct Producer {
     requests: VecMap<u64, (BrokerId, Vec<PartitionIndex>)>,
     round_robin: usize,
     pub stats: ProducerStats,
-    pub newly_acked: Vec<Acked>,
+    /// Acknowledged since the world last read them, by partition (the
+    /// ledger entry itself does not name its partition: its ledger does).
+    pub newly_acked: Vec<(PartitionIndex, Acked)>,
     next_producer_id: u32,
     brokers: u32,
     pump_scheduled: bool,
@@ -828,13 +829,15 @@ impl Producer {
                 let n = batch.records.len() as u64;
                 self.stats.acked += n;
                 for (i, id) in batch.records.iter().enumerate() {
-                    self.newly_acked.push(Acked {
-                        partition: p,
-                        offset: base + i as u64,
-                        id: *id,
-                        acks: batch.acks,
-                        producer: self.index,
-                    });
+                    self.newly_acked.push((
+                        p,
+                        Acked {
+                            offset: base + i as u64,
+                            id: *id,
+                            acks: batch.acks,
+                            producer: self.index,
+                        },
+                    ));
                 }
                 let had_error = self
                     .partitions
@@ -1824,7 +1827,11 @@ mod tests {
         assert_eq!(recs, &[(7, 0), (8, 1)], "the same sequences");
         world.at(215, |ctx| p.on_message(ctx, answer(id2, Ok(40))));
         assert_eq!(p.stats.acked, 2);
-        let offsets: Vec<(u64, u64)> = p.newly_acked.iter().map(|a| (a.id, a.offset)).collect();
+        let offsets: Vec<(u64, u64)> = p
+            .newly_acked
+            .iter()
+            .map(|(_, a)| (a.id, a.offset))
+            .collect();
         assert_eq!(offsets, [(7, 40), (8, 41)]);
         assert_eq!(
             texts(&world).last().map(String::as_str),

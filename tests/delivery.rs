@@ -267,3 +267,36 @@ fn an_acks1_answer_that_arrives_after_the_leader_moved_is_counted_lost() {
         "after the controlled shutdown moved the leader"
     );
 }
+
+/// A record's story tells its own partition's events only: with two
+/// partitions of one topic written alike, the other partition's
+/// acknowledgement of the same offsets is not the record's.
+#[test]
+fn a_records_story_holds_only_its_own_partitions_acknowledgement() {
+    use failover_lab::sim::delivery::story;
+    let mut l = lab(r#"{"seed": 1, "brokers": 3,
+      "topics": [{"name": "t", "partitions": 2, "replication_factor": 3}],
+      "clients": [{"type": "producer", "id": "p", "topic": "t", "acks": "all"}],
+      "steps": [
+        {"at_ms": 3000, "produce": {"topic": "t", "partition": 0, "count": 3, "producer": "p"}},
+        {"at_ms": 3000, "produce": {"topic": "t", "partition": 1, "count": 3, "producer": "p"}}],
+      "run_until_ms": 6000}"#);
+    l.run_to_end();
+    let d = &delivery(&l)[0];
+    assert_eq!(d.acked_kept.count, 6);
+    for id in &d.acked_kept.examples {
+        let s = story(&l.cluster, *id).expect("a story");
+        let acks: Vec<_> = s
+            .events
+            .iter()
+            .filter(|(_, t)| t.contains("got acks=all"))
+            .collect();
+        assert_eq!(
+            acks.len(),
+            1,
+            "record {id} on {}-{:?}: {acks:?}",
+            s.topic,
+            s.partition
+        );
+    }
+}

@@ -611,5 +611,17 @@ fn brokers_at_the_same_metadata_offset_share_their_metadata_cache_pages() {
     }
     // Three moments, five brokers (four while broker 1 is down) beside the first.
     assert_eq!(checked, 3 * (5 + 4 + 5));
+    // A cache at another offset keeps its own pages: broker 1, stopped before
+    // the failover rewrote every page, shares none with the others.
+    l.cluster.apply(failover_lab::Action::Crash(1)).unwrap();
+    l.cluster.run_for(15_000);
+    let (stale, live) = (&l.cluster.brokers[0], &l.cluster.brokers[1]);
+    assert!(stale.metadata_offset < live.metadata_offset);
+    for k in 0..3 {
+        assert!(
+            !stale.meta_leaders.shares_page(&live.meta_leaders, k),
+            "page {k}"
+        );
+    }
     assert_no_violations(&l);
 }

@@ -377,6 +377,34 @@ mod tests {
         assert_eq!(trace.len(), 2);
     }
 
+    /// A text is copied as it is only when JSON escapes none of its bytes:
+    /// each byte JSON escapes alone, in pairs and at either end, against
+    /// `serde_json`'s string.
+    #[test]
+    fn a_trace_text_is_written_as_json_writes_it_whatever_it_holds() {
+        let texts = [
+            "",
+            "plain text, é and ~",
+            "\t",
+            "\u{0}",
+            "\u{1f}",
+            " ",
+            "\"",
+            "\\",
+            "a\tb\nc",
+            "\t\n",
+            "\"\"",
+            "\\\\",
+            "x\u{1}",
+            "\u{7f}\u{80}",
+        ];
+        for text in texts {
+            let mut line = Vec::new();
+            write_str(&mut line, text).unwrap();
+            assert_eq!(line, serde_json::to_vec(text).unwrap(), "{text:?}");
+        }
+    }
+
     /// The hash's lines are what `serde_json` writes for each event, kinds
     /// with and without fields, options, lists and escapes alike: every
     /// event of the teaching scenarios (all but the 20,000-partition tour)

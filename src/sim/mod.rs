@@ -68,7 +68,7 @@ impl PartitionInfo {
 
 /// `topic-partition`, formatted only when a message needs it.
 #[derive(Clone, Copy, Debug)]
-pub struct Tp<'a>(pub &'a str, pub u32);
+pub struct Tp<'a>(&'a str, u32);
 
 impl std::fmt::Display for Tp<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {

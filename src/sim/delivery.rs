@@ -72,63 +72,90 @@ impl Delivery {
     }
 }
 
-pub fn build(c: &Cluster) -> Vec<Delivery> {
-    // What the partitions hold: (record id, copies in one holder log, below
-    // that log's high watermark), one entry per holder log and id, sorted.
-    // Sorted vectors, not maps: a map instantiation costs the page's wasm
-    // far more code (see `pmap::VecMap`).
-    let mut held: Vec<(u64, u32, bool)> = Vec::new();
-    for p in 0..c.partitions.len() {
-        for log in super::invariants::holder_logs(c, p) {
-            let mut here: Vec<(u64, bool)> = log
-                .records()
-                .enumerate()
-                .map(|(off, r)| (r.id, (off as u64) < log.high_watermark))
-                .collect();
-            here.sort_unstable();
-            for run in here.chunk_by(|a, b| a.0 == b.0) {
-                held.push((run[0].0, run.len() as u32, run.iter().any(|x| x.1)));
-            }
+/// What the cluster says of one record id, as bits of a byte (`Ids`).
+const HELD: u8 = 1; // a holder log has it
+const TWICE: u8 = 2; // one holder log has it more than once
+const COMMITTED: u8 = 4; // below the HW of a holder log that has it
+const READ: u8 = 8; // a consumer read it
+const READ_TWICE: u8 = 16; // one consumer read it more than once
+const LOST: u8 = 32; // acknowledged and lost (`invariants::lost_records`)
+const HERE: u8 = 64; // seen in the log or consumer being scanned
+
+/// A byte of flags per record id. Ids come from the cluster's one counter,
+/// so they are dense: one pass over what the cluster holds marks each id,
+/// where sorted vectors of ids and their binary searches were a sort per
+/// log (a sweep spent 2 % of its time in them).
+#[derive(Default)]
+struct Ids(Vec<u8>);
+
+impl Ids {
+    fn get(&self, id: u64) -> u8 {
+        self.0.get(id as usize).copied().unwrap_or(0)
+    }
+
+    fn mark(&mut self, id: u64, bits: u8) {
+        let i = id as usize;
+        if i >= self.0.len() {
+            self.0.resize(i + 1, 0);
+        }
+        self.0[i] |= bits;
+    }
+
+    /// Marks each id `ids()` yields with its bits, and with `again` when it
+    /// yields it more than once (the scan's own `HERE` bit, cleared after).
+    fn scan<I: Iterator<Item = (u64, u8)>>(&mut self, ids: impl Fn() -> I, again: u8) {
+        for (id, once) in ids() {
+            let seen = self.get(id) & HERE;
+            self.mark(id, once | HERE | if seen != 0 { again } else { 0 });
+        }
+        for (id, _) in ids() {
+            self.0[id as usize] &= !HERE;
         }
     }
-    held.sort_unstable();
-    // (most copies, committed anywhere) of record `id`, if any log has it.
-    let copies = |id: u64| -> Option<(u32, bool)> {
-        let i = held.partition_point(|x| x.0 < id);
-        let run = held[i..].iter().take_while(|x| x.0 == id);
-        run.fold(None, |acc: Option<(u32, bool)>, x| {
-            let (n, c) = acc.unwrap_or((0, false));
-            Some((n.max(x.1), c || x.2))
-        })
-    };
+}
+
+pub fn build(c: &Cluster) -> Vec<Delivery> {
+    let mut ids = Ids::default();
+    // What the partitions hold: each holder log's ids, with the copies in
+    // one log and whether a copy is below that log's high watermark.
+    for p in 0..c.partitions.len() {
+        for log in super::invariants::holder_logs(c, p) {
+            let hw = log.high_watermark;
+            ids.scan(
+                || {
+                    log.records().enumerate().map(move |(off, r)| {
+                        (
+                            r.id,
+                            if (off as u64) < hw {
+                                HELD | COMMITTED
+                            } else {
+                                HELD
+                            },
+                        )
+                    })
+                },
+                TWICE,
+            );
+        }
+    }
     // Who read what: ids read by any consumer, and ids one consumer read
     // more than once.
-    let mut read_by_any: Vec<u64> = Vec::new();
-    let mut read_twice: Vec<u64> = Vec::new();
     let mut consumed_topics: Vec<usize> = Vec::new();
     for k in &c.consumers {
         if let Some(p) = k.topic_partitions.first() {
             consumed_topics.push(c.partitions[*p].topic_index);
         }
-        let mut mine: Vec<u64> = k.consumed_records.iter().map(|r| r.2).collect();
-        mine.sort_unstable();
-        for run in mine.chunk_by(|a, b| a == b) {
-            read_by_any.push(run[0]);
-            if run.len() > 1 {
-                read_twice.push(run[0]);
-            }
+        ids.scan(
+            || k.consumed_records.iter().map(|r| (r.2, READ)),
+            READ_TWICE,
+        );
+    }
+    for p in 0..c.partitions.len() {
+        for (_, id, _) in super::invariants::lost_records(c, p) {
+            ids.mark(id, LOST);
         }
     }
-    read_by_any.sort_unstable();
-    read_by_any.dedup();
-    read_twice.sort_unstable();
-    read_twice.dedup();
-    let mut lost: Vec<u64> = (0..c.partitions.len())
-        .flat_map(|p| super::invariants::lost_records(c, p))
-        .map(|(_, id, _)| id)
-        .collect();
-    lost.sort_unstable();
-    let has = |v: &[u64], id: u64| v.binary_search(&id).is_ok();
+    let has = |id: u64, bit: u8| ids.get(id) & bit != 0;
     let mut out = Vec::new();
     for (i, prod) in c.producers.iter().enumerate() {
         let topic_index = prod
@@ -144,11 +171,11 @@ pub fn build(c: &Cluster) -> Vec<Delivery> {
             sent: prod.stats.sent,
             ..Default::default()
         };
-        let mut ids: Vec<u64> = Vec::new();
+        let mut mine: Vec<u64> = Vec::new();
         for ledger in &c.acked {
             for a in ledger.iter().filter(|a| a.producer == i as u32) {
-                ids.push(a.id);
-                if has(&lost, a.id) {
+                mine.push(a.id);
+                if has(a.id, LOST) {
                     d.acked_lost.add(a.id);
                 } else {
                     d.acked_kept.add(a.id);
@@ -156,38 +183,37 @@ pub fn build(c: &Cluster) -> Vec<Delivery> {
             }
         }
         for id in &prod.stats.acks0_ids {
-            ids.push(*id);
-            if copies(*id).is_some() {
+            mine.push(*id);
+            if has(*id, HELD) {
                 d.acked_kept.add(*id);
             } else {
                 d.acked_lost.add(*id);
             }
         }
         for id in &prod.stats.failed_ids {
-            ids.push(*id);
-            if copies(*id).is_some() {
+            mine.push(*id);
+            if has(*id, HELD) {
                 d.failed_but_written.add(*id);
             } else {
                 d.failed_not_written.add(*id);
             }
         }
         for id in prod.pending_ids() {
-            ids.push(id);
+            mine.push(id);
             d.pending.add(id);
         }
-        ids.sort_unstable();
+        mine.sort_unstable();
         let read = topic_index.is_some_and(|t| consumed_topics.contains(&t));
-        for id in ids {
-            let (n, committed) = copies(id).unwrap_or((0, false));
-            if n > 1 {
+        for id in mine {
+            if has(id, TWICE) {
                 d.written_twice.add(id);
             }
-            if has(&read_by_any, id) {
+            if has(id, READ) {
                 d.consumed.add(id);
-            } else if read && committed {
+            } else if read && has(id, COMMITTED) {
                 d.never_consumed.add(id);
             }
-            if has(&read_twice, id) {
+            if has(id, READ_TWICE) {
                 d.consumed_twice.add(id);
             }
         }
@@ -373,4 +399,31 @@ pub fn story(c: &Cluster, id: u64) -> Option<Story> {
         reads,
         events,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `written_twice` and `consumed_twice` are about one log or one
+    /// consumer: an id in two logs (a leader and its follower) once each is
+    /// held, not held twice; an id one log holds twice is; and what one scan
+    /// saw does not carry over to the next.
+    #[test]
+    fn an_id_counts_twice_only_when_one_log_or_consumer_has_it_twice() {
+        let mut ids = Ids::default();
+        let leader = [(3, HELD | COMMITTED), (5, HELD)];
+        let follower = [(3, HELD), (5, HELD), (5, HELD), (9, HELD)];
+        ids.scan(|| leader.into_iter(), TWICE);
+        ids.scan(|| follower.into_iter(), TWICE);
+        assert_eq!(ids.get(3), HELD | COMMITTED, "in two logs once each");
+        assert_eq!(ids.get(5), HELD | TWICE, "twice in the follower's log");
+        assert_eq!(ids.get(9), HELD);
+        assert_eq!(ids.get(4), 0, "in no log");
+        assert_eq!(ids.get(1 << 40), 0, "past every id seen");
+        ids.scan(|| [(9, READ)].into_iter(), READ_TWICE);
+        ids.scan(|| [(9, READ), (3, READ), (3, READ)].into_iter(), READ_TWICE);
+        assert_eq!(ids.get(9), HELD | READ, "read once by each of two consumers");
+        assert_eq!(ids.get(3), HELD | COMMITTED | READ | READ_TWICE);
+    }
 }

@@ -423,7 +423,11 @@ mod tests {
         assert_eq!(ids.get(1 << 40), 0, "past every id seen");
         ids.scan(|| [(9, READ)].into_iter(), READ_TWICE);
         ids.scan(|| [(9, READ), (3, READ), (3, READ)].into_iter(), READ_TWICE);
-        assert_eq!(ids.get(9), HELD | READ, "read once by each of two consumers");
+        assert_eq!(
+            ids.get(9),
+            HELD | READ,
+            "read once by each of two consumers"
+        );
         assert_eq!(ids.get(3), HELD | COMMITTED | READ | READ_TWICE);
     }
 }

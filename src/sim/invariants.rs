@@ -48,13 +48,35 @@ struct PartitionWatch {
     /// controller's leader: a restarted process is a new leader instance.
     leader_hw: Option<(BrokerId, u32, u32, u64)>,
     controller_epoch: u32,
+    /// Why the rules are relaxed here, if they are (rare: boxed, so the
+    /// watch's pages, copied whole after a snapshot, carry 8 bytes for it
+    /// rather than 48; issue 27).
+    excuses: Option<Box<Excuses>>,
+    lost: u64,
+    last_checked: Option<(Option<BrokerId>, u32, u64, u64)>,
+}
+
+#[derive(Clone, Debug, Default)]
+struct Excuses {
     /// An unclean election happened: replicas may legitimately diverge.
     unclean: Option<String>,
     /// A replica lost power: acknowledged records may legitimately be lost
     /// (Kafka does not fsync each write), but logs must still converge.
     power_loss: Option<String>,
-    lost: u64,
-    last_checked: Option<(Option<BrokerId>, u32, u64, u64)>,
+}
+
+impl PartitionWatch {
+    fn unclean(&self) -> Option<&String> {
+        self.excuses.as_ref()?.unclean.as_ref()
+    }
+
+    fn power_loss(&self) -> Option<&String> {
+        self.excuses.as_ref()?.power_loss.as_ref()
+    }
+
+    fn excuses(&mut self) -> &mut Excuses {
+        self.excuses.get_or_insert_with(Box::default)
+    }
 }
 
 #[derive(Clone, Debug)]
@@ -77,7 +99,8 @@ impl InvariantState {
 
     pub fn power_loss(&mut self, p: PartitionIndex, b: BrokerId) {
         if let Some(w) = self.watch.get_mut(p) {
-            w.power_loss
+            w.excuses()
+                .power_loss
                 .get_or_insert_with(|| format!("power loss of broker {b}"));
         }
     }
@@ -92,7 +115,7 @@ impl InvariantState {
 
     /// Whether replicas must agree (no unclean election on this partition).
     pub fn consistent(&self, p: PartitionIndex) -> bool {
-        self.watch.get(p).is_some_and(|w| w.unclean.is_none())
+        self.watch.get(p).is_some_and(|w| w.unclean().is_none())
     }
 
     /// Whether acknowledged acks=all records must survive (clean elections
@@ -100,7 +123,7 @@ impl InvariantState {
     pub fn promised(&self, p: PartitionIndex) -> bool {
         self.watch
             .get(p)
-            .is_some_and(|w| w.unclean.is_none() && w.power_loss.is_none())
+            .is_some_and(|w| w.unclean().is_none() && w.power_loss().is_none())
     }
 
     fn violate(&mut self, at_ms: u64, p: PartitionIndex, invariant: &str, detail: String) {
@@ -369,7 +392,7 @@ pub fn check(c: &mut Cluster, dirty: &[PartitionIndex]) {
     for &p in dirty {
         if let Some((b, e)) = c.controller.unclean_elected[p] {
             let last_known = c.controller.last_known_leader_elected[p];
-            c.invariants.watch[p].unclean.get_or_insert_with(|| {
+            c.invariants.watch[p].excuses().unclean.get_or_insert_with(|| {
                 if last_known {
                     format!("election of the last known leader, broker {b}, at leader epoch {e} (KIP-966: an unclean choice made without unclean.leader.election.enable)")
                 } else {
@@ -433,11 +456,11 @@ pub fn check(c: &mut Cluster, dirty: &[PartitionIndex]) {
             }
             // `consistent(p)` and `promised(p)`, read off the watch already
             // in hand rather than looked up again.
-            let consistent = watch.unclean.is_none();
+            let consistent = watch.unclean().is_none();
             if consistent {
                 push("log_matching", log_matching(tp, reg.leader_epoch, replicas));
             }
-            if consistent && watch.power_loss.is_none() {
+            if consistent && watch.power_loss().is_none() {
                 push("strong_isr", strong_isr(tp, reg, replicas));
                 push("weak_isr", weak_isr(tp, replicas));
             }
@@ -523,7 +546,7 @@ pub fn check(c: &mut Cluster, dirty: &[PartitionIndex]) {
 
 fn loss_cause(c: &Cluster, p: PartitionIndex, lost: &[(u64, u64, Acks)]) -> String {
     let w = &c.invariants.watch[p];
-    if let Some(reason) = w.unclean.as_ref().or(w.power_loss.as_ref()) {
+    if let Some(reason) = w.unclean().or(w.power_loss()) {
         return reason.clone();
     }
     if lost.iter().all(|x| x.2 != Acks::All) {

@@ -300,3 +300,45 @@ fn a_records_story_holds_only_its_own_partitions_acknowledgement() {
         );
     }
 }
+
+/// `never_consumed` is about committed records (KAFKA_REPLICATION.md,
+/// notation: offsets below the HW are committed, and a consumer reads only
+/// those): records the leader holds at or above its HW when the run ends
+/// are not counted as never consumed. The count is exactly the leader's
+/// records below its HW that no consumer read.
+#[test]
+fn never_consumed_counts_only_records_below_the_high_watermark() {
+    let mut l = lab(r#"{"seed": 3, "brokers": 3,
+          "topics": [{"name": "t", "partitions": 1, "replication_factor": 3}],
+          "clients": [
+            {"type": "producer", "id": "p", "topic": "t", "acks": "all", "records_per_sec": 20},
+            {"type": "consumer", "id": "c", "topic": "t",
+              "config": {"group.id": "orders", "auto.offset.reset": "latest"}}],
+          "steps": [{"at_ms": 1, "crash_client": "c"}, {"at_ms": 10000, "restart_client": "c"},
+                    {"at_ms": 12000, "crash": 2}],
+          "run_until_ms": 16000}"#);
+    l.run_to_end();
+    let c = &l.cluster;
+    let leader = c.controller.partitions[0].leader.expect("a leader");
+    assert_ne!(leader, 2, "the crashed broker is a follower");
+    let log = &c.broker(leader).unwrap().replicas.get(&0).unwrap().log;
+    let hw = log.high_watermark;
+    assert!(
+        log.log_end_offset() > hw,
+        "records wait above the HW: LEO {} HW {hw}",
+        log.log_end_offset()
+    );
+    let read: Vec<u64> = c.consumers[0]
+        .consumed_records
+        .iter()
+        .map(|r| r.2)
+        .collect();
+    let unread_committed = log
+        .records()
+        .enumerate()
+        .filter(|(off, r)| (*off as u64) < hw && !read.contains(&r.id))
+        .count() as u64;
+    let d = &delivery(&l)[0];
+    assert!(unread_committed > 0, "{d:?}");
+    assert_eq!(d.never_consumed.count, unread_committed, "{d:?}");
+}

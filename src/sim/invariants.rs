@@ -113,11 +113,6 @@ impl InvariantState {
         self.watch.iter().map(|w| w.lost).sum()
     }
 
-    /// Whether replicas must agree (no unclean election on this partition).
-    pub fn consistent(&self, p: PartitionIndex) -> bool {
-        self.watch.get(p).is_some_and(|w| w.unclean().is_none())
-    }
-
     /// Whether acknowledged acks=all records must survive (clean elections
     /// only, no power loss on this partition).
     pub fn promised(&self, p: PartitionIndex) -> bool {
@@ -454,8 +449,9 @@ pub fn check(c: &mut Cluster, dirty: &[PartitionIndex]) {
                     new_leader_hw = Some(current);
                 }
             }
-            // `consistent(p)` and `promised(p)`, read off the watch already
-            // in hand rather than looked up again.
+            // Whether the replicas must agree (no unclean election here) and,
+            // with no power loss either, `promised(p)`: read off the watch
+            // already in hand rather than looked up again.
             let consistent = watch.unclean().is_none();
             if consistent {
                 push("log_matching", log_matching(tp, reg.leader_epoch, replicas));

@@ -176,6 +176,16 @@ mod cli {
             Ok(())
         }
 
+        fn open<W: ?Sized + std::io::Write>(
+            &mut self,
+            w: &mut W,
+            start: &[u8],
+        ) -> std::io::Result<()> {
+            self.depth += 1;
+            self.has_value = false;
+            w.write_all(start)
+        }
+
         fn close<W: ?Sized + std::io::Write>(
             &mut self,
             w: &mut W,
@@ -191,9 +201,7 @@ mod cli {
 
     impl serde_json::ser::Formatter for Pretty {
         fn begin_array<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
-            self.depth += 1;
-            self.has_value = false;
-            w.write_all(b"[")
+            self.open(w, b"[")
         }
 
         fn end_array<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
@@ -217,9 +225,7 @@ mod cli {
         }
 
         fn begin_object<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
-            self.depth += 1;
-            self.has_value = false;
-            w.write_all(b"{")
+            self.open(w, b"{")
         }
 
         fn end_object<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {

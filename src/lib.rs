@@ -7,6 +7,7 @@
 //! the thin browser façade; the `failover-lab` binary is the CLI.
 
 pub mod bench;
+pub mod checkpoint;
 pub mod heap;
 /// Tour question answers (native only: the page evaluates them in JavaScript).
 #[cfg(not(target_arch = "wasm32"))]

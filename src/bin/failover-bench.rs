@@ -73,6 +73,11 @@ mod cli {
             /// How long the world runs on before the kept snapshot is dropped.
             #[arg(long, default_value_t = 1000)]
             diverge: u64,
+            /// Also keep a checkpoint this many ms before each point and
+            /// write the point's checkpoint against it, as the page does
+            /// (`failover_lab::checkpoint`): what it alone holds then.
+            #[arg(long)]
+            compact_after: Option<u64>,
         },
         /// Failover cost against the number of partitions the dead broker led.
         Scaling {
@@ -293,11 +298,20 @@ mod cli {
         })
     }
 
-    fn snapshot(file: &str, at: &str, diverge: u64) -> Result<(), String> {
+    fn snapshot(
+        file: &str,
+        at: &str,
+        diverge: u64,
+        compact_after: Option<u64>,
+    ) -> Result<(), String> {
         let text = std::fs::read_to_string(file).map_err(|e| format!("{file}: {e}"))?;
         let mut lab = Lab::from_json(&text)?;
         let mut points = Vec::new();
         for t in numbers::<u64>(at, "--at")? {
+            if let Some(gap) = compact_after {
+                points.push(compacted(&text, t, gap, diverge)?);
+                continue;
+            }
             let e0 = lab.cluster.events_processed;
             let t0 = Instant::now();
             lab.cluster.run_until(t);
@@ -389,9 +403,57 @@ mod cli {
         Ok(())
     }
 
+    /// `snapshot --compact-after GAP`: checkpoints at `t - gap` and `t`, the
+    /// second written against the first; what the second alone holds once
+    /// the world has run on `diverge` ms, against a plain snapshot's.
+    fn compacted(text: &str, t: u64, gap: u64, diverge: u64) -> Result<serde_json::Value, String> {
+        use failover_lab::checkpoint::Checkpoint;
+        // Each kind in a world of its own, beside the same older checkpoint,
+        // so what the kept one shares with the world is counted alike.
+        let mut p =
+            json!({ "at_ms": t, "older_at_ms": t.saturating_sub(gap), "diverge_ms": diverge });
+        for compact in [false, true] {
+            let mut lab = Lab::from_json(text)?;
+            lab.cluster.run_until(t.saturating_sub(gap));
+            let older = Checkpoint::of(&lab);
+            lab.cluster.run_until(t);
+            let mut cp = Checkpoint::of(&lab);
+            if compact {
+                let t0 = Instant::now();
+                p["replicas_written_as_deltas"] = json!(cp.compact_against(&older));
+                p["compact_ms"] = json!(ms_since(t0));
+                let t1 = Instant::now();
+                let restored = cp.restore();
+                p["restore_ms"] = json!(ms_since(t1));
+                drop(restored);
+            } else {
+                let t1 = Instant::now();
+                let restored = cp.restore();
+                p["restore_plain_ms"] = json!(ms_since(t1));
+                drop(restored);
+            }
+            lab.cluster.run_until(t + diverge);
+            let before = failover_lab::heap::live();
+            drop(cp);
+            let alone = before.saturating_sub(failover_lab::heap::live());
+            p[if compact {
+                "retained_bytes_compacted"
+            } else {
+                "retained_bytes_plain"
+            }] = json!(alone);
+        }
+        eprintln!("snapshot: {p}");
+        Ok(p)
+    }
+
     pub fn main() -> ExitCode {
         let result = match Cli::parse().command {
-            Command::Snapshot { file, at, diverge } => snapshot(&file, &at, diverge),
+            Command::Snapshot {
+                file,
+                at,
+                diverge,
+                compact_after,
+            } => snapshot(&file, &at, diverge, compact_after),
             Command::Rto { led, svg } => rto(&led, svg),
             Command::Run { file, until } => run(&file, until),
             Command::Scaling {

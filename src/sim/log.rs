@@ -18,7 +18,7 @@ use crate::sim::shared::cow;
 
 use serde::Serialize;
 
-use super::shared::{SharedChunk, SharedVec};
+use super::shared::{SharedChunk, SharedVec, SharedVecDelta};
 
 /// One record as the simulation sees it. `id` is unique per `send()` call of a
 /// producer (a retry keeps it), so the same id at two offsets is a duplicate.
@@ -273,6 +273,105 @@ pub struct Log {
 struct Producers {
     upto: u64,
     states: Vec<ProducerState>,
+}
+
+/// A log written against another copy of the same log (`base`), for a
+/// checkpoint that keeps it against an older one (`crate::checkpoint`):
+/// what moves as records come and the HW advances, with the records as
+/// chunks shared with `base` and those after. The epoch cache and the last
+/// record's epoch are `base`'s (a log where either differs, after a new
+/// leader epoch, is not written this way). The idempotent producers' state
+/// is kept only when it is `base`'s; otherwise the rebuilt log reads it
+/// again from its records when a leader next asks, as after a truncation
+/// (the answer is the same; a leader's state changes with every batch, and
+/// keeping each leader's copy was a tenth of a checkpoint of the
+/// 20,000-partition bench).
+#[derive(Debug)]
+pub struct LogDelta {
+    records: SharedVecDelta<(Record, u64), LOG_CHUNK>,
+    high_watermark: u64,
+    last_hash: u64,
+    flushed_offset: u64,
+    checkpointed_high_watermark: u64,
+    producers: Option<Rc<Producers>>,
+}
+
+impl LogDelta {
+    /// This log written against `base`, when their epoch caches agree.
+    pub fn of(log: &Log, base: &Log) -> Option<LogDelta> {
+        // Every field named, so a new one must be placed here.
+        let Log {
+            records,
+            high_watermark,
+            last_epoch,
+            last_hash,
+            epochs,
+            flushed_offset,
+            checkpointed_high_watermark,
+            producers,
+        } = log;
+        if *epochs != base.epochs || *last_epoch != base.last_epoch {
+            return None;
+        }
+        Some(LogDelta {
+            records: records.delta_from(&base.records)?,
+            high_watermark: *high_watermark,
+            last_hash: *last_hash,
+            flushed_offset: *flushed_offset,
+            checkpointed_high_watermark: *checkpointed_high_watermark,
+            producers: producers
+                .as_ref()
+                .filter(|p| base.producers.as_ref().is_some_and(|b| Rc::ptr_eq(p, b)))
+                .cloned(),
+        })
+    }
+
+    /// The log this was taken from, out of the `base` it was taken against.
+    pub fn apply(&self, base: &Log) -> Log {
+        Log {
+            records: SharedVec::rebuilt(&base.records, &self.records),
+            high_watermark: self.high_watermark,
+            last_epoch: base.last_epoch,
+            last_hash: self.last_hash,
+            epochs: base.epochs.clone(),
+            flushed_offset: self.flushed_offset,
+            checkpointed_high_watermark: self.checkpointed_high_watermark,
+            producers: self.producers.clone(),
+        }
+    }
+}
+
+impl Log {
+    /// Whether `other` holds exactly what this log holds: the same records
+    /// (the same shared chunks), HW, epochs, flush and checkpoint state. The
+    /// idempotent producers' state is what the records say (read from them
+    /// when asked, [`Log::producer_state`]), so it is compared by asking.
+    /// A rebuilt checkpoint's logs are checked this way.
+    pub fn same_as(&self, other: &Log) -> bool {
+        self.records.same_as(&other.records)
+            && self.high_watermark == other.high_watermark
+            && self.last_epoch == other.last_epoch
+            && self.last_hash == other.last_hash
+            && self.epochs == other.epochs
+            && self.flushed_offset == other.flushed_offset
+            && self.checkpointed_high_watermark == other.checkpointed_high_watermark
+            && self.producer_states() == other.producer_states()
+    }
+
+    /// Every idempotent producer's state as the whole log says, by producer
+    /// id (a copy: the log itself is left as it is).
+    fn producer_states(&self) -> Vec<(u32, Option<u32>, Vec<BatchMeta>)> {
+        let mut log = self.clone();
+        let mut ids: Vec<u32> = self.records().map(|r| r.producer_id).collect();
+        ids.sort_unstable();
+        ids.dedup();
+        ids.iter()
+            .filter_map(|&id| {
+                let p = log.producer_state(id)?;
+                Some((id, p.last_seq(), p.batches().copied().collect()))
+            })
+            .collect()
+    }
 }
 
 fn mix(prev: u64, r: &Record) -> u64 {

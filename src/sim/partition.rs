@@ -18,7 +18,7 @@ use serde::Serialize;
 
 use super::config::TruncationMode;
 use super::followers::{FollowerTable, Lanes};
-use super::log::Log;
+use super::log::{Log, LogDelta};
 use super::protocol::{
     BrokerId, BrokerState, LeaderRecoveryState, PartitionIndex, PartitionRegistration,
 };
@@ -162,6 +162,103 @@ pub struct Replica {
     pub partition: PartitionIndex,
     pub leader: Option<BrokerId>,
     pub partition_epoch: u32,
+}
+
+/// A replica written against another copy of itself (`base`), for a
+/// checkpoint that keeps it against an older checkpoint's copy
+/// (`crate::checkpoint`): its log as a [`LogDelta`], and when it may next
+/// fetch. Everything else must be `base`'s: role, epochs, ISR and replica
+/// list, lanes, leader (they move with metadata, not with every fetch), and
+/// a replica with an ISR change pending is not written this way.
+#[derive(Debug)]
+pub struct ReplicaDelta {
+    log: LogDelta,
+    fetch_backoff_until: u64,
+}
+
+impl ReplicaDelta {
+    /// `r` written against `base`, when they agree on all but the log's
+    /// moving parts and the fetch backoff.
+    pub fn of(r: &Replica, base: &Replica) -> Option<ReplicaDelta> {
+        // Every field named, so a new one must be placed here.
+        let Replica {
+            role,
+            reconciled,
+            known_registration,
+            recovery,
+            leader_epoch,
+            fetch_backoff_until,
+            isr,
+            replicas,
+            lanes,
+            log,
+            pending_isr,
+            partition,
+            leader,
+            partition_epoch,
+        } = r;
+        let same = *role == base.role
+            && *reconciled == base.reconciled
+            && *known_registration == base.known_registration
+            && *recovery == base.recovery
+            && *leader_epoch == base.leader_epoch
+            && *lanes == base.lanes
+            && pending_isr.is_none()
+            && base.pending_isr.is_none()
+            && *partition == base.partition
+            && *leader == base.leader
+            && *partition_epoch == base.partition_epoch
+            && **isr == *base.isr
+            && **replicas == *base.replicas;
+        if !same {
+            return None;
+        }
+        Some(ReplicaDelta {
+            log: LogDelta::of(log, &base.log)?,
+            fetch_backoff_until: *fetch_backoff_until,
+        })
+    }
+
+    /// The replica this was taken from, out of the `base` it was taken against.
+    pub fn apply(&self, base: &Replica) -> Replica {
+        Replica {
+            role: base.role,
+            reconciled: base.reconciled,
+            known_registration: base.known_registration,
+            recovery: base.recovery,
+            leader_epoch: base.leader_epoch,
+            fetch_backoff_until: self.fetch_backoff_until,
+            isr: base.isr.clone(),
+            replicas: base.replicas.clone(),
+            lanes: base.lanes,
+            log: self.log.apply(&base.log),
+            pending_isr: None,
+            partition: base.partition,
+            leader: base.leader,
+            partition_epoch: base.partition_epoch,
+        }
+    }
+}
+
+impl Replica {
+    /// Whether `other` is this replica, field for field (its log by
+    /// [`Log::same_as`]): what a rebuilt checkpoint's replicas must be.
+    pub fn same_as(&self, other: &Replica) -> bool {
+        self.role == other.role
+            && self.reconciled == other.reconciled
+            && self.known_registration == other.known_registration
+            && self.recovery == other.recovery
+            && self.leader_epoch == other.leader_epoch
+            && self.fetch_backoff_until == other.fetch_backoff_until
+            && self.isr == other.isr
+            && self.replicas == other.replicas
+            && self.lanes == other.lanes
+            && self.log.same_as(&other.log)
+            && self.pending_isr == other.pending_isr
+            && self.partition == other.partition
+            && self.leader == other.leader
+            && self.partition_epoch == other.partition_epoch
+    }
 }
 
 /// Partition.isReplicaIsrEligible, as the broker's metadata cache answers

@@ -97,6 +97,24 @@ impl<V: Clone> PartitionMap<V> {
         self.slot_of(*p).is_some()
     }
 
+    /// The shared value at position `s`, as a clone of the map holds it
+    /// (checkpoints written against each other, `crate::checkpoint`).
+    pub fn rc_at(&self, s: usize) -> Option<&Rc<V>> {
+        self.values.get(s)
+    }
+
+    /// Put `v` at position `s` (which must exist) as it is, shared.
+    pub fn set_rc_at(&mut self, s: usize, v: Rc<V>) {
+        if let Some(at) = self.values.get_mut(s) {
+            *at = v;
+        }
+    }
+
+    /// Whether `other` has the same keys, at the same positions.
+    pub fn same_keys(&self, other: &Self) -> bool {
+        Rc::ptr_eq(&self.keys, &other.keys) || self.keys == other.keys
+    }
+
     pub fn len(&self) -> usize {
         self.keys.len()
     }

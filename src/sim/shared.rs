@@ -298,6 +298,61 @@ impl<T: Clone, const N: usize> SharedVec<T, N> {
     }
 }
 
+/// A [`SharedVec`] written against another one (`base`): how many of
+/// `base`'s first chunks it shares, the chunks after those, and its length.
+/// A checkpoint keeps a log this way against an older checkpoint's copy of
+/// the same log (`crate::checkpoint`): the chunks in common are not held
+/// twice, and the vector is rebuilt exactly, chunk for chunk.
+#[derive(Debug)]
+pub struct SharedVecDelta<T, const N: usize> {
+    common: u32,
+    len: u32,
+    after: Box<[Rc<Chunk<T, N>>]>,
+}
+
+impl<T, const N: usize> SharedVec<T, N> {
+    /// This vector written against `base` ([`SharedVecDelta`]); `None` past
+    /// 2^32 items.
+    pub fn delta_from(&self, base: &Self) -> Option<SharedVecDelta<T, N>> {
+        let common = self
+            .chunks
+            .iter()
+            .zip(&base.chunks)
+            .take_while(|(a, b)| Rc::ptr_eq(a, b))
+            .count();
+        Some(SharedVecDelta {
+            common: u32::try_from(common).ok()?,
+            len: u32::try_from(self.len).ok()?,
+            after: self.chunks[common..].iter().map(Rc::clone).collect(),
+        })
+    }
+
+    /// The vector `delta` was taken from, from the `base` it was taken
+    /// against: the same chunks (the same `Rc`s) and the same length.
+    pub fn rebuilt(base: &Self, delta: &SharedVecDelta<T, N>) -> Self {
+        let common = delta.common as usize;
+        let mut chunks = Vec::with_capacity(common + delta.after.len());
+        chunks.extend(base.chunks[..common].iter().map(Rc::clone));
+        chunks.extend(delta.after.iter().map(Rc::clone));
+        SharedVec {
+            chunks,
+            len: delta.len as usize,
+        }
+    }
+
+    /// Whether `self` and `other` are the same chunks and length (what a
+    /// rebuilt vector must be; tests and checks).
+    pub fn same_as(&self, other: &Self) -> bool {
+        self.len == other.len
+            && self.chunks.len() == other.chunks.len()
+            && self
+                .chunks
+                .iter()
+                .zip(&other.chunks)
+                .all(|(a, b)| Rc::ptr_eq(a, b))
+    }
+}
+
 /// A chunk of a [`SharedVec`], handed to another vector that appends the
 /// same items (a follower's log, the records its leader sent it): with it,
 /// [`SharedVec::push_matching`] takes the sender's chunk where it would start

@@ -76,6 +76,29 @@ pub struct WasmLab {
     lab: Lab,
 }
 
+/// A checkpoint the page seeks from (`WasmLab.checkpoint()`).
+#[wasm_bindgen]
+pub struct WasmCheckpoint {
+    cp: crate::checkpoint::Checkpoint,
+}
+
+#[wasm_bindgen]
+impl WasmCheckpoint {
+    /// Keep the replicas an older checkpoint also has as its copies plus
+    /// what moved since (once; returns how many replicas).
+    #[wasm_bindgen(js_name = compactAgainst)]
+    pub fn compact_against(&mut self, older: &WasmCheckpoint) -> u32 {
+        self.cp.compact_against(&older.cp) as u32
+    }
+
+    /// The world as it was at the checkpoint, to run on from.
+    pub fn restore(&self) -> WasmLab {
+        WasmLab {
+            lab: self.cp.restore(),
+        }
+    }
+}
+
 #[wasm_bindgen]
 impl WasmLab {
     /// Build a lab from a scenario (JSON text or object).
@@ -124,16 +147,16 @@ impl WasmLab {
         }
     }
 
-    /// A deep copy of the whole world: the page keeps these as time-travel
-    /// checkpoints and replays recorded actions from the nearest one.
-    pub fn snapshot(&self) -> WasmLab {
-        WasmLab {
-            lab: self.lab.clone(),
+    /// A time-travel checkpoint of the world ([`crate::checkpoint`]): the
+    /// page keeps these and replays recorded actions from the nearest one.
+    pub fn checkpoint(&self) -> WasmCheckpoint {
+        WasmCheckpoint {
+            cp: crate::checkpoint::Checkpoint::of(&self.lab),
         }
     }
 
     /// Live heap bytes of the whole wasm instance (every lab and checkpoint):
-    /// the page measures a snapshot's cost as the difference around it.
+    /// the page measures a checkpoint's cost as the difference around it.
     #[wasm_bindgen(js_name = heapBytes)]
     pub fn heap_bytes() -> f64 {
         crate::heap::live() as f64

@@ -153,14 +153,16 @@ export class Lab {
     this.onRebuild = null; // () before a rebuilt core replays
     // Time travel (issue 14): checkpoints belong to the lab's clock, not to
     // the animation. Whenever the core runs (play, runFor, a seek's replay, a
-    // rebuild after a switch change or a shared link), a snapshot of the
+    // rebuild after a switch change or a shared link), a checkpoint of the
     // world is taken at a multiple of gridMs once replaying from the previous
     // one would cost more than replayBudgetMs of wall time (and at least
     // twice what a snapshot costs); a built world always keeps one at 0. A
     // seek restores the nearest checkpoint at or before the target (also
-    // ahead of now) and replays the recorded actions after it. A snapshot
-    // shares what is unchanged with the world (copy-on-write in the core), so
-    // it costs what the world changes after it: the wasm heap (every lane's
+    // ahead of now) and replays the recorded actions after it. A checkpoint
+    // shares what is unchanged with the world (copy-on-write in the core), and
+    // keeps the replicas the checkpoint before it has as that one's copies
+    // plus what moved (src/checkpoint.rs), so it costs little more than what
+    // the world changes after it: the wasm heap (every lane's
     // world and checkpoints, WasmLab.heapBytes) is kept under heapBudgetBytes
     // by dropping checkpoints (trim, maybeCheckpoint).
     this.checkpoints = []; // [{t, core}] by t
@@ -293,11 +295,16 @@ export class Lab {
   takeCheckpoint(t) {
     const b0 = WasmLab.heapBytes();
     const t0 = performance.now();
-    const cp = { t, core: this.core.snapshot() };
+    const cp = { t, core: this.core.checkpoint() };
+    const i = this.checkpoints.findIndex((c) => c.t > t);
+    const at = i < 0 ? this.checkpoints.length : i;
+    // Written against the checkpoint before it: the replicas that one has
+    // are kept as its copies plus what moved since, so this one holds little
+    // of its own once the world runs on (src/checkpoint.rs).
+    if (at > 0) cp.core.compactAgainst(this.checkpoints[at - 1].core);
     // What taking it cost (its bytes grow later, as the world diverges).
     this.snapshotCost = { ms: performance.now() - t0, bytes: Math.max(0, WasmLab.heapBytes() - b0) };
-    const i = this.checkpoints.findIndex((c) => c.t > t);
-    this.checkpoints.splice(i < 0 ? this.checkpoints.length : i, 0, cp);
+    this.checkpoints.splice(at, 0, cp);
     this.trim(cp);
     this.sinceCheckpointMs = 0;
   }
@@ -725,7 +732,7 @@ export class Lab {
    */
   restoreCheckpoint(cp) {
     if (this.core) this.snapshotCost.bytes > this.heapBudgetBytes / 64 ? this.core.free() : this.freeLater(this.core);
-    this.core = cp.core.snapshot();
+    this.core = cp.core.restore();
     this.sinceCheckpointMs = 0;
     this.generation++;
     this.onRebuild?.();

@@ -289,11 +289,15 @@ struct Producers {
 #[derive(Debug)]
 pub struct LogDelta {
     records: SharedVecDelta<(Record, u64), LOG_CHUNK>,
-    high_watermark: u64,
     last_hash: u64,
-    flushed_offset: u64,
-    checkpointed_high_watermark: u64,
-    producers: Option<Rc<Producers>>,
+    /// Offsets in 32 bits (a log past 2^32 records is kept whole): a
+    /// checkpoint of a large cluster holds one delta per replica.
+    high_watermark: u32,
+    flushed_offset: u32,
+    checkpointed_high_watermark: u32,
+    /// Whether the producers' state is `base`'s own block (else it is read
+    /// again from the records).
+    producers_of_base: bool,
 }
 
 impl LogDelta {
@@ -313,16 +317,17 @@ impl LogDelta {
         if *epochs != base.epochs || *last_epoch != base.last_epoch {
             return None;
         }
+        let producers_of_base = match (producers, &base.producers) {
+            (Some(p), Some(b)) => Rc::ptr_eq(p, b),
+            _ => false,
+        };
         Some(LogDelta {
             records: records.delta_from(&base.records)?,
-            high_watermark: *high_watermark,
             last_hash: *last_hash,
-            flushed_offset: *flushed_offset,
-            checkpointed_high_watermark: *checkpointed_high_watermark,
-            producers: producers
-                .as_ref()
-                .filter(|p| base.producers.as_ref().is_some_and(|b| Rc::ptr_eq(p, b)))
-                .cloned(),
+            high_watermark: u32::try_from(*high_watermark).ok()?,
+            flushed_offset: u32::try_from(*flushed_offset).ok()?,
+            checkpointed_high_watermark: u32::try_from(*checkpointed_high_watermark).ok()?,
+            producers_of_base,
         })
     }
 
@@ -330,13 +335,13 @@ impl LogDelta {
     pub fn apply(&self, base: &Log) -> Log {
         Log {
             records: SharedVec::rebuilt(&base.records, &self.records),
-            high_watermark: self.high_watermark,
+            high_watermark: self.high_watermark.into(),
             last_epoch: base.last_epoch,
             last_hash: self.last_hash,
             epochs: base.epochs.clone(),
-            flushed_offset: self.flushed_offset,
-            checkpointed_high_watermark: self.checkpointed_high_watermark,
-            producers: self.producers.clone(),
+            flushed_offset: self.flushed_offset.into(),
+            checkpointed_high_watermark: self.checkpointed_high_watermark.into(),
+            producers: base.producers.clone().filter(|_| self.producers_of_base),
         }
     }
 }

@@ -166,19 +166,18 @@ pub struct Replica {
 
 /// A replica written against another copy of itself (`base`), for a
 /// checkpoint that keeps it against an older checkpoint's copy
-/// (`crate::checkpoint`): its log as a [`LogDelta`], and when it may next
-/// fetch. Everything else must be `base`'s: role, epochs, ISR and replica
-/// list, lanes, leader (they move with metadata, not with every fetch), and
-/// a replica with an ISR change pending is not written this way.
+/// (`crate::checkpoint`): its log as a [`LogDelta`]. Everything else must
+/// be `base`'s: role, epochs, ISR and replica list, lanes, leader, fetch
+/// backoff (they move with metadata or errors, not with every fetch), and a
+/// replica with an ISR change pending is not written this way.
 #[derive(Debug)]
 pub struct ReplicaDelta {
     log: LogDelta,
-    fetch_backoff_until: u64,
 }
 
 impl ReplicaDelta {
     /// `r` written against `base`, when they agree on all but the log's
-    /// moving parts and the fetch backoff.
+    /// moving parts.
     pub fn of(r: &Replica, base: &Replica) -> Option<ReplicaDelta> {
         // Every field named, so a new one must be placed here.
         let Replica {
@@ -202,6 +201,7 @@ impl ReplicaDelta {
             && *known_registration == base.known_registration
             && *recovery == base.recovery
             && *leader_epoch == base.leader_epoch
+            && *fetch_backoff_until == base.fetch_backoff_until
             && *lanes == base.lanes
             && pending_isr.is_none()
             && base.pending_isr.is_none()
@@ -215,7 +215,6 @@ impl ReplicaDelta {
         }
         Some(ReplicaDelta {
             log: LogDelta::of(log, &base.log)?,
-            fetch_backoff_until: *fetch_backoff_until,
         })
     }
 
@@ -227,7 +226,7 @@ impl ReplicaDelta {
             known_registration: base.known_registration,
             recovery: base.recovery,
             leader_epoch: base.leader_epoch,
-            fetch_backoff_until: self.fetch_backoff_until,
+            fetch_backoff_until: base.fetch_backoff_until,
             isr: base.isr.clone(),
             replicas: base.replicas.clone(),
             lanes: base.lanes,

@@ -165,7 +165,7 @@ export class Lab {
     // the world changes after it: the wasm heap (every lane's
     // world and checkpoints, WasmLab.heapBytes) is kept under heapBudgetBytes
     // by dropping checkpoints (trim, maybeCheckpoint).
-    this.checkpoints = []; // [{t, core}] by t
+    this.checkpoints = []; // [{t, core, deltas (replicas kept against the one before)}] by t
     // How far this history has been run (checkpoints ahead of now stay
     // valid after a seek back; an action or a rebuild cuts it).
     this.horizon = 0;
@@ -301,7 +301,7 @@ export class Lab {
     // Written against the checkpoint before it: the replicas that one has
     // are kept as its copies plus what moved since, so this one holds little
     // of its own once the world runs on (src/checkpoint.rs).
-    if (at > 0) cp.core.compactAgainst(this.checkpoints[at - 1].core);
+    cp.deltas = at > 0 ? cp.core.compactAgainst(this.checkpoints[at - 1].core) : 0;
     // What taking it cost (its bytes grow later, as the world diverges).
     this.snapshotCost = { ms: performance.now() - t0, bytes: Math.max(0, WasmLab.heapBytes() - b0) };
     this.checkpoints.splice(at, 0, cp);

@@ -13,6 +13,8 @@
 
 #[path = "availability.rs"]
 mod availability;
+#[path = "checkpoint.rs"]
+mod checkpoint;
 #[path = "conformance/main.rs"]
 mod conformance;
 #[path = "delivery.rs"]

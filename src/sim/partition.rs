@@ -754,4 +754,81 @@ mod tests {
         }
         assert_eq!(std::mem::size_of::<Opt64>(), 8);
     }
+
+    /// What a checkpoint may keep as an older copy plus a delta
+    /// (`crate::checkpoint`): a replica whose log moved (records, HW, flush
+    /// and checkpoint offsets) comes back field for field from the older
+    /// copy; one that differs from it in anything else (each field below,
+    /// one at a time) is not written as a delta but kept whole.
+    #[test]
+    fn a_replica_is_written_against_its_older_copy_only_when_its_log_alone_moved() {
+        let mut base = replica_with(&[0, 0, 0]);
+        base.role = Role::Follower;
+        base.leader = Some(2);
+        base.isr = Rc::from(&[1, 2][..]);
+        let mut moved = base.clone();
+        moved.log.append(Record::plain(3, 0));
+        moved.log.high_watermark = 2;
+        moved.log.flushed_offset = 4;
+        moved.log.checkpointed_high_watermark = 1;
+        let delta = ReplicaDelta::of(&moved, &base).expect("only the log moved");
+        assert!(delta.apply(&base).same_as(&moved));
+        assert!(!base.same_as(&moved));
+
+        let mut table = FollowerTable::default();
+        let lanes = table.place(Lanes::NONE, &[FollowerState::default()]);
+        let changes: [(&str, fn(&mut Replica, Lanes)); 14] = [
+            ("role", |r, _| r.role = Role::Leader),
+            ("reconciled", |r, _| r.reconciled = !r.reconciled),
+            ("known registration", |r, _| {
+                r.known_registration = !r.known_registration
+            }),
+            ("recovery", |r, _| {
+                r.recovery = LeaderRecoveryState::Recovering
+            }),
+            ("leader epoch", |r, _| r.leader_epoch += 1),
+            ("fetch backoff", |r, _| r.fetch_backoff_until += 100),
+            ("lanes", |r, lanes| r.lanes = lanes),
+            ("pending ISR", |r, _| {
+                r.pending_isr = Some(Box::new(PendingIsr::new(1, Vec::new())))
+            }),
+            ("partition", |r, _| r.partition += 1),
+            ("leader", |r, _| r.leader = Some(1)),
+            ("partition epoch", |r, _| r.partition_epoch += 1),
+            ("ISR", |r, _| r.isr = Rc::from(&[1][..])),
+            ("replicas", |r, _| r.replicas = Rc::from(&[1, 2, 3][..])),
+            ("a new leader epoch in the log", |r, _| {
+                r.log.append(Record::plain(9, 1));
+            }),
+        ];
+        for (what, change) in changes {
+            let mut r = moved.clone();
+            change(&mut r, lanes);
+            assert!(ReplicaDelta::of(&r, &base).is_none(), "{what} changed");
+            // And the other way: an older copy with the change.
+            if what != "a new leader epoch in the log" {
+                let mut older = base.clone();
+                change(&mut older, lanes);
+                assert!(
+                    ReplicaDelta::of(&moved, &older).is_none(),
+                    "{what} changed (older)"
+                );
+            }
+        }
+        // Only the epoch cache moved (a new leader epoch, no record of it yet).
+        let mut r = moved.clone();
+        r.log.assign_epoch(1, r.log.log_end_offset());
+        assert!(ReplicaDelta::of(&r, &base).is_none(), "epoch cache changed");
+        // The same cache, and the first record of its latest epoch since:
+        // the last record's epoch moved alone.
+        let mut led = base.clone();
+        led.log.assign_epoch(1, led.log.log_end_offset());
+        let mut first = led.clone();
+        first.log.append(Record::plain(3, 1));
+        assert_eq!(first.log.epochs(), led.log.epochs());
+        assert!(
+            ReplicaDelta::of(&first, &led).is_none(),
+            "last record's epoch changed"
+        );
+    }
 }

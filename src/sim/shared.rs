@@ -850,4 +850,36 @@ mod tests {
         assert_eq!(small.take().capacity(), 32, "the one within ROOM");
         assert_eq!(small.take().capacity(), 0, "the larger was not kept");
     }
+
+    /// A vector written against an older clone of itself keeps the chunks
+    /// they share as the older one's and only the chunks after them, and
+    /// is rebuilt chunk for chunk; where the older clone wrote another item
+    /// into a shared chunk (so this side copied it), sharing stops there.
+    #[test]
+    fn a_vector_written_against_an_older_clone_keeps_only_the_chunks_after_theirs() {
+        let mut v: SharedVec<u32, 4> = SharedVec::new();
+        (0..6).for_each(|i| v.push(i));
+        let older = v.clone();
+        (6..13).for_each(|i| v.push(i));
+        let d = v.delta_from(&older).expect("short");
+        assert_eq!((d.common, d.after.len(), d.len), (2, 2, 13));
+        let back = SharedVec::rebuilt(&older, &d);
+        assert!(back.same_as(&v));
+        assert_eq!(
+            back.iter().copied().collect::<Vec<_>>(),
+            (0..13).collect::<Vec<_>>()
+        );
+        assert!(!older.same_as(&v));
+
+        // The older clone appends first at index 6, in the chunk both hold:
+        // this side's next push there copies that chunk.
+        let mut a: SharedVec<u32, 4> = SharedVec::new();
+        (0..6).for_each(|i| a.push(i));
+        let mut b = a.clone();
+        b.push(100);
+        a.push(6);
+        let d = a.delta_from(&b).expect("short");
+        assert_eq!((d.common, d.after.len()), (1, 1));
+        assert!(SharedVec::rebuilt(&b, &d).same_as(&a));
+    }
 }

@@ -777,7 +777,8 @@ mod tests {
 
         let mut table = FollowerTable::default();
         let lanes = table.place(Lanes::NONE, &[FollowerState::default()]);
-        let changes: [(&str, fn(&mut Replica, Lanes)); 14] = [
+        type Change = fn(&mut Replica, Lanes);
+        let changes: [(&str, Change); 14] = [
             ("role", |r, _| r.role = Role::Leader),
             ("reconciled", |r, _| r.reconciled = !r.reconciled),
             ("known registration", |r, _| {

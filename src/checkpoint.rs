@@ -9,11 +9,12 @@
 //! cache's handle …) for a change of a few counters.
 //!
 //! So a checkpoint keeps a replica that an older checkpoint also has, and
-//! that agrees with it on what rarely moves (the replica list, the ISR, the
-//! epoch cache, no ISR change pending), as that older copy plus what moved:
-//! the log's end, HW, last hash and epoch, flush and checkpoint offsets, the
-//! chunks of records past the ones they share, and the replica's small
-//! fields ([`ReplicaDelta`]). Its own copy is let go. A video codec does the
+//! that agrees with it on everything that moves with metadata rather than
+//! with fetches (role, epochs, ISR and replica list, lanes, the epoch cache,
+//! no ISR change pending), as that older copy plus what moved: the log's
+//! end, HW, whole hash, flush and checkpoint offsets, and the chunks of
+//! records past the ones they share ([`ReplicaDelta`], 56 bytes natively).
+//! Its own copy is let go. A video codec does the
 //! same with its frames: each one stored as the changes from a frame kept
 //! whole. Here the "frame kept whole" is per replica, and is whatever copy
 //! the older checkpoint holds (possibly one it keeps against a still older

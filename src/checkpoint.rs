@@ -10,8 +10,8 @@
 //!
 //! So a checkpoint keeps a replica that an older checkpoint also has, and
 //! that agrees with it on everything that moves with metadata rather than
-//! with fetches (role, epochs, ISR and replica list, lanes, the epoch cache,
-//! no ISR change pending), as that older copy plus what moved: the log's
+//! with fetches (role, epochs, ISR and replica list, a pending ISR change,
+//! lanes, the epoch cache), as that older copy plus what moved: the log's
 //! end, HW, whole hash, flush and checkpoint offsets, and the chunks of
 //! records past the ones they share ([`ReplicaDelta`], 56 bytes natively).
 //! Its own copy is let go. A video codec does the

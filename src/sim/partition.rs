@@ -167,9 +167,9 @@ pub struct Replica {
 /// A replica written against another copy of itself (`base`), for a
 /// checkpoint that keeps it against an older checkpoint's copy
 /// (`crate::checkpoint`): its log as a [`LogDelta`]. Everything else must
-/// be `base`'s: role, epochs, ISR and replica list, lanes, leader, fetch
-/// backoff (they move with metadata or errors, not with every fetch), and a
-/// replica with an ISR change pending is not written this way.
+/// be `base`'s: role, epochs, ISR and replica list, a pending ISR change,
+/// lanes, leader, fetch backoff (they move with metadata or errors, not with
+/// every fetch).
 #[derive(Debug)]
 pub struct ReplicaDelta {
     log: LogDelta,
@@ -179,42 +179,11 @@ impl ReplicaDelta {
     /// `r` written against `base`, when they agree on all but the log's
     /// moving parts.
     pub fn of(r: &Replica, base: &Replica) -> Option<ReplicaDelta> {
-        // Every field named, so a new one must be placed here.
-        let Replica {
-            role,
-            reconciled,
-            known_registration,
-            recovery,
-            leader_epoch,
-            fetch_backoff_until,
-            isr,
-            replicas,
-            lanes,
-            log,
-            pending_isr,
-            partition,
-            leader,
-            partition_epoch,
-        } = r;
-        let same = *role == base.role
-            && *reconciled == base.reconciled
-            && *known_registration == base.known_registration
-            && *recovery == base.recovery
-            && *leader_epoch == base.leader_epoch
-            && *fetch_backoff_until == base.fetch_backoff_until
-            && *lanes == base.lanes
-            && pending_isr.is_none()
-            && base.pending_isr.is_none()
-            && *partition == base.partition
-            && *leader == base.leader
-            && *partition_epoch == base.partition_epoch
-            && **isr == *base.isr
-            && **replicas == *base.replicas;
-        if !same {
+        if !r.same_apart_from_log(base) {
             return None;
         }
         Some(ReplicaDelta {
-            log: LogDelta::of(log, &base.log)?,
+            log: LogDelta::of(&r.log, &base.log)?,
         })
     }
 
@@ -231,7 +200,7 @@ impl ReplicaDelta {
             replicas: base.replicas.clone(),
             lanes: base.lanes,
             log: self.log.apply(&base.log),
-            pending_isr: None,
+            pending_isr: base.pending_isr.clone(),
             partition: base.partition,
             leader: base.leader,
             partition_epoch: base.partition_epoch,
@@ -243,20 +212,42 @@ impl Replica {
     /// Whether `other` is this replica, field for field (its log by
     /// [`Log::same_as`]): what a rebuilt checkpoint's replicas must be.
     pub fn same_as(&self, other: &Replica) -> bool {
-        self.role == other.role
-            && self.reconciled == other.reconciled
-            && self.known_registration == other.known_registration
-            && self.recovery == other.recovery
-            && self.leader_epoch == other.leader_epoch
-            && self.fetch_backoff_until == other.fetch_backoff_until
-            && self.isr == other.isr
-            && self.replicas == other.replicas
-            && self.lanes == other.lanes
-            && self.log.same_as(&other.log)
-            && self.pending_isr == other.pending_isr
-            && self.partition == other.partition
-            && self.leader == other.leader
-            && self.partition_epoch == other.partition_epoch
+        self.same_apart_from_log(other) && self.log.same_as(&other.log)
+    }
+
+    /// Whether `other` has every field of this replica but the log (what a
+    /// [`ReplicaDelta`] takes from the copy it is written against).
+    fn same_apart_from_log(&self, other: &Replica) -> bool {
+        // Every field named, so a new one must be placed here.
+        let Replica {
+            role,
+            reconciled,
+            known_registration,
+            recovery,
+            leader_epoch,
+            fetch_backoff_until,
+            isr,
+            replicas,
+            lanes,
+            log: _,
+            pending_isr,
+            partition,
+            leader,
+            partition_epoch,
+        } = self;
+        *role == other.role
+            && *reconciled == other.reconciled
+            && *known_registration == other.known_registration
+            && *recovery == other.recovery
+            && *leader_epoch == other.leader_epoch
+            && *fetch_backoff_until == other.fetch_backoff_until
+            && *lanes == other.lanes
+            && *pending_isr == other.pending_isr
+            && *partition == other.partition
+            && *leader == other.leader
+            && *partition_epoch == other.partition_epoch
+            && isr == &other.isr
+            && replicas == &other.replicas
     }
 }
 
@@ -774,6 +765,12 @@ mod tests {
         let delta = ReplicaDelta::of(&moved, &base).expect("only the log moved");
         assert!(delta.apply(&base).same_as(&moved));
         assert!(!base.same_as(&moved));
+        // The same ISR change pending on both sides is the older copy's.
+        let pending = || Some(Box::new(PendingIsr::new(7, Vec::new())));
+        let (mut older, mut newer) = (base.clone(), moved.clone());
+        (older.pending_isr, newer.pending_isr) = (pending(), pending());
+        let delta = ReplicaDelta::of(&newer, &older).expect("the same ISR change pending");
+        assert!(delta.apply(&older).same_as(&newer));
 
         let mut table = FollowerTable::default();
         let lanes = table.place(Lanes::NONE, &[FollowerState::default()]);

@@ -25,7 +25,7 @@ fn same_scenario_and_seed_give_the_same_trace_hash_run_after_run() {
 #[test]
 fn a_different_seed_changes_network_timing_and_so_the_trace() {
     let mut a = scenario_file("leader-dies.json");
-    let mut spec = a.scenario.clone();
+    let mut spec = (*a.scenario).clone();
     spec.spec.seed += 1;
     let mut b = failover_lab::Lab::new(spec);
     a.run_to_end();

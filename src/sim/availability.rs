@@ -46,6 +46,7 @@
 use serde::Serialize;
 
 use super::protocol::{BrokerId, PartitionIndex};
+use super::shared::Pages;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -401,12 +402,19 @@ pub struct LatencySummary {
 /// Produce latencies are also kept per slot of this many ms, for the strip.
 pub const SLOT_MS: u64 = 100;
 
+/// Partitions per shared page of the per-partition tables (a page of
+/// windows' lists is 6 KB).
+const AVAILABILITY_PAGE: usize = 256;
+
 /// The accountant. Owned by the cluster, cloned with it (time travel).
 #[derive(Clone, Debug)]
 pub struct Availability {
-    /// Current cause per partition and since when.
-    cause: Vec<Option<Cause>>,
-    windows: Vec<Vec<Window>>,
+    /// Current cause per partition and since when. Both tables are in pages
+    /// shared with snapshots: they change only when a partition's cause
+    /// does (deep-copied, the windows' table was 0.5 MB of every checkpoint
+    /// of the large bench, issue 27).
+    cause: Pages<Option<Cause>, AVAILABILITY_PAGE>,
+    windows: Pages<Vec<Window>, AVAILABILITY_PAGE>,
     /// An `acks=all` producer writes to the partition.
     pub acks_all: Vec<bool>,
     /// Some producer writes to the partition at all (else "writable" is
@@ -430,8 +438,8 @@ pub struct Availability {
 impl Availability {
     pub fn new(partitions: usize) -> Self {
         Availability {
-            cause: vec![None; partitions],
-            windows: vec![Vec::new(); partitions],
+            cause: Pages::filled(partitions, None),
+            windows: Pages::filled(partitions, Vec::new()),
             acks_all: vec![false; partitions],
             produced: vec![false; partitions],
             faults: Vec::new(),

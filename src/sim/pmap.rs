@@ -15,7 +15,9 @@
 //! - [`VecMap`]: a few entries under any ordered key (requests in flight,
 //!   parked operations), a sorted vector.
 //! - [`Waiters`]: a short list of request ids per replica slot (the fetches
-//!   or produces parked on each partition a broker hosts), two inline.
+//!   parked on each partition a broker hosts), two inline.
+//! - [`SparseWaiters`]: the same lists where nearly all are empty (the
+//!   produces parked on them), only the ids that are there.
 
 use std::rc::Rc;
 
@@ -581,6 +583,85 @@ impl Waiters {
     }
 }
 
+/// [`Waiters`] for lists that are empty nearly all the time: the produces
+/// parked on each partition a broker hosts. A produce with acks=all waits
+/// only until its partitions' high watermarks cover it, a few ms, and only
+/// on the partitions it wrote to; follower slots never have one. Two inline
+/// ids per slot held 16 bytes for each of the 60,000 replicas of the large
+/// bench, deep-copied by every checkpoint (issue 27), where a few dozen ids
+/// are parked at any moment. Here only the parked ids are kept, sorted by
+/// slot (each slot's in the order they parked), and found by binary search.
+#[derive(Clone, Debug, Default)]
+pub struct SparseWaiters {
+    /// `(slot, id)`, by slot; a slot's ids in the order they parked.
+    entries: Vec<(usize, u64)>,
+    /// How many slots there are (`resize`): a slot past them is empty and
+    /// takes no id, as in [`Waiters`].
+    slots: usize,
+}
+
+impl SparseWaiters {
+    /// Room for `slots` lists (the ids of slots past them are dropped).
+    pub fn resize(&mut self, slots: usize) {
+        self.slots = slots;
+        self.entries.retain(|e| e.0 < slots);
+    }
+
+    /// Where slot `s`'s ids are in `entries`.
+    fn span(&self, s: usize) -> std::ops::Range<usize> {
+        let from = self.entries.partition_point(|e| e.0 < s);
+        let to = from + self.entries[from..].partition_point(|e| e.0 == s);
+        from..to
+    }
+
+    /// Whether nothing is parked on slot `s` (or there is no such slot).
+    pub fn is_empty(&self, s: usize) -> bool {
+        self.span(s).is_empty()
+    }
+
+    /// Park `id` at the end of slot `s`'s list.
+    pub fn push(&mut self, s: usize, id: u64) {
+        if s < self.slots {
+            let at = self.entries.partition_point(|e| e.0 <= s);
+            self.entries.insert(at, (s, id));
+        }
+    }
+
+    /// Take `id` off slot `s`'s list, if it is there.
+    pub fn remove(&mut self, s: usize, id: u64) {
+        let span = self.span(s);
+        if let Some(i) = self.entries[span.clone()].iter().position(|e| e.1 == id) {
+            self.entries.remove(span.start + i);
+        }
+    }
+
+    /// Copy slot `s`'s list to the end of `into`, leaving it as it is.
+    pub fn read(&self, s: usize, into: &mut Vec<u64>) {
+        into.extend(self.entries[self.span(s)].iter().map(|e| e.1));
+    }
+
+    /// Move slot `s`'s list to the end of `into`, leaving it empty.
+    pub fn take(&mut self, s: usize, into: &mut Vec<u64>) {
+        let span = self.span(s);
+        into.extend(self.entries.drain(span).map(|e| e.1));
+    }
+
+    /// Replace slot `s`'s list with `ids`.
+    pub fn set(&mut self, s: usize, ids: &[u64]) {
+        let span = self.span(s);
+        if s < self.slots {
+            let at = span.start;
+            self.entries.splice(span, ids.iter().map(|&id| (s, id)));
+            debug_assert!(self.entries[at..].windows(2).all(|w| w[0].0 <= w[1].0));
+        }
+    }
+
+    /// Empty every list.
+    pub fn clear(&mut self) {
+        self.entries.clear();
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -628,13 +709,64 @@ mod tests {
         }
     }
 
-    /// Waiters keep each slot's ids in the order they parked, as a vector
-    /// per slot would, through pushes, takes and replacements of any length.
+    /// Both kinds of waiters keep each slot's ids in the order they parked,
+    /// as a vector per slot would, through pushes, takes and replacements of
+    /// any length.
     #[test]
     fn waiters_agree_with_a_vector_per_slot() {
+        agrees_with_a_vector_per_slot::<Waiters>();
+        agrees_with_a_vector_per_slot::<SparseWaiters>();
+    }
+
+    /// The lists' operations, for the test to drive either kind.
+    trait Lists: Default + Clone {
+        fn resize(&mut self, slots: usize);
+        fn is_empty(&self, s: usize) -> bool;
+        fn push(&mut self, s: usize, id: u64);
+        fn remove(&mut self, s: usize, id: u64);
+        fn read(&self, s: usize, into: &mut Vec<u64>);
+        fn take(&mut self, s: usize, into: &mut Vec<u64>);
+        fn set(&mut self, s: usize, ids: &[u64]);
+        fn clear(&mut self);
+    }
+
+    macro_rules! lists {
+        ($t:ty) => {
+            impl Lists for $t {
+                fn resize(&mut self, slots: usize) {
+                    <$t>::resize(self, slots)
+                }
+                fn is_empty(&self, s: usize) -> bool {
+                    <$t>::is_empty(self, s)
+                }
+                fn push(&mut self, s: usize, id: u64) {
+                    <$t>::push(self, s, id)
+                }
+                fn remove(&mut self, s: usize, id: u64) {
+                    <$t>::remove(self, s, id)
+                }
+                fn read(&self, s: usize, into: &mut Vec<u64>) {
+                    <$t>::read(self, s, into)
+                }
+                fn take(&mut self, s: usize, into: &mut Vec<u64>) {
+                    <$t>::take(self, s, into)
+                }
+                fn set(&mut self, s: usize, ids: &[u64]) {
+                    <$t>::set(self, s, ids)
+                }
+                fn clear(&mut self) {
+                    <$t>::clear(self)
+                }
+            }
+        };
+    }
+    lists!(Waiters);
+    lists!(SparseWaiters);
+
+    fn agrees_with_a_vector_per_slot<W: Lists>() {
         let slots = 5;
         let mut reference: Vec<Vec<u64>> = vec![Vec::new(); slots];
-        let mut waiters = Waiters::default();
+        let mut waiters = W::default();
         waiters.resize(slots);
         let mut id = 0u64;
         for i in 0..600u64 {
@@ -683,6 +815,8 @@ mod tests {
             }
         }
         assert!(waiters.is_empty(slots), "a slot past the end is empty");
+        waiters.push(slots, 1 << 41);
+        assert!(waiters.is_empty(slots), "a slot past the end takes no id");
         waiters.clear();
         assert!((0..slots).all(|k| waiters.is_empty(k)));
     }

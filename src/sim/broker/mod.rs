@@ -43,7 +43,7 @@ use super::followers::FollowerTable;
 use super::io::{Ctx, Timer};
 use super::log::Record;
 use super::partition::{Replica, Role};
-use super::pmap::{DenseMap, PartitionMap, VecMap, Waiters};
+use super::pmap::{DenseMap, PartitionMap, SparseWaiters, VecMap, Waiters};
 use super::protocol::*;
 use super::time::BoxPool;
 use super::trace::{list, TraceKind};
@@ -171,8 +171,9 @@ pub struct Broker {
     /// The partitions of `__consumer_offsets` this broker leads, and the
     /// groups it has loaded from them (`coordinator.rs`).
     pub coordinator: VecMap<PartitionIndex, coordinator::Shard>,
-    /// Parked produces per hosted partition, by the replica's slot.
-    produce_waiters: Waiters,
+    /// Parked produces per hosted partition, by the replica's slot (few at
+    /// any moment: only those are kept).
+    produce_waiters: SparseWaiters,
     registration_in_flight: bool,
     /// BrokerLifecycleManager: where in its start-up (or shutdown) it is.
     pub lifecycle: Lifecycle,
@@ -279,7 +280,7 @@ impl Broker {
             fetch_waiters: Waiters::default(),
             parked_produces: VecMap::new(),
             coordinator: Default::default(),
-            produce_waiters: Waiters::default(),
+            produce_waiters: SparseWaiters::default(),
             registration_in_flight: false,
             lifecycle: Lifecycle::Starting,
             comm_seq: 0,

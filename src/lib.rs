@@ -37,8 +37,11 @@ pub struct Lab {
     pub scenario: Rc<Scenario>,
     pub cluster: Cluster,
     /// Settings applied on top of the scenario file ([`settings`]).
-    pub settings: std::collections::BTreeMap<String, serde_json::Value>,
+    pub settings: Settings,
 }
+
+/// Settings as applied to a scenario, by key ([`settings`]).
+pub type Settings = std::collections::BTreeMap<String, serde_json::Value>;
 
 impl Lab {
     pub fn from_json(text: &str) -> Result<Lab, String> {
@@ -60,13 +63,24 @@ impl Lab {
         Lab::from_value_with_settings(v, settings)
     }
 
-    /// [`Lab::from_json_with_settings`] for a scenario already parsed.
-    pub fn from_value_with_settings(
+    /// The scenario `v` becomes with `KEY=VALUE` settings applied, checked,
+    /// and the settings as applied: what [`Lab::from_value_with_settings`]
+    /// builds a lab from, with the same errors.
+    pub fn scenario_with_settings(
         mut v: serde_json::Value,
         settings: &[(String, String)],
-    ) -> Result<Lab, String> {
+    ) -> Result<(Scenario, Settings), String> {
         let applied = settings::apply(&mut v, settings)?;
-        let mut lab = scenario::from_value(v).map(Lab::new)?;
+        Ok((scenario::from_value(v)?, applied))
+    }
+
+    /// [`Lab::from_json_with_settings`] for a scenario already parsed.
+    pub fn from_value_with_settings(
+        v: serde_json::Value,
+        settings: &[(String, String)],
+    ) -> Result<Lab, String> {
+        let (scenario, applied) = Lab::scenario_with_settings(v, settings)?;
+        let mut lab = Lab::new(scenario);
         lab.settings = applied;
         Ok(lab)
     }

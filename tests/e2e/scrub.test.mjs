@@ -276,6 +276,52 @@ test('a seek frees the world it left in a task of its own, and seeks stay exact'
   assert.deepEqual(app.errors, []);
 });
 
+test('a scenario loaded over a world is checked first, and built only once the old world and its checkpoints are freed; a bad one leaves everything as it was', async () => {
+  app.errors.length = 0;
+  await open('scenario=leader-dies.json&paused=1');
+  const r = await app.page.evaluate(async () => {
+    const { Lab, initWasm } = await import('./lab.js');
+    const { WasmLab } = await import('./pkg/failover_lab.js');
+    await initWasm();
+    const text = await (await fetch('scenarios/tour-11-mass-failover.json')).text();
+    const empty = WasmLab.heapBytes();
+    const lab = new Lab();
+    lab.load(text);
+    lab.runFor(20000);
+    const full = WasmLab.heapBytes();
+    const checkpoints = lab.checkpoints.length;
+    // A bad scenario: the core's message, and the world and its checkpoints stay.
+    let message = null;
+    try {
+      lab.load(text.replace('"brokers"', '"brokers_"'));
+    } catch (e) {
+      message = String(e.message ?? e);
+    }
+    const kept = { now: lab.now(), checkpoints: lab.checkpoints.length, heap: WasmLab.heapBytes() };
+    // The heap when the new world starts to be built.
+    const build = lab.newCore.bind(lab);
+    let atBuild = null;
+    lab.newCore = (...a) => {
+      atBuild = WasmLab.heapBytes();
+      return build(...a);
+    };
+    lab.load(text);
+    lab.runFor(1000);
+    return { empty, full, checkpoints, message, kept, atBuild, now: lab.now() };
+  });
+  assert.ok(r.message && /brokers/.test(r.message), `the core names the field: ${r.message}`);
+  assert.equal(r.kept.now, 20000);
+  assert.equal(r.kept.checkpoints, r.checkpoints);
+  assert.ok(r.checkpoints > 3, `checkpoints at 20 s: ${r.checkpoints}`);
+  const world = r.full - r.empty;
+  assert.ok(
+    r.atBuild - r.empty < world / 10,
+    `the new world is built once the old one is gone: ${r.atBuild - r.empty} bytes held then, against ${world} for the old world and its checkpoints`,
+  );
+  assert.equal(r.now, 1000);
+  assert.deepEqual(app.errors, []);
+});
+
 test('a fresh lab asked to estimate a long seek measures its pace on the first steps of the way after the start, and the seek lands on the same run', async () => {
   app.errors.length = 0;
   await open('scenario=leader-dies.json&paused=1');

@@ -171,11 +171,11 @@ export class Lab {
     this.horizon = 0;
     this.replayBudgetMs = 1.5;
     this.gridMs = 100; // checkpoints fall on multiples of it (sampleMs is one)
-    // 432 MiB, less on a device with under 8 GB (navigator.deviceMemory).
+    // 464 MiB, less on a device with under 8 GB (navigator.deviceMemory).
     // The heap is counted as the allocator holds it (headers and rounding
     // included); what it cannot reuse of freed blocks comes on top, so wasm
     // memory stays near 512 MiB at most on the 20,000-partition bench.
-    this.heapBudgetBytes = Math.min(432, 54 * (globalThis.navigator?.deviceMemory || 8)) * 2 ** 20;
+    this.heapBudgetBytes = Math.min(464, 58 * (globalThis.navigator?.deviceMemory || 8)) * 2 ** 20;
     this.sinceCheckpointMs = 0; // wall ms of core work since the last checkpoint passed
     this.msPerSimMs = null; // the core's recent pace: wall ms per simulated ms (estimateSeekMs)
     this.snapshotCost = { ms: 0, bytes: 0 }; // the last snapshot's

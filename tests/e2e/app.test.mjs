@@ -245,7 +245,7 @@ test('checkpoints share the world, stay under the heap budget, and seeks from th
     // is freed after the seek, in a task of its own; one whose snapshot
     // costs over a 64th of the budget (the large bench's: 10 MB) before the
     // replay, so that two never share the heap.
-    lab.heapBudgetBytes = 432 * 2 ** 20; // the page's own
+    lab.heapBudgetBytes = 464 * 2 ** 20; // the page's own
     const small = lab.snapshotCost.bytes;
     lab.seek(1000);
     const heldSmall = lab.doomed != null;

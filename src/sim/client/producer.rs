@@ -2,6 +2,7 @@
 //! idempotence (producer id + sequence), in-flight limits and retries.
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::rc::Rc;
 
 use serde::Serialize;
 
@@ -239,9 +240,12 @@ impl Parked {
 pub struct Producer {
     pub name: String,
     pub index: u32,
-    pub topic_partitions: Vec<PartitionIndex>,
+    /// Shared by every copy of the world (they never change; 20,000
+    /// partitions' indexes, twice, were 320 KB of each checkpoint of the
+    /// large bench, issue 27).
+    pub topic_partitions: Rc<Vec<PartitionIndex>>,
     /// `topic_partitions` sorted, for membership tests.
-    topic_sorted: Vec<PartitionIndex>,
+    topic_sorted: Rc<Vec<PartitionIndex>>,
     pub config: ProducerConfig,
     pub records_per_sec: u64,
     pub generated: u64,
@@ -322,8 +326,8 @@ impl Producer {
         Producer {
             name,
             index,
-            topic_partitions,
-            topic_sorted,
+            topic_partitions: Rc::new(topic_partitions),
+            topic_sorted: Rc::new(topic_sorted),
             records_per_sec,
             generated: 0,
             started_ms: 0,
@@ -1418,8 +1422,8 @@ mod tests {
             partition: 1,
             ..world.partitions[0].clone()
         });
-        p.topic_partitions = vec![0, 1];
-        p.topic_sorted = vec![0, 1];
+        p.topic_partitions = Rc::new(vec![0, 1]);
+        p.topic_sorted = Rc::new(vec![0, 1]);
     }
 
     /// The ids of the Produce requests among `sends`.
@@ -1733,8 +1737,8 @@ mod tests {
             partition: 2,
             ..world.partitions[0].clone()
         });
-        p.topic_partitions = vec![0, 1, 2];
-        p.topic_sorted = vec![0, 1, 2];
+        p.topic_partitions = Rc::new(vec![0, 1, 2]);
+        p.topic_sorted = Rc::new(vec![0, 1, 2]);
         p.forget_leaders();
         p.records_per_sec = 10;
         world.at(0, |ctx| p.start(ctx));
@@ -2538,8 +2542,8 @@ mod tests {
                     ..world.partitions[0].clone()
                 });
             }
-            p.topic_partitions = vec![0, 1, 2, 3];
-            p.topic_sorted = vec![0, 1, 2, 3];
+            p.topic_partitions = Rc::new(vec![0, 1, 2, 3]);
+            p.topic_sorted = Rc::new(vec![0, 1, 2, 3]);
             p.connections = p.connections.clone().none_yet();
             p.set_leader(0, (Some(1), 4));
             p.set_leader(1, (Some(2), 4));

@@ -409,11 +409,12 @@ const AVAILABILITY_PAGE: usize = 256;
 /// The accountant. Owned by the cluster, cloned with it (time travel).
 #[derive(Clone, Debug)]
 pub struct Availability {
-    /// Current cause per partition and since when. Both tables are in pages
-    /// shared with snapshots: they change only when a partition's cause
-    /// does (deep-copied, the windows' table was 0.5 MB of every checkpoint
-    /// of the large bench, issue 27).
-    cause: Pages<Option<Cause>, AVAILABILITY_PAGE>,
+    /// Current cause per partition (a byte each, read for every partition
+    /// an event touches), and since when: the windows, in pages shared with
+    /// snapshots, since they change only when a partition's cause does
+    /// (deep-copied, their table was 0.5 MB of every checkpoint of the
+    /// large bench, issue 27).
+    cause: Vec<Option<Cause>>,
     windows: Pages<Vec<Window>, AVAILABILITY_PAGE>,
     /// An `acks=all` producer writes to the partition.
     pub acks_all: Vec<bool>,
@@ -438,7 +439,7 @@ pub struct Availability {
 impl Availability {
     pub fn new(partitions: usize) -> Self {
         Availability {
-            cause: Pages::filled(partitions, None),
+            cause: vec![None; partitions],
             windows: Pages::filled(partitions, Vec::new()),
             acks_all: vec![false; partitions],
             produced: vec![false; partitions],

@@ -615,8 +615,14 @@ impl SparseWaiters {
     }
 
     /// Whether nothing is parked on slot `s` (or there is no such slot).
+    /// Asked whenever a leader's high watermark moves, so it looks once:
+    /// at the first id of a slot at or after `s`.
+    #[inline]
     pub fn is_empty(&self, s: usize) -> bool {
-        self.span(s).is_empty()
+        self.entries.is_empty() || {
+            let at = self.entries.partition_point(|e| e.0 < s);
+            self.entries.get(at).is_none_or(|e| e.0 != s)
+        }
     }
 
     /// Park `id` at the end of slot `s`'s list.

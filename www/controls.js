@@ -70,7 +70,7 @@ export class Controls {
       h('div.group', null, this.playBtn, this.stepBtn, this.skipBtn),
       h('div.group', null, h('label', { for: 'speed', text: 'speed' }), this.speed, this.speedOut),
       h('div.group', null, this.clock),
-      h('div.group', null, this.burstBtn, this.burstPart),
+      h('div.group', null, this.burstBtn, h('label', { for: 'burst-partition', text: 'to' }), this.burstPart),
       h('div.group', null,
         btn('↺ Reset', 'Back to t = 0: forget your actions and put the switches back to the scenario\'s values (R)', () => app.reset(), { id: 'reset' })),
       timeline,

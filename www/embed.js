@@ -53,10 +53,10 @@ try {
   box.className = 'embed-error';
   box.setAttribute('role', 'alert');
   box.textContent = `⚠ Failover Lab embed: ${e.message}`;
-  document.body.prepend(box);
+  document.getElementById('open-full').before(box);
 }
 if (el) {
-  document.body.prepend(el);
+  document.getElementById('open-full').before(el);
   if (open) {
     const q = new URLSearchParams();
     const s = params.get('scenario');

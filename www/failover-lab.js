@@ -491,7 +491,10 @@ class FailoverLabElement extends HTMLElement {
       ui.seekNote = h('span.tl-busy', { role: 'status', hidden: true }, ui.seekText, ui.seekBar);
       timeline = h('div.fl-timeline', null, ui.tStart, ui.range, ui.tEnd, ui.seekNote);
     }
+    // Named after the scenario once it loads (afterLoad): a page with two
+    // labs then has two differently named tour landmarks.
     const tourBox = h('section', { 'aria-label': 'Guided tour' });
+    this.tourBox = tourBox;
     this.tour = show.has('tour')
       ? new TourGuide(tourBox, {
         now: () => this.lab.now(),
@@ -577,6 +580,7 @@ class FailoverLabElement extends HTMLElement {
     const lab = this.lab;
     setText(this.ui.name.lastChild, lab.name());
     this.ui.name.title = lab.description() || lab.name();
+    this.tourBox.setAttribute('aria-label', `Guided tour: ${lab.name()}`);
     this.tour?.load(lab.tour(), { name: lab.name(), description: lab.description() });
     if (this.tour?.active) this.playing = false;
     if (this.range && this.range.start > 0) lab.seek(this.range.start);

@@ -220,7 +220,7 @@ export class LanesView {
       const el = h(
         'section.lane',
         { dataset: { lane: name }, 'aria-label': `Lane ${name}: ${compare.settings[i] || 'the scenario as it is'}` },
-        h('h3.lane-head', null, h('span.lane-name', { text: name }), h('code.lane-set', { text: compare.settings[i] || 'as is' })),
+        h('h2.lane-head', null, h('span.lane-name', { text: name }), h('code.lane-set', { text: compare.settings[i] || 'as is' })),
         summary,
         avail,
         same,

@@ -1,6 +1,8 @@
 // Accessibility (issue 13): axe-core (npm, pinned) finds no violation of the
-// WCAG 2.1 A/AA rules on index.html, embed-demo.html and embed.html, nor
-// inside a <failover-lab> shadow root, in the light and the dark theme; a
+// WCAG 2.1 A/AA rules nor of its best practices (a level-one heading, every
+// part of the page in a landmark, landmarks named apart, visible labels) on
+// index.html, embed-demo.html, embed.html and tradeoffs.html, nor inside a
+// <failover-lab> shadow root, in the light and the dark theme; a
 // keyboard-only walk (Tab to a broker, open its menu, crash it, step a tour)
 // on the page and in the element; the narration's polite live region;
 // prefers-reduced-motion; themes by attribute, ?theme= and the page's switch.
@@ -12,7 +14,7 @@ import path from 'node:path';
 import { startApp, WWW, ROOT } from './helpers.mjs';
 
 const AXE = path.join(ROOT, 'node_modules', 'axe-core', 'axe.min.js');
-const WCAG = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'];
+const TAGS = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'];
 
 let app;
 
@@ -34,7 +36,7 @@ async function axe(page, context = null) {
       const res = await window.axe.run(context ?? document, { runOnly: { type: 'tag', values: tags }, resultTypes: ['violations'] });
       return res.violations.map((v) => `${v.id} (${v.impact}): ${v.nodes.slice(0, 4).map((n) => JSON.stringify(n.target) + (n.failureSummary ? ` — ${n.failureSummary.split('\n').slice(1, 2).join(' ')}` : '')).join('; ')}`);
     },
-    { tags: WCAG, context },
+    { tags: TAGS, context },
   );
   return violations;
 }
@@ -52,7 +54,7 @@ const labsReady = (page, n) =>
   page.waitForFunction((k) => document.querySelectorAll('failover-lab[data-ready="true"]').length === k, n, { timeout: 20000 });
 
 for (const theme of ['light', 'dark']) {
-  test(`axe: index.html in the ${theme} theme has no WCAG 2.1 A/AA violation (also with the broker menu and help open)`, async () => {
+  test(`axe: index.html in the ${theme} theme has no violation, best practices included (also with the broker menu and help open)`, async () => {
     const page = await open(`${app.baseUrl}/?theme=${theme}&paused=1`);
     await ready(page);
     assert.equal(await page.evaluate(() => document.documentElement.dataset.theme), theme);
@@ -121,6 +123,13 @@ for (const theme of ['light', 'dark']) {
     assert.deepEqual(await axe(page), []);
     // The shadow root on its own (axe's shadow DOM selector: host, then inside).
     assert.deepEqual(await axe(page, { include: [[['failover-lab', '.fl']]] }), []);
+    assert.deepEqual(app.errors, []);
+  });
+
+  test(`axe: tradeoffs.html in the ${theme} theme, its sweep done, has no violation`, async () => {
+    const page = await open(`${app.baseUrl}/tradeoffs.html?seeds=10&theme=${theme}`, { scheme: theme });
+    await page.waitForFunction(() => window.tradeoffResults?.done && window.tradeoffResults.links, null, { timeout: 120000 });
+    assert.deepEqual(await axe(page), []);
     assert.deepEqual(app.errors, []);
   });
 

@@ -399,14 +399,15 @@ export class Lab {
   /**
    * Make a core built from `text` the world. The text is checked first
    * (unless `checked`), so a bad scenario throws and leaves everything as it
-   * was; then the world it
-   * replaces and its checkpoints go before the new one is built, so the two
-   * are never in memory together (wasm memory never shrinks: on the
-   * 20,000-partition bench a second world built beside the first left it
-   * 60 MiB higher for good, over 512 MiB).
+   * was; then the world it replaces, its checkpoints and a world a seek left
+   * waiting go before the new one is built, so the two are never in memory
+   * together (wasm memory never shrinks: on the 20,000-partition bench a
+   * second world built beside the first left it 60 MiB higher for good,
+   * over 512 MiB).
    */
   replaceCore(text, { checked = false } = {}) {
     if (!checked) this.checkCore(text);
+    this.freeDoomed();
     this.core?.free();
     this.core = null;
     this.dropCheckpoints();

@@ -298,16 +298,22 @@ test('a scenario loaded over a world is checked first, and built only once the o
       message = String(e.message ?? e);
     }
     const kept = { now: lab.now(), checkpoints: lab.checkpoints.length, heap: WasmLab.heapBytes() };
+    // A seek leaves the world it left waiting to be freed in a task of its
+    // own; a load in the same task frees it first too.
+    lab.seek(15000);
+    const waiting = lab.doomed != null;
     // The heap when the new world starts to be built.
     const build = lab.newCore.bind(lab);
     let atBuild = null;
+    let waitingAtBuild = null;
     lab.newCore = (...a) => {
       atBuild = WasmLab.heapBytes();
+      waitingAtBuild = lab.doomed != null;
       return build(...a);
     };
     lab.load(text);
     lab.runFor(1000);
-    return { empty, full, checkpoints, message, kept, atBuild, now: lab.now() };
+    return { empty, full, checkpoints, message, kept, atBuild, waiting, waitingAtBuild, now: lab.now() };
   });
   assert.ok(r.message && /brokers/.test(r.message), `the core names the field: ${r.message}`);
   assert.equal(r.kept.now, 20000);
@@ -318,6 +324,8 @@ test('a scenario loaded over a world is checked first, and built only once the o
     r.atBuild - r.empty < world / 10,
     `the new world is built once the old one is gone: ${r.atBuild - r.empty} bytes held then, against ${world} for the old world and its checkpoints`,
   );
+  assert.equal(r.waiting, true, 'the seek left a world waiting');
+  assert.equal(r.waitingAtBuild, false, 'the waiting world is freed before the new one is built');
   assert.equal(r.now, 1000);
   assert.deepEqual(app.errors, []);
 });

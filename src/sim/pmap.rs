@@ -461,6 +461,7 @@ impl Waiters {
     /// Room for `slots` lists (new ones empty).
     pub fn resize(&mut self, slots: usize) {
         self.first.resize(slots, [0; 2]);
+        self.rest.retain(|e| e.0 < slots);
     }
 
     /// Whether nothing is parked on slot `s` (or there is no such slot).
@@ -607,22 +608,22 @@ impl SparseWaiters {
         self.entries.retain(|e| e.0 < slots);
     }
 
+    /// Where slot `s`'s ids start in `entries` (or would).
+    fn start(&self, s: usize) -> usize {
+        self.entries.partition_point(|e| e.0 < s)
+    }
+
     /// Where slot `s`'s ids are in `entries`.
     fn span(&self, s: usize) -> std::ops::Range<usize> {
-        let from = self.entries.partition_point(|e| e.0 < s);
-        let to = from + self.entries[from..].partition_point(|e| e.0 == s);
-        from..to
+        let from = self.start(s);
+        from..from + self.entries[from..].partition_point(|e| e.0 == s)
     }
 
     /// Whether nothing is parked on slot `s` (or there is no such slot).
     /// Asked whenever a leader's high watermark moves, so it looks once:
     /// at the first id of a slot at or after `s`.
-    #[inline]
     pub fn is_empty(&self, s: usize) -> bool {
-        self.entries.is_empty() || {
-            let at = self.entries.partition_point(|e| e.0 < s);
-            self.entries.get(at).is_none_or(|e| e.0 != s)
-        }
+        self.entries.get(self.start(s)).is_none_or(|e| e.0 != s)
     }
 
     /// Park `id` at the end of slot `s`'s list.
@@ -654,11 +655,9 @@ impl SparseWaiters {
 
     /// Replace slot `s`'s list with `ids`.
     pub fn set(&mut self, s: usize, ids: &[u64]) {
-        let span = self.span(s);
         if s < self.slots {
-            let at = span.start;
+            let span = self.span(s);
             self.entries.splice(span, ids.iter().map(|&id| (s, id)));
-            debug_assert!(self.entries[at..].windows(2).all(|w| w[0].0 <= w[1].0));
         }
     }
 
@@ -822,7 +821,20 @@ mod tests {
         }
         assert!(waiters.is_empty(slots), "a slot past the end is empty");
         waiters.push(slots, 1 << 41);
+        waiters.set(slots, &[1 << 42]);
         assert!(waiters.is_empty(slots), "a slot past the end takes no id");
+        // Fewer slots drop the last ones' lists; grown again, they are empty
+        // and fill afresh.
+        let last = slots - 1;
+        waiters.set(last, &[1 << 43, 1 << 44, 1 << 45]);
+        waiters.resize(last);
+        waiters.resize(slots);
+        assert!(waiters.is_empty(last), "a dropped slot comes back empty");
+        let ids = [1 << 46, 1 << 47, 1 << 48];
+        ids.iter().for_each(|&id| waiters.push(last, id));
+        let mut got = Vec::new();
+        waiters.read(last, &mut got);
+        assert_eq!(got, ids, "and holds only what was pushed since");
         waiters.clear();
         assert!((0..slots).all(|k| waiters.is_empty(k)));
     }

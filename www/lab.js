@@ -437,17 +437,10 @@ export class Lab {
 
   /** Replace the lab with a scenario. Throws Error with the core's message. */
   load(scenario) {
-    let text;
-    let obj;
-    if (typeof scenario === 'string') {
-      this.checkCore(scenario); // the core's own message on bad input
-      text = scenario;
-      obj = JSON.parse(scenario);
-    } else {
-      obj = toObject(scenario);
-      text = JSON.stringify(obj);
-      this.checkCore(text);
-    }
+    const given = typeof scenario === 'string' ? null : toObject(scenario);
+    const text = given ? JSON.stringify(given) : scenario;
+    this.checkCore(text); // the core's own message on bad input
+    const obj = given ?? JSON.parse(text);
     this.endSeek();
     this.replaceCore(text, { checked: true });
     this.base = obj;

@@ -826,10 +826,22 @@ mod tests {
         // Fewer slots drop the last ones' lists; grown again, they are empty
         // and fill afresh.
         let last = slots - 1;
+        waiters.set(0, &[1 << 40, 1 << 39, 1 << 38]);
         waiters.set(last, &[1 << 43, 1 << 44, 1 << 45]);
+        let lists = |w: &W| {
+            (0..last)
+                .map(|k| {
+                    let mut v = Vec::new();
+                    w.read(k, &mut v);
+                    v
+                })
+                .collect::<Vec<_>>()
+        };
+        let kept = lists(&waiters);
         waiters.resize(last);
         waiters.resize(slots);
         assert!(waiters.is_empty(last), "a dropped slot comes back empty");
+        assert_eq!(lists(&waiters), kept, "the other slots keep their lists");
         let ids = [1 << 46, 1 << 47, 1 << 48];
         ids.iter().for_each(|&id| waiters.push(last, id));
         let mut got = Vec::new();

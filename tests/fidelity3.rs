@@ -312,7 +312,7 @@ fn records_join_the_open_batch_and_expire_with_it() {
             .partitions
             .get(&0)
             .map(|s| {
-                s.queue
+                s.queue()
                     .iter()
                     .map(|b| (b.created_ms, b.records.len()))
                     .collect()

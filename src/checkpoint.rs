@@ -46,8 +46,13 @@ pub struct Checkpoint {
 impl Checkpoint {
     /// A checkpoint of `lab` as it is now (it shares everything with it).
     pub fn of(lab: &Lab) -> Checkpoint {
+        let mut lab = lab.clone();
+        // Indexes that follow from the rest are built again on restore.
+        for broker in &mut lab.cluster.brokers {
+            broker.drop_fetch_waiters();
+        }
         Checkpoint {
-            lab: lab.clone(),
+            lab,
             deltas: Vec::new(),
             compacted: false,
         }
@@ -110,6 +115,9 @@ impl Checkpoint {
                 let replica: Replica = delta.apply(base);
                 broker.replicas.set_rc_at(s, Rc::new(replica));
             }
+        }
+        for broker in &mut lab.cluster.brokers {
+            broker.rebuild_fetch_waiters();
         }
         lab
     }

@@ -58,6 +58,8 @@ fn a_checkpoint_written_against_an_older_one_restores_the_world_exactly() {
         let cps = checkpoints(file, every);
         let written: usize = cps.iter().map(|c| c.0.replicas_written_as_deltas()).sum();
         assert!(written > 0, "{file}: no replica was written as a delta");
+        let indexed: usize = cps.iter().map(|c| parked_on(&c.1)).sum();
+        assert!(indexed > 0, "{file}: no fetch was ever parked");
         // In time order: the one each was written against is dropped first.
         for (cp, plain) in cps {
             let t = cp.now();
@@ -65,6 +67,14 @@ fn a_checkpoint_written_against_an_older_one_restores_the_world_exactly() {
             drop(cp);
             for (a, b) in restored.cluster.brokers.iter().zip(&plain.cluster.brokers) {
                 assert_eq!(a.replicas.len(), b.replicas.len());
+                // The checkpoint keeps no index of parked fetches: restore
+                // builds the one the world had, list for list.
+                assert_eq!(
+                    a.fetch_waiters(),
+                    b.fetch_waiters(),
+                    "{file} at {t} ms: broker {}'s parked fetches were indexed otherwise",
+                    a.id
+                );
                 for (x, y) in a.replicas.values().zip(b.replicas.values()) {
                     assert!(
                         x.same_as(y),
@@ -82,6 +92,20 @@ fn a_checkpoint_written_against_an_older_one_restores_the_world_exactly() {
             );
         }
     }
+}
+
+/// How many partitions of the world have a fetch parked on them.
+fn parked_on(world: &failover_lab::Lab) -> usize {
+    world
+        .cluster
+        .brokers
+        .iter()
+        .map(|b| {
+            (0..b.replicas.len())
+                .filter(|&s| !b.fetch_waiters().is_empty(s))
+                .count()
+        })
+        .sum()
 }
 
 /// Between two checkpoints of a steady cluster every replica's log and HW

@@ -443,7 +443,7 @@ impl<K, V> IntoIterator for VecMap<K, V> {
 /// dense array that a snapshot copies with one `memcpy`, and only a longer
 /// list (a consumer's fetch beside both followers, a higher replication
 /// factor) keeps the remainder in a short side list.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Waiters {
     /// The first two ids of each slot's list; 0 where there is none. The
     /// second place is empty unless the first is taken, and it carries

@@ -304,6 +304,37 @@ impl Broker {
         self.produce_waiters.resize(self.replicas.len());
     }
 
+    /// The index of parked fetches by partition (by the replica's slot).
+    pub fn fetch_waiters(&self) -> &Waiters {
+        &self.fetch_waiters
+    }
+
+    /// Drop the index of parked fetches by partition (`fetch_waiters`), for
+    /// a checkpoint: it follows from the parked fetches themselves, and
+    /// [`Broker::rebuild_fetch_waiters`] builds it again on restore. On the
+    /// 20,000-partition bench it is a pair of ids for each of the 60,000
+    /// replicas, 0.96 MB that every checkpoint copied (issue 27).
+    pub fn drop_fetch_waiters(&mut self) {
+        self.fetch_waiters = Waiters::default();
+    }
+
+    /// The index of parked fetches by partition, from the fetches: each is
+    /// on the list of every partition it names (all hosted here: a fetch
+    /// naming another is answered at once, and hosting only grows), and
+    /// ids only grow, so pushing them in id order gives every list, and the
+    /// side list, the order they were parked in.
+    pub fn rebuild_fetch_waiters(&mut self) {
+        self.fetch_waiters.clear();
+        self.fetch_waiters.resize(self.replicas.len());
+        for (key, parked) in self.parked_fetches.iter() {
+            for fp in &parked.partitions {
+                if let Some(s) = self.replicas.slot_of(fp.partition) {
+                    self.fetch_waiters.push(s, *key);
+                }
+            }
+        }
+    }
+
     /// Take the keys of the produces parked on partition `p`, in a buffer
     /// from the spares (give it back with `Spare::put`). A wake of parked
     /// fetches reads its list in place instead (`wake_fetches`).
@@ -480,6 +511,9 @@ impl Broker {
     /// The process is gone: every parked request's connection resets.
     fn reset_parked_connections(&mut self, ctx: &mut Ctx) {
         let me = self.node();
+        // The index goes with the fetches it points to (the next start would
+        // clear it anyway): it is always what `rebuild_fetch_waiters` makes.
+        self.fetch_waiters.clear();
         let parked = std::mem::take(&mut self.parked_produces)
             .into_values()
             .map(|p| (p.from, p.id))

@@ -176,9 +176,9 @@ impl WasmLab {
 
     /// A time-travel checkpoint of the world ([`crate::checkpoint`]): the
     /// page keeps these and replays recorded actions from the nearest one.
-    pub fn checkpoint(&self) -> WasmCheckpoint {
+    pub fn checkpoint(&mut self) -> WasmCheckpoint {
         WasmCheckpoint {
-            cp: crate::checkpoint::Checkpoint::of(&self.lab),
+            cp: crate::checkpoint::Checkpoint::of(&mut self.lab),
         }
     }
 

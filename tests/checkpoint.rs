@@ -18,7 +18,7 @@ fn checkpoints(file: &str, every: u64) -> Vec<(Checkpoint, failover_lab::Lab)> {
     let mut out: Vec<(Checkpoint, failover_lab::Lab)> = Vec::new();
     for t in (0..=end).step_by(every as usize) {
         world.cluster.run_until(t);
-        let mut cp = Checkpoint::of(&world);
+        let mut cp = Checkpoint::of(&mut world);
         if let Some((older, _)) = out.last() {
             cp.compact_against(older);
         }
@@ -115,9 +115,9 @@ fn parked_on(world: &failover_lab::Lab) -> usize {
 fn a_steady_clusters_replicas_are_all_written_as_deltas() {
     let mut world = scenario_file("tour-11-mass-failover.json");
     world.cluster.run_until(2_000);
-    let older = Checkpoint::of(&world);
+    let older = Checkpoint::of(&mut world);
     world.cluster.run_until(3_000);
-    let mut cp = Checkpoint::of(&world);
+    let mut cp = Checkpoint::of(&mut world);
     let replicas: usize = world.cluster.brokers.iter().map(|b| b.replicas.len()).sum();
     let written = cp.compact_against(&older);
     assert!(

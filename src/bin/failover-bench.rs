@@ -415,9 +415,9 @@ mod cli {
         for compact in [false, true] {
             let mut lab = Lab::from_json(text)?;
             lab.cluster.run_until(t.saturating_sub(gap));
-            let older = Checkpoint::of(&lab);
+            let older = Checkpoint::of(&mut lab);
             lab.cluster.run_until(t);
-            let mut cp = Checkpoint::of(&lab);
+            let mut cp = Checkpoint::of(&mut lab);
             if compact {
                 let t0 = Instant::now();
                 p["replicas_written_as_deltas"] = json!(cp.compact_against(&older));

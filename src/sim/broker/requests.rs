@@ -375,11 +375,7 @@ impl Broker {
             parked.positions_recorded = true;
         }
         let key = ctx.new_id();
-        for fp in &parked.partitions {
-            if let Some(s) = self.replicas.slot_of(fp.partition) {
-                self.fetch_waiters.push(s, key);
-            }
-        }
+        super::wait_on(&mut self.fetch_waiters, &self.replicas, key, &parked);
         let parked = self.spares.0.parked.boxed(parked);
         self.parked_fetches.insert(key, parked);
         ctx.after(max_wait_ms, Timer::DelayedFetchExpire { id: key });

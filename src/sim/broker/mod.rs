@@ -240,7 +240,7 @@ struct Spares {
     waiting: Spare<(PartitionIndex, u64, u64)>,
     keys: Spare<u64>,
     /// The broker's index of parked fetches while a checkpoint copies the
-    /// broker (`Broker::lend_fetch_waiters`): out of the copy's way.
+    /// broker (`Broker::set_fetch_waiters_aside`): out of the copy's way.
     lent_fetch_waiters: Waiters,
 }
 

@@ -897,9 +897,7 @@ impl Producer {
                 return;
             };
             idempotent_partition = state.in_flight()[pos].producer_id != 0;
-            let batch = state.in_flight_mut().remove(pos);
-            state.settle(&mut self.spare_batches.0);
-            batch
+            state.in_flight_mut().remove(pos)
         };
         match r.result {
             Ok(base) => {
@@ -1063,6 +1061,12 @@ impl Producer {
                     ctx.after(wait.max(1), Timer::Send);
                 }
             }
+        }
+        // Answered, or failed for good, the partition may be idle now: its
+        // lists go to the spares. Last, so a batch going back to its queue
+        // for a retry keeps the lists it was in.
+        if let Some(state) = self.partitions.get_mut(&p) {
+            state.settle(&mut self.spare_batches.0);
         }
     }
 
@@ -1594,6 +1598,11 @@ mod tests {
         let err = Err(ErrorCode::NotEnoughReplicas);
         world.at(105, |ctx| p.on_message(ctx, answer(next, err)));
         assert_eq!(lists(&p).map(|b| b.queue.len()), Some(1), "retried");
+        assert!(
+            lists(&p).is_some_and(|b| std::ptr::eq(b, kept)),
+            "the same lists"
+        );
+        assert!(p.spare_batches.0.is_empty());
         answer_next(&mut world, &mut p, 1_000, err, retry);
         assert_eq!((p.stats.failed, p.stats.acked), (1, 1));
         assert!(lists(&p).is_none(), "failed, still holds {:?}", lists(&p));

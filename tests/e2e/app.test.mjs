@@ -477,6 +477,29 @@ test('playing on in a full heap, a checkpoint is taken only as far from the prev
   assert.deepEqual(app.errors, []);
 });
 
+test('after a long run in a full heap, the widest replay a seek can face stays within twice the even spacing of the checkpoints kept (issue 27)', async () => {
+  await open();
+  const res = await app.page.evaluate(async () => {
+    const { lab, WasmLab } = await window.labOf('scenarios/tour-11-mass-failover.json');
+    // Room for about two dozen of tour 11's checkpoints beyond its world, so
+    // the heap fills a few seconds in and the run must thin what it took.
+    lab.heapBudgetBytes = WasmLab.heapBytes() + 24 * 2 ** 20;
+    lab.runFor(40000);
+    return { kept: lab.checkpoints.map((c) => c.t), full: lab.full(), end: lab.now() };
+  });
+  const { kept, end } = res;
+  // Full, and thinned: 400 checkpoints fit a 40 s run at 100 ms apart.
+  assert.ok(res.full, 'the heap never filled: the test does not reach the rules for a full heap');
+  assert.ok(kept.length >= 10 && kept.length < 100, `checkpoints kept: ${kept}`);
+  // Evenly placed, each of the n checkpoints would start a stretch of end / n;
+  // an online placement cannot know the end, and this one thins by merging
+  // neighbours, so a stretch may be up to twice that, never more
+  // (docs/book/src/time-travel.md: about 1.3x on tour 11, 1.45x on large).
+  const even = end / kept.length;
+  assert.ok(widestGap(kept, end) <= 2 * even, `widest replay ${widestGap(kept, end)} ms against ${Math.round(even)} ms evenly: ${kept}`);
+  assert.deepEqual(app.errors, []);
+});
+
 test('in a full heap with one checkpoint beyond 0, a later one still replaces it: the bar is at most four times the narrowest gap (issue 27)', async () => {
   await open();
   const res = await app.page.evaluate(async () => {

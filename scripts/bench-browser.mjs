@@ -175,6 +175,18 @@ async function main() {
       );
     }
   }
+  if (seeks.length) {
+    // Where a seek's time goes (www/bench.js, SEEK_PARTS): the core's calls by part.
+    console.log('\nseek parts (ms per seek, p50 / max; the replay\'s pace in wall ms per simulated second)');
+    console.log(['scenario, case'.padEnd(40), 'drop world', 'restore', 'replay', 'checkpoints', 'pace'].map((x, i) => (i ? x.padStart(13) : x)).join(' '));
+    for (const r of seeks) {
+      for (const [c, v] of Object.entries(r.cases)) {
+        const p = v.parts;
+        const pair = (k) => `${fmt(p[`${k}_p50_ms`], 1)} / ${fmt(p[`${k}_max_ms`], 1)}`.padStart(13);
+        console.log([`${r.scenario}, ${c}`.padEnd(40), pair('drop'), pair('restore'), pair('replay'), pair('checkpoints'), (p.replay_ms_per_sim_s == null ? '—' : fmt(p.replay_ms_per_sim_s, 1)).padStart(13)].join(' '));
+      }
+    }
+  }
   fs.mkdirSync(path.dirname(OUT), { recursive: true });
   if (app.length) {
     console.log('\napp page: failoverLab.seek, redraw and layout included (p50 / p95 / max ms)');

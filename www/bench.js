@@ -5,7 +5,7 @@
 // ({ done, results: [...], frames: {...}, error? }); scripts/bench-browser.mjs
 // drives it headless. Speed is reported, never asserted.
 
-import init, { WasmLab } from './pkg/failover_lab.js';
+import init, { WasmLab, WasmCheckpoint } from './pkg/failover_lab.js';
 import { Lab } from './lab.js';
 import { OverviewPanel } from './render/overview.js';
 import { h } from './render/util.js';
@@ -109,15 +109,74 @@ function targets(n, end, seed) {
   return out;
 }
 
+// The core's calls a seek makes, by the part of the seek they are: dropping
+// the world it leaves, restoring a checkpoint, replaying, and taking or
+// dropping checkpoints on the way (the rest of a seek is lab.js itself).
+const SEEK_PARTS = [
+  [WasmLab.prototype, 'free', 'drop'],
+  [WasmCheckpoint.prototype, 'restore', 'restore'],
+  [WasmLab.prototype, 'runUntil', 'replay'],
+  [WasmLab.prototype, 'checkpoint', 'checkpoints'],
+  [WasmCheckpoint.prototype, 'compactAgainst', 'checkpoints'],
+  [WasmCheckpoint.prototype, 'free', 'checkpoints'],
+];
+
+/**
+ * Time lab.seek to each of `ts`: the wall ms of each seek, and what its
+ * parts took (SEEK_PARTS, ms per seek) with the simulated ms it replayed.
+ */
 function timeSeeks(lab, ts) {
   const ms = [];
-  for (const t of ts) {
-    const t0 = performance.now();
-    lab.seek(t);
-    ms.push(performance.now() - t0);
-    if (lab.now() !== t) throw new Error(`seek(${t}) ended at ${lab.now()}`);
+  const parts = [];
+  let part = null;
+  const restore = SEEK_PARTS.map(([proto, name, key]) => {
+    const f = proto[name];
+    proto[name] = function (...args) {
+      const t0 = performance.now();
+      try {
+        return f.apply(this, args);
+      } finally {
+        if (part) part[key] += performance.now() - t0;
+      }
+    };
+    return () => {
+      proto[name] = f;
+    };
+  });
+  try {
+    for (const t of ts) {
+      // Where the seek replays from: now (on from it) or the checkpoint it restores.
+      const { onward, cp } = lab.seekPlan(t);
+      const from = onward ? lab.now() : (cp?.t ?? 0);
+      part = { drop: 0, restore: 0, replay: 0, checkpoints: 0, replayed_sim_ms: t - from };
+      const t0 = performance.now();
+      lab.seek(t);
+      ms.push(performance.now() - t0);
+      parts.push(part);
+      part = null;
+      if (lab.now() !== t) throw new Error(`seek(${t}) ended at ${lab.now()}`);
+    }
+  } finally {
+    part = null;
+    for (const r of restore) r();
   }
-  return ms;
+  return { ms, parts };
+}
+
+/** A case's seeks by part: p50 and max ms of each, and the replay's pace (wall ms per simulated second, over all its seeks). */
+function seekParts(parts) {
+  const out = {};
+  for (const k of ['drop', 'restore', 'replay', 'checkpoints']) {
+    const xs = parts.map((p) => p[k]);
+    out[`${k}_p50_ms`] = percentile(xs, 50);
+    out[`${k}_max_ms`] = Math.max(...xs);
+  }
+  const sim = parts.reduce((a, p) => a + p.replayed_sim_ms, 0);
+  const tenth = (x) => Math.round(x * 10) / 10;
+  out.per_seek = parts.map((p) => ({ drop: tenth(p.drop), restore: tenth(p.restore), replay: tenth(p.replay), checkpoints: tenth(p.checkpoints) }));
+  out.replayed_sim_ms = parts.map((p) => p.replayed_sim_ms);
+  out.replay_ms_per_sim_s = sim > 0 ? (1000 * parts.reduce((a, p) => a + p.replay, 0)) / sim : null;
+  return out;
 }
 
 /** One scenario: build, run, then time lab.seek (www/lab.js, as the page calls it) per case. */
@@ -155,7 +214,7 @@ async function runSeek(name) {
     const widest = Math.max(...placed.map((t, i) => (placed[i + 1] ?? end) - t));
     if (c === 'runFor') hash = lab.traceHash();
     const targetsOf = c === 'scrub' ? [...Array(SEEKS)].map((_, i) => Math.round(end - ((i + 1) * end) / (SEEKS + 1))) : ts;
-    const ms = timeSeeks(lab, c === 'scrub' ? [...targetsOf, ...targetsOf.slice().reverse()] : targetsOf);
+    const { ms, parts } = timeSeeks(lab, c === 'scrub' ? [...targetsOf, ...targetsOf.slice().reverse()] : targetsOf);
     if (c === 'runFor') {
       lab.seek(end);
       if (lab.traceHash() !== hash) throw new Error(`${name}: the trace hash changed after seeking back and forth`);
@@ -173,6 +232,7 @@ async function runSeek(name) {
       setup_wasm_memory_bytes: setupMemory,
       checkpoints_at_ms: placed,
       widest_replay_ms: widest,
+      parts: seekParts(parts),
     };
     status(`seek ${name}: ${c} p95 ${cases[c].p95_ms.toFixed(1)} ms`);
     await yieldToPage();

@@ -158,3 +158,32 @@ test('many brokers are drawn as a grid of tiles that still open the fault menu a
   assert.match(await seven.locator('title').textContent(), /^Broker 7: crashed/);
   assert.deepEqual(app.errors, []);
 });
+
+test('the bench page times each seek by part: the parts fit inside the seek, and each seek replays from the checkpoint before its target (figures printed, not asserted)', async (t) => {
+  const page = app.page;
+  app.errors.length = 0;
+  const q = new URLSearchParams({ workloads: '', frames: '0', warmup: '0', seek: 'tour-11-mass-failover', seek_until: '20000', seeks: '6', seek_cases: 'runFor,jump' });
+  await page.goto(`${app.baseUrl}/bench.html?${q}`);
+  await page.waitForFunction(() => window.benchResults?.done === true, null, { timeout: 120000, polling: 250 });
+  const res = await page.evaluate(() => window.benchResults);
+  assert.equal(res.error, undefined);
+  const [seek] = res.seeks;
+  for (const [name, c] of Object.entries(seek.cases)) {
+    const p = c.parts;
+    assert.equal(p.per_seek.length, c.seeks, `${name}: a part record per seek`);
+    assert.equal(p.replayed_sim_ms.length, c.seeks);
+    p.per_seek.forEach((s, i) => {
+      const sum = s.drop + s.restore + s.replay + s.checkpoints;
+      // Each part is timed inside the seek on the same clock (0.1 ms of rounding each).
+      assert.ok(sum <= c.ms[i] + 0.5, `${name}, seek ${i}: parts ${JSON.stringify(s)} add up to more than the seek's ${c.ms[i]} ms`);
+      // A seek replays from the checkpoint before its target (or on from
+      // now), so never more than the widest stretch between checkpoints.
+      assert.ok(p.replayed_sim_ms[i] >= 0 && p.replayed_sim_ms[i] <= c.widest_replay_ms, `${name}, seek ${i} replayed ${p.replayed_sim_ms[i]} ms (widest stretch ${c.widest_replay_ms} ms)`);
+    });
+    // Tour 11 replays hundreds of events per simulated 100 ms: the replay is most of a seek's core work.
+    assert.ok(p.replay_p50_ms > 0 && p.replay_ms_per_sim_s > 0, `${name}: ${JSON.stringify(p)}`);
+    const ms = (x) => x.toFixed(1);
+    t.diagnostic(`tour 11, ${name}: drop ${ms(p.drop_p50_ms)} / restore ${ms(p.restore_p50_ms)} / replay ${ms(p.replay_p50_ms)} ms p50, ${ms(p.replay_ms_per_sim_s)} ms per simulated second`);
+  }
+  assert.deepEqual(app.errors, []);
+});

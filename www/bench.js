@@ -129,7 +129,7 @@ function timeSeeks(lab, ts) {
   const ms = [];
   const parts = [];
   let part = null;
-  const restore = SEEK_PARTS.map(([proto, name, key]) => {
+  const unwrap = SEEK_PARTS.map(([proto, name, key]) => {
     const f = proto[name];
     proto[name] = function (...args) {
       const t0 = performance.now();
@@ -158,7 +158,7 @@ function timeSeeks(lab, ts) {
     }
   } finally {
     part = null;
-    for (const r of restore) r();
+    for (const u of unwrap) u();
   }
   return { ms, parts };
 }

@@ -109,6 +109,9 @@ function targets(n, end, seed) {
   return out;
 }
 
+/** ms to a tenth, as the seek figures are kept. */
+const tenth = (x) => Math.round(x * 10) / 10;
+
 // The core's calls a seek makes, by the part of the seek they are: dropping
 // the world it leaves, restoring a checkpoint, replaying, and taking or
 // dropping checkpoints on the way (the rest of a seek is lab.js itself).
@@ -172,7 +175,6 @@ function seekParts(parts) {
     out[`${k}_max_ms`] = Math.max(...xs);
   }
   const sim = parts.reduce((a, p) => a + p.replayed_sim_ms, 0);
-  const tenth = (x) => Math.round(x * 10) / 10;
   out.per_seek = parts.map((p) => ({ drop: tenth(p.drop), restore: tenth(p.restore), replay: tenth(p.replay), checkpoints: tenth(p.checkpoints) }));
   out.replayed_sim_ms = parts.map((p) => p.replayed_sim_ms);
   out.replay_ms_per_sim_s = sim > 0 ? (1000 * parts.reduce((a, p) => a + p.replay, 0)) / sim : null;
@@ -222,7 +224,7 @@ async function runSeek(name) {
     cases[c] = {
       setup_ms: setup,
       seeks: ms.length,
-      ms: ms.map((x) => Math.round(x * 10) / 10),
+      ms: ms.map(tenth),
       p50_ms: percentile(ms, 50),
       p95_ms: percentile(ms, 95),
       max_ms: Math.max(...ms),

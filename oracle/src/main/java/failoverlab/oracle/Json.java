@@ -3,11 +3,11 @@ package failoverlab.oracle;
 import java.util.Collection;
 
 /** A tiny JSON-lines writer: keys in the order written, so the bytes depend only on the seed. */
-final class Json {
+public final class Json {
     private final StringBuilder sb = new StringBuilder();
     private boolean first = true;
 
-    Json() {
+    public Json() {
         sb.append('{');
     }
 
@@ -18,27 +18,40 @@ final class Json {
         return this;
     }
 
-    Json num(String k, long v) {
+    public Json num(String k, long v) {
         key(k).sb.append(v);
         return this;
     }
 
-    Json bool(String k, boolean v) {
+    public Json bool(String k, boolean v) {
         key(k).sb.append(v);
         return this;
     }
 
-    Json str(String k, String v) {
+    public Json str(String k, String v) {
         key(k).sb.append('"').append(v).append('"');
         return this;
     }
 
-    Json nul(String k) {
+    /** A string with JSON escapes: quotes, backslashes, controls and every non-ASCII UTF-16 unit as \\uXXXX. */
+    public Json text(String k, String v) {
+        key(k).sb.append('"');
+        for (int i = 0; i < v.length(); i++) {
+            char c = v.charAt(i);
+            if (c == '"' || c == '\\') sb.append('\\').append(c);
+            else if (c < 0x20 || c > 0x7e) sb.append(String.format("\\u%04x", (int) c));
+            else sb.append(c);
+        }
+        sb.append('"');
+        return this;
+    }
+
+    public Json nul(String k) {
         key(k).sb.append("null");
         return this;
     }
 
-    Json ints(String k, int[] v) {
+    public Json ints(String k, int[] v) {
         key(k).sb.append('[');
         for (int i = 0; i < v.length; i++) {
             if (i > 0) sb.append(',');
@@ -48,16 +61,16 @@ final class Json {
         return this;
     }
 
-    Json ints(String k, Collection<Integer> v) {
+    public Json ints(String k, Collection<Integer> v) {
         return ints(k, v.stream().mapToInt(Integer::intValue).toArray());
     }
 
-    Json raw(String k, String json) {
+    public Json raw(String k, String json) {
         key(k).sb.append(json);
         return this;
     }
 
-    Json obj(String k, Json v) {
+    public Json obj(String k, Json v) {
         return raw(k, v.toString());
     }
 

@@ -32,6 +32,11 @@ public final class Main {
         write(out.resolve("replica.jsonl"), ReplicaOracle.generate(seed + 3, 1000));
         write(out.resolve("alter_partition.jsonl"),
             org.apache.kafka.controller.AlterPartitionOracle.generate(seed + 4, 1000));
+        write(out.resolve("offsets_partition.jsonl"), OffsetsPartitionOracle.generate(seed + 5, 2500));
+        write(out.resolve("cluster_connection_states.jsonl"),
+            org.apache.kafka.clients.ConnectionStatesOracle.generate(seed + 6, 1500));
+        write(out.resolve("transaction_manager.jsonl"),
+            org.apache.kafka.clients.producer.internals.IdempotenceOracle.generate(seed + 7, 1500));
     }
 
     private static void write(Path file, List<String> lines) throws IOException {

@@ -60,10 +60,23 @@ pub fn java_string_hash(s: &str) -> i32 {
 }
 
 /// The partition of `__consumer_offsets` that holds `group`'s offsets:
-/// `Utils.abs(groupId.hashCode()) % partitions` (Utils.abs masks the sign
-/// bit, so `Integer.MIN_VALUE` maps to 0).
+/// `Utils.abs(groupId.hashCode()) % partitions`
+/// (GroupCoordinatorService.partitionFor). Kafka's `Utils.abs` is the
+/// absolute value with `Integer.MIN_VALUE` mapped to 0. It is not the
+/// partitioner's `Utils.toPositive`, which masks the sign bit: the two differ
+/// for every negative hash ("orders": 31 with abs, 17 with the mask).
 pub fn offsets_partition_for(group: &str, partitions: u32) -> u32 {
-    ((java_string_hash(group) & 0x7fff_ffff) as u32) % partitions.max(1)
+    java_abs(java_string_hash(group)) % partitions.max(1)
+}
+
+/// Kafka's `Utils.abs`: `Math.abs`, except that `Integer.MIN_VALUE` (whose
+/// absolute value does not fit) gives 0.
+fn java_abs(n: i32) -> u32 {
+    if n == i32::MIN {
+        0
+    } else {
+        n.unsigned_abs()
+    }
 }
 
 /// The global index of `group`'s offsets partition, if the scenario has one.
@@ -328,18 +341,32 @@ mod tests {
     use super::*;
 
     /// Java: "".hashCode() == 0, "a".hashCode() == 97,
-    /// "orders".hashCode() == -1008770331 (negative: Utils.abs masks the
-    /// sign bit before the modulo).
+    /// "orders".hashCode() == -1008770331.
     #[test]
-    fn the_group_partition_is_javas_string_hash_masked_modulo_the_partitions() {
+    fn the_group_hash_is_javas_string_hash_over_utf16_units() {
         assert_eq!(java_string_hash(""), 0);
         assert_eq!(java_string_hash("a"), 97);
         assert_eq!(java_string_hash("ab"), 97 * 31 + 98);
         assert_eq!(java_string_hash("orders"), -1008770331);
-        assert_eq!(
-            offsets_partition_for("orders", 50),
-            ((-1008770331i32 & 0x7fff_ffff) as u32) % 50
-        );
-        assert!((0..50).contains(&offsets_partition_for("payments-consumers", 50)));
+        // An astral-plane character counts as its two UTF-16 surrogates.
+        assert_eq!(java_string_hash("😀"), 0xD83D * 31 + 0xDE00);
+        // The classic String whose hashCode is Integer.MIN_VALUE.
+        assert_eq!(java_string_hash("polygenelubricants"), i32::MIN);
+    }
+
+    /// GroupCoordinatorService.partitionFor: `Utils.abs(groupId.hashCode())
+    /// % offsets.topic.num.partitions`, where Utils.abs is the absolute value
+    /// (MIN_VALUE → 0), not the sign-bit mask of Utils.toPositive. "orders"
+    /// hashes to -1008770331: |h| % 50 = 31, while the mask would give 17.
+    #[test]
+    fn group_offsets_partition_is_utils_abs_of_the_hash_modulo_the_partitions() {
+        assert_eq!(offsets_partition_for("orders", 50), 31);
+        assert_eq!(offsets_partition_for("orders", 50), 1_008_770_331 % 50);
+        // A positive hash: the same under either rule.
+        assert_eq!(offsets_partition_for("a", 50), 97 % 50);
+        // Integer.MIN_VALUE: Utils.abs gives 0, so partition 0 at any count.
+        assert_eq!(offsets_partition_for("polygenelubricants", 50), 0);
+        assert_eq!(offsets_partition_for("polygenelubricants", 7), 0);
+        assert_eq!(offsets_partition_for("anything", 0), 0);
     }
 }

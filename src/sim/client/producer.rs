@@ -37,6 +37,10 @@ pub struct Batch {
     /// The leader epoch it was last sent in: a retry to a leader known to be
     /// newer skips the backoff (KIP-951).
     pub sent_in_epoch: Option<u32>,
+    /// Its sequence was rewritten by an epoch bump (ProducerBatch
+    /// .sequenceHasBeenReset): an OUT_OF_ORDER_SEQUENCE_NUMBER for it is
+    /// retried without another bump.
+    pub seq_reset: bool,
 }
 
 impl Batch {
@@ -66,6 +70,10 @@ pub fn records_per_batch(batch_size: u64) -> usize {
 pub struct ProducerPartition {
     pub producer_id: u32,
     pub next_seq: u32,
+    /// The sequence right after the last one acknowledged under the current
+    /// producer id (TransactionManager's lastAckedSequence + 1; 0 while none
+    /// is): the batch starting there is the "next sequence".
+    pub acked_seq_end: u32,
     /// The partition's batches while it has any (`queue()`, `in_flight()`).
     /// A partition of a big topic is idle nearly all the time: 20,000
     /// partitions at 10,000 records/s hold a batch for a few milliseconds
@@ -514,6 +522,7 @@ impl Producer {
             request: None,
             narrate,
             sent_in_epoch: None,
+            seq_reset: false,
         });
         self.pump(ctx);
     }
@@ -903,6 +912,15 @@ impl Producer {
             Ok(base) => {
                 let n = batch.records.len() as u64;
                 self.stats.acked += n;
+                if let (Some(first), Some(state)) = (batch.first_seq, self.partitions.get_mut(&p)) {
+                    if batch.producer_id == state.producer_id {
+                        let end = first.wrapping_add(n as u32);
+                        // lastAckedSequence only grows (Math.max).
+                        if end.wrapping_sub(state.acked_seq_end) as i32 > 0 {
+                            state.acked_seq_end = end;
+                        }
+                    }
+                }
                 for (i, id) in batch.records.iter().enumerate() {
                     self.newly_acked.push((
                         p,
@@ -956,6 +974,20 @@ impl Producer {
                 let expired = ctx.now.saturating_sub(batch.created_ms)
                     >= self.config.delivery_timeout_ms
                     || u64::from(batch.attempts) > self.config.retries;
+                // TransactionManager.canRetry, idempotent producer: an
+                // OUT_OF_ORDER_SEQUENCE_NUMBER for the batch right after the
+                // last acknowledged sequence (not one rewritten by an earlier
+                // bump) is a real gap: the broker lost this producer's
+                // state, so the epoch is bumped at once (here a new producer
+                // id) and the sequences start again from 0. Any other batch
+                // is retried as it is, since it may only be waiting for an
+                // earlier one.
+                let bump_now = e == ErrorCode::OutOfOrderSequenceNumber
+                    && !batch.seq_reset
+                    && self
+                        .partitions
+                        .get(&p)
+                        .is_some_and(|s| batch.first_seq == Some(s.acked_seq_end));
                 let mut batches = vec![batch];
                 if idempotent_partition {
                     // Keep order: every later in-flight batch goes back too.
@@ -981,6 +1013,15 @@ impl Producer {
                     state.last_error = Some(e);
                 }
                 if expired {
+                    if e == ErrorCode::OutOfOrderSequenceNumber && idempotent_partition {
+                        // TransactionManager.handleFailedBatch: a batch that
+                        // fails for good on a sequence error leaves the
+                        // partition's sequences unresolved: bump the epoch
+                        // once what was sent under it is answered.
+                        if let Some(state) = self.partitions.get_mut(&p) {
+                            state.bump_pending = true;
+                        }
+                    }
                     let failed = batches.remove(0);
                     self.stats.failed += failed.records.len() as u64;
                     self.stats.failed_ids.extend_from_slice(&failed.records);
@@ -1027,9 +1068,7 @@ impl Producer {
                         ),
                     );
                 }
-                let reset_sequence = e == ErrorCode::OutOfOrderSequenceNumber
-                    && batches.first().is_some_and(|b| b.attempts > 3);
-                let new_pid = if reset_sequence {
+                let new_pid = if bump_now && !expired {
                     Some(self.new_producer_id())
                 } else {
                     None
@@ -1051,9 +1090,13 @@ impl Producer {
                     }
                     if let Some(pid) = new_pid {
                         // The log lost this producer's state (truncation): start
-                        // a new producer id and renumber what is still pending.
+                        // a new producer id and renumber what is still pending
+                        // (TransactionManager.bumpIdempotentProducerEpoch; its
+                        // sequence is resolved by the bump).
                         state.producer_id = pid;
                         state.next_seq = renumber(state.queue_mut(), pid);
+                        state.acked_seq_end = 0;
+                        state.bump_pending = false;
                     }
                 }
                 if !self.pump_scheduled {
@@ -1141,6 +1184,7 @@ impl Producer {
                 let pid = producer_id(self.index, self.next_producer_id);
                 state.producer_id = pid;
                 state.next_seq = renumber(state.queue_mut(), pid);
+                state.acked_seq_end = 0;
             }
             // Parked below: the oldest batch's deadline, when pump() would
             // expire it (and only a fresh scan may, in partition order).
@@ -1440,6 +1484,7 @@ fn renumber(queue: &mut VecDeque<Batch>, pid: u32) -> u32 {
         b.producer_id = pid;
         if b.first_seq.is_some() {
             b.first_seq = Some(seq);
+            b.seq_reset = true;
             seq = seq.wrapping_add(b.records.len() as u32);
         }
     }
@@ -2328,39 +2373,87 @@ mod tests {
         assert_eq!(p.stats.acked, 3);
     }
 
-    /// OUT_OF_ORDER_SEQUENCE_NUMBER for a batch retried more than 3 times
-    /// means the broker lost this producer's state (its log was truncated):
-    /// the producer starts a new producer id and numbers what is pending
-    /// from 0 again.
+    /// TransactionManager.canRetry (idempotent producer): an
+    /// OUT_OF_ORDER_SEQUENCE_NUMBER for the batch whose first sequence comes
+    /// right after the last acknowledged one is a real gap (the leader lost
+    /// this producer's state, e.g. an unclean election or a truncation), so
+    /// the epoch is bumped at once, not after a few attempts: the first retry
+    /// already goes under the new producer id, renumbered from 0.
     #[test]
-    fn a_persistent_out_of_order_sequence_starts_a_new_producer_id_and_renumbers_from_0() {
+    fn out_of_order_sequence_for_the_next_sequence_bumps_the_epoch_at_once() {
         let mut world = TestWorld::one_partition();
         let mut p = producer(&[]);
         let err = Err(ErrorCode::OutOfOrderSequenceNumber);
         answer_next(&mut world, &mut p, 0, Ok(0), |p, ctx| {
             p.send(ctx, 0, vec![1, 2], Acks::All, false)
         });
+        let pid = p.partitions.get(&0).map(|s| s.producer_id);
+        assert_eq!(p.partitions.get(&0).map(|s| s.acked_seq_end), Some(2));
+        // Record 3 goes with sequence 2: the next one after the acked 0..1.
         answer_next(&mut world, &mut p, 100, err, |p, ctx| {
             p.send(ctx, 0, vec![3], Acks::All, false)
         });
-        let pid = p.partitions.get(&0).map(|s| s.producer_id);
-        let mut t = 300;
-        for attempt in 2..=4 {
-            let out = sent(&mut world, t, |ctx| retry(&mut p, ctx));
-            let [(id, _, ref recs)] = produces(&out)[..] else {
-                panic!("attempt {attempt}: {out:?}")
-            };
-            assert_eq!(recs, &[(3, 2)], "attempt {attempt}: the old sequence");
-            world.at(t + 5, |ctx| p.on_message(ctx, answer(id, err)));
-            p.metadata_request = None;
-            t += 1_000;
-        }
-        assert_ne!(p.partitions.get(&0).map(|s| s.producer_id), pid);
-        let out = sent(&mut world, t, |ctx| retry(&mut p, ctx));
-        let [(_, _, ref recs)] = produces(&out)[..] else {
+        assert_ne!(p.partitions.get(&0).map(|s| s.producer_id), pid, "bumped");
+        let out = sent(&mut world, 300, |ctx| retry(&mut p, ctx));
+        let [(id, _, ref recs)] = produces(&out)[..] else {
             panic!("{out:?}")
         };
-        assert_eq!(recs, &[(3, 0)], "renumbered from 0");
+        assert_eq!(recs, &[(3, 0)], "the first retry is renumbered from 0");
+        world.at(305, |ctx| p.on_message(ctx, answer(id, Ok(2))));
+        assert_eq!(p.stats.acked, 3);
+        assert_eq!(p.stats.errors.get("OUT_OF_ORDER_SEQUENCE_NUMBER"), Some(&1));
+    }
+
+    /// TransactionManager.canRetry: an OUT_OF_ORDER_SEQUENCE_NUMBER for a
+    /// batch that is not the next sequence (an earlier batch is still
+    /// unanswered: this one may only be waiting for it), or for a batch an
+    /// epoch bump already renumbered (sequenceHasBeenReset), is retried with
+    /// the same producer id and sequence: no bump.
+    #[test]
+    fn out_of_order_sequence_for_a_later_or_renumbered_batch_is_retried_without_a_bump() {
+        let mut world = TestWorld::one_partition();
+        let mut p = producer(&[]);
+        let err = Err(ErrorCode::OutOfOrderSequenceNumber);
+        let first = sent(&mut world, 0, |ctx| {
+            p.send(ctx, 0, vec![1], Acks::All, false)
+        });
+        let second = sent(&mut world, 1, |ctx| {
+            p.send(ctx, 0, vec![2], Acks::All, false)
+        });
+        let ([(_, _, ref r1)], [(id2, _, ref r2)]) =
+            (&produces(&first)[..], &produces(&second)[..])
+        else {
+            panic!("{first:?} {second:?}")
+        };
+        assert_eq!(
+            (r1.as_slice(), r2.as_slice()),
+            (&[(1, 0)][..], &[(2, 1)][..])
+        );
+        let pid = p.partitions.get(&0).map(|s| s.producer_id);
+        // Sequence 1 answers first, out of order: 0 is not acknowledged yet.
+        world.at(5, |ctx| p.on_message(ctx, answer(*id2, err)));
+        assert_eq!(p.partitions.get(&0).map(|s| s.producer_id), pid, "no bump");
+        let out = sent(&mut world, 300, |ctx| retry(&mut p, ctx));
+        let [(id, _, ref recs)] = produces(&out)[..] else {
+            panic!("{out:?}")
+        };
+        assert_eq!(recs, &[(1, 0)], "resent with its old sequence, in order");
+        // Now sequence 0 is next: its gap bumps; the renumbered batch that
+        // fails again is only retried.
+        world.at(305, |ctx| p.on_message(ctx, answer(id, err)));
+        let bumped = p.partitions.get(&0).map(|s| s.producer_id);
+        assert_ne!(bumped, pid, "bumped for the next sequence");
+        let out = sent(&mut world, 600, |ctx| retry(&mut p, ctx));
+        let [(id, _, ref recs)] = produces(&out)[..] else {
+            panic!("{out:?}")
+        };
+        assert_eq!(recs, &[(1, 0)]);
+        world.at(605, |ctx| p.on_message(ctx, answer(id, err)));
+        assert_eq!(
+            p.partitions.get(&0).map(|s| s.producer_id),
+            bumped,
+            "a renumbered batch does not bump again"
+        );
     }
 
     /// A metadata answer lists every partition; the producer keeps the

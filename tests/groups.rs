@@ -9,10 +9,17 @@ use common::*;
 use failover_lab::sim::trace::TraceKind;
 use failover_lab::Lab;
 
-/// `orders`' partition of `__consumer_offsets` with Kafka's 50 partitions:
-/// Java's "orders".hashCode() is -1008770331; Utils.abs masks the sign bit,
-/// (-1008770331 & 0x7fffffff) % 50 = 17 (computed outside the lab).
-const ORDERS_GROUP_PARTITION: u32 = 17;
+/// `orders`' partition of `__consumer_offsets` with Kafka's 50 partitions
+/// (GroupCoordinatorService.partitionFor): Java's "orders".hashCode() is
+/// -1008770331, Utils.abs gives 1008770331, and 1008770331 % 50 = 31
+/// (computed outside the lab, with jshell). The sign-bit mask of
+/// Utils.toPositive, which the lab once used, gives 17.
+const ORDERS_GROUP_PARTITION: u32 = 31;
+
+/// scenarios/group-coordinator-dies.json's group, "order-processor":
+/// hashCode -1129616173, 1129616173 % 50 = 23 (jshell), a partition broker 3
+/// leads there (the mask would give 25).
+const ORDER_PROCESSOR_GROUP_PARTITION: u32 = 23;
 
 fn offsets_index(l: &Lab, partition: u32) -> usize {
     l.cluster
@@ -428,7 +435,7 @@ fn a_committed_offset_beyond_the_new_leaders_log_is_caught_by_leader_epoch_valid
 #[test]
 fn the_coordinator_moves_with_its_offsets_partition_and_a_restart_rereads_past_the_commit() {
     let mut l = scenario_file("group-coordinator-dies.json");
-    let op = offsets_index(&l, ORDERS_GROUP_PARTITION);
+    let op = offsets_index(&l, ORDER_PROCESSOR_GROUP_PARTITION);
     l.cluster.run_until(11_999);
     assert_eq!(group(&l).coordinator, Some(3));
     assert_eq!(reg(&l, op).leader, Some(3));

@@ -43,6 +43,18 @@ pub struct ConsumerPosition {
     pub reset_why: Option<&'static str>,
 }
 
+impl ConsumerPosition {
+    /// SubscriptionState's AWAIT_VALIDATION: the leader named in the
+    /// metadata (`leader_epoch`) is newer than the epoch of the last record
+    /// read, and the position has not been validated against it yet
+    /// (OffsetsForLeaderEpoch). Such a position is not fetched from, nor
+    /// committed (`hasValidPosition` is false).
+    pub fn awaits_validation(&self, leader_epoch: u32) -> bool {
+        self.epoch
+            .is_some_and(|e| e < leader_epoch && self.validated_epoch != Some(leader_epoch))
+    }
+}
+
 #[derive(Clone, Debug)]
 pub struct Consumer {
     pub name: String,
@@ -814,7 +826,7 @@ impl Consumer {
                 continue;
             }
             if let Some(record_epoch) = pos.epoch {
-                if pos.validated_epoch != Some(epoch) && record_epoch < epoch {
+                if pos.awaits_validation(epoch) {
                     let asked = ask_leader(
                         ctx,
                         &mut self.connections,

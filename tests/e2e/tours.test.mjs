@@ -232,8 +232,8 @@ const COMPARE = {
       // Unavailable includes the stall at the start (3 s to 15.002 s: broker 2
       // had stopped fetching but was still in the ISR, so acks=all waited).
       39001: [{ lost: 0, leader: null, unavailable: 21003 }, { lost: 269, leader: 2, epoch: 1, unavailable: 21003 }, 39001],
-      50019: [{ lost: 0, leader: 1, epoch: 2, hw: 299, unavailable: 32021 }, { lost: 269, rto: 10994 }, 39001],
-      70000: [{ lost: 0, unavailable: 32023, rto: 21016 }, { lost: 269, unavailable: 21005, rto: 10994 }, 39001],
+      50019: [{ lost: 0, leader: 1, epoch: 2, hw: 299, unavailable: 32021 }, { lost: 269, rto: 9789 }, 39001],
+      70000: [{ lost: 0, unavailable: 32023, rto: 21016 }, { lost: 269, unavailable: 21005, rto: 9789 }, 39001],
     },
   },
   'tour-13-acks1-vs-acks-all.json': {

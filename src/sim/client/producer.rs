@@ -1054,6 +1054,8 @@ impl Producer {
                         ErrorCode::NotEnoughReplicasAfterAppend => " — written, but the ISR shrank below min.insync.replicas before it was replicated",
                         ErrorCode::RequestTimedOut => " — no answer within request.timeout.ms",
                         ErrorCode::NetworkException => " — the connection to the broker broke",
+                        ErrorCode::OutOfOrderSequenceNumber if bump_now => " — the leader lost this producer's state, and the batch is the next after the last acknowledged one: a real gap, so it bumps its epoch (here a new producer id) and numbers its batches from 0 again",
+                        ErrorCode::OutOfOrderSequenceNumber => " — an earlier batch may still be on its way, so it retries with the same sequence",
                         _ => "",
                     };
                     self.trace_error(

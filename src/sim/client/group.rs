@@ -84,6 +84,18 @@ impl GroupMember {
     }
 }
 
+impl GroupMember {
+    /// How many of the group's requests are out to broker `b`.
+    pub fn in_flight_to(&self, b: BrokerId) -> u32 {
+        [self.find, self.offset_fetch]
+            .into_iter()
+            .flatten()
+            .chain(self.commit.as_ref().map(|c| (c.0, c.1)))
+            .filter(|r| r.1 == b)
+            .count() as u32
+    }
+}
+
 impl Consumer {
     /// Whether partitions may be fetched: always without a group; with one,
     /// once the committed offsets are known.
@@ -107,7 +119,7 @@ impl Consumer {
         }
         let group = g.group_id.clone();
         let Some(coordinator) = g.coordinator else {
-            let Some(node) = self.connections.least_loaded(ctx, self.bootstrap) else {
+            let Some(node) = self.least_loaded(ctx) else {
                 self.wake_for_reconnect(ctx);
                 return;
             };

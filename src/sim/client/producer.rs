@@ -325,7 +325,6 @@ pub struct Producer {
     metadata: DenseMap<(Option<BrokerId>, u32)>,
     metadata_request: Option<(u64, BrokerId)>,
     metadata_attempts: u32,
-    bootstrap: BrokerId,
     pub metadata_refresh_due: bool,
     pub partitions: DenseMap<ProducerPartition>,
     requests: VecMap<u64, (BrokerId, Vec<PartitionIndex>)>,
@@ -335,7 +334,6 @@ pub struct Producer {
     /// ledger entry itself does not name its partition: its ledger does).
     pub newly_acked: Vec<(PartitionIndex, Acked)>,
     next_producer_id: u32,
-    brokers: u32,
     pump_scheduled: bool,
     /// Partitions whose queue may hold batches (a superset, in partition
     /// order), so pump() does not scan every partition the producer knows;
@@ -408,7 +406,6 @@ impl Producer {
             metadata: DenseMap::new(),
             metadata_request: None,
             metadata_attempts: 0,
-            bootstrap: index % brokers.max(1) + 1,
             metadata_refresh_due: true,
             partitions: DenseMap::new(),
             requests: VecMap::new(),
@@ -416,7 +413,6 @@ impl Producer {
             stats: ProducerStats::default(),
             newly_acked: Vec::new(),
             next_producer_id: 0,
-            brokers,
             pump_scheduled: false,
             queued: BTreeSet::new(),
             parked: Parked::default(),
@@ -542,7 +538,14 @@ impl Producer {
             }
             return;
         }
-        let Some(node) = self.connections.least_loaded(ctx, self.bootstrap) else {
+        let requests = &self.requests;
+        let metadata = self.metadata_request;
+        let in_flight = |b: BrokerId| {
+            let produce = requests.values().filter(|(to, _)| *to == b).count();
+            produce as u32 + u32::from(metadata.is_some_and(|(_, to)| to == b))
+        };
+        let max = self.config.max_in_flight;
+        let Some(node) = self.connections.least_loaded(ctx, in_flight, max) else {
             // Every connection is down or still connecting: ask again once
             // one is up (Connected wakes pump) or may be tried again.
             self.metadata_refresh_due = true;
@@ -576,7 +579,6 @@ impl Producer {
     fn metadata_failed(&mut self, ctx: &mut Ctx) {
         self.metadata_request = None;
         self.metadata_attempts += 1;
-        self.bootstrap = self.bootstrap % self.brokers.max(1) + 1;
         self.metadata_refresh_due = true;
         let wait = backoff(
             self.config.retry_backoff_ms,
@@ -867,8 +869,6 @@ impl Producer {
         }
         if self.metadata_request.is_some_and(|m| m.1 == broker) {
             self.metadata_failed(ctx);
-        } else if self.bootstrap == broker {
-            self.bootstrap = self.bootstrap % self.brokers.max(1) + 1;
         }
     }
 
@@ -1803,8 +1803,8 @@ mod tests {
             (metadata_requests(&out), timers)
         };
         let (asked, _) = refresh(&mut p, &mut world, 100);
-        let [(Node::Broker(1), id)] = asked[..] else {
-            panic!("one Metadata request to broker 1 (its bootstrap): {asked:?}")
+        let [(Node::Broker(_), id)] = asked[..] else {
+            panic!("one Metadata request: {asked:?}")
         };
         let (asked, _) = refresh(&mut p, &mut world, 120);
         assert!(asked.is_empty(), "one request at a time");
@@ -1840,14 +1840,13 @@ mod tests {
     }
 
     /// A metadata request unanswered within request.timeout.ms: the producer
-    /// closes that connection (NetworkClient.handleTimedOutRequests), moves
-    /// to the next broker it knows and asks again after retry.backoff.ms,
-    /// doubled for each failure in a row. A timeout of another request id
-    /// does nothing to it. (Kafka's leastLoadedNode starts from a random
-    /// node; the lab moves on to the next one, so a retry does not return to
-    /// the broker that just failed even once its connection is back.)
+    /// closes that connection (NetworkClient.handleTimedOutRequests) and
+    /// asks again after retry.backoff.ms, doubled for each failure in a row.
+    /// The closed connection is down, so leastLoadedNode asks a broker whose
+    /// connection is ready instead. A timeout of another request id does
+    /// nothing to it.
     #[test]
-    fn a_timed_out_metadata_request_closes_its_connection_and_asks_the_next_broker_after_a_growing_backoff(
+    fn a_timed_out_metadata_request_closes_its_connection_and_asks_a_ready_broker_after_a_growing_backoff(
     ) {
         let mut world = TestWorld::one_partition();
         let mut p = producer(&[]);
@@ -1857,19 +1856,18 @@ mod tests {
         };
         p.metadata_refresh_due = true;
         let (asked, _) = fire(&mut p, 100, Timer::Send);
-        let [(Node::Broker(1), first)] = asked[..] else {
-            panic!("asks its bootstrap broker 1: {asked:?}")
+        let [(Node::Broker(from), first)] = asked[..] else {
+            panic!("one request: {asked:?}")
         };
         let (asked, _) = fire(&mut p, 5_000, Timer::RequestTimeout { id: first + 1 });
         assert!(asked.is_empty());
-        assert_eq!(p.metadata_request, Some((first, 1)), "not its request");
-        assert!(p.connections.is_ready(1));
+        assert_eq!(p.metadata_request, Some((first, from)), "not its request");
+        assert!(p.connections.is_ready(from));
 
-        // Each timeout closes that connection and backs off 100, 200, then
-        // 400 ms; with every connection back by then, the retry still moves
-        // on to the next broker, and from 3 round to 1.
-        let (mut id, mut from, mut at) = (first, 1, 30_100);
-        for (backoff, next) in [(100, 2), (200, 3), (400, 1)] {
+        // Each timeout closes that connection and backs off 100, then 200 ms;
+        // the retry goes to a broker whose connection is up.
+        let (mut id, mut from, mut at) = (first, from, 30_100);
+        for backoff in [100, 200] {
             let (_, timers) = fire(&mut p, at, Timer::RequestTimeout { id });
             assert_eq!(p.metadata_request, None);
             assert!(
@@ -1880,14 +1878,57 @@ mod tests {
                 timers.contains(&(at + backoff, Timer::Send)),
                 "{backoff} ms: {timers:?}"
             );
-            p.connections = Connections::new(Node::Producer(0), 3, p.config.connection);
             let (asked, _) = fire(&mut p, at + backoff, Timer::Send);
             let [(Node::Broker(b), again)] = asked[..] else {
                 panic!("one request after {backoff} ms: {asked:?}")
             };
-            assert_eq!(b, next, "asks broker {next} next");
-            (id, from, at) = (again, next, at + backoff + 30_000);
+            assert!(p.connections.is_ready(b), "asks a ready broker, not {from}");
+            assert_ne!(b, from);
+            (id, from, at) = (again, b, at + backoff + 30_000);
         }
+        // The third timeout leaves no connection up: after 400 ms the
+        // request waits while one connect (to the broker tried longest ago)
+        // is under way.
+        let (_, timers) = fire(&mut p, at, Timer::RequestTimeout { id });
+        assert!(timers.contains(&(at + 400, Timer::Send)), "{timers:?}");
+        let (asked, _) = fire(&mut p, at + 400, Timer::Send);
+        assert!(asked.is_empty(), "{asked:?}");
+        let connecting: Vec<BrokerId> = (1..=3)
+            .filter(|b| matches!(p.connections.state(*b), Some(State::Connecting { .. })))
+            .collect();
+        assert_eq!(connecting.len(), 1, "one connect at a time");
+    }
+
+    /// NetworkClient.leastLoadedNode prefers a ready node with no request in
+    /// flight: with batches stuck in flight to broker 1 (an isolated leader
+    /// whose connection still looks up), every metadata request goes to
+    /// broker 2 or 3, wherever its random start falls.
+    #[test]
+    fn metadata_goes_to_a_ready_broker_with_no_request_in_flight() {
+        let mut world = TestWorld::one_partition();
+        let mut p = producer(&[]);
+        let out = sent(&mut world, 100, |ctx| {
+            p.send(ctx, 0, vec![1], Acks::All, false)
+        });
+        assert!(matches!(produces(&out)[..], [(_, Node::Broker(1), _)]));
+        let mut seen = std::collections::BTreeSet::new();
+        for k in 0..40u64 {
+            p.metadata_request = None;
+            p.next_metadata_ms = 0;
+            let asked = world.at(200 + k, |ctx| {
+                p.refresh_metadata(ctx);
+                metadata_requests(&ctx.sends)
+            });
+            let [(Node::Broker(b), _)] = asked[..] else {
+                panic!("{asked:?}")
+            };
+            seen.insert(b);
+        }
+        assert_eq!(
+            seen.into_iter().collect::<Vec<_>>(),
+            [2, 3],
+            "never broker 1, both others"
+        );
     }
 
     /// metadata.max.age.ms: the producer refreshes its metadata that often
@@ -2240,7 +2281,8 @@ mod tests {
     /// that connection (NetworkClient.handleTimedOutRequests), so the batch
     /// fails with REQUEST_TIMED_OUT and every other request on the
     /// connection with NETWORK_EXCEPTION, all to be retried; its next
-    /// metadata request goes to another broker.
+    /// metadata request goes to another broker (leastLoadedNode skips a
+    /// connection that is down).
     #[test]
     fn a_timed_out_produce_closes_the_connection_and_fails_every_request_on_it() {
         let mut world = TestWorld::one_partition();
@@ -2268,38 +2310,9 @@ mod tests {
         assert_eq!((p.queued_records(), p.in_flight_records()), (2, 0));
         assert_eq!(p.stats.retries, 2);
         assert!(
-            matches!(asked[..], [(Node::Broker(2), _)]),
+            matches!(asked[..], [(Node::Broker(b), _)] if b != 1),
             "not the closed one: {asked:?}"
         );
-        // Its bootstrap broker moved on too: with every connection back,
-        // the next metadata request still goes to broker 2.
-        p.connections = Connections::new(Node::Producer(0), 3, p.config.connection);
-        p.metadata_request = None;
-        p.next_metadata_ms = 0;
-        let asked = world.at(40_000, |ctx| {
-            p.refresh_metadata(ctx);
-            metadata_requests(&ctx.sends)
-        });
-        assert!(matches!(asked[..], [(Node::Broker(2), _)]), "{asked:?}");
-        // A Produce to broker 2 (now the bootstrap) that times out moves it
-        // on to broker 3.
-        p.metadata_request = None;
-        p.set_leader(0, (Some(2), 6));
-        let out = sent(&mut world, 41_000, |ctx| {
-            p.send(ctx, 0, vec![4], Acks::All, false)
-        });
-        let Some((id, _, _)) = produces(&out).into_iter().find(|x| x.1 == Node::Broker(2)) else {
-            panic!("{out:?}")
-        };
-        world.at(71_000, |ctx| p.on_timer(ctx, Timer::RequestTimeout { id }));
-        p.connections = Connections::new(Node::Producer(0), 3, p.config.connection);
-        p.metadata_request = None;
-        p.next_metadata_ms = 0;
-        let asked = world.at(71_001, |ctx| {
-            p.refresh_metadata(ctx);
-            metadata_requests(&ctx.sends)
-        });
-        assert!(matches!(asked[..], [(Node::Broker(3), _)]), "{asked:?}");
     }
 
     /// KIP-951: a NOT_LEADER_OR_FOLLOWER answer names the current leader;
@@ -2602,7 +2615,10 @@ mod tests {
                 ErrorCode::NetworkException,
                 " — the connection to the broker broke",
             ),
-            (ErrorCode::OutOfOrderSequenceNumber, ""),
+            (
+                ErrorCode::OutOfOrderSequenceNumber,
+                " — the leader lost this producer's state, and the batch is the next after the last acknowledged one: a real gap, so it bumps its epoch (here a new producer id) and numbers its batches from 0 again",
+            ),
         ];
         for (error, why) in cases {
             let mut world = TestWorld::one_partition();
@@ -2813,6 +2829,8 @@ mod tests {
         let (mut wa, mut a) = setup();
         let (mut wb, mut b) = setup();
         let mut parked_seen = std::collections::BTreeSet::new();
+        // The connect attempt to broker 3 under way, if any.
+        let connecting_3 = std::cell::Cell::new(None);
         let mut step = |now: u64, what: &str, f: &dyn Fn(&mut Producer, &mut Ctx)| {
             b.wake_all();
             assert_eq!(b.parked.count, [0; 3], "woken, none counted");
@@ -2821,6 +2839,9 @@ mod tests {
             assert_eq!(format!("{ea:?}"), format!("{eb:?}"), "{what} at {now} ms");
             assert_eq!(observable(&a), observable(&b), "{what} at {now} ms");
             parked_seen.extend(a.partitions.values().filter_map(|s| s.parked));
+            if let Some(State::Connecting { id }) = a.connections.state(3) {
+                connecting_3.set(Some(id));
+            }
             (ea, a.metadata_request)
         };
         let send = |q: PartitionIndex, id: u64| {
@@ -2882,7 +2903,16 @@ mod tests {
         step(1_051, "woken after the close", &|p, ctx| {
             p.on_timer(ctx, Timer::Send)
         });
-        let (_, asked) = step(1_052, "send to 0 after the close", &send(0, 1_052));
+        step(1_052, "send to 0 after the close", &send(0, 1_052));
+        // With broker 1 at its in-flight limit and broker 2 backing off,
+        // leastLoadedNode opened a connection to broker 3 for the metadata
+        // request, which waits for it (no second connect alongside).
+        let Some(c3) = connecting_3.get() else {
+            panic!("a connect to broker 3 for metadata")
+        };
+        let (_, asked) = step(1_053, "broker 3 accepts", &move |p, ctx| {
+            p.on_message(ctx, Message::Connected { id: c3, broker: 3 })
+        });
         // Metadata names partition 2's leader.
         let Some((meta, _)) = asked else {
             panic!("partition 2's missing leader asked for metadata")

@@ -345,6 +345,10 @@ pub struct Producer {
     /// An emptied buffer for the partitions one pump looks at, reused from
     /// pump to pump (holds no state: a snapshot starts without it).
     pump_candidates: Scratch<Vec<PartitionIndex>>,
+    /// Produce requests in flight per broker id (`requests` by
+    /// destination), kept as they come and go: leastLoadedNode reads it on
+    /// every metadata attempt.
+    in_flight_to: Vec<u32>,
     /// Emptied lists of partitions gone idle, for the next to get busy
     /// (`ProducerPartition::settle`; holds no state).
     #[allow(clippy::vec_box)] // the boxes themselves are what is reused
@@ -417,6 +421,7 @@ impl Producer {
             queued: BTreeSet::new(),
             parked: Parked::default(),
             pump_candidates: Scratch::default(),
+            in_flight_to: Vec::new(),
             spare_batches: Scratch::default(),
             pump_requests: Scratch::default(),
             tick_ids: Scratch::default(),
@@ -538,11 +543,11 @@ impl Producer {
             }
             return;
         }
-        let requests = &self.requests;
+        let counts = &self.in_flight_to;
         let metadata = self.metadata_request;
         let in_flight = |b: BrokerId| {
-            let produce = requests.values().filter(|(to, _)| *to == b).count();
-            produce as u32 + u32::from(metadata.is_some_and(|(_, to)| to == b))
+            let produce = counts.get(b as usize).copied().unwrap_or(0);
+            produce + u32::from(metadata.is_some_and(|(_, to)| to == b))
         };
         let max = self.config.max_in_flight;
         let Some(node) = self.connections.least_loaded(ctx, in_flight, max) else {
@@ -663,9 +668,10 @@ impl Producer {
                 self.pump(ctx);
             }
             Message::ProduceResponse { id, mut partitions } => {
-                let Some((_, parts)) = self.requests.remove(&id) else {
+                let Some((to, parts)) = self.requests.remove(&id) else {
                     return;
                 };
+                self.count_in_flight(to, false);
                 for r in partitions.drain(..) {
                     if parts.contains(&r.partition) {
                         self.on_partition_result(ctx, id, r);
@@ -872,10 +878,21 @@ impl Producer {
         }
     }
 
+    /// Keeps `in_flight_to` in step with `requests`.
+    fn count_in_flight(&mut self, broker: BrokerId, sent: bool) {
+        let i = broker as usize;
+        if self.in_flight_to.len() <= i {
+            self.in_flight_to.resize(i + 1, 0);
+        }
+        let n = &mut self.in_flight_to[i];
+        *n = if sent { *n + 1 } else { n.saturating_sub(1) };
+    }
+
     fn fail_request(&mut self, ctx: &mut Ctx, id: u64, error: ErrorCode) {
-        let Some((_, parts)) = self.requests.remove(&id) else {
+        let Some((to, parts)) = self.requests.remove(&id) else {
             return;
         };
+        self.count_in_flight(to, false);
         for p in parts {
             self.on_partition_result(
                 ctx,
@@ -1287,6 +1304,7 @@ impl Producer {
             }
             if acks != Acks::None {
                 self.requests.insert(id, (leader, parts));
+                self.count_in_flight(leader, true);
                 ctx.after(self.config.request_timeout_ms, Timer::RequestTimeout { id });
             } else {
                 // acks=0: fire and forget, counted as acknowledged at send time.

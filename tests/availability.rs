@@ -356,7 +356,11 @@ fn tour_11_mass_failover_costs_detection_once_and_per_partition_work_linearly() 
         ("sim.broker.become.leader.us", "5000"),
         ("sim.broker.become.follower.us", "5000"),
     ]);
-    assert_eq!(fig(&zk[0]).1, 9232, "the crash's RTO grows with the metadata phase");
+    assert_eq!(
+        fig(&zk[0]).1,
+        9232,
+        "the crash's RTO grows with the metadata phase"
+    );
     assert_eq!(fig(&zk[0]).3, 206);
     assert_eq!((fig(&zk[1]).1, fig(&zk[1]).3), (1221, 304));
 }

@@ -20,13 +20,14 @@
 //!   NOT_COORDINATOR from a broker that does not lead the partition,
 //!   COORDINATOR_LOAD_IN_PROGRESS while it is still loading.
 //! - OffsetCommit (the coordinator): one record per partition appended to
-//!   the offsets partition as with acks=all; the commit succeeds, and the
-//!   group's offsets change, only once the high watermark covers it. An
-//!   append refused for too few in-sync replicas, or one that never becomes
-//!   durable within the consumer's request, answers
-//!   COORDINATOR_NOT_AVAILABLE; one this broker can no longer lead answers
-//!   NOT_COORDINATOR (the coordinator's error mapping, as in
-//!   GroupMetadataManager.storeOffsets).
+//!   the offsets partition with requiredAcks=1 (CoordinatorPartitionWriter
+//!   .append: no min.insync.replicas check); the commit succeeds, and the
+//!   group's offsets change, only once the high watermark covers it
+//!   (CoordinatorRuntime). One not covered within offsets.commit.timeout.ms
+//!   (5 s; the HW does not move while the ISR is below min.insync.replicas)
+//!   answers COORDINATOR_NOT_AVAILABLE, yet its records stay in the log and
+//!   take effect if the HW passes them later; one this broker can no longer
+//!   lead answers NOT_COORDINATOR (the coordinator's error mapping).
 //!
 //! Simplified (README): one static member per consumer process, no
 //! JoinGroup/SyncGroup rebalance; the load is a fixed cost plus a cost per
@@ -50,6 +51,11 @@ pub struct Shard {
     pub loaded: bool,
     /// Committed offsets per group, per partition.
     pub groups: VecMap<Rc<str>, VecMap<PartitionIndex, CommittedOffset>>,
+    /// Commits whose answer timed out (offsets.commit.timeout.ms) while
+    /// their records stayed in the log: they take effect once the high
+    /// watermark passes them, as Kafka's CoordinatorRuntime keeps a timed-out
+    /// write's records (only the client was told it failed).
+    pub late: Vec<PendingCommit>,
 }
 
 /// Java's `String.hashCode` (s[0]·31^(n−1) + … + s[n−1], wrapping in 32 bits)
@@ -91,6 +97,8 @@ pub struct PendingCommit {
     pub group: Rc<str>,
     pub partition: PartitionIndex,
     pub offsets: Vec<CommittedOffset>,
+    /// The offsets partition's log end right after its records.
+    pub end: u64,
 }
 
 impl Broker {
@@ -133,6 +141,9 @@ impl Broker {
         group: &str,
         partitions: &[PartitionIndex],
     ) {
+        if let Ok((p, _)) = self.shard_for(ctx, group) {
+            self.settle_late_commits(p);
+        }
         let result = self.shard_for(ctx, group).map(|(_, shard)| {
             let committed = shard.groups.get(&Rc::from(group));
             partitions
@@ -171,17 +182,24 @@ impl Broker {
                 Record::plain(rid, 0)
             })
             .collect();
-        let pending = PendingCommit {
+        let mut pending = PendingCommit {
             group,
             partition: p,
             offsets,
+            end: 0,
         };
-        match self.append_as_leader(ctx, p, Acks::All, &records) {
+        // CoordinatorPartitionWriter.append writes with requiredAcks=1: no
+        // min.insync.replicas check at the append; CoordinatorRuntime then
+        // holds the answer until the high watermark passes the records (which
+        // it does not while the ISR is below min.insync.replicas), or until
+        // offsets.commit.timeout.ms.
+        match self.append_as_leader(ctx, p, Acks::Leader, &records) {
             Err(e) => {
                 let result = Err(commit_error(e));
                 ctx.send(from, Message::OffsetCommitResponse { id, result });
             }
             Ok((base, required)) => {
+                pending.end = required;
                 let hw = self.replicas.get(&p).map_or(0, |r| r.log.high_watermark);
                 if hw >= required {
                     let result = self.ack_result(ctx, p, base).map(|_| ());
@@ -226,8 +244,16 @@ impl Broker {
         pending: &PendingCommit,
         result: Result<(), ErrorCode>,
     ) {
+        if result == Err(ErrorCode::RequestTimedOut) {
+            // Timed out, not undone: its records may still be committed.
+            if let Some(shard) = self.coordinator.get_mut(&pending.partition) {
+                shard.late.push(pending.clone());
+            }
+        }
         let result = result.map_err(commit_error);
         if result.is_ok() {
+            // Earlier commits that timed out precede it in the log.
+            self.settle_late_commits(pending.partition);
             if let Some(shard) = self.coordinator.get_mut(&pending.partition) {
                 let g = shard.groups.or_default(pending.group.clone());
                 for o in &pending.offsets {
@@ -236,6 +262,29 @@ impl Broker {
             }
         }
         ctx.send(from, Message::OffsetCommitResponse { id, result });
+    }
+
+    /// Applies, in log order, the timed-out commits of offsets partition
+    /// `p` that its high watermark has passed since.
+    fn settle_late_commits(&mut self, p: PartitionIndex) {
+        let hw = self.replicas.get(&p).map_or(0, |r| r.log.high_watermark);
+        let Some(shard) = self.coordinator.get_mut(&p) else {
+            return;
+        };
+        if shard.late.is_empty() {
+            return;
+        }
+        let late = std::mem::take(&mut shard.late);
+        for pending in late {
+            if pending.end <= hw {
+                let g = shard.groups.or_default(pending.group.clone());
+                for o in &pending.offsets {
+                    g.insert(o.partition, *o);
+                }
+            } else {
+                shard.late.push(pending);
+            }
+        }
     }
 
     /// This broker now leads offsets partition `p` in `leader_epoch`: it
@@ -253,6 +302,7 @@ impl Broker {
                 leader_epoch,
                 loaded: false,
                 groups: VecMap::new(),
+                late: Vec::new(),
             },
         );
         let us = ctx.config.coordinator_load_ms * 1_000

@@ -342,3 +342,53 @@ fn never_consumed_counts_only_records_below_the_high_watermark() {
     assert!(unread_committed > 0, "{d:?}");
     assert_eq!(d.never_consumed.count, unread_committed, "{d:?}");
 }
+
+/// A failed send whose record the leader appended but no ISR ever covered:
+/// it sits above the high watermark, where a read_uncommitted consumer does
+/// not read (Partition.fetchRecords reads up to the HW) and a new leader may
+/// still truncate it. So it is `failed_not_written` until the high watermark
+/// passes it, and `failed_but_written` (visible, though the application was
+/// told it failed) only from then on (audit item 5 of issue 59).
+#[test]
+fn a_failed_record_counts_as_written_only_once_it_is_below_the_high_watermark() {
+    let mut l = lab(r#"{"seed": 4, "brokers": 3,
+      "topics": [{"name": "t", "partitions": 1, "replication_factor": 3, "assignment": [[1, 2, 3]]}],
+      "clients": [{"type": "producer", "id": "p", "topic": "t", "acks": "all", "records_per_sec": 20,
+                   "config": {"delivery.timeout.ms": 5000, "request.timeout.ms": 4000}}],
+      "steps": [{"at_ms": 1000, "crash": 2}],
+      "run_until_ms": 20000}"#);
+    // Dead broker 2 stays in the ISR until the controller fences it
+    // (broker.session.timeout.ms=9000): the HW waits for it, and the
+    // records sent meanwhile time out after 5 s.
+    l.cluster.run_until(8_000);
+    let d = &delivery(&l)[0];
+    assert!(d.failed_not_written.count >= 1, "{d:?}");
+    assert_eq!(d.failed_but_written.count, 0, "{d:?}");
+    let leader_log = ids(&l, 1, 0);
+    let above_hw: Vec<u64> = d
+        .failed_not_written
+        .examples
+        .iter()
+        .copied()
+        .filter(|id| leader_log.contains(id))
+        .collect();
+    assert!(
+        !above_hw.is_empty(),
+        "the leader holds failed records above its HW"
+    );
+    for id in &above_hw {
+        let story = failover_lab::sim::delivery::story(&l.cluster, *id).unwrap();
+        assert_eq!(story.fate, "failed_not_written");
+        assert!(story.copies.iter().all(|c| !c.committed));
+    }
+    // Once broker 2 is fenced and leaves the ISR, the HW passes them: now
+    // visible.
+    l.run_to_end();
+    let d = &delivery(&l)[0];
+    assert_eq!(d.accounted(), d.sent);
+    assert!(d.failed_but_written.count >= 1, "{d:?}");
+    for id in &above_hw {
+        let story = failover_lab::sim::delivery::story(&l.cluster, *id).unwrap();
+        assert_eq!(story.fate, "failed_but_written");
+    }
+}

@@ -9,10 +9,17 @@ use common::*;
 use failover_lab::sim::trace::TraceKind;
 use failover_lab::Lab;
 
-/// `orders`' partition of `__consumer_offsets` with Kafka's 50 partitions:
-/// Java's "orders".hashCode() is -1008770331; Utils.abs masks the sign bit,
-/// (-1008770331 & 0x7fffffff) % 50 = 17 (computed outside the lab).
-const ORDERS_GROUP_PARTITION: u32 = 17;
+/// `orders`' partition of `__consumer_offsets` with Kafka's 50 partitions
+/// (GroupCoordinatorService.partitionFor): Java's "orders".hashCode() is
+/// -1008770331, Utils.abs gives 1008770331, and 1008770331 % 50 = 31
+/// (computed outside the lab, with jshell). The sign-bit mask of
+/// Utils.toPositive, which the lab once used, gives 17.
+const ORDERS_GROUP_PARTITION: u32 = 31;
+
+/// scenarios/group-coordinator-dies.json's group, "order-processor":
+/// hashCode -1129616173, 1129616173 % 50 = 23 (jshell), a partition broker 3
+/// leads there (the mask would give 25).
+const ORDER_PROCESSOR_GROUP_PARTITION: u32 = 23;
 
 fn offsets_index(l: &Lab, partition: u32) -> usize {
     l.cluster
@@ -428,7 +435,7 @@ fn a_committed_offset_beyond_the_new_leaders_log_is_caught_by_leader_epoch_valid
 #[test]
 fn the_coordinator_moves_with_its_offsets_partition_and_a_restart_rereads_past_the_commit() {
     let mut l = scenario_file("group-coordinator-dies.json");
-    let op = offsets_index(&l, ORDERS_GROUP_PARTITION);
+    let op = offsets_index(&l, ORDER_PROCESSOR_GROUP_PARTITION);
     l.cluster.run_until(11_999);
     assert_eq!(group(&l).coordinator, Some(3));
     assert_eq!(reg(&l, op).leader, Some(3));
@@ -543,5 +550,91 @@ fn after_an_unclean_election_the_committed_offset_is_validated_whatever_the_rese
     assert_eq!(
         serde_json::to_value(&a.delivery).unwrap(),
         serde_json::to_value(&b.delivery).unwrap()
+    );
+}
+
+/// CoordinatorPartitionWriter.append writes a commit with requiredAcks=1:
+/// the coordinator does not refuse it for too few in-sync replicas, it
+/// appends it and CoordinatorRuntime holds the answer until the high
+/// watermark passes it, failing it after offsets.commit.timeout.ms (5 s)
+/// with COORDINATOR_NOT_AVAILABLE. The timed-out records stay in the log:
+/// once the ISR recovers and the high watermark passes them they take
+/// effect, so a consumer that restarts afterwards resumes from the commit
+/// it was told had failed (audit item 4 of issue 59).
+#[test]
+fn a_commit_below_min_isr_times_out_after_offsets_commit_timeout_and_takes_effect_later() {
+    let config = r#""min.insync.replicas": 2"#;
+    let probe = scenario(config, "", "", 1);
+    let op = offsets_index(&probe, ORDERS_GROUP_PARTITION);
+    let replicas = probe.cluster.partitions[op].replicas.clone();
+    let (host, f1, f2) = (replicas[0], replicas[1], replicas[2]);
+    // Both of the offsets partition's followers die: its ISR is soon the
+    // host alone, below min.insync.replicas=2.
+    let mut l = scenario(
+        config,
+        r#", "auto.commit.interval.ms": 5000"#,
+        &format!(
+            r#"{{"at_ms": 6000, "crash": {f1}}}, {{"at_ms": 6000, "crash": {f2}}},
+               {{"at_ms": 24000, "crash_client": "c"}},
+               {{"at_ms": 30000, "restart": {f1}}},
+               {{"at_ms": 45000, "restart_client": "c"}}"#
+        ),
+        60_000,
+    );
+    l.cluster.run_until(5_999);
+    let confirmed = group(&l)
+        .committed
+        .get(&0)
+        .copied()
+        .expect("a commit at 5 s");
+    let leo_before = replica(&l, host, op).log.log_end_offset();
+    l.cluster.run_until(23_999);
+    let g = group(&l);
+    let unavailable = g
+        .errors
+        .get("COORDINATOR_NOT_AVAILABLE")
+        .copied()
+        .unwrap_or(0);
+    // From 6 s to 24 s: one commit attempt per offsets.commit.timeout.ms
+    // (plus the retry backoff), not one per retry.backoff.ms.
+    assert!((2..=4).contains(&unavailable), "errors {:?}", g.errors);
+    assert_eq!(g.errors.get("NOT_ENOUGH_REPLICAS"), None);
+    assert_eq!(
+        g.committed.get(&0).copied(),
+        Some(confirmed),
+        "none confirmed"
+    );
+    let log = &replica(&l, host, op).log;
+    assert!(
+        log.log_end_offset() > leo_before,
+        "the commits were appended"
+    );
+    assert_eq!(log.high_watermark, leo_before, "and never committed");
+    // Broker f1 returns and rejoins the ISR: the HW passes the records.
+    l.run_to_end();
+    let log = &replica(&l, host, op).log;
+    assert!(log.high_watermark >= log.log_end_offset().saturating_sub(1));
+    let fetched: Vec<u64> = events(&l, |k| {
+        matches!(
+            k,
+            TraceKind::CommittedOffsetFetched {
+                offset: Some(_),
+                ..
+            }
+        )
+    })
+    .iter()
+    .filter(|e| e.at_ms >= 45_000)
+    .filter_map(|e| match &e.kind {
+        TraceKind::CommittedOffsetFetched { offset, .. } => *offset,
+        _ => None,
+    })
+    .collect();
+    assert_eq!(fetched.len(), 1, "{fetched:?}");
+    assert!(
+        fetched[0] > confirmed.offset,
+        "the restart resumes from a commit that had timed out ({} > {})",
+        fetched[0],
+        confirmed.offset
     );
 }

@@ -8,9 +8,12 @@
 //!   same rule as the `no_acked_record_lost` invariant: not in the current
 //!   leader's log at its offset, or, while the partition is offline, in no
 //!   replica's log);
-//! - `failed_not_written`: send() failed and no log has it;
-//! - `failed_but_written`: send() failed, yet the partition has it: visible to
-//!   consumers although the application was told it failed;
+//! - `failed_not_written`: send() failed and no consumer can read it: no
+//!   log has it, or only above the high watermark, where a read_uncommitted
+//!   consumer does not read and a new leader may still truncate it;
+//! - `failed_but_written`: send() failed, yet the partition has it below a
+//!   holder log's high watermark: visible to consumers although the
+//!   application was told it failed;
 //! - `pending`: neither answered nor given up yet (queued or in flight).
 //!
 //! Across those: `written_twice` (the partition holds the record more than
@@ -192,7 +195,7 @@ pub fn build(c: &Cluster) -> Vec<Delivery> {
         }
         for id in &prod.stats.failed_ids {
             mine.push(*id);
-            if has(*id, HELD) {
+            if has(*id, COMMITTED) {
                 d.failed_but_written.add(*id);
             } else {
                 d.failed_not_written.add(*id);
@@ -311,10 +314,13 @@ pub fn story(c: &Cluster, id: u64) -> Option<Story> {
             }
         }
     }
+    // Below a holder log's high watermark: what a consumer can read.
     let in_holder = |p: usize| {
-        super::invariants::holder_logs(c, p)
-            .iter()
-            .any(|l| l.records().any(|r| r.id == id))
+        super::invariants::holder_logs(c, p).iter().any(|l| {
+            l.records()
+                .take(l.high_watermark as usize)
+                .any(|r| r.id == id)
+        })
     };
     let fate = match (acked, fate_of) {
         (Some((p, _)), _) => {

@@ -68,9 +68,9 @@ test("each group's committed offset is marked on its partition's log, where the 
   const committed = await page.evaluate(() => window.failoverLab.report().consumers[0].group.committed);
   assert.equal(committed.length, 3);
   for (const [tp, offset] of committed) {
-    const mark = page.locator(`.pcard[data-partition="${tp}"] .cm[data-group="orders"]`);
+    const mark = page.locator(`.pcard[data-partition="${tp}"] .cm[data-group="order-processor"]`);
     assert.equal(await mark.count(), 1, `${tp} has its mark`);
-    assert.equal(await mark.textContent(), `▾ orders @ ${offset}`);
+    assert.equal(await mark.textContent(), `▾ order-processor @ ${offset}`);
   }
 });
 

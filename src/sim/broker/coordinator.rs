@@ -20,13 +20,14 @@
 //!   NOT_COORDINATOR from a broker that does not lead the partition,
 //!   COORDINATOR_LOAD_IN_PROGRESS while it is still loading.
 //! - OffsetCommit (the coordinator): one record per partition appended to
-//!   the offsets partition as with acks=all; the commit succeeds, and the
-//!   group's offsets change, only once the high watermark covers it. An
-//!   append refused for too few in-sync replicas, or one that never becomes
-//!   durable within the consumer's request, answers
-//!   COORDINATOR_NOT_AVAILABLE; one this broker can no longer lead answers
-//!   NOT_COORDINATOR (the coordinator's error mapping, as in
-//!   GroupMetadataManager.storeOffsets).
+//!   the offsets partition with requiredAcks=1 (CoordinatorPartitionWriter
+//!   .append: no min.insync.replicas check); the commit succeeds, and the
+//!   group's offsets change, only once the high watermark covers it
+//!   (CoordinatorRuntime). One not covered within offsets.commit.timeout.ms
+//!   (5 s; the HW does not move while the ISR is below min.insync.replicas)
+//!   answers COORDINATOR_NOT_AVAILABLE, yet its records stay in the log and
+//!   take effect if the HW passes them later; one this broker can no longer
+//!   lead answers NOT_COORDINATOR (the coordinator's error mapping).
 //!
 //! Simplified (README): one static member per consumer process, no
 //! JoinGroup/SyncGroup rebalance; the load is a fixed cost plus a cost per
@@ -50,6 +51,11 @@ pub struct Shard {
     pub loaded: bool,
     /// Committed offsets per group, per partition.
     pub groups: VecMap<Rc<str>, VecMap<PartitionIndex, CommittedOffset>>,
+    /// Commits whose answer timed out (offsets.commit.timeout.ms) while
+    /// their records stayed in the log: they take effect once the high
+    /// watermark passes them, as Kafka's CoordinatorRuntime keeps a timed-out
+    /// write's records (only the client was told it failed).
+    pub late: Vec<PendingCommit>,
 }
 
 /// Java's `String.hashCode` (s[0]·31^(n−1) + … + s[n−1], wrapping in 32 bits)
@@ -60,10 +66,23 @@ pub fn java_string_hash(s: &str) -> i32 {
 }
 
 /// The partition of `__consumer_offsets` that holds `group`'s offsets:
-/// `Utils.abs(groupId.hashCode()) % partitions` (Utils.abs masks the sign
-/// bit, so `Integer.MIN_VALUE` maps to 0).
+/// `Utils.abs(groupId.hashCode()) % partitions`
+/// (GroupCoordinatorService.partitionFor). Kafka's `Utils.abs` is the
+/// absolute value with `Integer.MIN_VALUE` mapped to 0. It is not the
+/// partitioner's `Utils.toPositive`, which masks the sign bit: the two differ
+/// for every negative hash ("orders": 31 with abs, 17 with the mask).
 pub fn offsets_partition_for(group: &str, partitions: u32) -> u32 {
-    ((java_string_hash(group) & 0x7fff_ffff) as u32) % partitions.max(1)
+    java_abs(java_string_hash(group)) % partitions.max(1)
+}
+
+/// Kafka's `Utils.abs`: `Math.abs`, except that `Integer.MIN_VALUE` (whose
+/// absolute value does not fit) gives 0.
+fn java_abs(n: i32) -> u32 {
+    if n == i32::MIN {
+        0
+    } else {
+        n.unsigned_abs()
+    }
 }
 
 /// The global index of `group`'s offsets partition, if the scenario has one.
@@ -78,6 +97,8 @@ pub struct PendingCommit {
     pub group: Rc<str>,
     pub partition: PartitionIndex,
     pub offsets: Vec<CommittedOffset>,
+    /// The offsets partition's log end right after its records.
+    pub end: u64,
 }
 
 impl Broker {
@@ -120,6 +141,9 @@ impl Broker {
         group: &str,
         partitions: &[PartitionIndex],
     ) {
+        if let Ok((p, _)) = self.shard_for(ctx, group) {
+            self.settle_late_commits(p);
+        }
         let result = self.shard_for(ctx, group).map(|(_, shard)| {
             let committed = shard.groups.get(&Rc::from(group));
             partitions
@@ -158,17 +182,24 @@ impl Broker {
                 Record::plain(rid, 0)
             })
             .collect();
-        let pending = PendingCommit {
+        let mut pending = PendingCommit {
             group,
             partition: p,
             offsets,
+            end: 0,
         };
-        match self.append_as_leader(ctx, p, Acks::All, &records) {
+        // CoordinatorPartitionWriter.append writes with requiredAcks=1: no
+        // min.insync.replicas check at the append; CoordinatorRuntime then
+        // holds the answer until the high watermark passes the records (which
+        // it does not while the ISR is below min.insync.replicas), or until
+        // offsets.commit.timeout.ms.
+        match self.append_as_leader(ctx, p, Acks::Leader, &records) {
             Err(e) => {
                 let result = Err(commit_error(e));
                 ctx.send(from, Message::OffsetCommitResponse { id, result });
             }
             Ok((base, required)) => {
+                pending.end = required;
                 let hw = self.replicas.get(&p).map_or(0, |r| r.log.high_watermark);
                 if hw >= required {
                     let result = self.ack_result(ctx, p, base).map(|_| ());
@@ -213,8 +244,16 @@ impl Broker {
         pending: &PendingCommit,
         result: Result<(), ErrorCode>,
     ) {
+        if result == Err(ErrorCode::RequestTimedOut) {
+            // Timed out, not undone: its records may still be committed.
+            if let Some(shard) = self.coordinator.get_mut(&pending.partition) {
+                shard.late.push(pending.clone());
+            }
+        }
         let result = result.map_err(commit_error);
         if result.is_ok() {
+            // Earlier commits that timed out precede it in the log.
+            self.settle_late_commits(pending.partition);
             if let Some(shard) = self.coordinator.get_mut(&pending.partition) {
                 let g = shard.groups.or_default(pending.group.clone());
                 for o in &pending.offsets {
@@ -223,6 +262,29 @@ impl Broker {
             }
         }
         ctx.send(from, Message::OffsetCommitResponse { id, result });
+    }
+
+    /// Applies, in log order, the timed-out commits of offsets partition
+    /// `p` that its high watermark has passed since.
+    fn settle_late_commits(&mut self, p: PartitionIndex) {
+        let hw = self.replicas.get(&p).map_or(0, |r| r.log.high_watermark);
+        let Some(shard) = self.coordinator.get_mut(&p) else {
+            return;
+        };
+        if shard.late.is_empty() {
+            return;
+        }
+        let late = std::mem::take(&mut shard.late);
+        for pending in late {
+            if pending.end <= hw {
+                let g = shard.groups.or_default(pending.group.clone());
+                for o in &pending.offsets {
+                    g.insert(o.partition, *o);
+                }
+            } else {
+                shard.late.push(pending);
+            }
+        }
     }
 
     /// This broker now leads offsets partition `p` in `leader_epoch`: it
@@ -240,6 +302,7 @@ impl Broker {
                 leader_epoch,
                 loaded: false,
                 groups: VecMap::new(),
+                late: Vec::new(),
             },
         );
         let us = ctx.config.coordinator_load_ms * 1_000
@@ -328,18 +391,32 @@ mod tests {
     use super::*;
 
     /// Java: "".hashCode() == 0, "a".hashCode() == 97,
-    /// "orders".hashCode() == -1008770331 (negative: Utils.abs masks the
-    /// sign bit before the modulo).
+    /// "orders".hashCode() == -1008770331.
     #[test]
-    fn the_group_partition_is_javas_string_hash_masked_modulo_the_partitions() {
+    fn the_group_hash_is_javas_string_hash_over_utf16_units() {
         assert_eq!(java_string_hash(""), 0);
         assert_eq!(java_string_hash("a"), 97);
         assert_eq!(java_string_hash("ab"), 97 * 31 + 98);
         assert_eq!(java_string_hash("orders"), -1008770331);
-        assert_eq!(
-            offsets_partition_for("orders", 50),
-            ((-1008770331i32 & 0x7fff_ffff) as u32) % 50
-        );
-        assert!((0..50).contains(&offsets_partition_for("payments-consumers", 50)));
+        // An astral-plane character counts as its two UTF-16 surrogates.
+        assert_eq!(java_string_hash("😀"), 0xD83D * 31 + 0xDE00);
+        // The classic String whose hashCode is Integer.MIN_VALUE.
+        assert_eq!(java_string_hash("polygenelubricants"), i32::MIN);
+    }
+
+    /// GroupCoordinatorService.partitionFor: `Utils.abs(groupId.hashCode())
+    /// % offsets.topic.num.partitions`, where Utils.abs is the absolute value
+    /// (MIN_VALUE → 0), not the sign-bit mask of Utils.toPositive. "orders"
+    /// hashes to -1008770331: |h| % 50 = 31, while the mask would give 17.
+    #[test]
+    fn group_offsets_partition_is_utils_abs_of_the_hash_modulo_the_partitions() {
+        assert_eq!(offsets_partition_for("orders", 50), 31);
+        assert_eq!(offsets_partition_for("orders", 50), 1_008_770_331 % 50);
+        // A positive hash: the same under either rule.
+        assert_eq!(offsets_partition_for("a", 50), 97 % 50);
+        // Integer.MIN_VALUE: Utils.abs gives 0, so partition 0 at any count.
+        assert_eq!(offsets_partition_for("polygenelubricants", 50), 0);
+        assert_eq!(offsets_partition_for("polygenelubricants", 7), 0);
+        assert_eq!(offsets_partition_for("anything", 0), 0);
     }
 }

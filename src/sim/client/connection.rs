@@ -52,6 +52,9 @@ struct Connection {
     failed_attempts: u32,
     /// Connects that timed out since the last success (failedConnectAttempts).
     setup_timeouts: u32,
+    /// When the last connect attempt started (lastConnectAttemptMs; 0 for
+    /// none): leastLoadedNode connects to the node tried longest ago.
+    last_attempt_ms: u64,
 }
 
 /// What a broken connection meant for the request that found it broken.
@@ -69,6 +72,8 @@ pub struct Connections {
     client: Node,
     config: ConnectionConfig,
     by_broker: Vec<Connection>,
+    /// leastLoadedNode picks so far: the salt of its random starting node.
+    picks: u64,
 }
 
 impl Connections {
@@ -81,8 +86,10 @@ impl Connections {
                     state: State::Ready,
                     failed_attempts: 0,
                     setup_timeouts: 0,
+                    last_attempt_ms: 0,
                 })
                 .collect(),
+            picks: 0,
         }
     }
 
@@ -140,20 +147,61 @@ impl Connections {
         }
     }
 
-    /// NetworkClient.leastLoadedNode, for a metadata request: the first
-    /// broker, counting from `preferred`, whose connection may take a request
-    /// now; else start connecting to the first that may be connected to (the
-    /// request then waits for it) and answer none.
-    pub fn least_loaded(&mut self, ctx: &mut Ctx, preferred: BrokerId) -> Option<BrokerId> {
-        let n = self.by_broker.len() as u32;
-        let order: Vec<BrokerId> = (0..n)
-            .map(|k| (preferred.saturating_sub(1) + k) % n + 1)
-            .collect();
-        if let Some(b) = order.iter().find(|b| self.is_ready(**b)) {
-            return Some(*b);
+    /// NetworkClient.leastLoadedNode, for a metadata or FindCoordinator
+    /// request. Counting from a random node (here drawn from a hash of the
+    /// client and the pick, so a run stays reproducible): the first ready
+    /// node with no request in flight; else the ready node with the fewest,
+    /// skipping one whose in-flight limit is reached (`canSendRequest`).
+    /// With none, the request waits while a connection is being set up
+    /// (no second one is opened alongside); else a connect starts to the
+    /// node whose last attempt is oldest, and the request waits for it.
+    /// `in_flight(b)` is how many requests the client has out to `b`.
+    pub fn least_loaded(
+        &mut self,
+        ctx: &mut Ctx,
+        in_flight: impl Fn(BrokerId) -> u32,
+        max_in_flight: u32,
+    ) -> Option<BrokerId> {
+        let n = self.by_broker.len() as u64;
+        if n == 0 {
+            return None;
         }
-        if let Some(b) = order.iter().find(|b| self.usable(**b, ctx.now)).copied() {
-            self.ready(ctx, b);
+        self.picks += 1;
+        let start = self.draw(0, self.picks) % n;
+        let mut fewest: Option<(u32, BrokerId)> = None;
+        let mut connecting = false;
+        let mut can_connect: Option<(u64, BrokerId)> = None;
+        for k in 0..n {
+            let b = ((start + k) % n + 1) as BrokerId;
+            let Some(c) = self.get(b) else {
+                continue;
+            };
+            match c.state {
+                State::Ready => {
+                    let out = in_flight(b);
+                    if out == 0 {
+                        return Some(b);
+                    }
+                    if out < max_in_flight && fewest.is_none_or(|(f, _)| out < f) {
+                        fewest = Some((out, b));
+                    }
+                }
+                State::Connecting { .. } => connecting = true,
+                State::Disconnected { reconnect_at } if ctx.now >= reconnect_at => {
+                    if can_connect.is_none_or(|(t, _)| t > c.last_attempt_ms) {
+                        can_connect = Some((c.last_attempt_ms, b));
+                    }
+                }
+                State::Disconnected { .. } => {}
+            }
+        }
+        if let Some((_, b)) = fewest {
+            return Some(b);
+        }
+        if !connecting {
+            if let Some((_, b)) = can_connect {
+                self.ready(ctx, b);
+            }
         }
         None
     }
@@ -184,6 +232,7 @@ impl Connections {
         };
         if let Some(c) = self.get_mut(b) {
             c.state = State::Connecting { id };
+            c.last_attempt_ms = ctx.now;
         }
         ctx.send(Node::Broker(b), Message::Connect { id });
         ctx.after(
@@ -263,6 +312,21 @@ impl Connections {
                 reconnect_at: now + wait,
             };
         }
+    }
+
+    /// A reproducible stand-in for the client's `Random`: a hash of the
+    /// client, `b` and `salt`.
+    fn draw(&self, b: BrokerId, salt: u64) -> u64 {
+        let node = match self.client {
+            Node::Producer(i) => u64::from(i) << 1,
+            Node::Consumer(i) => (u64::from(i) << 1) | 1,
+            _ => 0,
+        };
+        let mut key = [0u8; 24];
+        key[..8].copy_from_slice(&node.to_le_bytes());
+        key[8..16].copy_from_slice(&u64::from(b).to_le_bytes());
+        key[16..].copy_from_slice(&salt.to_le_bytes());
+        xxhash_rust::xxh3::xxh3_64(&key)
     }
 
     /// Kafka's ExponentialBackoff(base, 2, max, 0.2): `base · 2^attempts`
@@ -350,5 +414,60 @@ mod tests {
         assert!(c.on_setup_timeout(at, 2, id));
         assert!(!c.on_setup_timeout(at, 2, id), "only once");
         assert!(matches!(c.state(2), Some(State::Disconnected { .. })));
+    }
+
+    /// NetworkClient.leastLoadedNode: from a random start, a ready node with
+    /// no request in flight at once; else the ready node with the fewest,
+    /// never one at its in-flight limit; with no ready node, wait for a
+    /// connect under way rather than open another; else connect to the node
+    /// whose last attempt is oldest.
+    #[test]
+    fn least_loaded_node_prefers_idle_then_fewest_in_flight_and_opens_one_connection_at_a_time() {
+        let mut world = TestWorld::one_partition();
+        let mut c = Connections::new(Node::Producer(0), 3, config());
+        // Start spread: over many picks every idle node comes first sometimes.
+        let mut starts = std::collections::BTreeSet::new();
+        for _ in 0..30 {
+            world.at(0, |ctx| starts.insert(c.least_loaded(ctx, |_| 0, 5)));
+        }
+        assert_eq!(starts.len(), 3, "a random start: {starts:?}");
+        // Only broker 2 is idle: it, whatever the start.
+        let load = |b: BrokerId| [3, 0, 1][(b - 1) as usize];
+        for _ in 0..10 {
+            assert_eq!(world.at(0, |ctx| c.least_loaded(ctx, load, 5)), Some(2));
+        }
+        // None idle: the fewest (broker 3, with 1), skipping broker 2 at the
+        // limit of 2.
+        let load = |b: BrokerId| [1, 2, 1][(b - 1) as usize];
+        for _ in 0..10 {
+            let b = world.at(0, |ctx| c.least_loaded(ctx, load, 2));
+            assert!(matches!(b, Some(1) | Some(3)), "{b:?}");
+        }
+        let load = |b: BrokerId| [2, 2, 1][(b - 1) as usize];
+        assert_eq!(world.at(0, |ctx| c.least_loaded(ctx, load, 2)), Some(3));
+        // Every connection down: the first pick connects to one node and
+        // waits; the next ones wait for it instead of opening another.
+        c.close(100, 1);
+        world.at(2_000, |ctx| c.ready(ctx, 1));
+        c.close(200, 2);
+        c.close(300, 3);
+        let connecting = |c: &Connections| {
+            (1..=3)
+                .filter(|b| matches!(c.state(*b), Some(State::Connecting { .. })))
+                .collect::<Vec<BrokerId>>()
+        };
+        assert_eq!(connecting(&c), [1]);
+        for _ in 0..5 {
+            assert_eq!(world.at(5_000, |ctx| c.least_loaded(ctx, |_| 0, 5)), None);
+            assert_eq!(connecting(&c), [1], "one connect at a time");
+        }
+        // Broker 1 refused: the next connect goes to the node tried longest
+        // ago (2 and 3 never were), not back to 1.
+        if let Some(State::Connecting { id }) = c.state(1) {
+            c.on_disconnected(5_000, 1, id);
+        }
+        assert_eq!(world.at(9_000, |ctx| c.least_loaded(ctx, |_| 0, 5)), None);
+        let now = connecting(&c);
+        assert!(now == [2] || now == [3], "{now:?}");
     }
 }

@@ -43,6 +43,18 @@ pub struct ConsumerPosition {
     pub reset_why: Option<&'static str>,
 }
 
+impl ConsumerPosition {
+    /// SubscriptionState's AWAIT_VALIDATION: the leader named in the
+    /// metadata (`leader_epoch`) is newer than the epoch of the last record
+    /// read, and the position has not been validated against it yet
+    /// (OffsetsForLeaderEpoch). Such a position is not fetched from, nor
+    /// committed (`hasValidPosition` is false).
+    pub fn awaits_validation(&self, leader_epoch: u32) -> bool {
+        self.epoch
+            .is_some_and(|e| e < leader_epoch && self.validated_epoch != Some(leader_epoch))
+    }
+}
+
 #[derive(Clone, Debug)]
 pub struct Consumer {
     pub name: String,
@@ -52,7 +64,6 @@ pub struct Consumer {
     pub metadata: DenseMap<(Option<BrokerId>, u32)>,
     /// The metadata request in flight: its id and the broker it went to.
     metadata_request: Option<(u64, BrokerId)>,
-    pub(super) bootstrap: BrokerId,
     brokers: u32,
     pub positions: DenseMap<ConsumerPosition>,
     fetches: VecMap<u64, (BrokerId, Vec<PartitionIndex>)>,
@@ -113,7 +124,6 @@ impl Consumer {
             topic_partitions,
             metadata: DenseMap::new(),
             metadata_request: None,
-            bootstrap: index % brokers.max(1) + 1,
             brokers,
             positions,
             fetches: VecMap::new(),
@@ -295,6 +305,23 @@ impl Consumer {
         );
     }
 
+    /// NetworkClient.leastLoadedNode over this consumer's requests in
+    /// flight: fetches, metadata and the group's. (Its ListOffsets and
+    /// OffsetsForLeaderEpoch requests are not counted: they go to a
+    /// partition's leader, which the lab does not keep with them.) The
+    /// consumer's NetworkClient allows 100 requests per connection.
+    pub(super) fn least_loaded(&mut self, ctx: &mut Ctx) -> Option<BrokerId> {
+        let fetches = &self.fetches;
+        let metadata = self.metadata_request;
+        let group = self.group.as_ref();
+        let in_flight = |b: BrokerId| {
+            let f = fetches.values().filter(|(to, _)| *to == b).count() as u32;
+            f + u32::from(metadata.is_some_and(|(_, to)| to == b))
+                + group.map_or(0, |g| g.in_flight_to(b))
+        };
+        self.connections.least_loaded(ctx, in_flight, 100)
+    }
+
     fn refresh_metadata(&mut self, ctx: &mut Ctx) {
         if self.metadata_request.is_some() {
             return;
@@ -303,7 +330,7 @@ impl Consumer {
             ctx.after(self.next_metadata_ms - ctx.now, Timer::ConsumerPoll);
             return;
         }
-        let Some(node) = self.connections.least_loaded(ctx, self.bootstrap) else {
+        let Some(node) = self.least_loaded(ctx) else {
             // Every connection is down or still connecting: poll() asks
             // again once one is up or may be tried again.
             self.metadata_due = true;
@@ -383,15 +410,9 @@ impl Consumer {
             self.group_request_failed(ctx, id, e);
         } else if self.metadata_request.is_some_and(|m| m.0 == id) {
             self.metadata_request = None;
-            self.bootstrap = self.bootstrap % self.brokers.max(1) + 1;
             ctx.after(self.config.retry_backoff_ms.max(1), Timer::ConsumerPoll);
         } else if let Some((broker, parts)) = self.fetches.remove(&id) {
             *self.errors.entry(e.name().to_string()).or_default() += 1;
-            // A timed-out request closes its connection: metadata is asked of
-            // another broker (NetworkClient.leastLoadedNode skips it).
-            if e == ErrorCode::RequestTimedOut && self.bootstrap == broker {
-                self.bootstrap = self.bootstrap % self.brokers.max(1) + 1;
-            }
             // Back off these partitions; other leaders' answers must not make
             // the consumer hammer the broken connection. A preferred read
             // replica that failed is forgotten (the Java consumer clears it
@@ -814,7 +835,7 @@ impl Consumer {
                 continue;
             }
             if let Some(record_epoch) = pos.epoch {
-                if pos.validated_epoch != Some(epoch) && record_epoch < epoch {
+                if pos.awaits_validation(epoch) {
                     let asked = ask_leader(
                         ctx,
                         &mut self.connections,

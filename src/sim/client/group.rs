@@ -84,6 +84,18 @@ impl GroupMember {
     }
 }
 
+impl GroupMember {
+    /// How many of the group's requests are out to broker `b`.
+    pub fn in_flight_to(&self, b: BrokerId) -> u32 {
+        [self.find, self.offset_fetch]
+            .into_iter()
+            .flatten()
+            .chain(self.commit.as_ref().map(|c| (c.0, c.1)))
+            .filter(|r| r.1 == b)
+            .count() as u32
+    }
+}
+
 impl Consumer {
     /// Whether partitions may be fetched: always without a group; with one,
     /// once the committed offsets are known.
@@ -107,7 +119,7 @@ impl Consumer {
         }
         let group = g.group_id.clone();
         let Some(coordinator) = g.coordinator else {
-            let Some(node) = self.connections.least_loaded(ctx, self.bootstrap) else {
+            let Some(node) = self.least_loaded(ctx) else {
                 self.wake_for_reconnect(ctx);
                 return;
             };
@@ -163,12 +175,21 @@ impl Consumer {
             );
         } else {
             // SubscriptionState.allConsumed: only partitions with a valid
-            // position are committed (not one waiting for a reset, nor one
-            // stopped by an error), and nothing at all is sent when none has.
+            // position (hasValidPosition: FETCHING) are committed, not one
+            // waiting for a reset, one stopped by an error, or one awaiting
+            // validation against a newer leader; nothing at all is sent
+            // when none has.
+            let metadata = &self.metadata;
             let offsets: Vec<CommittedOffset> = self
                 .positions
                 .iter()
-                .filter(|(_, pos)| !pos.stopped && !pos.reset_pending)
+                .filter(|(p, pos)| {
+                    !pos.stopped
+                        && !pos.reset_pending
+                        && !metadata
+                            .get(p)
+                            .is_some_and(|(_, epoch)| pos.awaits_validation(*epoch))
+                })
                 .map(|(p, pos)| CommittedOffset {
                     partition: p,
                     offset: pos.offset,
@@ -481,5 +502,64 @@ impl Consumer {
                 self.start(ctx);
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sim::config::ConsumerConfig;
+    use crate::sim::io::TestWorld;
+
+    /// SubscriptionState.allConsumed uses hasValidPosition, which is false
+    /// in AWAIT_VALIDATION: a partition whose leader changed after its last
+    /// record was read (the metadata names epoch 5, the record is of epoch
+    /// 3) and which has not been validated yet is left out of the commit;
+    /// a partition read in the current epoch is committed.
+    #[test]
+    fn a_commit_leaves_out_positions_awaiting_validation() {
+        let config = match ConsumerConfig::parse(&Default::default(), "consumer") {
+            Ok(c) => c,
+            Err(e) => panic!("{e}"),
+        };
+        let mut c = Consumer::new("c".to_string(), 0, vec![0, 1], config, 3);
+        let mut g = GroupMember::new("g".to_string());
+        g.coordinator = Some(1);
+        g.offsets_fetched = true;
+        g.commit_due = true;
+        c.group = Some(g);
+        c.metadata.insert(0, (Some(1), 5));
+        c.metadata.insert(1, (Some(2), 5));
+        for (p, offset, epoch) in [(0, 120, 5), (1, 80, 3)] {
+            if let Some(pos) = c.positions.get_mut(&p) {
+                pos.offset = offset;
+                pos.epoch = Some(epoch);
+            }
+        }
+        let mut world = TestWorld::one_partition();
+        let committed = |world: &mut TestWorld, c: &mut Consumer| {
+            world.at(1_000, |ctx| {
+                c.drive_group(ctx);
+                ctx.sends.iter().find_map(|(_, m)| match m {
+                    Message::OffsetCommit { offsets, .. } => Some(
+                        offsets
+                            .iter()
+                            .map(|o| (o.partition, o.offset))
+                            .collect::<Vec<_>>(),
+                    ),
+                    _ => None,
+                })
+            })
+        };
+        assert_eq!(committed(&mut world, &mut c), Some(vec![(0, 120)]));
+        // Validated against epoch 5: now it is committed too.
+        if let Some(g) = c.group.as_mut() {
+            g.commit = None;
+            g.commit_due = true;
+        }
+        if let Some(pos) = c.positions.get_mut(&1) {
+            pos.validated_epoch = Some(5);
+        }
+        assert_eq!(committed(&mut world, &mut c), Some(vec![(0, 120), (1, 80)]));
     }
 }

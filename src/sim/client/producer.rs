@@ -37,6 +37,10 @@ pub struct Batch {
     /// The leader epoch it was last sent in: a retry to a leader known to be
     /// newer skips the backoff (KIP-951).
     pub sent_in_epoch: Option<u32>,
+    /// Its sequence was rewritten by an epoch bump (ProducerBatch
+    /// .sequenceHasBeenReset): an OUT_OF_ORDER_SEQUENCE_NUMBER for it is
+    /// retried without another bump.
+    pub seq_reset: bool,
 }
 
 impl Batch {
@@ -66,6 +70,10 @@ pub fn records_per_batch(batch_size: u64) -> usize {
 pub struct ProducerPartition {
     pub producer_id: u32,
     pub next_seq: u32,
+    /// The sequence right after the last one acknowledged under the current
+    /// producer id (TransactionManager's lastAckedSequence + 1; 0 while none
+    /// is): the batch starting there is the "next sequence".
+    pub acked_seq_end: u32,
     /// The partition's batches while it has any (`queue()`, `in_flight()`).
     /// A partition of a big topic is idle nearly all the time: 20,000
     /// partitions at 10,000 records/s hold a batch for a few milliseconds
@@ -317,7 +325,6 @@ pub struct Producer {
     metadata: DenseMap<(Option<BrokerId>, u32)>,
     metadata_request: Option<(u64, BrokerId)>,
     metadata_attempts: u32,
-    bootstrap: BrokerId,
     pub metadata_refresh_due: bool,
     pub partitions: DenseMap<ProducerPartition>,
     requests: VecMap<u64, (BrokerId, Vec<PartitionIndex>)>,
@@ -327,7 +334,6 @@ pub struct Producer {
     /// ledger entry itself does not name its partition: its ledger does).
     pub newly_acked: Vec<(PartitionIndex, Acked)>,
     next_producer_id: u32,
-    brokers: u32,
     pump_scheduled: bool,
     /// Partitions whose queue may hold batches (a superset, in partition
     /// order), so pump() does not scan every partition the producer knows;
@@ -339,6 +345,10 @@ pub struct Producer {
     /// An emptied buffer for the partitions one pump looks at, reused from
     /// pump to pump (holds no state: a snapshot starts without it).
     pump_candidates: Scratch<Vec<PartitionIndex>>,
+    /// Produce requests in flight per broker id (`requests` by
+    /// destination), kept as they come and go: leastLoadedNode reads it on
+    /// every metadata attempt.
+    in_flight_to: Vec<u32>,
     /// Emptied lists of partitions gone idle, for the next to get busy
     /// (`ProducerPartition::settle`; holds no state).
     #[allow(clippy::vec_box)] // the boxes themselves are what is reused
@@ -400,7 +410,6 @@ impl Producer {
             metadata: DenseMap::new(),
             metadata_request: None,
             metadata_attempts: 0,
-            bootstrap: index % brokers.max(1) + 1,
             metadata_refresh_due: true,
             partitions: DenseMap::new(),
             requests: VecMap::new(),
@@ -408,11 +417,11 @@ impl Producer {
             stats: ProducerStats::default(),
             newly_acked: Vec::new(),
             next_producer_id: 0,
-            brokers,
             pump_scheduled: false,
             queued: BTreeSet::new(),
             parked: Parked::default(),
             pump_candidates: Scratch::default(),
+            in_flight_to: Vec::new(),
             spare_batches: Scratch::default(),
             pump_requests: Scratch::default(),
             tick_ids: Scratch::default(),
@@ -514,6 +523,7 @@ impl Producer {
             request: None,
             narrate,
             sent_in_epoch: None,
+            seq_reset: false,
         });
         self.pump(ctx);
     }
@@ -533,7 +543,14 @@ impl Producer {
             }
             return;
         }
-        let Some(node) = self.connections.least_loaded(ctx, self.bootstrap) else {
+        let counts = &self.in_flight_to;
+        let metadata = self.metadata_request;
+        let in_flight = |b: BrokerId| {
+            let produce = counts.get(b as usize).copied().unwrap_or(0);
+            produce + u32::from(metadata.is_some_and(|(_, to)| to == b))
+        };
+        let max = self.config.max_in_flight;
+        let Some(node) = self.connections.least_loaded(ctx, in_flight, max) else {
             // Every connection is down or still connecting: ask again once
             // one is up (Connected wakes pump) or may be tried again.
             self.metadata_refresh_due = true;
@@ -567,7 +584,6 @@ impl Producer {
     fn metadata_failed(&mut self, ctx: &mut Ctx) {
         self.metadata_request = None;
         self.metadata_attempts += 1;
-        self.bootstrap = self.bootstrap % self.brokers.max(1) + 1;
         self.metadata_refresh_due = true;
         let wait = backoff(
             self.config.retry_backoff_ms,
@@ -652,9 +668,10 @@ impl Producer {
                 self.pump(ctx);
             }
             Message::ProduceResponse { id, mut partitions } => {
-                let Some((_, parts)) = self.requests.remove(&id) else {
+                let Some((to, parts)) = self.requests.remove(&id) else {
                     return;
                 };
+                self.count_in_flight(to, false);
                 for r in partitions.drain(..) {
                     if parts.contains(&r.partition) {
                         self.on_partition_result(ctx, id, r);
@@ -858,15 +875,24 @@ impl Producer {
         }
         if self.metadata_request.is_some_and(|m| m.1 == broker) {
             self.metadata_failed(ctx);
-        } else if self.bootstrap == broker {
-            self.bootstrap = self.bootstrap % self.brokers.max(1) + 1;
         }
     }
 
+    /// Keeps `in_flight_to` in step with `requests`.
+    fn count_in_flight(&mut self, broker: BrokerId, sent: bool) {
+        let i = broker as usize;
+        if self.in_flight_to.len() <= i {
+            self.in_flight_to.resize(i + 1, 0);
+        }
+        let n = &mut self.in_flight_to[i];
+        *n = if sent { *n + 1 } else { n.saturating_sub(1) };
+    }
+
     fn fail_request(&mut self, ctx: &mut Ctx, id: u64, error: ErrorCode) {
-        let Some((_, parts)) = self.requests.remove(&id) else {
+        let Some((to, parts)) = self.requests.remove(&id) else {
             return;
         };
+        self.count_in_flight(to, false);
         for p in parts {
             self.on_partition_result(
                 ctx,
@@ -903,6 +929,15 @@ impl Producer {
             Ok(base) => {
                 let n = batch.records.len() as u64;
                 self.stats.acked += n;
+                if let (Some(first), Some(state)) = (batch.first_seq, self.partitions.get_mut(&p)) {
+                    if batch.producer_id == state.producer_id {
+                        let end = first.wrapping_add(n as u32);
+                        // lastAckedSequence only grows (Math.max).
+                        if end.wrapping_sub(state.acked_seq_end) as i32 > 0 {
+                            state.acked_seq_end = end;
+                        }
+                    }
+                }
                 for (i, id) in batch.records.iter().enumerate() {
                     self.newly_acked.push((
                         p,
@@ -956,6 +991,20 @@ impl Producer {
                 let expired = ctx.now.saturating_sub(batch.created_ms)
                     >= self.config.delivery_timeout_ms
                     || u64::from(batch.attempts) > self.config.retries;
+                // TransactionManager.canRetry, idempotent producer: an
+                // OUT_OF_ORDER_SEQUENCE_NUMBER for the batch right after the
+                // last acknowledged sequence (not one rewritten by an earlier
+                // bump) is a real gap: the broker lost this producer's
+                // state, so the epoch is bumped at once (here a new producer
+                // id) and the sequences start again from 0. Any other batch
+                // is retried as it is, since it may only be waiting for an
+                // earlier one.
+                let bump_now = e == ErrorCode::OutOfOrderSequenceNumber
+                    && !batch.seq_reset
+                    && self
+                        .partitions
+                        .get(&p)
+                        .is_some_and(|s| batch.first_seq == Some(s.acked_seq_end));
                 let mut batches = vec![batch];
                 if idempotent_partition {
                     // Keep order: every later in-flight batch goes back too.
@@ -981,6 +1030,15 @@ impl Producer {
                     state.last_error = Some(e);
                 }
                 if expired {
+                    if e == ErrorCode::OutOfOrderSequenceNumber && idempotent_partition {
+                        // TransactionManager.handleFailedBatch: a batch that
+                        // fails for good on a sequence error leaves the
+                        // partition's sequences unresolved: bump the epoch
+                        // once what was sent under it is answered.
+                        if let Some(state) = self.partitions.get_mut(&p) {
+                            state.bump_pending = true;
+                        }
+                    }
                     let failed = batches.remove(0);
                     self.stats.failed += failed.records.len() as u64;
                     self.stats.failed_ids.extend_from_slice(&failed.records);
@@ -1013,6 +1071,8 @@ impl Producer {
                         ErrorCode::NotEnoughReplicasAfterAppend => " — written, but the ISR shrank below min.insync.replicas before it was replicated",
                         ErrorCode::RequestTimedOut => " — no answer within request.timeout.ms",
                         ErrorCode::NetworkException => " — the connection to the broker broke",
+                        ErrorCode::OutOfOrderSequenceNumber if bump_now => " — the leader lost this producer's state, and the batch is the next after the last acknowledged one: a real gap, so it bumps its epoch (here a new producer id) and numbers its batches from 0 again",
+                        ErrorCode::OutOfOrderSequenceNumber => " — an earlier batch may still be on its way, so it retries with the same sequence",
                         _ => "",
                     };
                     self.trace_error(
@@ -1027,9 +1087,7 @@ impl Producer {
                         ),
                     );
                 }
-                let reset_sequence = e == ErrorCode::OutOfOrderSequenceNumber
-                    && batches.first().is_some_and(|b| b.attempts > 3);
-                let new_pid = if reset_sequence {
+                let new_pid = if bump_now && !expired {
                     Some(self.new_producer_id())
                 } else {
                     None
@@ -1051,9 +1109,13 @@ impl Producer {
                     }
                     if let Some(pid) = new_pid {
                         // The log lost this producer's state (truncation): start
-                        // a new producer id and renumber what is still pending.
+                        // a new producer id and renumber what is still pending
+                        // (TransactionManager.bumpIdempotentProducerEpoch; its
+                        // sequence is resolved by the bump).
                         state.producer_id = pid;
                         state.next_seq = renumber(state.queue_mut(), pid);
+                        state.acked_seq_end = 0;
+                        state.bump_pending = false;
                     }
                 }
                 if !self.pump_scheduled {
@@ -1141,6 +1203,7 @@ impl Producer {
                 let pid = producer_id(self.index, self.next_producer_id);
                 state.producer_id = pid;
                 state.next_seq = renumber(state.queue_mut(), pid);
+                state.acked_seq_end = 0;
             }
             // Parked below: the oldest batch's deadline, when pump() would
             // expire it (and only a fresh scan may, in partition order).
@@ -1241,6 +1304,7 @@ impl Producer {
             }
             if acks != Acks::None {
                 self.requests.insert(id, (leader, parts));
+                self.count_in_flight(leader, true);
                 ctx.after(self.config.request_timeout_ms, Timer::RequestTimeout { id });
             } else {
                 // acks=0: fire and forget, counted as acknowledged at send time.
@@ -1440,6 +1504,7 @@ fn renumber(queue: &mut VecDeque<Batch>, pid: u32) -> u32 {
         b.producer_id = pid;
         if b.first_seq.is_some() {
             b.first_seq = Some(seq);
+            b.seq_reset = true;
             seq = seq.wrapping_add(b.records.len() as u32);
         }
     }
@@ -1756,8 +1821,8 @@ mod tests {
             (metadata_requests(&out), timers)
         };
         let (asked, _) = refresh(&mut p, &mut world, 100);
-        let [(Node::Broker(1), id)] = asked[..] else {
-            panic!("one Metadata request to broker 1 (its bootstrap): {asked:?}")
+        let [(Node::Broker(_), id)] = asked[..] else {
+            panic!("one Metadata request: {asked:?}")
         };
         let (asked, _) = refresh(&mut p, &mut world, 120);
         assert!(asked.is_empty(), "one request at a time");
@@ -1793,14 +1858,13 @@ mod tests {
     }
 
     /// A metadata request unanswered within request.timeout.ms: the producer
-    /// closes that connection (NetworkClient.handleTimedOutRequests), moves
-    /// to the next broker it knows and asks again after retry.backoff.ms,
-    /// doubled for each failure in a row. A timeout of another request id
-    /// does nothing to it. (Kafka's leastLoadedNode starts from a random
-    /// node; the lab moves on to the next one, so a retry does not return to
-    /// the broker that just failed even once its connection is back.)
+    /// closes that connection (NetworkClient.handleTimedOutRequests) and
+    /// asks again after retry.backoff.ms, doubled for each failure in a row.
+    /// The closed connection is down, so leastLoadedNode asks a broker whose
+    /// connection is ready instead. A timeout of another request id does
+    /// nothing to it.
     #[test]
-    fn a_timed_out_metadata_request_closes_its_connection_and_asks_the_next_broker_after_a_growing_backoff(
+    fn a_timed_out_metadata_request_closes_its_connection_and_asks_a_ready_broker_after_a_growing_backoff(
     ) {
         let mut world = TestWorld::one_partition();
         let mut p = producer(&[]);
@@ -1810,19 +1874,18 @@ mod tests {
         };
         p.metadata_refresh_due = true;
         let (asked, _) = fire(&mut p, 100, Timer::Send);
-        let [(Node::Broker(1), first)] = asked[..] else {
-            panic!("asks its bootstrap broker 1: {asked:?}")
+        let [(Node::Broker(from), first)] = asked[..] else {
+            panic!("one request: {asked:?}")
         };
         let (asked, _) = fire(&mut p, 5_000, Timer::RequestTimeout { id: first + 1 });
         assert!(asked.is_empty());
-        assert_eq!(p.metadata_request, Some((first, 1)), "not its request");
-        assert!(p.connections.is_ready(1));
+        assert_eq!(p.metadata_request, Some((first, from)), "not its request");
+        assert!(p.connections.is_ready(from));
 
-        // Each timeout closes that connection and backs off 100, 200, then
-        // 400 ms; with every connection back by then, the retry still moves
-        // on to the next broker, and from 3 round to 1.
-        let (mut id, mut from, mut at) = (first, 1, 30_100);
-        for (backoff, next) in [(100, 2), (200, 3), (400, 1)] {
+        // Each timeout closes that connection and backs off 100, then 200 ms;
+        // the retry goes to a broker whose connection is up.
+        let (mut id, mut from, mut at) = (first, from, 30_100);
+        for backoff in [100, 200] {
             let (_, timers) = fire(&mut p, at, Timer::RequestTimeout { id });
             assert_eq!(p.metadata_request, None);
             assert!(
@@ -1833,14 +1896,57 @@ mod tests {
                 timers.contains(&(at + backoff, Timer::Send)),
                 "{backoff} ms: {timers:?}"
             );
-            p.connections = Connections::new(Node::Producer(0), 3, p.config.connection);
             let (asked, _) = fire(&mut p, at + backoff, Timer::Send);
             let [(Node::Broker(b), again)] = asked[..] else {
                 panic!("one request after {backoff} ms: {asked:?}")
             };
-            assert_eq!(b, next, "asks broker {next} next");
-            (id, from, at) = (again, next, at + backoff + 30_000);
+            assert!(p.connections.is_ready(b), "asks a ready broker, not {from}");
+            assert_ne!(b, from);
+            (id, from, at) = (again, b, at + backoff + 30_000);
         }
+        // The third timeout leaves no connection up: after 400 ms the
+        // request waits while one connect (to the broker tried longest ago)
+        // is under way.
+        let (_, timers) = fire(&mut p, at, Timer::RequestTimeout { id });
+        assert!(timers.contains(&(at + 400, Timer::Send)), "{timers:?}");
+        let (asked, _) = fire(&mut p, at + 400, Timer::Send);
+        assert!(asked.is_empty(), "{asked:?}");
+        let connecting: Vec<BrokerId> = (1..=3)
+            .filter(|b| matches!(p.connections.state(*b), Some(State::Connecting { .. })))
+            .collect();
+        assert_eq!(connecting.len(), 1, "one connect at a time");
+    }
+
+    /// NetworkClient.leastLoadedNode prefers a ready node with no request in
+    /// flight: with batches stuck in flight to broker 1 (an isolated leader
+    /// whose connection still looks up), every metadata request goes to
+    /// broker 2 or 3, wherever its random start falls.
+    #[test]
+    fn metadata_goes_to_a_ready_broker_with_no_request_in_flight() {
+        let mut world = TestWorld::one_partition();
+        let mut p = producer(&[]);
+        let out = sent(&mut world, 100, |ctx| {
+            p.send(ctx, 0, vec![1], Acks::All, false)
+        });
+        assert!(matches!(produces(&out)[..], [(_, Node::Broker(1), _)]));
+        let mut seen = std::collections::BTreeSet::new();
+        for k in 0..40u64 {
+            p.metadata_request = None;
+            p.next_metadata_ms = 0;
+            let asked = world.at(200 + k, |ctx| {
+                p.refresh_metadata(ctx);
+                metadata_requests(&ctx.sends)
+            });
+            let [(Node::Broker(b), _)] = asked[..] else {
+                panic!("{asked:?}")
+            };
+            seen.insert(b);
+        }
+        assert_eq!(
+            seen.into_iter().collect::<Vec<_>>(),
+            [2, 3],
+            "never broker 1, both others"
+        );
     }
 
     /// metadata.max.age.ms: the producer refreshes its metadata that often
@@ -2193,7 +2299,8 @@ mod tests {
     /// that connection (NetworkClient.handleTimedOutRequests), so the batch
     /// fails with REQUEST_TIMED_OUT and every other request on the
     /// connection with NETWORK_EXCEPTION, all to be retried; its next
-    /// metadata request goes to another broker.
+    /// metadata request goes to another broker (leastLoadedNode skips a
+    /// connection that is down).
     #[test]
     fn a_timed_out_produce_closes_the_connection_and_fails_every_request_on_it() {
         let mut world = TestWorld::one_partition();
@@ -2221,38 +2328,9 @@ mod tests {
         assert_eq!((p.queued_records(), p.in_flight_records()), (2, 0));
         assert_eq!(p.stats.retries, 2);
         assert!(
-            matches!(asked[..], [(Node::Broker(2), _)]),
+            matches!(asked[..], [(Node::Broker(b), _)] if b != 1),
             "not the closed one: {asked:?}"
         );
-        // Its bootstrap broker moved on too: with every connection back,
-        // the next metadata request still goes to broker 2.
-        p.connections = Connections::new(Node::Producer(0), 3, p.config.connection);
-        p.metadata_request = None;
-        p.next_metadata_ms = 0;
-        let asked = world.at(40_000, |ctx| {
-            p.refresh_metadata(ctx);
-            metadata_requests(&ctx.sends)
-        });
-        assert!(matches!(asked[..], [(Node::Broker(2), _)]), "{asked:?}");
-        // A Produce to broker 2 (now the bootstrap) that times out moves it
-        // on to broker 3.
-        p.metadata_request = None;
-        p.set_leader(0, (Some(2), 6));
-        let out = sent(&mut world, 41_000, |ctx| {
-            p.send(ctx, 0, vec![4], Acks::All, false)
-        });
-        let Some((id, _, _)) = produces(&out).into_iter().find(|x| x.1 == Node::Broker(2)) else {
-            panic!("{out:?}")
-        };
-        world.at(71_000, |ctx| p.on_timer(ctx, Timer::RequestTimeout { id }));
-        p.connections = Connections::new(Node::Producer(0), 3, p.config.connection);
-        p.metadata_request = None;
-        p.next_metadata_ms = 0;
-        let asked = world.at(71_001, |ctx| {
-            p.refresh_metadata(ctx);
-            metadata_requests(&ctx.sends)
-        });
-        assert!(matches!(asked[..], [(Node::Broker(3), _)]), "{asked:?}");
     }
 
     /// KIP-951: a NOT_LEADER_OR_FOLLOWER answer names the current leader;
@@ -2328,39 +2406,87 @@ mod tests {
         assert_eq!(p.stats.acked, 3);
     }
 
-    /// OUT_OF_ORDER_SEQUENCE_NUMBER for a batch retried more than 3 times
-    /// means the broker lost this producer's state (its log was truncated):
-    /// the producer starts a new producer id and numbers what is pending
-    /// from 0 again.
+    /// TransactionManager.canRetry (idempotent producer): an
+    /// OUT_OF_ORDER_SEQUENCE_NUMBER for the batch whose first sequence comes
+    /// right after the last acknowledged one is a real gap (the leader lost
+    /// this producer's state, e.g. an unclean election or a truncation), so
+    /// the epoch is bumped at once, not after a few attempts: the first retry
+    /// already goes under the new producer id, renumbered from 0.
     #[test]
-    fn a_persistent_out_of_order_sequence_starts_a_new_producer_id_and_renumbers_from_0() {
+    fn out_of_order_sequence_for_the_next_sequence_bumps_the_epoch_at_once() {
         let mut world = TestWorld::one_partition();
         let mut p = producer(&[]);
         let err = Err(ErrorCode::OutOfOrderSequenceNumber);
         answer_next(&mut world, &mut p, 0, Ok(0), |p, ctx| {
             p.send(ctx, 0, vec![1, 2], Acks::All, false)
         });
+        let pid = p.partitions.get(&0).map(|s| s.producer_id);
+        assert_eq!(p.partitions.get(&0).map(|s| s.acked_seq_end), Some(2));
+        // Record 3 goes with sequence 2: the next one after the acked 0..1.
         answer_next(&mut world, &mut p, 100, err, |p, ctx| {
             p.send(ctx, 0, vec![3], Acks::All, false)
         });
-        let pid = p.partitions.get(&0).map(|s| s.producer_id);
-        let mut t = 300;
-        for attempt in 2..=4 {
-            let out = sent(&mut world, t, |ctx| retry(&mut p, ctx));
-            let [(id, _, ref recs)] = produces(&out)[..] else {
-                panic!("attempt {attempt}: {out:?}")
-            };
-            assert_eq!(recs, &[(3, 2)], "attempt {attempt}: the old sequence");
-            world.at(t + 5, |ctx| p.on_message(ctx, answer(id, err)));
-            p.metadata_request = None;
-            t += 1_000;
-        }
-        assert_ne!(p.partitions.get(&0).map(|s| s.producer_id), pid);
-        let out = sent(&mut world, t, |ctx| retry(&mut p, ctx));
-        let [(_, _, ref recs)] = produces(&out)[..] else {
+        assert_ne!(p.partitions.get(&0).map(|s| s.producer_id), pid, "bumped");
+        let out = sent(&mut world, 300, |ctx| retry(&mut p, ctx));
+        let [(id, _, ref recs)] = produces(&out)[..] else {
             panic!("{out:?}")
         };
-        assert_eq!(recs, &[(3, 0)], "renumbered from 0");
+        assert_eq!(recs, &[(3, 0)], "the first retry is renumbered from 0");
+        world.at(305, |ctx| p.on_message(ctx, answer(id, Ok(2))));
+        assert_eq!(p.stats.acked, 3);
+        assert_eq!(p.stats.errors.get("OUT_OF_ORDER_SEQUENCE_NUMBER"), Some(&1));
+    }
+
+    /// TransactionManager.canRetry: an OUT_OF_ORDER_SEQUENCE_NUMBER for a
+    /// batch that is not the next sequence (an earlier batch is still
+    /// unanswered: this one may only be waiting for it), or for a batch an
+    /// epoch bump already renumbered (sequenceHasBeenReset), is retried with
+    /// the same producer id and sequence: no bump.
+    #[test]
+    fn out_of_order_sequence_for_a_later_or_renumbered_batch_is_retried_without_a_bump() {
+        let mut world = TestWorld::one_partition();
+        let mut p = producer(&[]);
+        let err = Err(ErrorCode::OutOfOrderSequenceNumber);
+        let first = sent(&mut world, 0, |ctx| {
+            p.send(ctx, 0, vec![1], Acks::All, false)
+        });
+        let second = sent(&mut world, 1, |ctx| {
+            p.send(ctx, 0, vec![2], Acks::All, false)
+        });
+        let ([(_, _, ref r1)], [(id2, _, ref r2)]) =
+            (&produces(&first)[..], &produces(&second)[..])
+        else {
+            panic!("{first:?} {second:?}")
+        };
+        assert_eq!(
+            (r1.as_slice(), r2.as_slice()),
+            (&[(1, 0)][..], &[(2, 1)][..])
+        );
+        let pid = p.partitions.get(&0).map(|s| s.producer_id);
+        // Sequence 1 answers first, out of order: 0 is not acknowledged yet.
+        world.at(5, |ctx| p.on_message(ctx, answer(*id2, err)));
+        assert_eq!(p.partitions.get(&0).map(|s| s.producer_id), pid, "no bump");
+        let out = sent(&mut world, 300, |ctx| retry(&mut p, ctx));
+        let [(id, _, ref recs)] = produces(&out)[..] else {
+            panic!("{out:?}")
+        };
+        assert_eq!(recs, &[(1, 0)], "resent with its old sequence, in order");
+        // Now sequence 0 is next: its gap bumps; the renumbered batch that
+        // fails again is only retried.
+        world.at(305, |ctx| p.on_message(ctx, answer(id, err)));
+        let bumped = p.partitions.get(&0).map(|s| s.producer_id);
+        assert_ne!(bumped, pid, "bumped for the next sequence");
+        let out = sent(&mut world, 600, |ctx| retry(&mut p, ctx));
+        let [(id, _, ref recs)] = produces(&out)[..] else {
+            panic!("{out:?}")
+        };
+        assert_eq!(recs, &[(1, 0)]);
+        world.at(605, |ctx| p.on_message(ctx, answer(id, err)));
+        assert_eq!(
+            p.partitions.get(&0).map(|s| s.producer_id),
+            bumped,
+            "a renumbered batch does not bump again"
+        );
     }
 
     /// A metadata answer lists every partition; the producer keeps the
@@ -2507,7 +2633,10 @@ mod tests {
                 ErrorCode::NetworkException,
                 " — the connection to the broker broke",
             ),
-            (ErrorCode::OutOfOrderSequenceNumber, ""),
+            (
+                ErrorCode::OutOfOrderSequenceNumber,
+                " — the leader lost this producer's state, and the batch is the next after the last acknowledged one: a real gap, so it bumps its epoch (here a new producer id) and numbers its batches from 0 again",
+            ),
         ];
         for (error, why) in cases {
             let mut world = TestWorld::one_partition();
@@ -2718,6 +2847,8 @@ mod tests {
         let (mut wa, mut a) = setup();
         let (mut wb, mut b) = setup();
         let mut parked_seen = std::collections::BTreeSet::new();
+        // The connect attempt to broker 3 under way, if any.
+        let connecting_3 = std::cell::Cell::new(None);
         let mut step = |now: u64, what: &str, f: &dyn Fn(&mut Producer, &mut Ctx)| {
             b.wake_all();
             assert_eq!(b.parked.count, [0; 3], "woken, none counted");
@@ -2726,6 +2857,9 @@ mod tests {
             assert_eq!(format!("{ea:?}"), format!("{eb:?}"), "{what} at {now} ms");
             assert_eq!(observable(&a), observable(&b), "{what} at {now} ms");
             parked_seen.extend(a.partitions.values().filter_map(|s| s.parked));
+            if let Some(State::Connecting { id }) = a.connections.state(3) {
+                connecting_3.set(Some(id));
+            }
             (ea, a.metadata_request)
         };
         let send = |q: PartitionIndex, id: u64| {
@@ -2787,7 +2921,16 @@ mod tests {
         step(1_051, "woken after the close", &|p, ctx| {
             p.on_timer(ctx, Timer::Send)
         });
-        let (_, asked) = step(1_052, "send to 0 after the close", &send(0, 1_052));
+        step(1_052, "send to 0 after the close", &send(0, 1_052));
+        // With broker 1 at its in-flight limit and broker 2 backing off,
+        // leastLoadedNode opened a connection to broker 3 for the metadata
+        // request, which waits for it (no second connect alongside).
+        let Some(c3) = connecting_3.get() else {
+            panic!("a connect to broker 3 for metadata")
+        };
+        let (_, asked) = step(1_053, "broker 3 accepts", &move |p, ctx| {
+            p.on_message(ctx, Message::Connected { id: c3, broker: 3 })
+        });
         // Metadata names partition 2's leader.
         let Some((meta, _)) = asked else {
             panic!("partition 2's missing leader asked for metadata")

@@ -31,9 +31,10 @@
 //! One file per client: `producer` (batching, acks, idempotence, retries) and
 //! `consumer` (positions, epoch validation, follower fetching).
 
-mod connection;
+pub mod connection;
 mod consumer;
 mod group;
+pub mod idempotence;
 mod producer;
 
 pub use consumer::{Consumer, ConsumerPosition};

@@ -78,6 +78,7 @@ public final class IdempotenceOracle {
         call(tm, "setProducerIdAndEpoch", new ProducerIdAndEpoch(1000L, epoch0));
         call(tm, "transitionTo", state("READY"));
         List<List<ProducerBatch>> inFlight = List.of(new ArrayList<>(), new ArrayList<>());
+        java.util.Map<ProducerBatch, Integer> ids = new java.util.IdentityHashMap<>();
         long[] nextOffset = {0, 0};
         long now = 0;
         StringBuilder steps = new StringBuilder("[");
@@ -106,7 +107,8 @@ public final class IdempotenceOracle {
                     tm.incrementSequenceNumber(tp, records);
                     tm.addInFlightBatch(b);
                     mine.add(b);
-                    step.str("op", "send").num("p", p).num("records", records).bool("was_stale", wasStale)
+                    ids.put(b, ids.size());
+                    step.str("op", "send").num("p", p).num("batch", ids.get(b)).num("records", records).bool("was_stale", wasStale)
                         .obj("kafka", new Json().num("base_sequence", b.baseSequence()).num("epoch", b.producerEpoch()));
                 }
             } else if (k < 0.82) {
@@ -117,7 +119,7 @@ public final class IdempotenceOracle {
                     nextOffset[p] += b.recordCount;
                     tm.handleCompletedBatch(b, new ProduceResponse.PartitionResponse(Errors.NONE, base, -1, 0));
                     mine.remove(b);
-                    step.str("op", "ack").num("p", p).num("base_sequence", b.baseSequence())
+                    step.str("op", "ack").num("p", p).num("batch", ids.get(b)).num("base_sequence", b.baseSequence())
                         .num("records", b.recordCount).num("base_offset", base);
                 } else {
                     Errors error = ERRORS[rnd.nextInt(ERRORS.length)];
@@ -133,7 +135,7 @@ public final class IdempotenceOracle {
                     } else {
                         b.reenqueued(now);
                     }
-                    step.str("op", "error").num("p", p).str("error", error.name())
+                    step.str("op", "error").num("p", p).num("batch", ids.get(b)).str("error", error.name())
                         .bool("retries_left", retriesLeft).bool("delivery_timeout", timedOut)
                         .obj("context", ctx)
                         .obj("kafka", new Json().bool("can_retry", canRetry).bool("failed", failed)
@@ -145,7 +147,7 @@ public final class IdempotenceOracle {
                 tm.handleFailedBatch(b, new TimeoutException("expired"), false);
                 if (inRetry) tm.markSequenceUnresolved(b);
                 mine.remove(b);
-                step.str("op", "expire").num("p", p).num("base_sequence", b.baseSequence())
+                step.str("op", "expire").num("p", p).num("batch", ids.get(b)).num("base_sequence", b.baseSequence())
                     .obj("kafka", new Json().bool("in_retry", inRetry)
                         .bool("unresolved", tm.hasUnresolvedSequence(tp))
                         .bool("bump_required", bumpRequired(tm)).ints("rewrite", rewrite(tm)));

@@ -32,6 +32,9 @@ mod harness;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
+use failover_lab::sim::broker::coordinator;
+use failover_lab::sim::client::connection;
+use failover_lab::sim::client::idempotence::{self, IdempotentProducer};
 use failover_lab::sim::log::{EpochCache, Record};
 use failover_lab::sim::partition::Replica;
 use failover_lab::sim::partition_change::{self, ChangeRequest, Election};
@@ -564,6 +567,536 @@ fn alter_partition(v: &Value) -> Outcome {
 }
 
 // ---------------------------------------------------------------------------
+// Clients and coordinator: GroupCoordinatorService.partitionFor,
+// ClusterConnectionStates, TransactionManager (idempotent producer).
+//
+// Each check replays one vector and answers its outcome kinds, or the first
+// step where Kafka's answer and ours differ.
+
+type Kinds = Vec<String>;
+type Mismatch = (String, String);
+
+fn mismatch<T: std::fmt::Debug>(what: &str, kafka: T, ours: T) -> Mismatch {
+    (format!("{what} {kafka:?}"), format!("{what} {ours:?}"))
+}
+
+fn int(v: &Value) -> i64 {
+    v.as_i64().unwrap_or_else(|| panic!("not an integer: {v}"))
+}
+
+fn flag(v: &Value) -> bool {
+    v.as_bool().unwrap_or_else(|| panic!("not a boolean: {v}"))
+}
+
+/// `GroupCoordinatorService.partitionFor`: `Utils.abs(groupId.hashCode()) %
+/// offsets.topic.num.partitions`, against our `offsets_partition_for`.
+fn offsets_partition_check(v: &Value) -> Result<Kinds, Mismatch> {
+    let group = v["group"].as_str().expect("group");
+    let n = num(&v["partitions"]) as u32;
+    let k = &v["kafka"];
+    let hash = coordinator::java_string_hash(group);
+    if i64::from(hash) != int(&k["hash"]) {
+        return Err(mismatch(
+            "String.hashCode",
+            int(&k["hash"]),
+            i64::from(hash),
+        ));
+    }
+    let ours = coordinator::offsets_partition_for(group, n);
+    if u64::from(ours) != num(&k["partition"]) {
+        return Err(mismatch("partition", num(&k["partition"]), u64::from(ours)));
+    }
+    let mut kinds = vec![match hash {
+        i32::MIN => "hashCode Integer.MIN_VALUE".to_string(),
+        h if h < 0 => "negative hashCode".to_string(),
+        _ => "non-negative hashCode".to_string(),
+    }];
+    if group.is_empty() {
+        kinds.push("empty name".into());
+    } else if group.chars().any(|c| c as u32 > 0xffff) {
+        kinds.push("astral-plane name".into());
+    } else if !group.is_ascii() {
+        kinds.push("BMP name".into());
+    }
+    if n == 50 {
+        kinds.push("50 partitions".into());
+    }
+    Ok(kinds)
+}
+
+/// The connection's state in the replay: ours, as `connection::State` keeps it.
+enum Conn {
+    Disconnected { reconnect_at: u64 },
+    Connecting { started: u64 },
+    Ready,
+}
+
+/// Kafka's draw lies in our range for this exponent. Kafka computes the
+/// capped term as `base · 2^(log(max/base)/log 2)` in doubles, which can
+/// fall a hair below `max`, so a capped draw may floor one below our floor.
+fn in_bounds(value: u64, base: u64, max: u64, exponent: u32) -> bool {
+    let (lo, hi) = connection::backoff_bounds(base, max, exponent);
+    let capped = max > base && base.saturating_mul(1 << exponent.min(40)) >= max;
+    (lo.saturating_sub(u64::from(capped))..=hi).contains(&value)
+}
+
+/// `ClusterConnectionStates`: reconnect backoff (`connectionDelay`,
+/// `isBlackedOut`), connection set-up timeout and its expiry, against our
+/// `connection::Attempts`, `backoff_bounds` and `setup_timed_out`.
+fn connection_states_check(v: &Value) -> Result<Kinds, Mismatch> {
+    let c = &v["config"];
+    let (rb, rmax) = (
+        num(&c["reconnect_backoff_ms"]),
+        num(&c["reconnect_backoff_max_ms"]),
+    );
+    let (sb, smax) = (num(&c["setup_timeout_ms"]), num(&c["setup_timeout_max_ms"]));
+    let mut attempts = connection::Attempts::default();
+    let mut conn = Conn::Disconnected { reconnect_at: 0 };
+    let mut kinds = Kinds::new();
+    for (i, s) in v["steps"].as_array().expect("steps").iter().enumerate() {
+        let now = num(&s["now"]);
+        let k = &s["kafka"];
+        let op = s["op"].as_str().expect("op");
+        let at = |what: &str| format!("step {i} ({op} at {now}): {what}");
+        match op {
+            "connecting" => conn = Conn::Connecting { started: now },
+            "ready" => {
+                attempts.on_ready();
+                conn = Conn::Ready;
+            }
+            "disconnected" => {
+                let was_connecting = matches!(conn, Conn::Connecting { .. });
+                let exponent = attempts.on_disconnected(was_connecting);
+                let backoff = num(&k["delay"]);
+                if !in_bounds(backoff, rb, rmax, exponent) {
+                    return Err(mismatch(
+                        &at("reconnect backoff"),
+                        backoff,
+                        connection::backoff_bounds(rb, rmax, exponent).1,
+                    ));
+                }
+                kinds.push(format!(
+                    "disconnected while {}",
+                    if was_connecting {
+                        "CONNECTING"
+                    } else {
+                        "READY"
+                    }
+                ));
+                conn = Conn::Disconnected {
+                    reconnect_at: now + backoff,
+                };
+            }
+            _ => {}
+        }
+        let setup = num(&k["setup_timeout"]);
+        if !in_bounds(setup, sb, smax, attempts.failed_connect_attempts) {
+            let (lo, hi) = connection::backoff_bounds(sb, smax, attempts.failed_connect_attempts);
+            return Err(mismatch(&at("setup timeout"), (setup, setup), (lo, hi)));
+        }
+        if smax > sb && setup < smax && sb << attempts.failed_connect_attempts.min(40) >= smax {
+            kinds.push("set-up timeout capped, jittered below the max".into());
+        }
+        let state = k["state"].as_str().expect("state");
+        match conn {
+            Conn::Disconnected { reconnect_at } => {
+                if state != "DISCONNECTED" {
+                    return Err(mismatch(&at("state"), state, "DISCONNECTED"));
+                }
+                let (delay, blacked_out) = (reconnect_at.saturating_sub(now), now < reconnect_at);
+                if (num(&k["delay"]), flag(&k["blacked_out"])) != (delay, blacked_out) {
+                    return Err(mismatch(
+                        &at("connectionDelay, isBlackedOut"),
+                        (num(&k["delay"]), flag(&k["blacked_out"])),
+                        (delay, blacked_out),
+                    ));
+                }
+                kinds.push(format!("disconnected, blacked out {blacked_out}"));
+            }
+            Conn::Connecting { started } => {
+                if state != "CONNECTING" {
+                    return Err(mismatch(&at("state"), state, "CONNECTING"));
+                }
+                let ours = connection::setup_timed_out(started, setup, now);
+                if flag(&k["setup_timed_out"]) != ours {
+                    return Err(mismatch(&at("isConnectionSetupTimeout"), !ours, ours));
+                }
+                kinds.push(format!("connecting, timed out {ours}"));
+            }
+            Conn::Ready => {
+                if state != "READY" || flag(&k["blacked_out"]) {
+                    return Err(mismatch(&at("state"), state, "READY"));
+                }
+            }
+        }
+    }
+    kinds.sort();
+    kinds.dedup();
+    Ok(kinds)
+}
+
+fn produce_error(name: &str) -> idempotence::ProduceError {
+    use idempotence::ProduceError as E;
+    match name {
+        "OUT_OF_ORDER_SEQUENCE_NUMBER" => E::OutOfOrderSequenceNumber,
+        "UNKNOWN_PRODUCER_ID" => E::UnknownProducerId,
+        // Their exceptions are RetriableExceptions in Kafka.
+        "NOT_LEADER_OR_FOLLOWER"
+        | "REQUEST_TIMED_OUT"
+        | "NOT_ENOUGH_REPLICAS"
+        | "CORRUPT_MESSAGE" => E::Retriable,
+        "INVALID_RECORD" | "MESSAGE_TOO_LARGE" => E::NonRetriable,
+        other => panic!("unknown error {other}"),
+    }
+}
+
+fn failure(name: &str) -> idempotence::Failure {
+    match name {
+        "OUT_OF_ORDER_SEQUENCE_NUMBER" => idempotence::Failure::OutOfOrderSequence,
+        "UNKNOWN_PRODUCER_ID" => idempotence::Failure::UnknownProducerId,
+        _ => idempotence::Failure::Other,
+    }
+}
+
+fn opt_i64(v: Option<u32>) -> i64 {
+    v.map_or(-1, i64::from)
+}
+
+fn partitions_of(v: &Value) -> Vec<u32> {
+    v.as_array()
+        .expect("partitions")
+        .iter()
+        .map(|x| num(x) as u32)
+        .collect()
+}
+
+/// `TransactionManager` (idempotent producer): canRetry, the epoch bump it
+/// requests, handleFailedBatch, expiry and unresolved sequences, and the
+/// producer-wide bump, against our `idempotence::IdempotentProducer`.
+fn transaction_manager_check(v: &Value) -> Result<Kinds, Mismatch> {
+    let mut m = IdempotentProducer::new(int(&v["epoch"]) as i16);
+    let mut kinds = Kinds::new();
+    for (i, s) in v["steps"].as_array().expect("steps").iter().enumerate() {
+        let op = s["op"].as_str().expect("op");
+        let p = s["p"].as_u64().unwrap_or(0) as u32;
+        let batch = s["batch"].as_u64().unwrap_or(0);
+        let k = &s["kafka"];
+        let at = |what: &str| format!("step {i} ({op} p{p}): {what}");
+        let rewrite = |m: &IdempotentProducer| m.rewrite.iter().copied().collect::<Vec<u32>>();
+        match op {
+            "no_producer_id" => {
+                if m.epoch.is_some() {
+                    return Err(mismatch(&at("producer id"), "none", "kept"));
+                }
+            }
+            "stale" => {
+                if !(m.is_stale(p) && m.has_in_flight(p)) {
+                    return Err(mismatch(&at("stale with batches in flight"), true, false));
+                }
+            }
+            "full" => {}
+            "send" => {
+                let was_stale = m.is_stale(p);
+                let b = m.send(batch, p, num(&s["records"]) as u32);
+                let ours = (
+                    was_stale,
+                    i64::from(b.base_sequence),
+                    b.epoch.map_or(-1, i64::from),
+                );
+                let kafka = (
+                    flag(&s["was_stale"]),
+                    int(&k["base_sequence"]),
+                    int(&k["epoch"]),
+                );
+                if ours != kafka {
+                    return Err(mismatch(&at("stale, base sequence, epoch"), kafka, ours));
+                }
+                kinds.push(format!(
+                    "send{}",
+                    if was_stale {
+                        " (sequences restart at 0)"
+                    } else {
+                        ""
+                    }
+                ));
+            }
+            "ack" => {
+                let ours = m
+                    .batches
+                    .get(&batch)
+                    .map_or(-1, |b| i64::from(b.base_sequence));
+                if ours != int(&s["base_sequence"]) {
+                    return Err(mismatch(
+                        &at("acked batch's sequence"),
+                        int(&s["base_sequence"]),
+                        ours,
+                    ));
+                }
+                m.ack(batch, num(&s["base_offset"]));
+            }
+            "error" => {
+                let name = s["error"].as_str().expect("error");
+                let c = &s["context"];
+                let lso = c["log_start_offset"].as_u64();
+                let ctx = m.retry_context(batch, lso).expect("batch known");
+                let ours_ctx = (
+                    opt_i64(ctx.last_acked_sequence),
+                    ctx.last_acked_offset.map_or(-1, |o| o as i64),
+                    ctx.unresolved.is_some(),
+                    i64::from(ctx.base_sequence),
+                    ctx.sequence_has_been_reset,
+                );
+                let kafka_ctx = (
+                    int(&c["last_acked_sequence"]),
+                    int(&c["last_acked_offset"]),
+                    flag(&c["unresolved"]),
+                    int(&c["base_sequence"]),
+                    flag(&c["sequence_reset"]),
+                );
+                if ours_ctx != kafka_ctx {
+                    return Err(mismatch(
+                        &at("context (last acked sequence, offset, unresolved, base sequence, reset)"),
+                        kafka_ctx,
+                        ours_ctx,
+                    ));
+                }
+                let bump_before = m.bump_required;
+                let can = m.can_retry(batch, produce_error(name), lso);
+                let requested = m.bump_required && !bump_before;
+                let retries_left = flag(&s["retries_left"]);
+                let failed = !(can && retries_left && !flag(&s["delivery_timeout"]));
+                if failed {
+                    m.fail(batch, failure(name), retries_left);
+                } else {
+                    m.reenqueued(batch);
+                }
+                let ours = (can, failed, m.bump_required, rewrite(&m));
+                let kafka = (
+                    flag(&k["can_retry"]),
+                    flag(&k["failed"]),
+                    flag(&k["bump_required"]),
+                    partitions_of(&k["rewrite"]),
+                );
+                if ours != kafka {
+                    return Err(mismatch(
+                        &at("canRetry, failed, bump required, rewrite"),
+                        kafka,
+                        ours,
+                    ));
+                }
+                kinds.push(format!(
+                    "{name}: canRetry {can}{}{}",
+                    if requested {
+                        ", epoch bump requested"
+                    } else {
+                        ""
+                    },
+                    if failed {
+                        if retries_left {
+                            ", failed with retries left"
+                        } else {
+                            ", failed"
+                        }
+                    } else {
+                        ""
+                    }
+                ));
+            }
+            "expire" => {
+                let in_retry = m.batches.get(&batch).is_some_and(|b| b.in_retry);
+                m.expire(batch);
+                let ours = (
+                    in_retry,
+                    m.unresolved.contains_key(&p),
+                    m.bump_required,
+                    rewrite(&m),
+                );
+                let kafka = (
+                    flag(&k["in_retry"]),
+                    flag(&k["unresolved"]),
+                    flag(&k["bump_required"]),
+                    partitions_of(&k["rewrite"]),
+                );
+                if ours != kafka {
+                    return Err(mismatch(
+                        &at("inRetry, unresolved, bump required, rewrite"),
+                        kafka,
+                        ours,
+                    ));
+                }
+                kinds.push(format!("expired, in retry {in_retry}"));
+            }
+            "poll" => {
+                let before = (m.bump_required, rewrite(&m));
+                let kafka_before = (
+                    flag(&k["bump_required_before"]),
+                    partitions_of(&k["rewrite_before"]),
+                );
+                if before != kafka_before {
+                    return Err(mismatch(&at("before the bump"), kafka_before, before));
+                }
+                m.poll();
+                let ours = (m.epoch.is_some(), m.bump_required, rewrite(&m));
+                let kafka = (
+                    flag(&k["has_producer_id"]),
+                    flag(&k["bump_required"]),
+                    partitions_of(&k["rewrite"]),
+                );
+                if ours != kafka {
+                    return Err(mismatch(
+                        &at("producer id, bump required, rewrite after"),
+                        kafka,
+                        ours,
+                    ));
+                }
+                if before.0 {
+                    kinds.push(if m.epoch.is_some() {
+                        "producer-wide epoch bump".into()
+                    } else {
+                        "epoch exhausted: new producer id".into()
+                    });
+                }
+            }
+            other => panic!("unknown op {other}"),
+        }
+        let a = &s["after"];
+        let ours = (
+            m.epoch.map_or(-1, i64::from),
+            [0, 1].map(|p| i64::from(m.next_sequence(p))),
+            [0, 1].map(|p| opt_i64(m.last_acked_sequence(p))),
+            [0, 1].map(|p| i64::from(m.unresolved.contains_key(&p))),
+        );
+        let arr = |x: &Value| -> [i64; 2] {
+            let v: Vec<i64> = x.as_array().expect("pair").iter().map(int).collect();
+            [v[0], v[1]]
+        };
+        let kafka = (
+            int(&a["epoch"]),
+            arr(&a["next_sequence"]),
+            arr(&a["last_acked_sequence"]),
+            arr(&a["unresolved"]),
+        );
+        if ours != kafka {
+            return Err(mismatch(
+                &at("after: epoch, next sequences, last acked sequences, unresolved"),
+                kafka,
+                ours,
+            ));
+        }
+    }
+    kinds.sort();
+    kinds.dedup();
+    Ok(kinds)
+}
+
+fn as_outcome(v: &Value, check: fn(&Value) -> Result<Kinds, Mismatch>) -> Outcome {
+    let (kafka, ours) = match check(v) {
+        Ok(_) => ("agrees".to_string(), "agrees".to_string()),
+        Err((k, o)) => (k, o),
+    };
+    Outcome {
+        id: num(&v["id"]),
+        kafka,
+        ours,
+    }
+}
+
+fn offsets_partition(v: &Value) -> Outcome {
+    as_outcome(v, offsets_partition_check)
+}
+
+fn connection_states(v: &Value) -> Outcome {
+    as_outcome(v, connection_states_check)
+}
+
+fn transaction_manager(v: &Value) -> Outcome {
+    as_outcome(v, transaction_manager_check)
+}
+
+/// Replays one file, prints how many vectors and which outcome kinds it
+/// covered, and fails naming each differing vector's line.
+fn replay_rule(file: &str, rule: &str, check: fn(&Value) -> Result<Kinds, Mismatch>) {
+    let vs = vectors(file);
+    let mut kinds: BTreeMap<String, usize> = BTreeMap::new();
+    let mut failures = Vec::new();
+    for (line, v) in vs.iter().enumerate() {
+        match check(v) {
+            Ok(ks) => {
+                for k in ks {
+                    *kinds.entry(k).or_default() += 1;
+                }
+            }
+            Err((kafka, ours)) => failures.push(format!(
+                "tests/oracle/{file}:{} (id {}):\n  Kafka: {kafka}\n  ours:  {ours}",
+                line + 1,
+                num(&v["id"])
+            )),
+        }
+    }
+    eprintln!(
+        "{rule}: {} vectors, {} outcome kinds",
+        vs.len(),
+        kinds.len()
+    );
+    for (k, n) in &kinds {
+        eprintln!("  {n:>6}  {k}");
+    }
+    assert!(
+        !failures.is_empty() || !kinds.is_empty(),
+        "{file}: nothing replayed"
+    );
+    assert!(
+        failures.is_empty(),
+        "{rule}: {} of {} vectors differ from Kafka 4.4.0:\n{}",
+        failures.len(),
+        vs.len(),
+        failures
+            .iter()
+            .take(10)
+            .cloned()
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
+}
+
+/// The group coordinator of group G is the leader of `__consumer_offsets`
+/// partition `Utils.abs(G.hashCode()) % partitions` (Kafka's
+/// `GroupCoordinatorService.partitionFor`; `Utils.abs(Integer.MIN_VALUE)` is 0).
+#[test]
+fn group_coordinator_service_partition_for_maps_each_group_as_kafka_does() {
+    replay_rule(
+        "offsets_partition.jsonl",
+        "GroupCoordinatorService.partitionFor",
+        offsets_partition_check,
+    );
+}
+
+/// Reconnect backoff and connection set-up timeout, Kafka's
+/// `ClusterConnectionStates` (`disconnected`, `ready`, `connectionDelay`,
+/// `isBlackedOut`, `connectionSetupTimeoutMs`, `isConnectionSetupTimeout`).
+#[test]
+fn cluster_connection_states_backoff_and_setup_timeout_grow_as_kafkas_do() {
+    replay_rule(
+        "cluster_connection_states.jsonl",
+        "ClusterConnectionStates",
+        connection_states_check,
+    );
+}
+
+/// The idempotent producer's retry and epoch-bump decisions, Kafka's
+/// `TransactionManager` (`canRetry`, `handleFailedBatch`,
+/// `markSequenceUnresolved`, `maybeResolveSequences`,
+/// `bumpIdempotentEpochAndResetIdIfNeeded`).
+#[test]
+fn transaction_manager_idempotent_retry_and_epoch_bump_decide_as_kafkas_do() {
+    replay_rule(
+        "transaction_manager.jsonl",
+        "TransactionManager (idempotent)",
+        transaction_manager_check,
+    );
+}
+
+// ---------------------------------------------------------------------------
 // The chapter's list of kept differences and table of counts.
 
 struct Class {
@@ -603,6 +1136,24 @@ const CLASSES: &[Class] = &[
         file: "replica.jsonl",
         what: "leader's view of a follower: resets, fetches, isCaughtUp",
         replay: replica_sequence,
+    },
+    Class {
+        name: "GroupCoordinatorService",
+        file: "offsets_partition.jsonl",
+        what: "partitionFor: group → __consumer_offsets partition",
+        replay: offsets_partition,
+    },
+    Class {
+        name: "ClusterConnectionStates",
+        file: "cluster_connection_states.jsonl",
+        what: "reconnect backoff, connection set-up timeout",
+        replay: connection_states,
+    },
+    Class {
+        name: "TransactionManager",
+        file: "transaction_manager.jsonl",
+        what: "idempotent producer: canRetry, epoch bumps, sequences",
+        replay: transaction_manager,
     },
 ];
 

@@ -92,11 +92,12 @@ impl Attempts {
 /// Kafka's `ExponentialBackoff(base, 2, max, 0.2).backoff(attempts)`, with
 /// the jitter factor taken from `draw` (uniform over u64): the term
 /// `base · 2^attempts`, no larger than `max` (Kafka caps the exponent at
-/// log2(max / base)), times a factor in [0.8, 1.2), capped at `max`. With
-/// `max ≤ base` Kafka answers `base`, unjittered.
+/// log2(max / base)), times a factor in [0.8, 1.2), capped at `max`. Kafka
+/// lowers `base` to `max` when it is larger, and with `max ≤ base` answers
+/// that, unjittered.
 pub fn exponential_backoff(base: u64, max: u64, attempts: u32, draw: u64) -> u64 {
     if max <= base {
-        return base;
+        return max;
     }
     let term = backoff_term(base, max, attempts);
     // factor = 0.8 + 0.4 · draw / 2^64, in millionths.
@@ -114,7 +115,7 @@ fn backoff_term(base: u64, max: u64, attempts: u32) -> u64 {
 /// can give for `attempts`, as an inclusive range.
 pub fn backoff_bounds(base: u64, max: u64, attempts: u32) -> (u64, u64) {
     if max <= base {
-        return (base, base);
+        return (max, max);
     }
     let term = backoff_term(base, max, attempts);
     if term == 0 {

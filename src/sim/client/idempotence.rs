@@ -16,8 +16,9 @@
 //!   partition is unresolved, or when it is the sequence right after the
 //!   unresolved one. Other errors: retried if retriable, no bump.
 //! - **A batch fails for good** (`TransactionManager.handleFailedBatch`):
-//!   OUT_OF_ORDER_SEQUENCE_NUMBER requests a bump; UNKNOWN_PRODUCER_ID forgets
-//!   the partition's sequences; any other failure requests a bump when the
+//!   OUT_OF_ORDER_SEQUENCE_NUMBER and UNKNOWN_PRODUCER_ID (whose exception is
+//!   an `OutOfOrderSequenceException`) request a bump; any other failure
+//!   requests a bump when the
 //!   Sender passes `adjustSequenceNumbers`, which it does when the batch still
 //!   had retries left (e.g. it failed because `delivery.timeout.ms` passed).
 //! - **A batch expires** (`Sender.sendProducerData`): its sequence becomes
@@ -113,14 +114,15 @@ pub fn can_retry(error: ProduceError, c: &RetryContext) -> RetryDecision {
 }
 
 /// What `TransactionManager.handleFailedBatch` does to the partition of a
-/// batch that failed for good.
+/// batch that failed for good. (Its third branch, forgetting the partition's
+/// sequences on UNKNOWN_PRODUCER_ID, is never reached by an idempotent
+/// producer: `UnknownProducerIdException` extends
+/// `OutOfOrderSequenceException`, whose branch comes first.)
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum FailedBatch {
     Nothing,
     /// Request a producer-wide epoch bump, this partition's sequences rewritten.
     BumpEpoch,
-    /// Forget the partition's sequences (`resetSequenceForPartition`).
-    ResetPartition,
 }
 
 /// Why a batch failed for good, as `handleFailedBatch` tells them apart.
@@ -136,8 +138,7 @@ pub enum Failure {
 /// `adjustSequenceNumbers` (`batch.attempts() < retries`; false for an expiry).
 pub fn on_failed_batch(failure: Failure, retries_left: bool) -> FailedBatch {
     match failure {
-        Failure::OutOfOrderSequence => FailedBatch::BumpEpoch,
-        Failure::UnknownProducerId => FailedBatch::ResetPartition,
+        Failure::OutOfOrderSequence | Failure::UnknownProducerId => FailedBatch::BumpEpoch,
         Failure::Other if retries_left => FailedBatch::BumpEpoch,
         Failure::Other => FailedBatch::Nothing,
     }
@@ -383,10 +384,6 @@ impl IdempotentProducer {
         match on_failed_batch(failure, retries_left) {
             FailedBatch::Nothing => {}
             FailedBatch::BumpEpoch => self.request_bump(b.partition),
-            FailedBatch::ResetPartition => {
-                self.partitions.remove(&b.partition);
-                self.unresolved.remove(&b.partition);
-            }
         }
     }
 

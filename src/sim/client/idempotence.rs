@@ -247,7 +247,7 @@ impl IdempotentProducer {
     /// `hasStaleProducerIdAndEpoch`: the partition's sequences belong to an
     /// older producer id or epoch.
     pub fn is_stale(&self, p: u32) -> bool {
-        self.partitions.get(&p).map_or(None, |e| e.epoch) != self.epoch
+        self.partitions.get(&p).and_then(|e| e.epoch) != self.epoch
     }
 
     pub fn next_sequence(&self, p: u32) -> u32 {

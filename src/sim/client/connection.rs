@@ -100,9 +100,9 @@ pub fn exponential_backoff(base: u64, max: u64, attempts: u32, draw: u64) -> u64
         return max;
     }
     let term = backoff_term(base, max, attempts);
-    // factor = 0.8 + 0.4 · draw / 2^64, in millionths.
-    let factor = 800_000 + ((u128::from(draw) * 400_000) >> 64) as u64;
-    ((u128::from(term) * u128::from(factor) / 1_000_000) as u64).min(max)
+    // factor = 0.8 + 0.4 · draw / 2^64, in thousandths.
+    let factor = 800 + ((u128::from(draw) * 400) >> 64) as u64;
+    (term.saturating_mul(factor) / 1000).min(max)
 }
 
 /// The un-jittered term of [`exponential_backoff`]: `base · 2^attempts`,

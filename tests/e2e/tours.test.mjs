@@ -206,7 +206,7 @@ const ANCHORS = {
   'tour-10-how-long-unavailable.json': { 10000: 'broker_crashed', 19001: 'leader_elected', 19003: 'became_leader', 19513: 'produce_acked', 40015: 'produce_acked' },
   'tour-18-rack-loss.json': { 10000: 'broker_crashed', 19001: 'broker_fenced', 19034: 'became_leader', 30000: 'broker_crashed' },
   'tour-19-rack-loss-20000.json': { 3000: 'broker_crashed', 11001: 'broker_fenced', 11209: 'became_leader', 11225: 'produce_acked', 20000: 'broker_crashed', 29029: 'became_leader' },
-  'tour-11-mass-failover.json': { 10000: 'broker_crashed', 19001: 'broker_fenced', 19010: 'became_leader', 20020: 'broker_unfenced', 30001: 'leader_elected', 31021: 'produce_acked' },
+  'tour-11-mass-failover.json': { 10000: 'broker_crashed', 19001: 'broker_fenced', 19010: 'became_leader', 20019: 'broker_unfenced', 30001: 'leader_elected', 31021: 'produce_acked' },
   'tour-14-coordinator-dies.json': { 12000: 'broker_crashed', 16500: 'consumer_crashed', 18470: 'coordinator_found', 21001: 'leader_elected', 21023: 'coordinator_found' },
   'tour-9-why-not-truncate-to-hw.json': { 3517: 'truncated', 11001: 'acked_records_lost', 30019: 'truncated' },
   'tour-17-follower-fetching.json': { 105: 'consumer_read_replica_changed', 20001: 'consumer_preferred_replica_lost', 29561: 'consumer_read_replica_changed', 45104: 'consumer_read_replica_changed' },

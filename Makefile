@@ -131,7 +131,7 @@ oracle-check:
 	@echo "== Kafka 4.4.0 test vectors regenerated and compared with tests/oracle/"
 	@tmp=$$(mktemp -d); trap 'rm -rf "$$tmp"' EXIT; \
 	$(call ORACLE_MVN,$$tmp); \
-	for f in "$$tmp"/*.jsonl; do cmp "$$f" "tests/oracle/$$(basename "$$f")"; done; \
+	for f in "$$tmp"/*.jsonl; do cmp "$$f" "tests/oracle/$$(basename "$$f")" || exit 1; done; \
 	echo "oracle-check: tests/oracle/ matches Kafka 4.4.0's output"
 
 # Layer 6, real cluster: plays scenario files on Apache Kafka 4.4.0 (Maven jars, one KRaft

@@ -241,7 +241,7 @@ impl Connections {
     pub fn least_loaded(
         &mut self,
         ctx: &mut Ctx,
-        in_flight: impl Fn(BrokerId) -> u32,
+        in_flight: &dyn Fn(BrokerId) -> u32,
         max_in_flight: u32,
     ) -> Option<BrokerId> {
         let n = self.by_broker.len() as u64;
@@ -547,23 +547,23 @@ mod tests {
         // Start spread: over many picks every idle node comes first sometimes.
         let mut starts = std::collections::BTreeSet::new();
         for _ in 0..30 {
-            world.at(0, |ctx| starts.insert(c.least_loaded(ctx, |_| 0, 5)));
+            world.at(0, |ctx| starts.insert(c.least_loaded(ctx, &|_| 0, 5)));
         }
         assert_eq!(starts.len(), 3, "a random start: {starts:?}");
         // Only broker 2 is idle: it, whatever the start.
         let load = |b: BrokerId| [3, 0, 1][(b - 1) as usize];
         for _ in 0..10 {
-            assert_eq!(world.at(0, |ctx| c.least_loaded(ctx, load, 5)), Some(2));
+            assert_eq!(world.at(0, |ctx| c.least_loaded(ctx, &load, 5)), Some(2));
         }
         // None idle: the fewest (broker 3, with 1), skipping broker 2 at the
         // limit of 2.
         let load = |b: BrokerId| [1, 2, 1][(b - 1) as usize];
         for _ in 0..10 {
-            let b = world.at(0, |ctx| c.least_loaded(ctx, load, 2));
+            let b = world.at(0, |ctx| c.least_loaded(ctx, &load, 2));
             assert!(matches!(b, Some(1) | Some(3)), "{b:?}");
         }
         let load = |b: BrokerId| [2, 2, 1][(b - 1) as usize];
-        assert_eq!(world.at(0, |ctx| c.least_loaded(ctx, load, 2)), Some(3));
+        assert_eq!(world.at(0, |ctx| c.least_loaded(ctx, &load, 2)), Some(3));
         // Every connection down: the first pick connects to one node and
         // waits; the next ones wait for it instead of opening another.
         c.close(100, 1);
@@ -577,7 +577,7 @@ mod tests {
         };
         assert_eq!(connecting(&c), [1]);
         for _ in 0..5 {
-            assert_eq!(world.at(5_000, |ctx| c.least_loaded(ctx, |_| 0, 5)), None);
+            assert_eq!(world.at(5_000, |ctx| c.least_loaded(ctx, &|_| 0, 5)), None);
             assert_eq!(connecting(&c), [1], "one connect at a time");
         }
         // Broker 1 refused: the next connect goes to the node tried longest
@@ -585,7 +585,7 @@ mod tests {
         if let Some(State::Connecting { id }) = c.state(1) {
             c.on_disconnected(5_000, 1, id);
         }
-        assert_eq!(world.at(9_000, |ctx| c.least_loaded(ctx, |_| 0, 5)), None);
+        assert_eq!(world.at(9_000, |ctx| c.least_loaded(ctx, &|_| 0, 5)), None);
         let now = connecting(&c);
         assert!(now == [2] || now == [3], "{now:?}");
     }

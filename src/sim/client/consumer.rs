@@ -319,7 +319,7 @@ impl Consumer {
             f + u32::from(metadata.is_some_and(|(_, to)| to == b))
                 + group.map_or(0, |g| g.in_flight_to(b))
         };
-        self.connections.least_loaded(ctx, in_flight, 100)
+        self.connections.least_loaded(ctx, &in_flight, 100)
     }
 
     fn refresh_metadata(&mut self, ctx: &mut Ctx) {

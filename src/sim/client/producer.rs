@@ -550,7 +550,7 @@ impl Producer {
             produce + u32::from(metadata.is_some_and(|(_, to)| to == b))
         };
         let max = self.config.max_in_flight;
-        let Some(node) = self.connections.least_loaded(ctx, in_flight, max) else {
+        let Some(node) = self.connections.least_loaded(ctx, &in_flight, max) else {
             // Every connection is down or still connecting: ask again once
             // one is up (Connected wakes pump) or may be tried again.
             self.metadata_refresh_due = true;
@@ -1071,8 +1071,8 @@ impl Producer {
                         ErrorCode::NotEnoughReplicasAfterAppend => " — written, but the ISR shrank below min.insync.replicas before it was replicated",
                         ErrorCode::RequestTimedOut => " — no answer within request.timeout.ms",
                         ErrorCode::NetworkException => " — the connection to the broker broke",
-                        ErrorCode::OutOfOrderSequenceNumber if bump_now => " — the leader lost this producer's state, and the batch is the next after the last acknowledged one: a real gap, so it bumps its epoch (here a new producer id) and numbers its batches from 0 again",
-                        ErrorCode::OutOfOrderSequenceNumber => " — an earlier batch may still be on its way, so it retries with the same sequence",
+                        ErrorCode::OutOfOrderSequenceNumber if bump_now => " — a real gap after its last acknowledged batch: it bumps its epoch (a new producer id) and numbers its batches from 0",
+                        ErrorCode::OutOfOrderSequenceNumber => " — an earlier batch may still be on its way",
                         _ => "",
                     };
                     self.trace_error(
@@ -2635,7 +2635,7 @@ mod tests {
             ),
             (
                 ErrorCode::OutOfOrderSequenceNumber,
-                " — the leader lost this producer's state, and the batch is the next after the last acknowledged one: a real gap, so it bumps its epoch (here a new producer id) and numbers its batches from 0 again",
+                " — a real gap after its last acknowledged batch: it bumps its epoch (a new producer id) and numbers its batches from 0",
             ),
         ];
         for (error, why) in cases {

@@ -1333,7 +1333,8 @@ public final class Driver {
   static final Pattern AUTO_COMMIT_FAILED = Pattern.compile("Asynchronous auto-commit of offsets .* failed(?: due to retriable error)?(?:: (.*))?\\.?");
   static final Pattern FIND_FAILED = Pattern.compile("(?:FindCoordinator request failed due to|Group coordinator lookup failed:) (.*)");
   static final Pattern FETCH_OFFSETS_FAILED = Pattern.compile("(?:Offset fetch failed:|Failed to fetch offset for partition \\S+:) (.*)");
-  static final Pattern TRUNCATION = Pattern.compile("Truncation detected for partition (\\S+) at offset (\\d+)(?:.*first offset known to diverge FetchPosition\\{offset=(\\d+))?");
+  // The client logs positions as FetchPosition{offset=N, ...}.
+  static final Pattern TRUNCATION = Pattern.compile("Truncation detected for partition (\\S+) at offset (?:FetchPosition\\{offset=)?(\\d+)(?:.*first offset known to diverge (?:FetchPosition\\{offset=)?(\\d+))?");
   static final Pattern RESET = Pattern.compile("Resetting offset for partition (\\S+) to position FetchPosition\\{offset=(\\d+)");
   static final Pattern SETUP_TIMEOUT = Pattern.compile("Disconnecting from node (-?\\d+) due to socket connection setup timeout");
   static final Pattern REFUSED_NODE = Pattern.compile("Connection to node (-?\\d+) \\(([^)]*)\\) could not be established");

@@ -27,7 +27,7 @@ import org.apache.kafka.common.TopicPartition;
  * <p>The driver starts an incarnation ahead of time and holds it at a gate (the
  * line {@code go} on stdin), so a {@code restart_client} happens at the scenario's
  * millisecond rather than after a JVM's start-up. Until then the process has
- * built its consumer but opened no connection (a KafkaConsumer connects on its first poll()).
+ * loaded the client's classes but built no consumer and opened no connection.
  *
  * <p>Arguments: {@code <properties file> <topic> <partitions> <assign|subscribe>}.
  * With {@code assign} the consumer reads every partition of the topic through
@@ -36,7 +36,7 @@ import org.apache.kafka.common.TopicPartition;
  * it joins the group through subscribe().
  *
  * <p>stdout, one line per fact (wall-clock milliseconds first):
- * {@code ready}, {@code started <ms>}, {@code R <ms> <partition> <offset> <leader epoch> <value>},
+ * {@code ready}, {@code started <ms> <gate opened ms>}, {@code R <ms> <partition> <offset> <leader epoch> <value>},
  * {@code E <ms> <exception class> <message>} for what poll() or a commit raises,
  * {@code C <ms> ok} or {@code C <ms> <exception class>} for a {@code commit} step's commit.
  * stdin: {@code go}, then {@code commit} for each commit step.
@@ -53,19 +53,18 @@ public final class GroupConsumer {
     int partitions = Integer.parseInt(args[2]);
     boolean subscribe = args[3].equals("subscribe");
     PrintStream out = new PrintStream(System.out, false, StandardCharsets.UTF_8);
-    // Build the consumer before the gate: a KafkaConsumer opens no connection until its first
-    // poll(), and building one (class loading, config parsing) takes a second or more of a cold
-    // JVM on this machine, which would delay the restart by as much.
-    KafkaConsumer<String, String> c = new KafkaConsumer<>(p, new org.apache.kafka.common.serialization.StringDeserializer(),
-        new org.apache.kafka.common.serialization.StringDeserializer());
-    if (subscribe) {
-      c.subscribe(List.of(topic));
-    } else {
-      List<TopicPartition> tps = new ArrayList<>();
-      for (int i = 0; i < partitions; i++) {
-        tps.add(new TopicPartition(topic, i));
-      }
-      c.assign(tps);
+    // Load and warm the client's classes before the gate with a throwaway consumer (no group,
+    // never polled, so it opens no connection): building the first KafkaConsumer of a cold JVM
+    // takes a second or more on this machine. The real one is built at the gate's opening, as a
+    // restarted process builds it at its start: its auto-commit clock starts then.
+    Properties warm = new Properties();
+    warm.putAll(p);
+    warm.remove("group.id");
+    warm.remove("group.instance.id");
+    warm.put("enable.auto.commit", "false");
+    try (KafkaConsumer<String, String> w = new KafkaConsumer<>(warm, new org.apache.kafka.common.serialization.StringDeserializer(),
+        new org.apache.kafka.common.serialization.StringDeserializer())) {
+      w.assign(List.of(new TopicPartition(topic, 0)));
     }
     out.println("ready");
     out.flush();
@@ -77,7 +76,19 @@ public final class GroupConsumer {
     if (line == null) {
       return; // the driver went away before the restart
     }
-    out.println("started " + System.currentTimeMillis());
+    long goAt = System.currentTimeMillis();
+    KafkaConsumer<String, String> c = new KafkaConsumer<>(p, new org.apache.kafka.common.serialization.StringDeserializer(),
+        new org.apache.kafka.common.serialization.StringDeserializer());
+    if (subscribe) {
+      c.subscribe(List.of(topic));
+    } else {
+      List<TopicPartition> tps = new ArrayList<>();
+      for (int i = 0; i < partitions; i++) {
+        tps.add(new TopicPartition(topic, i));
+      }
+      c.assign(tps);
+    }
+    out.println("started " + System.currentTimeMillis() + " " + goAt);
     out.flush();
     AtomicBoolean commitWanted = new AtomicBoolean();
     Thread reader = new Thread(() -> {

@@ -560,10 +560,40 @@ fn compare_group(
         int(sg.and_then(|g| g.get("commits"))),
         COMMITS_TOLERANCE,
     );
+    // The simulator's error kinds from its trace (the same set as its
+    // report's: each kind is narrated when a streak of it starts), less a
+    // COORDINATOR_LOAD_IN_PROGRESS answered while the simulated cluster's
+    // coordinators load their offsets partitions at its start: the simulator
+    // starts the run with every __consumer_offsets leader loading (a few ms),
+    // while the recorder lets clients go only once the real cluster's
+    // offsets partition has its leader and full ISR, its coordinator loaded.
+    // (The simulator narrates no load of an empty offsets partition: the
+    // window is until this consumer's first OffsetFetch answer, when that
+    // comes in the run's first second.)
+    let first_load = events
+        .iter()
+        .filter(mine)
+        .filter(|e| {
+            e["event"] == "committed_offset_fetched" || e["event"] == "consumer_offset_reset"
+        })
+        .filter_map(|e| e["at_ms"].as_i64())
+        .next()
+        .filter(|at| *at < 1000);
+    let skinds: BTreeMap<String, Value> = events
+        .iter()
+        .filter(|e| e["event"] == "coordinator_error")
+        .filter(mine)
+        .filter(|e| {
+            !(e["error"] == "COORDINATOR_LOAD_IN_PROGRESS"
+                && first_load.is_some_and(|l| e["at_ms"].as_i64().is_some_and(|at| at <= l)))
+        })
+        .filter_map(|e| Some((e["error"].as_str()?.to_string(), Value::Bool(true))))
+        .collect();
+    let skinds = Value::Object(skinds.into_iter().collect());
     c.keys(
         field("group.errors (kinds)"),
         kg.get("errors"),
-        sg.and_then(|g| g.get("errors")),
+        Some(&skinds),
     );
 
     // Where each restart resumed: Kafka's first record read by the new

@@ -1338,6 +1338,9 @@ public final class Driver {
   static final Pattern RESET = Pattern.compile("Resetting offset for partition (\\S+) to position FetchPosition\\{offset=(\\d+)");
   static final Pattern SETUP_TIMEOUT = Pattern.compile("Disconnecting from node (-?\\d+) due to socket connection setup timeout");
   static final Pattern REFUSED_NODE = Pattern.compile("Connection to node (-?\\d+) \\(([^)]*)\\) could not be established");
+  // OffsetFetch answered UNSTABLE_OFFSET_COMMIT: a commit to these partitions is not replicated yet
+  // (KafkaConsumer always asks with require_stable), so the client asks again.
+  static final Pattern UNSTABLE = Pattern.compile("still have unstable offsets");
   static final Pattern FETCH_ERROR = Pattern.compile("Error in fetch for partition (\\S+): (.*)");
 
   /** A Kafka error's name from the text a client log line gives for it (its message, class or name). */
@@ -1519,6 +1522,9 @@ public final class Driver {
           ce.put("broker", m.groupCount() > 1 ? brokerAt(m.group(2)) : null);
           ce.put("kind", msg.contains("setup timeout") ? "setup_timeout" : "refused");
           connections.add(ce);
+        } else if ((m = UNSTABLE.matcher(msg)).find()) {
+          errors.merge(Errors.UNSTABLE_OFFSET_COMMIT.name(), 1L, Long::sum);
+          errorsByRequest.merge("OffsetFetch " + Errors.UNSTABLE_OFFSET_COMMIT.name(), 1L, Long::sum);
         } else if ((m = FETCH_ERROR.matcher(msg)).find()) {
           fetchErrors.merge(errorKind(m.group(2)), 1L, Long::sum);
         }

@@ -36,8 +36,8 @@
 //!   their committed leader epochs exactly; the number of commits within
 //!   [`COMMITS_TOLERANCE`]; records read twice, and each delivery fate (the
 //!   records a real client can place), within the count tolerance;
-//!   truncations detected, whether the consumer runs at the end and the kinds
-//!   of coordinator errors exactly.
+//!   truncations detected, whether the consumer runs at the end, the kinds
+//!   of coordinator errors and the exceptions poll() raised exactly.
 
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
@@ -667,6 +667,25 @@ fn compare_group(
         g("truncations_detected"),
     );
     c.exact(field("running"), k.get("running"), g("running"));
+    // What poll() raised to the application: with auto.offset.reset=none a
+    // partition without a committed offset raises NoOffsetForPartitionException
+    // (the recorder's consumer then stops reading that partition, as the
+    // simulator's does), once per partition and process on both sides.
+    let mut sraised: BTreeMap<String, Value> = BTreeMap::new();
+    for e in events.iter().filter(mine) {
+        if e["event"] == "consumer_offset_reset" && e["offset"].is_null() {
+            let n = sraised
+                .get("NoOffsetForPartitionException")
+                .and_then(Value::as_i64)
+                .unwrap_or(0);
+            sraised.insert("NoOffsetForPartitionException".into(), Value::from(n + 1));
+        }
+    }
+    c.exact(
+        field("raised to the application"),
+        k.get("raised_kinds"),
+        Some(&Value::Object(sraised.into_iter().collect())),
+    );
 }
 
 /// Each record's fate, counted as a real client can see it (see the
@@ -715,7 +734,8 @@ fn column(field: &str) -> usize {
         && (f.contains(" resumed ")
             || f.ends_with(".read_twice")
             || f.ends_with(".truncations_detected")
-            || f.ends_with(".running"))
+            || f.ends_with(".running")
+            || f.ends_with(".raised to the application"))
     {
         12
     } else if f.starts_with("brokers[") {

@@ -341,18 +341,14 @@ fn compare(rec: &Value) -> (String, Vec<Row>) {
         .events()
         .map(|e| serde_json::to_value(e).unwrap())
         .collect();
+    let run = Run {
+        scenario: &scenario,
+        timeline: rec.get("timeline"),
+        events: &events,
+    };
     for (id, k) in &kc {
         if k.get("group").is_some() {
-            compare_group(
-                &mut c,
-                id,
-                k,
-                sc.get(id).copied(),
-                rec.get("timeline"),
-                &events,
-                &scenario,
-                &tol,
-            );
+            compare_group(&mut c, id, k, sc.get(id).copied(), &run, &tol);
         }
     }
     if let Some(kd) = rec.get("delivery") {
@@ -387,9 +383,12 @@ fn coordinator_changes(list: &[(i64, i64)]) -> Vec<(i64, i64)> {
     out
 }
 
+/// A group's committed offsets: partition → (offset, leader epoch).
+type Committed = BTreeMap<String, (i64, Option<i64>)>;
+
 /// The group's committed offsets in force at `at`: partition → (offset,
 /// epoch), from a list of (time, commit) in time order.
-fn committed_at(list: &[(i64, BTreeMap<String, (i64, Option<i64>)>)], at: i64) -> BTreeMap<String, (i64, Option<i64>)> {
+fn committed_at(list: &[(i64, Committed)], at: i64) -> Committed {
     let mut now = BTreeMap::new();
     for (t, c) in list {
         if *t > at {
@@ -402,19 +401,23 @@ fn committed_at(list: &[(i64, BTreeMap<String, (i64, Option<i64>)>)], at: i64) -
     now
 }
 
+/// One scenario's run on both sides: the scenario file, the recording's
+/// timeline and the simulator's trace events.
+struct Run<'a> {
+    scenario: &'a Value,
+    timeline: Option<&'a Value>,
+    events: &'a [Value],
+}
+
 /// One group consumer: the recording's `consumers[].group` and the client's
 /// own records against the simulator's report and trace (see the module
 /// comment for what each field's tolerance is).
-fn compare_group(
-    c: &mut Cmp,
-    id: &str,
-    k: &Value,
-    s: Option<&Value>,
-    timeline: Option<&Value>,
-    events: &[Value],
-    scenario: &Value,
-    tol: &Tolerances,
-) {
+fn compare_group(c: &mut Cmp, id: &str, k: &Value, s: Option<&Value>, run: &Run, tol: &Tolerances) {
+    let Run {
+        scenario,
+        timeline,
+        events,
+    } = *run;
     let kg = &k["group"];
     let sg = s.and_then(|s| s.get("group"));
     let mine = |e: &&Value| e["consumer"].as_str() == Some(id);
@@ -442,14 +445,13 @@ fn compare_group(
         Some(&brokers(&kch)),
         Some(&brokers(&sch)),
     );
-    for (i, (kc, sc)) in kch.iter().zip(&sch).enumerate().skip(1) {
+    for (kc, sc) in kch.iter().zip(&sch).skip(1) {
         c.near(
             field(&format!("group.coordinator moved to broker {} at_ms", kc.1)),
             Some(kc.0),
             if kc.1 == sc.1 { Some(sc.0) } else { None },
             tol.moved,
         );
-        let _ = i;
     }
     c.exact(
         field("group.coordinator"),
@@ -460,7 +462,7 @@ fn compare_group(
     // Committed offsets over time: the coordinator's answer (Kafka: the
     // recorder's listConsumerGroupOffsets polls; the simulator: each commit
     // its coordinator made durable), at every step and at the end.
-    let parse = |o: &Value| -> BTreeMap<String, (i64, Option<i64>)> {
+    let parse = |o: &Value| -> Committed {
         o.as_object()
             .map(|m| {
                 m.iter()
@@ -473,7 +475,7 @@ fn compare_group(
             .unwrap_or_default()
     };
     let group_id = kg["group_id"].as_str().unwrap_or("");
-    let kcommits: Vec<(i64, BTreeMap<String, (i64, Option<i64>)>)> = timeline
+    let kcommits: Vec<(i64, Committed)> = timeline
         .and_then(Value::as_array)
         .map(|tl| {
             tl.iter()
@@ -482,19 +484,14 @@ fn compare_group(
                 .collect()
         })
         .unwrap_or_default();
-    let scommits: Vec<(i64, BTreeMap<String, (i64, Option<i64>)>)> = events
+    let scommits: Vec<(i64, Committed)> = events
         .iter()
         .filter(|e| e["event"] == "offsets_committed" && e["group"] == group_id)
         .filter_map(|e| {
             let m = e["offsets"]
                 .as_array()?
                 .iter()
-                .filter_map(|o| {
-                    Some((
-                        o[0].as_str()?.to_string(),
-                        (o[1].as_i64()?, o[2].as_i64()),
-                    ))
-                })
+                .filter_map(|o| Some((o[0].as_str()?.to_string(), (o[1].as_i64()?, o[2].as_i64()))))
                 .collect();
             Some((e["at_ms"].as_i64()?, m))
         })
@@ -528,13 +525,11 @@ fn compare_group(
     // At the end: the coordinator's answer (Kafka) against the simulator's
     // last durable commit (its report's copy is the consumer's, and a
     // crashed consumer keeps none).
-    let kend: BTreeMap<String, (i64, Option<i64>)> = kg["committed"]
+    let kend: Committed = kg["committed"]
         .as_array()
         .map(|a| {
             a.iter()
-                .filter_map(|x| {
-                    Some((x[0].as_str()?.to_string(), (x[1].as_i64()?, x[2].as_i64())))
-                })
+                .filter_map(|x| Some((x[0].as_str()?.to_string(), (x[1].as_i64()?, x[2].as_i64()))))
                 .collect()
         })
         .unwrap_or_default();

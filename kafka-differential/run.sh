@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # Record scenarios against a real Apache Kafka 4.4.0 KRaft cluster on loopback.
 #   kafka-differential/run.sh [scenario.json ...]   (default: every name in kafka-differential/scenarios.txt)
+#   FLAB_GROUP_MODE=subscribe kafka-differential/run.sh ...   group consumers join through subscribe()
+#                                                (static membership) instead of assign() (the default,
+#                                                the simulator's model: the group's only member, no rebalance)
 # Writes tests/kafka-recorded/<scenario>.json. Needs root (cgroups + nftables for isolate/slow),
 # Java 17 and Maven; Maven resolves the Kafka jars from Maven Central into ~/.m2.
 # Bounded: every JVM the driver starts is written to a pid file and killed by pid by the
@@ -34,7 +37,7 @@ cleanup() {
     # Only our own JVMs: a pid whose command line names this run's work directory
     # (a crashed broker's pid may have been reused by now).
     while read -r pid; do
-      if [[ -n "$pid" ]] && tr '\0' ' ' < "/proc/$pid/cmdline" 2>/dev/null | grep -qF "$work/"; then
+      if [[ -n "$pid" ]] && { tr '\0' ' ' < "/proc/$pid/cmdline"; } 2>/dev/null | grep -qF "$work/"; then
         kill -9 "$pid" 2>/dev/null || true
       fi
     done < "$pidfile"
@@ -81,6 +84,7 @@ json.dump(a, sys.stdout)' > "$work/assignment.json"
       -cp "$here/target/classes:$(cat "$here/target/classpath.txt")" failoverlab.cluster.Driver \
       --scenario "$f" --scenario-name "$rel" "${assignment_args[@]}" --out "$out_dir/$name.json" --work "$work" \
       --classpath "$here/target/classpath.txt" --pidfile "$pidfile" --time-limit-s "$((limit - 10))" \
+      --group-mode "${FLAB_GROUP_MODE:-assign}" \
     > "$work/driver.out" 2>&1 &
   driver_pid=$!
   rc=0; wait "$driver_pid" || rc=$?

@@ -3,7 +3,9 @@ package failoverlab.cluster;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
+import java.io.BufferedReader;
 import java.io.IOException;
+import java.io.InputStreamReader;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
@@ -81,6 +83,8 @@ import org.apache.kafka.common.utils.internals.Exit;
  */
 public final class Driver {
   static final int POLL_MS = 100;
+  /** How often the groups' offsets partitions and committed offsets are polled. */
+  static final int GROUP_POLL_MS = 200;
   static final int CONTROLLER_ID = 100;
   static final String KAFKA_VERSION = "4.4.0";
   static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
@@ -109,6 +113,16 @@ public final class Driver {
   Admin brokerAdmin;
   final Map<String, ProducerClient> producers = new LinkedHashMap<>();
   final List<ConsumerClient> consumers = new ArrayList<>();
+  final Map<String, GroupClient> groupClients = new LinkedHashMap<>();
+  final JsonNode givenAssignment;
+  static final String OFFSETS_TOPIC = "__consumer_offsets";
+  /** The offsets topic's partitions the groups' coordinators lead, by group id. */
+  final Map<String, Integer> offsetsPartition = new TreeMap<>();
+  /** Latest observed state of the groups' offsets partitions, and the groups' committed offsets. */
+  final Map<Integer, PartState> offsetsState = new ConcurrentHashMap<>();
+  final Map<String, Map<String, List<Long>>> committedSeen = new ConcurrentHashMap<>();
+  /** How a group consumer reads: {@code assign} (the simulator's model) or {@code subscribe}. */
+  String groupMode = "assign";
 
   // Observed state, updated by the poller.
   final Map<Integer, Boolean> fenced = new ConcurrentHashMap<>();
@@ -154,10 +168,15 @@ public final class Driver {
     final ConcurrentLinkedQueue<Ack> acks_ = new ConcurrentLinkedQueue<>();
     final Map<String, Long> failures = new ConcurrentHashMap<>();
     final AtomicLong failed = new AtomicLong();
+    /** The values of the records whose send failed (the fates of the report's delivery). */
+    final ConcurrentLinkedQueue<String> failedValues = new ConcurrentLinkedQueue<>();
+    /** Record values are {@code <valuePrefix>-<n>}: unique across the run, so a value names one record. */
+    final String valuePrefix;
     int next = 0;
 
-    ProducerClient(String id, String topic, String acks, int ratePerSec, JsonNode config) {
+    ProducerClient(String id, String valuePrefix, String topic, String acks, int ratePerSec, JsonNode config) {
       this.id = id;
+      this.valuePrefix = valuePrefix;
       this.topic = topic;
       this.acks = acks;
       this.ratePerSec = ratePerSec;
@@ -173,7 +192,7 @@ public final class Driver {
 
     void sendOne(int partition) {
       long s = seq.getAndIncrement();
-      String value = id + "-" + s;
+      String value = valuePrefix + "-" + s;
       String tp = topic + "-" + partition;
       sent.incrementAndGet();
       try {
@@ -188,11 +207,13 @@ public final class Driver {
                 acks_.add(new Ack(tp, md.offset(), value, at));
               } else {
                 failed.incrementAndGet();
+                failedValues.add(value);
                 failures.merge(errorName(e), 1L, Long::sum);
               }
             });
       } catch (RuntimeException e) {
         failed.incrementAndGet();
+        failedValues.add(value);
         failures.merge(errorName(e), 1L, Long::sum);
       }
     }
@@ -213,6 +234,8 @@ public final class Driver {
     final JsonNode config;
     final AtomicLong consumed = new AtomicLong();
     final Map<String, Long> positions = new ConcurrentHashMap<>();
+    /** Every value read, once per read (the delivery's consumed and consumed_twice). */
+    final ConcurrentLinkedQueue<String> values = new ConcurrentLinkedQueue<>();
     volatile boolean stop = false;
     Thread thread;
 
@@ -242,6 +265,7 @@ public final class Driver {
         while (!stop && !ended) {
           for (ConsumerRecord<String, String> r : c.poll(Duration.ofMillis(100))) {
             consumed.incrementAndGet();
+            values.add(r.value());
             positions.put(r.topic() + "-" + r.partition(), r.offset() + 1);
           }
         }
@@ -251,10 +275,217 @@ public final class Driver {
     }
   }
 
+  /** One record a group consumer's incarnation read. */
+  record Read(long atMs, int incarnation, int partition, long offset, int leaderEpoch, String value) {}
+
+  /**
+   * A scenario consumer with a group.id: each incarnation is its own JVM ({@link GroupConsumer}),
+   * so that {@code crash_client} is a SIGKILL of a process, as it models (no LeaveGroup, no last
+   * commit on close), and {@code restart_client} is a new process with the same group id that
+   * resumes from the group's committed offsets. The next incarnation is started ahead, held at its
+   * gate until its step's millisecond.
+   */
+  final class GroupClient {
+    final String id;
+    final String topic;
+    final String groupId;
+    final JsonNode config;
+    final List<Incarnation> incarnations = Collections.synchronizedList(new ArrayList<>());
+    final ConcurrentLinkedQueue<Read> reads = new ConcurrentLinkedQueue<>();
+    final ConcurrentLinkedQueue<Map<String, Object>> raised = new ConcurrentLinkedQueue<>();
+    final ConcurrentLinkedQueue<Map<String, Object>> stepCommits = new ConcurrentLinkedQueue<>();
+    Incarnation spare;
+
+    final class Incarnation {
+      final int n;
+      final Process proc;
+      final java.io.Writer stdin;
+      final Path log;
+      final java.util.concurrent.CountDownLatch ready = new java.util.concurrent.CountDownLatch(1);
+      volatile long startedAtMs = -1;
+      volatile long goAtMs = -1;
+      volatile long crashedAtMs = -1;
+
+      Incarnation(int n, Process proc, Path log) {
+        this.n = n;
+        this.proc = proc;
+        this.log = log;
+        this.stdin = new java.io.OutputStreamWriter(proc.getOutputStream(), StandardCharsets.UTF_8);
+      }
+
+      void send(String line) {
+        try {
+          stdin.write(line + "\n");
+          stdin.flush();
+        } catch (IOException e) {
+          event("consumer_error", Map.of("consumer", id, "error", "stdin: " + e));
+        }
+      }
+    }
+
+    GroupClient(String id, String topic, String groupId, JsonNode config) {
+      this.id = id;
+      this.topic = topic;
+      this.groupId = groupId;
+      this.config = config;
+    }
+
+    /** Start an incarnation's JVM, held at its gate. */
+    Incarnation spawn() throws IOException {
+      int n = incarnations.size() + (spare == null ? 0 : 1) + 1;
+      Path props = work.resolve("consumer-" + id + "-" + n + ".properties");
+      Path log = work.resolve("consumer-" + id + "-" + n + ".log");
+      Path log4j = work.resolve("consumer-" + id + "-" + n + "-log4j2.properties");
+      Properties p = new Properties();
+      p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap());
+      p.put(ConsumerConfig.CLIENT_ID_CONFIG, id);
+      copyClientConfig(config, p);
+      if (groupMode.equals("subscribe")) {
+        // Static membership (KIP-345): the restarted process takes the crashed member's place
+        // at once, instead of waiting session.timeout.ms for the coordinator to expel it.
+        p.putIfAbsent(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG, id);
+      }
+      try (var w = Files.newBufferedWriter(props)) {
+        p.store(w, "Failover Lab kafka-differential: consumer " + id + ", incarnation " + n);
+      }
+      Files.writeString(log4j, String.join("\n",
+          "status = warn",
+          "appender.file.type = File",
+          "appender.file.name = FILE",
+          "appender.file.fileName = " + log,
+          "appender.file.layout.type = PatternLayout",
+          "appender.file.layout.pattern = %d{UNIX_MILLIS} %p %m (%c)%n",
+          "rootLogger.level = WARN",
+          "rootLogger.appenderRef.file.ref = FILE",
+          // The coordinator's requests and answers, offset resets and truncation detection.
+          "logger.ac.name = org.apache.kafka.clients.consumer.internals.AbstractCoordinator",
+          "logger.ac.level = DEBUG",
+          "logger.cc.name = org.apache.kafka.clients.consumer.internals.ConsumerCoordinator",
+          "logger.cc.level = DEBUG",
+          "logger.ss.name = org.apache.kafka.clients.consumer.internals.SubscriptionState",
+          "logger.ss.level = INFO",
+          "logger.fc.name = org.apache.kafka.clients.consumer.internals.FetchCollector",
+          "logger.fc.level = INFO",
+          // Connections that time out or are refused (which broker the client tried, and when).
+          "logger.nc.name = org.apache.kafka.clients.NetworkClient",
+          "logger.nc.level = INFO",
+          ""));
+      List<String> cmd = List.of("java", "-Xms32m", "-Xmx128m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
+          "-Dlog4j2.configurationFile=" + log4j,
+          "-cp", System.getProperty("java.class.path"), GroupConsumer.class.getName(),
+          props.toString(), topic, Integer.toString(assignments.get(topic).size()), groupMode);
+      ProcessBuilder pb = new ProcessBuilder(cmd);
+      pb.redirectError(ProcessBuilder.Redirect.appendTo(work.resolve("consumer-" + id + "-" + n + ".err").toFile()));
+      Process proc = pb.start();
+      Files.writeString(pidFile, proc.pid() + "\n", StandardCharsets.UTF_8,
+          StandardOpenOption.CREATE, StandardOpenOption.APPEND);
+      Incarnation inc = new Incarnation(n, proc, log);
+      Thread t = new Thread(() -> readOutput(inc), "consumer-" + id + "-" + n);
+      t.setDaemon(true);
+      t.start();
+      return inc;
+    }
+
+    void readOutput(Incarnation inc) {
+      try (BufferedReader r = new BufferedReader(new InputStreamReader(inc.proc.getInputStream(), StandardCharsets.UTF_8))) {
+        String line;
+        while ((line = r.readLine()) != null) {
+          if (line.equals("ready")) {
+            inc.ready.countDown();
+            continue;
+          }
+          String[] f = line.split(" ", 7);
+          if (f.length < 2) {
+            continue;
+          }
+          long at = Long.parseLong(f[1]) - t0;
+          switch (f[0]) {
+            case "started" -> inc.startedAtMs = at;
+            case "R" -> reads.add(new Read(at, inc.n, Integer.parseInt(f[2]), Long.parseLong(f[3]), Integer.parseInt(f[4]), f[5]));
+            case "E" -> {
+              String[] e = line.split(" ", 4);
+              Map<String, Object> m = new LinkedHashMap<>();
+              m.put("at_ms", at);
+              m.put("incarnation", inc.n);
+              m.put("exception", e[2]);
+              m.put("message", e.length > 3 ? e[3] : "");
+              raised.add(m);
+            }
+            case "C" -> stepCommits.add(new LinkedHashMap<>(Map.of("at_ms", at, "result", f[2])));
+            default -> {
+              // not ours
+            }
+          }
+        }
+      } catch (IOException | RuntimeException e) {
+        event("consumer_error", Map.of("consumer", id, "error", "output: " + e));
+      }
+    }
+
+    void waitReady(Incarnation inc) throws InterruptedException {
+      if (!inc.ready.await(120, TimeUnit.SECONDS)) {
+        throw new IllegalStateException("consumer " + id + " incarnation " + inc.n + " did not start");
+      }
+    }
+
+    /** Let the spare incarnation go now: the first start, or a restart_client. */
+    void go() throws Exception {
+      Incarnation inc = spare != null ? spare : spawn();
+      spare = null;
+      waitReady(inc);
+      inc.goAtMs = now();
+      incarnations.add(inc);
+      inc.send("go");
+      event("consumer_started", Map.of("consumer", id, "incarnation", inc.n));
+    }
+
+    Incarnation current() {
+      synchronized (incarnations) {
+        return incarnations.isEmpty() ? null : incarnations.get(incarnations.size() - 1);
+      }
+    }
+
+    boolean running() {
+      Incarnation c = current();
+      return c != null && c.crashedAtMs < 0 && c.proc.isAlive();
+    }
+
+    /** crash_client: SIGKILL, then start the next incarnation's JVM, held at its gate. */
+    void crash() throws Exception {
+      Incarnation c = current();
+      if (c != null && c.crashedAtMs < 0) {
+        c.crashedAtMs = now();
+        c.proc.destroyForcibly();
+        c.proc.waitFor(10, TimeUnit.SECONDS);
+        event("consumer_crashed", Map.of("consumer", id, "incarnation", c.n));
+      }
+      if (spare == null) {
+        spare = spawn();
+      }
+    }
+
+    void commit() {
+      Incarnation c = current();
+      if (c != null && running()) {
+        c.send("commit");
+      }
+    }
+
+    void stop() {
+      for (Incarnation inc : new ArrayList<>(incarnations)) {
+        inc.proc.destroyForcibly();
+      }
+      if (spare != null) {
+        spare.proc.destroyForcibly();
+      }
+    }
+  }
+
   Driver(Path scenarioPath, String scenarioFile, Path assignmentFile, Path out, Path work, String classpath, Path pidFile) throws IOException {
     this.scenario = JSON.readTree(scenarioPath.toFile());
     this.scenarioFile = scenarioFile;
     JsonNode given = assignmentFile != null && Files.exists(assignmentFile) ? JSON.readTree(assignmentFile.toFile()) : null;
+    this.givenAssignment = given;
     this.out = out;
     this.work = work;
     this.classpath = classpath;
@@ -597,6 +828,65 @@ public final class Driver {
     }
   }
 
+  /**
+   * The groups' side, polled by Admin: the leader and ISR of each group's __consumer_offsets
+   * partition (the broker FindCoordinator names, once the change has reached it) and the
+   * committed offsets the coordinator answers with (listConsumerGroupOffsets: an OffsetFetch).
+   */
+  void pollGroups() {
+    try {
+      Map<String, TopicDescription> d = brokerAdmin.describeTopics(List.of(OFFSETS_TOPIC), new DescribeTopicsOptions().timeoutMs(1000)).allTopicNames().get(1500, TimeUnit.MILLISECONDS);
+      for (TopicPartitionInfo pi : d.get(OFFSETS_TOPIC).partitions()) {
+        if (!offsetsPartition.containsValue(pi.partition())) {
+          continue;
+        }
+        PartState s = new PartState(pi.leader() == null || pi.leader().id() < 0 ? null : pi.leader().id(),
+            ids(pi.isr()), ids(pi.elr()), ids(pi.lastKnownElr()));
+        PartState prev = offsetsState.put(pi.partition(), s);
+        if (prev == null || !prev.equals(s)) {
+          Map<String, Object> m = new LinkedHashMap<>();
+          m.put("partition", OFFSETS_TOPIC + "-" + pi.partition());
+          m.put("leader", s.leader());
+          m.put("isr", s.isr());
+          m.put("elr", s.elr());
+          m.put("last_known_elr", s.lastKnownElr());
+          event("partition", m);
+        }
+      }
+    } catch (Exception e) {
+      // missed
+    }
+    for (String g : offsetsPartition.keySet()) {
+      if (ended) {
+        return;
+      }
+      try {
+        Map<String, List<Long>> now = committed(g, 1000);
+        Map<String, List<Long>> prev = committedSeen.put(g, now);
+        if (prev == null || !prev.equals(now)) {
+          event("group_committed", new LinkedHashMap<>(Map.of("group", g, "committed", now)));
+        }
+      } catch (Exception e) {
+        // the coordinator did not answer in time (dead, moving or loading)
+      }
+    }
+  }
+
+  /** The group's committed offsets as its coordinator answers: partition → [offset, leader epoch or -1]. */
+  Map<String, List<Long>> committed(String group, int timeoutMs) throws Exception {
+    Map<TopicPartition, org.apache.kafka.clients.consumer.OffsetAndMetadata> m = brokerAdmin
+        .listConsumerGroupOffsets(group, new org.apache.kafka.clients.admin.ListConsumerGroupOffsetsOptions().timeoutMs(timeoutMs))
+        .partitionsToOffsetAndMetadata().get(timeoutMs + 500L, TimeUnit.MILLISECONDS);
+    Map<String, List<Long>> out = new TreeMap<>();
+    for (Map.Entry<TopicPartition, org.apache.kafka.clients.consumer.OffsetAndMetadata> e : m.entrySet()) {
+      if (e.getValue() != null) {
+        out.put(e.getKey().topic() + "-" + e.getKey().partition(),
+            List.of(e.getValue().offset(), (long) e.getValue().leaderEpoch().orElse(-1)));
+      }
+    }
+    return out;
+  }
+
   static List<Integer> ids(List<Node> ns) {
     if (ns == null) {
       return List.of();
@@ -684,6 +974,23 @@ public final class Driver {
           pc.sendOne(v.get("partition").asInt());
         }
       }
+      case "crash_client", "restart_client", "commit" -> {
+        GroupClient g = groupClients.get(v.asText());
+        if (g == null) {
+          skippedSteps.add(action);
+          event("step_unsupported", Map.of("action", action));
+        } else if (action.equals("crash_client")) {
+          g.crash();
+        } else if (action.equals("restart_client")) {
+          if (g.running()) {
+            event("step_ignored", Map.of("action", action, "reason", "consumer is running"));
+          } else {
+            g.go();
+          }
+        } else {
+          g.commit();
+        }
+      }
       default -> {
         skippedSteps.add(action);
         event("step_unsupported", Map.of("action", action));
@@ -756,6 +1063,42 @@ public final class Driver {
       nt.configs(cfg);
       nts.add(nt);
     }
+    // A group's offsets live in __consumer_offsets. Kafka's own placement of that topic is
+    // randomised (as any topic's), and the coordinator is its partition's leader, so the driver
+    // creates it before any client asks, with the simulator's placement, like the other topics.
+    List<String> groupIds = new ArrayList<>();
+    for (JsonNode c : scenario.path("clients")) {
+      JsonNode g = c.path("config").get("group.id");
+      if (c.get("type").asText().equals("consumer") && g != null && !groupIds.contains(g.asText().trim())) {
+        groupIds.add(g.asText().trim());
+      }
+    }
+    if (!groupIds.isEmpty()) {
+      int n = scenario.path("config").path("offsets.topic.num.partitions").asInt(50);
+      List<List<Integer>> as = new ArrayList<>();
+      if (givenAssignment != null && givenAssignment.has(OFFSETS_TOPIC)) {
+        for (JsonNode r : givenAssignment.get(OFFSETS_TOPIC)) {
+          List<Integer> rs = new ArrayList<>();
+          r.forEach(x -> rs.add(x.asInt()));
+          as.add(rs);
+        }
+      } else {
+        int rf = scenario.path("config").path("offsets.topic.replication.factor").asInt(Math.min(3, brokers));
+        as = roundRobinAssignment(brokers, n, rf);
+      }
+      Map<Integer, List<Integer>> a = new TreeMap<>();
+      for (int i = 0; i < as.size(); i++) {
+        a.put(i, as.get(i));
+      }
+      // The configs Kafka gives the topic when it creates it itself (GroupCoordinatorService's offsets topic configs).
+      nts.add(new NewTopic(OFFSETS_TOPIC, a).configs(Map.of(
+          "cleanup.policy", "compact", "compression.type", "producer", "segment.bytes", "104857600")));
+      assignments.put(OFFSETS_TOPIC, as);
+      for (String g : groupIds) {
+        // Kafka's partitionFor: Utils.abs (not Math.abs, not a sign-bit mask) of String.hashCode.
+        offsetsPartition.put(g, org.apache.kafka.common.utils.Utils.abs(g.hashCode()) % as.size());
+      }
+    }
     brokerAdmin.createTopics(nts).all().get(30, TimeUnit.SECONDS);
     // Wait for every partition to have its preferred leader and a full ISR.
     long end = System.currentTimeMillis() + 60_000;
@@ -780,12 +1123,33 @@ public final class Driver {
       }
       Thread.sleep(200);
     }
+    if (!offsetsPartition.isEmpty()) {
+      long oend = System.currentTimeMillis() + 60_000;
+      List<List<Integer>> as = assignments.get(OFFSETS_TOPIC);
+      while (true) {
+        pollGroups();
+        boolean ok = true;
+        for (int p : offsetsPartition.values()) {
+          PartState s = offsetsState.get(p);
+          if (s == null || s.leader() == null || s.leader().intValue() != as.get(p).get(0) || s.isr().size() != as.get(p).size()) {
+            ok = false;
+          }
+        }
+        if (ok) {
+          break;
+        }
+        if (System.currentTimeMillis() > oend) {
+          throw new IllegalStateException(OFFSETS_TOPIC + " not ready: " + offsetsState);
+        }
+        Thread.sleep(200);
+      }
+    }
     timeline.clear();
     // Clients.
     for (JsonNode c : scenario.path("clients")) {
       if (c.get("type").asText().equals("producer")) {
         String id = c.get("id").asText();
-        producers.put(id, new ProducerClient(id, c.get("topic").asText(), acksText(c.get("acks")), c.path("records_per_sec").asInt(0), c.get("config")));
+        producers.put(id, new ProducerClient(id, id, c.get("topic").asText(), acksText(c.get("acks")), c.path("records_per_sec").asInt(0), c.get("config")));
       }
     }
     for (JsonNode st : scenario.path("steps")) {
@@ -793,7 +1157,7 @@ public final class Driver {
       if (p != null && !p.has("producer")) {
         String key = "default:" + acksText(p.get("acks"));
         if (!producers.containsKey(key)) {
-          producers.put(key, new ProducerClient("default", p.get("topic").asText(), acksText(p.get("acks")), 0, null));
+          producers.put(key, new ProducerClient("default", key, p.get("topic").asText(), acksText(p.get("acks")), 0, null));
         }
       }
     }
@@ -802,8 +1166,18 @@ public final class Driver {
     }
     for (JsonNode c : scenario.path("clients")) {
       if (c.get("type").asText().equals("consumer")) {
-        consumers.add(new ConsumerClient(c.get("id").asText(), c.get("topic").asText(), c.get("config")));
+        JsonNode g = c.path("config").get("group.id");
+        if (g != null) {
+          GroupClient gc = new GroupClient(c.get("id").asText(), c.get("topic").asText(), g.asText().trim(), c.get("config"));
+          gc.spare = gc.spawn();
+          groupClients.put(gc.id, gc);
+        } else {
+          consumers.add(new ConsumerClient(c.get("id").asText(), c.get("topic").asText(), c.get("config")));
+        }
       }
+    }
+    for (GroupClient gc : groupClients.values()) {
+      gc.waitReady(gc.spare);
     }
     long bootMs = System.currentTimeMillis() - bootStart;
     long runUntil = scenario.get("run_until_ms").asLong();
@@ -812,8 +1186,10 @@ public final class Driver {
     timeline.clear();
     partState.clear(); // the first poll records every partition's and broker's state at t = 0
     fenced.clear();
+    offsetsState.clear();
+    committedSeen.clear();
     event("start", Map.of("boot_ms", bootMs));
-    ScheduledExecutorService ex = Executors.newScheduledThreadPool(3);
+    ScheduledExecutorService ex = Executors.newScheduledThreadPool(4);
     ex.scheduleWithFixedDelay(this::poll, 0, POLL_MS, TimeUnit.MILLISECONDS);
     for (ProducerClient pc : producers.values()) {
       if (pc.ratePerSec > 0) {
@@ -825,6 +1201,12 @@ public final class Driver {
       c.thread = new Thread(c, "consumer-" + c.id);
       c.thread.setDaemon(true);
       c.thread.start();
+    }
+    for (GroupClient gc : groupClients.values()) {
+      gc.go();
+    }
+    if (!groupClients.isEmpty()) {
+      ex.scheduleWithFixedDelay(this::pollGroups, 0, GROUP_POLL_MS, TimeUnit.MILLISECONDS);
     }
     for (JsonNode st : scenario.path("steps")) {
       long at = st.get("at_ms").asLong();
@@ -841,6 +1223,12 @@ public final class Driver {
     ended = true;
     long endedAt = now();
     ex.shutdownNow();
+    // The group consumers stop where the run ends (killed: no last commit), as they stand.
+    Map<String, Boolean> runningAtEnd = new TreeMap<>();
+    for (GroupClient gc : groupClients.values()) {
+      runningAtEnd.put(gc.id, gc.running());
+      gc.stop();
+    }
     // The state at the end of the run.
     Map<String, Object> report = new LinkedHashMap<>();
     report.put("kafka_version", KAFKA_VERSION);
@@ -851,6 +1239,9 @@ public final class Driver {
     report.put("ended_at_ms", endedAt);
     report.put("boot_ms", bootMs);
     report.put("poll_ms", POLL_MS);
+    if (!groupClients.isEmpty()) {
+      report.put("group_mode", groupMode);
+    }
     report.put("unsupported_steps", skippedSteps);
     report.put("brokers", brokerStates());
     report.put("partitions", finalPartitions());
@@ -920,13 +1311,363 @@ public final class Driver {
       cm.put("positions", new TreeMap<>(c.positions));
       cons.add(cm);
     }
+    for (GroupClient gc : groupClients.values()) {
+      cons.add(groupReport(gc, runningAtEnd.get(gc.id)));
+    }
     report.put("consumers", cons);
+    report.put("delivery", delivery(logs));
     report.put("acked_records_lost", lost);
     report.put("availability", Map.of("faults", faults()));
     report.put("timeline", new ArrayList<>(timeline));
     Files.createDirectories(out.toAbsolutePath().getParent());
     JSON.writeValue(out.toFile(), report);
     System.out.println("kafka-differential: wrote " + out);
+  }
+
+  static final Pattern LOG_LINE = Pattern.compile("^(\\d+) (\\w+) (.*)$");
+  static final Pattern DISCOVERED = Pattern.compile("Discovered group coordinator (\\S+) \\(id:");
+  static final Pattern UNKNOWN = Pattern.compile("Group coordinator (\\S+) \\(id: .*\\) is unavailable or invalid due to cause: (.*)\\. isDisconnected: (\\w+)");
+  static final Pattern COMMITTED = Pattern.compile("Committed offset (\\d+) for partition (\\S+)");
+  static final Pattern COMMIT_FAILED = Pattern.compile("Offset commit failed on partition (\\S+) at offset (\\d+): (.*)");
+  static final Pattern COMMIT_FAILED_GROUP = Pattern.compile("OffsetCommit failed with .*?: (.*)");
+  static final Pattern AUTO_COMMIT_FAILED = Pattern.compile("Asynchronous auto-commit of offsets .* failed(?: due to retriable error)?(?:: (.*))?\\.?");
+  static final Pattern FIND_FAILED = Pattern.compile("(?:FindCoordinator request failed due to|Group coordinator lookup failed:) (.*)");
+  static final Pattern FETCH_OFFSETS_FAILED = Pattern.compile("(?:Offset fetch failed:|Failed to fetch offset for partition \\S+:) (.*)");
+  // The client logs positions as FetchPosition{offset=N, ...}.
+  static final Pattern TRUNCATION = Pattern.compile("Truncation detected for partition (\\S+) at offset (?:FetchPosition\\{offset=)?(\\d+)(?:.*first offset known to diverge (?:FetchPosition\\{offset=)?(\\d+))?");
+  static final Pattern RESET = Pattern.compile("Resetting offset for partition (\\S+) to position FetchPosition\\{offset=(\\d+)");
+  static final Pattern SETUP_TIMEOUT = Pattern.compile("Disconnecting from node (-?\\d+) due to socket connection setup timeout");
+  static final Pattern REFUSED_NODE = Pattern.compile("Connection to node (-?\\d+) \\(([^)]*)\\) could not be established");
+  // OffsetFetch answered UNSTABLE_OFFSET_COMMIT: a commit to these partitions is not replicated yet
+  // (KafkaConsumer always asks with require_stable), so the client asks again.
+  static final Pattern UNSTABLE = Pattern.compile("still have unstable offsets");
+  static final Pattern FETCH_ERROR = Pattern.compile("Error in fetch for partition (\\S+): (.*)");
+
+  /** A Kafka error's name from the text a client log line gives for it (its message, class or name). */
+  static String errorKind(String text) {
+    for (Errors e : Errors.values()) {
+      if (e == Errors.NONE || e == Errors.UNKNOWN_SERVER_ERROR) {
+        continue;
+      }
+      String msg = e.message();
+      if (text.contains(e.name()) || (msg != null && msg.length() > 8 && text.contains(msg))
+          || (e.exception() != null && text.contains(e.exception().getClass().getSimpleName()))) {
+        return e.name();
+      }
+    }
+    if (text.contains("DisconnectException") || text.contains("isDisconnected: true")) {
+      return Errors.NETWORK_EXCEPTION.name();
+    }
+    return text.length() > 80 ? text.substring(0, 80) : text;
+  }
+
+  String brokerAt(String address) {
+    for (NodeProc n : nodes.values()) {
+      if (!n.controller && address.contains(n.address())) {
+        return Integer.toString(n.id);
+      }
+    }
+    return address;
+  }
+
+  /**
+   * A group consumer as its own client saw it: what each incarnation read, from its output, and
+   * its coordinator, commits, errors, resets and truncations from its own log (the Kafka client's
+   * coordinator and subscription loggers); the group's committed offsets at the end from the
+   * coordinator (listConsumerGroupOffsets).
+   */
+  Map<String, Object> groupReport(GroupClient gc, Boolean running) throws Exception {
+    Map<String, Object> cm = new LinkedHashMap<>();
+    cm.put("id", gc.id);
+    List<Read> reads = new ArrayList<>(gc.reads);
+    reads.removeIf(r -> r.atMs() > (Long) scenario.get("run_until_ms").asLong());
+    cm.put("consumed", (long) reads.size());
+    Map<String, Long> positions = new TreeMap<>();
+    int last = gc.incarnations.isEmpty() ? 0 : gc.incarnations.get(gc.incarnations.size() - 1).n;
+    Map<String, Integer> valueReads = new HashMap<>();
+    Map<String, Integer> offsetReads = new HashMap<>();
+    for (Read r : reads) {
+      String tp = gc.topic + "-" + r.partition();
+      if (r.incarnation() == last) {
+        positions.merge(tp, r.offset() + 1, Math::max);
+      }
+      valueReads.merge(r.value(), 1, Integer::sum);
+      offsetReads.merge(tp + "@" + r.offset(), 1, Integer::sum);
+    }
+    cm.put("positions", positions);
+    // Records read more than once (the simulator's read_twice follows records), and offsets read
+    // more than once (after an unclean election an offset can hold another record).
+    cm.put("read_twice", valueReads.values().stream().filter(x -> x > 1).count());
+    cm.put("reread_offsets", offsetReads.values().stream().filter(x -> x > 1).count());
+    Map<String, Long> rereadBy = new TreeMap<>();
+    offsetReads.forEach((k, x) -> {
+      if (x > 1) {
+        rereadBy.merge(k.substring(0, k.lastIndexOf('@')), 1L, Long::sum);
+      }
+    });
+    cm.put("reread_offsets_by_partition", rereadBy);
+    cm.put("running", running);
+    List<Map<String, Object>> incs = new ArrayList<>();
+    for (GroupClient.Incarnation inc : new ArrayList<>(gc.incarnations)) {
+      Map<String, Object> m = new LinkedHashMap<>();
+      m.put("incarnation", inc.n);
+      m.put("go_at_ms", inc.goAtMs);
+      m.put("started_at_ms", inc.startedAtMs);
+      m.put("crashed_at_ms", inc.crashedAtMs < 0 ? null : inc.crashedAtMs);
+      m.put("consumed", reads.stream().filter(r -> r.incarnation() == inc.n).count());
+      Map<String, Long> first = new TreeMap<>();
+      for (Read r : reads) {
+        if (r.incarnation() == inc.n) {
+          first.putIfAbsent(gc.topic + "-" + r.partition(), r.offset());
+        }
+      }
+      m.put("first_offsets", first);
+      m.put("first_read_at_ms", reads.stream().filter(r -> r.incarnation() == inc.n).mapToLong(Read::atMs).min().stream().boxed().findFirst().orElse(null));
+      incs.add(m);
+    }
+    cm.put("incarnations", incs);
+    // The client's own log, every incarnation in order.
+    List<List<Object>> coordinator = new ArrayList<>();
+    List<Map<String, Object>> coordinatorUnknown = new ArrayList<>();
+    Map<String, Long> errors = new TreeMap<>();
+    Map<String, Long> errorsByRequest = new TreeMap<>();
+    List<Map<String, Object>> commits = new ArrayList<>();
+    List<Map<String, Object>> truncations = new ArrayList<>();
+    List<Map<String, Object>> resets = new ArrayList<>();
+    Map<String, Long> fetchErrors = new TreeMap<>();
+    List<Map<String, Object>> connections = new ArrayList<>();
+    String lastCoordinator = null;
+    for (GroupClient.Incarnation inc : new ArrayList<>(gc.incarnations)) {
+      List<String> lines;
+      try {
+        lines = Files.readAllLines(inc.log);
+      } catch (IOException e) {
+        continue;
+      }
+      Map<String, Object> commit = null;
+      long commitAt = -1;
+      boolean foundByThis = false;
+      for (String line : lines) {
+        Matcher lm = LOG_LINE.matcher(line);
+        if (!lm.matches()) {
+          continue;
+        }
+        long at = Long.parseLong(lm.group(1)) - t0;
+        String msg = lm.group(3);
+        Matcher m;
+        if ((m = DISCOVERED.matcher(msg)).find()) {
+          String b = brokerAt(m.group(1));
+          // A change, or the first the incarnation found (a new process knows no coordinator).
+          if (!b.equals(lastCoordinator) || !foundByThis) {
+            coordinator.add(List.of(at, b.matches("\\d+") ? Integer.parseInt(b) : b, inc.n));
+          }
+          foundByThis = true;
+          lastCoordinator = b;
+        } else if ((m = UNKNOWN.matcher(msg)).find()) {
+          Map<String, Object> u = new LinkedHashMap<>();
+          u.put("at_ms", at);
+          u.put("coordinator", brokerAt(m.group(1)));
+          u.put("cause", m.group(2));
+          u.put("disconnected", Boolean.parseBoolean(m.group(3)));
+          coordinatorUnknown.add(u);
+          lastCoordinator = null;
+        } else if ((m = COMMITTED.matcher(msg)).find()) {
+          // One OffsetCommit response logs a line per partition, within a few milliseconds.
+          if (commit == null || at - commitAt > 50) {
+            commit = new LinkedHashMap<>();
+            commit.put("at_ms", at);
+            commit.put("offsets", new TreeMap<String, Long>());
+            commits.add(commit);
+            commitAt = at;
+          }
+          @SuppressWarnings("unchecked")
+          Map<String, Long> o = (Map<String, Long>) commit.get("offsets");
+          o.put(m.group(2), Long.parseLong(m.group(1)));
+        } else if ((m = COMMIT_FAILED.matcher(msg)).find()) {
+          String k = errorKind(m.group(3));
+          errors.merge(k, 1L, Long::sum);
+          errorsByRequest.merge("OffsetCommit " + k, 1L, Long::sum);
+        } else if ((m = COMMIT_FAILED_GROUP.matcher(msg)).find() && !msg.contains("fenced")) {
+          String k = errorKind(m.group(1));
+          errors.merge(k, 1L, Long::sum);
+          errorsByRequest.merge("OffsetCommit " + k, 1L, Long::sum);
+        } else if ((m = AUTO_COMMIT_FAILED.matcher(msg)).find()) {
+          errorsByRequest.merge("auto-commit failed", 1L, Long::sum);
+        } else if ((m = FIND_FAILED.matcher(msg)).find()) {
+          String k = errorKind(m.group(1));
+          errors.merge(k, 1L, Long::sum);
+          errorsByRequest.merge("FindCoordinator " + k, 1L, Long::sum);
+        } else if ((m = FETCH_OFFSETS_FAILED.matcher(msg)).find()) {
+          String k = errorKind(m.group(1));
+          errors.merge(k, 1L, Long::sum);
+          errorsByRequest.merge("OffsetFetch " + k, 1L, Long::sum);
+        } else if ((m = TRUNCATION.matcher(msg)).find()) {
+          Map<String, Object> t = new LinkedHashMap<>();
+          t.put("at_ms", at);
+          t.put("partition", m.group(1));
+          t.put("position", Long.parseLong(m.group(2)));
+          t.put("divergent_offset", m.group(3) == null ? null : Long.parseLong(m.group(3)));
+          truncations.add(t);
+        } else if ((m = RESET.matcher(msg)).find()) {
+          Map<String, Object> r = new LinkedHashMap<>();
+          r.put("at_ms", at);
+          r.put("partition", m.group(1));
+          r.put("offset", Long.parseLong(m.group(2)));
+          resets.add(r);
+        } else if ((m = SETUP_TIMEOUT.matcher(msg)).find() || (m = REFUSED_NODE.matcher(msg)).find()) {
+          Map<String, Object> ce = new LinkedHashMap<>();
+          ce.put("at_ms", at);
+          ce.put("incarnation", inc.n);
+          ce.put("node", m.group(1));
+          ce.put("broker", m.groupCount() > 1 ? brokerAt(m.group(2)) : null);
+          ce.put("kind", msg.contains("setup timeout") ? "setup_timeout" : "refused");
+          connections.add(ce);
+        } else if ((m = UNSTABLE.matcher(msg)).find()) {
+          errors.merge(Errors.UNSTABLE_OFFSET_COMMIT.name(), 1L, Long::sum);
+          errorsByRequest.merge("OffsetFetch " + Errors.UNSTABLE_OFFSET_COMMIT.name(), 1L, Long::sum);
+        } else if ((m = FETCH_ERROR.matcher(msg)).find()) {
+          fetchErrors.merge(errorKind(m.group(2)), 1L, Long::sum);
+        }
+      }
+    }
+    cm.put("truncations_detected", (long) truncations.size());
+    cm.put("truncations", truncations);
+    cm.put("offset_resets", resets);
+    cm.put("raised", new ArrayList<>(gc.raised));
+    Map<String, Long> raisedKinds = new TreeMap<>();
+    gc.raised.forEach(r -> raisedKinds.merge((String) r.get("exception"), 1L, Long::sum));
+    cm.put("raised_kinds", raisedKinds);
+    cm.put("fetch_errors", fetchErrors);
+    cm.put("connection_failures", connections);
+    Map<String, Object> g = new LinkedHashMap<>();
+    g.put("group_id", gc.groupId);
+    g.put("offsets_partition", OFFSETS_TOPIC + "-" + offsetsPartition.get(gc.groupId));
+    g.put("coordinator", coordinator.isEmpty() || lastCoordinator == null ? null : coordinator.get(coordinator.size() - 1).get(1));
+    g.put("coordinator_over_time", coordinator);
+    g.put("coordinator_unknown", coordinatorUnknown);
+    Map<String, List<Long>> committed = null;
+    for (int i = 0; i < 20 && committed == null; i++) {
+      try {
+        committed = committed(gc.groupId, 2000);
+      } catch (Exception e) {
+        Thread.sleep(300);
+      }
+    }
+    List<List<Object>> committedList = new ArrayList<>();
+    if (committed != null) {
+      committed.forEach((tp, oe) -> committedList.add(List.of(tp, oe.get(0), oe.get(1) < 0 ? "null" : oe.get(1))));
+    }
+    g.put("committed", committed == null ? null : committedList);
+    g.put("commits", (long) commits.size());
+    g.put("commits_over_time", commits);
+    g.put("step_commits", new ArrayList<>(gc.stepCommits));
+    g.put("errors", errors);
+    g.put("errors_by_request", errorsByRequest);
+    cm.put("group", g);
+    return cm;
+  }
+
+  /**
+   * The fate of every record a producer sent, as a real client can see it: acknowledged or
+   * failed (the send callbacks), and in the partition or not (the final read of each partition
+   * from its start to its high watermark), read by a consumer once, twice or never. The
+   * simulator's report has the same counts (its delivery); it sees every replica's log, the
+   * driver only what a consumer can read.
+   */
+  List<Map<String, Object>> delivery(Map<String, Map<Long, String>> logs) {
+    Map<String, Integer> inLogs = new HashMap<>();
+    Set<String> unreadable = new TreeSet<>();
+    for (String topic : allTopics) {
+      for (int i = 0; i < assignments.get(topic).size(); i++) {
+        Map<Long, String> l = logs.get(topic + "-" + i);
+        if (l == null) {
+          unreadable.add(topic + "-" + i);
+          continue;
+        }
+        l.values().forEach(v -> inLogs.merge(v, 1, Integer::sum));
+      }
+    }
+    Map<String, Integer> readCount = new HashMap<>();
+    Set<String> readTopics = new TreeSet<>();
+    Map<String, Integer> readTwiceAny = new HashMap<>();
+    for (ConsumerClient c : consumers) {
+      readTopics.add(c.topic);
+      Map<String, Integer> mine = new HashMap<>();
+      c.values.forEach(v -> mine.merge(v, 1, Integer::sum));
+      mine.forEach((v, x) -> {
+        readCount.merge(v, x, Integer::sum);
+        if (x > 1) {
+          readTwiceAny.put(v, 1);
+        }
+      });
+    }
+    long runUntil = scenario.get("run_until_ms").asLong();
+    for (GroupClient gc : groupClients.values()) {
+      readTopics.add(gc.topic);
+      Map<String, Integer> mine = new HashMap<>();
+      gc.reads.forEach(r -> {
+        if (r.atMs() <= runUntil) {
+          mine.merge(r.value(), 1, Integer::sum);
+        }
+      });
+      mine.forEach((v, x) -> {
+        readCount.merge(v, x, Integer::sum);
+        if (x > 1) {
+          readTwiceAny.put(v, 1);
+        }
+      });
+    }
+    List<Map<String, Object>> out = new ArrayList<>();
+    Map<String, Map<String, Object>> byId = new LinkedHashMap<>();
+    for (ProducerClient pc : producers.values()) {
+      Map<String, Object> d = byId.computeIfAbsent(pc.id, k -> {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("producer", pc.id);
+        m.put("topic", pc.topic);
+        for (String f : List.of("sent", "acked_kept", "acked_lost", "acked_unreadable", "failed_not_written", "failed_but_written",
+            "pending", "written_twice", "consumed", "consumed_twice", "never_consumed")) {
+          m.put(f, 0L);
+        }
+        out.add(m);
+        return m;
+      });
+      java.util.function.BiConsumer<String, Long> add = (f, x) -> d.put(f, (Long) d.get(f) + x);
+      add.accept("sent", pc.sent.get());
+      List<String> mine = new ArrayList<>();
+      for (Ack a : pc.acks_) {
+        mine.add(a.value());
+        Map<Long, String> l = logs.get(a.partition());
+        if (l == null) {
+          add.accept("acked_unreadable", 1L);
+        } else if (a.value().equals(l.get(a.offset()))) {
+          add.accept("acked_kept", 1L);
+        } else {
+          add.accept("acked_lost", 1L);
+        }
+      }
+      for (String v : pc.failedValues) {
+        mine.add(v);
+        add.accept(inLogs.containsKey(v) ? "failed_but_written" : "failed_not_written", 1L);
+      }
+      long answered = pc.acks_.size() + pc.failedValues.size();
+      add.accept("pending", Math.max(0, pc.sent.get() - answered));
+      boolean read = readTopics.contains(pc.topic);
+      for (String v : mine) {
+        if (inLogs.getOrDefault(v, 0) > 1) {
+          add.accept("written_twice", 1L);
+        }
+        if (readCount.containsKey(v)) {
+          add.accept("consumed", 1L);
+        } else if (read && inLogs.containsKey(v)) {
+          add.accept("never_consumed", 1L);
+        }
+        if (readTwiceAny.containsKey(v)) {
+          add.accept("consumed_twice", 1L);
+        }
+      }
+      d.put("unreadable_partitions", new ArrayList<>(unreadable));
+    }
+    return out;
   }
 
   List<Map<String, Object>> brokerStates() {
@@ -961,9 +1702,25 @@ public final class Driver {
     if (d == null) {
       throw new IllegalStateException("describeTopics failed at the end of the run");
     }
-    for (String topic : allTopics) {
+    List<String> described = new ArrayList<>(allTopics);
+    if (!offsetsPartition.isEmpty()) {
+      for (int i = 0; i < 20; i++) {
+        try {
+          d = new HashMap<>(d);
+          d.putAll(brokerAdmin.describeTopics(List.of(OFFSETS_TOPIC), new DescribeTopicsOptions().timeoutMs(2000)).allTopicNames().get(3, TimeUnit.SECONDS));
+          described.add(OFFSETS_TOPIC);
+          break;
+        } catch (Exception e) {
+          Thread.sleep(200);
+        }
+      }
+    }
+    for (String topic : described) {
       TopicDescription td = d.get(topic);
       for (TopicPartitionInfo pi : td.partitions()) {
+        if (topic.equals(OFFSETS_TOPIC) && !offsetsPartition.containsValue(pi.partition())) {
+          continue; // only the groups' own offsets partitions
+        }
         Map<String, Object> m = new LinkedHashMap<>();
         Integer leader = pi.leader() == null || pi.leader().id() < 0 ? null : pi.leader().id();
         m.put("topic", topic);
@@ -1102,7 +1859,11 @@ public final class Driver {
           leaderBefore.put((String) e.get("partition"), (Integer) e.get("leader"));
         }
       }
-      List<String> parts = leaderBefore.entrySet().stream().filter(x -> x.getValue() != null && bs.contains(x.getValue())).map(Map.Entry::getKey).collect(Collectors.toList());
+      // The producers' partitions only: a group's __consumer_offsets partition takes no produce,
+      // so it has no "writable again" (its leader and coordinator are compared on their own).
+      List<String> parts = leaderBefore.entrySet().stream()
+          .filter(x -> x.getValue() != null && bs.contains(x.getValue()) && !x.getKey().startsWith(OFFSETS_TOPIC + "-"))
+          .map(Map.Entry::getKey).collect(Collectors.toList());
       Map<Integer, Long> actedOn = new TreeMap<>();
       Map<String, Long> electedAt = new TreeMap<>();
       Map<String, Integer> newLeader = new TreeMap<>();
@@ -1182,6 +1943,10 @@ public final class Driver {
     Driver d = new Driver(scenarioPath, a.getOrDefault("--scenario-name", scenarioPath.getFileName().toString()),
         a.containsKey("--assignment") ? Path.of(a.get("--assignment")) : null, Path.of(a.get("--out")), Path.of(a.get("--work")),
         Files.readString(Path.of(a.get("--classpath"))).trim(), Path.of(a.get("--pidfile")));
+    d.groupMode = a.getOrDefault("--group-mode", "assign");
+    if (!Set.of("assign", "subscribe").contains(d.groupMode)) {
+      throw new IllegalArgumentException("--group-mode: assign or subscribe, not " + d.groupMode);
+    }
     long limitS = Long.parseLong(a.getOrDefault("--time-limit-s", "600"));
     Thread watchdog = new Thread(() -> {
       try {

@@ -33,6 +33,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use failover_lab::sim::broker::coordinator;
+use failover_lab::sim::client::connection;
 use failover_lab::sim::client::idempotence::{self, IdempotentProducer};
 use failover_lab::sim::log::{EpochCache, Record};
 use failover_lab::sim::partition::Replica;
@@ -623,6 +624,117 @@ fn offsets_partition_check(v: &Value) -> Result<Kinds, Mismatch> {
     Ok(kinds)
 }
 
+/// The connection's state in the replay: ours, as `connection::State` keeps it.
+enum Conn {
+    Disconnected { reconnect_at: u64 },
+    Connecting { started: u64 },
+    Ready,
+}
+
+/// Kafka's draw lies in our range for this exponent. Kafka computes the
+/// capped term as `base · 2^(log(max/base)/log 2)` in doubles, which can
+/// fall a hair below `max`, so a capped draw may floor one below our floor.
+fn in_bounds(value: u64, base: u64, max: u64, exponent: u32) -> bool {
+    let (lo, hi) = connection::backoff_bounds(base, max, exponent);
+    let capped = max > base && base.saturating_mul(1 << exponent.min(40)) >= max;
+    (lo.saturating_sub(u64::from(capped))..=hi).contains(&value)
+}
+
+/// `ClusterConnectionStates`: reconnect backoff (`connectionDelay`,
+/// `isBlackedOut`), connection set-up timeout and its expiry, against our
+/// `connection::Attempts`, `backoff_bounds` and `setup_timed_out`.
+fn connection_states_check(v: &Value) -> Result<Kinds, Mismatch> {
+    let c = &v["config"];
+    let (rb, rmax) = (
+        num(&c["reconnect_backoff_ms"]),
+        num(&c["reconnect_backoff_max_ms"]),
+    );
+    let (sb, smax) = (num(&c["setup_timeout_ms"]), num(&c["setup_timeout_max_ms"]));
+    let mut attempts = connection::Attempts::default();
+    let mut conn = Conn::Disconnected { reconnect_at: 0 };
+    let mut kinds = Kinds::new();
+    for (i, s) in v["steps"].as_array().expect("steps").iter().enumerate() {
+        let now = num(&s["now"]);
+        let k = &s["kafka"];
+        let op = s["op"].as_str().expect("op");
+        let at = |what: &str| format!("step {i} ({op} at {now}): {what}");
+        match op {
+            "connecting" => conn = Conn::Connecting { started: now },
+            "ready" => {
+                attempts.on_ready();
+                conn = Conn::Ready;
+            }
+            "disconnected" => {
+                let was_connecting = matches!(conn, Conn::Connecting { .. });
+                let exponent = attempts.on_disconnected(was_connecting);
+                let backoff = num(&k["delay"]);
+                if !in_bounds(backoff, rb, rmax, exponent) {
+                    return Err(mismatch(
+                        &at("reconnect backoff"),
+                        backoff,
+                        connection::backoff_bounds(rb, rmax, exponent).1,
+                    ));
+                }
+                kinds.push(format!(
+                    "disconnected while {}",
+                    if was_connecting {
+                        "CONNECTING"
+                    } else {
+                        "READY"
+                    }
+                ));
+                conn = Conn::Disconnected {
+                    reconnect_at: now + backoff,
+                };
+            }
+            _ => {}
+        }
+        let setup = num(&k["setup_timeout"]);
+        if !in_bounds(setup, sb, smax, attempts.failed_connect_attempts) {
+            let (lo, hi) = connection::backoff_bounds(sb, smax, attempts.failed_connect_attempts);
+            return Err(mismatch(&at("setup timeout"), (setup, setup), (lo, hi)));
+        }
+        if smax > sb && setup < smax && sb << attempts.failed_connect_attempts.min(40) >= smax {
+            kinds.push("set-up timeout capped, jittered below the max".into());
+        }
+        let state = k["state"].as_str().expect("state");
+        match conn {
+            Conn::Disconnected { reconnect_at } => {
+                if state != "DISCONNECTED" {
+                    return Err(mismatch(&at("state"), state, "DISCONNECTED"));
+                }
+                let (delay, blacked_out) = (reconnect_at.saturating_sub(now), now < reconnect_at);
+                if (num(&k["delay"]), flag(&k["blacked_out"])) != (delay, blacked_out) {
+                    return Err(mismatch(
+                        &at("connectionDelay, isBlackedOut"),
+                        (num(&k["delay"]), flag(&k["blacked_out"])),
+                        (delay, blacked_out),
+                    ));
+                }
+                kinds.push(format!("disconnected, blacked out {blacked_out}"));
+            }
+            Conn::Connecting { started } => {
+                if state != "CONNECTING" {
+                    return Err(mismatch(&at("state"), state, "CONNECTING"));
+                }
+                let ours = connection::setup_timed_out(started, setup, now);
+                if flag(&k["setup_timed_out"]) != ours {
+                    return Err(mismatch(&at("isConnectionSetupTimeout"), !ours, ours));
+                }
+                kinds.push(format!("connecting, timed out {ours}"));
+            }
+            Conn::Ready => {
+                if state != "READY" || flag(&k["blacked_out"]) {
+                    return Err(mismatch(&at("state"), state, "READY"));
+                }
+            }
+        }
+    }
+    kinds.sort();
+    kinds.dedup();
+    Ok(kinds)
+}
+
 fn produce_error(name: &str) -> idempotence::ProduceError {
     use idempotence::ProduceError as E;
     match name {
@@ -893,6 +1005,10 @@ fn offsets_partition(v: &Value) -> Outcome {
     as_outcome(v, offsets_partition_check)
 }
 
+fn connection_states(v: &Value) -> Outcome {
+    as_outcome(v, connection_states_check)
+}
+
 fn transaction_manager(v: &Value) -> Outcome {
     as_outcome(v, transaction_manager_check)
 }
@@ -955,6 +1071,18 @@ fn group_coordinator_service_partition_for_maps_each_group_as_kafka_does() {
     );
 }
 
+/// Reconnect backoff and connection set-up timeout, Kafka's
+/// `ClusterConnectionStates` (`disconnected`, `ready`, `connectionDelay`,
+/// `isBlackedOut`, `connectionSetupTimeoutMs`, `isConnectionSetupTimeout`).
+#[test]
+fn cluster_connection_states_backoff_and_setup_timeout_grow_as_kafkas_do() {
+    replay_rule(
+        "cluster_connection_states.jsonl",
+        "ClusterConnectionStates",
+        connection_states_check,
+    );
+}
+
 /// The idempotent producer's retry and epoch-bump decisions, Kafka's
 /// `TransactionManager` (`canRetry`, `handleFailedBatch`,
 /// `markSequenceUnresolved`, `maybeResolveSequences`,
@@ -1014,6 +1142,12 @@ const CLASSES: &[Class] = &[
         file: "offsets_partition.jsonl",
         what: "partitionFor: group → __consumer_offsets partition",
         replay: offsets_partition,
+    },
+    Class {
+        name: "ClusterConnectionStates",
+        file: "cluster_connection_states.jsonl",
+        what: "reconnect backoff, connection set-up timeout",
+        replay: connection_states,
     },
     Class {
         name: "TransactionManager",

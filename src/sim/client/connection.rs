@@ -15,9 +15,20 @@
 //!   `reconnect.backoff.ms` (50 ms), doubling per refused attempt up to
 //!   `reconnect.backoff.max.ms` (1 s), with ±20 % jitter;
 //! - a host that drops packets (isolated, powered off) leaves the connection
-//!   **connecting** until `socket.connection.setup.timeout.ms` (10 s, doubling
-//!   per timed-out attempt up to `socket.connection.setup.timeout.max.ms`,
-//!   30 s, ±20 %), with no request sent meanwhile.
+//!   **connecting** until `socket.connection.setup.timeout.ms` (10 s) has
+//!   passed, with no request sent meanwhile.
+//!
+//! Both waits are Kafka's `ExponentialBackoff(base, 2, max, 0.2)`
+//! ([`exponential_backoff`]): the exponent stops where `base · 2^e` reaches
+//! `max`, the ±20 % jitter applies after that and the result is capped at
+//! `max`, so a capped wait lies between 80 % and 100 % of the maximum.
+//! `ClusterConnectionStates.disconnected` ([`Attempts`]) grows the reconnect
+//! backoff on every disconnect, and the set-up timeout (up to
+//! `socket.connection.setup.timeout.max.ms`, 30 s) on every disconnect while
+//! *connecting*: a refusal counts as much as a timed-out attempt. A
+//! disconnect from a ready connection, or a success, starts the set-up
+//! timeout over. An attempt has timed out once strictly more than its
+//! set-up timeout has passed (`isConnectionSetupTimeout`).
 //!
 //! Only the requests already in flight when a connection breaks fail
 //! (NETWORK_EXCEPTION, one failed attempt each); a request that times out
@@ -45,13 +56,85 @@ pub enum State {
     },
 }
 
+/// The two counters `ClusterConnectionStates` keeps per node: they are the
+/// exponents of its reconnect backoff and of its connection set-up timeout.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Attempts {
+    /// Disconnects since the last success (`failedAttempts`).
+    pub failed_attempts: u32,
+    /// Disconnects while connecting since the connection was last ready or
+    /// dropped from ready (`failedConnectAttempts`).
+    pub failed_connect_attempts: u32,
+}
+
+impl Attempts {
+    /// `ClusterConnectionStates.ready`: both start over.
+    pub fn on_ready(&mut self) {
+        *self = Attempts::default();
+    }
+
+    /// `ClusterConnectionStates.disconnected`: returns the reconnect
+    /// backoff's exponent (the failures before this one). While connecting
+    /// (refused or timed out alike) the set-up timeout grows; after ready it
+    /// starts over.
+    pub fn on_disconnected(&mut self, was_connecting: bool) -> u32 {
+        let exponent = self.failed_attempts;
+        self.failed_attempts = self.failed_attempts.saturating_add(1);
+        if was_connecting {
+            self.failed_connect_attempts = self.failed_connect_attempts.saturating_add(1);
+        } else {
+            self.failed_connect_attempts = 0;
+        }
+        exponent
+    }
+}
+
+/// Kafka's `ExponentialBackoff(base, 2, max, 0.2).backoff(attempts)`, with
+/// the jitter factor taken from `draw` (uniform over u64): the term
+/// `base · 2^attempts`, no larger than `max` (Kafka caps the exponent at
+/// log2(max / base)), times a factor in [0.8, 1.2), capped at `max`. Kafka
+/// lowers `base` to `max` when it is larger, and with `max ≤ base` answers
+/// that, unjittered.
+pub fn exponential_backoff(base: u64, max: u64, attempts: u32, draw: u64) -> u64 {
+    if max <= base {
+        return max;
+    }
+    let term = backoff_term(base, max, attempts);
+    // factor = 0.8 + 0.4 · draw / 2^64, in thousandths.
+    let factor = 800 + ((u128::from(draw) * 400) >> 64) as u64;
+    (term.saturating_mul(factor) / 1000).min(max)
+}
+
+/// The un-jittered term of [`exponential_backoff`]: `base · 2^attempts`,
+/// no larger than `max`.
+fn backoff_term(base: u64, max: u64, attempts: u32) -> u64 {
+    base.saturating_mul(1u64 << attempts.min(40)).min(max)
+}
+
+/// Every value [`exponential_backoff`] (and Kafka's `ExponentialBackoff`)
+/// can give for `attempts`, as an inclusive range.
+pub fn backoff_bounds(base: u64, max: u64, attempts: u32) -> (u64, u64) {
+    if max <= base {
+        return (max, max);
+    }
+    let term = backoff_term(base, max, attempts);
+    if term == 0 {
+        return (0, 0);
+    }
+    // floor(0.8 · term) .. the largest integer below 1.2 · term, capped.
+    (term * 4 / 5, ((term * 6 - 1) / 5).min(max))
+}
+
+/// `ClusterConnectionStates.isConnectionSetupTimeout`: an attempt started at
+/// `started` has timed out once strictly more than `timeout` has passed.
+pub fn setup_timed_out(started: u64, timeout: u64, now: u64) -> bool {
+    now.saturating_sub(started) > timeout
+}
+
 #[derive(Clone, Debug)]
 struct Connection {
     state: State,
-    /// Refused or timed-out connects since the last success (failedAttempts).
-    failed_attempts: u32,
-    /// Connects that timed out since the last success (failedConnectAttempts).
-    setup_timeouts: u32,
+    attempts: Attempts,
     /// When the last connect attempt started (lastConnectAttemptMs; 0 for
     /// none): leastLoadedNode connects to the node tried longest ago.
     last_attempt_ms: u64,
@@ -84,8 +167,7 @@ impl Connections {
             by_broker: (0..brokers)
                 .map(|_| Connection {
                     state: State::Ready,
-                    failed_attempts: 0,
-                    setup_timeouts: 0,
+                    attempts: Attempts::default(),
                     last_attempt_ms: 0,
                 })
                 .collect(),
@@ -224,7 +306,7 @@ impl Connections {
             Some(c) => self.jittered(
                 self.config.setup_timeout_ms,
                 self.config.setup_timeout_max_ms,
-                c.setup_timeouts,
+                c.attempts.failed_connect_attempts,
                 b,
                 id,
             ),
@@ -235,10 +317,8 @@ impl Connections {
             c.last_attempt_ms = ctx.now;
         }
         ctx.send(Node::Broker(b), Message::Connect { id });
-        ctx.after(
-            setup.max(1),
-            Timer::ConnectionSetupTimeout { broker: b, id },
-        );
+        // The first instant at which setup_timed_out holds.
+        ctx.after(setup + 1, Timer::ConnectionSetupTimeout { broker: b, id });
     }
 
     /// The broker accepted connect attempt `id`. Returns true when that made
@@ -251,8 +331,7 @@ impl Connections {
             return false;
         }
         c.state = State::Ready;
-        c.failed_attempts = 0;
-        c.setup_timeouts = 0;
+        c.attempts.on_ready();
         true
     }
 
@@ -280,9 +359,6 @@ impl Connections {
         if self.state(b) != Some(State::Connecting { id }) {
             return false;
         }
-        if let Some(c) = self.get_mut(b) {
-            c.setup_timeouts += 1;
-        }
         self.down(now, b, id);
         true
     }
@@ -296,18 +372,20 @@ impl Connections {
 
     /// ClusterConnectionStates.disconnected: count the failure and back off.
     fn down(&mut self, now: u64, b: BrokerId, salt: u64) {
-        let Some(failed) = self.get(b).map(|c| c.failed_attempts) else {
+        let Some(mut attempts) = self.get(b).map(|c| c.attempts) else {
             return;
         };
+        let was_connecting = matches!(self.state(b), Some(State::Connecting { .. }));
+        let exponent = attempts.on_disconnected(was_connecting);
         let wait = self.jittered(
             self.config.reconnect_backoff_ms,
             self.config.reconnect_backoff_max_ms,
-            failed,
+            exponent,
             b,
             salt,
         );
         if let Some(c) = self.get_mut(b) {
-            c.failed_attempts = c.failed_attempts.saturating_add(1);
+            c.attempts = attempts;
             c.state = State::Disconnected {
                 reconnect_at: now + wait,
             };
@@ -329,23 +407,9 @@ impl Connections {
         xxhash_rust::xxh3::xxh3_64(&key)
     }
 
-    /// Kafka's ExponentialBackoff(base, 2, max, 0.2): `base · 2^attempts`
-    /// times a factor in [0.8, 1.2), capped at `max`.
+    /// [`exponential_backoff`] with a reproducible draw (see [`Self::draw`]).
     fn jittered(&self, base: u64, max: u64, attempts: u32, b: BrokerId, salt: u64) -> u64 {
-        let term = base.saturating_mul(1u64 << attempts.min(20));
-        let node = match self.client {
-            Node::Producer(i) => u64::from(i) << 1,
-            Node::Consumer(i) => (u64::from(i) << 1) | 1,
-            _ => 0,
-        };
-        let mut key = [0u8; 24];
-        key[..8].copy_from_slice(&node.to_le_bytes());
-        key[8..16].copy_from_slice(&u64::from(b).to_le_bytes());
-        key[16..].copy_from_slice(&salt.to_le_bytes());
-        let h = xxhash_rust::xxh3::xxh3_64(&key);
-        // factor = 0.8 + 0.4 · h / 2^64, in thousandths.
-        let factor = 800 + ((u128::from(h) * 400) >> 64) as u64;
-        (term.saturating_mul(factor) / 1000).min(max.max(base))
+        exponential_backoff(base, max, attempts, self.draw(b, salt))
     }
 }
 
@@ -395,6 +459,61 @@ mod tests {
             );
         }
         assert!(waits.windows(2).take(4).all(|w| w[1] > w[0]), "{waits:?}");
+    }
+
+    #[test]
+    fn a_refused_connect_grows_the_setup_timeout_and_at_the_cap_the_jitter_gives_80_to_100_percent_of_the_max(
+    ) {
+        // Kafka's ClusterConnectionStates.disconnected grows the connection
+        // set-up timeout (updateConnectionSetupTimeout) on any disconnect
+        // while CONNECTING, a refusal included, and resets it after READY;
+        // its ExponentialBackoff caps the exponent at log2(max / base) and
+        // jitters after that, so a capped value is 80–100 % of the maximum.
+        let mut c = Connections::new(Node::Producer(0), 3, config());
+        let mut world = TestWorld::one_partition();
+        let mut now = 1_000;
+        c.close(now, 1);
+        let mut timeouts = Vec::new();
+        for _ in 0..40 {
+            let State::Disconnected { reconnect_at } = c.state(1).unwrap_or(State::Ready) else {
+                panic!("down");
+            };
+            now = reconnect_at;
+            let mut found = None;
+            world.at(now, |ctx| {
+                assert!(!c.ready(ctx, 1));
+                found = ctx.timers.last().cloned();
+            });
+            let Some((at, Timer::ConnectionSetupTimeout { broker: 1, id })) = found else {
+                panic!("a setup timeout is scheduled: {found:?}");
+            };
+            timeouts.push(at - now - 1);
+            // Refused at once: the broker's process is down.
+            assert_eq!(c.on_disconnected(now, 1, id), Some(Broken::Refused));
+        }
+        // The first attempt after the drop from READY: 10 s ± 20 %; after one
+        // refusal 20 s ± 20 %; from then on capped at 30 s.
+        assert!((8_000..12_000).contains(&timeouts[0]), "{timeouts:?}");
+        assert!((16_000..24_000).contains(&timeouts[1]), "{timeouts:?}");
+        let capped = &timeouts[2..];
+        assert!(
+            capped.iter().all(|t| (24_000..=30_000).contains(t)),
+            "{timeouts:?}"
+        );
+        assert!(
+            capped.iter().any(|t| *t < 29_000),
+            "at the cap the jitter still lowers the timeout: {timeouts:?}"
+        );
+        for attempts in 0..8 {
+            let (lo, hi) = backoff_bounds(10_000, 30_000, attempts);
+            for draw in [0, u64::MAX / 3, u64::MAX / 2, u64::MAX] {
+                let v = exponential_backoff(10_000, 30_000, attempts, draw);
+                assert!(
+                    (lo..=hi).contains(&v),
+                    "{attempts} {draw}: {v} not in {lo}..={hi}"
+                );
+            }
+        }
     }
 
     #[test]

@@ -128,7 +128,7 @@ const OUTCOMES = {
     assert.equal(r.acked_records_lost, 0);
     const [rack, b21] = r.availability.faults;
     assert.deepEqual([rack.brokers.length, rack.partition_count, rack.stalled_partition_count, rack.rto_ms], [20, 1000, 2000, 9353]);
-    assert.deepEqual(Object.values(rack.phases), [9001, 1, 32, 320]);
+    assert.deepEqual(Object.values(rack.phases), [9001, 1, 32, 319]);
     assert.deepEqual([b21.brokers, b21.partition_count, b21.stalled_partition_count, b21.rto_ms], [[21], 80, 70, null]);
     // Nothing offline; the 150 partitions broker 21 held sit below min ISR (an ISR of one) and refuse acks=all writes.
     assert.equal(r.partitions.filter((p) => p.leader === null).length, 0);
@@ -197,24 +197,26 @@ const OUTCOMES = {
 const ANCHORS = {
   'tour-1-leader-dies.json': { 10000: 'broker_crashed', 19004: 'became_leader', 30026: 'isr_changed' },
   'tour-2-producer-finds-leader.json': { 5005: 'produce_error', 5008: 'produce_acked', 25000: 'broker_isolated', 30000: 'produce_error', 33002: 'leader_elected', 38554: 'produce_acked', 52009: 'isr_changed' },
-  'tour-3-leader-epoch.json': { 13001: 'leader_elected', 13002: 'became_leader', 20025: 'isr_changed', 43003: 'became_leader', 60002: 'broker_isolated', 69002: 'leader_elected', 95004: 'alter_partition_rejected', 96005: 'truncated' },
-  'tour-4-unclean-election.json': { 15002: 'isr_changed', 39001: 'acked_records_lost', 39532: 'consumer_truncation_detected', 50023: 'truncated' },
-  'tour-5-rejoining-leader.json': { 3008: 'produce_acked', 15004: 'became_leader', 15513: 'produce_acked', 25023: 'truncated', 25029: 'isr_changed' },
+  'tour-3-leader-epoch.json': { 13001: 'leader_elected', 13002: 'became_leader', 20025: 'isr_changed', 43003: 'became_leader', 60002: 'broker_isolated', 69002: 'leader_elected', 95003: 'alter_partition_rejected', 96005: 'truncated' },
+  'tour-4-unclean-election.json': { 15002: 'isr_changed', 39001: 'acked_records_lost', 39080: 'consumer_truncation_detected', 50022: 'truncated' },
+  'tour-5-rejoining-leader.json': { 3008: 'produce_acked', 15004: 'became_leader', 15512: 'produce_acked', 25023: 'truncated', 25029: 'isr_changed' },
   'tour-6-leader-vs-follower.json': { 35000: 'produce_error', 45004: 'produce_acked', 50005: 'isr_changed' },
-  'tour-7-acks1-loses-data.json': { 4004: 'produce_acked', 4100: 'broker_crashed', 13002: 'acked_records_lost', 20023: 'truncated' },
+  'tour-7-acks1-loses-data.json': { 4004: 'produce_acked', 4100: 'broker_crashed', 13002: 'acked_records_lost', 20022: 'truncated' },
   'tour-8-min-insync-replicas.json': { 5000: 'broker_crashed', 13001: 'isr_changed', 35103: 'produce_error', 40521: 'produce_acked' },
   'tour-10-how-long-unavailable.json': { 10000: 'broker_crashed', 19001: 'leader_elected', 19003: 'became_leader', 19513: 'produce_acked', 40015: 'produce_acked' },
   'tour-18-rack-loss.json': { 10000: 'broker_crashed', 19001: 'broker_fenced', 19034: 'became_leader', 30000: 'broker_crashed' },
-  'tour-19-rack-loss-20000.json': { 3000: 'broker_crashed', 11001: 'broker_fenced', 11209: 'became_leader', 11225: 'produce_acked', 20000: 'broker_crashed', 29029: 'became_leader' },
+  // Tour 19's stop at 11225 (the RTO) has no narrated event: the last partition's
+  // first write is an ack the producer does not narrate; OUTCOMES checks its 8225 ms.
+  'tour-19-rack-loss-20000.json': { 3000: 'broker_crashed', 11001: 'broker_fenced', 11209: 'became_leader', 20000: 'broker_crashed', 29028: 'became_leader' },
   'tour-11-mass-failover.json': { 10000: 'broker_crashed', 19001: 'broker_fenced', 19010: 'became_leader', 20019: 'broker_unfenced', 30001: 'leader_elected', 31021: 'produce_acked' },
-  'tour-14-coordinator-dies.json': { 12000: 'broker_crashed', 16500: 'consumer_crashed', 18470: 'coordinator_found', 21001: 'leader_elected', 21023: 'coordinator_found' },
-  'tour-9-why-not-truncate-to-hw.json': { 3517: 'truncated', 11001: 'acked_records_lost', 30019: 'truncated' },
-  'tour-17-follower-fetching.json': { 105: 'consumer_read_replica_changed', 20001: 'consumer_preferred_replica_lost', 29561: 'consumer_read_replica_changed', 45104: 'consumer_read_replica_changed' },
+  'tour-14-coordinator-dies.json': { 12000: 'broker_crashed', 16500: 'consumer_crashed', 18470: 'coordinator_found', 21001: 'leader_elected', 21022: 'coordinator_found' },
+  'tour-9-why-not-truncate-to-hw.json': { 3517: 'truncated', 11001: 'acked_records_lost', 30020: 'truncated' },
+  'tour-17-follower-fetching.json': { 105: 'consumer_read_replica_changed', 20001: 'consumer_preferred_replica_lost', 29970: 'consumer_read_replica_changed', 45105: 'consumer_read_replica_changed' },
   // Lane A's trace.
   'tour-16-replication-factor.json': { 10000: 'broker_crashed', 30000: 'broker_crashed' },
   'tour-12-unclean-acceptable.json': { 30000: 'broker_crashed', 39001: 'isr_changed', 50019: 'leader_elected' },
   'tour-13-acks1-vs-acks-all.json': { 4004: 'produce_acked', 13002: 'acked_records_lost' },
-  'tour-15-unclean-committed-offsets.json': { 5006: 'offsets_committed', 15002: 'isr_changed', 25008: 'offsets_committed', 26000: 'consumer_crashed', 39002: 'acked_records_lost', 50006: 'offsets_committed' },
+  'tour-15-unclean-committed-offsets.json': { 5006: 'offsets_committed', 15002: 'isr_changed', 25008: 'offsets_committed', 26000: 'consumer_crashed', 39002: 'acked_records_lost', 50007: 'offsets_committed' },
 };
 
 /**
@@ -282,7 +284,7 @@ const COMPARE = {
         { committed: null, position: 181, truncations: 0 },
         9,
       ],
-      50006: [{ committed: '230@1' }, { committed: '230@1' }, { committed: null }, { committed: null }, 9],
+      50007: [{ committed: '230@1' }, { committed: '230@1' }, { committed: null }, { committed: null }, 9],
       60000: [
         { lost: 269, truncations: 1, twice: 0, never: 0, committed: '280@1', consumed: 559, readTwice: 0, hw: 330 },
         { lost: 269, truncations: 1, twice: 0, never: 0, committed: '280@1' },

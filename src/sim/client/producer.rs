@@ -8,6 +8,7 @@ use serde::Serialize;
 
 use super::backoff;
 use super::connection::{Broken, Connections, State};
+use super::idempotence::{can_retry, ProduceError, RetryContext};
 use crate::sim::config::{Acks, ProducerConfig};
 use crate::sim::io::{Buffers, Ctx, Timer};
 use crate::sim::log::Record;
@@ -999,12 +1000,23 @@ impl Producer {
                 // id) and the sequences start again from 0. Any other batch
                 // is retried as it is, since it may only be waiting for an
                 // earlier one.
+                // The decision is TransactionManager.canRetry's, as
+                // client::idempotence models it and Kafka 4.4.0's own class
+                // checks it (tests/oracle/transaction_manager.jsonl).
                 let bump_now = e == ErrorCode::OutOfOrderSequenceNumber
-                    && !batch.seq_reset
-                    && self
-                        .partitions
-                        .get(&p)
-                        .is_some_and(|s| batch.first_seq == Some(s.acked_seq_end));
+                    && batch.first_seq.is_some_and(|base_sequence| {
+                        self.partitions.get(&p).is_some_and(|s| {
+                            let context = RetryContext {
+                                log_start_offset: None,
+                                sequence_has_been_reset: batch.seq_reset,
+                                base_sequence,
+                                last_acked_sequence: s.acked_seq_end.checked_sub(1),
+                                last_acked_offset: None,
+                                unresolved: None,
+                            };
+                            can_retry(ProduceError::OutOfOrderSequenceNumber, &context).bump_epoch
+                        })
+                    });
                 let mut batches = vec![batch];
                 if idempotent_partition {
                     // Keep order: every later in-flight batch goes back too.

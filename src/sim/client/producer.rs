@@ -8,7 +8,7 @@ use serde::Serialize;
 
 use super::backoff;
 use super::connection::{Broken, Connections, State};
-use super::idempotence::{can_retry, ProduceError, RetryContext};
+use super::idempotence::{can_retry, is_next_sequence, ProduceError, RetryContext};
 use crate::sim::config::{Acks, ProducerConfig};
 use crate::sim::io::{Buffers, Ctx, Timer};
 use crate::sim::log::Record;
@@ -85,10 +85,20 @@ pub struct ProducerPartition {
     /// every page of it within seconds; issue 27).
     batches: Option<Box<Batches>>,
     pub last_error: Option<ErrorCode>,
-    /// An in-flight batch of an idempotent producer expired: its sequence is
-    /// unresolved, so once nothing is in flight the producer starts a new
-    /// producer id (epoch bump, KIP-360) and renumbers what is queued.
+    /// The partition asked for an epoch bump (TransactionManager
+    /// .requestIdempotentEpochBumpForPartition: a batch failed for good with
+    /// retries left, or its sequences stayed unresolved): once nothing sent
+    /// under its producer id is outstanding, the producer moves to a new
+    /// producer id (the lab's epoch bump, KIP-360) and this partition's
+    /// batches are numbered from 0 under it.
     pub bump_pending: bool,
+    /// A batch that had been retried expired (Sender.sendProducerData →
+    /// markSequenceUnresolved): whether the broker wrote it is unknown. Once
+    /// nothing is outstanding, maybeResolveSequences decides: if the last
+    /// acknowledged sequence is the one right before the next, later batches
+    /// landed and nothing is missing; otherwise the epoch is bumped. New
+    /// batches wait meanwhile (shouldStopDrainBatchesForPartition).
+    pub unresolved: bool,
     /// Why pump() left this partition out of its scan, if it did (`Parked`).
     parked: Option<Blocked>,
     /// The list of `Parked::on_leader` this partition is on (leader, and
@@ -335,6 +345,13 @@ pub struct Producer {
     /// ledger entry itself does not name its partition: its ledger does).
     pub newly_acked: Vec<(PartitionIndex, Acked)>,
     next_producer_id: u32,
+    /// The producer id (and so epoch) every new batch is numbered under:
+    /// producer-wide, as TransactionManager's producerIdAndEpoch (0 before
+    /// the first idempotent send). A partition still holding batches of an
+    /// older one keeps numbering nothing new until they are answered
+    /// (shouldStopDrainBatchesForPartition), then starts again from 0
+    /// (maybeUpdateProducerIdAndEpoch).
+    pid: u32,
     pump_scheduled: bool,
     /// Partitions whose queue may hold batches (a superset, in partition
     /// order), so pump() does not scan every partition the producer knows;
@@ -418,6 +435,7 @@ impl Producer {
             stats: ProducerStats::default(),
             newly_acked: Vec::new(),
             next_producer_id: 0,
+            pid: 0,
             pump_scheduled: false,
             queued: BTreeSet::new(),
             parked: Parked::default(),
@@ -471,13 +489,14 @@ impl Producer {
     ) {
         self.stats.acks_sent |= 1 << acks as u8;
         let idempotent = self.config.enable_idempotence && acks == Acks::All;
+        // A batch takes its producer id and sequence when it is drained
+        // (RecordAccumulator.drain); until then `producer_id` only marks it
+        // idempotent, with the producer-wide id of the moment.
         let pid = if idempotent {
-            let needs = self.partitions.get(&p).is_none_or(|s| s.producer_id == 0);
-            if needs {
-                let id = self.new_producer_id();
-                self.partitions.or_default(p).producer_id = id;
+            if self.pid == 0 {
+                self.pid = self.new_producer_id();
             }
-            self.partitions.get(&p).map_or(0, |s| s.producer_id)
+            self.pid
         } else {
             0
         };
@@ -497,7 +516,7 @@ impl Producer {
             let open = tail.attempts == 0 && tail.first_seq.is_none() && tail.request.is_none();
             if open
                 && tail.acks == acks
-                && tail.producer_id == pid
+                && (tail.producer_id != 0) == (pid != 0)
                 && tail.narrate == narrate
                 && tail.records.len() + ids.len() <= room
             {
@@ -1017,6 +1036,7 @@ impl Producer {
                             can_retry(ProduceError::OutOfOrderSequenceNumber, &context).bump_epoch
                         })
                     });
+                let retries_left = u64::from(batch.attempts) < self.config.retries;
                 let mut batches = vec![batch];
                 if idempotent_partition {
                     // Keep order: every later in-flight batch goes back too.
@@ -1042,11 +1062,15 @@ impl Producer {
                     state.last_error = Some(e);
                 }
                 if expired {
-                    if e == ErrorCode::OutOfOrderSequenceNumber && idempotent_partition {
-                        // TransactionManager.handleFailedBatch: a batch that
-                        // fails for good on a sequence error leaves the
-                        // partition's sequences unresolved: bump the epoch
-                        // once what was sent under it is answered.
+                    // TransactionManager.handleFailedBatch: a batch that
+                    // fails for good on a sequence error, or with retries
+                    // left (the Sender's adjustSequenceNumbers, attempts <
+                    // retries: a delivery.timeout.ms expiry answered with any
+                    // error), asks for an epoch bump for its partition. The
+                    // lab bumps once what was sent under it is answered.
+                    if idempotent_partition
+                        && (e == ErrorCode::OutOfOrderSequenceNumber || retries_left)
+                    {
                         if let Some(state) = self.partitions.get_mut(&p) {
                             state.bump_pending = true;
                         }
@@ -1100,7 +1124,12 @@ impl Producer {
                     );
                 }
                 let new_pid = if bump_now && !expired {
-                    Some(self.new_producer_id())
+                    // Producer-wide: every partition moves to it
+                    // (bumpIdempotentProducerEpoch); this one rewrites its
+                    // sequences now, the others when their batches of the
+                    // old one are answered.
+                    self.pid = self.new_producer_id();
+                    Some(self.pid)
                 } else {
                     None
                 };
@@ -1128,6 +1157,7 @@ impl Producer {
                         state.next_seq = renumber(state.queue_mut(), pid);
                         state.acked_seq_end = 0;
                         state.bump_pending = false;
+                        state.unresolved = false;
                     }
                 }
                 if !self.pump_scheduled {
@@ -1176,10 +1206,10 @@ impl Producer {
                     if let Some(b) = b {
                         // Sender.sendProducerData: an expired batch that had
                         // been sent (it is in retry) leaves its sequence
-                        // unresolved; TransactionManager then bumps the
-                        // producer epoch and restarts the sequences.
+                        // unresolved (markSequenceUnresolved), resolved below
+                        // once nothing is outstanding.
                         if b.first_seq.is_some() && b.producer_id != 0 {
-                            state.bump_pending = true;
+                            state.unresolved = true;
                         }
                         self.stats.failed += b.records.len() as u64;
                         self.stats.failed_ids.extend_from_slice(&b.records);
@@ -1209,10 +1239,26 @@ impl Producer {
                         .iter()
                         .any(|b| b.first_seq.is_some() && b.producer_id == s.producer_id)
             };
+            // TransactionManager.maybeResolveSequences: with nothing
+            // outstanding, an unresolved sequence is settled if the last
+            // acknowledged one is right before the next (later batches
+            // landed: the broker has no gap), else the epoch is bumped.
+            if state.unresolved && !unresolved(state) {
+                state.unresolved = false;
+                let settled = is_next_sequence(state.acked_seq_end.checked_sub(1), state.next_seq);
+                if !settled {
+                    state.bump_pending = true;
+                }
+            }
             if state.bump_pending && !unresolved(state) {
                 state.bump_pending = false;
-                self.next_producer_id += 1;
-                let pid = producer_id(self.index, self.next_producer_id);
+                // A partition still under an older id only needs the
+                // current one: it starts again from 0 under it.
+                if state.producer_id == self.pid {
+                    self.next_producer_id += 1;
+                    self.pid = producer_id(self.index, self.next_producer_id);
+                }
+                let pid = self.pid;
                 state.producer_id = pid;
                 state.next_seq = renumber(state.queue_mut(), pid);
                 state.acked_seq_end = 0;
@@ -1246,21 +1292,40 @@ impl Producer {
                 let Some(front) = state.queue().front() else {
                     continue;
                 };
-                if state.bump_pending && front.first_seq.is_none() {
-                    continue;
+                // shouldStopDrainBatchesForPartition: no new batch while the
+                // partition's sequences wait for a bump or are unresolved,
+                // nor while batches of an older producer id are outstanding;
+                // after those, new batches start from 0 under the current id
+                // (maybeUpdateProducerIdAndEpoch).
+                let fresh = front.producer_id != 0 && front.first_seq.is_none();
+                let (leader_changed, retry_at) = (
+                    front.sent_in_epoch.is_some_and(|e| epoch > e),
+                    front.retry_at,
+                );
+                if fresh {
+                    if state.bump_pending || state.unresolved {
+                        continue;
+                    }
+                    if state.producer_id != self.pid {
+                        if unresolved(state) {
+                            continue;
+                        }
+                        state.producer_id = self.pid;
+                        state.next_seq = 0;
+                        state.acked_seq_end = 0;
+                    }
                 }
                 // KIP-951 (RecordAccumulator.shouldBackoff): a retry to a
                 // leader newer than the one it last went to goes at once.
-                let leader_changed = front.sent_in_epoch.is_some_and(|e| epoch > e);
-                if front.retry_at > ctx.now && !leader_changed {
-                    next_wake =
-                        Some(next_wake.map_or(front.retry_at, |w: u64| w.min(front.retry_at)));
+                if retry_at > ctx.now && !leader_changed {
+                    next_wake = Some(next_wake.map_or(retry_at, |w: u64| w.min(retry_at)));
                     continue;
                 }
                 let Some(mut b) = state.queue_mut().pop_front() else {
                     continue;
                 };
                 if b.producer_id != 0 && b.first_seq.is_none() {
+                    b.producer_id = state.producer_id;
                     b.first_seq = Some(state.next_seq);
                     state.next_seq = state.next_seq.wrapping_add(b.records.len() as u32);
                 }
@@ -1388,8 +1453,11 @@ impl Producer {
                 let deadline = b.created_ms.saturating_add(timeout);
                 if b.request.is_some() && ctx.now >= deadline {
                     let b = state.in_flight_mut().remove(i);
-                    if b.producer_id != 0 {
-                        state.bump_pending = true;
+                    // Unresolved only if it was being retried (inRetry): a
+                    // first attempt's sequence is simply skipped, and a gap
+                    // shows as OUT_OF_ORDER_SEQUENCE_NUMBER on the next batch.
+                    if b.producer_id != 0 && b.attempts > 1 {
+                        state.unresolved = true;
                     }
                     expired.push((p, b));
                 } else {
@@ -2226,10 +2294,14 @@ mod tests {
     /// Sender.getExpiredInflightBatches: a batch still waiting for its
     /// answer when delivery.timeout.ms has passed since it was created fails
     /// then (the producer wakes for that deadline), and its late answer is
-    /// ignored; an idempotent producer then starts a new producer id for
-    /// what comes next, its sequence being unresolved (KIP-360).
+    /// ignored. On its first attempt it was not being retried
+    /// (ProducerBatch.inRetry), so Sender.sendProducerData does not mark its
+    /// sequence unresolved: the next batch takes the next sequence under the
+    /// same producer id (a gap, if the broker never wrote it, shows as
+    /// OUT_OF_ORDER_SEQUENCE_NUMBER on that batch; audit item 6 of issue 59).
     #[test]
-    fn an_in_flight_batch_fails_at_its_delivery_timeout_and_its_late_answer_is_ignored() {
+    fn an_in_flight_batch_fails_at_its_delivery_timeout_its_late_answer_is_ignored_and_a_first_attempt_leaves_no_unresolved_sequence(
+    ) {
         let mut world = TestWorld::one_partition();
         let mut p = producer(&[("delivery.timeout.ms", serde_json::json!(40_000))]);
         let (out, timers) = sent_and_timers(&mut world, 1_000, |ctx| {
@@ -2259,12 +2331,183 @@ mod tests {
         let [(_, _, ref recs)] = produces(&out)[..] else {
             panic!("{out:?}")
         };
+        assert_eq!(recs, &[(4, 1)], "the next sequence");
+        assert_eq!(
+            p.partitions.get(&0).map(|s| s.producer_id),
+            pid,
+            "under the same producer id"
+        );
+    }
+
+    /// Sender.sendProducerData marks an expired batch's sequence unresolved
+    /// when it was being retried (inRetry); TransactionManager
+    /// .maybeResolveSequences then, with nothing in flight, bumps the epoch
+    /// if the last acknowledged sequence is not the one before the next:
+    /// here nothing was acknowledged after it, so the next batch starts from
+    /// 0 under a new producer id (the lab's epoch bump).
+    #[test]
+    fn an_expired_retried_batch_leaves_its_sequence_unresolved_and_the_epoch_is_bumped_when_nothing_later_landed(
+    ) {
+        let mut world = TestWorld::one_partition();
+        let mut p = producer(&[("delivery.timeout.ms", serde_json::json!(40_000))]);
+        let err = Err(ErrorCode::NotEnoughReplicas);
+        answer_next(&mut world, &mut p, 1_000, err, |p, ctx| {
+            p.send(ctx, 0, vec![3], Acks::All, false)
+        });
+        let pid = p.partitions.get(&0).map(|s| s.producer_id);
+        // The retry goes out and is never answered.
+        let out = sent(&mut world, 1_200, |ctx| retry(&mut p, ctx));
+        assert_eq!(produces(&out).len(), 1, "{out:?}");
+        world.at(41_000, |ctx| p.on_timer(ctx, Timer::Send));
+        assert_eq!(p.stats.failed, 1);
+        assert!(p.partitions.get(&0).is_some_and(|s| s.unresolved));
+        let out = sent(&mut world, 42_000, |ctx| {
+            p.send(ctx, 0, vec![4], Acks::All, false)
+        });
+        let [(_, _, ref recs)] = produces(&out)[..] else {
+            panic!("{out:?}")
+        };
         assert_eq!(recs, &[(4, 0)], "sequences restart");
         assert_ne!(
             p.partitions.get(&0).map(|s| s.producer_id),
             pid,
             "under a new producer id"
         );
+    }
+
+    /// TransactionManager.maybeResolveSequences: an unresolved sequence is
+    /// settled without a bump when, once nothing is in flight, the last
+    /// acknowledged sequence is right before the next one: a later batch
+    /// landed, so the broker holds no gap.
+    #[test]
+    fn an_unresolved_sequence_is_settled_without_a_bump_when_a_later_batch_was_acknowledged() {
+        let mut world = TestWorld::one_partition();
+        let mut p = producer(&[]);
+        answer_next(&mut world, &mut p, 0, Ok(0), |p, ctx| {
+            p.send(ctx, 0, vec![1, 2], Acks::All, false)
+        });
+        let pid = p.partitions.get(&0).map(|s| s.producer_id);
+        if let Some(s) = p.partitions.get_mut(&0) {
+            s.unresolved = true;
+        }
+        let out = sent(&mut world, 100, |ctx| {
+            p.send(ctx, 0, vec![3], Acks::All, false)
+        });
+        let [(_, _, ref recs)] = produces(&out)[..] else {
+            panic!("{out:?}")
+        };
+        assert_eq!(recs, &[(3, 2)], "the next sequence, no restart");
+        assert_eq!(p.partitions.get(&0).map(|s| s.producer_id), pid);
+        assert!(p.partitions.get(&0).is_some_and(|s| !s.unresolved));
+    }
+
+    /// Sender.completeBatch → failBatch(batch, response, attempts < retries):
+    /// a batch answered with an error after its delivery.timeout.ms fails for
+    /// good with retries left, and TransactionManager.handleFailedBatch then
+    /// asks for an epoch bump for its partition (adjustSequenceNumbers), not
+    /// only on a sequence error: what comes next starts from 0 under a new
+    /// producer id.
+    #[test]
+    fn a_batch_failing_after_its_delivery_timeout_with_retries_left_requests_an_epoch_bump() {
+        let mut world = TestWorld::one_partition();
+        let mut p = producer(&[
+            ("delivery.timeout.ms", serde_json::json!(1_000)),
+            ("request.timeout.ms", serde_json::json!(995)),
+        ]);
+        answer_next(&mut world, &mut p, 0, Ok(0), |p, ctx| {
+            p.send(ctx, 0, vec![1], Acks::All, false)
+        });
+        let pid = p.partitions.get(&0).map(|s| s.producer_id);
+        // Created and sent at 10, answered NOT_ENOUGH_REPLICAS at 1,010: at
+        // its deadline, so it fails for good, with retries left.
+        let out = sent(&mut world, 10, |ctx| {
+            p.send(ctx, 0, vec![2], Acks::All, false)
+        });
+        let [(id, _, _)] = produces(&out)[..] else {
+            panic!("{out:?}")
+        };
+        world.at(1_010, |ctx| {
+            p.on_message(ctx, answer(id, Err(ErrorCode::NotEnoughReplicas)))
+        });
+        assert_eq!(p.stats.failed, 1);
+        let out = sent(&mut world, 1_200, |ctx| {
+            p.send(ctx, 0, vec![3], Acks::All, false)
+        });
+        let [(_, _, ref recs)] = produces(&out)[..] else {
+            panic!("{out:?}")
+        };
+        assert_eq!(recs, &[(3, 0)], "sequences restart");
+        assert_ne!(p.partitions.get(&0).map(|s| s.producer_id), pid, "bumped");
+    }
+
+    /// The idempotent producer's epoch is producer-wide
+    /// (TransactionManager.producerIdAndEpoch): a bump asked for by one
+    /// partition moves every partition to the new one. A partition with
+    /// batches of the old one in flight drains nothing new until they are
+    /// answered (RecordAccumulator.shouldStopDrainBatchesForPartition), then
+    /// starts from 0 under the new id (maybeUpdateProducerIdAndEpoch).
+    #[test]
+    fn an_epoch_bump_is_producer_wide_and_a_partition_with_old_batches_in_flight_waits_for_them() {
+        let mut world = TestWorld::one_partition();
+        let mut p = producer(&[]);
+        second_partition(&mut world, &mut p);
+        p.set_leader(1, (Some(1), 4));
+        let out = sent(&mut world, 0, |ctx| {
+            p.send(ctx, 0, vec![1], Acks::All, false);
+            p.send(ctx, 1, vec![2], Acks::All, false)
+        });
+        let [(id0, _, _), (id1, _, _)] = produces(&out)[..] else {
+            panic!("{out:?}")
+        };
+        let old = p.pid;
+        // Partition 0 answers OUT_OF_ORDER_SEQUENCE_NUMBER on its next
+        // sequence (a real gap): the producer bumps; partition 1's batch of
+        // the old id is still in flight.
+        world.at(5, |ctx| {
+            p.on_message(
+                ctx,
+                Message::ProduceResponse {
+                    id: id0,
+                    partitions: vec![ProducePartitionResponse {
+                        partition: 0,
+                        result: Err(ErrorCode::OutOfOrderSequenceNumber),
+                        current_leader: None,
+                    }],
+                },
+            )
+        });
+        assert_ne!(p.pid, old, "a new producer-wide id");
+        assert_eq!(p.partitions.get(&1).map(|s| s.producer_id), Some(old));
+        let out = sent(&mut world, 10, |ctx| {
+            p.send(ctx, 1, vec![3], Acks::All, false)
+        });
+        assert!(
+            produces(&out)
+                .iter()
+                .all(|(_, _, r)| r.iter().all(|(rec, _)| *rec != 3)),
+            "record 3 waits for partition 1's old batch: {out:?}"
+        );
+        // The answer wakes the partition: record 3 goes at once.
+        let out = sent(&mut world, 15, |ctx| {
+            p.on_message(
+                ctx,
+                Message::ProduceResponse {
+                    id: id1,
+                    partitions: vec![ProducePartitionResponse {
+                        partition: 1,
+                        result: Ok(0),
+                        current_leader: None,
+                    }],
+                },
+            )
+        });
+        let third: Vec<_> = produces(&out)
+            .into_iter()
+            .flat_map(|(_, _, r)| r)
+            .filter(|(rec, _)| *rec == 3)
+            .collect();
+        assert_eq!(third, [(3, 0)], "from 0 under the new id: {out:?}");
+        assert_eq!(p.partitions.get(&1).map(|s| s.producer_id), Some(p.pid));
     }
 
     /// acks=0: fire and forget. The records count as acknowledged when sent,
@@ -2706,7 +2949,7 @@ mod tests {
         let mut p = producer(&[]);
         p.forget_leaders(); // no leader known: nothing is drained
         world.at(0, |ctx| p.send(ctx, 0, vec![1], Acks::All, false));
-        let pid = p.partitions.get(&0).map(|s| s.producer_id);
+        let pid = Some(p.pid);
         world.at(120_000, |ctx| p.on_timer(ctx, Timer::Send));
         assert_eq!((p.stats.failed, p.queued_records()), (1, 0));
         p.set_leader(0, (Some(1), 4));

@@ -354,3 +354,48 @@ fn records_join_the_open_batch_and_expire_with_it() {
         assert_no_violations(l);
     }
 }
+
+/// NetworkClient closes a connection whose request timed out, and the
+/// replica fetcher's next fetch connects again first
+/// (ReplicaFetcherBlockingSend, NetworkClientUtils.awaitReady): across a
+/// network partition the attempt is never answered and is given up after
+/// `socket.connection.setup.timeout.ms` (10 s, jittered, growing to 30 s),
+/// then tried again at once (the fetcher's client has no reconnect backoff).
+/// So a follower isolated for longer than `replica.socket.timeout.ms`
+/// (30 s) fetches again within one set-up timeout of the heal and rejoins
+/// the ISR. Before, its fetch sent during the partition was lost and the
+/// next one waited out another 30 s: broker 1 here stayed out of every ISR
+/// to the end (found by the isolated-bootstrap-broker recording, where the
+/// real cluster had it back 1.24 s after the heal).
+#[test]
+fn a_follower_isolated_past_its_fetch_timeout_reconnects_and_rejoins_the_isr_after_the_heal() {
+    let mut l = lab(r#"{
+        "seed": 9, "brokers": 3,
+        "topics": [ { "name": "orders", "partitions": 3, "replication_factor": 3 } ],
+        "clients": [ { "type": "producer", "id": "p1", "topic": "orders", "acks": "all", "records_per_sec": 15 } ],
+        "steps": [ { "at_ms": 4000, "isolate": 1 }, { "at_ms": 40000, "heal": 1 } ],
+        "run_until_ms": 55000
+    }"#);
+    l.run_to_end();
+    let back: Vec<u64> = events(&l, |k| {
+        matches!(k, TraceKind::IsrChanged { isr_before, isr_after, .. }
+            if !isr_before.contains(&1) && isr_after.contains(&1))
+    })
+    .iter()
+    .map(|e| e.at_ms)
+    .collect();
+    assert_eq!(back.len(), 3, "broker 1 rejoins every ISR: {back:?}");
+    assert!(
+        back.iter()
+            .all(|t| (40_000..=40_000 + 12_000 + 1_000).contains(t)),
+        "within one set-up timeout (10 s + 20 % jitter) of the heal: {back:?}"
+    );
+    for p in 0..3 {
+        assert!(
+            reg(&l, p).isr.contains(&1),
+            "orders-{p}: {:?}",
+            reg(&l, p).isr
+        );
+    }
+    assert_no_violations(&l);
+}

@@ -12,8 +12,57 @@ use crate::sim::pmap::VecMap;
 use crate::sim::protocol::*;
 
 use super::{trace_truncation, Broker, REPLICA_SOCKET_TIMEOUT_MS};
+use crate::sim::client::connection::{Connections, State};
+use crate::sim::config::ConnectionConfig;
+
+/// The replica fetcher's NetworkClient (ReplicaFetcherBlockingSend): no
+/// reconnect backoff, the broker's `socket.connection.setup.timeout.ms`
+/// (10 s) and `.max.ms` (30 s) defaults.
+const FETCH_CONNECTION: ConnectionConfig = ConnectionConfig {
+    reconnect_backoff_ms: 0,
+    reconnect_backoff_max_ms: 0,
+    setup_timeout_ms: 10_000,
+    setup_timeout_max_ms: 30_000,
+};
 
 impl Broker {
+    /// The fetch to `leader` got no answer within `replica.socket.timeout.ms`:
+    /// NetworkClient closes the connection it went on (the next fetch
+    /// connects again), and the fetcher backs off.
+    pub(super) fn fetch_timed_out(&mut self, ctx: &mut Ctx, leader: BrokerId, id: u64) {
+        if self
+            .fetch_in_flight
+            .get(&(leader as usize))
+            .is_some_and(|f| f.0 == id)
+        {
+            let me = self.id;
+            let conns = self.fetch_connections.get_or_insert_with(|| {
+                Box::new(Connections::new(Node::Broker(me), 0, FETCH_CONNECTION))
+            });
+            conns.ensure(leader);
+            conns.close(ctx.now, leader);
+        }
+        self.fetch_failed(ctx, leader, id);
+    }
+
+    /// `leader` refused request or connect attempt `id` (its process is
+    /// down). A refused connect fails the fetch it was for at once
+    /// (NetworkClientUtils.awaitReady): back off, as for a failed fetch.
+    pub(super) fn fetch_disconnected(&mut self, ctx: &mut Ctx, leader: BrokerId, id: u64) {
+        let connecting = self
+            .fetch_connections
+            .as_deref()
+            .is_some_and(|c| c.state(leader) == Some(State::Connecting { id }));
+        if connecting {
+            if let Some(c) = self.fetch_connections.as_deref_mut() {
+                c.on_disconnected(ctx.now, leader, id);
+            }
+            self.back_off_leader(ctx, leader);
+            return;
+        }
+        self.fetch_failed(ctx, leader, id);
+    }
+
     /// The fetch to `leader` timed out or its connection broke: back off.
     pub(super) fn fetch_failed(&mut self, ctx: &mut Ctx, leader: BrokerId, id: u64) {
         if self
@@ -90,7 +139,12 @@ impl Broker {
                     last_fetched_epoch,
                 });
             }
-            if partitions.is_empty() {
+            // A connection closed after a timeout is opened again first.
+            let up = self.fetch_connections.as_deref_mut().is_none_or(|c| {
+                c.ensure(leader);
+                c.ready(ctx, leader)
+            });
+            if partitions.is_empty() || !up {
                 self.spares.0.fetch_parts.put(partitions);
                 continue;
             }

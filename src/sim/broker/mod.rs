@@ -33,6 +33,7 @@ mod isr;
 mod metadata;
 mod requests;
 
+use crate::sim::client::connection::Connections;
 use std::rc::Rc;
 
 use crate::sim::shared::{Pages, Scratch, Spare};
@@ -175,6 +176,15 @@ pub struct Broker {
     /// The Fetch in flight to each leader broker (by broker id): its id and
     /// the (partition, leader epoch) pairs it asked for.
     fetch_in_flight: DenseMap<(u64, Vec<(PartitionIndex, u32)>)>,
+    /// The replica fetcher's connections to leaders, once one has been
+    /// closed (`None` until then: every connection is up). A fetch that
+    /// timed out closes its connection (NetworkClient), and the next fetch
+    /// to that leader connects first: across a network partition the
+    /// attempt is never answered and gives up after
+    /// `socket.connection.setup.timeout.ms`, then connects again at once
+    /// (ReplicaFetcherBlockingSend: no reconnect backoff), so a healed
+    /// broker fetches again within one set-up timeout.
+    fetch_connections: Option<Box<Connections>>,
     /// Boxed: parked fetches (one per follower broker) complete in any
     /// order, and removing one from the middle of the sorted vector moves
     /// every later entry; a box keeps that move to 16 bytes an entry.
@@ -296,6 +306,7 @@ impl Broker {
             replicas: PartitionMap::new(),
             followers: FollowerTable::default(),
             fetch_in_flight: DenseMap::new(),
+            fetch_connections: None,
             parked_fetches: VecMap::new(),
             fetch_waiters: Waiters::default(),
             parked_produces: VecMap::new(),
@@ -418,6 +429,7 @@ impl Broker {
         self.meta_ineligible.clear();
         self.meta_broker_epochs.clear();
         self.fetch_in_flight.clear();
+        self.fetch_connections = None;
         self.parked_fetches.clear();
         self.fetch_waiters.clear();
         self.parked_produces.clear();
@@ -631,7 +643,16 @@ impl Broker {
                     .change_where(|r| r.log.needs_flush(), |r| r.log.flush());
                 ctx.after(ctx.config.flush_interval_ms, Timer::Flush);
             }
-            Timer::FetchTimeout { leader, id } => self.fetch_failed(ctx, leader, id),
+            Timer::FetchTimeout { leader, id } => self.fetch_timed_out(ctx, leader, id),
+            Timer::ConnectionSetupTimeout { broker, id } => {
+                let closed = self
+                    .fetch_connections
+                    .as_deref_mut()
+                    .is_some_and(|c| c.on_setup_timeout(ctx.now, broker, id));
+                if closed {
+                    self.send_fetches(ctx);
+                }
+            }
             Timer::FetchRetry => self.send_fetches(ctx),
             Timer::DelayedFetchExpire { id } => {
                 if let Some(parked) = self.unpark_fetch(id) {
@@ -853,10 +874,19 @@ impl Broker {
                 partition,
                 result,
             } => self.handle_alter_partition_response(ctx, id, partition, result),
+            Message::Connected { id, broker } => {
+                let up = self
+                    .fetch_connections
+                    .as_deref_mut()
+                    .is_some_and(|c| c.on_connected(broker, id));
+                if up {
+                    self.send_fetches(ctx);
+                }
+            }
             Message::Disconnected {
                 id,
                 to: Node::Broker(leader),
-            } => self.fetch_failed(ctx, leader, id),
+            } => self.fetch_disconnected(ctx, leader, id),
             _ => {}
         }
     }

@@ -175,6 +175,18 @@ impl Connections {
         }
     }
 
+    /// Room for brokers up to `b`, their connections ready (a connection
+    /// table made before the cluster's size was known grows on first use).
+    pub fn ensure(&mut self, b: BrokerId) {
+        while self.by_broker.len() < b as usize {
+            self.by_broker.push(Connection {
+                state: State::Ready,
+                attempts: Attempts::default(),
+                last_attempt_ms: 0,
+            });
+        }
+    }
+
     /// A process that has just started holds no connection: each is opened
     /// on first use (a dead broker then refuses it, and nothing is sent).
     pub fn none_yet(mut self) -> Self {

@@ -16,7 +16,7 @@ PORT ?= 8080
 HOST := 127.0.0.1
 CHROMEDRIVER ?= /usr/bin/chromedriver
 
-.PHONY: help setup build wasm run test test-fmt test-clippy test-native test-wasm-build \
+.PHONY: help setup build wasm run test test-fmt test-clippy test-native test-native-fast test-wasm-build \
         test-wasm-browser test-e2e test-types test-size bench fmt clean oracle oracle-check kafka-differential \
         mutants mutants-diff
 
@@ -55,8 +55,17 @@ run: build
 	@echo "Failover Lab: http://$(HOST):$(PORT)/"
 	@python3 -m http.server $(PORT) --bind $(HOST) --directory www
 
-test: setup
-	@$(MAKE) --no-print-directory test-fmt test-clippy test-native test-wasm-build test-wasm-browser test-e2e test-types test-size
+# Each step is timed (scripts/timed.sh) and the table of where the time went
+# is printed at the end, passed or not (scripts/test-times.sh; issue 61).
+TEST_STEPS := test-fmt test-clippy test-native test-native-fast test-wasm-build test-wasm-browser test-e2e test-types test-size
+TEST_TIMES := target/test-times.tsv
+test:
+	@mkdir -p target && rm -f $(TEST_TIMES)
+	@scripts/timed.sh $(TEST_TIMES) setup scripts/setup.sh || { scripts/test-times.sh $(TEST_TIMES); exit 1; }
+	@for step in $(TEST_STEPS); do \
+	  scripts/timed.sh $(TEST_TIMES) $$step $(MAKE) --no-print-directory $$step || { scripts/test-times.sh $(TEST_TIMES); exit 1; }; \
+	done
+	@scripts/test-times.sh $(TEST_TIMES)
 	@echo "test: all passed"
 
 test-fmt:
@@ -73,6 +82,12 @@ test-native:
 	@echo "== cargo test (native)"
 	cargo test
 
+# The long randomised suites (tests/fuzz.rs, tests/sweep.rs; `test = false` in
+# Cargo.toml, so the plain cargo test above leaves them out), optimised.
+test-native-fast:
+	@echo "== cargo test --profile fast-test (fuzz, sweep)"
+	cargo test --profile fast-test --test fuzz --test sweep
+
 # Proves the core builds for wasm32 (debug profile, independent of the site build).
 test-wasm-build:
 	@echo "== cargo build --lib --target wasm32-unknown-unknown"
@@ -85,11 +100,13 @@ test-wasm-browser:
 	CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner \
 	cargo test --target wasm32-unknown-unknown --test web
 
-# Browser end-to-end tests (playwright-core + /usr/bin/chromium) against the built site.
+# Browser end-to-end tests (playwright-core + /usr/bin/chromium) against the built site,
+# E2E_JOBS test files at a time (each its own server and browser; default: the cores).
+E2E_JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 test-e2e:
-	@echo "== browser end-to-end tests (tests/e2e/)"
+	@echo "== browser end-to-end tests (tests/e2e/, $(E2E_JOBS) files at a time)"
 	$(BUILD_STEPS)
-	node --test tests/e2e/
+	node --test --test-concurrency=$(E2E_JOBS) tests/e2e/
 
 # failover-lab.d.ts (the element package's types) checked on its own, then the
 # example Playwright script in TypeScript (examples/typescript) checked with

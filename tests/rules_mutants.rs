@@ -932,7 +932,8 @@ fn orders_offsets_partition(l: &failover_lab::Lab) -> usize {
 /// KAFKA_REPLICATION.md's group-coordinator section). The lab's load costs
 /// `sim.coordinator.load.ms` plus `sim.coordinator.load.us.per.record` per
 /// record of the log, rounded up to the millisecond, and the narration
-/// counts the commit records it read. Here: 300 ms + 10 ms per record.
+/// counts the commit records it read (a partition with none is not
+/// narrated). Here: 300 ms + 10 ms per record.
 #[test]
 fn a_new_coordinator_loads_for_a_fixed_cost_plus_a_cost_per_record_and_counts_the_records_it_read()
 {
@@ -981,6 +982,14 @@ fn a_new_coordinator_loads_for_a_fixed_cost_plus_a_cost_per_record_and_counts_th
         vec![(at + 300 + records * 10, records, vec!["orders".to_string()])],
         "became leader at {at} with {records} records"
     );
+    // The other 49 offsets partitions hold no commit: their leaders (at
+    // the start, and the ones elected after the crash) load nothing and
+    // narrate nothing.
+    let empty = common::events(
+        &l,
+        |k| matches!(k, TraceKind::CoordinatorLoaded { partition, .. } if *partition != 31),
+    );
+    assert!(empty.is_empty(), "{empty:?}");
 }
 
 /// The story of record `id` (the page's fate view) as its fate and the
@@ -1145,5 +1154,46 @@ fn a_records_acknowledgement_is_the_batch_whose_offsets_contain_it_and_an_unread
             acks[0].contains(&format!("at offsets {batch}")),
             "offset {offset}: {acks:?}"
         );
+    }
+}
+
+/// A broker that stops leading a `__consumer_offsets` partition unloads
+/// its groups (GroupCoordinatorService.onResignation, from
+/// ReplicaManager's leader-to-follower transition): after the preferred
+/// replica takes the partition back (auto.leader.rebalance.enable), only
+/// the leader holds the group's offsets, not the broker that led it
+/// meanwhile.
+#[test]
+fn a_broker_that_stops_leading_an_offsets_partition_unloads_its_groups() {
+    let config = r#""leader.imbalance.check.interval.seconds": 5"#;
+    let probe = group_lab(config, "", 1);
+    let op = orders_offsets_partition(&probe);
+    let first = probe.cluster.partitions[op].replicas[0];
+    let mut l = group_lab(
+        config,
+        &format!(r#"{{"at_ms": 8000, "crash": {first}}}, {{"at_ms": 25000, "restart": {first}}}"#),
+        60_000,
+    );
+    l.cluster.run_until(24_000);
+    let interim = common::reg(&l, op)
+        .leader
+        .expect("a leader while the first is down");
+    assert_ne!(interim, first);
+    assert!(l
+        .cluster
+        .broker(interim)
+        .is_some_and(|b| b.coordinator.contains_key(&op)));
+    l.run_to_end();
+    assert_eq!(
+        common::reg(&l, op).leader,
+        Some(first),
+        "the preferred leader is back"
+    );
+    for b in 1..=3 {
+        let holds = l
+            .cluster
+            .broker(b)
+            .is_some_and(|x| x.coordinator.contains_key(&op));
+        assert_eq!(holds, b == first, "broker {b}");
     }
 }

@@ -167,7 +167,9 @@ kafka-differential:
 # file, SHARD=k/n (k from 0) to one slice of n; results in $(MUTANTS_OUT)/mutants.out.
 MUTANTS_MODULES := src/sim/partition_change.rs src/sim/partition.rs src/sim/log.rs \
         src/sim/controller.rs src/sim/broker/isr.rs src/sim/broker/fetcher.rs \
-        src/sim/broker/requests.rs src/sim/client/producer.rs src/sim/availability.rs
+        src/sim/broker/requests.rs src/sim/client/producer.rs src/sim/availability.rs \
+        src/sim/broker/coordinator.rs src/sim/delivery.rs src/sim/client/connection.rs \
+        src/sim/client/group.rs src/sim/client/consumer.rs
 MODULE ?=
 SHARD ?=
 BASE ?= main

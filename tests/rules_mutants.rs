@@ -894,3 +894,306 @@ fn the_maximal_isr_counts_a_pending_expansions_new_member_and_no_member_twice() 
     assert_eq!(BrokerState::ids(&proposed), vec![1, 2]);
     assert_eq!(w.replica().maximal_isr_len(), 3, "no member counted twice");
 }
+
+// ---------------------------------------------------------------------------
+// The client side (issue 59, build item 4): the group coordinator, the
+// consumer and its group half, connections, and the delivery accounting.
+
+#[path = "common/mod.rs"]
+mod common;
+
+/// One producer (acks=all, 20 records/s) and one consumer of group
+/// "orders" on a one-partition topic, three brokers.
+fn group_lab(config: &str, steps: &str, until: u64) -> failover_lab::Lab {
+    common::lab(&format!(
+        r#"{{"seed": 3, "brokers": 3, "config": {{{config}}},
+          "topics": [{{"name": "t", "partitions": 1, "replication_factor": 3}}],
+          "clients": [
+            {{"type": "producer", "id": "p", "topic": "t", "acks": "all", "records_per_sec": 20}},
+            {{"type": "consumer", "id": "c", "topic": "t", "config": {{"group.id": "orders"}}}}],
+          "steps": [{steps}],
+          "run_until_ms": {until}}}"#
+    ))
+}
+
+/// "orders"' partition of `__consumer_offsets` (GroupCoordinatorService
+/// .partitionFor: Utils.abs(-1008770331) % 50 = 31) and its global index.
+fn orders_offsets_partition(l: &failover_lab::Lab) -> usize {
+    l.cluster
+        .partitions
+        .iter()
+        .position(|p| p.topic == "__consumer_offsets" && p.partition == 31)
+        .unwrap_or_else(|| panic!("no __consumer_offsets-31"))
+}
+
+/// A new leader of a `__consumer_offsets` partition answers the group only
+/// after it has read the partition's records (CoordinatorRuntime schedules
+/// the load on becoming leader; COORDINATOR_LOAD_IN_PROGRESS meanwhile,
+/// KAFKA_REPLICATION.md's group-coordinator section). The lab's load costs
+/// `sim.coordinator.load.ms` plus `sim.coordinator.load.us.per.record` per
+/// record of the log, rounded up to the millisecond, and the narration
+/// counts the commit records it read (a partition with none is not
+/// narrated). Here: 300 ms + 10 ms per record.
+#[test]
+fn a_new_coordinator_loads_for_a_fixed_cost_plus_a_cost_per_record_and_counts_the_records_it_read()
+{
+    use failover_lab::sim::trace::TraceKind;
+    let config = r#""sim.coordinator.load.ms": 300, "sim.coordinator.load.us.per.record": 10000"#;
+    let probe = group_lab(config, "", 1);
+    let op = orders_offsets_partition(&probe);
+    let first = probe.cluster.partitions[op].replicas[0];
+    let mut l = group_lab(
+        config,
+        &format!(r#"{{"at_ms": 12000, "crash": {first}}}"#),
+        30_000,
+    );
+    l.run_to_end();
+    let became: Vec<(u64, u32, u64)> = common::events(&l, |k| {
+        matches!(k, TraceKind::BecameLeader { topic, partition: 31, .. } if topic == "__consumer_offsets")
+    })
+    .iter()
+    .filter(|e| e.at_ms >= 12_000)
+    .filter_map(|e| match &e.kind {
+        TraceKind::BecameLeader {
+            broker,
+            log_end_offset,
+            ..
+        } => Some((e.at_ms, *broker, *log_end_offset)),
+        _ => None,
+    })
+    .collect();
+    assert_eq!(became.len(), 1, "one new leader: {became:?}");
+    let (at, broker, records) = became[0];
+    assert_ne!(broker, first);
+    assert!(records >= 2, "two auto-commits before the crash: {records}");
+    let loaded: Vec<(u64, u64, Vec<String>)> = common::events(&l, |k| {
+        matches!(k, TraceKind::CoordinatorLoaded { broker: b, partition: 31, .. } if *b == broker)
+    })
+    .iter()
+    .filter_map(|e| match &e.kind {
+        TraceKind::CoordinatorLoaded {
+            records, groups, ..
+        } => Some((e.at_ms, *records, groups.clone())),
+        _ => None,
+    })
+    .collect();
+    assert_eq!(
+        loaded,
+        vec![(at + 300 + records * 10, records, vec!["orders".to_string()])],
+        "became leader at {at} with {records} records"
+    );
+    // The other 49 offsets partitions hold no commit: their leaders (at
+    // the start, and the ones elected after the crash) load nothing and
+    // narrate nothing.
+    let empty = common::events(
+        &l,
+        |k| matches!(k, TraceKind::CoordinatorLoaded { partition, .. } if *partition != 31),
+    );
+    assert!(empty.is_empty(), "{empty:?}");
+}
+
+/// The story of record `id` (the page's fate view) as its fate and the
+/// texts of its events.
+fn story_of(l: &failover_lab::Lab, id: u64) -> failover_lab::sim::delivery::Story {
+    failover_lab::sim::delivery::story(&l.cluster, id)
+        .unwrap_or_else(|| panic!("no story for {id}"))
+}
+
+fn has_event(s: &failover_lab::sim::delivery::Story, text: &str) -> bool {
+    s.events.iter().any(|(_, t)| t.contains(text))
+}
+
+/// A record's story tells the events that decided its fate and no other
+/// (delivery.rs, `story`): an acknowledged record an unclean election
+/// dropped (KAFKA_REPLICATION.md §5, unclean leader election) has the
+/// loss, the consumer's KIP-320 validation that found it truncated
+/// (OffsetsForLeaderEpoch answered below the position: the records from
+/// the divergence point up to the position), and the old leader's
+/// truncation; a record kept below the divergence point, or at the
+/// position the consumer had reached, has neither the loss nor the
+/// validation. A pending record has a story too, and a record nobody read
+/// lists no reader. Each count names at most three example ids.
+#[test]
+fn a_records_story_holds_the_loss_the_validation_and_the_truncation_that_decided_it_and_no_other() {
+    let mut l = common::scenario_file("unclean-election.json");
+    l.run_to_end();
+    let d = &l.report().delivery[0];
+    assert_eq!(d.topic, "orders");
+    assert!(d.acked_kept.count > 3 && d.acked_lost.count > 3, "{d:?}");
+    assert_eq!(d.acked_kept.examples.len(), 3, "at most three examples");
+    assert_eq!(d.acked_lost.examples.len(), 3, "at most three examples");
+    let lost = story_of(&l, d.acked_lost.examples[0]);
+    assert_eq!(lost.fate, "acked_lost");
+    assert!(
+        has_event(&lost, "acknowledged record(s) of orders-0 are lost"),
+        "{:?}",
+        lost.events
+    );
+    assert!(
+        has_event(&lost, "Consumer c1 validated its position"),
+        "{:?}",
+        lost.events
+    );
+    assert!(
+        has_event(&lost, "Broker 1 truncated orders-0"),
+        "{:?}",
+        lost.events
+    );
+    // Kept at offset 0, below the divergence point.
+    let kept = story_of(&l, d.acked_kept.examples[0]);
+    assert_eq!((kept.fate, kept.acked_offset), ("acked_kept", Some(0)));
+    assert!(!has_event(&kept, "are lost"), "{:?}", kept.events);
+    assert!(
+        !has_event(&kept, "validated its position"),
+        "{:?}",
+        kept.events
+    );
+    assert!(!has_event(&kept, "truncated"), "{:?}", kept.events);
+    // The consumer's position was 299 when it validated: a record later
+    // written at offset 299 was not among those it found truncated.
+    let validated = l
+        .cluster
+        .trace
+        .events()
+        .find_map(|e| match &e.kind {
+            failover_lab::sim::trace::TraceKind::ConsumerTruncationDetected {
+                position, ..
+            } => Some(*position),
+            _ => None,
+        })
+        .expect("the consumer detected the truncation");
+    let at_position = l.cluster.acked[0]
+        .iter()
+        .find(|a| a.offset == validated)
+        .map(|a| a.id)
+        .expect("a record acknowledged at the position");
+    let s = story_of(&l, at_position);
+    assert_eq!(s.fate, "acked_kept");
+    assert!(!has_event(&s, "validated its position"), "{:?}", s.events);
+    // Pending at the end: a story with nobody reading it.
+    let pending = story_of(&l, d.pending.examples[0]);
+    assert_eq!(pending.fate, "pending");
+    assert!(pending.reads.is_empty(), "{:?}", pending.reads);
+}
+
+/// A consumer that restarts from its group's last commit reads again what
+/// it read after that commit (ConsumerCoordinator.refreshCommittedOffsets
+/// IfNeeded: at-least-once): a record read twice has the restart in its
+/// story, a record read once does not.
+#[test]
+fn a_record_read_twice_has_the_consumers_restart_in_its_story_and_one_read_once_does_not() {
+    let mut l = common::lab(
+        r#"{"seed": 3, "brokers": 3,
+          "topics": [{"name": "t", "partitions": 1, "replication_factor": 3}],
+          "clients": [
+            {"type": "producer", "id": "p", "topic": "t", "acks": "all", "records_per_sec": 20},
+            {"type": "consumer", "id": "c", "topic": "t",
+              "config": {"group.id": "orders", "auto.offset.reset": "earliest"}}],
+          "steps": [{"at_ms": 12500, "crash_client": "c"}, {"at_ms": 15000, "restart_client": "c"}],
+          "run_until_ms": 25000}"#,
+    );
+    l.run_to_end();
+    let read: Vec<u64> = l.cluster.consumers[0]
+        .consumed_records
+        .iter()
+        .map(|r| r.2)
+        .collect();
+    let times = |id: u64| read.iter().filter(|x| **x == id).count();
+    let twice = *read
+        .iter()
+        .find(|id| times(**id) == 2)
+        .expect("a record read twice");
+    let once = *read
+        .iter()
+        .find(|id| times(**id) == 1)
+        .expect("a record read once");
+    let s = story_of(&l, twice);
+    assert_eq!(s.reads, vec![("c".to_string(), 2)]);
+    assert!(has_event(&s, "Consumer c starts again"), "{:?}", s.events);
+    let s = story_of(&l, once);
+    assert_eq!(s.reads, vec![("c".to_string(), 1)]);
+    assert!(!has_event(&s, "starts again"), "{:?}", s.events);
+}
+
+/// A record's acknowledgement is the ProduceAcked whose offsets
+/// `base..base + count` (exclusive) contain the record's offset (the
+/// ProduceResponse's base offset names the batch's first record): with two
+/// batches of three on one partition, offsets 2 and 3 are each in exactly
+/// one. With no consumer of the topic, no committed record counts as
+/// never consumed (`never_consumed` is for topics someone reads).
+#[test]
+fn a_records_acknowledgement_is_the_batch_whose_offsets_contain_it_and_an_unread_topic_counts_nothing_never_consumed(
+) {
+    let mut l = common::lab(
+        r#"{"seed": 1, "brokers": 3,
+      "topics": [{"name": "t", "partitions": 1, "replication_factor": 3}],
+      "clients": [{"type": "producer", "id": "p", "topic": "t", "acks": "all"}],
+      "steps": [
+        {"at_ms": 3000, "produce": {"topic": "t", "partition": 0, "count": 3, "producer": "p"}},
+        {"at_ms": 4000, "produce": {"topic": "t", "partition": 0, "count": 3, "producer": "p"}}],
+      "run_until_ms": 6000}"#,
+    );
+    l.run_to_end();
+    let d = &l.report().delivery[0];
+    assert_eq!(d.acked_kept.count, 6, "{d:?}");
+    assert_eq!(d.never_consumed.count, 0, "no consumer reads t: {d:?}");
+    for (offset, batch) in [(0, "0..2"), (2, "0..2"), (3, "3..5"), (5, "3..5")] {
+        let id = l.cluster.acked[0]
+            .iter()
+            .find(|a| a.offset == offset)
+            .map(|a| a.id)
+            .unwrap_or_else(|| panic!("offset {offset} acknowledged"));
+        let acks: Vec<String> = story_of(&l, id)
+            .events
+            .into_iter()
+            .filter(|(_, t)| t.contains("got acks=all"))
+            .map(|(_, t)| t)
+            .collect();
+        assert_eq!(acks.len(), 1, "offset {offset}: {acks:?}");
+        assert!(
+            acks[0].contains(&format!("at offsets {batch}")),
+            "offset {offset}: {acks:?}"
+        );
+    }
+}
+
+/// A broker that stops leading a `__consumer_offsets` partition unloads
+/// its groups (GroupCoordinatorService.onResignation, from
+/// ReplicaManager's leader-to-follower transition): after the preferred
+/// replica takes the partition back (auto.leader.rebalance.enable), only
+/// the leader holds the group's offsets, not the broker that led it
+/// meanwhile.
+#[test]
+fn a_broker_that_stops_leading_an_offsets_partition_unloads_its_groups() {
+    let config = r#""leader.imbalance.check.interval.seconds": 5"#;
+    let probe = group_lab(config, "", 1);
+    let op = orders_offsets_partition(&probe);
+    let first = probe.cluster.partitions[op].replicas[0];
+    let mut l = group_lab(
+        config,
+        &format!(r#"{{"at_ms": 8000, "crash": {first}}}, {{"at_ms": 25000, "restart": {first}}}"#),
+        60_000,
+    );
+    l.cluster.run_until(24_000);
+    let interim = common::reg(&l, op)
+        .leader
+        .expect("a leader while the first is down");
+    assert_ne!(interim, first);
+    assert!(l
+        .cluster
+        .broker(interim)
+        .is_some_and(|b| b.coordinator.contains_key(&op)));
+    l.run_to_end();
+    assert_eq!(
+        common::reg(&l, op).leader,
+        Some(first),
+        "the preferred leader is back"
+    );
+    for b in 1..=3 {
+        let holds = l
+            .cluster
+            .broker(b)
+            .is_some_and(|x| x.coordinator.contains_key(&op));
+        assert_eq!(holds, b == first, "broker {b}");
+    }
+}

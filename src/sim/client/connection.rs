@@ -547,6 +547,133 @@ mod tests {
         assert!(matches!(c.state(2), Some(State::Disconnected { .. })));
     }
 
+    /// Each client's jitter is its own (every Kafka client seeds its own
+    /// `Random` for ExponentialBackoff): two producers, two consumers, and
+    /// a producer and a consumer of the same index never share a draw for
+    /// the same broker and attempt.
+    #[test]
+    fn each_client_draws_its_own_jitter() {
+        let clients = [
+            Node::Producer(0),
+            Node::Producer(1),
+            Node::Consumer(0),
+            Node::Consumer(1),
+        ];
+        let draws: std::collections::BTreeSet<u64> = clients
+            .iter()
+            .map(|n| Connections::new(*n, 3, config()).draw(1, 7))
+            .collect();
+        assert_eq!(draws.len(), clients.len(), "{draws:?}");
+    }
+
+    /// NetworkClient.leastLoadedNode keeps the first node it meets with
+    /// the fewest requests in flight (`currInflight < inflight`, strict) and
+    /// the first that may connect with the oldest last attempt
+    /// (`lastConnectAttemptMs(found) > lastConnectAttemptMs(node)`, strict),
+    /// counting from its random start; a node at its in-flight limit is
+    /// never picked (`canSendRequest`), and a node still backing off is not
+    /// one that may connect (`canConnect`).
+    #[test]
+    fn least_loaded_node_keeps_the_first_of_equals_and_never_a_node_at_its_limit_or_backing_off() {
+        let mut world = TestWorld::one_partition();
+        let client = Node::Consumer(0);
+        let mut c = Connections::new(client, 3, config());
+        // The random start of the next pick, seen by a copy with every node
+        // idle: the first node it meets.
+        let start_of = |c: &Connections, world: &mut TestWorld| {
+            let mut copy = c.clone();
+            world.at(0, |ctx| copy.least_loaded(ctx, &|_| 0, 5))
+        };
+        for _ in 0..10 {
+            let first = start_of(&c, &mut world);
+            assert_eq!(world.at(0, |ctx| c.least_loaded(ctx, &|_| 1, 5)), first);
+        }
+        let load = |b: BrokerId| [1, 3, 2][(b - 1) as usize];
+        for _ in 0..10 {
+            assert_eq!(world.at(0, |ctx| c.least_loaded(ctx, &load, 5)), Some(1));
+        }
+        for _ in 0..5 {
+            assert_eq!(world.at(0, |ctx| c.least_loaded(ctx, &|_| 2, 2)), None);
+        }
+        assert!((1..=3).all(|b| c.is_ready(b)), "no connect alongside");
+        // Every node down, none tried yet: the connect goes to the first
+        // node of the random order.
+        for _ in 0..10 {
+            let mut down = Connections::new(client, 3, config()).none_yet();
+            down.picks = c.picks;
+            let first = start_of(&c, &mut world).unwrap_or(0);
+            c.picks += 1;
+            assert_eq!(world.at(0, |ctx| down.least_loaded(ctx, &|_| 0, 5)), None);
+            assert!(
+                matches!(down.state(first), Some(State::Connecting { .. })),
+                "{first}"
+            );
+        }
+        // Broker 1 was tried longest ago but still backs off; broker 2 may
+        // connect: it is the one.
+        let mut c = Connections::new(client, 3, config());
+        for (b, reconnect_at, last) in [(0, 10_000, 100), (1, 0, 5_000), (2, 10_000, 200)] {
+            c.by_broker[b].state = State::Disconnected { reconnect_at };
+            c.by_broker[b].last_attempt_ms = last;
+        }
+        assert_eq!(world.at(6_000, |ctx| c.least_loaded(ctx, &|_| 0, 5)), None);
+        assert!(matches!(c.state(2), Some(State::Connecting { .. })));
+        assert!(matches!(c.state(1), Some(State::Disconnected { .. })));
+    }
+
+    /// The next wake for a reconnect is the earliest backoff still running:
+    /// a connection whose backoff ends now may be tried now by whoever
+    /// needs it (ClusterConnectionStates.connectionDelay is 0 then).
+    #[test]
+    fn the_next_reconnect_is_the_earliest_backoff_still_running() {
+        let mut c = Connections::new(Node::Producer(0), 3, config());
+        c.by_broker[0].state = State::Disconnected { reconnect_at: 500 };
+        c.by_broker[1].state = State::Disconnected { reconnect_at: 800 };
+        assert_eq!(c.next_reconnect_at(0), Some(500));
+        assert_eq!(c.next_reconnect_at(499), Some(500));
+        assert_eq!(c.next_reconnect_at(500), Some(800));
+        assert_eq!(c.next_reconnect_at(800), None);
+    }
+
+    /// isConnectionSetupTimeout: an attempt has timed out once strictly
+    /// more than its set-up timeout has passed, so its timer fires at the
+    /// first millisecond past it, not at it.
+    #[test]
+    fn a_connect_attempt_times_out_at_the_first_millisecond_past_its_setup_timeout() {
+        let mut world = TestWorld::one_partition();
+        for b in 1..=3 {
+            let mut c = Connections::new(Node::Producer(0), 3, config()).none_yet();
+            let timer = world.at(1_000, |ctx| {
+                c.ready(ctx, b);
+                ctx.timers.last().cloned()
+            });
+            let Some((at, Timer::ConnectionSetupTimeout { broker, id })) = timer else {
+                panic!("a setup timeout is scheduled: {timer:?}");
+            };
+            assert_eq!(broker, b);
+            let setup = c.jittered(10_000, 30_000, 0, b, id);
+            assert_eq!(at, 1_000 + setup + 1);
+            assert!(setup_timed_out(1_000, setup, at));
+            assert!(!setup_timed_out(1_000, setup, at - 1));
+        }
+    }
+
+    /// ClusterConnectionStates tracks one connection per node: a late
+    /// disconnect notice for an earlier attempt does not close the attempt
+    /// now under way.
+    #[test]
+    fn a_late_notice_for_an_earlier_attempt_leaves_the_current_attempt_alone() {
+        let mut world = TestWorld::one_partition();
+        let mut c = Connections::new(Node::Producer(0), 3, config()).none_yet();
+        world.at(0, |ctx| c.ready(ctx, 1));
+        let Some(State::Connecting { id }) = c.state(1) else {
+            panic!("connecting");
+        };
+        assert_eq!(c.on_disconnected(0, 1, id + 1_000), None);
+        assert_eq!(c.state(1), Some(State::Connecting { id }));
+        assert_eq!(c.on_disconnected(0, 1, id), Some(Broken::Refused));
+    }
+
     /// NetworkClient.leastLoadedNode: from a random start, a ready node with
     /// no request in flight at once; else the ready node with the fewest,
     /// never one at its in-flight limit; with no ready node, wait for a

@@ -511,6 +511,232 @@ mod tests {
     use crate::sim::config::ConsumerConfig;
     use crate::sim::io::TestWorld;
 
+    fn group_consumer(partitions: Vec<PartitionIndex>) -> Consumer {
+        let config = match ConsumerConfig::parse(&Default::default(), "consumer") {
+            Ok(c) => c,
+            Err(e) => panic!("{e}"),
+        };
+        let mut c = Consumer::new("c".to_string(), 0, partitions, config, 3);
+        c.group = Some(GroupMember::new("g".to_string()));
+        c
+    }
+
+    fn member(c: &Consumer) -> &GroupMember {
+        c.group.as_ref().unwrap_or_else(|| panic!("a group"))
+    }
+
+    fn member_mut(c: &mut Consumer) -> &mut GroupMember {
+        c.group.as_mut().unwrap_or_else(|| panic!("a group"))
+    }
+
+    /// Fail the group's request `id` with `e` at `now`; return the timers
+    /// that set.
+    fn fail(
+        world: &mut TestWorld,
+        c: &mut Consumer,
+        now: u64,
+        id: u64,
+        e: ErrorCode,
+    ) -> Vec<(u64, Timer)> {
+        world.at(now, |ctx| {
+            c.group_request_failed(ctx, id, e);
+            ctx.timers.clone()
+        })
+    }
+
+    /// ConsumerCoordinator: NOT_COORDINATOR or COORDINATOR_NOT_AVAILABLE on
+    /// an OffsetCommit or OffsetFetch marks the coordinator unknown
+    /// (markCoordinatorUnknown) and the commit is made again;
+    /// COORDINATOR_LOAD_IN_PROGRESS keeps it. Each failure waits
+    /// retry.backoff.ms, doubling per failure up to 1 s (the lab's
+    /// stand-in for the client's exponential retry backoff); a streak of
+    /// one error is narrated once, every error is counted.
+    #[test]
+    fn a_coordinator_error_marks_it_unknown_unless_it_is_loading_and_retries_back_off_doubling_to_one_second(
+    ) {
+        let mut world = TestWorld::one_partition();
+        let mut c = group_consumer(vec![0]);
+        let g = member_mut(&mut c);
+        g.coordinator = Some(1);
+        g.offsets_fetched = true;
+        g.commit = Some((5, 1, Vec::new()));
+        let timers = fail(&mut world, &mut c, 1_000, 5, ErrorCode::NotCoordinator);
+        let g = member(&c);
+        assert!(
+            g.commit.is_none() && g.commit_due,
+            "the commit is made again"
+        );
+        assert_eq!(g.coordinator, None, "marked unknown");
+        assert_eq!((g.failures, g.next_try_ms), (1, 1_100));
+        assert!(
+            matches!(timers[..], [(1_100, Timer::ConsumerPoll)]),
+            "{timers:?}"
+        );
+        let texts = |world: &TestWorld| {
+            world
+                .trace
+                .events()
+                .map(|e| e.text.clone())
+                .collect::<Vec<_>>()
+        };
+        let t = texts(&world);
+        assert_eq!(t.len(), 1);
+        assert!(
+            t[0].contains("OffsetCommit") && t[0].contains("marks coordinator 1 unknown"),
+            "{t:?}"
+        );
+        // FindCoordinator fails twice alike: counted twice, told once.
+        for (id, now, next) in [(6, 1_100, 1_300), (7, 1_300, 1_700)] {
+            member_mut(&mut c).find = Some((id, 2));
+            let timers = fail(
+                &mut world,
+                &mut c,
+                now,
+                id,
+                ErrorCode::CoordinatorNotAvailable,
+            );
+            let g = member(&c);
+            assert!(g.find.is_none());
+            assert_eq!(g.next_try_ms, next);
+            assert!(
+                matches!(timers[..], [(at, Timer::ConsumerPoll)] if at == next),
+                "{timers:?}"
+            );
+        }
+        let t = texts(&world);
+        assert_eq!(t.len(), 2, "{t:?}");
+        assert!(
+            t[1].contains("FindCoordinator") && t[1].contains("asks again after retry.backoff.ms"),
+            "{t:?}"
+        );
+        // Loading: the coordinator is kept.
+        let g = member_mut(&mut c);
+        g.coordinator = Some(3);
+        g.offset_fetch = Some((8, 3));
+        fail(
+            &mut world,
+            &mut c,
+            1_700,
+            8,
+            ErrorCode::CoordinatorLoadInProgress,
+        );
+        let g = member(&c);
+        assert_eq!(g.coordinator, Some(3), "kept while it loads");
+        assert_eq!(g.next_try_ms, 1_700 + 800);
+        let t = texts(&world);
+        assert!(t[2].contains("still loading"), "{t:?}");
+        // Capped at 1 s.
+        member_mut(&mut c).offset_fetch = Some((9, 3));
+        fail(
+            &mut world,
+            &mut c,
+            3_000,
+            9,
+            ErrorCode::CoordinatorLoadInProgress,
+        );
+        assert_eq!(member(&c).next_try_ms, 4_000);
+        let errors: Vec<(String, u64)> = member(&c).errors.clone().into_iter().collect();
+        assert_eq!(
+            errors,
+            [
+                ("COORDINATOR_LOAD_IN_PROGRESS".to_string(), 2),
+                ("COORDINATOR_NOT_AVAILABLE".to_string(), 2),
+                ("NOT_COORDINATOR".to_string(), 1)
+            ]
+        );
+        // An answer to none of its requests changes nothing.
+        fail(&mut world, &mut c, 4_000, 99, ErrorCode::NotCoordinator);
+        assert_eq!(member(&c).failures, 5);
+    }
+
+    /// The group's requests go out one at a time (ConsumerCoordinator
+    /// keeps one FindCoordinator, one OffsetFetch and one OffsetCommit in
+    /// flight), and not before the retry backoff has passed: until then a
+    /// poll only sets its timer for it. A coordinator whose connection is
+    /// backing off is forgotten (AbstractCoordinator.checkAndGetCoordinator)
+    /// and looked up again after the backoff.
+    #[test]
+    fn the_group_sends_one_request_at_a_time_after_the_backoff_and_forgets_a_coordinator_that_cannot_be_reached(
+    ) {
+        let mut world = TestWorld::one_partition();
+        let sent = |world: &mut TestWorld, c: &mut Consumer, now: u64| {
+            world.at(now, |ctx| {
+                c.drive_group(ctx);
+                (ctx.sends.clone(), ctx.timers.clone())
+            })
+        };
+        let mut c = group_consumer(vec![0]);
+        member_mut(&mut c).next_try_ms = 2_000;
+        let (sends, timers) = sent(&mut world, &mut c, 1_500);
+        assert!(sends.is_empty());
+        assert!(
+            matches!(timers[..], [(2_000, Timer::ConsumerPoll)]),
+            "{timers:?}"
+        );
+        let (sends, _) = sent(&mut world, &mut c, 2_000);
+        assert!(
+            matches!(sends[..], [(_, Message::FindCoordinator { .. })]),
+            "{sends:?}"
+        );
+        // FindCoordinator in flight: nothing more.
+        assert!(sent(&mut world, &mut c, 2_100).0.is_empty());
+        // A commit in flight, another due: nothing more.
+        let g = member_mut(&mut c);
+        g.find = None;
+        g.coordinator = Some(1);
+        g.offsets_fetched = true;
+        g.commit = Some((5, 1, Vec::new()));
+        g.commit_due = true;
+        assert!(sent(&mut world, &mut c, 2_200).0.is_empty());
+        // The coordinator's connection backs off: forgotten, looked up
+        // again after retry.backoff.ms.
+        member_mut(&mut c).commit = None;
+        c.connections.close(2_300, 1);
+        let (sends, timers) = sent(&mut world, &mut c, 2_300);
+        assert!(sends.is_empty(), "{sends:?}");
+        let g = member(&c);
+        assert_eq!(g.coordinator, None);
+        assert_eq!((g.failures, g.next_try_ms), (1, 2_400));
+        assert!(
+            matches!(timers[..], [(2_400, Timer::ConsumerPoll)]),
+            "{timers:?}"
+        );
+    }
+
+    /// SubscriptionState.allConsumed commits only positions that are
+    /// FETCHING: not one stopped by an error (auto.offset.reset=none) nor
+    /// one waiting for its reset.
+    #[test]
+    fn a_commit_leaves_out_stopped_positions_and_positions_awaiting_a_reset() {
+        let mut c = group_consumer(vec![0, 1, 2]);
+        let g = member_mut(&mut c);
+        g.coordinator = Some(1);
+        g.offsets_fetched = true;
+        g.commit_due = true;
+        for p in 0..3 {
+            c.metadata.insert(p, (Some(1), 0));
+            if let Some(pos) = c.positions.get_mut(&p) {
+                pos.offset = 10 * (p as u64 + 1);
+                pos.stopped = p == 1;
+                pos.reset_pending = p == 2;
+            }
+        }
+        let mut world = TestWorld::one_partition();
+        let committed = world.at(1_000, |ctx| {
+            c.drive_group(ctx);
+            ctx.sends.iter().find_map(|(_, m)| match m {
+                Message::OffsetCommit { offsets, .. } => Some(
+                    offsets
+                        .iter()
+                        .map(|o| (o.partition, o.offset))
+                        .collect::<Vec<_>>(),
+                ),
+                _ => None,
+            })
+        });
+        assert_eq!(committed, Some(vec![(0, 10)]));
+    }
+
     /// SubscriptionState.allConsumed uses hasValidPosition, which is false
     /// in AWAIT_VALIDATION: a partition whose leader changed after its last
     /// record was read (the metadata names epoch 5, the record is of epoch

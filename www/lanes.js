@@ -337,7 +337,8 @@ export class LanesView {
     });
     const differ = rows.filter((r) => r.differs);
     const same = rows.filter((r) => !r.differs);
-    const key = JSON.stringify([now, compare.text, rows.map((r) => [r.k, r.label, r.values])]);
+    const parted = !!compare.div && compare.div.at_ms <= now;
+    const key = JSON.stringify([now, compare.text, parted && compare.div.at_ms, rows.map((r) => [r.k, r.label, r.values])]);
     if (key === this.deltaKey) return;
     this.deltaKey = key;
     const names = compare.settings.map((s, i) => `${'ABCD'[i]} · ${s || 'as is'}`);
@@ -350,7 +351,11 @@ export class LanesView {
           ...r.cells.map((c) => h(`td${c?.cls ? `.${c.cls}` : ''}`, { text: c?.value ?? '–' })),
         ))),
       )
-      : h('p.cmp-same', null, h('b', { text: `No difference at ${fmtTime(now)}: ` }), 'the lanes are one run so far.');
+      : h('p.cmp-same', null, h('b', { text: `No difference at ${fmtTime(now)}: ` }), parted
+        // The lanes' events have parted (the box below), but no summary
+        // figure has moved yet: say so, not "one run" (issue 62, tour 13).
+        ? `no summary figure differs yet, though the lanes' events part at ${fmtTime(compare.div.at_ms)} (below).`
+        : 'the lanes are one run so far.');
     const sameLine = differ.length && same.length
       ? h('p.cmp-same', null, h('b', { text: 'The same in every lane: ' }), same.map((r) => `${r.label} ${r.values[0]}`).join(' · '))
       : null;

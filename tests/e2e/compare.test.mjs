@@ -327,7 +327,15 @@ test("the delta table puts what differs first: tour 13's acked lost 1 vs 0 leads
   // Before the lanes part, nothing differs and the table says so.
   await open('?scenario=tour-13-acks1-vs-acks-all.json&stop=1');
   await app.page.waitForFunction(() => document.querySelector('.cmp-delta')?.dataset.differs === '0');
-  assert.match(await app.page.locator('.cmp-delta').textContent(), /No difference at 2\.500 s/);
+  assert.match(await app.page.locator('.cmp-delta').textContent(), /No difference at 2\.500 s: the lanes are one run so far/);
+  // Once the lanes' events part but before any summary figure moves, the
+  // table must not call them one run (issue 62: tour 13 stop 2 said so right
+  // above "Lanes A and B diverge at 4.000 s").
+  await open('?scenario=tour-13-acks1-vs-acks-all.json&stop=2');
+  await app.page.waitForFunction(() => !document.querySelector('.cmp-div')?.hidden && document.querySelector('.cmp-delta')?.dataset.differs === '0');
+  const parted = await app.page.locator('.cmp-delta').textContent();
+  assert.doesNotMatch(parted, /one run so far/, parted);
+  assert.match(parted, /no summary figure differs yet, though the lanes' events part at 4\.000 s/, parted);
 });
 
 test('identical lanes fold their cluster map and logs into lane A\u2019s; once they differ each lane draws its own', async () => {

@@ -703,6 +703,48 @@ mod tests {
         );
     }
 
+    /// NetworkClient.handleTimedOutRequests: a group request that times out
+    /// closes its connection, and fails like any coordinator error
+    /// (REQUEST_TIMED_OUT: the coordinator is marked unknown, the commit is
+    /// made again). Its timer stops mattering once it is answered.
+    #[test]
+    fn a_timed_out_group_request_closes_its_connection_and_marks_the_coordinator_unknown() {
+        let mut world = TestWorld::one_partition();
+        let mut c = group_consumer(vec![0]);
+        let g = member_mut(&mut c);
+        g.coordinator = Some(2);
+        g.offsets_fetched = true;
+        g.commit = Some((5, 2, Vec::new()));
+        let timeout = Timer::RequestTimeout { id: 5 };
+        assert!(c.timer_live(&timeout));
+        world.at(31_000, |ctx| c.on_timer(ctx, timeout.clone()));
+        assert!(!c.connections.is_ready(2), "the connection is closed");
+        assert!(c.connections.is_ready(1) && c.connections.is_ready(3));
+        let g = member(&c);
+        assert!(g.commit.is_none() && g.commit_due);
+        assert_eq!(g.coordinator, None);
+        assert_eq!(g.errors.get("REQUEST_TIMED_OUT"), Some(&1));
+        assert!(!c.timer_live(&timeout), "answered: its timer is dead");
+    }
+
+    /// leastLoadedNode counts every request the client has in flight to a
+    /// node (NetworkClient.inFlightRequestCount), the group's included.
+    #[test]
+    fn the_groups_requests_count_toward_their_brokers_load() {
+        let mut g = GroupMember::new("g".to_string());
+        g.find = Some((1, 2));
+        g.offset_fetch = Some((2, 2));
+        g.commit = Some((3, 3, Vec::new()));
+        assert_eq!(
+            (1..=3).map(|b| g.in_flight_to(b)).collect::<Vec<_>>(),
+            [0, 2, 1]
+        );
+        assert_eq!(
+            [1, 2, 3, 4].map(|id| g.broker_of(id)),
+            [Some(2), Some(2), Some(3), None]
+        );
+    }
+
     /// SubscriptionState.allConsumed commits only positions that are
     /// FETCHING: not one stopped by an error (auto.offset.reset=none) nor
     /// one waiting for its reset.

@@ -512,13 +512,12 @@ mod tests {
     use crate::sim::io::TestWorld;
 
     fn group_consumer(partitions: Vec<PartitionIndex>) -> Consumer {
-        let config = match ConsumerConfig::parse(&Default::default(), "consumer") {
+        let mut config = match ConsumerConfig::parse(&Default::default(), "consumer") {
             Ok(c) => c,
             Err(e) => panic!("{e}"),
         };
-        let mut c = Consumer::new("c".to_string(), 0, partitions, config, 3);
-        c.group = Some(GroupMember::new("g".to_string()));
-        c
+        config.group_id = Some("g".to_string());
+        Consumer::new("c".to_string(), 0, partitions, config, 3)
     }
 
     fn member(c: &Consumer) -> &GroupMember {
@@ -700,6 +699,152 @@ mod tests {
         assert!(
             matches!(timers[..], [(2_400, Timer::ConsumerPoll)]),
             "{timers:?}"
+        );
+    }
+
+    /// NetworkClient.handleTimedOutRequests: a group request that times out
+    /// closes its connection, and fails like any coordinator error
+    /// (REQUEST_TIMED_OUT: the coordinator is marked unknown, the commit is
+    /// made again). Its timer stops mattering once it is answered.
+    #[test]
+    fn a_timed_out_group_request_closes_its_connection_and_marks_the_coordinator_unknown() {
+        let mut world = TestWorld::one_partition();
+        let mut c = group_consumer(vec![0]);
+        let g = member_mut(&mut c);
+        g.coordinator = Some(2);
+        g.offsets_fetched = true;
+        g.commit = Some((5, 2, Vec::new()));
+        let timeout = Timer::RequestTimeout { id: 5 };
+        assert!(c.timer_live(&timeout));
+        world.at(31_000, |ctx| c.on_timer(ctx, timeout.clone()));
+        assert!(!c.connections.is_ready(2), "the connection is closed");
+        assert!(c.connections.is_ready(1) && c.connections.is_ready(3));
+        let g = member(&c);
+        assert!(g.commit.is_none() && g.commit_due);
+        assert_eq!(g.coordinator, None);
+        assert_eq!(g.errors.get("REQUEST_TIMED_OUT"), Some(&1));
+        assert!(!c.timer_live(&timeout), "answered: its timer is dead");
+    }
+
+    /// leastLoadedNode counts every request the client has in flight to a
+    /// node (NetworkClient.inFlightRequestCount), the group's included.
+    #[test]
+    fn the_groups_requests_count_toward_their_brokers_load() {
+        let mut g = GroupMember::new("g".to_string());
+        g.find = Some((1, 2));
+        g.offset_fetch = Some((2, 2));
+        g.commit = Some((3, 3, Vec::new()));
+        assert_eq!(
+            (1..=3).map(|b| g.in_flight_to(b)).collect::<Vec<_>>(),
+            [0, 2, 1]
+        );
+        assert_eq!(
+            [1, 2, 3, 4].map(|id| g.broker_of(id)),
+            [Some(2), Some(2), Some(3), None]
+        );
+    }
+
+    /// AbstractCoordinator: the coordinator found is narrated once, and
+    /// finding it resets the retry backoff; a connection closing forgets
+    /// the coordinator only if it was that broker's (markCoordinatorUnknown
+    /// on its disconnect).
+    #[test]
+    fn the_coordinator_found_is_told_once_and_forgotten_only_when_its_own_connection_closes() {
+        let mut world = TestWorld::one_partition();
+        let mut c = group_consumer(vec![0]);
+        for (id, round) in [(5, 0), (6, 1)] {
+            let g = member_mut(&mut c);
+            g.find = Some((id, 1));
+            g.coordinator = None;
+            g.failures = 3;
+            world.at(1_000 + round, |ctx| {
+                c.on_group_message(ctx, Message::FindCoordinatorResponse { id, result: Ok(2) })
+            });
+            assert_eq!(member(&c).coordinator, Some(2));
+        }
+        let found = world
+            .trace
+            .events()
+            .filter(|e| matches!(e.kind, TraceKind::CoordinatorFound { broker: 2, .. }))
+            .count();
+        assert_eq!(found, 1, "told once");
+        assert_eq!(
+            member(&c).failures,
+            3,
+            "the second find of the same broker changes nothing"
+        );
+        member_mut(&mut c).failures = 0;
+        c.group_connection_closed(1);
+        assert_eq!(member(&c).coordinator, Some(2));
+        c.group_connection_closed(2);
+        assert_eq!(member(&c).coordinator, None);
+    }
+
+    /// ConsumerCoordinator: a successful OffsetCommit makes its offsets the
+    /// group's committed ones and counts a commit; the narration tells only
+    /// commits that changed something.
+    #[test]
+    fn every_commit_is_counted_and_only_a_changed_one_is_narrated() {
+        let mut world = TestWorld::one_partition();
+        let mut c = group_consumer(vec![0]);
+        let offsets = vec![CommittedOffset {
+            partition: 0,
+            offset: 40,
+            leader_epoch: Some(1),
+        }];
+        for id in [5, 6] {
+            let g = member_mut(&mut c);
+            g.coordinator = Some(2);
+            g.offsets_fetched = true;
+            g.commit = Some((id, 2, offsets.clone()));
+            world.at(1_000, |ctx| {
+                c.on_group_message(ctx, Message::OffsetCommitResponse { id, result: Ok(()) })
+            });
+        }
+        let g = member(&c);
+        assert_eq!(g.commits, 2);
+        assert_eq!(g.committed.get(&0), Some(&offsets[0]));
+        let told = world
+            .trace
+            .events()
+            .filter(|e| matches!(e.kind, TraceKind::OffsetsCommitted { .. }))
+            .count();
+        assert_eq!(told, 1);
+    }
+
+    /// The lab's `commit`, `crash_client` and `restart_client` steps act on
+    /// a process in the state they need: a running consumer commits and
+    /// crashes, a stopped one does neither.
+    #[test]
+    fn commit_and_crash_steps_act_on_a_running_consumer_only() {
+        let mut world = TestWorld::one_partition();
+        let mut c = group_consumer(vec![0]);
+        let g = member_mut(&mut c);
+        g.coordinator = Some(1);
+        g.offsets_fetched = true;
+        c.metadata.insert(0, (Some(1), 0));
+        let commits = |world: &mut TestWorld, c: &mut Consumer| {
+            world.at(1_000, |ctx| {
+                c.client_step(ctx, ClientStep::Commit);
+                ctx.sends
+                    .iter()
+                    .filter(|(_, m)| matches!(m, Message::OffsetCommit { .. }))
+                    .count()
+            })
+        };
+        assert_eq!(commits(&mut world, &mut c), 1);
+        world.at(2_000, |ctx| c.client_step(ctx, ClientStep::Crash));
+        assert!(!c.running);
+        assert_eq!(c.incarnation, 1);
+        world.at(3_000, |ctx| c.client_step(ctx, ClientStep::Crash));
+        assert_eq!(c.incarnation, 1, "a stopped process does not crash again");
+        let g = member_mut(&mut c);
+        g.coordinator = Some(1);
+        g.offsets_fetched = true;
+        assert_eq!(
+            commits(&mut world, &mut c),
+            0,
+            "a stopped process commits nothing"
         );
     }
 

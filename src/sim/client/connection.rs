@@ -547,6 +547,32 @@ mod tests {
         assert!(matches!(c.state(2), Some(State::Disconnected { .. })));
     }
 
+    /// ExponentialBackoff's jitter: the term times a factor drawn
+    /// uniformly from [1 - 0.2, 1 + 0.2) (`jitter` 0.2): the lowest draw
+    /// gives 80 % of the term, the middle one the term itself, the highest
+    /// just under 120 %; capped at the max.
+    #[test]
+    fn the_jitter_factor_spans_80_to_120_percent_of_the_term() {
+        let half = 1u64 << 63;
+        assert_eq!(exponential_backoff(1_000, 100_000, 0, 0), 800);
+        assert_eq!(exponential_backoff(1_000, 100_000, 0, half), 1_000);
+        assert_eq!(exponential_backoff(1_000, 100_000, 0, u64::MAX), 1_199);
+        assert_eq!(exponential_backoff(1_000, 100_000, 2, half), 4_000);
+        assert_eq!(exponential_backoff(1_000, 1_100, 0, u64::MAX), 1_100);
+    }
+
+    /// `backoff_bounds` is every value Kafka's ExponentialBackoff can give:
+    /// from the floor of 80 % of the term to the largest integer below
+    /// 120 % of it (`(long) (term * factor)`, factor in [0.8, 1.2)),
+    /// capped at the max.
+    #[test]
+    fn the_backoff_bounds_run_from_80_percent_to_just_below_120_percent_of_the_term() {
+        assert_eq!(backoff_bounds(1_000, 100_000, 0), (800, 1_199));
+        assert_eq!(backoff_bounds(10_000, 30_000, 1), (16_000, 23_999));
+        assert_eq!(backoff_bounds(10_000, 30_000, 2), (24_000, 30_000));
+        assert_eq!(backoff_bounds(5, 100, 0), (4, 5));
+    }
+
     /// Each client's jitter is its own (every Kafka client seeds its own
     /// `Random` for ExponentialBackoff): two producers, two consumers, and
     /// a producer and a consumer of the same index never share a draw for

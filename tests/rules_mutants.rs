@@ -1197,3 +1197,53 @@ fn a_broker_that_stops_leading_an_offsets_partition_unloads_its_groups() {
         assert_eq!(holds, b == first, "broker {b}");
     }
 }
+
+/// After an unclean election the new leader hands out the lost records'
+/// offsets again (KAFKA_REPLICATION.md §5, unclean leader election: the
+/// log restarts from the new leader's end), so an offset alone does not
+/// name a record's acknowledgement: the ProduceResponse a record got is the
+/// one answered when the producer recorded it as acknowledged. In
+/// `unclean-election.json` record 213 (acknowledged at offset 30 in epoch 0,
+/// lost) and the record written at offset 30 in epoch 1 share an offset;
+/// each one's story holds only its own acknowledgement, never one narrated
+/// before it was acknowledged or the other's.
+#[test]
+fn a_records_story_holds_its_own_acknowledgement_not_one_of_a_later_record_at_the_same_offset() {
+    let mut l = common::scenario_file("unclean-election.json");
+    l.run_to_end();
+    let mut pairs = 0;
+    for ledger in l.cluster.acked.iter() {
+        let all: Vec<_> = ledger.iter().cloned().collect();
+        for (i, a) in all.iter().enumerate() {
+            for b in &all[i + 1..] {
+                if a.offset != b.offset || a.producer != b.producer {
+                    continue;
+                }
+                pairs += 1;
+                let acks = |id: u64| -> Vec<(u64, String)> {
+                    story_of(&l, id)
+                        .events
+                        .into_iter()
+                        .filter(|(_, t)| t.contains("got acks="))
+                        .collect()
+                };
+                let (first, second) = (acks(a.id), acks(b.id));
+                assert!(
+                    first.iter().all(|e| !second.contains(e)),
+                    "records {} and {} at offset {} share {first:?} / {second:?}",
+                    a.id,
+                    b.id,
+                    a.offset
+                );
+                assert!(
+                    first.len() <= 1 && second.len() <= 1,
+                    "{first:?} {second:?}"
+                );
+            }
+        }
+    }
+    assert!(
+        pairs > 0,
+        "the unclean election reuses an acknowledged offset"
+    );
+}

@@ -368,7 +368,11 @@ pub fn story(c: &Cluster, id: u64) -> Option<Story> {
             } => {
                 *producer == prod.name
                     && here(topic, *partition)
-                    && offset.is_some_and(|o| o >= *base_offset && o < base_offset + *count as u64)
+                    && acked.is_some_and(|(_, a)| {
+                        a.at_ms == e.at_ms
+                            && a.offset >= *base_offset
+                            && a.offset < base_offset + *count as u64
+                    })
             }
             K::Truncated { records, .. } => records.contains(&id),
             // A consumer that read it more than once restarted from an older

@@ -726,12 +726,14 @@ mod tests {
                 id: 1,
                 acks: Acks::All,
                 producer: 0,
+                at_ms: 0,
             },
             Acked {
                 offset: 1,
                 id: 2,
                 acks: Acks::All,
                 producer: 0,
+                at_ms: 0,
             },
         ];
         let leader = log(&[1, 7], 2);

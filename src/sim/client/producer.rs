@@ -203,6 +203,9 @@ pub struct Acked {
     pub acks: Acks,
     /// The producer's index (its place among the scenario's producers).
     pub producer: u32,
+    /// When the producer got the acknowledgement (after an unclean election
+    /// another record can be acknowledged at the same offset).
+    pub at_ms: u64,
 }
 
 /// One partition's acknowledged records in order, shared with snapshots in
@@ -966,6 +969,7 @@ impl Producer {
                             id: *id,
                             acks: batch.acks,
                             producer: self.index,
+                            at_ms: ctx.now,
                         },
                     ));
                 }

@@ -14,11 +14,17 @@
 //! `producers[p1].errors.NOT_LEADER_OR_FOLLOWER`, `partitions[orders-0].isr.length`.
 //! `[key]` on an array is an index, or the element whose `id`, `producer`,
 //! `settings` (a compare lane: `lanes[acks=1].report.acked_records_lost`) or
-//! `topic-partition` is `key`. A missing field is null. The page evaluates the
+//! `topic-partition` is `key`; else the first element whose fields match
+//! `key` as `field=value` pairs joined by `&`
+//! (`events[event=leader_elected&leader=2].at_ms`). `[?field=value&…]` is the
+//! list of every such element (`producers[p1].events[?…].length`), `[-1]` the
+//! last element. `'text' in x` on two strings is "x contains text". A
+//! missing field is null. The page evaluates the
 //! same language in JavaScript (www/question.js); tests/questions.rs checks
 //! every shipped question here, tests/e2e/questions.test.mjs on the page.
 
 use serde_json::Value;
+use std::borrow::Cow;
 
 #[derive(Clone, Debug, PartialEq)]
 enum Tok {
@@ -243,20 +249,77 @@ fn num(v: &Value) -> Option<f64> {
 }
 
 fn same(a: &Value, b: &Value) -> bool {
-    match (num(a), num(b)) {
-        (Some(x), Some(y)) => x == y,
-        _ => a == b,
+    match (a, b) {
+        (Value::Array(x), Value::Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(p, q)| same(p, q))
+        }
+        _ => match (num(a), num(b)) {
+            (Some(x), Some(y)) => x == y,
+            _ => a == b,
+        },
     }
 }
 
-fn step<'a>(v: &'a Value, key: bool, name: &str) -> Option<&'a Value> {
+/// Whether array element `e` meets `cond`: `field OP value` conditions
+/// joined by `&`, OP one of `= != > >= < <=` (a value compares as text, or
+/// as a number when both are numbers; `>`… only as numbers).
+fn meets(e: &Value, cond: &str) -> bool {
+    cond.split('&').all(|c| {
+        let Some((i, op)) = c.char_indices().find_map(|(i, _)| {
+            ["!=", ">=", "<=", "=", ">", "<"]
+                .into_iter()
+                .find(|op| c[i..].starts_with(op))
+                .map(|op| (i, op))
+        }) else {
+            return false;
+        };
+        let (field, want) = (c[..i].trim(), c[i + op.len()..].trim());
+        let Some(v) = e.get(field) else {
+            return false;
+        };
+        let eq = match v {
+            Value::String(s) => s == want,
+            _ => {
+                want.parse::<f64>()
+                    .ok()
+                    .is_some_and(|w| Some(w) == v.as_f64())
+                    || v.to_string() == want
+            }
+        };
+        let ord = |f: fn(f64, f64) -> bool| match (v.as_f64(), want.parse::<f64>()) {
+            (Some(x), Ok(y)) => f(x, y),
+            _ => false,
+        };
+        match op {
+            "=" => eq,
+            "!=" => !eq,
+            ">" => ord(|x, y| x > y),
+            ">=" => ord(|x, y| x >= y),
+            "<" => ord(|x, y| x < y),
+            _ => ord(|x, y| x <= y),
+        }
+    })
+}
+
+fn step<'a>(v: &'a Value, key: bool, name: &str) -> Option<Cow<'a, Value>> {
     match v {
-        Value::Array(a) if key => name
-            .parse::<usize>()
-            .ok()
-            .and_then(|i| a.get(i))
-            .or_else(|| {
-                a.iter().find(|e| {
+        Value::Array(a) if key => {
+            // `[?cond]`: every element that meets cond (a list).
+            if let Some(cond) = name.strip_prefix('?') {
+                return Some(Cow::Owned(Value::Array(
+                    a.iter().filter(|e| meets(e, cond)).cloned().collect(),
+                )));
+            }
+            if let Ok(i) = name.parse::<i64>() {
+                // `[-1]`: the last element.
+                let i = if i < 0 { a.len() as i64 + i } else { i };
+                return usize::try_from(i)
+                    .ok()
+                    .and_then(|i| a.get(i))
+                    .map(Cow::Borrowed);
+            }
+            a.iter()
+                .find(|e| {
                     let tp = match (e.get("topic").and_then(Value::as_str), e.get("partition")) {
                         (Some(t), Some(p)) => format!("{t}-{p}"),
                         _ => String::new(),
@@ -266,8 +329,33 @@ fn step<'a>(v: &'a Value, key: bool, name: &str) -> Option<&'a Value> {
                         || e.get("producer").and_then(Value::as_str) == Some(name)
                         || e.get("settings").and_then(Value::as_str) == Some(name)
                 })
-            }),
-        _ => v.get(name),
+                // `[field=value&…]`: the first element that meets it.
+                .or_else(|| {
+                    a.iter()
+                        .find(|e| name.contains(['=', '<', '>']) && meets(e, name))
+                })
+                .map(Cow::Borrowed)
+        }
+        _ => v.get(name).map(Cow::Borrowed),
+    }
+}
+
+/// Follow path `steps` from `cur` (`.length` of a list or a string is its length).
+fn walk(cur: &Value, steps: &[(bool, String)]) -> Value {
+    let Some(((key, name), rest)) = steps.split_first() else {
+        return cur.clone();
+    };
+    if !key && name == "length" {
+        match cur {
+            Value::Array(a) => return Value::from(a.len()),
+            Value::String(t) => return Value::from(t.chars().count()),
+            _ => {}
+        }
+    }
+    match step(cur, *key, name) {
+        Some(Cow::Borrowed(v)) => walk(v, rest),
+        Some(Cow::Owned(v)) => walk(&v, rest),
+        None => Value::Null,
     }
 }
 
@@ -275,21 +363,7 @@ fn eval_expr(e: &Expr, root: &Value) -> Value {
     match e {
         Expr::Lit(v) => v.clone(),
         Expr::List(items) => Value::Array(items.iter().map(|x| eval_expr(x, root)).collect()),
-        Expr::Path(steps) => {
-            let mut cur = root;
-            for (key, name) in steps {
-                if !key && name == "length" {
-                    if let Value::Array(a) = cur {
-                        return Value::from(a.len());
-                    }
-                }
-                match step(cur, *key, name) {
-                    Some(v) => cur = v,
-                    None => return Value::Null,
-                }
-            }
-            cur.clone()
-        }
+        Expr::Path(steps) => walk(root, steps),
         Expr::Bin(op, a, b) => {
             let (x, y) = (eval_expr(a, root), eval_expr(b, root));
             let truthy = |v: &Value| {
@@ -306,7 +380,10 @@ fn eval_expr(e: &Expr, root: &Value) -> Value {
                 ">=" => ord(|p, q| p >= q),
                 "<" => ord(|p, q| p < q),
                 "<=" => ord(|p, q| p <= q),
-                "in" => y.as_array().is_some_and(|l| l.iter().any(|v| same(&x, v))),
+                "in" => match (&x, &y) {
+                    (Value::String(part), Value::String(whole)) => whole.contains(part.as_str()),
+                    _ => y.as_array().is_some_and(|l| l.iter().any(|v| same(&x, v))),
+                },
                 "&&" => truthy(&x) && truthy(&y),
                 _ => truthy(&x) || truthy(&y),
             })
@@ -360,6 +437,21 @@ mod tests {
                 serde_json::json!([true, false]),
             ),
             ("[acked_records_lost > 0, 1] == [true, 1]", serde_json::json!(true)),
+            ("partitions[orders-0].isr == [2, 3]", serde_json::json!(true)),
+            ("partitions[orders-0].isr == [3, 2]", serde_json::json!(false)),
+            ("partitions[leader=2].isr", serde_json::json!([2, 3])),
+            ("partitions[topic=orders&partition=1].isr.length", serde_json::json!(0)),
+            ("partitions[?topic=orders].length", serde_json::json!(2)),
+            ("partitions[?leader=3].length", serde_json::json!(0)),
+            ("partitions[?partition>=1].length", serde_json::json!(1)),
+            ("partitions[?partition<1&leader!=3].length", serde_json::json!(1)),
+            ("partitions[partition>0].leader", serde_json::json!(null)),
+            ("partitions[leader!=2].partition", serde_json::json!(1)),
+            ("partitions[-1].partition", serde_json::json!(1)),
+            ("partitions[-3].partition", serde_json::json!(null)),
+            ("'LEADER' in producers[0].errors.x || 'rder' in 'orders'", serde_json::json!(true)),
+            ("'x' in 'orders'", serde_json::json!(false)),
+            ("lanes[acks=1].settings.length", serde_json::json!(6)),
         ] {
             assert_eq!(eval(src, &r), Ok(want), "{src}");
         }

@@ -663,7 +663,7 @@ fn parse_tour(v: &Value, run_until_ms: u64) -> R<Vec<TourStop>> {
         check_keys(
             m,
             &path,
-            &["at_ms", "title", "text", "highlight", "question"],
+            &["at_ms", "title", "text", "highlight", "question", "claims"],
         )?;
         let at_ms = uint(
             m.get("at_ms")
@@ -704,6 +704,10 @@ fn parse_tour(v: &Value, run_until_ms: u64) -> R<Vec<TourStop>> {
         if let Some(q) = &question {
             parse_question(q, &format!("{path}.question"))?;
         }
+        #[cfg(not(target_arch = "wasm32"))]
+        if let Some(c) = m.get("claims") {
+            parse_claims(c, &text, &format!("{path}.claims"))?;
+        }
         out.push(TourStop {
             at_ms,
             title,
@@ -735,6 +739,47 @@ fn strings(v: Option<&Value>, path: &str) -> R<Vec<String>> {
             kind(other)
         )),
     }
+}
+
+/// A tour stop's claim (issue 62): `says`, words of the stop's text, are
+/// backed by `check`, an expression in the question language
+/// ([`crate::question`]) that must be true at the stop (over the run's
+/// report, its `events` and, in a compare tour, its `lanes`; see
+/// [`crate::claims`]).
+#[cfg(not(target_arch = "wasm32"))]
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct Claim {
+    pub says: String,
+    pub check: String,
+}
+
+/// Check a stop's `claims` (native builds): each one's `says` must be words
+/// of the stop's `text`, as written, and its `check` a valid expression.
+#[cfg(not(target_arch = "wasm32"))]
+pub fn parse_claims(v: &Value, text: &str, path: &str) -> R<Vec<Claim>> {
+    let list = v
+        .as_array()
+        .ok_or_else(|| format!("{path}: expected an array of {{says, check}}"))?;
+    let mut out = Vec::new();
+    for (j, c) in list.iter().enumerate() {
+        let cp = format!("{path}[{j}]");
+        let m = obj(c, &cp)?;
+        check_keys(m, &cp, &["says", "check"])?;
+        let get = |k: &str| {
+            m.get(k)
+                .ok_or_else(|| format!("{cp}.{k}: required"))
+                .and_then(|x| string(x, &format!("{cp}.{k}")))
+        };
+        let (says, check) = (get("says")?, get("check")?);
+        if says.trim().is_empty() || !text.contains(&says) {
+            return Err(format!(
+                "{cp}.says: {says:?} is not in the stop's text (a claim quotes the words it backs)"
+            ));
+        }
+        crate::question::check(&check).map_err(|e| format!("{cp}.check: {e}"))?;
+        out.push(Claim { says, check });
+    }
+    Ok(out)
 }
 
 /// Check a stop's `question` (native builds: `failover-lab check`, the tests).

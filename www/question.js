@@ -98,10 +98,40 @@ function parse(src) {
 const same = (x, y) => (typeof x === 'number' && typeof y === 'number' ? x === y : JSON.stringify(x) === JSON.stringify(y));
 const truthy = (v) => v !== null && v !== false && v !== 0 && v !== undefined;
 
+// Whether array element e meets cond: `field OP value` conditions joined by
+// `&`, OP one of = != > >= < <= (as src/question.rs's meets).
+const COND_OPS = ['!=', '>=', '<=', '=', '>', '<'];
+function meets(e, cond) {
+  return cond.split('&').every((c) => {
+    let i = 0;
+    let op = null;
+    for (; i < c.length && !op; i++) op = COND_OPS.find((o) => c.startsWith(o, i)) ?? null;
+    if (!op || e == null || typeof e !== 'object') return false;
+    i -= 1;
+    const v = e[c.slice(0, i).trim()];
+    const want = c.slice(i + op.length).trim();
+    if (v === undefined) return false;
+    const eq = typeof v === 'string' ? v === want : (typeof v === 'number' && want !== '' && Number(want) === v) || JSON.stringify(v) === want;
+    const ord = (f) => typeof v === 'number' && want !== '' && !Number.isNaN(Number(want)) && f(v, Number(want));
+    switch (op) {
+      case '=': return eq;
+      case '!=': return !eq;
+      case '>': return ord((x, y) => x > y);
+      case '>=': return ord((x, y) => x >= y);
+      case '<': return ord((x, y) => x < y);
+      default: return ord((x, y) => x <= y);
+    }
+  });
+}
+
 function step(v, key, name) {
   if (Array.isArray(v) && key) {
-    if (/^\d+$/.test(name)) return v[Number(name)];
-    return v.find((e) => e && (`${e.topic}-${e.partition}` === name || e.id === name || e.producer === name || e.settings === name));
+    if (name.startsWith('?')) return v.filter((e) => meets(e, name.slice(1)));
+    if (/^-?\d+$/.test(name)) return v[Number(name) < 0 ? v.length + Number(name) : Number(name)];
+    return (
+      v.find((e) => e && (`${e.topic}-${e.partition}` === name || e.id === name || e.producer === name || e.settings === name)) ??
+      (/[=<>]/.test(name) ? v.find((e) => meets(e, name)) : undefined)
+    );
   }
   return v == null || typeof v !== 'object' ? undefined : v[name];
 }
@@ -112,7 +142,7 @@ function evalExpr(e, root) {
   if (e.path) {
     let cur = root;
     for (const [key, name] of e.path) {
-      if (!key && name === 'length' && Array.isArray(cur)) return cur.length;
+      if (!key && name === 'length' && (Array.isArray(cur) || typeof cur === 'string')) return [...cur].length;
       cur = step(cur, key, name);
       if (cur === undefined) return null;
     }
@@ -128,7 +158,7 @@ function evalExpr(e, root) {
     case '>=': return num && x >= y;
     case '<': return num && x < y;
     case '<=': return num && x <= y;
-    case 'in': return Array.isArray(y) && y.some((v) => same(x, v));
+    case 'in': return typeof x === 'string' && typeof y === 'string' ? y.includes(x) : Array.isArray(y) && y.some((v) => same(x, v));
     case '&&': return truthy(x) && truthy(y);
     default: return truthy(x) || truthy(y);
   }

@@ -62,8 +62,15 @@ mod cli {
             #[arg(long = "set", value_name = "KEY=VALUE")]
             set: Vec<String>,
         },
-        /// Check a scenario file without running it.
-        Check { file: String },
+        /// Check scenario files: each loads, and every claim of its tour
+        /// (`tour[K].claims`) holds when the run reaches its stop.
+        Check {
+            #[arg(required = true)]
+            files: Vec<String>,
+            /// Print every claim with what it evaluated to.
+            #[arg(long)]
+            verbose: bool,
+        },
         /// Run N seeds of random fault schedules over a matrix of configurations.
         Sweep {
             #[arg(long, default_value_t = 100)]
@@ -105,6 +112,9 @@ mod cli {
         Json,
         Describe,
         Trace,
+        /// The trace as JSON lines, one event each (`{at_ms, event, …, text}`,
+        /// what a tour claim's `events` holds).
+        Events,
     }
 
     fn load(file: &str) -> Result<String, String> {
@@ -347,19 +357,93 @@ mod cli {
         }
     }
 
+    /// `failover-lab check FILE…`: each scenario loads and its tour's claims
+    /// hold. Exit 2 if one does not load, 1 if a claim is false.
+    fn check(files: &[String], verbose: bool) -> ExitCode {
+        let (mut claims, mut false_claims, mut unbacked) = (0, 0, 0);
+        for file in files {
+            let text = match load(file) {
+                Ok(t) => t,
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    return ExitCode::from(2);
+                }
+            };
+            let outcomes = Lab::from_json(&text).and_then(|lab| {
+                let v: serde_json::Value =
+                    serde_json::from_str(&text).map_err(|e| e.to_string())?;
+                failover_lab::claims::evaluate(&v).map(|o| (lab, o))
+            });
+            let (lab, outcomes) = match outcomes {
+                Ok(x) => x,
+                Err(e) => {
+                    eprintln!("error: {file}: {e}");
+                    return ExitCode::from(2);
+                }
+            };
+            let bad = outcomes.iter().filter(|o| !o.holds()).count();
+            // A tour that claims anything claims every sentence stating a fact.
+            let unclaimed = if outcomes.is_empty() {
+                Vec::new()
+            } else {
+                serde_json::from_str(&text)
+                    .map(|v| failover_lab::claims::unclaimed(&v))
+                    .unwrap_or_default()
+            };
+            unbacked += unclaimed.len();
+            for (stop, sentence) in &unclaimed {
+                eprintln!("error: {file}: {stop}: no claim backs {sentence:?}");
+            }
+            let tail = if outcomes.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    ", {} of {} claims true, {} fact sentences without a claim",
+                    outcomes.iter().filter(|o| o.holds()).count(),
+                    outcomes.len(),
+                    unclaimed.len()
+                )
+            };
+            let verdict = if bad + unclaimed.len() == 0 {
+                "ok"
+            } else {
+                "FAILED"
+            };
+            emit(&format!(
+                "{file}: {verdict} ({}){tail}\n",
+                lab.scenario.name
+            ));
+            for o in &outcomes {
+                if !o.holds() {
+                    eprintln!(
+                        "error: {file}: {} (at {} ms) is false: the text says {:?}, and `{}` is {}",
+                        o.path, o.at_ms, o.claim.says, o.claim.check, o.value
+                    );
+                } else if verbose {
+                    emit(&format!("{file}: {} ok: {}\n", o.path, o.claim.check));
+                }
+            }
+            claims += outcomes.len();
+            false_claims += bad;
+        }
+        if files.len() > 1 {
+            emit(&format!(
+                "{} files, {} of {claims} claims true, {unbacked} fact sentences without a claim\n",
+                files.len(),
+                claims - false_claims
+            ));
+        }
+        if false_claims + unbacked > 0 {
+            ExitCode::from(1)
+        } else {
+            ExitCode::SUCCESS
+        }
+    }
+
     pub fn main() -> ExitCode {
         let cli = Cli::parse();
         match cli.command {
-            Command::Check { file } => match load(&file).and_then(|t| Lab::from_json(&t)) {
-                Ok(lab) => {
-                    emit(&format!("{file}: ok ({})\n", lab.scenario.name));
-                    ExitCode::SUCCESS
-                }
-                Err(e) => {
-                    eprintln!("error: {e}");
-                    ExitCode::from(2)
-                }
-            },
+            Command::Check { files, verbose } => check(&files, verbose),
             Command::Sweep {
                 seeds,
                 first_seed,
@@ -449,6 +533,22 @@ mod cli {
                             .events()
                             .map(|e| format!("{:>8} ms  {}\n", e.at_ms, e.text))
                             .collect();
+                        emit(&text);
+                    }
+                    Format::Events => {
+                        let mut text = String::new();
+                        for e in lab.cluster.trace.events() {
+                            match serde_json::to_string(e) {
+                                Ok(line) => {
+                                    text.push_str(&line);
+                                    text.push('\n');
+                                }
+                                Err(e) => {
+                                    eprintln!("error: {e}");
+                                    return ExitCode::FAILURE;
+                                }
+                            }
+                        }
                         emit(&text);
                     }
                 }

@@ -82,11 +82,12 @@ test-native:
 	@echo "== cargo test (native)"
 	cargo test
 
-# The long randomised suites (tests/fuzz.rs, tests/sweep.rs; `test = false` in
+# The long randomised suites (tests/fuzz.rs, tests/sweep.rs) and the tours'
+# claims (tests/claims.rs; `test = false` in
 # Cargo.toml, so the plain cargo test above leaves them out), optimised.
 test-native-fast:
-	@echo "== cargo test --profile fast-test (fuzz, sweep)"
-	cargo test --profile fast-test --test fuzz --test sweep
+	@echo "== cargo test --profile fast-test (fuzz, sweep, claims)"
+	cargo test --profile fast-test --test fuzz --test sweep --test claims
 
 # Proves the core builds for wasm32 (debug profile, independent of the site build).
 test-wasm-build:

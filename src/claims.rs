@@ -12,11 +12,11 @@
 //!   (`{at_ms, event, …its fields, text}`), so a time or an order a sentence
 //!   states is checked too (`events[event=leader_elected&leader=2].at_ms ==
 //!   19002`);
-//! - `scenario`: the scenario as given, the lane's settings applied
-//!   (`scenario.config[broker.session.timeout.ms] == 9000`);
-//! - in a compare tour, `lanes`: each lane's `settings`, `report`, `events`
-//!   and `scenario` (`lanes[acks=1].report.acked_records_lost > 0`); the top
-//!   is lane A's.
+//! - `scenario`: the scenario file as written, no lane's settings applied
+//!   (`scenario.config[min.insync.replicas] == 2`);
+//! - in a compare tour, `lanes`: each lane's `settings`, `report` and
+//!   `events` (`lanes[acks=1].report.acked_records_lost > 0`); the top's
+//!   report and events are lane A's.
 //!
 //! `failover-lab check` evaluates every claim of a tour and fails naming
 //! `tour[K].claims[i]`; `tests/claims.rs` does the same for every shipped
@@ -68,7 +68,13 @@ impl Run {
 /// What a claim at time `t` reads: the report, `events` and `lanes` (in a
 /// compare tour). `with_events` false leaves `events` out (no claim of the
 /// tour names them: the largest tours' traces are long).
-fn root(runs: &mut [Run], t: u64, compare: bool, with_events: bool) -> Result<Value, String> {
+fn root(
+    runs: &mut [Run],
+    scenario: &Value,
+    t: u64,
+    compare: bool,
+    with_events: bool,
+) -> Result<Value, String> {
     let mut lanes = Vec::new();
     for r in runs.iter_mut() {
         let report = r.to(t, with_events)?;
@@ -77,8 +83,7 @@ fn root(runs: &mut [Run], t: u64, compare: bool, with_events: bool) -> Result<Va
         } else {
             Vec::new()
         });
-        let scenario = r.lab.scenario.source.clone();
-        lanes.push(serde_json::json!({"settings": r.settings, "report": report, "events": events, "scenario": scenario}));
+        lanes.push(serde_json::json!({"settings": r.settings, "report": report, "events": events}));
     }
     let mut top = lanes
         .first()
@@ -86,7 +91,7 @@ fn root(runs: &mut [Run], t: u64, compare: bool, with_events: bool) -> Result<Va
         .unwrap_or(Value::Null);
     if let Value::Object(m) = &mut top {
         m.insert("events".into(), lanes[0]["events"].clone());
-        m.insert("scenario".into(), lanes[0]["scenario"].clone());
+        m.insert("scenario".into(), scenario.clone());
         if compare {
             m.insert("lanes".into(), Value::Array(lanes));
         }
@@ -134,7 +139,7 @@ pub fn evaluate(v: &Value) -> Result<Vec<Outcome>, String> {
     for (k, i, claim) in claims {
         let t = stops[k].at_ms;
         if at != Some(t) {
-            top = root(&mut runs, t, compare.is_some(), with_events)?;
+            top = root(&mut runs, v, t, compare.is_some(), with_events)?;
             at = Some(t);
         }
         let value = crate::question::eval(&claim.check, &top)

@@ -283,7 +283,7 @@ fn meets(e: &Value, cond: &str) -> bool {
                 want.parse::<f64>()
                     .ok()
                     .is_some_and(|w| Some(w) == v.as_f64())
-                    || v.to_string() == want
+                    || serde_json::to_string(v).is_ok_and(|t| t == want)
             }
         };
         let ord = |f: fn(f64, f64) -> bool| match (v.as_f64(), want.parse::<f64>()) {

@@ -370,3 +370,40 @@ fn check_refuses_a_bad_question_answer_naming_the_stop() {
     assert!(err.contains("tour[3].question.answer"), "{err}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `failover-lab check` runs a tour to each stop and evaluates its claims
+/// (issue 62): one that is false, or a fact sentence with none, fails the
+/// check (exit 1) naming `tour[K].claims[i]` or the sentence.
+#[test]
+fn check_evaluates_a_tours_claims_and_names_a_false_one_and_an_unbacked_sentence() {
+    let out = cli(&["check", "scenarios/tour-1-leader-dies.json"]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{stdout}");
+    assert!(
+        stdout.contains("claims true, 0 fact sentences without a claim"),
+        "{stdout}"
+    );
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/scenarios/tour-1-leader-dies.json"
+    ))
+    .unwrap();
+    let mut v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    v["tour"][3]["claims"][2]["check"] =
+        "events[event=leader_elected&partition=0].leader == 3".into();
+    v["tour"][4]["claims"] = serde_json::json!([]);
+    let dir = std::env::temp_dir().join(format!("fl-claims-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("tour.json");
+    std::fs::write(&file, v.to_string()).unwrap();
+    let out = cli(&["check", file.to_str().unwrap()]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("tour[3].claims[2] (at 19004 ms) is false"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("\"elects broker 2\""), "{stderr}");
+    assert!(stderr.contains("tour[4]: no claim backs"), "{stderr}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -148,8 +148,14 @@ export class Compare {
     if (!this.div) this.equal = Math.max(this.equal, len);
   }
 
-  /** `failoverLab.lanes()`: each lane's settings and report at the current time. */
+  /**
+   * `failoverLab.lanes()`: each lane's settings and report at the current
+   * time; `events`, the lane's trace so far (as `failoverLab.trace()`), is
+   * read when asked for (not enumerable: it stays out of JSON and copies).
+   */
   lanes() {
-    return this.labs().map((l, i) => ({ settings: this.settings[i], report: l.report() }));
+    return this.labs().map((l, i) =>
+      Object.defineProperty({ settings: this.settings[i], report: l.report() }, 'events', { get: () => l.traceSince(0) }),
+    );
   }
 }

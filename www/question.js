@@ -1,7 +1,10 @@
 // Tour question answers (issue 30): the expression language of src/question.rs
 // (its doc comment is the grammar), evaluated over report(). A path walks the
-// report; `[key]` on an array is an index or the element whose id, producer or
-// topic-partition is key; a missing field is null.
+// report; `[key]` on an array is an index (`[-1]` the last) or the element
+// whose id, producer, settings or topic-partition is key, else the first whose
+// fields meet `field OP value&…`; `[?cond]` lists every element meeting cond;
+// `'a' in 'abc'` is a substring test; a missing field is null. Tour claims
+// (src/claims.rs) use the same language.
 
 const OPS = ['==', '!=', '>=', '<=', '&&', '||', '>', '<'];
 

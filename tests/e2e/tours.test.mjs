@@ -22,7 +22,35 @@ after(async () => {
   await app?.close();
 });
 
+
 const part = (r) => r.partitions.find((p) => p.topic === 'orders' && p.partition === 0);
+
+/**
+ * Tour stop `i`'s claims (src/claims.rs), evaluated in the page with
+ * www/question.js over what a claim reads natively: report() at the top,
+ * `events` (trace(0)), `scenario` (the file as written) and, in compare
+ * mode, `lanes` (each lane's settings, report and events).
+ */
+async function pageClaims(page, scenario, i) {
+  const claims = scenario.tour[i].claims ?? [];
+  if (!claims.length) return [];
+  const withEvents = claims.some((c) => c.check.includes('events'));
+  const values = await page.evaluate(
+    async ({ claims, scenario, withEvents }) => {
+      const { evaluate } = await import('/question.js');
+      const root = failoverLab.report();
+      root.events = withEvents ? failoverLab.trace(0) : [];
+      root.scenario = scenario;
+      const lanes = failoverLab.lanes();
+      if (lanes.length) root.lanes = lanes.map((l) => ({ settings: l.settings, report: l.report, events: withEvents ? l.events : [] }));
+      return claims.map((c) => evaluate(c.check, root));
+    },
+    { claims, scenario, withEvents },
+  );
+  return claims.map((c, j) => ({ path: `tour[${i}].claims[${j}]`, says: c.says, check: c.check, value: values[j] }));
+}
+
+let claimsSeen = 0;
 
 /** The outcome each tour's last stop states, checked on report(). */
 const OUTCOMES = {
@@ -360,7 +388,8 @@ for (const file of TOURS) {
   test(`${file}: Next walks every stop and the tour ends with its stated outcome`, async () => {
     app.errors.length = 0;
     const page = app.page;
-    const stops = JSON.parse(fs.readFileSync(path.join(ROOT, 'scenarios', file), 'utf8')).tour;
+    const scenario = JSON.parse(fs.readFileSync(path.join(ROOT, 'scenarios', file), 'utf8'));
+    const stops = scenario.tour;
     await page.goto(`${app.baseUrl}/?scenario=${file}`);
     await page.waitForSelector('body[data-ready="true"]', { timeout: 20000 });
     assert.equal(await page.evaluate(() => failoverLab.playing), false, 'a tour opens paused');
@@ -415,6 +444,12 @@ for (const file of TOURS) {
       }
       const s = await page.evaluate(() => ({ now: failoverLab.now(), playing: failoverLab.playing, index: failoverLab.tour().index }));
       assert.deepEqual(s, { now: st.at_ms, playing: false, index: i }, `stop ${i + 1}`);
+      // Issue 62: the stop's claims hold on the page too (the wasm build,
+      // www/question.js), over what failoverLab gives a script.
+      for (const { path: at, says, check, value } of await pageClaims(page, scenario, i)) {
+        assert.equal(value, true, `${file} ${at} says ${JSON.stringify(says)}: \`${check}\` is ${JSON.stringify(value)} on the page`);
+        claimsSeen += 1;
+      }
       assert.equal(await page.locator('#tour .tour-title').textContent(), st.title);
       assert.equal(await page.locator('#tour .tour-text').textContent(), st.text);
       assert.equal(await page.locator('#tour .tour-count').textContent(), `${i + 1} / ${stops.length}`);
@@ -636,4 +671,12 @@ test('the what-ifs the tours state hold: unclean off, acks=all, min.insync.repli
   assert.deepEqual(k.invariant_violations, []);
   assert.ok(part(k).replica_logs.every((l) => l.log_end_offset === 2), 'both replicas hold both records');
   assert.deepEqual(app.errors, []);
+});
+
+// Once every tour has been walked: the page evaluated the claims (issue 62's
+// "at least 150"; tests/claims.rs checks the same natively).
+test('the page evaluated every tour claim it walked past', () => {
+  const total = TOURS.reduce((n, f) => n + JSON.parse(fs.readFileSync(path.join(ROOT, 'scenarios', f), 'utf8')).tour.reduce((k, st) => k + (st.claims?.length ?? 0), 0), 0);
+  assert.ok(total >= 150, `${total} claims`);
+  assert.equal(claimsSeen, total);
 });

@@ -700,6 +700,44 @@ mod tests {
         assert_eq!(c.on_disconnected(0, 1, id), Some(Broken::Refused));
     }
 
+    /// leastLoadedNode's destination test (`isReady` or `canConnect`, via
+    /// ClusterConnectionStates): a connection is usable when it is ready or
+    /// its reconnect backoff is over, never while a connect is under way or
+    /// the backoff still runs.
+    #[test]
+    fn a_connection_is_usable_when_ready_or_its_backoff_is_over_never_while_connecting() {
+        let mut world = TestWorld::one_partition();
+        let mut c = Connections::new(Node::Producer(0), 3, config());
+        assert!(c.usable(1, 0), "ready");
+        c.close(1_000, 1);
+        let Some(State::Disconnected { reconnect_at }) = c.state(1) else {
+            panic!("closed");
+        };
+        assert!(reconnect_at > 1_000);
+        assert!(!c.usable(1, reconnect_at - 1), "backing off");
+        assert!(c.usable(1, reconnect_at), "backoff over");
+        world.at(reconnect_at, |ctx| c.ready(ctx, 1));
+        assert!(matches!(c.state(1), Some(State::Connecting { .. })));
+        assert!(!c.usable(1, reconnect_at + 1), "connecting");
+        assert!(c.usable(2, reconnect_at), "the others stay ready");
+    }
+
+    /// NetworkClient.handleDisconnections / ClusterConnectionStates
+    /// .disconnected: a ready connection that breaks under a request is
+    /// closed (the request fails as a disconnect, `Broken::InFlight`) and
+    /// the next connect waits for the reconnect backoff.
+    #[test]
+    fn a_ready_connection_broken_under_a_request_is_marked_down_and_backs_off() {
+        let mut c = Connections::new(Node::Producer(0), 3, config());
+        assert_eq!(c.state(2), Some(State::Ready));
+        assert_eq!(c.on_disconnected(5_000, 2, 7), Some(Broken::InFlight));
+        let Some(State::Disconnected { reconnect_at }) = c.state(2) else {
+            panic!("down after the break: {:?}", c.state(2));
+        };
+        assert!((5_040..=5_060).contains(&reconnect_at), "{reconnect_at}");
+        assert_eq!(c.on_disconnected(5_001, 2, 7), None, "already down");
+    }
+
     /// NetworkClient.leastLoadedNode: from a random start, a ready node with
     /// no request in flight at once; else the ready node with the fewest,
     /// never one at its in-flight limit; with no ready node, wait for a

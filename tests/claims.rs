@@ -25,7 +25,7 @@ fn tours() -> Vec<(String, Value)> {
             (n, v)
         })
         .collect();
-    out.sort();
+    out.sort_by(|a, b| a.0.cmp(&b.0));
     out
 }
 

@@ -75,6 +75,8 @@ test-fmt:
 test-clippy:
 	@echo "== cargo clippy (native, all targets; wasm32 lib, and with the explorer feature)"
 	cargo clippy --all-targets -- -D warnings
+	# The `test = false` suites (fuzz, sweep, claims): --all-targets skips them.
+	cargo clippy --test fuzz --test sweep --test claims -- -D warnings
 	cargo clippy --lib --target wasm32-unknown-unknown -- -D warnings
 	cargo clippy --lib --target wasm32-unknown-unknown --features explorer -- -D warnings
 

@@ -78,9 +78,9 @@ fn a_claimed_number_changed_in_the_text_alone_is_refused_naming_the_claim() {
         .to_string();
     assert!(text.contains("At 19.002 s"), "{text}");
     v["tour"][3]["text"] = Value::from(text.replace("19.002", "19.003"));
-    let err = failover_lab::Lab::from_json(&v.to_string())
-        .err()
-        .expect("the scenario is refused");
+    let Err(err) = failover_lab::Lab::from_json(&v.to_string()) else {
+        panic!("the scenario is refused");
+    };
     assert!(err.contains("tour[3].claims[0].says"), "{err}");
 }
 

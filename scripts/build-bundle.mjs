@@ -89,7 +89,8 @@ try {
     format: 'esm',
     target: ['es2022'],
   });
-  // The overview (render/overview.js, for scenarios with more partitions than
+  // The tour card (tour-guide.js, for a scenario with a tour), the overview
+  // (render/overview.js, for scenarios with more partitions than
   // the detailed view), the fate view, the tour questions' evaluator, Check yourself, export /
   // import, the welcome (welcome-view.js) and the glossary (whose words are
   // www/glossary.json, fetched with it), fetched only when used
@@ -98,7 +99,7 @@ try {
   // import.meta.url))).
   const lazy = await esbuild.build({
     ...common,
-    entryPoints: ['render/fate.js', 'render/broker-menu.js', 'render/overview.js', 'question.js', 'check.js', 'exporter.js', 'welcome-view.js', 'glossary.js', 'pack.js'].map((f) => path.join(WWW, f)),
+    entryPoints: ['tour-guide.js', 'render/fate.js', 'render/broker-menu.js', 'render/overview.js', 'question.js', 'check.js', 'exporter.js', 'welcome-view.js', 'glossary.js', 'pack.js'].map((f) => path.join(WWW, f)),
     outdir: OUT,
     entryNames: '[name]',
     format: 'esm',

@@ -12,7 +12,7 @@ import { Narration } from './render/narration.js';
 import { DescribeTable } from './render/describe.js';
 import { Controls, SPEED_MIN, SPEED_MAX } from './controls.js';
 import { installKeyboard } from './keyboard.js';
-import { TourGuide, SeekSlicer, highlightSelectors, BUSY_MS } from './tour.js';
+import { SeekSlicer, highlightSelectors, BUSY_MS } from './tour.js';
 import { ShareBar } from './sharebar.js';
 import { THEMES, parseTheme, followTheme } from './theme.js';
 import { LabEvents } from './events.js';
@@ -26,6 +26,47 @@ const MAX_PARTITIONS = 8;
 // CATCH_UP_MS after its last seek (App.draw).
 const BURST_MS = 250;
 const CATCH_UP_MS = 250;
+
+/**
+ * The tour card's stand-in until tour-guide.js has loaded (App.tourReady):
+ * it holds the stops and the stop a caller asked for, and stops nothing.
+ */
+class TourPending {
+  constructor(app) {
+    this.app = app;
+    this.stops = [];
+    this.index = -1;
+    this.intro = null;
+    this.wanted = null;
+  }
+
+  get active() {
+    return this.stops.length > 0;
+  }
+
+  load(stops, intro) {
+    this.stops = Array.isArray(stops) ? stops : [];
+    this.intro = intro;
+    if (this.active) this.app.tourReady();
+  }
+
+  go(i) {
+    this.wanted = i;
+  }
+
+  step(i) {
+    this.wanted = i;
+  }
+
+  limit(t) {
+    return { t, stop: -1 };
+  }
+
+  sync() {}
+  arrive() {}
+  renderQuestion() {}
+  answer() {}
+}
 
 class App {
   constructor() {
@@ -112,7 +153,8 @@ class App {
     new MutationObserver(() => $('help').hidden || this.glossary()).observe($('help'), { attributeFilter: ['hidden'] });
     $('banner-close').addEventListener('click', () => this.hideError());
     installKeyboard(this, $('help'));
-    this.tour = new TourGuide($('tour'), {
+    this.tour = new TourPending(this);
+    this.tourHost = {
       now: () => this.lab.now(),
       report: () => this.lab.report(),
       lanes: () => this.compare?.active && (this.compare.sync(), this.compare.lanes()),
@@ -155,7 +197,7 @@ class App {
         this.lab.restore({ overrides: {}, actions: [], t: this.lab.now() });
         this.controls.syncSettings(this.lab.settings(), this.lab.view(MAX_PARTITIONS));
       }),
-    });
+    };
     const themeSel = $('theme');
     themeSel?.replaceChildren(...THEMES.map((t) => h('option', { value: t, text: t })));
     themeSel?.addEventListener('change', () => this.guard(() => this.setTheme(themeSel.value)));
@@ -197,6 +239,22 @@ class App {
       this.dirty = true;
     });
     this.controls.setSpeedSlider(this.speed);
+  }
+
+  /**
+   * The tour's card (tour-guide.js) is fetched for the first scenario with a
+   * tour: the stand-in (TourPending) it replaces hands it the stops and any
+   * stop asked for meanwhile. Resolves once the card is in place.
+   */
+  tourReady() {
+    this.tourLoad ??= import(new URL('./tour-guide.js', import.meta.url).href).then(({ TourGuide }) => {
+      const waiting = this.tour;
+      this.tour = new TourGuide($('tour'), this.tourHost);
+      this.tour.load(waiting.stops, waiting.intro);
+      if (waiting.wanted !== null) this.tour.go(waiting.wanted);
+      this.draw();
+    }).catch((e) => this.showError(`The tour did not load: ${e.message}`));
+    return this.tourLoad;
   }
 
   // ---- loading -------------------------------------------------------------
@@ -311,6 +369,7 @@ class App {
       const text = await res.text();
       this.load(text);
       this.setScenarioFile(file);
+      if (this.tour.active) await this.tourReady();
       return null;
     } catch (e) {
       this.showError(`Could not load scenario ${file}: ${e.message}`);

@@ -50,7 +50,9 @@ async function pageClaims(page, scenario, i) {
   return claims.map((c, j) => ({ path: `tour[${i}].claims[${j}]`, says: c.says, check: c.check, value: values[j] }));
 }
 
+// Claims the walks below evaluated on the page, and the claims of the tours they walked.
 let claimsSeen = 0;
+let claimsWalked = 0;
 
 /** The outcome each tour's last stop states, checked on report(). */
 const OUTCOMES = {
@@ -390,6 +392,7 @@ for (const file of TOURS) {
     const page = app.page;
     const scenario = JSON.parse(fs.readFileSync(path.join(ROOT, 'scenarios', file), 'utf8'));
     const stops = scenario.tour;
+    claimsWalked += stops.reduce((k, st) => k + (st.claims?.length ?? 0), 0);
     await page.goto(`${app.baseUrl}/?scenario=${file}`);
     await page.waitForSelector('body[data-ready="true"]', { timeout: 20000 });
     assert.equal(await page.evaluate(() => failoverLab.playing), false, 'a tour opens paused');
@@ -678,5 +681,5 @@ test('the what-ifs the tours state hold: unclean off, acks=all, min.insync.repli
 test('the page evaluated every tour claim it walked past', () => {
   const total = TOURS.reduce((n, f) => n + JSON.parse(fs.readFileSync(path.join(ROOT, 'scenarios', f), 'utf8')).tour.reduce((k, st) => k + (st.claims?.length ?? 0), 0), 0);
   assert.ok(total >= 150, `${total} claims`);
-  assert.equal(claimsSeen, total);
+  assert.equal(claimsSeen, claimsWalked, 'every claim of every tour walked was evaluated on the page');
 });

@@ -1,0 +1,304 @@
+// The guided tour's card (issue 63's first-load budget: fetched only for a
+// scenario with a tour; app.js and the <failover-lab> element load it on
+// demand). The stops, highlights and long-stop helpers it uses are tour.js's.
+
+import { h, fmtTime, setText } from './render/util.js';
+import { applyHighlights, BUSY_MS, fmtWait } from './tour.js';
+
+export class TourGuide {
+  constructor(container, host) {
+    this.container = container;
+    this.host = host;
+    this.stops = [];
+    this.index = -1; // -1: the intro card, before the first stop
+    this.intro = { name: '', description: '' };
+    this.counter = h('span.tour-count');
+    this.title = h('b.tour-title');
+    this.text = h('p.tour-text', { 'aria-live': 'polite' });
+    this.time = h('span.tour-time.muted');
+    this.back = h('button', { type: 'button', 'data-tour': 'back', title: 'Previous stop', onclick: () => this.step(this.index - 1) }, '◀ Back');
+    this.next = h('button.primary', { type: 'button', 'data-tour': 'next', title: 'Run the simulation to the next stop and pause there (N)', onclick: () => this.step(this.index + 1) }, 'Next ▶');
+    this.restart = h('button', { type: 'button', 'data-tour': 'restart', title: 'Back to the start of the tour', onclick: () => this.step(-1) }, '↺');
+    this.dots = h('span.tour-dots');
+    // Issue 25: after "End of tour", the next tour in the welcome's order (host.nextTour(), optional).
+    this.nextTour = h('a.tour-next', { 'data-tour': 'next-tour', hidden: true });
+    // Issue 16, point 7: when the run leaves the tour's script, say so and offer the way back.
+    this.offText = h('span.tour-off-text');
+    this.resumeBtn = h('button', { type: 'button', 'data-tour': 'resume', title: "Undo your actions and switches and return to this stop of the tour's own run", onclick: () => this.resume() }, 'Resume the tour');
+    this.off = h('div.tour-off', { role: 'status', hidden: true }, this.offText, ' ', this.resumeBtn);
+    this.offKey = null;
+    // Issue 30: a stop's question (asked before the lab plays on) and, at the
+    // next stop, what the run proved.
+    this.picks = [];
+    this.qBox = h('div.tour-q', { hidden: true });
+    this.aBox = h('div.tour-a', { role: 'status', hidden: true });
+    // While a slow stop computes (BUSY_MS): what the lab is doing, announced.
+    this.busy = false;
+    // The bar (how far the core got, when the host replays in slices) is drawn, not read out.
+    this.busyText = h('span');
+    this.busyBar = h('span.tl-bar', { 'aria-hidden': 'true' }, h('span'));
+    this.busyBox = h('p.tour-busy', { role: 'status', hidden: true }, this.busyText, this.busyBar);
+    container.classList.add('tour');
+    container.replaceChildren(
+      h('div.tour-head', null, h('span.tour-badge', { text: 'Guided tour' }), this.counter, this.title, this.time,
+        h('span.tour-key.muted', { title: 'what the current stop talks about is ringed like this' }, h('i.hlk', { 'aria-hidden': 'true' }), 'look here')),
+      this.text,
+      this.busyBox,
+      this.aBox,
+      this.qBox,
+      this.off,
+      h('div.tour-nav', null, this.dots, this.restart, this.back, this.next, this.nextTour),
+    );
+    container.hidden = true;
+  }
+
+  get active() {
+    return this.stops.length > 0;
+  }
+
+  /** A new scenario: its stops (possibly none) and intro text. */
+  load(stops, intro) {
+    this.stops = Array.isArray(stops) ? stops : [];
+    this.intro = intro || { name: '', description: '' };
+    this.index = -1;
+    this.picks = [];
+    // The answers' evaluator (question.js) is fetched only for a tour that asks.
+    if (this.stops.some((st) => st.question)) {
+      this.qLoad ??= import(new URL('./question.js', import.meta.url).href).then((m) => {
+        this.q = m;
+        this.render();
+        return m;
+      });
+    }
+    this.container.hidden = !this.active;
+    this.dots.replaceChildren(
+      ...this.stops.map((st, i) =>
+        h('button.tour-dot', { type: 'button', title: `${i + 1}. ${st.title || fmtTime(st.at_ms)}`, 'aria-label': `stop ${i + 1}`, onclick: () => this.step(i) }),
+      ),
+    );
+    this.render();
+  }
+
+  /** Go to stop i (-1 = intro): run or rewind the simulation there and pause. */
+  go(i) {
+    if (!this.active || this.busy) return;
+    i = Math.max(-1, Math.min(this.stops.length - 1, i));
+    this.index = i;
+    this.host.goTo(i < 0 ? 0 : this.stops[i].at_ms);
+    this.render();
+    if (i >= 0) this.host.onStop?.(i, this.stops[i]);
+    this.show();
+  }
+
+  /**
+   * Go to stop i as the reader asked (a button, a choice, the N key): a stop
+   * the core needs longer than BUSY_MS to reach is announced first; the host
+   * takes the lab there a slice per frame with a bar filling (seekInSlices),
+   * or, without that, in one go once the announcement has been painted.
+   * Meanwhile the card is `aria-busy` and its buttons wait (another go is
+   * ignored); a seek the reader makes meanwhile (the timeline) takes over,
+   * and the tour stays where it was. A script's go (`failoverLab.tourNext`)
+   * stays synchronous.
+   */
+  step(i) {
+    if (!this.active || this.busy) return;
+    i = Math.max(-1, Math.min(this.stops.length - 1, i));
+    const t = i < 0 ? 0 : this.stops[i].at_ms;
+    const est = this.host.estimateMs?.(t);
+    if (!(est > BUSY_MS)) {
+      this.go(i);
+      return;
+    }
+    this.busy = true;
+    this.container.setAttribute('aria-busy', 'true');
+    const controls = [this.back, this.next, this.restart, ...this.dots.children];
+    for (const b of controls) b.disabled = true;
+    this.busyBox.hidden = false;
+    setText(this.busyText, `Running the cluster to ${fmtTime(t)} (about ${fmtWait(est)})…`);
+    const bar = this.busyBar.firstChild;
+    bar.style.width = '0%';
+    this.busyBar.hidden = !this.host.seekInSlices;
+    // There: go's render then disables Back or Next where the stop reached needs it.
+    const arrived = (there) => {
+      this.busy = false;
+      this.container.removeAttribute('aria-busy');
+      this.busyBox.hidden = true;
+      setText(this.busyText, '');
+      for (const b of controls) b.disabled = false;
+      if (there) this.go(i);
+    };
+    if (this.host.seekInSlices) {
+      this.host.seekInSlices(t, (f) => (bar.style.width = `${Math.round(100 * f)}%`)).then(arrived);
+      return;
+    }
+    // requestAnimationFrame runs before the next paint, the timeout after it.
+    requestAnimationFrame(() => setTimeout(() => arrived(true), 0));
+  }
+
+  /** Bring what the current stop talks about into view (host.reveal) and highlight it. */
+  show() {
+    const st = this.stops[this.index];
+    if (!st || !this.host.reveal) return;
+    this.host.reveal(st.highlight || []);
+    this.decorate();
+  }
+
+  /**
+   * While playing: the time the clock may advance to without passing the next
+   * stop. `t` is where the clock wants to go.
+   */
+  limit(t) {
+    if (!this.active) return { t, stop: -1 };
+    const next = this.stops[this.index + 1];
+    if (next && t >= next.at_ms && this.host.now() <= next.at_ms) return { t: next.at_ms, stop: this.index + 1 };
+    return { t, stop: -1 };
+  }
+
+  /** The clock reached stop i while playing: show it. */
+  arrive(i) {
+    this.index = i;
+    this.render();
+    this.host.onStop?.(i, this.stops[i]);
+    this.show();
+  }
+
+  /** After any time change: keep the card in step with the clock. */
+  sync(now) {
+    if (!this.active) return;
+    this.checkScript();
+    const cur = this.stops[this.index];
+    const next = this.stops[this.index + 1];
+    const inWindow = (this.index < 0 || now >= cur.at_ms) && (!next || now < next.at_ms);
+    const atStop = cur && now === cur.at_ms;
+    if (!inWindow && !atStop) {
+      let i = -1;
+      this.stops.forEach((st, j) => {
+        if (st.at_ms <= now) i = j;
+      });
+      if (i !== this.index) {
+        this.index = i;
+        this.render();
+      }
+    }
+    this.decorate();
+  }
+
+  /** Show or hide the "you left the script" notice. */
+  checkScript() {
+    const off = this.active && this.host.offScript ? this.host.offScript() : null;
+    if (off === this.offKey) return;
+    this.offKey = off;
+    this.off.hidden = !off;
+    this.container.classList.toggle('off-script', Boolean(off));
+    if (off) setText(this.offText, `You have left the tour's script (${off}): this run no longer follows the tour, whose text describes the original run.`);
+  }
+
+  /** Back to the tour's own run, at the current stop. */
+  resume() {
+    this.host.resume?.();
+    this.go(this.index);
+  }
+
+  /** Draw the current stop's highlights (call after every frame). */
+  decorate() {
+    const st = this.active ? this.stops[this.index] : null;
+    const asked = this.active ? this.stops[this.index - 1]?.question : null;
+    applyHighlights(this.host.queryRoot, st ? [...st.highlight, ...(asked?.evidence || [])] : []);
+  }
+
+  /** What the run answers to stop i's question now ({value, right}), or null before question.js is loaded. */
+  answer(i) {
+    const q = this.stops[i]?.question;
+    if (!q || !this.q) return null;
+    // A compare tour's answer reads every lane ("lanes[acks=1].report…"):
+    // lane A's report with `lanes` beside it, once the lanes have loaded.
+    const r = this.host.report();
+    if (/\blanes\b/.test(q.answer)) {
+      const lanes = this.host.lanes?.();
+      if (!lanes?.length) return null;
+      r.lanes = lanes;
+    }
+    return this.q.rightChoices(q, r);
+  }
+
+  /** The question of stop i and what the run answered, drawn at stops i and i + 1. */
+  renderQuestion() {
+    const i = this.index;
+    const q = this.stops[i]?.question;
+    this.qBox.hidden = !q;
+    if (q) {
+      this.qBox.replaceChildren(
+        h('p.q-text', null, h('b', { text: 'Predict: ' }), q.text),
+        h('div.q-choices', { role: 'group', 'aria-label': 'your prediction' },
+          ...q.choices.map((c, j) => h('button.q-choice', {
+            type: 'button', text: c.text, 'aria-pressed': String(this.picks[i] === j), dataset: { choice: j },
+            onclick: () => {
+              this.picks[i] = j;
+              this.step(i + 1);
+            },
+          }))),
+        h('p.muted.q-skip', { text: 'Pick one and the lab plays on to show what happens; Next skips the question.' }),
+      );
+    }
+    const asked = this.stops[i - 1]?.question;
+    this.aBox.hidden = !asked;
+    if (!asked) return;
+    let res;
+    try {
+      res = this.answer(this.index - 1);
+      if (!res) {
+        this.aBox.replaceChildren(h('p.muted', { text: 'Working out the answer…' }));
+        return;
+      }
+    } catch (e) {
+      this.aBox.replaceChildren(h('p', { text: `This question's answer cannot be computed: ${e.message}` }));
+      return;
+    }
+    const pick = this.picks[i - 1];
+    const right = res.right.map((j) => asked.choices[j].text);
+    const verdict = pick == null ? '' : res.right.includes(pick) ? 'You predicted it. ' : `You predicted “${asked.choices[pick].text}”. `;
+    this.aBox.dataset.right = res.right.join(',');
+    this.aBox.dataset.picked = pick == null ? '' : String(pick);
+    this.aBox.classList.toggle('q-hit', pick != null && res.right.includes(pick));
+    this.aBox.replaceChildren(
+      h('p', null, h('b', { text: 'The run answers: ' }), `${verdict}${right.length ? right.join(' / ') : `none of the choices (${JSON.stringify(res.value)})`} — “${asked.text}”`),
+    );
+  }
+
+  render() {
+    if (!this.active) return;
+    const n = this.stops.length;
+    const i = this.index;
+    this.container.dataset.stop = String(i + 1);
+    if (i < 0) {
+      setText(this.counter, `${n} stops`);
+      setText(this.title, this.intro.name);
+      setText(this.time, '');
+      setText(this.text, this.intro.description || 'Press Next to run the simulation to the first moment worth explaining.');
+      setText(this.next, 'Start ▶');
+    } else {
+      const st = this.stops[i];
+      setText(this.counter, `${i + 1} / ${n}`);
+      setText(this.title, st.title || '');
+      setText(this.time, `t = ${fmtTime(st.at_ms)}`);
+      setText(this.text, st.text);
+      setText(this.next, i === n - 1 ? 'End of tour' : 'Next ▶');
+    }
+    // Issue 25: the host may link the glossary's terms in the text (host.terms(el), optional).
+    this.host.terms?.(this.text);
+    const nt = i === n - 1 && this.host.nextTour?.();
+    this.nextTour.hidden = !nt;
+    if (nt) {
+      this.nextTour.href = nt.href;
+      setText(this.nextTour, `Next: ${nt.label} ▶`);
+    }
+    this.renderQuestion();
+    this.next.disabled = i >= n - 1;
+    this.back.disabled = i < 0;
+    [...this.dots.children].forEach((d, j) => {
+      d.classList.toggle('done', j < i);
+      d.classList.toggle('on', j === i);
+    });
+    this.decorate();
+  }
+}

@@ -196,9 +196,15 @@ pub struct GroupReport {
     pub group_id: String,
     /// The coordinator it knows (null while unknown).
     pub coordinator: Option<u32>,
-    /// The last commit the coordinator confirmed, per `topic-partition`:
-    /// [partition, offset, leader epoch].
+    /// The last commit the coordinator confirmed to this consumer, per
+    /// `topic-partition`: [partition, offset, leader epoch]. The consumer's
+    /// own memory: empty while its process is crashed.
     pub committed: Vec<(String, u64, Option<u32>)>,
+    /// The group's committed offsets as its coordinator holds them now (the
+    /// broker leading the group's `__consumer_offsets` partition, as
+    /// `kafka-consumer-groups.sh --describe` reads them): they outlive the
+    /// consumer's process. Null while no running broker leads that partition.
+    pub stored: Option<Vec<(String, u64, Option<u32>)>>,
     /// Successful commits.
     pub commits: u64,
     /// Errors of FindCoordinator, OffsetFetch and OffsetCommit, by name.
@@ -494,9 +500,36 @@ pub fn group_report(c: &Cluster, g: &crate::sim::client::GroupMember) -> GroupRe
             .values()
             .map(|o| (c.partitions[o.partition].name(), o.offset, o.leader_epoch))
             .collect(),
+        stored: stored_offsets(c, &g.group_id),
         commits: g.commits,
         errors: g.errors.clone(),
     }
+}
+
+/// Group `group`'s offsets as the leader of its `__consumer_offsets`
+/// partition holds them (GroupReport::stored).
+fn stored_offsets(c: &Cluster, group: &str) -> Option<Vec<(String, u64, Option<u32>)>> {
+    let (first, n) = c.config.offsets_partitions?;
+    let op = first + crate::sim::broker::coordinator::offsets_partition_for(group, n) as usize;
+    let leader = c.controller.partitions.get(op)?.leader?;
+    let b = c.broker(leader).filter(|b| b.is_running())?;
+    let offsets = b
+        .coordinator
+        .get(&op)
+        .and_then(|shard| {
+            shard
+                .groups
+                .iter()
+                .find(|(k, _)| &***k == group)
+                .map(|(_, v)| v)
+        })
+        .map(|g| {
+            g.values()
+                .map(|o| (c.partitions[o.partition].name(), o.offset, o.leader_epoch))
+                .collect()
+        })
+        .unwrap_or_default();
+    Some(offsets)
 }
 
 pub fn read_twice(k: &crate::sim::client::Consumer) -> u64 {

@@ -112,15 +112,17 @@ export function laneSummary(r) {
     ]),
     ['p99', 'produce p99', p99 == null ? '–' : `${p99} ms`, ''],
     ['leader', `${p ? `${p.topic}-${p.partition}` : ''} leader`, p?.leader == null ? 'none' : `broker ${p.leader}`, p?.leader == null ? 'bad' : ''],
-    ['hw', 'HW', p ? String(p.high_watermark) : '–', ''],
+    // Offline (no leader): no replica serves a high watermark; each replica's own shows on its row.
+    ['hw', 'HW', !p ? '–' : p.leader == null ? 'none (offline)' : String(p.high_watermark), p && p.leader == null ? 'bad' : ''],
     ...consumerSummary(r),
   ];
 }
 
 /**
  * A lane's consumers, when one belongs to a group (a consumer setting may be
- * all that differs between lanes): each group consumer's committed offsets
- * (with their leader epoch), its positions, the truncations it detected
+ * all that differs between lanes): each group's committed offsets as its
+ * coordinator holds them (with their leader epoch; a crashed consumer's
+ * group keeps them), its positions, the truncations it detected
  * (KIP-320), and the report's delivery: records consumed twice, and committed
  * records never consumed.
  */
@@ -129,8 +131,10 @@ function consumerSummary(r) {
   if (!ks.length) return [];
   const rows = [];
   for (const k of ks) {
-    const committed = k.group.committed.map(([tp, off, ep]) => `${tp} @ ${off}${ep == null ? '' : ` · epoch ${ep}`}`).join(', ');
-    rows.push([`committed-${k.id}`, `${k.id} committed`, committed || 'none', '']);
+    // The group's commit as its coordinator holds it: it outlives the consumer's process.
+    const stored = k.group.stored;
+    const committed = stored == null ? 'coordinator unavailable' : stored.map(([tp, off, ep]) => `${tp} @ ${off}${ep == null ? '' : ` · epoch ${ep}`}`).join(', ') || 'none';
+    rows.push([`committed-${k.id}`, `${k.group.group_id} committed`, committed, stored == null ? 'warn' : '']);
     const pos = k.running === false ? 'crashed' : k.positions.map(([tp, off]) => `${tp} @ ${off}`).join(', ');
     rows.push([`position-${k.id}`, `${k.id} position`, pos || '–', k.running === false ? 'warn' : '']);
     rows.push([`truncations-${k.id}`, `${k.id} truncation detected`, String(k.truncations_detected), k.truncations_detected > 0 ? 'warn' : '']);

@@ -10,7 +10,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { startApp, ROOT, WWW, cli } from './helpers.mjs';
+import { startApp, ROOT, WWW, cli, tourClick } from './helpers.mjs';
 
 let app;
 
@@ -408,3 +408,48 @@ test("tour 13's stops about the loss ring the delta row and each lane's acked-lo
   }
   assert.deepEqual(app.errors, []);
 });
+
+// Issue 62, item 2: a lane's summary pills agree with the lane's own report
+// at every stop of every compare tour. The expectations are computed here
+// from report() (not from lanes.js's laneSummary): the partition's leader,
+// its HW (none while offline: no leader serves one), acknowledged records
+// lost, and each group's committed offsets as its coordinator holds them
+// (a crashed consumer's group keeps them; "coordinator unavailable" while no
+// running broker leads the group's offsets partition).
+const COMPARE_TOURS = fs.readdirSync(path.join(ROOT, 'scenarios')).filter((f) => /^tour-.*\.json$/.test(f) && JSON.parse(fs.readFileSync(path.join(ROOT, 'scenarios', f), 'utf8')).compare);
+for (const file of COMPARE_TOURS) {
+  test(`${file}: at every stop each lane's summary pills say what the lane's report says`, async () => {
+    app.errors.length = 0;
+    const page = app.page;
+    const stops = JSON.parse(fs.readFileSync(path.join(ROOT, 'scenarios', file), 'utf8')).tour;
+    await page.goto(`${app.baseUrl}/?scenario=${file}`);
+    await page.waitForSelector('body[data-ready="true"]', { timeout: 20000 });
+    await page.waitForFunction(() => failoverLab.lanes().length > 1, null, { timeout: 10000 });
+    for (const [i] of stops.entries()) {
+      await tourClick(page.locator('#tour [data-tour="next"]'));
+      const seen = await page.evaluate(() => {
+        const lanes = failoverLab.lanes();
+        const fmt = (offs) => offs.map(([tp, o, e]) => `${tp} @ ${o}${e == null ? '' : ` · epoch ${e}`}`).join(', ') || 'none';
+        return lanes.map((l, j) => {
+          const el = document.querySelector(`section.lane[data-lane="${'ABCD'[j]}"] dl.lane-sum`);
+          const pill = (k) => el?.querySelector(`[data-k="${k}"] dd`)?.textContent ?? null;
+          const r = l.report;
+          const p = r.partitions[0];
+          const want = {
+            leader: p.leader == null ? 'none' : `broker ${p.leader}`,
+            hw: p.leader == null ? 'none (offline)' : String(p.high_watermark),
+            lost: String(r.acked_records_lost),
+          };
+          const got = { leader: pill('leader'), hw: pill('hw'), lost: pill('lost') };
+          for (const k of r.consumers.filter((c) => c.group)) {
+            want[`committed-${k.id}`] = k.group.stored == null ? 'coordinator unavailable' : fmt(k.group.stored);
+            got[`committed-${k.id}`] = pill(`committed-${k.id}`);
+          }
+          return { want, got };
+        });
+      });
+      for (const [j, { want, got }] of seen.entries()) assert.deepEqual(got, want, `${file} stop ${i + 1}, lane ${'ABCD'[j]}`);
+    }
+    assert.deepEqual(app.errors, []);
+  });
+}

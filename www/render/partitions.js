@@ -173,7 +173,9 @@ export class PartitionsPanel {
       setText(c.epoch, `Leader epoch: ${p.leader_epoch}`);
       c.epoch.style.setProperty('--epoch', epochColour(p.leader_epoch));
       c.epoch.classList.add('epochkv');
-      setText(c.isr, `ISR: {${p.isr.join(',')}}  min.insync=${p.min_insync_replicas}`);
+      // The leader applies min(RF, min.insync.replicas): say so when it is lower than the setting.
+      const minEff = Math.min(p.min_insync_replicas, p.replicas?.length ?? p.min_insync_replicas);
+      setText(c.isr, `ISR: {${p.isr.join(',')}}  min.insync=${p.min_insync_replicas}${minEff < p.min_insync_replicas ? ` (effective ${minEff})` : ''}`);
       const badges = [];
       if (p.offline) badges.push(['OFFLINE', 'bad']);
       else if (p.under_min_isr) badges.push(['UNDER MIN ISR', 'bad']);
@@ -195,7 +197,8 @@ export class PartitionsPanel {
       this.minimap(c, p, end, start, n);
       const commits = [];
       for (const k of view.consumers || []) {
-        for (const [tp, off] of k.group?.committed || []) if (tp === name) commits.push([k.group.group_id, off]);
+        // The group's commit as its coordinator holds it (a crashed consumer's group keeps it).
+        for (const [tp, off] of k.group?.stored ?? k.group?.committed ?? []) if (tp === name) commits.push([k.group.group_id, off]);
       }
       const ckey = `${start}|${n}|${commits.join(';')}`;
       if (c.cmarks.dataset.key !== ckey) {

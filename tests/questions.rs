@@ -81,12 +81,18 @@ fn answers_of(v: &serde_json::Value) -> Vec<(usize, serde_json::Value, Vec<usize
 #[test]
 fn every_tour_question_is_answered_by_its_run_with_exactly_one_choice() {
     let mut asked = 0;
+    let mut silent = Vec::new();
     for entry in std::fs::read_dir(format!("{}/scenarios", env!("CARGO_MANIFEST_DIR"))).unwrap() {
         let name = entry.unwrap().file_name().into_string().unwrap();
         if !name.starts_with("tour-") {
             continue;
         }
-        for (i, value, right) in answers(&name, &[]) {
+        let answered = answers(&name, &[]);
+        // Issue 62, item 4: every tour asks the reader to predict at least once.
+        if answered.is_empty() {
+            silent.push(name.clone());
+        }
+        for (i, value, right) in answered {
             assert_eq!(
                 right.len(),
                 1,
@@ -97,6 +103,8 @@ fn every_tour_question_is_answered_by_its_run_with_exactly_one_choice() {
         }
     }
     assert!(asked >= 3, "{asked} questions");
+    silent.sort();
+    assert!(silent.is_empty(), "tours that ask nothing: {silent:?}");
 }
 
 /// Tour 4 asks what an unclean election does to records only the dead
@@ -236,6 +244,10 @@ fn every_check_yourself_question_is_answered_by_its_tour_run_with_exactly_one_ch
     for (rank, lv) in levels.iter().enumerate() {
         let qs = lv["questions"].as_array().unwrap();
         assert!(qs.len() >= 2, "{}: {} questions", order[rank], qs.len());
+        // Issue 62, item 4: the principal level checks at least eight.
+        if order[rank] == "principal" {
+            assert!(qs.len() >= 8, "principal: {} questions", qs.len());
+        }
         for (k, qv) in qs.iter().enumerate() {
             let at = format!("{} question {}", order[rank], k + 1);
             let mut bare = qv.clone();

@@ -107,7 +107,8 @@ export function laneSummary(r) {
     ...av.faults.map((f, i) => [
       `rto-${i}`,
       `${f.action} ${f.brokers.join(',')} @ ${secs(f.at_ms)} → recovery`,
-      f.rto_ms == null ? 'no write yet' : `${f.rto_ms} ms`,
+      // Nothing made unavailable: nothing to recover (the report's RTO is then 0).
+      !f.partition_count && !f.stalled_partition_count ? 'nothing to recover' : f.rto_ms == null ? 'no write yet' : `${f.rto_ms} ms`,
       f.rto_ms == null ? 'warn' : '',
     ]),
     ['p99', 'produce p99', p99 == null ? '–' : `${p99} ms`, ''],

@@ -413,7 +413,8 @@ test("tour 13's stops about the loss ring the delta row and each lane's acked-lo
 // at every stop of every compare tour. The expectations are computed here
 // from report() (not from lanes.js's laneSummary): the partition's leader,
 // its HW (none while offline: no leader serves one), acknowledged records
-// lost, and each group's committed offsets as its coordinator holds them
+// lost, each fault's recovery (nothing to recover for a fault that made no
+// partition unavailable, as lane A's second crash in tour 16), and each group's committed offsets as its coordinator holds them
 // (a crashed consumer's group keeps them; "coordinator unavailable" while no
 // running broker leads the group's offsets partition).
 const COMPARE_TOURS = fs.readdirSync(path.join(ROOT, 'scenarios')).filter((f) => /^tour-.*\.json$/.test(f) && JSON.parse(fs.readFileSync(path.join(ROOT, 'scenarios', f), 'utf8')).compare);
@@ -441,6 +442,11 @@ for (const file of COMPARE_TOURS) {
             lost: String(r.acked_records_lost),
           };
           const got = { leader: pill('leader'), hw: pill('hw'), lost: pill('lost') };
+          // A fault's recovery: a fault that made nothing unavailable has nothing to recover.
+          r.availability.faults.forEach((f, n) => {
+            want[`rto-${n}`] = !f.partition_count && !f.stalled_partition_count ? 'nothing to recover' : f.rto_ms == null ? 'no write yet' : `${f.rto_ms} ms`;
+            got[`rto-${n}`] = pill(`rto-${n}`);
+          });
           for (const k of r.consumers.filter((c) => c.group)) {
             want[`committed-${k.id}`] = k.group.stored == null ? 'coordinator unavailable' : fmt(k.group.stored);
             got[`committed-${k.id}`] = pill(`committed-${k.id}`);

@@ -132,7 +132,8 @@ export class AvailabilityPanel {
     this.badges.replaceChildren(
       ...(v.faults.length ? v.faults : []).map((f, i) => {
         const head = h('span.rb-head', {
-          text: `${f.action.replace('_', ' ')} of broker ${f.brokers.join(', ')} at ${fmtTime(f.at_ms)} · ${f.partitions} partition${f.partitions === 1 ? '' : 's'}${f.stalled ? ` + ${f.stalled} stalled` : ''} · RTO ${ms(f.rto_ms)}`,
+          // A fault that made nothing unavailable has nothing to recover: no RTO, not "0 ms".
+          text: `${f.action.replace('_', ' ')} of broker ${f.brokers.join(', ')} at ${fmtTime(f.at_ms)} · ${f.partitions} partition${f.partitions === 1 ? '' : 's'}${f.stalled ? ` + ${f.stalled} stalled` : ''} · ${f.partitions || f.stalled ? `RTO ${ms(f.rto_ms)}` : 'nothing to recover'}`,
         });
         const phases = f.phases.map((p) => h('button.rb-phase', {
           type: 'button',

@@ -1100,6 +1100,11 @@ class FailoverLabElement extends HTMLElement {
     this.need();
     this.tour?.go(this.tour.index - 1);
   }
+  /** What the run answers to stop i's question now: `{ value, right }`, or null (no question, or its evaluator not loaded yet). */
+  tourAnswer(i) {
+    this.need();
+    return this.tour?.answer(i) ?? null;
+  }
 }
 
 if (!customElements.get(TAG)) customElements.define(TAG, FailoverLabElement);

@@ -134,6 +134,8 @@ test('tour 13 (compare lanes): the answer reads every lane, on the page and in t
   await page.waitForFunction(() => document.getElementById('t').now() === 13002);
   await page.waitForFunction(() => /You predicted it/.test(document.getElementById('t').shadowRoot.querySelector('.tour-a')?.textContent || ''));
   assert.equal(await page.locator('#t .tour-a').getAttribute('data-right'), '0');
+  // The element has tourAnswer too, as the API table says (issue 62, item 7).
+  assert.deepEqual(await page.evaluate(() => document.getElementById('t').tourAnswer(2)), { value: [true, false], right: [0] });
   assert.deepEqual(app.errors, []);
 });
 

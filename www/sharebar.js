@@ -29,6 +29,18 @@ export function foldActions(scenario, actions, now = 0) {
 
 const SCRUB_URL_MS = 250;
 
+// The query beside a hash that names the scenario: without `scenario` and
+// `stop` (the hash wins over both, and the link holds the scenario once).
+const searchBeside = (hash) => {
+  const q = new URLSearchParams(location.search);
+  if (/(^|&)scenario(-data)?=/.test(hash ?? '')) {
+    q.delete('scenario');
+    q.delete('stop');
+  }
+  const s = q.toString();
+  return s ? `?${s}` : '';
+};
+
 export class ShareBar {
   constructor(container, app) {
     this.app = app;
@@ -166,13 +178,13 @@ export class ShareBar {
     const hash = this.currentHash();
     if (hash === null || hash === this.last) return;
     this.last = hash;
-    history.replaceState(history.state, '', `${location.pathname}${location.search}#${hash}`);
+    history.replaceState(history.state, '', `${location.pathname}${searchBeside(hash)}#${hash}`);
   }
 
   /** A link to this exact frame (paused at the current time). */
   link() {
     const hash = this.currentHash({ forcePaused: true });
-    return `${location.origin}${location.pathname}${location.search}#${hash ?? ''}`;
+    return `${location.origin}${location.pathname}${searchBeside(hash)}#${hash ?? ''}`;
   }
 
   async copyLink() {

@@ -204,3 +204,26 @@ test('share.js: every kind of action survives the round trip', async () => {
   assert.equal(res.back.t, 77);
   assert.deepEqual(JSON.parse(res.unpacked), { name: 'é', brokers: 1 });
 });
+
+// Issue 62, item 7: a link holds the scenario once. Opened as
+// ?scenario=…&stop=…, the address bar and shareUrl() carry it in the hash
+// only (which wins over the query anyway); other query parameters stay.
+test('a shared link holds the scenario once, in its hash, and keeps the other query parameters', async () => {
+  const { page, errors } = await openFresh(`${app.baseUrl}/?scenario=tour-1-leader-dies.json&stop=3&speed=2`);
+  await page.waitForFunction(() => failoverLab.now() === failoverLab.tour().stops[2].at_ms, null, { timeout: 20000 });
+  const url = new URL(await page.evaluate(() => failoverLab.shareUrl()));
+  assert.equal(url.searchParams.get('scenario'), null, url.href);
+  assert.equal(url.searchParams.get('stop'), null, url.href);
+  assert.equal(url.searchParams.get('speed'), '2', url.href);
+  assert.equal((url.href.match(/scenario=/g) || []).length, 1, url.href);
+  assert.match(url.hash, /^#scenario=tour-1-leader-dies\.json&/);
+  assert.equal(await page.evaluate(() => location.href === failoverLab.shareUrl()), true);
+  // The link opens the same run at the same time.
+  const t = await page.evaluate(() => failoverLab.now());
+  const again = await openFresh(url.href);
+  assert.equal(await again.page.evaluate(() => failoverLab.now()), t);
+  assert.equal(await again.page.evaluate(() => failoverLab.tour().index), 2);
+  assert.deepEqual([...errors, ...again.errors], []);
+  await page.close();
+  await again.page.close();
+});

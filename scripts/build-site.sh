@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Copy the scenarios into the static site: www/scenarios/*.json and
-# www/scenarios/index.json ([{file, name, level?, tour?}], sorted by file name)
+# www/scenarios/index.json ([{file, name, level?, tour?}], in natural order:
+# by file name with numbers compared as numbers, so tour 2 comes before tour 10)
 # for the page's scenario picker and its welcome (which groups the tours by
 # `level`: junior, mid, senior, principal; a tour without one is listed after). Run after scripts/build-wasm.sh (make build does).
 set -euo pipefail
@@ -13,9 +14,10 @@ mkdir -p www/scenarios/bench && cp scenarios/bench/*.json www/scenarios/bench/
 # Check yourself's questions (www/check.js); not scenarios, not in the picker.
 mkdir -p www/scenarios/quiz && cp scenarios/quiz/*.json www/scenarios/quiz/
 python3 - <<'PY'
-import json, pathlib
+import json, pathlib, re
 out = []
-for f in sorted(pathlib.Path("scenarios").glob("*.json")):
+natural = lambda p: [int(x) if x.isdigit() else x for x in re.split(r"(\d+)", p.name)]
+for f in sorted(pathlib.Path("scenarios").glob("*.json"), key=natural):
     entry = {"file": f.name, "name": f.stem}
     try:
         d = json.loads(f.read_text())

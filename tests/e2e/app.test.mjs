@@ -544,3 +544,13 @@ test('the trace hash in the browser equals the native CLI one (determinism)', as
   assert.deepEqual(wasm.availability, native.availability, 'availability differs between native and wasm');
   assert.deepEqual(app.errors, []);
 });
+
+// Issue 62, item 5: the scenario picker lists the tours in natural order
+// (tour 1, 2, …, 19), not as file names sort (1, 10, 11, …, 2).
+test('the scenario picker lists the tours in natural order', async () => {
+  await open();
+  const tours = await app.page.$$eval('#scenario option', (os) => os.map((o) => o.value).filter((v) => /^tour-\d+-/.test(v)));
+  const numbers = tours.map((f) => Number(/^tour-(\d+)-/.exec(f)[1]));
+  assert.ok(numbers.length >= 19, `${numbers}`);
+  assert.deepEqual(numbers, [...numbers].sort((a, b) => a - b));
+});

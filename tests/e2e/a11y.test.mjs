@@ -358,3 +358,18 @@ test('keyboard only on tradeoffs.html: Tab through the form to a configuration\'
   await lab.close();
   assert.deepEqual(app.errors, []);
 });
+
+// Issue 62, item 5: the first Tab stop skips the header to the cluster, and
+// the header leads back to the welcome (its levels and Check yourself).
+test('a skip link is the first Tab stop and takes the focus to the cluster; the header links back to the welcome', async () => {
+  const page = await open(`${app.baseUrl}/?scenario=leader-dies.json&paused=1`);
+  await ready(page);
+  await page.keyboard.press('Tab');
+  assert.equal(await page.evaluate(() => document.activeElement?.className), 'skip');
+  assert.equal(await page.locator('a.skip').isVisible(), true, 'visible while focused');
+  await page.keyboard.press('Enter');
+  assert.equal(await page.evaluate(() => document.activeElement?.id), 'cluster');
+  await page.locator('header a[href="?welcome=1"]').click();
+  await page.waitForSelector('#welcome:not([hidden])', { timeout: 20000 });
+  assert.ok(await page.locator('#welcome [data-check]').count() >= 4, 'Check yourself for each level');
+});

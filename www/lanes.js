@@ -27,7 +27,8 @@ body.comparing .map-panel, body.comparing .parts-panel, body.comparing .overview
 .lane { border: 1px solid var(--line); border-radius: 8px; padding: 6px 8px; background: var(--panel2); min-width: 0; display: flex; flex-direction: column; gap: 6px; }
 .lane-head { margin: 0; font-size: 13px; display: flex; gap: 8px; align-items: baseline; }
 .lane-name { display: inline-block; min-width: 20px; text-align: center; border-radius: 4px; background: var(--accent); color: var(--panel); padding: 0 5px; }
-.lane-set { font-size: 12px; color: var(--text2); overflow-wrap: anywhere; }
+/* Settings as written (the panel h2 upper-cases): lines break after a comma (<wbr>), never inside a key. */
+.lane-set { font-size: 12px; color: var(--text2); text-transform: none; letter-spacing: 0; overflow-wrap: normal; word-break: keep-all; }
 dl.lane-sum { margin: 0; display: flex; flex-wrap: wrap; gap: 4px 6px; }
 dl.lane-sum .ls { display: flex; gap: 5px; align-items: baseline; padding: 1px 7px; border: 1px solid var(--line); border-radius: 10px; background: var(--panel); font-size: 11.5px; }
 dl.lane-sum dt { color: var(--muted); }
@@ -225,7 +226,7 @@ export class LanesView {
       const el = h(
         'section.lane',
         { dataset: { lane: name }, 'aria-label': `Lane ${name}: ${compare.settings[i] || 'the scenario as it is'}` },
-        h('h2.lane-head', null, h('span.lane-name', { text: name }), h('code.lane-set', { text: compare.settings[i] || 'as is' })),
+        h('h2.lane-head', null, h('span.lane-name', { text: name }), h('code.lane-set', null, ...(compare.settings[i] || 'as is').split(/(?<=,)/).flatMap((part, j) => (j ? [h('wbr'), part] : [part])))),
         summary,
         avail,
         same,

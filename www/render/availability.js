@@ -126,7 +126,9 @@ export class AvailabilityPanel {
   }
 
   drawBadges(v) {
-    const key = JSON.stringify(v.faults);
+    // Unavailability without a fault (a slow replica still in the ISR, a partition already offline): said so.
+    const other = !v.faults.length && v.counts.some((c) => c.some((n) => n > 0));
+    const key = JSON.stringify(v.faults) + other;
     if (key === this.badgeKey) return;
     this.badgeKey = key;
     this.badges.replaceChildren(
@@ -145,6 +147,12 @@ export class AvailabilityPanel {
         return h('div.rbadge', { dataset: { fault: String(i), open: f.rto_ms === null ? '1' : '0' } }, head, ...phases);
       }),
     );
-    if (!v.faults.length) this.badges.append(h('span.muted', { text: 'No fault yet: crash, isolate or shut down a broker to see how long recovery takes.' }));
+    if (!v.faults.length) {
+      this.badges.append(h('span.muted', {
+        text: other
+          ? 'No broker fault yet, but partitions were unavailable for another reason (the strip\u2019s colour says which, such as a slow replica still in the ISR). Crash, isolate or shut down a broker to see how long recovery takes.'
+          : 'No fault yet: crash, isolate or shut down a broker to see how long recovery takes.',
+      }));
+    }
   }
 }

@@ -65,9 +65,10 @@ impl Run {
     }
 }
 
-/// What a claim at time `t` reads: the report, `events` and `lanes` (in a
-/// compare tour). `with_events` false leaves `events` out (no claim of the
-/// tour names them: the largest tours' traces are long).
+/// What a claim at time `t` reads: lane A's report with `events` and
+/// `scenario` beside it, and in a compare tour `lanes` (every lane's
+/// settings, report and events). `with_events` false leaves `events` empty
+/// (no claim of the tour names them: the largest tours' traces are long).
 fn root(
     runs: &mut [Run],
     scenario: &Value,
@@ -75,26 +76,32 @@ fn root(
     compare: bool,
     with_events: bool,
 ) -> Result<Value, String> {
-    let mut lanes = Vec::new();
-    for r in runs.iter_mut() {
-        let report = r.to(t, with_events)?;
-        let events = Value::Array(if with_events {
+    let events = |r: &Run| {
+        Value::Array(if with_events {
             r.events.clone()
         } else {
             Vec::new()
-        });
-        lanes.push(serde_json::json!({"settings": r.settings, "report": report, "events": events}));
-    }
-    let mut top = lanes
-        .first()
-        .map(|l| l["report"].clone())
-        .unwrap_or(Value::Null);
-    if let Value::Object(m) = &mut top {
-        m.insert("events".into(), lanes[0]["events"].clone());
-        m.insert("scenario".into(), scenario.clone());
-        if compare {
-            m.insert("lanes".into(), Value::Array(lanes));
+        })
+    };
+    let mut lanes = Vec::new();
+    let mut top = Value::Null;
+    for (n, r) in runs.iter_mut().enumerate() {
+        let report = r.to(t, with_events)?;
+        if n == 0 {
+            top = report.clone();
+            if let Value::Object(m) = &mut top {
+                m.insert("events".into(), events(r));
+                m.insert("scenario".into(), scenario.clone());
+            }
         }
+        if compare {
+            lanes.push(
+                serde_json::json!({"settings": r.settings, "report": report, "events": events(r)}),
+            );
+        }
+    }
+    if let (true, Value::Object(m)) = (compare, &mut top) {
+        m.insert("lanes".into(), Value::Array(lanes));
     }
     Ok(top)
 }
@@ -102,8 +109,8 @@ fn root(
 /// Every claim of scenario `v`'s tour, evaluated at its stop, in order. An
 /// error is a scenario that does not load or a claim that does not parse.
 pub fn evaluate(v: &Value) -> Result<Vec<Outcome>, String> {
-    let lab = Lab::from_value_with_settings(v.clone(), &[])?;
-    let stops = lab.scenario.tour.clone();
+    // The stops only: no cluster is built for them.
+    let stops = Lab::scenario_with_settings(v.clone(), &[])?.0.tour;
     let compare = v.get("compare").and_then(Value::as_str);
     let lanes = match compare {
         Some(c) => parse_compare(c)?,

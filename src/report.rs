@@ -509,8 +509,7 @@ pub fn group_report(c: &Cluster, g: &crate::sim::client::GroupMember) -> GroupRe
 /// Group `group`'s offsets as the leader of its `__consumer_offsets`
 /// partition holds them (GroupReport::stored).
 fn stored_offsets(c: &Cluster, group: &str) -> Option<Vec<(String, u64, Option<u32>)>> {
-    let (first, n) = c.config.offsets_partitions?;
-    let op = first + crate::sim::broker::coordinator::offsets_partition_for(group, n) as usize;
+    let op = crate::sim::broker::coordinator::offsets_partition_in(&c.config, group)?;
     let leader = c.controller.partitions.get(op)?.leader?;
     let b = c.broker(leader).filter(|b| b.is_running())?;
     let offsets = b

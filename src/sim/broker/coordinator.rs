@@ -37,7 +37,7 @@
 use std::rc::Rc;
 
 use super::{Broker, ParkedProduce};
-use crate::sim::config::Acks;
+use crate::sim::config::{Acks, ClusterConfig};
 use crate::sim::io::{Ctx, Timer};
 use crate::sim::log::Record;
 use crate::sim::pmap::VecMap;
@@ -87,7 +87,13 @@ fn java_abs(n: i32) -> u32 {
 
 /// The global index of `group`'s offsets partition, if the scenario has one.
 pub fn offsets_partition_index(ctx: &Ctx, group: &str) -> Option<PartitionIndex> {
-    let (first, n) = ctx.config.offsets_partitions?;
+    offsets_partition_in(ctx.config, group)
+}
+
+/// [`offsets_partition_index`] from the cluster's config (the report's
+/// stored offsets read it outside a step).
+pub fn offsets_partition_in(config: &ClusterConfig, group: &str) -> Option<PartitionIndex> {
+    let (first, n) = config.offsets_partitions?;
     Some(first + offsets_partition_for(group, n) as usize)
 }
 

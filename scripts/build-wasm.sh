@@ -47,6 +47,22 @@ remap=()
 for d in "${CARGO_HOME:-$HOME/.cargo}"/registry/src/*/; do
   [[ -d "$d" ]] && remap+=("--remap-path-prefix=${d}=")
 done
+# The trade-off explorer's own wasm (www/tradeoffs.html): the same crate with
+# the sweep exports (cargo feature `explorer`) into www/pkg-explorer/. They
+# add ~39 kB gzipped, so they stay out of the app's page weight (the book,
+# "The trade-off explorer"). Skipped by measurement builds (WASM_OUT_DIR set) and
+# by WASM_EXPLORER=0. It is built at the same time as the page's, in its own
+# target directory (cargo locks one per build): each ends in a long
+# single-threaded link-time optimisation, so on 2 cores the two take about
+# the time of one (issue 61).
+explorer_pid=""
+if [[ -z "${WASM_OUT_DIR:-}" && "${WASM_EXPLORER:-1}" != 0 ]]; then
+  CARGO_TARGET_DIR="${target_dir}/explorer" WASM_OUT_DIR=www/pkg-explorer WASM_FEATURES=explorer WASM_EXPLORER=0 \
+    bash scripts/build-wasm.sh > >(sed -u 's/^/[explorer] /') 2>&1 &
+  explorer_pid=$!
+  trap 'kill "$explorer_pid" 2>/dev/null || true' EXIT
+fi
+
 say "cargo build --lib --target wasm32-unknown-unknown --profile ${profile} (rustflags: ${build_flags[*]:-none})"
 RUSTFLAGS="${RUSTFLAGS:-} ${build_flags[*]} ${remap[*]}" \
   cargo build --lib --target wasm32-unknown-unknown --profile "$profile" ${WASM_FEATURES:+--features "$WASM_FEATURES"}
@@ -71,11 +87,6 @@ size="$(stat -c %s "$bg")"
 gz="$(gzip -9 -c "$bg" | wc -c)"
 say "${bg}: ${size} bytes ($((size / 1024)) KiB; gzip -9: $((gz / 1024)) KiB)"
 
-# The trade-off explorer's own wasm (www/tradeoffs.html): the same crate with
-# the sweep exports (cargo feature `explorer`) into www/pkg-explorer/. They
-# add ~39 kB gzipped, so they stay out of the app's page weight (the book,
-# "The trade-off explorer"). Skipped by measurement builds (WASM_OUT_DIR set) and
-# by WASM_EXPLORER=0.
-if [[ -z "${WASM_OUT_DIR:-}" && "${WASM_EXPLORER:-1}" != 0 ]]; then
-  WASM_OUT_DIR=www/pkg-explorer WASM_FEATURES=explorer WASM_EXPLORER=0 bash scripts/build-wasm.sh
+if [[ -n "$explorer_pid" ]]; then
+  wait "$explorer_pid" || die "the explorer's wasm (www/pkg-explorer) failed to build: see the [explorer] lines above"
 fi

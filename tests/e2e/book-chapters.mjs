@@ -141,7 +141,12 @@ export function chapterWalk(part, parts) {
   let app;
   before(async () => {
     assert.ok(fs.existsSync(path.join(BOOK_OUT, 'kafka-4.4.html')), 'www/book is missing: run `make build` (scripts/build-book.sh)');
-    app = await startApp({ colorScheme: 'light' });
+    // Reduced motion: labs.js brings a lab into view with a smooth scroll,
+    // and Playwright's click waits for its next button to stop moving, about
+    // a second per button (191 buttons: 245 of the walk's 285 s). Instant
+    // scrolling checks the same effects in 86 s (issue 61); the smooth scroll
+    // itself is project-book.test.mjs's.
+    app = await startApp({ colorScheme: 'light', reducedMotion: 'reduce' });
   });
   after(async () => {
     await app?.close();

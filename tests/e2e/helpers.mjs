@@ -55,9 +55,15 @@ export function scriptArg(name, fallback) {
   return i >= 0 && i + 1 < process.argv.length ? process.argv[i + 1] : fallback;
 }
 
-/** The real native CLI (`cargo run --release -- ...args`); its stdout. */
+/**
+ * The real native CLI (`cargo run --profile fast-test -- ...args`); its
+ * stdout. The fast-test profile (opt-level 3, debug assertions on) is the one
+ * `make test-native-fast` has just built, so the browser suite does not pay
+ * for a release build with LTO (about 90 s on 2 cores, issue 61); the output
+ * is the same, overflow checks included.
+ */
 export function cli(args) {
-  return execFileSync('cargo', ['run', '-q', '--release', '--', ...args], {
+  return execFileSync('cargo', ['run', '-q', '--profile', 'fast-test', '--bin', 'failover-lab', '--', ...args], {
     cwd: ROOT,
     encoding: 'utf8',
     env: { ...process.env, PATH: `${process.env.HOME}/.cargo/bin:${process.env.PATH}` },
@@ -140,7 +146,7 @@ export async function launchBrowser() {
  * { page, baseUrl, errors, browser, context, close }.
  * `errors` collects uncaught page errors and console.error messages as strings.
  */
-export async function startApp({ root = WWW, viewport = { width: 1280, height: 800 }, colorScheme = 'dark' } = {}) {
+export async function startApp({ root = WWW, viewport = { width: 1280, height: 800 }, colorScheme = 'dark', reducedMotion = 'no-preference' } = {}) {
   const srv = await startServer(root);
   let browser;
   try {
@@ -152,7 +158,7 @@ export async function startApp({ root = WWW, viewport = { width: 1280, height: 8
   // The tests were written against the dark theme; the page and the element
   // follow prefers-color-scheme (theme auto), so the browser prefers dark
   // unless a test emulates otherwise (tests/e2e/a11y.test.mjs does).
-  const context = await browser.newContext({ viewport, colorScheme });
+  const context = await browser.newContext({ viewport, colorScheme, reducedMotion });
   const page = await context.newPage();
   const errors = [];
   page.on('pageerror', (err) => errors.push(`pageerror: ${err.message}`));

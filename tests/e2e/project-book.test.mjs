@@ -151,3 +151,44 @@ test("the page's header links to the book", async () => {
   assert.match(await page.locator('main h1').first().textContent(), /Start here/);
   assert.deepEqual(app.errors, []);
 });
+
+test('a "Try this" button far below its lab scrolls the lab into view, smoothly unless the reader prefers reduced motion', async () => {
+  // The chapter walk (book-chapters.mjs) runs with reduced motion to save a
+  // second per button; this checks labs.js's `showLab` in both modes.
+  const page = app.page;
+  for (const motion of ['no-preference', 'reduce']) {
+    await page.emulateMedia({ reducedMotion: motion });
+    await page.goto(`${app.baseUrl}/book/cost/rack-loss-tour.html`);
+    await page.waitForFunction(() => document.querySelector('main failover-lab')?.dataset.ready === 'true', null, { timeout: 30000 });
+    const button = page.locator('button[data-try]').last();
+    await button.scrollIntoViewIfNeeded();
+    const labTop = () => page.evaluate(() => document.querySelector('main failover-lab').getBoundingClientRect().top);
+    assert.ok((await labTop()) < 0, `${motion}: the lab is above the screen before the click`);
+    const tops = [];
+    await page.evaluate(() => {
+      window.__tops = [];
+      const lab = document.querySelector('main failover-lab');
+      const tick = () => {
+        window.__tops.push(lab.getBoundingClientRect().top);
+        if (window.__tops.length < 120) requestAnimationFrame(tick);
+      };
+      requestAnimationFrame(tick);
+    });
+    await button.click();
+    await page.waitForFunction(() => {
+      const top = document.querySelector('main failover-lab').getBoundingClientRect().top;
+      return top > -1 && top < window.innerHeight * 0.5;
+    }, null, { timeout: 5000 });
+    await page.waitForFunction(() => window.__tops.length >= 120, null, { timeout: 10000 });
+    tops.push(...(await page.evaluate(() => window.__tops)));
+    // Frames strictly between the start and the end show a scroll in progress.
+    const first = tops[0];
+    const last = tops.at(-1);
+    const between = tops.filter((t) => Math.abs(t - first) > 1 && Math.abs(t - last) > 1).length;
+    if (motion === 'reduce') assert.equal(between, 0, `reduce: one jump (${between} frames in between)`);
+    else assert.ok(between >= 2, `no-preference: a smooth scroll over frames (${between} frames in between)`);
+    assert.equal(await button.evaluate((b) => b === document.activeElement), true, `${motion}: focus stays on the button`);
+  }
+  await page.emulateMedia({ reducedMotion: 'no-preference' });
+  assert.deepEqual(app.errors, []);
+});

@@ -121,6 +121,8 @@ export async function showCheck(box, level, { WasmLab, back, names = {} }) {
         text = [
           h('b', { text: pick < 0 ? 'Skipped. ' : hit ? 'Right. ' : 'Not this time. ' }),
           `The run answers: ${truth}. `,
+          // Issue 62, item 4: what in the run decided it.
+          h('span.muted', { text: `Decided by the run: ${q.answer} = ${JSON.stringify(res.value)}. ` }),
           h('a', { href: `?scenario=${encodeURIComponent(q.tour)}&stop=${q.stop}`, text: `See it: ${name}, stop ${q.stop}` }),
         ];
       } catch (e) {

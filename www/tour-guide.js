@@ -256,12 +256,17 @@ export class TourGuide {
     }
     const pick = this.picks[i - 1];
     const right = res.right.map((j) => asked.choices[j].text);
-    const verdict = pick == null ? '' : res.right.includes(pick) ? 'You predicted it. ' : `You predicted “${asked.choices[pick].text}”. `;
+    const hit = pick != null && res.right.includes(pick);
+    // Issue 62, item 4: the verdict first, then the answer, then what in the
+    // run decided it (the question's expression and the value it had here).
+    const verdict = pick == null ? null : hit ? 'Right. ' : 'Not this time. ';
+    const said = pick == null ? '' : hit ? 'You predicted it. ' : `You predicted “${asked.choices[pick].text}”. `;
     this.aBox.dataset.right = res.right.join(',');
     this.aBox.dataset.picked = pick == null ? '' : String(pick);
-    this.aBox.classList.toggle('q-hit', pick != null && res.right.includes(pick));
+    this.aBox.classList.toggle('q-hit', hit);
     this.aBox.replaceChildren(
-      h('p', null, h('b', { text: 'The run answers: ' }), `${verdict}${right.length ? right.join(' / ') : `none of the choices (${JSON.stringify(res.value)})`} — “${asked.text}”`),
+      h('p', null, verdict && h('b.q-verdict', { text: verdict }), said, h('b', { text: 'The run answers: ' }), `${right.length ? right.join(' / ') : 'none of the choices'} — “${asked.text}”`),
+      h('p.muted.q-why', { text: `Decided by the run at t = ${fmtTime(this.stops[i]?.at_ms ?? this.host.now())}: ${asked.answer} = ${JSON.stringify(res.value)}.` }),
     );
   }
 

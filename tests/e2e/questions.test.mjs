@@ -48,7 +48,10 @@ test('tour 4: the prediction is asked, picking plays on, and the run answers it'
   await page.waitForFunction(() => document.querySelector('#tour')?.dataset.stop === '4');
   const a = page.locator('#tour .tour-a');
   assert.equal(await a.isVisible(), true);
-  assert.match(await a.textContent(), /You predicted it/);
+  // Issue 62, item 4: the verdict comes first, then the answer, then what in
+  // the run decided it (the question's expression and its value at the stop).
+  assert.match(await a.textContent(), /^Right\. You predicted it\. The run answers: /);
+  assert.match(await a.locator('.q-why').textContent(), /^Decided by the run at t = [\d.]+ s: .+ = true\.$/);
   const computed = await page.evaluate(() => failoverLab.tourAnswer(2));
   assert.deepEqual(computed, { value: true, right: [0] });
   assert.equal(await a.getAttribute('data-right'), '0');
@@ -64,8 +67,9 @@ test("the answer is the run's: with unclean election off, tour 4's run proves th
   await page.waitForFunction(() => document.querySelector('#tour')?.dataset.stop === '4');
   assert.deepEqual(await page.evaluate(() => failoverLab.tourAnswer(2)), { value: false, right: [1] });
   const a = await page.locator('#tour .tour-a').textContent();
-  assert.match(a, /You predicted “They are lost/);
+  assert.match(a, /^Not this time\. You predicted “They are lost/);
   assert.match(a, /Nothing is lost/);
+  assert.match(a, /Decided by the run at t = [\d.]+ s: .+ = false\./);
 });
 
 test('Next skips a question; the next stop still shows the answer, without a verdict', async () => {
@@ -74,8 +78,9 @@ test('Next skips a question; the next stop still shows the answer, without a ver
   assert.equal(await page.locator('#tour .tour-q').isVisible(), true);
   await toStop(page, 1);
   const a = await page.locator('#tour .tour-a').textContent();
-  assert.match(a, /The run answers: Broker 2/);
-  assert.doesNotMatch(a, /You predicted/);
+  assert.match(a, /^The run answers: Broker 2/);
+  assert.doesNotMatch(a, /You predicted|Right\.|Not this time/);
+  assert.match(a, /Decided by the run at t = [\d.]+ s: partitions\[orders-0\]\.leader = 2\./);
   assert.equal(await page.locator('#tour .tour-q').isVisible(), false, 'stop 4 asks nothing');
 });
 
@@ -158,6 +163,11 @@ test('Check yourself: answers computed from the tours, a link to the stop, the s
   assert.deepEqual(await page.$$eval('#welcome fieldset.ck-q', (f) => f.map((x) => x.dataset.right)), ['0', '1', '0']);
   assert.match(await page.locator('#welcome .ck-sum').textContent(), /^1 of 3 right \(1 skipped\)/);
   assert.deepEqual(await page.$$eval('#welcome fieldset.ck-q', (f) => f.map((x) => x.className)), ['ck-q ck-hit', 'ck-q ck-miss', 'ck-q']);
+  // The verdict first, the answer, then what in the run decided it.
+  const said = await page.$$eval('#welcome fieldset.ck-q', (f) => f.map((x) => x.querySelector('output, .ck-result, [class*="result"]')?.textContent ?? x.textContent));
+  assert.match(said[0], /Right\. The run answers: .+\. Decided by the run: .+ = .+\./);
+  assert.match(said[1], /Not this time\. The run answers: .+\. Decided by the run: /);
+  assert.match(said[2], /Skipped\. The run answers: /);
   assert.deepEqual(await page.evaluate(() => JSON.parse(localStorage.getItem('failover-lab:checks'))), { junior: { right: 1, of: 3 } });
   const href = await page.locator('#welcome fieldset[data-q="0"] a').getAttribute('href');
   assert.equal(href, '?scenario=tour-2-producer-finds-leader.json&stop=2');

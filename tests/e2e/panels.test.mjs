@@ -32,6 +32,11 @@
 //              differs from lane A's
 //   fold       a lane drawn 'the same as lane A' has lane A's brokers and logs
 //
+// Known gap: a consumer's own fetch errors (NETWORK_EXCEPTION,
+// NOT_LEADER_OR_FOLLOWER … on its card; tour 17's c-b after broker 2 dies)
+// are in the view but not in the report (no consumers[].errors): they are
+// listed, not failed, unless PANELS_STRICT=1.
+//
 // The page is opened in a window tall enough for every panel to be on
 // screen: in a burst of seeks (Next clicked quickly) a panel off screen waits
 // (app.js `later`), and this test reads them all at once. Tour 19 (20,000
@@ -504,7 +509,9 @@ for (const file of TOURS) {
       wrong.push(...seen.wrong.map((w) => `${file} stop ${i + 1} (${stop.at_ms} ms) ${w}`));
       for (const g of seen.gaps) gaps.add(g);
     }
-    if (gaps.size) console.log(`${file}: known gaps (shown, not in the report):\n  ${[...gaps].join('\n  ')}`);
+    // PANELS_STRICT=1: a known gap fails too (it is a panel showing what the report does not hold).
+    if (process.env.PANELS_STRICT) wrong.push(...gaps);
+    else if (gaps.size) console.log(`${file}: known gaps (shown, not in the report):\n  ${[...gaps].join('\n  ')}`);
     assert.deepEqual(wrong, [], `panels that disagree with the report:\n${wrong.join('\n')}`);
     assert.deepEqual(app.errors, []);
   });

@@ -26,11 +26,11 @@ export class DescribeTable {
     // The same topics and partitions as drawn (a seek, a frame): only the
     // cells whose value changed are replaced (they flash); the rest is kept.
     const rows = parse(text);
-    const shape = rows.map((r) => (r.head ? r.line : r.key)).join('\n');
+    const shape = rows.map((r) => (r.head || r.note ? r.line : r.key)).join('\n');
     if (shape === this.shape) {
       const seen = new Map();
       for (const r of rows) {
-        if (r.head) continue;
+        if (r.head || r.note) continue;
         for (const [col, v] of r.cells) {
           const key = `${r.key}-${col}`;
           seen.set(key, v);
@@ -52,6 +52,10 @@ export class DescribeTable {
     let tbody = null;
     const seen = new Map();
     for (const r of rows) {
+      if (r.note) {
+        blocks.push(h('p.dnote.muted', { text: r.line }));
+        continue;
+      }
       if (r.head) {
         blocks.push(h('div.dtopic', null, ...r.fields.map(([k, v]) => h('span', null, h('span.muted', { text: `${k}: ` }), v))));
         const table = h('table.dtable');
@@ -86,12 +90,21 @@ export class DescribeTable {
 
 const COLS = ['Partition', 'Leader', 'Replicas', 'Isr', 'Elr', 'LastKnownElr'];
 
-/** The describe text's topic lines ({head, line, fields}) and partition rows ({key, cells: [[col, value]]}). */
+/**
+ * The describe text's topic lines ({head, line, fields}), partition rows
+ * ({key, cells: [[col, value]]}) and notes ({note, line}): a huge cluster's
+ * table ends with '(N more partitions not listed)', a sentence under the
+ * table, not a topic (it was drawn as a topic named so, over an empty table).
+ */
 function parse(text) {
   const out = [];
   let table = false;
   for (const line of text.split('\n')) {
     if (!line.trim()) continue;
+    if (line.startsWith('(')) {
+      out.push({ note: true, line });
+      continue;
+    }
     const f = fields(line);
     if (!line.startsWith('\t') && !line.startsWith(' ')) {
       out.push({ head: true, line, fields: f });

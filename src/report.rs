@@ -176,6 +176,10 @@ pub struct ConsumerReport {
     pub consumed: u64,
     pub truncations_detected: u64,
     pub positions: Vec<(String, u64)>,
+    /// Its own requests' errors (Fetch, Metadata, ListOffsets,
+    /// OffsetsForLeaderEpoch, a refused or timed-out connection), by name: the
+    /// Clients panel's chips. A group's coordinator errors are `group.errors`.
+    pub errors: std::collections::BTreeMap<String, u64>,
     /// `client.rack`, or null.
     pub client_rack: Option<String>,
     pub partitions: Vec<ConsumerPartitionReport>,
@@ -382,6 +386,7 @@ pub fn build(c: &Cluster, scenario: &str) -> Report {
             consumed: k.consumed,
             truncations_detected: k.truncations_detected,
             positions: consumer_positions(c, k),
+            errors: k.errors.clone(),
             client_rack: k.config.client_rack.clone(),
             partitions: consumer_partitions(c, k),
             read_twice: read_twice(k),

@@ -108,6 +108,8 @@ declare global {
     truncations_detected: number;
     /** ["topic-partition", position] pairs. */
     positions: Array<[string, number]>;
+    /** Its own requests' errors by name (the Clients panel's chips); a group's coordinator errors are group.errors. */
+    errors: Record<string, number>;
     client_rack: string | null;
     partitions: FailoverLabConsumerPartitionReport[];
     /** Records read more than once (same partition and offset). */

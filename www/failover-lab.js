@@ -494,7 +494,7 @@ class FailoverLabElement extends HTMLElement {
     }
     // Named after the scenario once it loads (afterLoad): a page with two
     // labs then has two differently named tour landmarks.
-    const tourBox = h('section', { 'aria-label': 'Guided tour' });
+    const tourBox = h('section', { 'aria-label': `Guided tour${this.landmarkSuffix()}` });
     this.tourBox = tourBox;
     this.tour = show.has('tour')
       ? new TourGuide(tourBox, {
@@ -551,6 +551,7 @@ class FailoverLabElement extends HTMLElement {
     if (panels.has('narration')) {
       const root = h('div.narration');
       this.narration = new Narration(root, { onSeek: (t) => this.guard(() => this.jump(t)) });
+      root.setAttribute('aria-label', `What happened${this.landmarkSuffix()}, newest first`);
       side.append(panel('narration', 'What happened', root));
     }
     const body = h('div.fl-body', null, main);
@@ -561,7 +562,7 @@ class FailoverLabElement extends HTMLElement {
     this.menu = h('div.menu', { role: 'menu', 'aria-label': 'Broker actions', hidden: true });
     // Without the narration panel, key events are still spoken (polite).
     this.live = this.narration ? null : h('div.sr-only', { role: 'status', 'aria-live': 'polite', 'aria-atomic': 'true' });
-    this.lanesBox = h('section.compare-panel', { 'aria-label': 'Compare lanes', hidden: true });
+    this.lanesBox = h('section.compare-panel', { 'aria-label': `Compare lanes${this.landmarkSuffix()}`, hidden: true });
     this.cmp?.dispose();
     this.cmp = this.lanesView = null;
     this.frameEl = h(`div.fl${cfg.compact ? '.compact' : ''}`, { part: 'lab' }, bar, switches, timeline, availBox, tourBox, this.lanesBox, body, this.menu, this.live);
@@ -581,7 +582,7 @@ class FailoverLabElement extends HTMLElement {
     const lab = this.lab;
     setText(this.ui.name.lastChild, lab.name());
     this.ui.name.title = lab.description() || lab.name();
-    this.tourBox.setAttribute('aria-label', `Guided tour: ${lab.name()}`);
+    this.tourBox.setAttribute('aria-label', `Guided tour${this.landmarkSuffix()}: ${lab.name()}`);
     this.tour?.load(lab.tour(), { name: lab.name(), description: lab.description() });
     if (this.tour?.active) this.playing = false;
     if (this.range && this.range.start > 0) lab.seek(this.range.start);
@@ -1068,6 +1069,19 @@ class FailoverLabElement extends HTMLElement {
   story(id) {
     return this.need().story(id);
   }
+  /**
+   * Named regions inside the element (the tour, the narration, the lanes)
+   * must be unique on the page (axe's landmark-unique, issue 62 item 7): with
+   * several elements, each names itself by its own aria-label, or else by its
+   * place among the page's elements ("lab 2").
+   */
+  landmarkSuffix() {
+    const own = this.getAttribute('aria-label');
+    if (own) return ` (${own})`;
+    const all = [...document.querySelectorAll('failover-lab')];
+    return all.length > 1 ? ` (lab ${all.indexOf(this) + 1})` : '';
+  }
+
   describe() {
     return this.need().describe();
   }

@@ -381,3 +381,35 @@ test('the npm-shaped package in dist/element is self-contained: exports resolve,
     await srv.close();
   }
 });
+
+// Issue 62, item 7: for docs writers. The element never widens its host page
+// (its describe table scrolls in its own box: tour 11's was 387 px wide in a
+// 320 px page), and two elements on one page give axe no landmark-unique
+// finding (both narrations were "What happened, newest first").
+test('two elements in a narrow page: neither widens it, and axe (best practices included) finds nothing', async () => {
+  const page = app.page;
+  const html = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>two labs</title>
+    <meta name="viewport" content="width=device-width, initial-scale=1">
+    <script type="module" src="failover-lab.js"></script></head>
+    <body style="margin:0"><main><h1>Two labs</h1>
+    <failover-lab id="a" scenario="scenarios/tour-11-mass-failover.json"></failover-lab>
+    <failover-lab id="b" scenario="scenarios/tour-1-leader-dies.json"></failover-lab>
+    </main></body></html>`;
+  for (const width of [320, 390, 800]) {
+    await page.setViewportSize({ width, height: 900 });
+    await openHtml('two-labs.html', html);
+    await settled('failover-lab');
+    await page.evaluate(() => document.getElementById('a').runFor(20000));
+    const r = await page.evaluate(() => ({ scroll: document.documentElement.scrollWidth, width: innerWidth, table: document.getElementById('a').shadowRoot.querySelector('.dtable')?.scrollWidth ?? 0 }));
+    assert.ok(r.scroll <= r.width, `${width} px: the page is ${r.scroll} px wide (the describe table ${r.table} px)`);
+    if (width === 800) {
+      await page.addScriptTag({ path: path.join(ROOT, 'node_modules', 'axe-core', 'axe.min.js') });
+      const found = await page.evaluate(async () => (await window.axe.run(document, { resultTypes: ['violations'] })).violations.map((v) => `${v.id}: ${v.nodes.map((n) => JSON.stringify(n.target)).join('; ')}`));
+      assert.deepEqual(found, []);
+      const labels = await page.evaluate(() => ['a', 'b'].map((id) => document.getElementById(id).shadowRoot.querySelector('.narration').getAttribute('aria-label')));
+      assert.deepEqual(labels, ['What happened (lab 1), newest first', 'What happened (lab 2), newest first']);
+    }
+  }
+  await page.setViewportSize({ width: 1280, height: 800 });
+  assert.deepEqual(app.errors, []);
+});

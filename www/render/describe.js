@@ -61,7 +61,10 @@ export class DescribeTable {
         const table = h('table.dtable');
         table.append(h('thead', null, h('tr', null, ...COLS.map((c) => h('th', { text: c })))));
         table.append((tbody = h('tbody')));
-        blocks.push(table);
+        // Wider than a narrow element or page, the table scrolls in its own
+        // box instead of widening the host (issue 62, item 7); focusable so
+        // the keyboard can scroll it too.
+        blocks.push(h('div.dscroll', { tabindex: '0' }, table));
         continue;
       }
       const row = h('tr', { dataset: { partition: r.key } });

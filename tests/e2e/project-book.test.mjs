@@ -192,3 +192,42 @@ test('a "Try this" button far below its lab scrolls the lab into view, smoothly 
   await page.emulateMedia({ reducedMotion: 'no-preference' });
   assert.deepEqual(app.errors, []);
 });
+
+// Issue 62, item 7: mdBook's own chrome. Its sidebar toggle (a <label> with
+// ARIA a label may not carry, and no keyboard stop), the search box named by
+// its placeholder and the menu bar outside every landmark failed axe; the
+// search breadcrumb read "How to read this part » …"; an `mdx` block made
+// highlight.js warn. docs/book/theme-a11y.js mends the chrome at load.
+test("mdBook's chrome passes axe (whole page, search open), the sidebar toggle works from the keyboard, search breadcrumbs name the part, no highlight warning", async () => {
+  const page = app.page;
+  const warnings = [];
+  const onConsole = (m) => m.type() === 'warning' && warnings.push(m.text());
+  page.on('console', onConsole);
+  const axeAll = async () => {
+    if (!(await page.evaluate(() => !!window.axe))) await page.addScriptTag({ path: path.join(ROOT, 'node_modules', 'axe-core', 'axe.min.js') });
+    return page.evaluate(async () => (await window.axe.run(document, { resultTypes: ['violations'] })).violations.map((v) => `${v.id}: ${v.nodes.map((n) => JSON.stringify(n.target)).join('; ')}`));
+  };
+  await page.goto(`${app.baseUrl}/book/embedding.html`);
+  await page.waitForSelector('button[aria-controls="mdbook-sidebar"]');
+  assert.deepEqual(await axeAll(), [], 'the whole page');
+  const toggle = page.locator('button[aria-controls="mdbook-sidebar"]');
+  const expanded = () => toggle.getAttribute('aria-expanded');
+  const before = await expanded();
+  await toggle.focus();
+  await page.keyboard.press('Enter');
+  await page.waitForFunction((b) => document.querySelector('button[aria-controls="mdbook-sidebar"]').getAttribute('aria-expanded') !== b, before);
+  assert.equal(await expanded(), before === 'true' ? 'false' : 'true', 'Enter toggles the table of contents');
+  await page.keyboard.press('Enter');
+  await page.waitForFunction((b) => document.querySelector('button[aria-controls="mdbook-sidebar"]').getAttribute('aria-expanded') === b, before);
+  await page.keyboard.press('s');
+  await page.waitForSelector('#mdbook-searchbar', { state: 'visible' });
+  await page.locator('#mdbook-searchbar').pressSequentially('unclean election');
+  await page.waitForFunction(() => document.querySelectorAll('#mdbook-searchresults li').length > 0, null, { timeout: 20000 });
+  assert.deepEqual(await axeAll(), [], 'with search results');
+  const crumbs = await page.$$eval('#mdbook-searchresults li', (ls) => ls.map((l) => l.innerText.split('\n')[0]));
+  assert.ok(crumbs.some((c) => c.startsWith('The questions » ')), `breadcrumbs: ${crumbs.slice(0, 3)}`);
+  assert.ok(!crumbs.some((c) => c.includes('How to read this part')), `breadcrumbs: ${crumbs.slice(0, 3)}`);
+  page.off('console', onConsole);
+  assert.deepEqual(warnings, []);
+  assert.deepEqual(app.errors, []);
+});

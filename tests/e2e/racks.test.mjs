@@ -101,3 +101,23 @@ test('follower fetching runs the same in the browser as natively (trace hash, co
   assert.deepEqual(wasm.brokers, native.brokers);
   assert.deepEqual(app.errors, []);
 });
+
+// Issue 62: tour 18's 60-broker map drew its tiles with no racks, while tour
+// 17's cards sit in rack frames. On tiles each rack is now a labelled band.
+test("tour 18's tiles stand in three labelled rack bands of twenty, each tile inside its own rack's band", async () => {
+  await open('?scenario=tour-18-rack-loss.json');
+  const page = app.page;
+  const bands = await page.evaluate(() =>
+    [...document.querySelectorAll('svg.map.tiles g.rack')].map((g) => {
+      const r = g.querySelector('rect').getBoundingClientRect();
+      const inside = [...document.querySelectorAll('svg.map.tiles g.broker')].filter((t) => {
+        const b = t.getBoundingClientRect();
+        return b.left >= r.left && b.right <= r.right && b.top >= r.top && b.bottom <= r.bottom;
+      });
+      return { rack: g.dataset.rack, label: g.querySelector('text').textContent, tiles: inside.map((t) => t.dataset.rack) };
+    }),
+  );
+  assert.deepEqual(bands.map((b) => [b.rack, b.label, b.tiles.length]), [['a', 'rack a', 20], ['b', 'rack b', 20], ['c', 'rack c', 20]]);
+  for (const b of bands) assert.ok(b.tiles.every((r) => r === b.rack), `rack ${b.rack}: ${b.tiles}`);
+  assert.deepEqual(app.errors, []);
+});

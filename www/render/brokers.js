@@ -31,6 +31,9 @@ const TILE_ABOVE = 12;
 const TILE_W = 40;
 const TILE_H = 26;
 const TILE_GAP = 6;
+/** On tiles, a rack's label above its band, and the space between bands. */
+const RACK_LABEL = 15;
+const RACK_GAP = 8;
 
 /** Brokers grouped by rack (rack name, then id) when they have racks. */
 function byRack(brokers) {
@@ -91,26 +94,49 @@ export class BrokerMap {
     const pos = new Map();
     pos.set('controller', { x: W / 2, y: 22, w: Math.min(190, W - 20), h: 36 });
     const cols = Math.max(1, Math.min(n, Math.floor((right - left + TILE_GAP) / (TILE_W + TILE_GAP))));
-    const rows = Math.ceil(n / cols);
-    // Spread the columns evenly over the rows (60 brokers: 4 rows of 15, not 12 + 12 + 12 + 12 + 12).
-    const perRow = Math.ceil(n / rows);
+    // With broker.rack, each rack is a band of its own rows under its label
+    // (tour 18's three racks of twenty), as the cards' rack frames are;
+    // without, one band. In a band the tiles spread evenly over its rows
+    // (60 brokers: 4 rows of 15, not 12 + 12 + 12 + 12 + 12).
+    const ordered = byRack(view.brokers);
+    const groups = [];
+    for (const b of ordered) {
+      const g = groups.at(-1);
+      if (g && g.rack === (b.rack ?? null)) g.brokers.push(b);
+      else groups.push({ rack: b.rack ?? null, brokers: [b] });
+    }
+    const labelled = groups.some((g) => g.rack);
     const top = 62;
-    byRack(view.brokers).forEach((b, i) => {
-      const row = Math.floor(i / perRow);
-      const inRow = Math.min(perRow, n - row * perRow);
-      const rowW = inRow * TILE_W + (inRow - 1) * TILE_GAP;
-      const x0 = (left + right) / 2 - rowW / 2;
-      const col = i - row * perRow;
-      pos.set(`broker-${b.id}`, {
-        x: x0 + col * (TILE_W + TILE_GAP) + TILE_W / 2,
-        y: top + row * (TILE_H + TILE_GAP) + TILE_H / 2,
-        w: TILE_W,
-        h: TILE_H,
-        tile: true,
+    let y = top;
+    let widest = 0;
+    const bands = [];
+    for (const g of groups) {
+      const m = g.brokers.length;
+      const rows = Math.ceil(m / cols);
+      const perRow = Math.ceil(m / rows);
+      if (labelled) y += RACK_LABEL;
+      g.brokers.forEach((b, i) => {
+        const row = Math.floor(i / perRow);
+        const inRow = Math.min(perRow, m - row * perRow);
+        const rowW = inRow * TILE_W + (inRow - 1) * TILE_GAP;
+        const x0 = (left + right) / 2 - rowW / 2;
+        const col = i - row * perRow;
+        pos.set(`broker-${b.id}`, {
+          x: x0 + col * (TILE_W + TILE_GAP) + TILE_W / 2,
+          y: y + row * (TILE_H + TILE_GAP) + TILE_H / 2,
+          w: TILE_W,
+          h: TILE_H,
+          tile: true,
+        });
       });
-    });
-    const gridBottom = top + rows * (TILE_H + TILE_GAP) - TILE_GAP;
-    this.grid = { x: (left + right) / 2, y: top, w: perRow * (TILE_W + TILE_GAP) - TILE_GAP, bottom: gridBottom };
+      const w = perRow * (TILE_W + TILE_GAP) - TILE_GAP;
+      const bottom = y + rows * (TILE_H + TILE_GAP) - TILE_GAP;
+      if (g.rack) bands.push({ rack: g.rack, x: (left + right) / 2, y: y - RACK_LABEL, w, bottom });
+      widest = Math.max(widest, w);
+      y = bottom + TILE_GAP + (labelled ? RACK_GAP : 0);
+    }
+    const gridBottom = y - TILE_GAP - (labelled ? RACK_GAP : 0);
+    this.grid = { x: (left + right) / 2, y: top, w: widest, bottom: gridBottom, bands };
     const clients = [
       ...view.producers.map((c, i) => [`producer-${i}`, c.id, 'producer']),
       ...view.consumers.map((c, i) => [`consumer-${i}`, c.id, 'consumer']),
@@ -186,6 +212,15 @@ export class BrokerMap {
       const g = this.grid;
       links.append(s('line', { x1: c.x, y1: c.y + c.h / 2, x2: g.x, y2: g.y - 8, class: 'link' }));
       links.append(s('rect', { x: g.x - g.w / 2 - 8, y: g.y - 8, width: g.w + 16, height: g.bottom - g.y + 16, rx: 10, class: 'tile-frame' }));
+      for (const band of g.bands) {
+        const x = band.x - band.w / 2 - 4;
+        links.append(
+          s('g', { class: 'rack', 'data-rack': band.rack },
+            s('rect', { x, y: band.y, width: band.w + 8, height: band.bottom - band.y + 4, rx: 8 }),
+            s('text', { x: x + 6, y: band.y + 10, text: `rack ${band.rack}` }),
+          ),
+        );
+      }
     }
     for (const b of this.grid ? [] : view.brokers) {
       const p = this.pos.get(`broker-${b.id}`);
@@ -197,7 +232,7 @@ export class BrokerMap {
       links.append(s('line', { x1: a.x + a.w / 2, y1: a.y, x2: b.x - b.w / 2, y2: b.y, class: 'link' }));
     }
     // Racks (broker.rack): a labelled frame around each rack's brokers (a
-    // row of cards; on tiles the rack is in each tile's tooltip).
+    // row of cards; on tiles, the bands drawn above, and each tile's tooltip).
     for (let i = this.grid ? ordered.length : 0; i < ordered.length; ) {
       const rack = ordered[i].rack;
       let j = i;

@@ -51,7 +51,7 @@ body.comparing .avail-panel, .fl.comparing [data-panel=availability] { display: 
 .cmp-delta td.bad { color: var(--bad-text); }
 .cmp-delta td.good { color: var(--good-text); }
 .cmp-delta td.warn { color: var(--warn-text); }
-.cmp-same { margin: 4px 0 0; font-size: 11.5px; color: var(--text2); }
+.cmp-same, .cmp-near { margin: 4px 0 0; font-size: 11.5px; color: var(--text2); }
 .cmp-same b { font-weight: 600; }
 .lane-avail .avail-legend .lg:not(.muted), .lane-avail .avail-def { display: none; }
 .lane-avail .avail-legend { margin: 1px 0 2px; }
@@ -97,22 +97,39 @@ const mapKey = (v) => JSON.stringify([
 
 const secs = (ms) => `${(ms / 1000).toFixed(ms % 1000 ? 3 : 0)} s`;
 
-/** The summary row of a lane's report (the numbers the tours quote). */
+/** Time figures within this share of the largest are about the same (drawDelta). */
+export const NEAR = 0.01;
+/** Every lane has a number, and the spread is at most NEAR of the largest. */
+function near(nums) {
+  if (nums.some((n) => typeof n !== 'number')) return false;
+  const max = Math.max(...nums);
+  return max > 0 && max - Math.min(...nums) <= NEAR * max;
+}
+
+/**
+ * The summary row of a lane's report (the numbers the tours quote): [key,
+ * label, value shown, class, and for a time figure its number, which
+ * drawDelta compares within NEAR].
+ */
 export function laneSummary(r) {
   const av = r.availability;
   const p = r.partitions[0];
   const p99 = av.produce_latency_ms?.p99;
   return [
     ['lost', 'acked lost', String(r.acked_records_lost), r.acked_records_lost > 0 ? 'bad' : 'good'],
-    ['unavailable', 'unavailable', `${(av.unavailable_ms / 1000).toFixed(3)} partition-s`, av.unavailable_ms > 0 ? 'warn' : ''],
-    ...av.faults.map((f, i) => [
-      `rto-${i}`,
-      `${f.action} ${f.brokers.join(',')} @ ${secs(f.at_ms)} → recovery`,
-      // Nothing made unavailable: nothing to recover (the report's RTO is then 0).
-      !f.partition_count && !f.stalled_partition_count ? 'nothing to recover' : f.rto_ms == null ? 'no write yet' : `${f.rto_ms} ms`,
-      f.rto_ms == null ? 'warn' : '',
-    ]),
-    ['p99', 'produce p99', p99 == null ? '–' : `${p99} ms`, ''],
+    ['unavailable', 'unavailable', `${(av.unavailable_ms / 1000).toFixed(3)} partition-s`, av.unavailable_ms > 0 ? 'warn' : '', av.unavailable_ms],
+    ...av.faults.map((f, i) => {
+      const nothing = !f.partition_count && !f.stalled_partition_count;
+      return [
+        `rto-${i}`,
+        `${f.action} ${f.brokers.join(',')} @ ${secs(f.at_ms)} → recovery`,
+        // Nothing made unavailable: nothing to recover (the report's RTO is then 0).
+        nothing ? 'nothing to recover' : f.rto_ms == null ? 'no write yet' : `${f.rto_ms} ms`,
+        f.rto_ms == null ? 'warn' : '',
+        nothing ? null : f.rto_ms,
+      ];
+    }),
+    ['p99', 'produce p99', p99 == null ? '–' : `${p99} ms`, '', p99],
     ['leader', `${p ? `${p.topic}-${p.partition}` : ''} leader`, p?.leader == null ? 'none' : `broker ${p.leader}`, p?.leader == null ? 'bad' : ''],
     // Offline (no leader): no replica serves a high watermark; each replica's own shows on its row.
     ['hw', 'HW', !p ? '–' : p.leader == null ? 'none (offline)' : String(p.high_watermark), p && p.leader == null ? 'bad' : ''],
@@ -332,16 +349,18 @@ export class LanesView {
    */
   drawDelta(compare, reports, now) {
     const { h, fmtTime } = this.d;
-    const per = reports.map((r) => new Map(laneSummary(r).map(([k, label, value, cls]) => [k, { label, value, cls }])));
+    const per = reports.map((r) => new Map(laneSummary(r).map(([k, label, value, cls, num]) => [k, { label, value, cls, num }])));
     const order = [];
     for (const m of per) for (const k of m.keys()) if (!order.includes(k)) order.push(k);
     const rows = order.map((k) => {
       const cells = per.map((m) => m.get(k));
       const label = cells.find(Boolean).label;
       const values = cells.map((c) => c?.value ?? '–');
-      return { k, label, cells, values, differs: values.some((v) => v !== values[0]) };
+      const differs = values.some((v) => v !== values[0]);
+      return { k, label, cells, values, differs, near: differs && near(cells.map((c) => c?.num)) };
     });
-    const differ = rows.filter((r) => r.differs);
+    const differ = rows.filter((r) => r.differs && !r.near);
+    const close = rows.filter((r) => r.near);
     const same = rows.filter((r) => !r.differs);
     const parted = !!compare.div && compare.div.at_ms <= now;
     const key = JSON.stringify([now, compare.text, parted && compare.div.at_ms, rows.map((r) => [r.k, r.label, r.values])]);
@@ -365,8 +384,22 @@ export class LanesView {
     const sameLine = differ.length && same.length
       ? h('p.cmp-same', null, h('b', { text: 'The same in every lane: ' }), same.map((r) => `${r.label} ${r.values[0]}`).join(' · '))
       : null;
+    // A time figure the lanes give within NEAR of each other is not the
+    // settings' doing: a setting that changes other traffic (a consumer's
+    // fetches, say) moves events by a millisecond or so, and with them the
+    // availability figures. Shown as about the same, with its range, not ≠
+    // (issue 62: tour 15's lanes, which differ only in consumer settings).
+    const nearLine = close.length
+      ? h('p.cmp-near', null, h('b', { text: `About the same in every lane (within ${NEAR * 100} %): ` }),
+        ...close.flatMap((r, i) => {
+          const nums = r.cells.map((c) => c.num);
+          const lo = r.cells[nums.indexOf(Math.min(...nums))].value;
+          const hi = r.cells[nums.indexOf(Math.max(...nums))].value;
+          return [i ? ' · ' : '', h('span', { dataset: { k: r.k }, text: `${r.label} ${lo} to ${hi}` })];
+        }))
+      : null;
     this.delta.dataset.differs = String(differ.length);
-    this.delta.replaceChildren(table, ...(sameLine ? [sameLine] : []));
+    this.delta.replaceChildren(table, ...(sameLine ? [sameLine] : []), ...(nearLine ? [nearLine] : []));
   }
 
   drawSummary(l, report) {

@@ -25,9 +25,10 @@
 //              cells' tooltips (describe line, epoch, flags)
 //   pills      each compare lane's summary pills
 //   delta      the compare delta box: a ≠ row is a real difference between
-//              the lanes' reports, every difference has its ≠ row, the rest
-//              is named the same; 'one run so far' only while the lanes'
-//              events are one
+//              the lanes' reports, every difference has its ≠ row (or, a
+//              time figure within 1 % in every lane, its 'about the same'
+//              item), the rest is named the same; 'one run so far' only
+//              while the lanes' events are one
 //   diverge    the divergence box: the first event where a lane's trace
 //              differs from lane A's
 //   fold       a lane drawn 'the same as lane A' has lane A's brokers and logs
@@ -394,12 +395,21 @@ function readPanels({ scenario }) {
    */
   function laneFigures(r) {
     const out = new Map();
+    // The time figures' numbers: within 1 % in every lane they are 'about the same', not ≠.
+    const nums = new Map();
+    out.nums = nums;
     const av = r.availability;
     const p = r.partitions[0];
     out.set('lost', String(r.acked_records_lost));
     out.set('unavailable', `${(av.unavailable_ms / 1000).toFixed(3)} partition-s`);
-    av.faults.forEach((f, n) => out.set(`rto-${n}`, !f.partition_count && !f.stalled_partition_count ? 'nothing to recover' : f.rto_ms == null ? 'no write yet' : `${f.rto_ms} ms`));
+    nums.set('unavailable', av.unavailable_ms);
+    av.faults.forEach((f, n) => {
+      const nothing = !f.partition_count && !f.stalled_partition_count;
+      out.set(`rto-${n}`, nothing ? 'nothing to recover' : f.rto_ms == null ? 'no write yet' : `${f.rto_ms} ms`);
+      if (!nothing && f.rto_ms != null) nums.set(`rto-${n}`, f.rto_ms);
+    });
     out.set('p99', av.produce_latency_ms?.p99 == null ? '–' : `${av.produce_latency_ms.p99} ms`);
+    if (av.produce_latency_ms?.p99 != null) nums.set('p99', av.produce_latency_ms.p99);
     out.set('leader', p.leader == null ? 'none' : `broker ${p.leader}`);
     // Offline: no leader serves a high watermark.
     out.set('hw', p.leader == null ? 'none (offline)' : String(p.high_watermark));
@@ -455,13 +465,21 @@ function readPanels({ scenario }) {
     // The delta box: ≠ rows are the keys whose values differ between the lanes.
     const keys = [...new Set(figures.flatMap((f) => [...f.keys()]))];
     const values = (k) => figures.map((f) => f.get(k) ?? '–');
-    const differ = keys.filter((k) => values(k).some((v) => v !== values(k)[0]));
+    const changed = keys.filter((k) => values(k).some((v) => v !== values(k)[0]));
+    const isNear = (k) => {
+      const ns = figures.map((f) => f.nums.get(k));
+      if (ns.some((n) => typeof n !== 'number')) return false;
+      const max = Math.max(...ns);
+      return max > 0 && max - Math.min(...ns) <= 0.01 * max;
+    };
+    const differ = changed.filter((k) => !isNear(k));
     const rows = [...document.querySelectorAll('.cmp-delta tr.differs')];
     expect('delta', '≠ rows', rows.map((tr) => tr.dataset.k).sort(), [...differ].sort());
+    expect('delta', 'about the same', [...document.querySelectorAll('.cmp-delta p.cmp-near [data-k]')].map((e) => e.dataset.k).sort(), changed.filter(isNear).sort());
     for (const tr of rows) expect('delta', `≠ ${tr.dataset.k}`, [...tr.querySelectorAll('td')].map(text), values(tr.dataset.k));
     const sameLine = [...document.querySelectorAll('.cmp-delta p.cmp-same')].map(text).join(' ');
     if (differ.length) {
-      for (const k of keys.filter((k) => !differ.includes(k))) {
+      for (const k of keys.filter((k) => !changed.includes(k))) {
         count('delta');
         if (!sameLine.includes(values(k)[0])) fault('delta', `'the same in every lane' does not name ${k} = ${values(k)[0]}: '${sameLine}'`);
       }

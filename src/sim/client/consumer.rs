@@ -1092,12 +1092,11 @@ mod tests {
         }
     }
 
+    /// What a handler sent, and the timers it set.
+    type Outputs = (Vec<(Node, Message)>, Vec<(u64, Timer)>);
+
     /// Run `f` at `now`; what it sent and the timers it set.
-    fn run(
-        world: &mut TestWorld,
-        now: u64,
-        f: impl FnOnce(&mut Ctx),
-    ) -> (Vec<(Node, Message)>, Vec<(u64, Timer)>) {
+    fn run(world: &mut TestWorld, now: u64, f: impl FnOnce(&mut Ctx)) -> Outputs {
         world.at(now, |ctx| {
             f(ctx);
             (

@@ -963,6 +963,7 @@ fn ask_leader(
 mod tests {
     use super::*;
     use crate::sim::io::TestWorld;
+    use crate::sim::log::Record;
     use crate::sim::trace::Trace;
 
     fn consumer(reset: OffsetReset) -> Consumer {
@@ -1089,5 +1090,510 @@ mod tests {
                 "stale hint"
             );
         }
+    }
+
+    /// What a handler sent, and the timers it set.
+    type Outputs = (Vec<(Node, Message)>, Vec<(u64, Timer)>);
+
+    /// Run `f` at `now`; what it sent and the timers it set.
+    fn run(world: &mut TestWorld, now: u64, f: impl FnOnce(&mut Ctx)) -> Outputs {
+        world.at(now, |ctx| {
+            f(ctx);
+            (
+                std::mem::take(&mut ctx.sends),
+                std::mem::take(&mut ctx.timers),
+            )
+        })
+    }
+
+    /// The leader's answer to fetch 7: `records` from offset 120, or `error`.
+    fn fetch_answer(error: Option<ErrorCode>, records: Vec<Record>) -> Message {
+        Message::FetchResponse {
+            id: 7,
+            partitions: vec![FetchPartitionResponse {
+                partition: 0,
+                error,
+                high_watermark: 200,
+                log_end_offset: 200,
+                diverging_epoch: None,
+                current_leader: None,
+                records,
+                base_offset: 120,
+                preferred_read_replica: None,
+                chunk: None,
+            }],
+        }
+    }
+
+    fn position(c: &Consumer) -> ConsumerPosition {
+        c.positions.get(&0).cloned().unwrap_or_default()
+    }
+
+    fn position_mut(c: &mut Consumer) -> &mut ConsumerPosition {
+        c.positions
+            .get_mut(&0)
+            .unwrap_or_else(|| panic!("partition 0 is assigned"))
+    }
+
+    /// What a poll sends, by request name.
+    fn polled(world: &mut TestWorld, c: &mut Consumer, now: u64) -> Vec<&'static str> {
+        let (sends, _) = run(world, now, |ctx| c.poll(ctx));
+        sends.iter().map(|(_, m)| m.kind()).collect()
+    }
+
+    /// As the producer's: a timer that can no longer do anything is dropped
+    /// from the cluster's queue. A request timeout lives while its request
+    /// (a fetch, the metadata request, a validation or reset) awaits an
+    /// answer; a connection setup timeout while that very attempt connects.
+    #[test]
+    fn a_consumers_request_timeout_lives_only_while_its_request_awaits_an_answer() {
+        let mut world = TestWorld::one_partition();
+        let mut c = consumer(OffsetReset::Latest);
+        c.metadata_request = Some((10, 3));
+        c.validations.insert(12, 0);
+        let timeout = |id| Timer::RequestTimeout { id };
+        assert!(c.timer_live(&timeout(7)), "the fetch");
+        assert!(c.timer_live(&timeout(10)), "the metadata request");
+        assert!(c.timer_live(&timeout(12)), "the ListOffsets");
+        assert!(!c.timer_live(&timeout(11)), "answered long ago");
+        world.at(5_000, |ctx| {
+            c.on_message(ctx, fetch_answer(None, Vec::new()))
+        });
+        assert!(!c.timer_live(&timeout(7)), "answered: its timer is dead");
+
+        c.connections = Connections::new(Node::Consumer(0), 3, c.config.connection).none_yet();
+        assert!(!world.at(6_000, |ctx| c.connections.ready(ctx, 2)));
+        let Some(State::Connecting { id: attempt }) = c.connections.state(2) else {
+            panic!("connecting to broker 2")
+        };
+        let setup = |broker, id| Timer::ConnectionSetupTimeout { broker, id };
+        assert!(c.timer_live(&setup(2, attempt)));
+        assert!(!c.timer_live(&setup(2, attempt + 1)), "another attempt's");
+        assert!(!c.timer_live(&setup(3, attempt)), "broker 3: no attempt");
+        assert!(c.timer_live(&Timer::MetadataRefresh));
+        assert!(c.timer_live(&Timer::ConsumerPoll));
+    }
+
+    /// NetworkClient.leastLoadedNode counts each node's requests in flight
+    /// (inFlightRequestCount): the consumer's fetches to it and its
+    /// metadata request if it went there. From a random start, the first
+    /// node with none wins, else the one with the fewest.
+    #[test]
+    fn least_loaded_node_counts_the_fetches_and_the_metadata_request_out_to_each_broker() {
+        let mut world = TestWorld::one_partition();
+        let mut c = consumer(OffsetReset::Latest);
+        c.fetches.insert(8, (2, Vec::new()));
+        c.fetches.insert(9, (2, Vec::new()));
+        c.fetches.insert(10, (3, Vec::new()));
+        let mut picks = |c: &mut Consumer| -> Vec<Option<BrokerId>> {
+            (0..24)
+                .map(|_| world.at(1_000, |ctx| c.least_loaded(ctx)))
+                .collect()
+        };
+        let out = picks(&mut c);
+        assert!(
+            out.iter().all(|b| matches!(b, Some(1 | 3))),
+            "one fetch each to 1 and 3, two to 2: {out:?}"
+        );
+        assert!(out.contains(&Some(1)) && out.contains(&Some(3)), "{out:?}");
+
+        c.fetches = VecMap::new();
+        c.metadata_request = Some((11, 2));
+        let out = picks(&mut c);
+        assert!(
+            out.iter().all(|b| matches!(b, Some(1 | 3))),
+            "the metadata request is out to 2: {out:?}"
+        );
+    }
+
+    /// Metadata backoff (Metadata.refreshBackoff, KIP-580): refreshes that
+    /// bring nothing new come `retry.backoff.ms` apart, doubling up to
+    /// `retry.backoff.max.ms` (1 s). Before the backoff has passed the
+    /// consumer only polls again when it has (once, not every millisecond);
+    /// at that millisecond it asks.
+    #[test]
+    fn metadata_refreshes_back_off_from_retry_backoff_ms_doubling_to_one_second() {
+        let mut world = TestWorld::one_partition();
+        let mut c = consumer(OffsetReset::Latest);
+        let (mut before, mut now) = (0, 1_000);
+        let mut gaps = Vec::new();
+        for round in 0..6 {
+            if round > 0 {
+                for at in [before + 1, now - 1] {
+                    let (sends, timers) = run(&mut world, at, |ctx| c.refresh_metadata(ctx));
+                    assert!(sends.is_empty(), "still backing off at {at}: {sends:?}");
+                    assert_eq!(timers, [(now, Timer::ConsumerPoll)], "at {at}");
+                }
+            }
+            let (sends, _) = run(&mut world, now, |ctx| c.refresh_metadata(ctx));
+            let [(Node::Broker(_), Message::Metadata { id })] = sends[..] else {
+                panic!("one metadata request at {now}: {sends:?}")
+            };
+            world.at(now + 1, |ctx| {
+                c.on_message(
+                    ctx,
+                    Message::MetadataResponse {
+                        id,
+                        partitions: Vec::new(),
+                        offline: Vec::new(),
+                    },
+                )
+            });
+            gaps.push(c.next_metadata_ms - now);
+            (before, now) = (now, c.next_metadata_ms);
+        }
+        assert_eq!(gaps, [100, 200, 400, 800, 1_000, 1_000]);
+    }
+
+    /// metadata.max.age.ms: the consumer refreshes its metadata that often
+    /// even when nothing failed.
+    #[test]
+    fn the_metadata_is_refreshed_every_metadata_max_age_ms() {
+        let mut world = TestWorld::one_partition();
+        let mut c = consumer(OffsetReset::Latest);
+        let max_age = c.config.metadata_max_age_ms;
+        let (sends, timers) = run(&mut world, max_age, |ctx| {
+            c.on_timer(ctx, Timer::MetadataRefresh)
+        });
+        assert!(
+            matches!(sends[..], [(Node::Broker(_), Message::Metadata { .. })]),
+            "{sends:?}"
+        );
+        assert!(
+            timers.contains(&(2 * max_age, Timer::MetadataRefresh)),
+            "{timers:?}"
+        );
+    }
+
+    /// NetworkClient.handleTimedOutRequests: a request that times out
+    /// closes the connection it went on, and no other; it fails like a
+    /// broken one (a fetch's partitions back off `retry.backoff.ms`, its
+    /// error is counted; the metadata request is asked again later).
+    #[test]
+    fn a_timed_out_request_closes_its_own_connection_and_fails_only_itself() {
+        let mut world = TestWorld::one_partition();
+        let mut c = consumer(OffsetReset::Latest);
+        c.metadata_request = Some((10, 3));
+        let backoff = c.config.retry_backoff_ms;
+        world.at(31_000, |ctx| {
+            c.on_timer(ctx, Timer::RequestTimeout { id: 7 })
+        });
+        assert!(
+            !c.connections.is_ready(1),
+            "the fetch's connection is closed"
+        );
+        assert!(c.connections.is_ready(3), "the metadata request's is not");
+        assert!(!c.fetches.contains_key(&7));
+        assert_eq!(c.metadata_request, Some((10, 3)), "still awaited");
+        assert_eq!(c.errors.get("REQUEST_TIMED_OUT"), Some(&1));
+        assert_eq!(position(&c).backoff_until, 31_000 + backoff);
+
+        let (_, timers) = run(&mut world, 31_500, |ctx| {
+            c.on_timer(ctx, Timer::RequestTimeout { id: 10 })
+        });
+        assert!(!c.connections.is_ready(3), "now the metadata request's");
+        assert_eq!(c.metadata_request, None);
+        assert!(
+            timers.contains(&(31_500 + backoff, Timer::ConsumerPoll)),
+            "{timers:?}"
+        );
+    }
+
+    /// A validation or reset request that fails backs its partition off
+    /// `retry.backoff.ms`, as does an error answer to one.
+    #[test]
+    fn a_failed_validation_or_reset_backs_its_partition_off_retry_backoff_ms() {
+        let backoff = consumer(OffsetReset::Latest).config.retry_backoff_ms;
+        // The connection broke under it.
+        let mut world = TestWorld::one_partition();
+        let mut c = consumer(OffsetReset::Latest);
+        c.validations.insert(12, 0);
+        position_mut(&mut c).awaiting = Some(12);
+        world.at(5_000, |ctx| {
+            c.on_message(
+                ctx,
+                Message::Disconnected {
+                    id: 12,
+                    to: Node::Broker(1),
+                },
+            )
+        });
+        assert!(!c.validations.contains_key(&12));
+        assert_eq!(position(&c).awaiting, None);
+        assert_eq!(position(&c).backoff_until, 5_000 + backoff);
+        // The leader answered with an error.
+        let answers = [
+            Message::OffsetsForLeaderEpochResponse {
+                id: 12,
+                partition: 0,
+                result: Err(ErrorCode::NotLeaderOrFollower),
+            },
+            Message::ListOffsetsResponse {
+                id: 12,
+                partition: 0,
+                result: Err(ErrorCode::NotLeaderOrFollower),
+            },
+        ];
+        for answer in answers {
+            let mut c = consumer(OffsetReset::Latest);
+            c.validations.insert(12, 0);
+            position_mut(&mut c).awaiting = Some(12);
+            world.at(5_000, |ctx| c.on_message(ctx, answer));
+            assert_eq!(position(&c).awaiting, None);
+            assert_eq!(position(&c).backoff_until, 5_000 + backoff);
+        }
+    }
+
+    /// ClusterConnectionStates.isConnectionSetupTimeout: a connect attempt
+    /// still unanswered after `socket.connection.setup.timeout.ms` is closed
+    /// (the connection backs off before the next attempt).
+    #[test]
+    fn a_connect_attempt_that_times_out_is_closed() {
+        let mut world = TestWorld::one_partition();
+        let mut c = consumer(OffsetReset::Latest);
+        c.connections = Connections::new(Node::Consumer(0), 3, c.config.connection).none_yet();
+        let (_, timers) = run(&mut world, 1_000, |ctx| {
+            c.connections.ready(ctx, 2);
+        });
+        let [(at, timer @ Timer::ConnectionSetupTimeout { broker: 2, .. })] = &timers[..] else {
+            panic!("a setup timeout for broker 2: {timers:?}")
+        };
+        world.at(*at, |ctx| c.on_timer(ctx, timer.clone()));
+        assert!(
+            matches!(c.connections.state(2), Some(State::Disconnected { .. })),
+            "{:?}",
+            c.connections.state(2)
+        );
+    }
+
+    /// A broker closing the connection (it shuts down) marks it down, and
+    /// the consumer refreshes its metadata over another one.
+    #[test]
+    fn a_connection_the_broker_closes_is_marked_down_and_metadata_refreshed_elsewhere() {
+        let mut world = TestWorld::one_partition();
+        let mut c = consumer(OffsetReset::Latest);
+        let (sends, _) = run(&mut world, 5_000, |ctx| {
+            c.on_message(ctx, Message::ConnectionClosed { broker: 1 })
+        });
+        assert!(!c.connections.is_ready(1));
+        assert!(
+            matches!(sends[..], [(Node::Broker(2 | 3), Message::Metadata { .. })]),
+            "{sends:?}"
+        );
+    }
+
+    /// AbstractFetch: a partition error is counted, backs the partition off
+    /// `retry.backoff.ms` and refreshes the metadata; the partition is
+    /// fetched again at the first millisecond the backoff has passed (and
+    /// the consumer polls again then, not before).
+    #[test]
+    fn a_partition_error_backs_the_partition_off_retry_backoff_ms_then_it_is_fetched_again() {
+        let mut world = TestWorld::one_partition();
+        let mut c = consumer(OffsetReset::Latest);
+        let backoff = c.config.retry_backoff_ms;
+        let (sends, timers) = run(&mut world, 5_000, |ctx| {
+            c.on_message(
+                ctx,
+                fetch_answer(Some(ErrorCode::NotLeaderOrFollower), Vec::new()),
+            )
+        });
+        assert_eq!(c.errors.get("NOT_LEADER_OR_FOLLOWER"), Some(&1));
+        assert_eq!(position(&c).backoff_until, 5_000 + backoff);
+        assert!(
+            matches!(sends[..], [(_, Message::Metadata { .. })]),
+            "no fetch yet: {sends:?}"
+        );
+        let polls: Vec<u64> = timers
+            .iter()
+            .filter(|(_, t)| *t == Timer::ConsumerPoll)
+            .map(|(at, _)| *at)
+            .collect();
+        assert!(
+            !polls.is_empty() && polls.iter().all(|at| *at == 5_000 + backoff),
+            "{polls:?}"
+        );
+        assert_eq!(polled(&mut world, &mut c, 5_000 + backoff - 1), [""; 0]);
+        assert_eq!(polled(&mut world, &mut c, 5_000 + backoff), ["Fetch"]);
+    }
+
+    /// KIP-392: any error from the preferred read replica sends the consumer
+    /// back to the leader; OFFSET_OUT_OF_RANGE from a follower (which may
+    /// just lag) never resets the position, while another error also backs
+    /// the partition off as from the leader.
+    #[test]
+    fn offset_out_of_range_from_the_preferred_read_replica_only_sends_the_consumer_back_to_the_leader(
+    ) {
+        let mut world = TestWorld::one_partition();
+        for (error, resets, backs_off) in [
+            (ErrorCode::OffsetOutOfRange, false, false),
+            (ErrorCode::NotLeaderOrFollower, false, true),
+        ] {
+            let mut c = consumer(OffsetReset::Latest);
+            c.fetches.insert(7, (2, vec![0]));
+            let pos = position_mut(&mut c);
+            pos.preferred_read_replica = Some((2, 1_000_000));
+            pos.read_from = Some(2);
+            world.at(5_000, |ctx| {
+                c.on_message(ctx, fetch_answer(Some(error), Vec::new()))
+            });
+            let pos = position(&c);
+            assert_eq!(pos.preferred_read_replica, None, "{error}");
+            assert_eq!(pos.read_from, None, "{error}");
+            assert_eq!(pos.reset_pending, resets, "{error}");
+            assert!(!pos.stopped, "{error}");
+            assert_eq!(pos.offset, 120, "{error}");
+            assert_eq!(pos.backoff_until > 5_000, backs_off, "{error}");
+        }
+        assert!(!world
+            .trace
+            .events()
+            .any(|e| matches!(e.kind, TraceKind::ConsumerOffsetOutOfRange { .. })));
+    }
+
+    /// FetchCollector: the records returned move the position past them and
+    /// count as consumed, the epoch of the last one kept for validation.
+    #[test]
+    fn a_fetched_batch_moves_the_position_past_its_records_and_counts_them() {
+        let mut world = TestWorld::one_partition();
+        let mut c = consumer(OffsetReset::Latest);
+        let records = vec![
+            Record::plain(31, 4),
+            Record::plain(32, 4),
+            Record::plain(33, 5),
+        ];
+        world.at(5_000, |ctx| c.on_message(ctx, fetch_answer(None, records)));
+        let pos = position(&c);
+        assert_eq!((pos.offset, pos.consumed, pos.epoch), (123, 3, Some(5)));
+        assert_eq!(c.consumed, 3);
+        assert_eq!(
+            c.consumed_records,
+            [(0, 120, 31), (0, 121, 32), (0, 122, 33)]
+        );
+    }
+
+    /// KIP-320 (SubscriptionState.maybeCompleteValidation): the position is
+    /// truncated only when the new leader's log ends its epoch *below* it; a
+    /// position exactly at that end is valid.
+    #[test]
+    fn a_position_at_the_end_of_its_epoch_validates_without_a_truncation() {
+        let mut world = TestWorld::one_partition();
+        for (end, truncated, offset) in [(120, 0, 120), (110, 1, 110)] {
+            let mut c = consumer(OffsetReset::Latest);
+            c.validations.insert(12, 0);
+            let pos = position_mut(&mut c);
+            pos.awaiting = Some(12);
+            pos.epoch = Some(3);
+            world.at(5_000, |ctx| {
+                c.on_message(
+                    ctx,
+                    Message::OffsetsForLeaderEpochResponse {
+                        id: 12,
+                        partition: 0,
+                        result: Ok(Some((3, end))),
+                    },
+                )
+            });
+            let pos = position(&c);
+            assert_eq!(pos.validated_epoch, Some(4));
+            assert_eq!(
+                (c.truncations_detected, pos.offset),
+                (truncated, offset),
+                "end {end}"
+            );
+        }
+        let detected = world
+            .trace
+            .events()
+            .filter(|e| matches!(e.kind, TraceKind::ConsumerTruncationDetected { .. }))
+            .count();
+        assert_eq!(detected, 1);
+    }
+
+    /// The reset's narration says where each auto.offset.reset policy puts
+    /// the position: the log start, the first record at or after the
+    /// duration's start (KIP-1106), or the high watermark.
+    #[test]
+    fn the_reset_narration_names_where_each_policy_puts_the_position() {
+        for (reset, said) in [
+            (OffsetReset::Earliest, "at 100, the log start."),
+            (
+                OffsetReset::ByDuration(60_000),
+                "at 100, the first record sent at or after 5.000 s.",
+            ),
+            (OffsetReset::Latest, "at 100, the high watermark"),
+        ] {
+            let mut world = TestWorld::one_partition();
+            let mut c = consumer(reset);
+            c.validations.insert(12, 0);
+            let pos = position_mut(&mut c);
+            pos.awaiting = Some(12);
+            pos.reset_pending = true;
+            world.at(65_000, |ctx| {
+                c.on_message(
+                    ctx,
+                    Message::ListOffsetsResponse {
+                        id: 12,
+                        partition: 0,
+                        result: Ok(Some((100, Some(4)))),
+                    },
+                )
+            });
+            assert_eq!(position(&c).offset, 100);
+            let text = world
+                .trace
+                .events()
+                .map(|e| e.text.clone())
+                .collect::<Vec<_>>();
+            assert!(text.iter().any(|t| t.contains(said)), "{said}: {text:?}");
+        }
+    }
+
+    /// Fetcher.fetchablePartitions: one fetch per partition at a time; a
+    /// partition awaiting a validation or reset answer is not fetched; an
+    /// idle one is fetched from its leader once its connection is ready
+    /// (NetworkClient.ready).
+    #[test]
+    fn a_poll_fetches_only_idle_partitions_over_ready_connections() {
+        let mut world = TestWorld::one_partition();
+        let mut c = consumer(OffsetReset::Latest);
+        assert_eq!(polled(&mut world, &mut c, 5_000), [""; 0], "fetch 7 is out");
+        c.fetches = VecMap::new();
+        position_mut(&mut c).awaiting = Some(12);
+        c.validations.insert(12, 0);
+        assert_eq!(
+            polled(&mut world, &mut c, 5_000),
+            [""; 0],
+            "awaiting an answer"
+        );
+        position_mut(&mut c).awaiting = None;
+        c.validations = VecMap::new();
+        let (sends, _) = run(&mut world, 5_000, |ctx| c.poll(ctx));
+        let [(Node::Broker(1), Message::Fetch { partitions, .. })] = &sends[..] else {
+            panic!("one fetch to the leader: {sends:?}")
+        };
+        assert_eq!(partitions[0].fetch_offset, 120);
+    }
+
+    /// A partition with no committed offset asks its leader where to start
+    /// (ListOffsets); a position behind a newer leader epoch is validated
+    /// first (OffsetsForLeaderEpoch); one whose leader is unknown wants a
+    /// metadata refresh.
+    #[test]
+    fn a_poll_asks_the_leader_to_reset_or_validate_and_refreshes_unknown_leaders() {
+        let mut world = TestWorld::one_partition();
+        let mut c = consumer(OffsetReset::Latest);
+        c.fetches = VecMap::new();
+        position_mut(&mut c).reset_pending = true;
+        assert_eq!(polled(&mut world, &mut c, 5_000), ["ListOffsets"]);
+
+        let mut c = consumer(OffsetReset::Latest);
+        c.fetches = VecMap::new();
+        position_mut(&mut c).epoch = Some(3);
+        assert_eq!(polled(&mut world, &mut c, 5_000), ["OffsetsForLeaderEpoch"]);
+
+        let mut c = consumer(OffsetReset::Latest);
+        c.fetches = VecMap::new();
+        c.metadata = DenseMap::new();
+        assert_eq!(polled(&mut world, &mut c, 5_000), ["MetadataRequest"]);
     }
 }

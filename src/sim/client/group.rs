@@ -744,6 +744,20 @@ mod tests {
         );
     }
 
+    /// The consumer's leastLoadedNode adds the group's requests to its own:
+    /// a broker with a FindCoordinator out is never picked while another
+    /// has nothing in flight.
+    #[test]
+    fn least_loaded_node_counts_the_groups_requests_with_the_consumers_own() {
+        let mut world = TestWorld::one_partition();
+        let mut c = group_consumer(vec![0]);
+        member_mut(&mut c).find = Some((5, 2));
+        let picks: Vec<_> = (0..24)
+            .map(|_| world.at(1_000, |ctx| c.least_loaded(ctx)))
+            .collect();
+        assert!(picks.iter().all(|b| matches!(b, Some(1 | 3))), "{picks:?}");
+    }
+
     /// AbstractCoordinator: the coordinator found is narrated once, and
     /// finding it resets the retry backoff; a connection closing forgets
     /// the coordinator only if it was that broker's (markCoordinatorUnknown

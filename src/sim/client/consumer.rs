@@ -190,7 +190,9 @@ impl Consumer {
             .positions
             .get(&p)
             .and_then(|pos| pos.preferred_read_replica)
-            .filter(|(_, until)| *until > now)
+            // SubscriptionState.preferredReadReplica: expired only once the
+            // time is past the expiry; at that millisecond it still holds.
+            .filter(|(_, until)| *until >= now)
             .map(|(b, _)| b);
         preferred.or_else(|| self.metadata.get(&p).and_then(|m| m.0))
     }
@@ -860,7 +862,7 @@ impl Consumer {
             // KIP-392: fetch from the preferred read replica while the
             // leader's advice is fresh; once it expires, ask the leader again.
             let target = match pos.preferred_read_replica {
-                Some((b, until)) if until > ctx.now => b,
+                Some((b, until)) if until >= ctx.now => b,
                 Some((b, _)) => {
                     expired.push((p, b));
                     leader
@@ -1414,6 +1416,25 @@ mod tests {
         );
         assert_eq!(polled(&mut world, &mut c, 5_000 + backoff - 1), [""; 0]);
         assert_eq!(polled(&mut world, &mut c, 5_000 + backoff), ["Fetch"]);
+    }
+
+    /// KIP-392, `SubscriptionState.preferredReadReplica(timeMs)`: the
+    /// leader's advice expires only once the time is past its expiry (the
+    /// answer's time + metadata.max.age.ms); at that very millisecond the
+    /// replica is still the one fetched from, by `fetch_target` and by a poll.
+    #[test]
+    fn a_preferred_read_replica_holds_up_to_and_including_its_expiry_millisecond() {
+        let mut world = TestWorld::one_partition();
+        let mut c = consumer(OffsetReset::Latest);
+        c.fetches.clear();
+        position_mut(&mut c).preferred_read_replica = Some((2, 300_000));
+        assert_eq!(c.fetch_target(0, 300_000), Some(2));
+        assert_eq!(c.fetch_target(0, 300_001), Some(1));
+        polled(&mut world, &mut c, 300_000);
+        assert_eq!(position(&c).preferred_read_replica, Some((2, 300_000)));
+        c.fetches.clear();
+        polled(&mut world, &mut c, 300_001);
+        assert_eq!(position(&c).preferred_read_replica, None);
     }
 
     /// KIP-392: any error from the preferred read replica sends the consumer

@@ -101,7 +101,7 @@ const ELEMENT_CSS = `
 .fl-col { display: flex; flex-direction: column; gap: 8px; min-width: 0; }
 .fl svg.map { max-height: none; }
 .fl .partitions { display: flex; flex-direction: column; gap: 6px; }
-.fl .narration { max-height: 260px; overflow-y: auto; }
+.fl .narration { max-height: 260px; overflow-y: auto; position: relative; }
 .fl .metrics { display: grid; grid-template-columns: repeat(auto-fill, minmax(300px, 1fr)); gap: 1px 16px; }
 .fl-error { padding: 10px 12px; border-radius: 8px; background: #3b1a0c; border: 1px solid #D55E00; color: #ffd9c4; white-space: pre-wrap; font: 13px/1.4 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; }
 .fl-error b { color: #ff9a63; }

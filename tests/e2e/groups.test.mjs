@@ -70,7 +70,21 @@ test("each group's committed offset is marked on its partition's log, where the 
   for (const [tp, offset] of committed) {
     const mark = page.locator(`.pcard[data-partition="${tp}"] .cm[data-group="order-processor"]`);
     assert.equal(await mark.count(), 1, `${tp} has its mark`);
-    assert.equal(await mark.textContent(), `▾ order-processor @ ${offset}`);
+    assert.equal((await mark.textContent()).replace('▾', '').trim(), `order-processor @ ${offset}`);
+    // The label never runs past the log's right edge (it ends at its mark in the right half).
+    const fits = await mark.evaluate((m) => m.getBoundingClientRect().right <= m.closest('.pcard').getBoundingClientRect().right + 1);
+    assert.equal(fits, true, `${tp}: the mark's label stays inside its card`);
+  }
+});
+
+test('390×844: a commit mark at the end of the log does not widen the page (tour 15, stop 3)', async () => {
+  await app.page.setViewportSize({ width: 390, height: 844 });
+  try {
+    const page = await open('scenario=tour-15-unclean-committed-offsets.json&stop=3');
+    await page.waitForSelector('.cm');
+    assert.ok(await page.evaluate(() => document.documentElement.scrollWidth <= innerWidth), `page ${await page.evaluate(() => document.documentElement.scrollWidth)} px wide`);
+  } finally {
+    await app.page.setViewportSize({ width: 1280, height: 800 });
   }
 });
 
@@ -115,3 +129,16 @@ for (const theme of ['light', 'dark']) {
     assert.deepEqual(violations, []);
   });
 }
+
+// The narration's screen-reader-only lines are absolutely positioned: with
+// #narration not positioned they escaped its scroll box and stretched the page
+// (tour 14, stop 2: 11,618 px of page for 2,292 px of content).
+test('the page is as tall as its content: the narration keeps its hidden lines inside its scroll box', async () => {
+  const page = await open('scenario=tour-14-coordinator-dies.json&stop=2');
+  await page.waitForFunction(() => document.querySelectorAll('#narration li').length > 20);
+  const [page_, content] = await page.evaluate(() => [
+    document.documentElement.scrollHeight,
+    Math.max(...[...document.body.children].filter((e) => e.offsetParent !== null).map((e) => e.getBoundingClientRect().bottom + scrollY)),
+  ]);
+  assert.ok(page_ <= content + 2, `the page is ${page_} px tall for ${Math.round(content)} px of content`);
+});

@@ -204,11 +204,11 @@ function readPanels({ scenario }) {
       const want = [];
       for (const k of r.consumers) {
         for (const [tp, off] of k.group?.stored ?? k.group?.committed ?? []) {
-          if (tp === at && off >= lo && off <= hi && !want.includes(`▾ ${k.group.group_id} @ ${off}`)) want.push(`▾ ${k.group.group_id} @ ${off}`);
+          if (tp === at && off >= lo && off <= hi && !want.includes(`${k.group.group_id} @ ${off}`)) want.push(`${k.group.group_id} @ ${off}`);
         }
       }
       const row = card.querySelector('.cmrow');
-      expect(panel, `${at} commit marks`, visible(row) ? [...row.querySelectorAll('.cm')].map(text).sort() : [], want.sort());
+      expect(panel, `${at} commit marks`, visible(row) ? [...row.querySelectorAll('.cm')].map((e) => text(e).replace('▾', '').trim()).sort() : [], want.sort());
     }
   }
 

@@ -204,8 +204,12 @@ export class PartitionsPanel {
       if (c.cmarks.dataset.key !== ckey) {
         c.cmarks.dataset.key = ckey;
         if (c.cmRow.hidden !== (commits.length === 0)) c.cmRow.hidden = commits.length === 0;
-        patch(c.cmarks, commits.filter(([, o]) => o >= start && o <= start + n).map(([g, o]) =>
-          h('span.cm', { text: `▾ ${g} @ ${o}`, dataset: { group: g }, title: `group ${g} committed offset ${o}: a consumer of the group that restarts reads from here`, style: { left: `${(o - start) * PITCH - 4}px` } })));
+        // In the window's right half the label ends at its mark (its arrow
+        // last), so it never runs past the log's edge and widens the page.
+        patch(c.cmarks, commits.filter(([, o]) => o >= start && o <= start + n).map(([g, o]) => {
+          const right = o - start > n / 2;
+          return h(`span.cm${right ? '.cm-end' : ''}`, { text: right ? `${g} @ ${o} ▾` : `▾ ${g} @ ${o}`, dataset: { group: g }, title: `group ${g} committed offset ${o}: a consumer of the group that restarts reads from here`, style: { left: `${(o - start) * PITCH + (right ? 10 : -4)}px` } });
+        }));
       }
       if (c.rulerStart !== start) {
         c.rulerStart = start;

@@ -1,5 +1,6 @@
-//! Every native rule suite in one test binary, for mutation testing only
-//! (`make mutants`; the book, "Mutation testing"). Each mutant rebuilds the
+//! Every native rule suite in one test binary, for mutation testing (`make
+//! mutants`; the book, "Mutation testing") and for `make test` (issue 61: one
+//! build and link of the suites instead of twenty). Each mutant rebuilds the
 //! library, and every test crate that depends on it is then compiled and
 //! linked again: nineteen suites as nineteen binaries cost a mutant nineteen
 //! compilations and links, one binary costs one. The suites are the same files as

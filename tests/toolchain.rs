@@ -152,6 +152,29 @@ const NOT_RULE_SUITES: [&str; 8] = [
     "web",
 ];
 
+/// `make test` runs the rule suites as the one binary `rules_all` (issue 61:
+/// one build and link instead of twenty) and every other suite by name: a
+/// suite missing from the Makefile's list would never run in CI.
+#[test]
+fn make_test_runs_rules_all_and_every_other_suite() {
+    let makefile = read("Makefile");
+    let line = makefile
+        .lines()
+        .find(|l| l.starts_with("NATIVE_SUITES :="))
+        .unwrap_or_else(|| panic!("Makefile: no NATIVE_SUITES line"));
+    for suite in NOT_RULE_SUITES {
+        assert!(
+            line.contains(&format!("--test {suite} "))
+                || line.ends_with(&format!("--test {suite}")),
+            "Makefile NATIVE_SUITES must run tests/{suite}.rs: {line}"
+        );
+    }
+    assert!(
+        makefile.contains("cargo test --profile fast-test --features mutants $(NATIVE_SUITES)"),
+        "test-native builds rules_all (the mutants feature) with the suites"
+    );
+}
+
 #[test]
 fn mutation_testing_runs_every_rule_suite_in_tests() {
     let all = read("tests/rules_all.rs");

@@ -401,6 +401,7 @@ function readPanels({ scenario }) {
     const av = r.availability;
     const p = r.partitions[0];
     out.set('lost', String(r.acked_records_lost));
+    out.set('acked', String(r.producers.reduce((n, x) => n + x.acked, 0)));
     out.set('unavailable', `${(av.unavailable_ms / 1000).toFixed(3)} partition-s`);
     nums.set('unavailable', av.unavailable_ms);
     av.faults.forEach((f, n) => {

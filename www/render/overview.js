@@ -152,7 +152,7 @@ export class OverviewPanel {
     }
     items.push(sw(LEADER_DOWN, 'leader down, not yet fenced'), sw(OFFLINE, 'offline', '.off'));
     items.push(h('span.lg.muted', { text: 'Inner square:' }));
-    for (const [, c, label] of STATUS) items.push(sw(c, label, '.inner'));
+    for (const [flag, c, label] of STATUS) items.push(sw(c, flag === FLAG.UNDER_MIN_ISR ? label : `${label} (cells of 5 px or more)`, '.inner'));
     items.push(sw(TRUNCATING, 'truncating', '.dot'), sw('transparent', 'just changed', '.flash'));
     this.legend.replaceChildren(...items);
   }
@@ -278,6 +278,11 @@ export class OverviewPanel {
       const flags = words[i * STRIDE + 3];
       if (flags & FLAG.OFFLINE) continue;
       for (const [flag, colour] of status) {
+        // Cells under 5 px have no inset: a square would hide the leader's
+        // colour, and after a rack's loss every partition is under-replicated
+        // and at min ISR (tour 19: one orange block). There only the
+        // under-min state, the one that refuses writes, is drawn.
+        if (!inset && flag !== FLAG.UNDER_MIN_ISR) continue;
         if (flags & flag) {
           fill(i, inset, size - 2 * inset, colour);
           break;

@@ -94,7 +94,7 @@ test-clippy:
 NATIVE_SUITES := --lib --bins --test rules_all --test allocations --test book_reference --test claims --test cli --test determinism --test toolchain --test web
 test-native:
 	@echo "== cargo test --profile fast-test (unit tests, the rule suites as one binary, the other suites, doc tests)"
-	cargo test --profile fast-test --features mutants $(NATIVE_SUITES)
+	cargo test --profile fast-test $(NATIVE_SUITES)
 	cargo test --profile fast-test --doc
 
 # (No separate wasm32 build step: test-wasm-browser builds the core for wasm32

@@ -55,20 +55,30 @@ export function scriptArg(name, fallback) {
   return i >= 0 && i + 1 < process.argv.length ? process.argv[i + 1] : fallback;
 }
 
+const cargoEnv = () => ({ ...process.env, PATH: `${process.env.HOME}/.cargo/bin:${process.env.PATH}` });
+let cliBin = null;
+
 /**
- * The real native CLI (`cargo run --profile fast-test -- ...args`); its
- * stdout. The fast-test profile (opt-level 3, debug assertions on) is the one
- * `make test-native-fast` has just built, so the browser suite does not pay
- * for a release build with LTO (about 90 s on 2 cores, issue 61); the output
- * is the same, overflow checks included.
+ * The real native CLI, built in the fast-test profile (opt-level 3, debug
+ * assertions on), the build `make test-native` has just made, so the browser
+ * suite pays for no release build with LTO (about 90 s on 2 cores, issue 61);
+ * the output is the same, overflow checks included. `cargo build` once per
+ * test file (a no-op when it is fresh), then the binary itself: `cargo run`
+ * holds cargo's build lock while the program runs, so one file's long sweep
+ * made another file's run wait (63 s for the determinism test in CI).
  */
+function cliPath() {
+  if (!cliBin) {
+    execFileSync('cargo', ['build', '-q', '--profile', 'fast-test', '--bin', 'failover-lab'], { cwd: ROOT, env: cargoEnv(), stdio: ['ignore', 'ignore', 'inherit'] });
+    const target = process.env.CARGO_TARGET_DIR ? path.resolve(ROOT, process.env.CARGO_TARGET_DIR) : path.join(ROOT, 'target');
+    cliBin = path.join(target, 'fast-test', 'failover-lab');
+  }
+  return cliBin;
+}
+
+/** The CLI's stdout for `args`. */
 export function cli(args) {
-  return execFileSync('cargo', ['run', '-q', '--profile', 'fast-test', '--bin', 'failover-lab', '--', ...args], {
-    cwd: ROOT,
-    encoding: 'utf8',
-    env: { ...process.env, PATH: `${process.env.HOME}/.cargo/bin:${process.env.PATH}` },
-    maxBuffer: 64 << 20,
-  });
+  return execFileSync(cliPath(), args, { cwd: ROOT, encoding: 'utf8', env: cargoEnv(), maxBuffer: 64 << 20 });
 }
 
 /** Content type for a file name (application/octet-stream when unknown). */

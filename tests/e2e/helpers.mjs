@@ -62,14 +62,17 @@ let cliBin = null;
  * The real native CLI, built in the fast-test profile (opt-level 3, debug
  * assertions on), the build `make test-native` has just made, so the browser
  * suite pays for no release build with LTO (about 90 s on 2 cores, issue 61);
- * the output is the same, overflow checks included. `cargo build` once per
- * test file (a no-op when it is fresh), then the binary itself: `cargo run`
+ * the output is the same, overflow checks included. Built once per test
+ * file (a no-op when it is fresh), then the binary itself: `cargo run`
  * holds cargo's build lock while the program runs, so one file's long sweep
  * made another file's run wait (63 s for the determinism test in CI).
  */
 function cliPath() {
   if (!cliBin) {
-    execFileSync('cargo', ['build', '-q', '--profile', 'fast-test', '--bin', 'failover-lab'], { cwd: ROOT, env: cargoEnv(), stdio: ['ignore', 'ignore', 'inherit'] });
+    // Built as tests/cli.rs's binary: with the dev-dependencies' features,
+    // as `make test-native` built it. A plain `cargo build --bin` leaves
+    // them out, so cargo rebuilt the library for it (47 s in CI).
+    execFileSync('cargo', ['test', '-q', '--profile', 'fast-test', '--no-run', '--test', 'cli'], { cwd: ROOT, env: cargoEnv(), stdio: ['ignore', 'ignore', 'inherit'] });
     const target = process.env.CARGO_TARGET_DIR ? path.resolve(ROOT, process.env.CARGO_TARGET_DIR) : path.join(ROOT, 'target');
     cliBin = path.join(target, 'fast-test', 'failover-lab');
   }

@@ -167,6 +167,22 @@ impl WasmLab {
         }
     }
 
+    /// At most `max_events` of the events due by `t` (a long replay cut into
+    /// slices that leave the page answering); true once all have run and the
+    /// clock reads `t`, false when more are due (run again with the same `t`).
+    #[wasm_bindgen(js_name = runUntilBounded)]
+    pub fn run_until_bounded(&mut self, t: f64, max_events: f64) -> bool {
+        if !t.is_finite() || t <= 0.0 {
+            return true;
+        }
+        let budget = if max_events.is_finite() && max_events >= 1.0 {
+            max_events as u64
+        } else {
+            1
+        };
+        self.lab.cluster.run_until_bounded(t as u64, budget)
+    }
+
     #[wasm_bindgen(js_name = runFor)]
     pub fn run_for(&mut self, ms: f64) {
         if ms.is_finite() && ms > 0.0 {

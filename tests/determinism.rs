@@ -84,3 +84,44 @@ fn a_snapshot_is_untouched_by_the_world_running_on_after_it() {
         }
     }
 }
+
+/// The page replays a long seek in slices of a few thousand events
+/// (`runUntilBounded`, issue 63) so it answers input meanwhile: slices that
+/// stop anywhere, even between two events of the same millisecond, must
+/// build the world one `run_until` builds, event for event.
+#[test]
+fn a_replay_cut_into_bounded_slices_builds_the_same_world_as_one_run() {
+    for (file, budgets) in [
+        ("leader-dies.json", [1u64, 7, 500]),
+        ("tour-11-mass-failover.json", [13, 997, 4096]),
+    ] {
+        let mut whole = scenario_file(file);
+        let end = whole.scenario.run_until_ms;
+        whole.cluster.run_until(end);
+        for budget in budgets {
+            let mut sliced = scenario_file(file);
+            let mut slices = 0u64;
+            while !sliced.cluster.run_until_bounded(end, budget) {
+                slices += 1;
+                assert!(
+                    sliced.cluster.now <= end,
+                    "a slice never runs past its target"
+                );
+            }
+            assert!(
+                slices > 0,
+                "{file}: a budget of {budget} events cut the run"
+            );
+            assert_eq!(sliced.cluster.now, end);
+            assert_eq!(
+                sliced.cluster.events_processed, whole.cluster.events_processed,
+                "{file}, slices of {budget}"
+            );
+            assert_eq!(
+                sliced.report().trace_hash,
+                whole.report().trace_hash,
+                "{file}, slices of {budget}"
+            );
+        }
+    }
+}

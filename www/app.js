@@ -12,7 +12,7 @@ import { Narration } from './render/narration.js';
 import { DescribeTable } from './render/describe.js';
 import { Controls, SPEED_MIN, SPEED_MAX } from './controls.js';
 import { installKeyboard } from './keyboard.js';
-import { SeekSlicer, highlightSelectors, BUSY_MS } from './tour.js';
+import { SeekSlicer, highlightSelectors, inSlices } from './tour.js';
 import { ShareBar } from './sharebar.js';
 import { THEMES, parseTheme, followTheme } from './theme.js';
 import { LabEvents } from './events.js';
@@ -252,8 +252,10 @@ class App {
       const waiting = this.tour;
       this.tour = new TourGuide($('tour'), this.tourHost);
       this.tour.load(waiting.stops, waiting.intro);
-      if (waiting.wanted !== null) this.tour.go(waiting.wanted);
-      this.draw();
+      // A stop asked for before the card loaded (?stop=K): reached as a
+      // reader's Next is, announced and a slice per frame when it is long.
+      if (waiting.wanted !== null) this.tour.step(waiting.wanted);
+      if (!this.lab.seekJob) this.draw();
     }).catch((e) => this.showError(`The tour did not load: ${e.message}`));
     return this.tourLoad;
   }
@@ -447,7 +449,7 @@ class App {
   /**
    * A seek the reader asked for (a time clicked in the narration or the
    * availability strip, the ← key, the end of a drag): made at once, or,
-   * when the core needs longer than BUSY_MS for it or a long seek is under
+   * when the core needs longer than SLICE_MS for it or a long seek is under
    * way, by the next frames (SeekSlicer.begin).
    */
   jump(t) {
@@ -456,8 +458,19 @@ class App {
       return;
     }
     this.attempt(() => {
-      if (this.lab.estimateSeekMs(t, { measure: true }) > BUSY_MS) this.pendingSeek = t;
+      if (inSlices(this.lab.estimateSeekMs(t, { measure: true }), t, this.lab.now())) this.pendingSeek = t;
       else this.seek(t);
+    });
+  }
+  /**
+   * A seek made now when it is short, else begun now and made a slice per
+   * frame (a shared link's time): a script asking the lab right away sees
+   * it landed (the API settles a seek under way), the page meanwhile answers.
+   */
+  seekSoon(t) {
+    if (t === this.lab.now()) return;
+    this.attempt(() => {
+      if (!this.seeks.begin(t)) this.seek(t);
     });
   }
   /**
@@ -777,13 +790,17 @@ class App {
         this.simTarget = this.lab.reach(this.simTarget + dt * this.speed);
         // A guided tour stops the clock at each of its stops.
         const { t, stop } = this.tour.limit(Math.floor(this.simTarget));
-        if (t > this.lab.now()) {
-          this.lab.runUntil(t);
+        // A frame's share of the core's work at most (a burst of elections
+        // on 20,000 partitions is seconds of it): the world is drawn where
+        // it got, and the next frame goes on from there.
+        let there = true;
+        if (t > this.lab.now() || this.lab.partial !== null) {
+          there = this.lab.playTo(t);
           this.dirty = true;
         }
         // Frames that stop at a tour stop or the run's end say nothing of the speed.
         if (stop < 0 && this.lab.core && this.lab.now() < this.lab.endMs()) this.meter.note(this.lab.now() - before, elapsed);
-        if (stop >= 0) {
+        if (stop >= 0 && there) {
           this.pause();
           this.tour.arrive(stop);
         }
@@ -958,7 +975,8 @@ async function main() {
   if (params.has('speed')) app.setSpeed(Number(params.get('speed')) || 1);
   app.controls.setSpeedSlider(app.speed);
   if (app.lab.core) {
-    app.draw();
+    // (Not over a long seek a link began: it lands, and is drawn, in slices.)
+    if (!app.lab.seekJob) app.draw();
     const play = restored ? shared.play : params.get('paused') !== '1' && !app.tour.active && !welcome;
     if (play) app.play();
     if (welcome) {
@@ -972,8 +990,8 @@ async function main() {
     }
     // ?stop=K opens a tour at its stop K (Check yourself links there).
     if (params.has('stop') && app.tour.active) {
-      app.tour.go(Number(params.get('stop')) - 1);
-      app.draw();
+      app.tour.step(Number(params.get('stop')) - 1);
+      if (!app.lab.seekJob) app.draw();
     }
   }
   app.share.enabled = true;

@@ -46,7 +46,7 @@ import { ClientsPanel } from './render/clients.js';
 import { Narration } from './render/narration.js';
 import { DescribeTable } from './render/describe.js';
 import { MetricsPanel, SAMPLE_MS } from './render/metrics.js';
-import { SeekSlicer, BUSY_MS } from './tour.js';
+import { SeekSlicer, inSlices } from './tour.js';
 import { TourGuide } from './tour-guide.js';
 import { parseTheme, followTheme } from './theme.js';
 import { LabEvents } from './events.js';
@@ -656,12 +656,16 @@ class FailoverLabElement extends HTMLElement {
         const end = this.range ? this.range.end : this.lab.endMs();
         const atEnd = t >= end;
         if (atEnd) t = end;
-        if (t > this.lab.now()) {
-          this.lab.runUntil(t);
+        // A frame's share of the core's work at most (lab.playTo): the next frame goes on.
+        let there = true;
+        if (t > this.lab.now() || this.lab.partial !== null) {
+          there = this.lab.playTo(t);
           this.dirty = true;
         }
         if (stop < 0 && !atEnd) this.meter.note(this.lab.now() - before, elapsed);
-        if (stop >= 0) {
+        if (!there) {
+          // Not at the stop or the end yet: the next frame goes on.
+        } else if (stop >= 0) {
           this.pause();
           this.tour.arrive(stop);
         } else if (atEnd && this.range && this.cfg.loop) {
@@ -1003,14 +1007,14 @@ class FailoverLabElement extends HTMLElement {
 
   /**
    * A seek the reader asked for (a time clicked, the ← key, the end of a
-   * drag): made at once, or, when the core needs longer than BUSY_MS for it
+   * drag): made at once, or, when the core needs longer than SLICE_MS for it
    * (or a long seek is under way) and the timeline can say so, by the next
    * frames (SeekSlicer.begin).
    */
   jump(t) {
     const lab = this.labReady();
     const to = this.clamp(Number(t) || 0);
-    if (this.ui?.seekNote && (lab.seekJob || lab.estimateSeekMs(to, { measure: true }) > BUSY_MS)) this.pendingSeek = to;
+    if (this.ui?.seekNote && (lab.seekJob || inSlices(lab.estimateSeekMs(to, { measure: true }), to, lab.now()))) this.pendingSeek = to;
     else this.seek(to);
   }
 

@@ -79,7 +79,23 @@ export const FRAME_WORK_MS = 50;
  * replay of the 20,000-partition bench goes at about the core's own pace,
  * and the page still paints and answers ~15 times a second.
  */
-export const SEEK_SLICE_MS = 60;
+export const SEEK_SLICE_MS = 40;
+
+/**
+ * A slice of the core's work (Lab.bounded) runs in chunks of about this many
+ * wall ms, the clock read between them: one event costs up to ~40 ms on
+ * the 20,000-partition tour (a metadata update touching every partition),
+ * most a few µs.
+ */
+const CHUNK_MS = 4;
+
+/**
+ * The events of the cluster's start (the step from 0) a fresh lab's first
+ * estimate may run: the largest tour's (18: 6,867) fit; the
+ * 20,000-partition ones (11,662 and more, seconds of work) are left to the
+ * seek's slices.
+ */
+const START_EVENTS = 8000;
 
 /** The core's work (wall ms) a fresh lab's first estimate is measured over (Lab.estimateSeekMs). */
 const MEASURE_MS = 60;
@@ -189,6 +205,74 @@ export class Lab {
     // (focusRungs)}; null before the first seek (moveFocus, seekBegin).
     this.focus = null;
     this.ranOn = false; // the core ran on, not in a seek, since the last seek
+    // Slices of work (issue 63): while `budget` is set ({left, out}), the
+    // core runs at most `left` more events (WasmLab.runUntilBounded) and a
+    // run cut short leaves the world between two events of one step:
+    // `partial` is the time that step runs to (null: none is cut). Whatever
+    // runs on finishes it first, before any recorded action is applied and
+    // before a checkpoint or a sample is taken, so slices build the world
+    // one run builds (tests/determinism.rs).
+    this.budget = null;
+    this.partial = null;
+    this.partialWallMs = 0; // the cut step's wall ms so far (its checkpoint budget)
+    this.eventsPerMs = 200; // core events per wall ms lately: a slice's budget
+    // At most this many events in a slice besides its wall budget (tests set
+    // it to make any seek take several frames, whatever the machine's pace).
+    this.sliceEvents = Infinity;
+  }
+
+  /**
+   * Run `fn` with about `workMs` of the core's work at most: the core runs
+   * in chunks of about CHUNK_MS (by its recent pace in events per wall ms),
+   * and the clock is read between them; true when it was cut short.
+   */
+  bounded(workMs, fn) {
+    const e0 = this.core ? this.core.eventsProcessed() : 0;
+    const t0 = performance.now();
+    this.budget = { deadline: t0 + workMs, chunk: Math.max(16, Math.round(CHUNK_MS * this.eventsPerMs)), left: this.sliceEvents, out: false };
+    let out;
+    try {
+      fn();
+    } finally {
+      out = this.budget.out;
+      this.budget = null;
+      const events = this.core ? this.core.eventsProcessed() - e0 : 0;
+      const wall = performance.now() - t0;
+      if (events > 256 && wall > 1) this.eventsPerMs = Math.max(10, 0.6 * this.eventsPerMs + 0.4 * (events / wall));
+    }
+    return out;
+  }
+
+  /** Run the core to `nb` (a step's end), within the budget if one is set; false when cut short. */
+  runStep(nb) {
+    const b = this.budget;
+    if (!b) {
+      this.core.runUntil(nb);
+      this.partial = null;
+      return true;
+    }
+    if (b.once) {
+      // One chunk of events, cut or not (estimateSeekMs's start).
+      const done = this.core.runUntilBounded(nb, b.chunk);
+      this.partial = done ? null : nb;
+      b.out = true;
+      return done;
+    }
+    for (;;) {
+      const e0 = this.core.eventsProcessed();
+      const done = this.core.runUntilBounded(nb, Math.max(1, Math.min(b.chunk, b.left)));
+      b.left -= this.core.eventsProcessed() - e0;
+      const late = performance.now() >= b.deadline || b.left <= 0;
+      if (late) b.out = true;
+      if (done) {
+        this.partial = null;
+        return true;
+      }
+      if (late) {
+        this.partial = nb;
+        return false;
+      }
+    }
   }
 
   /**
@@ -375,6 +459,8 @@ export class Lab {
     this.dropCheckpoints();
     this.focus = null;
     this.core = core;
+    this.partial = null;
+    this.partialWallMs = 0;
     this.snapshotCost = { ms: 0, bytes: 0 };
     this.takeCheckpoint(this.now());
   }
@@ -512,8 +598,19 @@ export class Lab {
   restore({ overrides = {}, actions = [], t = 0 }) {
     this.settle();
     const prev = { overrides: this.overrides, actions: this.actions, t: this.now() };
+    const same = JSON.stringify(this.overrides) === JSON.stringify(overrides) && this.actions.length === 0;
     this.overrides = { ...overrides };
     this.actions = actions.map(({ at_ms, action }) => ({ at_ms, action }));
+    // A world at 0 with these switches and no action (a link's scenario just
+    // loaded) is the one a rebuild would build: its actions are replayed from
+    // it (building 20,000 partitions again cost 0.3 s).
+    if (same && this.core && this.now() === 0 && this.partial === null && this.checkpoints.length === 1) {
+      this.generation++;
+      this.history++;
+      this.onRebuild?.();
+      this.replayTo(Math.max(0, Math.floor(t)));
+      return;
+    }
     try {
       this.rebuild(Math.max(0, Math.floor(t)));
     } catch (e) {
@@ -540,6 +637,7 @@ export class Lab {
       if (a.at_ms < now || a.at_ms > t) continue;
       if (a.applied === this.generation) continue;
       this.advance(a.at_ms);
+      if (this.budget?.out) return;
       this.applyNow(a);
     }
     this.advance(t);
@@ -557,23 +655,32 @@ export class Lab {
     // The core runs from one checkpoint boundary (every gridMs) to the next,
     // so a checkpoint can be taken as soon as replay would cost too much.
     const G = this.gridMs;
-    while (this.now() < t) {
+    // A step cut short (partial) is finished first, up to t at most.
+    while (this.now() < t || (this.partial !== null && t >= this.now())) {
+      if (this.budget?.out) return;
       const from = this.now();
-      const nb = this.nextStep(from, t);
+      const resumed = this.partial !== null;
+      const nb = resumed ? Math.min(this.partial, t) : this.nextStep(from, t);
       const t0 = performance.now();
-      this.core.runUntil(nb);
+      if (!this.runStep(nb)) {
+        this.partialWallMs += performance.now() - t0;
+        return;
+      }
       if (this.now() < nb) break; // the core could not advance
+      const wallMs = performance.now() - t0 + this.partialWallMs;
+      this.partialWallMs = 0;
       this.horizon = Math.max(this.horizon, nb);
       if (!this.seeking) this.ranOn = true;
       // The step from 0 carries the cluster's start (registrations, the
       // first elections: a fixed cost, 27x the pace on tour 4), which says
-      // nothing of how fast the core runs on.
-      if (from > 0) {
+      // nothing of how fast the core runs on. A step finished in slices is
+      // not timed either.
+      if (from > 0 && !resumed) {
         const pace = (performance.now() - t0) / (nb - from);
         this.msPerSimMs = this.msPerSimMs === null ? pace : 0.8 * this.msPerSimMs + 0.2 * pace;
       }
       if (nb % G !== 0) continue;
-      this.maybeCheckpoint(nb, performance.now() - t0);
+      this.maybeCheckpoint(nb, wallMs);
       if (!this.onSample || nb % S !== 0) continue;
       const m = this.core.view(0).metrics;
       this.samples.set(nb, m);
@@ -622,17 +729,28 @@ export class Lab {
       // step from 0: one step just after the start still runs the first
       // elections' aftermath (8x the pace on tour 11, whose 0.34 s seek was
       // announced as "about 3 s").
+      // The step from 0 carries the cluster's start: at most START_EVENTS of
+      // it are run here (a count, so what is measured does not depend on
+      // the machine); on the 20,000-partition tour the start is more, and is
+      // left to the seek's slices (no pace yet: the estimate is null, the
+      // seek is made in slices and said without an estimate).
       let wall = 0;
       let sim = 0;
-      while (this.now() < t && wall < MEASURE_MS) {
+      if (this.now() < this.gridMs || this.partial !== null) {
+        this.budget = { once: true, chunk: START_EVENTS, out: false };
+        try {
+          this.replayTo(this.nextStep(this.now(), t));
+        } finally {
+          this.budget = null;
+        }
+      }
+      while (this.partial === null && this.now() < t && wall < MEASURE_MS) {
         const was = this.now();
         const t0 = performance.now();
         this.replayTo(this.nextStep(was, t));
         if (this.now() === was) break;
-        if (was > 0) {
-          wall += performance.now() - t0;
-          sim += this.now() - was;
-        }
+        wall += performance.now() - t0;
+        sim += this.now() - was;
       }
       if (sim > 0) this.msPerSimMs = wall / sim;
     }
@@ -700,21 +818,27 @@ export class Lab {
     const job = this.seekJob;
     if (!job) return true;
     const was = this.now();
+    const e0 = this.core.eventsProcessed();
     try {
-      this.replayTo(this.reach(job.target, workMs));
+      this.bounded(workMs, () => this.replayTo(job.target));
     } catch (e) {
       this.endSeek();
       throw e;
     }
     // Landed, or the core could not advance (its run ended).
-    if (this.now() >= job.target || this.now() === was) this.endSeek();
+    const landed = this.now() >= job.target && this.partial === null;
+    if (landed || (this.now() === was && this.core.eventsProcessed() === e0)) this.endSeek();
     return !this.seekJob;
   }
 
   /** Finish the seek under way now, in one go (nothing to do when none is). */
   settle() {
     const job = this.seekJob;
-    if (!job) return;
+    if (!job) {
+      // A step a slice cut short is finished (its events at now run).
+      if (this.partial !== null) this.advance(this.now());
+      return;
+    }
     try {
       this.replayTo(job.target);
     } finally {
@@ -753,6 +877,8 @@ export class Lab {
   restoreCheckpoint(cp) {
     if (this.core) this.snapshotCost.bytes > this.heapBudgetBytes / 64 ? this.core.free() : this.freeLater(this.core);
     this.core = cp.core.restore();
+    this.partial = null;
+    this.partialWallMs = 0;
     this.sinceCheckpointMs = 0;
     this.generation++;
     this.onRebuild?.();
@@ -805,6 +931,19 @@ export class Lab {
   runUntil(t) {
     this.settle();
     if (t > this.now()) this.replayTo(Math.floor(t));
+  }
+
+  /**
+   * Play's frame: run on toward t with about `workMs` of the core's work
+   * (a burst of elections on 20,000 partitions takes seconds of it); true
+   * once at t, false when the frame's work ran out first (the world is
+   * drawn where it got, and the next frame goes on).
+   */
+  playTo(t, workMs = FRAME_WORK_MS) {
+    if (this.seekJob) this.settle();
+    const target = Math.floor(t);
+    if (target > this.now() || this.partial !== null) this.bounded(workMs, () => this.replayTo(Math.max(target, this.now())));
+    return this.now() >= target && this.partial === null;
   }
 
   now() {

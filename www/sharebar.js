@@ -100,9 +100,13 @@ export class ShareBar {
         if (!app.lab.core) return false;
       }
       const actions = [...state.actions].sort((a, b) => a.at_ms - b.at_ms);
-      app.lab.restore({ overrides: state.overrides, actions, t: state.t ?? 0 });
+      // Built at 0, then taken to the link's time as a reader's seek is: a
+      // long way (the 20,000-partition tour: seconds) is made a slice per
+      // frame with its progress shown, the page answering (issue 63).
+      app.lab.restore({ overrides: state.overrides, actions, t: 0 });
       await app.setCompare(state.compare);
       app.afterRestore();
+      app.seekSoon(Math.max(0, Math.floor(state.t ?? 0)));
       return true;
     } catch (e) {
       app.showError(`The link's run could not be rebuilt: ${e.message}`);

@@ -3,7 +3,7 @@
 // demand). The stops, highlights and long-stop helpers it uses are tour.js's.
 
 import { h, fmtTime, setText } from './render/util.js';
-import { applyHighlights, BUSY_MS, fmtWait } from './tour.js';
+import { applyHighlights, announced as isAnnounced, fmtWait, inSlices } from './tour.js';
 
 export class TourGuide {
   constructor(container, host) {
@@ -105,19 +105,26 @@ export class TourGuide {
     i = Math.max(-1, Math.min(this.stops.length - 1, i));
     const t = i < 0 ? 0 : this.stops[i].at_ms;
     const est = this.host.estimateMs?.(t);
-    if (!(est > BUSY_MS)) {
+    const now = this.host.now();
+    if (!inSlices(est, t, now) || !(this.host.seekInSlices || isAnnounced(est))) {
       this.go(i);
       return;
     }
     this.busy = true;
     this.container.setAttribute('aria-busy', 'true');
-    const controls = [this.back, this.next, this.restart, ...this.dots.children];
+    // A long stop (over BUSY_MS, or not known yet) is announced, its bar
+    // filling; a short one (a few frames) only keeps the card from a second
+    // go meanwhile. The buttons stay enabled (and focused): a click waits.
+    const announced = isAnnounced(est);
+    const controls = announced ? [this.back, this.next, this.restart, ...this.dots.children] : [];
     for (const b of controls) b.disabled = true;
-    this.busyBox.hidden = false;
-    setText(this.busyText, `Running the cluster to ${fmtTime(t)} (about ${fmtWait(est)})…`);
     const bar = this.busyBar.firstChild;
-    bar.style.width = '0%';
-    this.busyBar.hidden = !this.host.seekInSlices;
+    if (announced) {
+      this.busyBox.hidden = false;
+      setText(this.busyText, `Running the cluster to ${fmtTime(t)}${est > 0 ? ` (about ${fmtWait(est)})` : ''}…`);
+      bar.style.width = '0%';
+      this.busyBar.hidden = !this.host.seekInSlices;
+    }
     // There: go's render then disables Back or Next where the stop reached needs it.
     const arrived = (there) => {
       this.busy = false;

@@ -104,12 +104,35 @@ export function applyHighlights(root, names) {
  */
 
 /**
- * A stop the core needs longer than this to reach (the 20,000-partition
- * tour: seconds) is announced first — "Running the cluster to 11.209 s…",
- * the card marked busy — and computed after the browser has painted that;
- * a shorter one is reached at once, as before.
+ * A stop or a seek the core needs longer than this to reach (the
+ * 20,000-partition tour: seconds) is announced — "Running the cluster to
+ * 11.209 s…", the card marked busy, a bar filling — while it is made in
+ * slices (SLICE_MS).
  */
-export const BUSY_MS = 500;
+export const BUSY_MS = 300;
+
+/**
+ * A seek the core needs longer than this for is made a slice of work per
+ * animation frame (Lab.seekSlice), so no task on the page's main thread
+ * grows long (issue 63); a shorter one is made at once, as before.
+ */
+export const SLICE_MS = 50;
+
+/**
+ * Whether a seek from `now` to `t` that the lab estimates at `est` wall ms
+ * (null: not known yet, the core has not run past its start) is made in
+ * slices: a long one, or an unknown one ahead (the 20,000-partition tour's
+ * start alone is seconds of work).
+ */
+export function inSlices(est, t, now) {
+  return est > SLICE_MS || (est == null && t > now);
+}
+
+/** Whether a wait the lab estimates at `est` ms (null: not known) is announced. */
+export const announced = (est) => est == null || est > BUSY_MS;
+
+/** "Seeking to 12.000 s (about 3 s)…", the estimate left out while none is known. */
+const seekingText = (t, est) => `Seeking to ${fmtTime(t)}${est > 0 ? ` (about ${fmtWait(est)})` : ''}…`;
 
 /** A wait of `ms` as a reader says it: "0.8 s", "3 s". */
 export function fmtWait(ms) {
@@ -139,8 +162,13 @@ export class SeekSlicer {
   begin(t) {
     const lab = this.host.lab();
     const est = lab.estimateSeekMs(t, { measure: true });
-    if (!lab.seekJob && !(est > BUSY_MS)) return false;
-    this.say(`Seeking to ${fmtTime(t)}${est > 0 ? ` (about ${fmtWait(est)})` : ''}…`);
+    if (!lab.seekJob && !inSlices(est, t, lab.now())) return false;
+    // Said at once when long or not known (its estimate added once the
+    // replay has timed a step: step), else only if it lasts (BUSY_MS).
+    this.began = performance.now();
+    this.sayTarget = t;
+    this.guessed = est > 0;
+    if (lab.seekJob || announced(est)) this.say(seekingText(t, est));
     this.release(false); // it takes over from a tour's long stop
     this.host.attempt(() => lab.seekBegin(t));
     this.host.bar(lab.seekProgress());
@@ -150,6 +178,7 @@ export class SeekSlicer {
   /** A tour's long stop at t: a promise of true once there, false when another seek took over. */
   forTour(t, progress) {
     this.drop();
+    this.sayTarget = null;
     return new Promise((resolve) => {
       this.tour = { resolve, progress };
       const lab = this.host.lab();
@@ -164,6 +193,15 @@ export class SeekSlicer {
     if (this.host.attempt(() => lab.seekSlice()) ?? true) {
       this.land();
       return;
+    }
+    // A reader's seek that lasts is said (a short estimate missed it); one
+    // said without an estimate gets one once the replay has timed a step.
+    if (!this.tour && this.sayTarget != null) {
+      if (!this.saying && performance.now() - this.began > BUSY_MS) this.say(seekingText(this.sayTarget, this.guessed ? lab.estimateSeekMs(this.sayTarget) : null));
+      if (this.saying && !this.guessed && lab.msPerSimMs !== null) {
+        this.guessed = true;
+        this.say(seekingText(this.sayTarget, lab.estimateSeekMs(this.sayTarget)));
+      }
     }
     const f = lab.seekProgress();
     this.host.bar(f);
@@ -185,11 +223,13 @@ export class SeekSlicer {
 
   /** The seek's note goes, and a tour's stop it ran to is not reached. */
   drop() {
+    this.sayTarget = null;
     if (this.saying) this.say(null);
     this.release(false);
   }
 
   land() {
+    this.sayTarget = null;
     this.host.lab().endSeek();
     this.say(null);
     this.release(true);

@@ -499,6 +499,26 @@ impl Cluster {
         self.now = self.now.max(t);
     }
 
+    /// [`Self::run_until`] in slices: at most `max_events` of the events due
+    /// by `t`. True once every one of them has run (the clock then reads
+    /// `t`, as after `run_until`); false when the budget ran out first: the
+    /// clock reads the last event's time and more events are due at or
+    /// before `t`. Slices that add up to one `run_until(t)` process the same
+    /// events in the same order (the queue alone decides what runs next), so
+    /// a page that replays in slices builds the same world.
+    pub fn run_until_bounded(&mut self, t: u64, max_events: u64) -> bool {
+        let mut left = max_events;
+        while self.queue.peek_time().is_some_and(|at| at <= t) {
+            if left == 0 {
+                return false;
+            }
+            left -= 1;
+            self.step();
+        }
+        self.now = self.now.max(t);
+        true
+    }
+
     pub fn run_for(&mut self, ms: u64) {
         let t = self.now.saturating_add(ms);
         self.run_until(t);

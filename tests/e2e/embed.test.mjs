@@ -251,8 +251,10 @@ test("an element's dragged timeline (and its ← key) says a long seek, replays 
     await frame();
     const short = { now: el.now(), hidden: note.hidden, seeking: el.seeking };
     // A pace set by hand, one wall second per simulated ms: any seek that
-    // replays is long now, and a frame replays a few simulated ms of it.
+    // replays is long now, and a frame replays a slice of it, at most 40
+    // events (whatever this machine's pace).
     el.lab.msPerSimMs = 1000;
+    el.lab.sliceEvents = 40;
     drag(12340);
     await frame();
     const said = { seeking: el.seeking, hidden: note.hidden, text: note.textContent, role: note.getAttribute('role'), barHidden: bar.getAttribute('aria-hidden') };

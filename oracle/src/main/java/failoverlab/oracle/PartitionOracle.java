@@ -239,13 +239,31 @@ final class PartitionOracle {
             .build();
     }
 
+    /** Follower b as the metadata cache of a healthy, registered broker has it. */
+    private void eligibleNow(int b) {
+        meta.fenced.remove(b);
+        meta.shuttingDown.remove(b);
+        meta.epochs.put(b, BROKER_EPOCH);
+    }
+
     private static int indexOf(int[] a, int x) {
         for (int i = 0; i < a.length; i++) if (a[i] == x) return i;
         return -1;
     }
 
     private String sequence(Random rnd, int id, LogManager logs) throws IOException {
-        int rf = 2 + rnd.nextInt(3);
+        // Mostly three or four replicas: room for a follower outside the
+        // ISR while another one's change is in flight.
+        double size = rnd.nextDouble();
+        int rf = size < 0.2 ? 2 : size < 0.6 ? 3 : 4;
+        // A third of the sequences open with a script that leaves a follower
+        // caught up, eligible and outside the maximal ISR (the case where
+        // the HW must wait for it): 1, it fetches to the end while another
+        // follower's expansion is in flight; 2, it fetches to the end while
+        // fenced and is then unfenced. The rest of the sequence is random.
+        double o = rnd.nextDouble();
+        int opening = o < 0.15 ? 1 : o < 0.32 ? 2 : 0;
+        if (opening == 1) rf = 4;
         int[] replicas = new int[rf];
         for (int i = 0; i < rf; i++) replicas[i] = i + 1;
         minIsr = 1 + rnd.nextInt(rf + 1);
@@ -265,15 +283,33 @@ final class PartitionOracle {
             if (e < 0.1) meta.epochs.put(b, BROKER_EPOCH - 1);
             else if (e < 0.95) meta.epochs.put(b, BROKER_EPOCH);
             fetchEpoch.put(b, BROKER_EPOCH);
+        }
+        Set<Integer> isr = new TreeSet<>();
+        isr.add(LEADER);
+        for (int b = 2; b <= rf; b++) if (rnd.nextDouble() < 0.45) isr.add(b);
+        java.util.ArrayDeque<int[]> script = new java.util.ArrayDeque<>();
+        if (opening == 1) {
+            isr.remove(3);
+            isr.remove(4);
+            isr.add(2);
+            for (int b = 3; b <= 4; b++) eligibleNow(b);
+            script.addAll(List.of(new int[] {0, 0}, new int[] {1, 4}, new int[] {1, 3}, new int[] {0, 0},
+                new int[] {1, 2}, new int[] {1, 4}));
+        } else if (opening == 2) {
+            int f = 2 + rnd.nextInt(rf - 1);
+            isr.remove(f);
+            eligibleNow(f);
+            meta.fenced.add(f);
+            script.addAll(List.of(new int[] {0, 0}, new int[] {1, f}, new int[] {2, f}, new int[] {0, 0}));
+            for (int b = 2; b <= rf; b++) if (isr.contains(b)) script.add(new int[] {1, b});
+        }
+        for (int b = 2; b <= rf; b++) {
             if (b > 2) brokerList.append(',');
             brokerList.append(new Json().num("id", b).bool("fenced", meta.fenced.contains(b))
                 .bool("shutting_down", meta.shuttingDown.contains(b))
                 .num("epoch", meta.epochs.getOrDefault(b, -1L)));
         }
         brokerList.append(']');
-        Set<Integer> isr = new TreeSet<>();
-        isr.add(LEADER);
-        for (int b = 2; b <= rf; b++) if (rnd.nextDouble() < 0.55) isr.add(b);
         int leaderEpoch = rnd.nextInt(3);
         int partitionEpoch = leaderEpoch + rnd.nextInt(3);
         sent = null;
@@ -303,7 +339,10 @@ final class PartitionOracle {
             clock.now += rnd.nextInt(40);
             Json step = new Json();
             LeaderAndIsr proposedBefore = sent;
-            double k = rnd.nextDouble();
+            // A scripted step: {0, _} append, {1, f} f fetches to the log
+            // end, {2, f} f is unfenced.
+            int[] forced = script.poll();
+            double k = forced == null ? rnd.nextDouble() : forced[0] == 0 ? 0.0 : forced[0] == 1 ? 0.3 : 0.99;
             String outOfSync = null;
             if (k < 0.22) {
                 int records = 1 + rnd.nextInt(5);
@@ -314,7 +353,7 @@ final class PartitionOracle {
                 step.str("op", "append").num("records", records);
                 bounds.add(log.logEndOffset());
             } else if (k < 0.62) {
-                int f = 2 + rnd.nextInt(rf - 1);
+                int f = forced != null ? forced[1] : 2 + rnd.nextInt(rf - 1);
                 long leo = log.logEndOffset();
                 long hw = log.highWatermark();
                 // A follower's log ends where one of the leader's batches
@@ -322,7 +361,7 @@ final class PartitionOracle {
                 // boundaries. (Kafka rounds a high watermark that falls inside
                 // a batch down to the batch's base offset when it next reads
                 // it, which no real follower makes it do.)
-                double c = rnd.nextDouble();
+                double c = forced != null ? 0 : rnd.nextDouble();
                 long offset;
                 if (c < 0.45) {
                     offset = leo;
@@ -334,7 +373,7 @@ final class PartitionOracle {
                     offset = bounds.get(rnd.nextInt(bounds.size()));
                 }
                 // Followers mostly move forward.
-                if (rnd.nextDouble() < 0.9) offset = Math.max(offset, lastFetch.getOrDefault(f, 0L));
+                if (forced == null && rnd.nextDouble() < 0.9) offset = Math.max(offset, lastFetch.getOrDefault(f, 0L));
                 lastFetch.put(f, offset);
                 Replica replica = partition.getReplica(f).get();
                 partition.updateFollowerFetchState(replica, new LogOffsetMetadata(offset), 0L, clock.now, leo,
@@ -375,8 +414,8 @@ final class PartitionOracle {
                 step.str("op", "new_epoch").num("leader_epoch", leaderEpoch).num("partition_epoch", partitionEpoch)
                     .raw("isr", list(newIsr));
             } else {
-                int f = 2 + rnd.nextInt(rf - 1);
-                double c = rnd.nextDouble();
+                int f = forced != null ? forced[1] : 2 + rnd.nextInt(rf - 1);
+                double c = forced != null ? 0 : rnd.nextDouble();
                 String what;
                 if (c < 0.4) {
                     what = meta.fenced.remove(f) ? "unfenced" : "fenced";

@@ -1327,14 +1327,16 @@ fn truncation_check(v: &Value) -> Result<Kinds, Mismatch> {
         }
         decided_by = if t.ask_again {
             ""
+        } else if t.to == leo && i == 0 {
+            "its own log end (nothing diverges)"
         } else if t.to == leo {
-            "the follower's log end (nothing diverges)"
+            "its log end as the walk left it"
         } else if Some(t.to) == own_end && t.to < o {
-            "the follower's own end of that epoch"
+            "its own end of that epoch"
         } else if t.to == o {
             "the leader's end offset"
         } else {
-            "the follower's own end of that epoch"
+            "its own end of that epoch"
         };
         follower.log.truncate_to(t.to);
         let entries = epoch_entries(&round["follower"]);

@@ -31,7 +31,7 @@ public final class Main {
         Main.only = only;
         final long base = seed;
         write(out.resolve("partition_change_builder.jsonl"), () -> PartitionChangeOracle.generate(base, 5200));
-        write(out.resolve("leader_epoch_file_cache.jsonl"), () -> EpochCacheOracle.generate(base + 1, 2800));
+        write(out.resolve("leader_epoch_file_cache.jsonl"), () -> EpochCacheOracle.generate(base + 1, 3600));
         write(out.resolve("broker_heartbeat_manager.jsonl"),
             () -> org.apache.kafka.controller.HeartbeatOracle.generate(base + 2, 1000));
         write(out.resolve("replica.jsonl"), () -> ReplicaOracle.generate(base + 3, 1000));

@@ -11,13 +11,21 @@
 //! - `broker_heartbeat_manager.jsonl`: broker-lifecycle sequences on Kafka's
 //!   `BrokerHeartbeatManager` (state machine and session tracker) against our
 //!   `Controller`'s registration, heartbeat and session-check handlers;
-//! - `alter_partition.jsonl`: AlterPartition requests through Kafka's
-//!   `ReplicationControlManager.alterPartition` against our `Controller`'s
-//!   AlterPartition handler (the error, and the registration afterwards);
+//! - `alter_partition.jsonl`: AlterPartition requests (one to three
+//!   partitions) through Kafka's `ReplicationControlManager.alterPartition`
+//!   against our `Controller`'s AlterPartition handler (each partition's
+//!   error, and its registration afterwards);
 //! - `replica.jsonl`: what a leader knows of a follower, Kafka's
 //!   `org.apache.kafka.server.replica.Replica` (resets, fetches, isCaughtUp)
 //!   against our `partition::Replica` (`make_leader`, `record_follower_fetch`,
-//!   `out_of_sync`).
+//!   `out_of_sync`);
+//! - `partition.jsonl`: the leader's rules in Kafka's `kafka.cluster.Partition`
+//!   (HW advance and its min-ISR gate, ISR expansion, the shrink check)
+//!   against `partition::Replica` (`maybe_increment_high_watermark`,
+//!   `should_join_isr`, `out_of_sync`);
+//! - `fetcher_truncation.jsonl`: the follower's truncation in Kafka's
+//!   `AbstractFetcherThread` on the leader's `LeaderEpochFileCache.endOffsetFor`
+//!   answer, against `Replica::truncation_point` and `Log::end_offset_for`.
 //!
 //! A vector that differs must be listed in the book's chapter docs/book/src/kafka-4.4.md (between the
 //! `oracle-differences` markers) with Kafka's answer, ours and the reason the
@@ -512,59 +520,85 @@ fn replica_sequence(v: &Value) -> Outcome {
 // ---------------------------------------------------------------------------
 // ReplicationControlManager.alterPartition
 
-fn alter_partition(v: &Value) -> Outcome {
+/// One partition's registration as the vector gives it.
+fn alter_partition_registration(v: &Value) -> PartitionRegistration {
     let replicas = ids(&v["replicas"]);
-    let brokers = v["brokers"].as_array().cloned().unwrap_or_default();
-    let reg = PartitionRegistration {
+    PartitionRegistration {
         isr: ids(&v["isr"]),
         leader: leader(&v["leader"]),
         leader_epoch: num(&v["leader_epoch"]) as u32,
         partition_epoch: num(&v["partition_epoch"]) as u32,
         leader_recovery_state: recovery(&v["recovery"]),
         elr: in_replica_order(&replicas, &ids(&v["elr"])),
-        last_known_elr: Vec::new(),
+        last_known_elr: ids(&v["last_known_elr"]),
         replicas,
-    };
-    let mut w = harness::World::with_registration(
+    }
+}
+
+/// An AlterPartition request about one or more partitions (the first one's
+/// fields at the top of the vector, the others under `others`): ours sends
+/// one message per partition, with the request's broker and broker epoch.
+/// The answer is the first partition's error and registration, then each
+/// other's (a request-level error is every partition's).
+fn alter_partition(v: &Value) -> Outcome {
+    let brokers = v["brokers"].as_array().cloned().unwrap_or_default();
+    let mut parts = vec![v.clone()];
+    parts.extend(v["others"].as_array().cloned().unwrap_or_default());
+    let assignment: Vec<Vec<BrokerId>> = parts.iter().map(|p| ids(&p["replicas"])).collect();
+    let mut w = harness::World::new(
         brokers.len() as u32,
-        reg,
+        &assignment,
         num(&v["min_isr"]) as u32,
         v["elr_enabled"].as_bool() == Some(true),
-    );
+    )
+    .unclean(v["unclean"].as_bool() == Some(true));
+    for (i, p) in parts.iter().enumerate() {
+        w.controller.partitions[i] = alter_partition_registration(p);
+    }
     for b in &brokers {
         let s = &mut w.controller.brokers[num(&b["id"]) as usize - 1];
         s.broker_epoch = num(&b["epoch"]);
         s.fenced = b["fenced"].as_bool() == Some(true);
         s.in_controlled_shutdown = b["shutting_down"].as_bool() == Some(true);
     }
-    let r = &v["request"];
     // Kafka's epochs are signed; a request "from before epoch 0" is never
     // ours to send, so -1 saturates to a stale 0 only when the current is 0.
     let epoch_of = |x: &Value| x.as_i64().unwrap_or(0).max(0) as u32;
-    let result = w.alter_partition_with_recovery(
-        0,
-        num(&r["broker"]) as BrokerId,
-        num(&r["broker_epoch"]),
-        epoch_of(&r["leader_epoch"]),
-        epoch_of(&r["partition_epoch"]),
-        &ids(&r["new_isr"]),
-        r["recovered"].as_bool() == Some(true),
-    );
-    let error = match &result {
-        Ok(_) => "NONE".to_string(),
-        Err(e) => e.name().to_string(),
+    let mut ours = Vec::new();
+    let mut kafka = Vec::new();
+    for (i, p) in parts.iter().enumerate() {
+        let r = &p["request"];
+        let result = w.alter_partition_with_recovery(
+            i,
+            num(&r["broker"]) as BrokerId,
+            num(&r["broker_epoch"]),
+            epoch_of(&r["leader_epoch"]),
+            epoch_of(&r["partition_epoch"]),
+            &ids(&r["new_isr"]),
+            r["recovered"].as_bool() == Some(true),
+        );
+        let error = match &result {
+            Ok(_) => "NONE".to_string(),
+            Err(e) => e.name().to_string(),
+        };
+        ours.push((error, registration_line(w.reg(i))));
+        let k = &p["kafka"];
+        kafka.push((
+            k["error"].as_str().unwrap_or("").to_string(),
+            kafka_registration_line(k),
+        ));
+    }
+    let line = |answers: &[(String, String)]| {
+        let mut s = format!("{}; {}", answers[0].0, answers[0].1);
+        for (i, (e, r)) in answers.iter().enumerate().skip(1) {
+            s.push_str(&format!(" || partition {i}: {e}; {r}"));
+        }
+        s
     };
-    let ours = format!("{error}; {}", registration_line(w.reg(0)));
-    let k = &v["kafka"];
-    let kafka = format!(
-        "{}; {}",
-        k["error"].as_str().unwrap_or(""),
-        kafka_registration_line(k)
-    );
     Outcome {
         id: num(&v["id"]),
-        kafka,
-        ours,
+        kafka: line(&kafka),
+        ours: line(&ours),
     }
 }
 
@@ -1628,12 +1662,31 @@ fn listed_differences(readme: &str) -> Listed {
     listed
 }
 
-/// The error rename this outcome is, if its answers differ only in that.
-fn rename_of(class: &str, o: &Outcome) -> Option<(String, String, String)> {
-    let (k_err, k_rest) = o.kafka.split_once("; ")?;
-    let (o_err, o_rest) = o.ours.split_once("; ")?;
-    (k_rest == o_rest && k_err != o_err)
-        .then(|| (class.to_string(), k_err.to_string(), o_err.to_string()))
+/// The error renames this outcome is, if its answers differ only in those:
+/// an answer is one or more parts (`error; rest`, joined by ` || ` for a
+/// request about several partitions), and every part that differs must
+/// differ in its error alone.
+fn renames_of(class: &str, o: &Outcome) -> Option<Vec<(String, String, String)>> {
+    let kafka: Vec<&str> = o.kafka.split(" || ").collect();
+    let ours: Vec<&str> = o.ours.split(" || ").collect();
+    if kafka.len() != ours.len() {
+        return None;
+    }
+    let mut renames = Vec::new();
+    for (k, u) in kafka.iter().zip(&ours) {
+        if k == u {
+            continue;
+        }
+        let (k_err, k_rest) = k.split_once("; ")?;
+        let (o_err, o_rest) = u.split_once("; ")?;
+        if k_rest != o_rest {
+            return None;
+        }
+        // A later part reads "partition N: ERROR; …".
+        let err = |e: &str| e.rsplit(": ").next().unwrap_or(e).to_string();
+        renames.push((class.to_string(), err(k_err), err(o_err)));
+    }
+    (!renames.is_empty()).then_some(renames)
 }
 
 fn table(rows: &[(&Class, usize, usize, usize)]) -> String {
@@ -1689,7 +1742,8 @@ fn kafka_4_4_0_vectors_replay_through_the_simulator() {
         for v in &vs {
             let o = (class.replay)(v);
             let key = (class.name.to_string(), o.id);
-            let rename = rename_of(class.name, &o).filter(|r| listed.renames.contains_key(r));
+            let rename = renames_of(class.name, &o)
+                .filter(|rs| rs.iter().all(|r| listed.renames.contains_key(r)));
             if o.kafka == o.ours {
                 equal += 1;
                 if listed.ids.contains_key(&key) {
@@ -1701,9 +1755,9 @@ fn kafka_4_4_0_vectors_replay_through_the_simulator() {
             } else if listed.ids.contains_key(&key) {
                 kept += 1;
                 seen_listed.insert(key);
-            } else if let Some(r) = rename {
+            } else if let Some(rs) = rename {
                 kept += 1;
-                seen_renames.insert(r);
+                seen_renames.extend(rs);
             } else {
                 failures.push(format!(
                     "{} vector {}:\n  Kafka: {}\n  ours:  {}",

@@ -66,7 +66,8 @@ final class EpochCacheOracle {
         for (int i = 0; i < ops; i++) {
             if (i > 0) steps.append(',');
             Json step = new Json();
-            double op = rnd.nextDouble();
+            // The first two operations build a history to ask about.
+            double op = i < 2 ? 0 : rnd.nextDouble();
             if (op < 0.45) {
                 // Mostly what a log does (new epochs at growing offsets), with
                 // a share of older epochs and earlier offsets.
@@ -84,8 +85,24 @@ final class EpochCacheOracle {
                 cache.assign(epoch, offset);
                 step.str("op", "assign").num("epoch", epoch).num("offset", offset);
             } else if (op < 0.75) {
-                int requested = rnd.nextDouble() < 0.7 && cache.latestEpoch().isPresent()
-                    ? Math.max(0, cache.latestEpoch().get() - rnd.nextInt(4) + 1) : rnd.nextInt(12);
+                // Mostly what a follower on a diverging history asks: an
+                // older epoch the cache has, or one it skipped (between two
+                // of its epochs); else near the latest, or anything.
+                List<EpochEntry> known = cache.epochEntries();
+                double q = rnd.nextDouble();
+                int requested;
+                if (known.size() >= 2 && q < 0.3) {
+                    requested = known.get(rnd.nextInt(known.size() - 1)).epoch();
+                } else if (known.size() >= 2 && q < 0.55) {
+                    int g = rnd.nextInt(known.size() - 1);
+                    int lo = known.get(g).epoch();
+                    int hi = known.get(g + 1).epoch();
+                    requested = hi - lo > 1 ? lo + 1 + rnd.nextInt(hi - lo - 1) : lo;
+                } else if (rnd.nextDouble() < 0.7 && cache.latestEpoch().isPresent()) {
+                    requested = Math.max(0, cache.latestEpoch().get() - rnd.nextInt(4) + 1);
+                } else {
+                    requested = rnd.nextInt(12);
+                }
                 long leo = offset + rnd.nextInt(10);
                 Map.Entry<Integer, Long> end = cache.endOffsetFor(requested, leo);
                 step.str("op", "end_offset_for").num("epoch", requested).num("log_end_offset", leo)

@@ -132,8 +132,9 @@ test-types:
 
 # The page's wasm + JS + CSS, gzipped, against the 256 KiB budget (after test-e2e built www/pkg and www/dist).
 test-size:
-	@echo "== size budget (scripts/size-budget.mjs)"
+	@echo "== size budget (scripts/size-budget.mjs: what index.html loads; scripts/size-first-load.mjs: what a first-time visitor's first frame fetches, in Chromium)"
 	node scripts/size-budget.mjs
+	node scripts/size-first-load.mjs
 
 # Speed is reported, never asserted. BENCH_WORKLOADS / BENCH_UNTIL_MS / BENCH_SCALING /
 # BENCH_STEPS narrow it (see scripts/bench.sh); the full large workload takes a while.

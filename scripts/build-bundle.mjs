@@ -39,11 +39,13 @@ const die = (msg) => {
 if (!fs.existsSync(GLUE)) die(`${path.relative(ROOT, GLUE)} is missing: run scripts/build-wasm.sh first`);
 
 // The wasm-bindgen glue, with its default .wasm URL made relative to the bundle.
-const wasmFromBundle = path.relative(OUT, path.join(WWW, 'pkg', WASM)).split(path.sep).join('/');
+// Both builds' glue: the page's (www/pkg) and the fast one (www/pkg-explorer,
+// bundled into dist/fast-wasm.js, fetched on demand for big scenarios).
 const wasmUrlFromBundle = {
   name: 'wasm-url-from-bundle',
   setup(build) {
-    build.onLoad({ filter: /[\\/]pkg[\\/]failover_lab\.js$/ }, async (args) => {
+    build.onLoad({ filter: /[\\/](pkg|pkg-explorer)[\\/]failover_lab\.js$/ }, async (args) => {
+      const wasmFromBundle = path.relative(OUT, path.join(path.dirname(args.path), WASM)).split(path.sep).join('/');
       const src = await fs.promises.readFile(args.path, 'utf8');
       const from = new RegExp(`new URL\\((['"])${WASM.replace(/\./g, '\\.')}\\1, import\\.meta\\.url\\)`, 'g');
       const hits = src.match(from) || [];
@@ -99,11 +101,12 @@ try {
   // import.meta.url))).
   const lazy = await esbuild.build({
     ...common,
-    entryPoints: ['tour-guide.js', 'render/fate.js', 'render/broker-menu.js', 'render/overview.js', 'question.js', 'check.js', 'exporter.js', 'welcome-view.js', 'glossary.js', 'pack.js'].map((f) => path.join(WWW, f)),
+    entryPoints: ['tour-guide.js', 'render/fate.js', 'render/broker-menu.js', 'render/overview.js', 'question.js', 'check.js', 'exporter.js', 'welcome-view.js', 'glossary.js', 'pack.js', 'fast-wasm.js'].map((f) => path.join(WWW, f)),
     outdir: OUT,
     entryNames: '[name]',
     format: 'esm',
     target: ['es2022'],
+    plugins: [wasmUrlFromBundle],
   });
   const css = await esbuild.build({
     ...common,

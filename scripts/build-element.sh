@@ -20,6 +20,14 @@ mkdir -p "$out/render" "$out/pkg" "$out/scenarios"
 cp www/failover-lab.js www/lab.js www/compare.js www/lanes.js www/tour.js www/tour-guide.js www/question.js www/theme.js www/events.js www/style.css www/failover-lab.d.ts "$out/"
 for m in availability broker-menu brokers clients describe fate metrics narration partitions util; do cp "www/render/$m.js" "$out/render/"; done
 cp www/pkg/failover_lab.js www/pkg/failover_lab_bg.wasm www/pkg/failover_lab.d.ts www/pkg/failover_lab_bg.wasm.d.ts "$out/pkg/"
+# The fast build (issue 63), fetched only by an element that runs a big
+# scenario (lab.js initFastWasm; without it such an element runs on the
+# wasm above, slower).
+if [[ -f www/pkg-explorer/failover_lab_bg.wasm ]]; then
+  mkdir -p "$out/pkg-explorer"
+  cp www/fast-wasm.js "$out/"
+  cp www/pkg-explorer/failover_lab.js www/pkg-explorer/failover_lab_bg.wasm "$out/pkg-explorer/"
+fi
 cp scenarios/*.json "$out/scenarios/"
 
 # The crate's version: the first `version = "…"` of Cargo.toml's [package].
@@ -60,7 +68,7 @@ pkg = {
         "./package.json": "./package.json",
     },
     "sideEffects": ["./failover-lab.js"],
-    "files": ["*.js", "failover-lab.d.ts", "style.css", "render/", "pkg/", "scenarios/", "README.md"],
+    "files": ["*.js", "failover-lab.d.ts", "style.css", "render/", "pkg/", "pkg-explorer/", "scenarios/", "README.md"],
     "keywords": ["kafka", "replication", "failover", "simulator", "webassembly", "custom-element", "web-component"],
 }
 (out / "package.json").write_text(json.dumps(pkg, indent=2) + "\n")

@@ -17,7 +17,8 @@ target="$(cfg build.target)"
 # WASM_OUT_DIR / WASM_FEATURES: measurement builds (scripts/bench-serde.sh) only.
 out_dir="${WASM_OUT_DIR:-$(cfg build.out-dir)}"
 out_name="$(cfg build.out-name)"
-profile="$(cfg build.profile)"
+# WASM_PROFILE: the fast build (www/pkg-explorer, below) names its own.
+profile="${WASM_PROFILE:-$(cfg build.profile)}"
 opt_enabled="$(cfg wasm-opt.enabled)"
 opt_bin="$(cfg wasm-opt.binary)"
 mapfile -t opt_flags < <(cfg wasm-opt.flags)
@@ -47,10 +48,12 @@ remap=()
 for d in "${CARGO_HOME:-$HOME/.cargo}"/registry/src/*/; do
   [[ -d "$d" ]] && remap+=("--remap-path-prefix=${d}=")
 done
-# The trade-off explorer's own wasm (www/tradeoffs.html): the same crate with
-# the sweep exports (cargo feature `explorer`) into www/pkg-explorer/. They
-# add ~39 kB gzipped, so they stay out of the app's page weight (the book,
-# "The trade-off explorer"). Skipped by measurement builds (WASM_OUT_DIR set) and
+# The fast build (issue 63), also the trade-off explorer's own wasm
+# (www/tradeoffs.html): the same crate with the sweep exports (cargo feature
+# `explorer`) into www/pkg-explorer/, at opt-level 3 for speed (Cargo.toml's
+# release-wasm-fast; no inliner cap). The page loads it on demand for a big
+# scenario (www/lab.js initFastWasm, www/fast-wasm.js); no first load fetches
+# it, so its size counts against no budget. Skipped by measurement builds (WASM_OUT_DIR set) and
 # by WASM_EXPLORER=0. It is built at the same time as the page's, in its own
 # target directory (cargo locks one per build): each ends in a long
 # single-threaded link-time optimisation, so on 2 cores the two take about
@@ -58,6 +61,7 @@ done
 explorer_pid=""
 if [[ -z "${WASM_OUT_DIR:-}" && "${WASM_EXPLORER:-1}" != 0 ]]; then
   CARGO_TARGET_DIR="${target_dir}/explorer" WASM_OUT_DIR=www/pkg-explorer WASM_FEATURES=explorer WASM_EXPLORER=0 \
+    WASM_PROFILE=release-wasm-fast WASM_RUSTFLAGS="" \
     bash scripts/build-wasm.sh > >(sed -u 's/^/[explorer] /') 2>&1 &
   explorer_pid=$!
   trap 'kill "$explorer_pid" 2>/dev/null || true' EXIT

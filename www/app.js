@@ -370,6 +370,8 @@ class App {
       const res = await fetch(`scenarios/${encodeURIComponent(file)}`);
       if (!res.ok) throw new Error(res.status === 404 ? `no scenario named "${file}" (scenarios/${file} was not found)` : `scenarios/${file}: HTTP ${res.status}`);
       const text = await res.text();
+      // A big scenario runs on the fast build, fetched now (lab.prepare).
+      await this.lab.prepare(text);
       this.load(text);
       this.setScenarioFile(file);
       if (this.tour.active) await this.tourReady();

@@ -46,6 +46,7 @@ export async function importFile(app, file) {
     return false;
   }
   try {
+    await app.lab.prepare(text);
     app.load(text);
   } catch (e) {
     app.showError(`${file.name}: ${e.message}`);

@@ -363,6 +363,9 @@ class FailoverLabElement extends HTMLElement {
     if (gen !== this.gen) return;
     const lab = new Lab();
     lab.sampleMs = SAMPLE_MS;
+    // A big scenario runs on the fast build when the package has it (lab.prepare).
+    await lab.prepare(text);
+    if (gen !== this.gen) return;
     try {
       lab.load(text);
       if (cfg.seed !== null) lab.setOverride('seed', cfg.seed);

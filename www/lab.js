@@ -14,6 +14,42 @@ export function initWasm() {
   return ready;
 }
 
+/**
+ * A scenario with at least this many partitions runs on the fast build
+ * (issue 63): tour 18 and the medium bench (3,000), the 20,000-partition
+ * tour and benches; the other tours (600 at most) run on the page's own.
+ */
+export const FAST_PARTITIONS = 2000;
+
+let fast = null;
+/**
+ * The speed-optimised build of the same core (www/pkg-explorer: opt-level 3,
+ * the explorer's sweeps included), loaded on demand by a lab that runs a big
+ * scenario and by the trade-off explorer; no first load fetches it. Resolves
+ * to its WasmLab, or to the page's own when it cannot be loaded (the
+ * element's package without it, a server that lacks it): the same runs,
+ * only slower.
+ */
+export function initFastWasm() {
+  fast ??= import(new URL('./fast-wasm.js', import.meta.url).href)
+    .then(async (m) => {
+      await m.default();
+      return m.WasmLab;
+    })
+    .catch(() => initWasm().then(() => WasmLab));
+  return fast;
+}
+
+/** How many partitions a scenario (object or JSON text) asks for; 0 when it cannot tell. */
+export function partitionsOf(scenario) {
+  try {
+    const s = typeof scenario === 'string' ? JSON.parse(scenario) : scenario;
+    return (s?.topics || []).reduce((n, t) => n + (Number(t?.partitions) || 1), 0);
+  } catch {
+    return 0;
+  }
+}
+
 function errorMessage(e) {
   if (e instanceof Error) return e.message;
   return String(e);
@@ -82,12 +118,14 @@ export const FRAME_WORK_MS = 50;
 export const SEEK_SLICE_MS = 40;
 
 /**
- * A slice of the core's work (Lab.bounded) runs in chunks of about this many
- * wall ms, the clock read between them: one event costs up to ~40 ms on
- * the 20,000-partition tour (a metadata update touching every partition),
- * most a few µs.
+ * A slice of the core's work (Lab.bounded) runs in chunks of this many
+ * events, the clock read between them: most events cost a few µs, but one
+ * can cost tens of ms on the 20,000-partition tour (a metadata update that
+ * touches every partition), so a chunk sized by the average pace ran 60-70
+ * ms over its slice there; a chunk of 256 is at most a few ms of ordinary
+ * events, and reading the clock that often costs nothing measurable.
  */
-const CHUNK_MS = 4;
+const CHUNK_EVENTS = 256;
 
 /**
  * The events of the cluster's start (the step from 0) a fresh lab's first
@@ -153,6 +191,10 @@ export class PlayMeter {
 
 export class Lab {
   constructor() {
+    // The build this lab's cores come from: the page's own, or the fast one
+    // for a big scenario (prepare).
+    this.W = WasmLab;
+    this.nextW = null; // the build prepare chose for the next load
     this.base = null; // the scenario as loaded (object)
     this.overrides = {}; // seed / acks / min.insync.replicas / unclean switches
     this.actions = []; // [{at_ms, action}] recorded user actions
@@ -215,7 +257,6 @@ export class Lab {
     this.budget = null;
     this.partial = null;
     this.partialWallMs = 0; // the cut step's wall ms so far (its checkpoint budget)
-    this.eventsPerMs = 200; // core events per wall ms lately: a slice's budget
     // At most this many events in a slice besides its wall budget (tests set
     // it to make any seek take several frames, whatever the machine's pace).
     this.sliceEvents = Infinity;
@@ -223,24 +264,17 @@ export class Lab {
 
   /**
    * Run `fn` with about `workMs` of the core's work at most: the core runs
-   * in chunks of about CHUNK_MS (by its recent pace in events per wall ms),
-   * and the clock is read between them; true when it was cut short.
+   * in chunks of CHUNK_EVENTS, and the clock is read between them; true
+   * when it was cut short.
    */
   bounded(workMs, fn) {
-    const e0 = this.core ? this.core.eventsProcessed() : 0;
-    const t0 = performance.now();
-    this.budget = { deadline: t0 + workMs, chunk: Math.max(16, Math.round(CHUNK_MS * this.eventsPerMs)), left: this.sliceEvents, out: false };
-    let out;
+    this.budget = { deadline: performance.now() + workMs, chunk: CHUNK_EVENTS, left: this.sliceEvents, out: false };
     try {
       fn();
+      return this.budget.out;
     } finally {
-      out = this.budget.out;
       this.budget = null;
-      const events = this.core ? this.core.eventsProcessed() - e0 : 0;
-      const wall = performance.now() - t0;
-      if (events > 256 && wall > 1) this.eventsPerMs = Math.max(10, 0.6 * this.eventsPerMs + 0.4 * (events / wall));
     }
-    return out;
   }
 
   /** Run the core to `nb` (a step's end), within the budget if one is set; false when cut short. */
@@ -319,7 +353,7 @@ export class Lab {
 
   /** Whether the heap is near its budget: the rules for a full heap apply (maybeCheckpoint). */
   full() {
-    return Math.max(WasmLab.heapBytes(), this.seeking ? this.seekHeap : 0) > 0.9 * this.heapBudgetBytes;
+    return Math.max(this.W.heapBytes(), this.seeking ? this.seekHeap : 0) > 0.9 * this.heapBudgetBytes;
   }
 
   dropCheckpoints(after = -1) {
@@ -341,9 +375,9 @@ export class Lab {
    * runs to the end of what has been played, not to now: after a seek back,
    * the checkpoints ahead of now are the ones a seek forward needs. */
   trim(keep) {
-    const heap = WasmLab.heapBytes();
+    const heap = this.W.heapBytes();
     this.growth = Math.max(0.9 * (this.growth || 0), heap - (this.lastHeap ?? heap));
-    while (WasmLab.heapBytes() - pendingBytes() > this.heapBudgetBytes - 2 * this.growth) {
+    while (this.W.heapBytes() - pendingBytes() > this.heapBudgetBytes - 2 * this.growth) {
       const { k: worst } = this.cheapest(keep);
       if (worst < 0) {
         // Nothing left to drop: the waiting worlds go now if they are what keeps the heap over.
@@ -354,7 +388,7 @@ export class Lab {
       this.checkpoints[worst].core.free();
       this.checkpoints.splice(worst, 1);
     }
-    this.lastHeap = WasmLab.heapBytes();
+    this.lastHeap = this.W.heapBytes();
   }
 
   /** Free `core` from a task of its own (see flushDoomed). */
@@ -370,14 +404,14 @@ export class Lab {
 
   freeDoomed() {
     if (!this.doomed) return;
-    const before = WasmLab.heapBytes();
+    const before = this.W.heapBytes();
     this.doomed.free();
     this.doomed = null;
-    released = Math.max(0.8 * released, before - WasmLab.heapBytes());
+    released = Math.max(0.8 * released, before - this.W.heapBytes());
   }
 
   takeCheckpoint(t) {
-    const b0 = WasmLab.heapBytes();
+    const b0 = this.W.heapBytes();
     const t0 = performance.now();
     const cp = { t, core: this.core.checkpoint() };
     const i = this.checkpoints.findIndex((c) => c.t > t);
@@ -387,7 +421,7 @@ export class Lab {
     // of its own once the world runs on (src/checkpoint.rs).
     cp.deltas = at > 0 ? cp.core.compactAgainst(this.checkpoints[at - 1].core) : 0;
     // What taking it cost (its bytes grow later, as the world diverges).
-    this.snapshotCost = { ms: performance.now() - t0, bytes: Math.max(0, WasmLab.heapBytes() - b0) };
+    this.snapshotCost = { ms: performance.now() - t0, bytes: Math.max(0, this.W.heapBytes() - b0) };
     this.checkpoints.splice(at, 0, cp);
     this.trim(cp);
     this.sinceCheckpointMs = 0;
@@ -471,7 +505,7 @@ export class Lab {
    * the CLI's `run --set` (compare.js).
    */
   newCore(text, settings = this.laneSettings) {
-    return settings == null ? new WasmLab(text) : WasmLab.withSettings(text, settings);
+    return settings == null ? new this.W(text) : this.W.withSettings(text, settings);
   }
 
   /**
@@ -479,7 +513,7 @@ export class Lab {
    * it: throws the core's message as newCore would (WasmLab.check).
    */
   checkCore(text, settings = this.laneSettings) {
-    WasmLab.check(text, settings ?? undefined);
+    this.W.check(text, settings ?? undefined);
   }
 
   /**
@@ -521,11 +555,34 @@ export class Lab {
     return lanes;
   }
 
+  /**
+   * Choose the build the next load() runs `scenario` on: the fast one
+   * (initFastWasm) for FAST_PARTITIONS partitions and more, else the page's
+   * own. Both compute the same runs (tests/e2e/scale.test.mjs compares
+   * them); a load without prepare stays on the build it has.
+   */
+  async prepare(scenario) {
+    this.nextW = partitionsOf(scenario) >= FAST_PARTITIONS ? await initFastWasm() : WasmLab;
+  }
+
+  /** Whether this lab's cores come from the fast build. */
+  get fast() {
+    return this.W !== WasmLab;
+  }
+
   /** Replace the lab with a scenario. Throws Error with the core's message. */
   load(scenario) {
     const given = typeof scenario === 'string' ? null : toObject(scenario);
     const text = given ? JSON.stringify(given) : scenario;
-    this.checkCore(text); // the core's own message on bad input
+    const was = this.W;
+    this.W = this.nextW ?? this.W;
+    this.nextW = null;
+    try {
+      this.checkCore(text); // the core's own message on bad input
+    } catch (e) {
+      this.W = was;
+      throw e;
+    }
     const obj = given ?? JSON.parse(text);
     this.endSeek();
     this.replaceCore(text, { checked: true });
@@ -796,7 +853,7 @@ export class Lab {
   seekBegin(t) {
     const to = Math.max(0, Math.floor(t));
     // The heap a seek goes by is the one it started with (maybeCheckpoint).
-    this.seekHeap = Math.max(this.seeking ? this.seekHeap : 0, WasmLab.heapBytes());
+    this.seekHeap = Math.max(this.seeking ? this.seekHeap : 0, this.W.heapBytes());
     this.seeking = true;
     this.seekJob = null;
     // The world ran on since the last seek (play, runFor): where it stopped

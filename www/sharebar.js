@@ -93,7 +93,9 @@ export class ShareBar {
     const app = this.app;
     try {
       if (state.scenarioData) {
-        app.load(await (await pack()).unpackScenario(state.scenarioData));
+        const scenario = await (await pack()).unpackScenario(state.scenarioData);
+        await app.lab.prepare(scenario);
+        app.load(scenario);
         app.setScenarioFile(null);
       } else {
         await app.loadScenarioFile(state.scenario || fallbackFile);

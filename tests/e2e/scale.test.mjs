@@ -205,3 +205,37 @@ test('the bench page times each seek by part: the parts fit inside the seek, and
   }
   assert.deepEqual(app.errors, []);
 });
+
+test('a big scenario runs on the fast build, fetched only then (never by the first load), and both builds compute the same runs (issue 63)', async () => {
+  app.errors.length = 0;
+  const page = app.page;
+  const fetchedWasm = () => page.evaluate(() => performance.getEntriesByType('resource').map((e) => new URL(e.name).pathname).filter((p) => p.endsWith('.wasm')));
+  await page.goto(`${app.baseUrl}/?paused=1`);
+  await page.waitForSelector('body[data-ready="true"]', { timeout: 20000 });
+  assert.deepEqual(await fetchedWasm(), ['/pkg/failover_lab_bg.wasm'], 'the first load fetches the page build only');
+  const same = await page.evaluate(async () => {
+    const { Lab, initWasm, initFastWasm, WasmLab, FAST_PARTITIONS, partitionsOf } = await import('./lab.js');
+    await initWasm();
+    const text = await (await fetch('scenarios/tour-11-mass-failover.json')).text();
+    const run = async (fast) => {
+      const lab = new Lab();
+      if (fast) lab.nextW = await initFastWasm();
+      lab.load(text);
+      lab.runUntil(8000);
+      lab.act({ restart: 1 });
+      lab.seek(3000);
+      lab.seek(15000);
+      const out = { fast: lab.fast, hash: lab.traceHash(), view: JSON.stringify(lab.view(50)) };
+      lab.free?.();
+      return out;
+    };
+    const [a, b] = [await run(false), await run(true)];
+    const W = await initFastWasm();
+    return { a: a.fast, b: b.fast, hash: a.hash === b.hash, view: a.view === b.view, distinct: W !== WasmLab, FAST_PARTITIONS, tour19: partitionsOf(await (await fetch('scenarios/tour-19-rack-loss-20000.json')).text()) };
+  });
+  assert.deepEqual(same, { a: false, b: true, hash: true, view: true, distinct: true, FAST_PARTITIONS: 2000, tour19: 20000 }, 'the same trace and view from both builds');
+  await page.goto(`${app.baseUrl}/?scenario=bench%2Flarge.json&paused=1`);
+  await page.waitForSelector('body[data-ready="true"]', { timeout: 60000 });
+  assert.deepEqual((await fetchedWasm()).sort(), ['/pkg-explorer/failover_lab_bg.wasm', '/pkg/failover_lab_bg.wasm'], 'a big scenario fetches the fast build');
+  assert.deepEqual(app.errors, []);
+});

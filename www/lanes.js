@@ -98,7 +98,7 @@ const mapKey = (v) => JSON.stringify([
 const secs = (ms) => `${(ms / 1000).toFixed(ms % 1000 ? 3 : 0)} s`;
 
 /** Time figures within this share of the largest are about the same (drawDelta). */
-export const NEAR = 0.01;
+const NEAR = 0.01;
 /** Every lane has a number, and the spread is at most NEAR of the largest. */
 function near(nums) {
   if (nums.some((n) => typeof n !== 'number')) return false;

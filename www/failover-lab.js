@@ -95,7 +95,7 @@ const ELEMENT_CSS = `
 .fl-timeline span { color: var(--muted); font-size: 11px; font-variant-numeric: tabular-nums; white-space: nowrap; }
 .fl-timeline .tl-busy { flex: 1 0 100%; }
 .fl .tour { margin: 0; }
-@container (max-width: 700px) { .fl .tour { grid-template-columns: minmax(0, 1fr); grid-template-areas: "head" "text" "nav"; } }
+@container (max-width: 700px) { .fl .tour { grid-template-columns: minmax(0, 1fr); grid-template-areas: "head" "nav" "text"; } }
 .fl-body { display: grid; gap: 8px; grid-template-columns: minmax(0, 1fr); }
 @container (min-width: 880px) { .fl-body.side { grid-template-columns: minmax(0, 1fr) 330px; } }
 .fl-col { display: flex; flex-direction: column; gap: 8px; min-width: 0; }

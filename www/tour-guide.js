@@ -24,6 +24,11 @@ function firstShown(root, card, name) {
 /** a precedes b in the document. */
 const before = (a, b) => Boolean(a.compareDocumentPosition(b) & Node.DOCUMENT_POSITION_FOLLOWING);
 
+// The reader's own scrolling or clicking since the page last placed a stop:
+// from then on the page is theirs (see TourGuide.show).
+let moves = 0;
+for (const type of ['wheel', 'touchstart', 'pointerdown', 'keydown']) addEventListener(type, () => moves++, { capture: true, passive: true });
+
 export class TourGuide {
   constructor(container, host) {
     this.container = container;
@@ -206,8 +211,17 @@ export class TourGuide {
     this.decorate();
     if (!user && !this.host.placeAlways) return;
     this.place(names);
-    // Once more after the next frame has drawn (a panel that grew, a card whose question loaded).
-    requestAnimationFrame(() => requestAnimationFrame(() => st === this.stops[this.index] && this.place(names)));
+    // And again whenever the page or the card changes size (a panel that
+    // grew, a module that loaded and drew above, a question that loaded),
+    // until the reader scrolls, clicks or types.
+    const at = ++moves;
+    this.shifts?.disconnect();
+    this.shifts = new ResizeObserver(() => {
+      if (moves === at && st === this.stops[this.index]) this.place(names);
+      else this.shifts.disconnect();
+    });
+    this.shifts.observe(document.body);
+    this.shifts.observe(this.container);
   }
 
   /**

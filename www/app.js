@@ -177,8 +177,6 @@ class App {
         for (const n of names) for (const sel of highlightSelectors(n)) document.querySelectorAll(sel).forEach((el) => this.fold(el.closest('section.panel.folded'), false));
         this.draw();
       },
-      // The card scrolls the stop's evidence into view beside it (tour-guide.js), for a link to a stop too.
-      placeAlways: true,
       offScript: () => offScript(this.lab),
       terms: (el) => this.glossary().then((g) => g?.link(el)),
       nextTour: () => {

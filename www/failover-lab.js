@@ -505,6 +505,8 @@ class FailoverLabElement extends HTMLElement {
         estimateMs: (t) => this.lab.estimateSeekMs(t, { measure: true }),
         seekInSlices: (t, progress) => this.seekInSlices(t, progress),
         queryRoot: this.shadowRoot,
+        // The host page scrolls to a stop's evidence when the reader steps, not for a script's tourNext().
+        placeForReader: true,
         onStop: (i, stop) => this.events.tourStop(i, this.tour.stops.length, stop),
       })
       : null;

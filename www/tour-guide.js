@@ -65,8 +65,14 @@ export class TourGuide {
     // Issue 62, item 1: a card taller than it may be (45% of the window) says
     // so: a fade over its last line and a button that pages its text (then
     // goes back to the top), reached by Tab like the rest of the card.
-    this.moreBtn = h('button', { type: 'button', 'data-tour': 'more', title: "Scroll the card to the rest of this stop's text", onclick: () => this.page() });
-    this.more = h('div.tour-more', { hidden: true }, this.moreBtn);
+    // Styled here, not in style.css: only a tour's page loads this module (the first-load budget).
+    this.moreBtn = h('button', { type: 'button', 'data-tour': 'more', title: "Scroll the card to the rest of this stop's text", style: { pointerEvents: 'auto' }, onclick: () => this.page() });
+    this.more = h('div.tour-more', {
+      style: {
+        display: 'none', gridColumn: '1 / -1', position: 'sticky', bottom: '-8px', margin: '-16px -12px -8px', padding: '16px 12px 6px',
+        textAlign: 'right', pointerEvents: 'none',
+      },
+    }, this.moreBtn);
     container.addEventListener('scroll', () => this.cue(), { passive: true });
     container.classList.add('tour');
     container.replaceChildren(
@@ -91,11 +97,11 @@ export class TourGuide {
     const c = this.container;
     const over = c.scrollHeight - c.clientHeight;
     const long = !c.hidden && over > 4;
-    this.more.hidden = !long;
-    c.classList.toggle('long', long);
+    this.more.style.display = long ? '' : 'none';
     if (!long) return;
     const end = c.scrollTop >= over - 4;
-    c.classList.toggle('at-end', end);
+    // A fade over the last lines while there is more below them.
+    this.more.style.background = end ? 'none' : 'linear-gradient(transparent, var(--tour-bg) 55%)';
     setText(this.moreBtn, end ? 'top ▴' : 'more ▾');
   }
 
@@ -199,9 +205,9 @@ export class TourGuide {
 
   /**
    * Highlight what the current stop talks about and bring it into view
-   * (host.reveal unfolds and draws; place scrolls): always on a host that
-   * says `placeAlways` (the page: a link to a stop too), else when the reader
-   * asked (the element: a script's tourNext() leaves its host page still).
+   * (host.reveal unfolds and draws; place scrolls): always (the page: a link
+   * to a stop too), or on a host that says `placeForReader` only when the
+   * reader asked (the element: a script's tourNext() leaves its host page still).
    */
   show(user = true) {
     const st = this.stops[this.index];
@@ -209,7 +215,7 @@ export class TourGuide {
     const names = st.highlight || [];
     this.host.reveal?.(names);
     this.decorate();
-    if (!user && !this.host.placeAlways) return;
+    if (!user && this.host.placeForReader) return;
     this.place(names);
     // And again whenever the page or the card changes size (a panel that
     // grew, a module that loaded and drew above, a question that loaded),

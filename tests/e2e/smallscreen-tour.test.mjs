@@ -239,3 +239,30 @@ test('390×844 and 1280×800: epoch labels stay off the replica rows\' labels, a
     await app.close();
   }
 });
+
+test('axe: at 390×844, in both themes, a long stop with its "more" cue, a compare stop and the element\'s tour have no violation', async () => {
+  const AXE = path.join(ROOT, 'node_modules', 'axe-core', 'axe.min.js');
+  const TAGS = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'];
+  const axe = (page) => page.addScriptTag({ path: AXE }).then(() => page.evaluate(async (tags) => {
+    const res = await window.axe.run(document, { runOnly: { type: 'tag', values: tags }, resultTypes: ['violations'] });
+    return res.violations.map((v) => `${v.id}: ${v.nodes.slice(0, 3).map((n) => JSON.stringify(n.target)).join('; ')}`);
+  }, TAGS));
+  for (const colorScheme of ['light', 'dark']) {
+    const app = await startApp({ viewport: { width: 390, height: 844 }, colorScheme });
+    apps.push(app);
+    const { page } = app;
+    for (const q of ['scenario=tour-17-follower-fetching.json&stop=1', 'scenario=tour-16-replication-factor.json&stop=4']) {
+      await page.goto(`${app.baseUrl}/?${q}`);
+      await page.waitForSelector('body[data-ready="true"]', { timeout: 30000 });
+      await frames(page);
+      assert.ok(await page.locator('#tour [data-tour="more"]').isVisible(), `${q}: the cue shows`);
+      assert.deepEqual(await axe(page), [], `${colorScheme} ${q}`);
+    }
+    await page.goto(`${app.baseUrl}/embed.html?scenario=tour-17-follower-fetching.json`);
+    await page.waitForFunction(() => document.querySelector('failover-lab')?.dataset.ready === 'true', null, { timeout: 30000 });
+    await tourClick(page.locator('failover-lab button[data-tour="next"]'));
+    await frames(page);
+    assert.deepEqual(await axe(page), [], `${colorScheme} the element at tour 17 stop 1`);
+    assert.deepEqual(app.errors, []);
+  }
+});

@@ -266,3 +266,40 @@ test('axe: at 390×844, in both themes, a long stop with its "more" cue, a compa
     assert.deepEqual(app.errors, []);
   }
 });
+
+test('390×844: a glossary term focused by keyboard in a stop\'s text marks itself without crossing the lines above and below', async () => {
+  const app = await startApp({ viewport: { width: 390, height: 844 } });
+  apps.push(app);
+  const { page } = app;
+  await page.goto(`${app.baseUrl}/?scenario=tour-16-replication-factor.json&stop=3`);
+  await page.waitForSelector('body[data-ready="true"]', { timeout: 30000 });
+  await page.waitForSelector('#tour .gl-term');
+  // Back from the card's first stop dot into its text: the text's last terms.
+  await page.locator('#tour .tour-dot').first().focus();
+  for (let k = 0; k < 3; k++) {
+    await page.keyboard.press('Shift+Tab');
+    const r = await page.evaluate(() => {
+      const el = document.activeElement;
+      if (!el.matches('.gl-term')) return { term: false };
+      const s = getComputedStyle(el);
+      const g = s.outlineStyle === 'none' ? 0 : parseFloat(s.outlineOffset) + parseFloat(s.outlineWidth);
+      const o = el.getBoundingClientRect();
+      const mark = { left: o.left - g, right: o.right + g, top: o.top - g, bottom: o.bottom + g };
+      const crossed = [];
+      const walk = document.createTreeWalker(document.querySelector('#tour .tour-text'), NodeFilter.SHOW_TEXT);
+      for (let t = walk.nextNode(); t; t = walk.nextNode()) {
+        if (el.contains(t)) continue;
+        const range = document.createRange();
+        range.selectNodeContents(t);
+        for (const b of range.getClientRects()) {
+          if (b.width && b.left < mark.right && mark.left < b.right && b.top < mark.bottom && mark.top < b.bottom && (b.bottom <= o.top || b.top >= o.bottom)) crossed.push(t.textContent.trim().slice(0, 30));
+        }
+      }
+      return { term: true, text: el.textContent, visible: s.outlineStyle !== 'none' || s.backgroundColor !== 'rgba(0, 0, 0, 0)', crossed };
+    });
+    assert.ok(r.term, `Shift+Tab ${k + 1} is on a term`);
+    assert.ok(r.visible, `${r.text}: focus shows`);
+    assert.deepEqual(r.crossed, [], `${r.text}: its focus mark crosses the lines beside it`);
+  }
+  assert.deepEqual(app.errors, []);
+});

@@ -103,6 +103,7 @@ export class TourGuide {
     // A fade over the last lines while there is more below them.
     this.more.style.background = end ? 'none' : 'linear-gradient(transparent, var(--tour-bg) 55%)';
     setText(this.moreBtn, end ? 'top ▴' : 'more ▾');
+    this.moreBtn.setAttribute('aria-label', end ? "Back to the top of this stop's text" : "More of this stop's text");
   }
 
   /** The "more" button: the card's next page of text, or back to its top from the end. */
@@ -425,6 +426,8 @@ export class TourGuide {
     if (!this.active) return;
     const n = this.stops.length;
     const i = this.index;
+    // A new stop opens at the top of the card, whatever the reader scrolled the last one to.
+    if (this.container.dataset.stop !== String(i + 1)) this.container.scrollTop = 0;
     this.container.dataset.stop = String(i + 1);
     if (i < 0) {
       setText(this.counter, `${n} stops`);

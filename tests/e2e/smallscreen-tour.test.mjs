@@ -132,6 +132,13 @@ test('390×844: a card with more text than it shows has a "more" button, reached
   c = await card();
   assert.equal(c.top, 0);
   assert.match(c.text, /more/);
+  // Paged down, then Next: the next stop opens at the top of the card.
+  await page.keyboard.press('Enter');
+  await frames(page);
+  assert.ok((await card()).top > 0);
+  await tourClick(page.locator('#tour [data-tour="next"]'));
+  await page.waitForFunction(() => document.querySelector('#tour').dataset.stop === '2');
+  assert.equal((await card()).top, 0, 'stop 2 opens at the top of the card');
   // A card whose text fits shows no cue.
   await page.goto(`${app.baseUrl}/?scenario=tour-13-acks1-vs-acks-all.json&stop=1`);
   await page.waitForSelector('body[data-ready="true"]', { timeout: 30000 });

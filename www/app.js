@@ -176,12 +176,6 @@ class App {
         }
         for (const n of names) for (const sel of highlightSelectors(n)) document.querySelectorAll(sel).forEach((el) => this.fold(el.closest('section.panel.folded'), false));
         this.draw();
-        // At 800×600 the stop's evidence may be below the fold: scroll the first highlight into view.
-        const first = names.map((n) => highlightSelectors(n).map((sel) => document.querySelector(sel)).find(Boolean)).find(Boolean);
-        // Below the sticky tour card, whatever its height (a phone, a question).
-        document.body.style.setProperty('--tour-h', `${$('tour').offsetHeight}px`);
-        if (first && first.compareDocumentPosition($('tour')) & Node.DOCUMENT_POSITION_FOLLOWING) showAboveCard(first, $('tour'));
-        else first?.scrollIntoView({ block: 'nearest', behavior: 'instant' });
       },
       offScript: () => offScript(this.lab),
       terms: (el) => this.glossary().then((g) => g?.link(el)),
@@ -893,28 +887,6 @@ const SKIP_TO = /^(step|broker_(crashed|power_loss|fenced|isolated|shut_down|res
  * core is deterministic, so a recorded action or a changed switch is exactly
  * what makes the trace diverge from the tour's recorded one.
  */
-/**
- * Bring a stop's evidence into view when it sits above the tour card in the
- * page (the controls, the availability panel). There the card is not stuck
- * to the top yet: it follows the evidence, so scrolling the evidence into
- * view the usual way can push the card, and its Next, below the window (tour
- * 10's last stop at 390×844). Both show if they fit: the card's bottom goes to
- * the window's bottom, unless that would lift the evidence's top out of the
- * window, and then the evidence's top goes to the window's top. Nothing moves
- * when both already show.
- */
-function showAboveCard(evidence, card) {
-  const margin = 8;
-  const e = evidence.getBoundingClientRect();
-  const c = card.getBoundingClientRect();
-  if (e.top >= 0 && e.bottom <= innerHeight && c.top >= e.bottom && c.bottom <= innerHeight) return;
-  // Evidence at the top first: from there the card sits at its place in the
-  // page below the evidence (not stuck), so its position can be read.
-  scrollBy({ top: e.top - margin, behavior: 'instant' });
-  const below = innerHeight - margin - card.getBoundingClientRect().bottom;
-  if (below > 0) scrollBy({ top: -Math.min(below, scrollY), behavior: 'instant' });
-}
-
 function offScript(lab) {
   const parts = [];
   const a = lab.actions[0];

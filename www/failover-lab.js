@@ -95,7 +95,7 @@ const ELEMENT_CSS = `
 .fl-timeline span { color: var(--muted); font-size: 11px; font-variant-numeric: tabular-nums; white-space: nowrap; }
 .fl-timeline .tl-busy { flex: 1 0 100%; }
 .fl .tour { margin: 0; }
-@container (max-width: 700px) { .fl .tour { grid-template-columns: minmax(0, 1fr); grid-template-areas: "head" "text" "nav"; } }
+@container (max-width: 700px) { .fl .tour { grid-template-columns: minmax(0, 1fr); grid-template-areas: "head" "nav" "text"; } }
 .fl-body { display: grid; gap: 8px; grid-template-columns: minmax(0, 1fr); }
 @container (min-width: 880px) { .fl-body.side { grid-template-columns: minmax(0, 1fr) 330px; } }
 .fl-col { display: flex; flex-direction: column; gap: 8px; min-width: 0; }
@@ -508,6 +508,8 @@ class FailoverLabElement extends HTMLElement {
         estimateMs: (t) => this.lab.estimateSeekMs(t, { measure: true }),
         seekInSlices: (t, progress) => this.seekInSlices(t, progress),
         queryRoot: this.shadowRoot,
+        // The host page scrolls to a stop's evidence when the reader steps, not for a script's tourNext().
+        placeForReader: true,
         onStop: (i, stop) => this.events.tourStop(i, this.tour.stops.length, stop),
       })
       : null;

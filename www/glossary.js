@@ -27,6 +27,8 @@ const SHORTCUTS = [
 const STYLE = `
 .gl-term { font: inherit; color: inherit; background: none; border: 0; border-bottom: 1px dotted currentColor; border-radius: 0; padding: 0; min-width: 0; min-height: 0; cursor: help; }
 .gl-term:hover { border-bottom-style: solid; }
+/* Focus fills the term: a ring round words in running text crossed the lines above and below. */
+.gl-term:focus-visible { outline: none; background: var(--accent); color: var(--bg); border-radius: 2px; }
 .gloss dt { font-weight: 650; margin-top: 8px; scroll-margin-top: 8px; }
 .gloss dd { margin: 2px 0 0 14px; }
 .gloss .on { background: var(--panel2); border-left: 3px solid var(--ctl); padding-left: 6px; }

@@ -31,6 +31,7 @@ body.comparing .map-panel, body.comparing .parts-panel, body.comparing .overview
 .lane-set { font-size: 12px; color: var(--text2); text-transform: none; letter-spacing: 0; overflow-wrap: normal; word-break: keep-all; }
 dl.lane-sum { margin: 0; display: flex; flex-wrap: wrap; gap: 4px 6px; }
 dl.lane-sum .ls { display: flex; gap: 5px; align-items: baseline; padding: 1px 7px; border: 1px solid var(--line); border-radius: 10px; background: var(--panel); font-size: 11.5px; }
+dl.lane-sum .tour-hl { outline-offset: 0; animation: none; }
 dl.lane-sum dt { color: var(--muted); }
 dl.lane-sum dd { margin: 0; font-weight: 650; font-variant-numeric: tabular-nums; }
 dl.lane-sum .bad { border-color: var(--bad); background: var(--bad-bg); }
@@ -98,7 +99,7 @@ const mapKey = (v) => JSON.stringify([
 const secs = (ms) => `${(ms / 1000).toFixed(ms % 1000 ? 3 : 0)} s`;
 
 /** Time figures within this share of the largest are about the same (drawDelta). */
-export const NEAR = 0.01;
+const NEAR = 0.01;
 /** Every lane has a number, and the spread is at most NEAR of the largest. */
 function near(nums) {
   if (nums.some((n) => typeof n !== 'number')) return false;

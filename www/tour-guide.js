@@ -3,7 +3,31 @@
 // demand). The stops, highlights and long-stop helpers it uses are tour.js's.
 
 import { h, fmtTime, setText } from './render/util.js';
-import { applyHighlights, announced as isAnnounced, fmtWait, inSlices } from './tour.js';
+import { applyHighlights, highlightSelectors, announced as isAnnounced, fmtWait, inSlices } from './tour.js';
+
+const MARGIN = 8;
+
+/** The first element `name` rings that is laid out (a hidden panel's copy is not) and not in the card. */
+function firstShown(root, card, name) {
+  for (const sel of highlightSelectors(name)) {
+    let els = [];
+    try {
+      els = root.querySelectorAll(sel);
+    } catch {
+      // A malformed name selects nothing.
+    }
+    for (const el of els) if (!card.contains(el) && el.getClientRects().length) return el;
+  }
+  return null;
+}
+
+/** a precedes b in the document. */
+const before = (a, b) => Boolean(a.compareDocumentPosition(b) & Node.DOCUMENT_POSITION_FOLLOWING);
+
+// The reader's own scrolling or clicking since the page last placed a stop:
+// from then on the page is theirs (see TourGuide.show).
+let moves = 0;
+for (const type of ['wheel', 'touchstart', 'pointerdown', 'keydown']) addEventListener(type, () => moves++, { capture: true, passive: true });
 
 export class TourGuide {
   constructor(container, host) {
@@ -38,6 +62,18 @@ export class TourGuide {
     this.busyText = h('span');
     this.busyBar = h('span.tl-bar', { 'aria-hidden': 'true' }, h('span'));
     this.busyBox = h('p.tour-busy', { role: 'status', hidden: true }, this.busyText, this.busyBar);
+    // Issue 62, item 1: a card taller than it may be (45% of the window) says
+    // so: a fade over its last line and a button that pages its text (then
+    // goes back to the top), reached by Tab like the rest of the card.
+    // Styled here, not in style.css: only a tour's page loads this module (the first-load budget).
+    this.moreBtn = h('button', { type: 'button', 'data-tour': 'more', title: "Scroll the card to the rest of this stop's text", style: { pointerEvents: 'auto' }, onclick: () => this.page() });
+    this.more = h('div.tour-more', {
+      style: {
+        display: 'none', gridColumn: '1 / -1', position: 'sticky', bottom: '-8px', margin: '-16px -12px -8px', padding: '16px 12px 6px',
+        textAlign: 'right', pointerEvents: 'none',
+      },
+    }, this.moreBtn);
+    container.addEventListener('scroll', () => this.cue(), { passive: true });
     container.classList.add('tour');
     container.replaceChildren(
       h('div.tour-head', null, h('span.tour-badge', { text: 'Guided tour' }), this.counter, this.title, this.time,
@@ -48,8 +84,34 @@ export class TourGuide {
       this.qBox,
       this.off,
       h('div.tour-nav', null, this.dots, this.restart, this.back, this.next, this.nextTour),
+      this.more,
     );
     container.hidden = true;
+    // Read where layout is clean: the card or any of its parts changing size.
+    this.sizes = new ResizeObserver(() => this.cue());
+    for (const el of [container, ...container.children]) this.sizes.observe(el);
+  }
+
+  /** Show or hide the "more" cue: the card's content overflows it. */
+  cue() {
+    const c = this.container;
+    const over = c.scrollHeight - c.clientHeight;
+    const long = !c.hidden && over > 4;
+    this.more.style.display = long ? '' : 'none';
+    if (!long) return;
+    const end = c.scrollTop >= over - 4;
+    // A fade over the last lines while there is more below them.
+    this.more.style.background = end ? 'none' : 'linear-gradient(transparent, var(--tour-bg) 55%)';
+    setText(this.moreBtn, end ? 'top ▴' : 'more ▾');
+    this.moreBtn.setAttribute('aria-label', end ? "Back to the top of this stop's text" : "More of this stop's text");
+  }
+
+  /** The "more" button: the card's next page of text, or back to its top from the end. */
+  page() {
+    const c = this.container;
+    const end = c.scrollTop >= c.scrollHeight - c.clientHeight - 4;
+    c.scrollTo({ top: end ? 0 : c.scrollTop + c.clientHeight - 48, behavior: 'instant' });
+    this.cue();
   }
 
   get active() {
@@ -80,14 +142,14 @@ export class TourGuide {
   }
 
   /** Go to stop i (-1 = intro): run or rewind the simulation there and pause. */
-  go(i) {
+  go(i, user = false) {
     if (!this.active || this.busy) return;
     i = Math.max(-1, Math.min(this.stops.length - 1, i));
     this.index = i;
     this.host.goTo(i < 0 ? 0 : this.stops[i].at_ms);
     this.render();
     if (i >= 0) this.host.onStop?.(i, this.stops[i]);
-    this.show();
+    this.show(user);
   }
 
   /**
@@ -107,7 +169,7 @@ export class TourGuide {
     const est = this.host.estimateMs?.(t);
     const now = this.host.now();
     if (!inSlices(est, t, now) || !(this.host.seekInSlices || isAnnounced(est))) {
-      this.go(i);
+      this.go(i, true);
       return;
     }
     this.busy = true;
@@ -132,7 +194,7 @@ export class TourGuide {
       this.busyBox.hidden = true;
       setText(this.busyText, '');
       for (const b of controls) b.disabled = false;
-      if (there) this.go(i);
+      if (there) this.go(i, true);
     };
     if (this.host.seekInSlices) {
       this.host.seekInSlices(t, (f) => (bar.style.width = `${Math.round(100 * f)}%`)).then(arrived);
@@ -142,12 +204,95 @@ export class TourGuide {
     requestAnimationFrame(() => setTimeout(() => arrived(true), 0));
   }
 
-  /** Bring what the current stop talks about into view (host.reveal) and highlight it. */
-  show() {
+  /**
+   * Highlight what the current stop talks about and bring it into view
+   * (host.reveal unfolds and draws; place scrolls): always (the page: a link
+   * to a stop too), or on a host that says `placeForReader` only when the
+   * reader asked (the element: a script's tourNext() leaves its host page still).
+   */
+  show(user = true) {
     const st = this.stops[this.index];
-    if (!st || !this.host.reveal) return;
-    this.host.reveal(st.highlight || []);
+    if (!st) return;
+    const names = st.highlight || [];
+    this.host.reveal?.(names);
     this.decorate();
+    if (!user && this.host.placeForReader) return;
+    this.place(names);
+    // And again whenever the page or the card changes size (a panel that
+    // grew, a module that loaded and drew above, a question that loaded),
+    // until the reader scrolls, clicks or types.
+    const at = ++moves;
+    this.shifts?.disconnect();
+    this.shifts = new ResizeObserver(() => {
+      if (moves === at && st === this.stops[this.index]) this.place(names);
+      else this.shifts.disconnect();
+    });
+    this.shifts.observe(document.body);
+    this.shifts.observe(this.container);
+  }
+
+  /**
+   * Scroll the stop's first evidence (its first highlight name that shows)
+   * into view beside the sticky card, never under it (issue 62, item 1).
+   * Below the card in the page, its top goes just under the card, with the
+   * rings just above it that fit beside it (a compare lane's pills above its
+   * partition), so none of them is under the card. Above the card (the
+   * availability panel, the controls) the card is not stuck to the top yet:
+   * it follows the evidence, so both show if they fit: the card's bottom
+   * goes to the window's bottom, unless that would lift the evidence's top
+   * out of the window, and then the evidence's top goes to the window's top.
+   * Nothing moves when all already shows.
+   */
+  place(names) {
+    const card = this.container;
+    const root = this.host.queryRoot;
+    let first = null;
+    for (const n of names) if ((first = firstShown(root, card, n))) break;
+    if (!first || card.hidden) return;
+    const vh = innerHeight;
+    const e = first.getBoundingClientRect();
+    if (before(first, card)) {
+      const c = card.getBoundingClientRect();
+      if (e.top >= 0 && e.bottom <= vh && c.top >= e.bottom && c.bottom <= vh) return;
+      scrollBy({ top: e.top - MARGIN, behavior: 'instant' });
+      const below = vh - MARGIN - card.getBoundingClientRect().bottom;
+      if (below > 0) scrollBy({ top: -Math.min(below, scrollY), behavior: 'instant' });
+      return;
+    }
+    // Where the card, stuck to the top, ends.
+    const under = card.offsetHeight + MARGIN;
+    const room = vh - under - MARGIN;
+    let top = e.top;
+    let lead = first;
+    for (const el of root.querySelectorAll('.tour-hl')) {
+      if (card.contains(el) || before(el, card)) continue;
+      const b = el.getBoundingClientRect();
+      if (b.height && b.top < top && b.top >= e.bottom - room) {
+        top = b.top;
+        lead = el;
+      }
+    }
+    if (top < under || e.bottom > vh - MARGIN) {
+      // scrollIntoView, not scrollBy: the element may sit in a scrolled box of its host page.
+      const was = lead.style.scrollMarginTop;
+      lead.style.scrollMarginTop = `${under}px`;
+      lead.scrollIntoView({ block: 'start', behavior: 'instant' });
+      lead.style.scrollMarginTop = was;
+    }
+    // A ring the card's edge cuts reads as a stray dash under the card: show
+    // it whole, or tuck it under the card, as far as the evidence stays in view.
+    const edge = card.getBoundingClientRect().bottom;
+    for (const el of root.querySelectorAll('.tour-hl')) {
+      if (card.contains(el) || before(el, card) || el.contains(first)) continue;
+      const b = el.getBoundingClientRect();
+      if (!(b.top < edge && b.bottom > edge)) continue;
+      const f = first.getBoundingClientRect();
+      const up = edge + MARGIN - b.top;
+      const down = b.bottom - edge;
+      if (f.bottom + up <= vh) scrollBy({ top: -up, behavior: 'instant' });
+      else if (f.top - down >= edge) scrollBy({ top: down, behavior: 'instant' });
+      return;
+    }
   }
 
   /**
@@ -166,7 +311,7 @@ export class TourGuide {
     this.index = i;
     this.render();
     this.host.onStop?.(i, this.stops[i]);
-    this.show();
+    this.show(true);
   }
 
   /** After any time change: keep the card in step with the clock. */
@@ -281,6 +426,8 @@ export class TourGuide {
     if (!this.active) return;
     const n = this.stops.length;
     const i = this.index;
+    // A new stop opens at the top of the card, whatever the reader scrolled the last one to.
+    if (this.container.dataset.stop !== String(i + 1)) this.container.scrollTop = 0;
     this.container.dataset.stop = String(i + 1);
     if (i < 0) {
       setText(this.counter, `${n} stops`);

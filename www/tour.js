@@ -100,7 +100,11 @@ export function applyHighlights(root, names) {
  *     estimateMs(t) — optional: about how many wall ms goTo(t) will compute, or null,
  *     seekInSlices(t, progress) — optional: take the lab to t a slice of work per
  *       frame, the page answering meanwhile, calling progress(0..1); a promise of
- *       true once there, false when another seek took over }
+ *       true once there, false when another seek took over,
+ *     reveal(names) — optional: unfold and draw what a stop names before the
+ *       card scrolls it into view beside itself (TourGuide.place),
+ *     placeForReader — optional: scroll only for the reader's own steps, not
+ *       a script's go() (the element: its host page stays still) }
  */
 
 /**

@@ -131,6 +131,15 @@ pub enum TraceKind {
         broker: BrokerId,
         leader: bool,
     },
+    /// A partition's leader names a consumer's preferred read replica
+    /// (KIP-392), narrated once until the consumer next reads from a broker.
+    ConsumerPreferredReplicaNamed {
+        consumer: String,
+        topic: String,
+        partition: u32,
+        broker: BrokerId,
+        by: BrokerId,
+    },
     /// A consumer forgets its preferred read replica (error, failed
     /// connection, out-of-range offset, or the advice expired).
     ConsumerPreferredReplicaLost {
@@ -471,6 +480,6 @@ mod tests {
         }
         assert!(files >= 20, "{files} scenario files");
         // Every kind there is.
-        assert_eq!(kinds.len(), 33, "{kinds:?}");
+        assert_eq!(kinds.len(), 34, "{kinds:?}");
     }
 }

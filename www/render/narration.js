@@ -70,6 +70,7 @@ const ICON = {
   became_leader: '★',
   client_metadata_updated: 'ℹ',
   consumer_read_replica_changed: '⇢',
+  consumer_preferred_replica_named: '⇢',
   consumer_preferred_replica_lost: '↩',
 };
 

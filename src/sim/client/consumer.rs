@@ -33,6 +33,11 @@ pub struct ConsumerPosition {
     /// The broker that last answered a fetch of this partition with data
     /// (or an empty long poll) rather than an error or a redirect.
     pub read_from: Option<BrokerId>,
+    /// The replica whose naming by the leader was last narrated: a leader
+    /// that names the same replica again after every failed fetch from it
+    /// is narrated once, until the consumer reads from some broker.
+    #[serde(skip)]
+    pub named: Option<BrokerId>,
     /// The group has no committed offset for it: auto.offset.reset decides
     /// (a ListOffsets to the leader) before it is read.
     #[serde(skip)]
@@ -204,10 +209,38 @@ impl Consumer {
         self.config.client_rack.is_some()
     }
 
+    /// The leader `by` names `replica` the preferred read replica of `p`
+    /// (KIP-392: `FetchResponse.preferredReadReplica`, which the consumer
+    /// keeps in `SubscriptionState` and fetches from next).
+    fn trace_named(&self, ctx: &mut Ctx, p: PartitionIndex, by: BrokerId, replica: BrokerId) {
+        let rack = ctx.rack_of(replica).unwrap_or("none").to_string();
+        let client_rack = self.config.client_rack.clone().unwrap_or_default();
+        let tp = ctx.tp(p);
+        let text = format!(
+            "The leader of {tp}, broker {by}, names broker {replica} (rack {rack}) the preferred read replica of consumer {} (client.rack={client_rack}, KIP-392): the consumer's next fetches go there.",
+            self.name
+        );
+        let info = &ctx.partitions[p];
+        ctx.trace(
+            TraceKind::ConsumerPreferredReplicaNamed {
+                consumer: self.name.clone(),
+                topic: info.topic.clone(),
+                partition: info.partition,
+                broker: replica,
+                by,
+            },
+            text,
+        );
+    }
+
     /// The consumer now reads `p` from `broker` (first answer from it).
-    fn trace_read_from(&self, ctx: &mut Ctx, p: PartitionIndex, broker: BrokerId) {
+    fn trace_read_from(&mut self, ctx: &mut Ctx, p: PartitionIndex, broker: BrokerId) {
         if !self.narrates_read_replica() {
             return;
+        }
+        // A naming after this read is narrated again (it follows a read).
+        if let Some(pos) = self.positions.get_mut(&p) {
+            pos.named = None;
         }
         let leader = self.metadata.get(&p).and_then(|m| m.0) == Some(broker);
         let rack = ctx.rack_of(broker).unwrap_or("none").to_string();
@@ -559,8 +592,17 @@ impl Consumer {
                     }
                     if let Some(replica) = r.preferred_read_replica {
                         // The leader sent no records, only where to read from.
+                        let narrate = self.narrates_read_replica();
+                        let mut named_now = false;
                         if let Some(pos) = self.positions.get_mut(&p) {
                             pos.preferred_read_replica = Some((replica, ctx.now + max_age));
+                            named_now = narrate && pos.named != Some(replica);
+                            if named_now {
+                                pos.named = Some(replica);
+                            }
+                        }
+                        if named_now {
+                            self.trace_named(ctx, p, broker, replica);
                         }
                         continue;
                     }

@@ -1111,12 +1111,26 @@ impl Cluster {
                 }
             }
             Action::Restart(b) => {
-                if self.broker(b).is_some_and(|x| !x.is_running()) {
-                    self.trace.push(
-                        self.now,
-                        TraceKind::BrokerRestarted { broker: b },
-                        format!("Broker {b} starts again: it reloads its log, reads its checkpointed high watermarks and registers with the controller."),
-                    );
+                if let Some(x) = self.broker(b).filter(|x| !x.is_running()) {
+                    let startup = x.startup_ms(&self.config);
+                    let recovery = if x.clean_shutdown || self.config.broker_log_recovery_ms == 0 {
+                        String::new()
+                    } else {
+                        format!(
+                            ", {} of them recovering its log after the unclean shutdown (sim.broker.log.recovery.ms)",
+                            format!("{}.{:03} s", self.config.broker_log_recovery_ms / 1000, self.config.broker_log_recovery_ms % 1000)
+                        )
+                    };
+                    let text = if startup == 0 {
+                        format!("Broker {b} starts again: it reloads its log, reads its checkpointed high watermarks and registers with the controller.")
+                    } else {
+                        format!(
+                            "Broker {b}'s process starts again. Its start-up (JVM, loading its logs and checkpointed high watermarks{recovery}) takes {} (sim.broker.startup.ms, measured on a real Kafka 4.4.0 cluster); then it registers with the controller. Until then it answers no one.",
+                            format!("{}.{:03} s", startup / 1000, startup % 1000)
+                        )
+                    };
+                    self.trace
+                        .push(self.now, TraceKind::BrokerRestarted { broker: b }, text);
                     self.handle(Node::Broker(b), Input::Start);
                 }
             }

@@ -136,10 +136,6 @@ pub enum Lifecycle {
 const STARTING_HEARTBEAT_MS: u64 = 10;
 /// The first heartbeat after a controlled shutdown began comes 50 ms later.
 const FIRST_SHUTDOWN_HEARTBEAT_MS: u64 = 50;
-/// Resend backoff after a failed registration or heartbeat: 100 ms doubling
-/// up to broker.session.timeout.ms (BrokerLifecycleManager's
-/// ExponentialBackoff(100, 2, session timeout); its 2 % jitter is left out).
-const RESEND_BACKOFF_MS: u64 = 100;
 
 #[derive(Clone, Debug)]
 pub struct Broker {
@@ -206,8 +202,6 @@ pub struct Broker {
     pub lifecycle: Lifecycle,
     /// The live `Timer::Heartbeat` (rescheduling replaces the previous one).
     comm_seq: u64,
-    /// Registrations or heartbeats that failed in a row (backoff exponent).
-    failed_attempts: u32,
     /// When the process last started: a running broker heartbeats on a grid
     /// anchored there.
     started_ms: u64,
@@ -315,7 +309,6 @@ impl Broker {
             registration_in_flight: false,
             lifecycle: Lifecycle::Starting,
             comm_seq: 0,
-            failed_attempts: 0,
             started_ms: 0,
             got_shutdown_response: false,
             replayed_offset: 0,
@@ -408,8 +401,14 @@ impl Broker {
         Node::Broker(self.id)
     }
 
-    /// Start (or restart) the process: forget everything in memory, keep the log.
+    /// Start (or restart) the process: forget everything in memory, keep the
+    /// log, and register after the start-up ([`Self::startup_ms`]).
     pub fn start(&mut self, ctx: &mut Ctx) {
+        let startup = self.startup_ms(ctx.config);
+        self.start_with(ctx, startup);
+    }
+
+    fn start_with(&mut self, ctx: &mut Ctx, startup: u64) {
         self.process = Process::Running;
         self.incarnation += 1;
         self.broker_epoch = 0;
@@ -419,7 +418,6 @@ impl Broker {
         self.want_shutdown = false;
         self.lifecycle = Lifecycle::Starting;
         self.started_ms = ctx.now;
-        self.failed_attempts = 0;
         self.got_shutdown_response = false;
         self.replayed_offset = 0;
         self.metadata_offset = 0;
@@ -451,7 +449,15 @@ impl Broker {
             };
             self.followed_stale = true;
         }
-        self.send_registration(ctx);
+        // The start-up before the broker asks to register (JVM, loading its
+        // logs, recovering them after an unclean shutdown): a timer, so the
+        // process is alive (its replicas keep their logs) but talks to no one
+        // until then. (A broker already running at t=0 has none: `bootstrap`.)
+        if startup == 0 {
+            self.send_registration(ctx);
+        } else {
+            self.schedule_communication(ctx, startup);
+        }
         ctx.after(ctx.config.replica_lag_time_max_ms / 2, Timer::IsrCheck);
         ctx.after(
             ctx.config.replica_high_watermark_checkpoint_interval_ms,
@@ -460,11 +466,23 @@ impl Broker {
         ctx.after(ctx.config.flush_interval_ms, Timer::Flush);
     }
 
+    /// How long this start takes before the broker registers:
+    /// `sim.broker.startup.ms`, plus `sim.broker.log.recovery.ms` when the
+    /// last process did not shut down cleanly.
+    pub fn startup_ms(&self, config: &super::config::ClusterConfig) -> u64 {
+        config.broker_startup_ms
+            + if self.clean_shutdown {
+                0
+            } else {
+                config.broker_log_recovery_ms
+            }
+    }
+
     /// Start as part of a cluster that is already running at t=0: registered
     /// with `broker_epoch`, unfenced, and caught up with the metadata log
     /// (see `Controller::bootstrap_broker`).
     pub fn bootstrap(&mut self, ctx: &mut Ctx, broker_epoch: u64) {
-        self.start(ctx);
+        self.start_with(ctx, 0);
         ctx.sends
             .retain(|(_, m)| !matches!(m, Message::BrokerRegistration { .. }));
         self.registration_in_flight = false;
@@ -499,13 +517,16 @@ impl Broker {
         ctx.after(delay_ms, Timer::Heartbeat { seq: self.comm_seq });
     }
 
+    /// After a failed registration or heartbeat, try again one
+    /// broker.heartbeat.interval.ms later: Kafka 4.4.0's
+    /// BrokerLifecycleManager.scheduleNextCommunicationAfterFailure
+    /// (kafka-server-4.4.0.jar) schedules `brokerHeartbeatIntervalMs`, where
+    /// the 2024 trunk snapshot (1eb7644) still backed off exponentially
+    /// (ExponentialBackoff(100, 2, session timeout)). A restart refused with
+    /// DUPLICATE_BROKER_REGISTRATION so registers within a heartbeat
+    /// interval of the old session's end, as the recordings show.
     fn schedule_after_failure(&mut self, ctx: &mut Ctx) {
-        let shift = self.failed_attempts.min(20);
-        let delay = RESEND_BACKOFF_MS
-            .saturating_mul(1u64 << shift)
-            .min(ctx.config.broker_session_timeout_ms.max(RESEND_BACKOFF_MS));
-        self.failed_attempts += 1;
-        self.schedule_communication(ctx, delay);
+        self.schedule_communication(ctx, ctx.config.broker_heartbeat_interval_ms.max(1));
     }
 
     /// A running broker heartbeats on a fixed grid, every
@@ -703,7 +724,6 @@ impl Broker {
                 self.registration_in_flight = false;
                 match result {
                     Ok(broker_epoch) => {
-                        self.failed_attempts = 0;
                         self.broker_epoch = broker_epoch;
                         self.registered = true;
                         // Registered: heartbeat at once.
@@ -718,7 +738,6 @@ impl Broker {
                 shutdown_ok,
                 metadata_end,
             } => {
-                self.failed_attempts = 0;
                 self.fenced = fenced;
                 self.apply_metadata(ctx, metadata_end);
                 if shutdown_ok && self.want_shutdown {

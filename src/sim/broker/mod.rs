@@ -165,6 +165,10 @@ pub struct Broker {
     /// The broker epoch of each registered broker as this broker's metadata
     /// says (KRaftMetadataCache.getAliveBrokerEpoch), by broker id.
     pub meta_broker_epochs: Vec<(BrokerId, u64)>,
+    /// Fenced brokers as this broker's metadata says (a broker in
+    /// controlled shutdown is not fenced): with `meta_broker_epochs`,
+    /// KRaftMetadataCache.getAliveBrokerEpoch.
+    pub meta_fenced: Vec<BrokerId>,
     pub replicas: PartitionMap<Replica>,
     /// What each replica this broker leads knows of its followers, by the
     /// replica's `lanes` (dense pages shared with snapshots, issue 27).
@@ -297,6 +301,7 @@ impl Broker {
             meta_leaders: Pages::filled(partitions, (None, 0)),
             meta_ineligible: Vec::new(),
             meta_broker_epochs: Vec::new(),
+            meta_fenced: Vec::new(),
             replicas: PartitionMap::new(),
             followers: FollowerTable::default(),
             fetch_in_flight: DenseMap::new(),
@@ -426,6 +431,7 @@ impl Broker {
         self.meta_leaders = Pages::filled(self.meta_leaders.len(), (None, 0));
         self.meta_ineligible.clear();
         self.meta_broker_epochs.clear();
+        self.meta_fenced.clear();
         self.fetch_in_flight.clear();
         self.fetch_connections = None;
         self.parked_fetches.clear();
@@ -1532,6 +1538,54 @@ mod tests {
         }
     }
 
+    /// Replica.updateFetchStateOrThrow, Kafka 4.4.0 (kafka-server-4.4.0.jar;
+    /// KAFKA_REPLICATION.md §1, the leader's handling of a follower fetch):
+    /// a follower fetch is refused with NOT_LEADER_OR_FOLLOWER when the
+    /// leader's metadata cache holds a newer broker epoch for the follower,
+    /// registered and unfenced (KRaftMetadataCache.getAliveBrokerEpoch),
+    /// than the fetch carries. The follower's last stored fetch epoch does
+    /// not decide: a zombie of the old incarnation is refused as soon as the
+    /// new one is unfenced, before the new one has fetched; and while the new
+    /// registration is fenced, nothing is refused. (Found by the replica
+    /// vectors of issue 60.)
+    #[test]
+    fn a_follower_fetch_is_refused_when_the_metadata_holds_a_newer_alive_broker_epoch() {
+        let mut world = TestWorld::one_partition();
+        let mut b = leader_in_epoch_2();
+        let zombie = |epoch: u64| Message::Fetch {
+            id: 9,
+            replica: Some(2),
+            broker_epoch: epoch,
+            max_wait_ms: 0,
+            partitions: vec![FetchPartition {
+                partition: 0,
+                fetch_offset: 10,
+                current_leader_epoch: 2,
+                last_fetched_epoch: Some(2),
+            }],
+            rack_id: String::new(),
+        };
+        let error = |a: Option<FetchPartitionResponse>| a.and_then(|a| a.error);
+        // Broker 2 registered again (epoch 7) but is still fenced: its old
+        // incarnation's fetch (epoch 2) is served, as Kafka's would be.
+        b.meta_broker_epochs = vec![(2, 7), (3, 3)];
+        b.meta_fenced = vec![2];
+        let a = answer_now(&mut world, &mut b, 1_000, Node::Broker(2), zombie(2));
+        assert_eq!(error(a), None, "a fenced registration refuses nothing");
+        // Unfenced: the old incarnation is refused, though the leader has
+        // never seen a fetch from epoch 7 (ours used to wait for one).
+        b.meta_fenced.clear();
+        let a = answer_now(&mut world, &mut b, 1_100, Node::Broker(2), zombie(2));
+        assert_eq!(error(a), Some(ErrorCode::NotLeaderOrFollower));
+        // The new incarnation is served.
+        let a = answer_now(&mut world, &mut b, 1_200, Node::Broker(2), zombie(7));
+        assert_eq!(error(a), None);
+        // A follower the metadata does not hold at all is not refused.
+        b.meta_broker_epochs = vec![(3, 3)];
+        let a = answer_now(&mut world, &mut b, 1_300, Node::Broker(2), zombie(2));
+        assert_eq!(error(a), None);
+    }
+
     #[test]
     fn a_consumer_fetch_in_an_old_leader_epoch_is_answered_at_once_with_fenced_leader_epoch() {
         // KAFKA_REPLICATION.md §1 step 1: a fetch whose CurrentLeaderEpoch is
@@ -1805,12 +1859,13 @@ mod tests {
     #[test]
     fn a_fetch_from_an_older_registration_of_the_follower_is_refused_the_current_one_served() {
         // Replica.updateFetchStateOrThrow (KIP-903, KAFKA_REPLICATION.md §1):
-        // a fetch carrying a broker epoch older than the one the leader last
-        // saw from that follower is a zombie of its previous incarnation:
-        // NOT_LEADER_OR_FOLLOWER, its state left alone. The same epoch again
-        // is served.
+        // a fetch carrying a broker epoch older than the one the leader's
+        // metadata holds for that follower (registered, unfenced) is a
+        // zombie of its previous incarnation: NOT_LEADER_OR_FOLLOWER, its
+        // state left alone. The current epoch, again and again, is served.
         let mut world = TestWorld::one_partition();
         let mut b = leader_in_epoch_2();
+        b.meta_broker_epochs = vec![(2, 5), (3, 3)];
         let mut ask = |offset: u64, broker_epoch: u64| {
             let mut m = fetch_of(Some(2), offset, 2, Some(2));
             if let Message::Fetch {

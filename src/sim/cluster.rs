@@ -1113,12 +1113,13 @@ impl Cluster {
             Action::Restart(b) => {
                 if let Some(x) = self.broker(b).filter(|x| !x.is_running()) {
                     let startup = x.startup_ms(&self.config);
+                    let secs = |ms: u64| format!("{}.{:03} s", ms / 1000, ms % 1000);
                     let recovery = if x.clean_shutdown || self.config.broker_log_recovery_ms == 0 {
                         String::new()
                     } else {
                         format!(
                             ", {} of them recovering its log after the unclean shutdown (sim.broker.log.recovery.ms)",
-                            format!("{}.{:03} s", self.config.broker_log_recovery_ms / 1000, self.config.broker_log_recovery_ms % 1000)
+                            secs(self.config.broker_log_recovery_ms)
                         )
                     };
                     let text = if startup == 0 {
@@ -1126,7 +1127,7 @@ impl Cluster {
                     } else {
                         format!(
                             "Broker {b}'s process starts again. Its start-up (JVM, loading its logs and checkpointed high watermarks{recovery}) takes {} (sim.broker.startup.ms, measured on a real Kafka 4.4.0 cluster); then it registers with the controller. Until then it answers no one.",
-                            format!("{}.{:03} s", startup / 1000, startup % 1000)
+                            secs(startup)
                         )
                     };
                     self.trace

@@ -1755,8 +1755,36 @@ public final class Driver {
             }
           }
         }
+        if (leader != null && hw == null) {
+          // listOffsets failed. Seen on tour 16 (2026-12-06, twice, with a leader-only Admin and
+          // with a consumer's endOffsets too): the new leader's high watermark (298) was below
+          // the start of its leader epoch (299; min.insync.replicas=2 with an ISR of one keeps
+          // it there), and Partition.fetchOffsetForTimestamp answers every client ListOffsets
+          // with the retriable OFFSET_NOT_AVAILABLE until it is not, so no client call can read
+          // the end. The leader's own files say it: the high watermark it checkpointed
+          // (replication-offset-checkpoint, every replica.high.watermark.checkpoint.interval.ms)
+          // and the epoch it started (the last entry of the partition's leader-epoch-checkpoint).
+          Path data = nodes.get(leader).dir.resolve("data");
+          try {
+            for (String line : Files.readAllLines(data.resolve("replication-offset-checkpoint"))) {
+              String[] f = line.trim().split("\\s+");
+              if (f.length == 3 && f[0].equals(topic) && f[1].equals(Integer.toString(pi.partition()))) {
+                hw = Long.parseLong(f[2]);
+                m.put("high_watermark_from", "the leader's replication-offset-checkpoint");
+              }
+            }
+            List<String> epochs = Files.readAllLines(data.resolve(topic + "-" + pi.partition()).resolve("leader-epoch-checkpoint"));
+            String last = epochs.get(epochs.size() - 1).trim();
+            if (epochs.size() > 2 && !last.isEmpty()) {
+              epoch = Integer.parseInt(last.split("\\s+")[0]);
+              m.put("leader_epoch_from", "the leader's leader-epoch-checkpoint");
+            }
+          } catch (Exception e) {
+            hwError = hwError + "; checkpoint files: " + e;
+          }
+        }
         m.put("leader_epoch", epoch);
-        if (hw == null && hwError != null) {
+        if (epoch == null && hwError != null) {
           m.put("high_watermark_error", hwError);
         }
         m.put("replicas", pi.replicas().stream().map(Node::id).collect(Collectors.toList()));

@@ -35,11 +35,7 @@ fn a_quick_restart_does_not_shorten_failure_detection() {
         &l,
         |k| matches!(k, TraceKind::BrokerRegistrationRejected { broker: 1, error } if error == "DUPLICATE_BROKER_REGISTRATION"),
     );
-    assert!(
-        refused.len() >= 3,
-        "refused, retried with backoff: {}",
-        refused.len()
-    );
+    assert!(refused.len() >= 3, "refused, retried: {}", refused.len());
     // The refusal says when the old session expires: its last heartbeat plus
     // broker.session.timeout.ms (9000), which is when leadership moves.
     let text = &refused[0].text;
@@ -60,14 +56,15 @@ fn a_quick_restart_does_not_shorten_failure_detection() {
         (10_000..10_100).contains(&(refused[0].at_ms - ago)),
         "{text}"
     );
-    // The retries back off: 100 ms, then doubling.
+    // The retries come one broker.heartbeat.interval.ms (2000) apart: see
+    // a_refused_registration_is_retried_every_heartbeat_interval.
     let gaps: Vec<u64> = refused
         .windows(2)
         .map(|w| w[1].at_ms - w[0].at_ms)
         .collect();
     assert!(
-        gaps.windows(2).all(|g| g[1] > g[0]),
-        "backoff grows: {gaps:?}"
+        gaps.iter().all(|g| (2_000..2_010).contains(g)),
+        "one heartbeat interval apart: {gaps:?}"
     );
     l.run_to_end();
     let elected = first(&l, |k| {
@@ -90,6 +87,57 @@ fn a_quick_restart_does_not_shorten_failure_detection() {
         matches!(k, TraceKind::BrokerRegistered { broker: 1, .. })
     });
     assert!(registered.last().is_some_and(|e| e.at_ms > elected.at_ms));
+    assert_no_violations(&l);
+}
+
+/// KAFKA_REPLICATION.md, "Liveness (KRaft)": brokers talk to the controller
+/// every broker.heartbeat.interval.ms. Kafka 4.4.0's
+/// BrokerLifecycleManager.scheduleNextCommunicationAfterFailure (read in
+/// kafka-server-4.4.0.jar) retries a failed registration or heartbeat one
+/// broker.heartbeat.interval.ms later, with no exponential backoff (the
+/// 2024 trunk snapshot 1eb7644 still had ExponentialBackoff(100, 2,
+/// session timeout)). So a restart refused with DUPLICATE_BROKER_REGISTRATION
+/// registers within one interval of the old session's fencing: the
+/// recording of restart-within-session-timeout has broker 1 fenced at
+/// 29.18 s and unfenced at 29.41 s, where a doubling backoff (6.4 s, then
+/// 12.8 s) left it out until 36.5 s.
+#[test]
+fn a_refused_registration_is_retried_every_heartbeat_interval() {
+    let mut l = lab(r#"{
+      "seed": 1, "brokers": 3,
+      "config": {"min.insync.replicas": 2, "broker.session.timeout.ms": 20000},
+      "topics": [{"name": "t", "partitions": 1, "replication_factor": 3}],
+      "clients": [{"type": "producer", "id": "p", "topic": "t", "acks": "all", "records_per_sec": 20}],
+      "steps": [{"at_ms": 10000, "crash": 1}, {"at_ms": 11000, "restart": 1}],
+      "run_until_ms": 40000
+    }"#);
+    l.run_to_end();
+    let refused: Vec<u64> = events(&l, |k| {
+        matches!(k, TraceKind::BrokerRegistrationRejected { broker: 1, .. })
+    })
+    .iter()
+    .map(|e| e.at_ms)
+    .collect();
+    assert!(refused.len() >= 8, "{refused:?}");
+    assert!(
+        refused
+            .windows(2)
+            .all(|w| (2_000..2_010).contains(&(w[1] - w[0]))),
+        "{refused:?}"
+    );
+    let fenced = first(&l, |k| {
+        matches!(k, TraceKind::BrokerFenced { broker: 1, .. })
+    })
+    .at_ms;
+    let registered = events(&l, |k| {
+        matches!(k, TraceKind::BrokerRegistered { broker: 1, .. })
+    })
+    .last()
+    .map_or(0, |e| e.at_ms);
+    assert!(
+        registered > fenced && registered <= fenced + 2_010,
+        "fenced at {fenced} ms, registered at {registered} ms"
+    );
     assert_no_violations(&l);
 }
 
@@ -166,9 +214,12 @@ fn the_last_known_leader_is_elected_without_unclean_election_once_unfenced() {
         &l,
         |k| matches!(k, TraceKind::LeaderElected { leader: Some(1), election, .. } if election == "last_known_leader"),
     );
+    // Restarted at 50 s, it registers after its start-up
+    // (sim.broker.startup.ms, 2870) and is elected as soon as it unfences.
     assert!(
-        e.at_ms > 50_000 && e.at_ms < 50_100,
-        "as soon as it unfences"
+        e.at_ms > 52_870 && e.at_ms < 52_970,
+        "as soon as it unfences: {}",
+        e.at_ms
     );
     assert_eq!(
         r.leader_recovery_state,
@@ -198,7 +249,8 @@ fn a_restarting_broker_is_unfenced_tens_of_milliseconds_after_it_registers() {
         panic!("broker 3 registered and was unfenced again");
     };
     let (reg_at, unfenced_at) = (r.at_ms, u.at_ms);
-    assert!((20_000..20_010).contains(&reg_at));
+    // Restarted at 20 s; it registers after its start-up (sim.broker.startup.ms).
+    assert!((22_870..22_880).contains(&reg_at), "{reg_at}");
     assert!(
         unfenced_at - reg_at < 100,
         "unfenced {} ms after registering",
@@ -727,4 +779,56 @@ fn returning_broker_applies_only_the_last_registration_of_each_partition() {
     })
     .collect();
     assert_eq!(followed, vec![(Some(1), 2)]);
+}
+
+/// A restarted broker's start-up (issue 60): Kafka's broker takes seconds
+/// from its process start to its registration (JVM, loading its logs, its
+/// network and metadata components; KAFKA_REPLICATION.md, "Liveness
+/// (KRaft)": a broker is unfenced once it has registered and replayed the
+/// metadata log). The recordings of tests/kafka-recorded/ measured 1.7 to
+/// 6.5 s on a 2-core machine, median 2.94 s to unfenced; the lab registers
+/// `sim.broker.startup.ms` (2870) after the restart, plus
+/// `sim.broker.log.recovery.ms` after an unclean shutdown (a crash), none
+/// after a clean one; 0 restarts at once, as before.
+#[test]
+fn a_restarted_broker_registers_after_its_start_up_and_after_log_recovery_when_it_crashed() {
+    let registered_at = |config: &str, stop: &str| -> u64 {
+        let mut l = lab(&format!(
+            r#"{{
+          "seed": 4, "brokers": 3, "config": {{{config}}},
+          "topics": [{{"name": "t", "partitions": 1, "replication_factor": 3}}],
+          "clients": [{{"type": "producer", "id": "p", "topic": "t", "acks": "all", "records_per_sec": 20}}],
+          "steps": [{{"at_ms": 5000, "{stop}": 3}}, {{"at_ms": 20000, "restart": 3}}],
+          "run_until_ms": 30000
+        }}"#
+        ));
+        l.run_to_end();
+        let restarted = events(&l, |k| {
+            matches!(k, TraceKind::BrokerRestarted { broker: 3 })
+        });
+        assert_eq!(restarted.len(), 1);
+        assert_eq!(restarted[0].at_ms, 20_000);
+        let r = events(&l, |k| {
+            matches!(k, TraceKind::BrokerRegistered { broker: 3, .. })
+        })
+        .last()
+        .map_or(0, |e| e.at_ms);
+        assert_eq!(reg(&l, 0).isr, vec![1, 2, 3], "back in the ISR");
+        assert_no_violations(&l);
+        r - 20_000
+    };
+    // The default start-up, after a crash or a clean shutdown alike.
+    let crashed = registered_at("", "crash");
+    assert!((2_870..2_875).contains(&crashed), "{crashed}");
+    let clean = registered_at("", "shutdown");
+    assert!((2_870..2_875).contains(&clean), "{clean}");
+    // Log recovery only after the unclean shutdown.
+    let recovery = r#""sim.broker.log.recovery.ms": 1000"#;
+    let crashed = registered_at(recovery, "crash");
+    assert!((3_870..3_875).contains(&crashed), "{crashed}");
+    let clean = registered_at(recovery, "shutdown");
+    assert!((2_870..2_875).contains(&clean), "{clean}");
+    // No start-up: it registers at once.
+    let at_once = registered_at(r#""sim.broker.startup.ms": 0"#, "crash");
+    assert!(at_once < 5, "{at_once}");
 }

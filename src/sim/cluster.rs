@@ -1111,12 +1111,27 @@ impl Cluster {
                 }
             }
             Action::Restart(b) => {
-                if self.broker(b).is_some_and(|x| !x.is_running()) {
-                    self.trace.push(
-                        self.now,
-                        TraceKind::BrokerRestarted { broker: b },
-                        format!("Broker {b} starts again: it reloads its log, reads its checkpointed high watermarks and registers with the controller."),
-                    );
+                if let Some(x) = self.broker(b).filter(|x| !x.is_running()) {
+                    let startup = x.startup_ms(&self.config);
+                    let secs = |ms: u64| format!("{}.{:03} s", ms / 1000, ms % 1000);
+                    let recovery = if x.clean_shutdown || self.config.broker_log_recovery_ms == 0 {
+                        String::new()
+                    } else {
+                        format!(
+                            ", {} of them recovering its log after the unclean shutdown (sim.broker.log.recovery.ms)",
+                            secs(self.config.broker_log_recovery_ms)
+                        )
+                    };
+                    let text = if startup == 0 {
+                        format!("Broker {b} starts again: it reloads its log, reads its checkpointed high watermarks and registers with the controller.")
+                    } else {
+                        format!(
+                            "Broker {b}'s process starts again. Its start-up (JVM, loading its logs and checkpointed high watermarks{recovery}) takes {} (sim.broker.startup.ms, measured on a real Kafka 4.4.0 cluster); then it registers with the controller. Until then it answers no one.",
+                            secs(startup)
+                        )
+                    };
+                    self.trace
+                        .push(self.now, TraceKind::BrokerRestarted { broker: b }, text);
                     self.handle(Node::Broker(b), Input::Start);
                 }
             }

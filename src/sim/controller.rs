@@ -448,7 +448,7 @@ impl Controller {
                     broker,
                     error: ErrorCode::DuplicateBrokerRegistration.name().to_string(),
                 },
-                format!("Broker {broker} restarted and asks to register, but the controller still holds a live session for its previous incarnation (last heartbeat {} s ago; broker.session.timeout.ms={timeout}): DUPLICATE_BROKER_REGISTRATION. The old registration keeps its leaderships until the session expires at {} s; the broker retries with backoff.", seconds(ctx.now - s.last_heartbeat_ms), seconds(expires)),
+                format!("Broker {broker} restarted and asks to register, but the controller still holds a live session for its previous incarnation (last heartbeat {} s ago; broker.session.timeout.ms={timeout}): DUPLICATE_BROKER_REGISTRATION. The old registration keeps its leaderships until the session expires at {} s; the broker retries every broker.heartbeat.interval.ms.", seconds(ctx.now - s.last_heartbeat_ms), seconds(expires)),
             );
             ctx.send(
                 Node::Broker(broker),

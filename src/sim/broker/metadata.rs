@@ -98,6 +98,10 @@ impl Broker {
                     if *fenced || *in_controlled_shutdown {
                         self.meta_ineligible.push(*broker);
                     }
+                    self.meta_fenced.retain(|b| b != broker);
+                    if *fenced {
+                        self.meta_fenced.push(*broker);
+                    }
                     match self.meta_broker_epochs.iter_mut().find(|e| e.0 == *broker) {
                         Some(e) => e.1 = *broker_epoch,
                         None => self.meta_broker_epochs.push((*broker, *broker_epoch)),

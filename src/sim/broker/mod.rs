@@ -136,10 +136,6 @@ pub enum Lifecycle {
 const STARTING_HEARTBEAT_MS: u64 = 10;
 /// The first heartbeat after a controlled shutdown began comes 50 ms later.
 const FIRST_SHUTDOWN_HEARTBEAT_MS: u64 = 50;
-/// Resend backoff after a failed registration or heartbeat: 100 ms doubling
-/// up to broker.session.timeout.ms (BrokerLifecycleManager's
-/// ExponentialBackoff(100, 2, session timeout); its 2 % jitter is left out).
-const RESEND_BACKOFF_MS: u64 = 100;
 
 #[derive(Clone, Debug)]
 pub struct Broker {
@@ -169,6 +165,10 @@ pub struct Broker {
     /// The broker epoch of each registered broker as this broker's metadata
     /// says (KRaftMetadataCache.getAliveBrokerEpoch), by broker id.
     pub meta_broker_epochs: Vec<(BrokerId, u64)>,
+    /// Fenced brokers as this broker's metadata says (a broker in
+    /// controlled shutdown is not fenced): with `meta_broker_epochs`,
+    /// KRaftMetadataCache.getAliveBrokerEpoch.
+    pub meta_fenced: Vec<BrokerId>,
     pub replicas: PartitionMap<Replica>,
     /// What each replica this broker leads knows of its followers, by the
     /// replica's `lanes` (dense pages shared with snapshots, issue 27).
@@ -206,8 +206,6 @@ pub struct Broker {
     pub lifecycle: Lifecycle,
     /// The live `Timer::Heartbeat` (rescheduling replaces the previous one).
     comm_seq: u64,
-    /// Registrations or heartbeats that failed in a row (backoff exponent).
-    failed_attempts: u32,
     /// When the process last started: a running broker heartbeats on a grid
     /// anchored there.
     started_ms: u64,
@@ -303,6 +301,7 @@ impl Broker {
             meta_leaders: Pages::filled(partitions, (None, 0)),
             meta_ineligible: Vec::new(),
             meta_broker_epochs: Vec::new(),
+            meta_fenced: Vec::new(),
             replicas: PartitionMap::new(),
             followers: FollowerTable::default(),
             fetch_in_flight: DenseMap::new(),
@@ -315,7 +314,6 @@ impl Broker {
             registration_in_flight: false,
             lifecycle: Lifecycle::Starting,
             comm_seq: 0,
-            failed_attempts: 0,
             started_ms: 0,
             got_shutdown_response: false,
             replayed_offset: 0,
@@ -408,8 +406,14 @@ impl Broker {
         Node::Broker(self.id)
     }
 
-    /// Start (or restart) the process: forget everything in memory, keep the log.
+    /// Start (or restart) the process: forget everything in memory, keep the
+    /// log, and register after the start-up ([`Self::startup_ms`]).
     pub fn start(&mut self, ctx: &mut Ctx) {
+        let startup = self.startup_ms(ctx.config);
+        self.start_with(ctx, startup);
+    }
+
+    fn start_with(&mut self, ctx: &mut Ctx, startup: u64) {
         self.process = Process::Running;
         self.incarnation += 1;
         self.broker_epoch = 0;
@@ -419,7 +423,6 @@ impl Broker {
         self.want_shutdown = false;
         self.lifecycle = Lifecycle::Starting;
         self.started_ms = ctx.now;
-        self.failed_attempts = 0;
         self.got_shutdown_response = false;
         self.replayed_offset = 0;
         self.metadata_offset = 0;
@@ -428,6 +431,7 @@ impl Broker {
         self.meta_leaders = Pages::filled(self.meta_leaders.len(), (None, 0));
         self.meta_ineligible.clear();
         self.meta_broker_epochs.clear();
+        self.meta_fenced.clear();
         self.fetch_in_flight.clear();
         self.fetch_connections = None;
         self.parked_fetches.clear();
@@ -451,7 +455,15 @@ impl Broker {
             };
             self.followed_stale = true;
         }
-        self.send_registration(ctx);
+        // The start-up before the broker asks to register (JVM, loading its
+        // logs, recovering them after an unclean shutdown): a timer, so the
+        // process is alive (its replicas keep their logs) but talks to no one
+        // until then. (A broker already running at t=0 has none: `bootstrap`.)
+        if startup == 0 {
+            self.send_registration(ctx);
+        } else {
+            self.schedule_communication(ctx, startup);
+        }
         ctx.after(ctx.config.replica_lag_time_max_ms / 2, Timer::IsrCheck);
         ctx.after(
             ctx.config.replica_high_watermark_checkpoint_interval_ms,
@@ -460,11 +472,23 @@ impl Broker {
         ctx.after(ctx.config.flush_interval_ms, Timer::Flush);
     }
 
+    /// How long this start takes before the broker registers:
+    /// `sim.broker.startup.ms`, plus `sim.broker.log.recovery.ms` when the
+    /// last process did not shut down cleanly.
+    pub fn startup_ms(&self, config: &super::config::ClusterConfig) -> u64 {
+        config.broker_startup_ms
+            + if self.clean_shutdown {
+                0
+            } else {
+                config.broker_log_recovery_ms
+            }
+    }
+
     /// Start as part of a cluster that is already running at t=0: registered
     /// with `broker_epoch`, unfenced, and caught up with the metadata log
     /// (see `Controller::bootstrap_broker`).
     pub fn bootstrap(&mut self, ctx: &mut Ctx, broker_epoch: u64) {
-        self.start(ctx);
+        self.start_with(ctx, 0);
         ctx.sends
             .retain(|(_, m)| !matches!(m, Message::BrokerRegistration { .. }));
         self.registration_in_flight = false;
@@ -499,13 +523,16 @@ impl Broker {
         ctx.after(delay_ms, Timer::Heartbeat { seq: self.comm_seq });
     }
 
+    /// After a failed registration or heartbeat, try again one
+    /// broker.heartbeat.interval.ms later: Kafka 4.4.0's
+    /// BrokerLifecycleManager.scheduleNextCommunicationAfterFailure
+    /// (kafka-server-4.4.0.jar) schedules `brokerHeartbeatIntervalMs`, where
+    /// the 2024 trunk snapshot (1eb7644) still backed off exponentially
+    /// (ExponentialBackoff(100, 2, session timeout)). A restart refused with
+    /// DUPLICATE_BROKER_REGISTRATION so registers within a heartbeat
+    /// interval of the old session's end, as the recordings show.
     fn schedule_after_failure(&mut self, ctx: &mut Ctx) {
-        let shift = self.failed_attempts.min(20);
-        let delay = RESEND_BACKOFF_MS
-            .saturating_mul(1u64 << shift)
-            .min(ctx.config.broker_session_timeout_ms.max(RESEND_BACKOFF_MS));
-        self.failed_attempts += 1;
-        self.schedule_communication(ctx, delay);
+        self.schedule_communication(ctx, ctx.config.broker_heartbeat_interval_ms.max(1));
     }
 
     /// A running broker heartbeats on a fixed grid, every
@@ -703,7 +730,6 @@ impl Broker {
                 self.registration_in_flight = false;
                 match result {
                     Ok(broker_epoch) => {
-                        self.failed_attempts = 0;
                         self.broker_epoch = broker_epoch;
                         self.registered = true;
                         // Registered: heartbeat at once.
@@ -718,7 +744,6 @@ impl Broker {
                 shutdown_ok,
                 metadata_end,
             } => {
-                self.failed_attempts = 0;
                 self.fenced = fenced;
                 self.apply_metadata(ctx, metadata_end);
                 if shutdown_ok && self.want_shutdown {
@@ -1513,6 +1538,54 @@ mod tests {
         }
     }
 
+    /// Replica.updateFetchStateOrThrow, Kafka 4.4.0 (kafka-server-4.4.0.jar;
+    /// KAFKA_REPLICATION.md §1, the leader's handling of a follower fetch):
+    /// a follower fetch is refused with NOT_LEADER_OR_FOLLOWER when the
+    /// leader's metadata cache holds a newer broker epoch for the follower,
+    /// registered and unfenced (KRaftMetadataCache.getAliveBrokerEpoch),
+    /// than the fetch carries. The follower's last stored fetch epoch does
+    /// not decide: a zombie of the old incarnation is refused as soon as the
+    /// new one is unfenced, before the new one has fetched; and while the new
+    /// registration is fenced, nothing is refused. (Found by the replica
+    /// vectors of issue 60.)
+    #[test]
+    fn a_follower_fetch_is_refused_when_the_metadata_holds_a_newer_alive_broker_epoch() {
+        let mut world = TestWorld::one_partition();
+        let mut b = leader_in_epoch_2();
+        let zombie = |epoch: u64| Message::Fetch {
+            id: 9,
+            replica: Some(2),
+            broker_epoch: epoch,
+            max_wait_ms: 0,
+            partitions: vec![FetchPartition {
+                partition: 0,
+                fetch_offset: 10,
+                current_leader_epoch: 2,
+                last_fetched_epoch: Some(2),
+            }],
+            rack_id: String::new(),
+        };
+        let error = |a: Option<FetchPartitionResponse>| a.and_then(|a| a.error);
+        // Broker 2 registered again (epoch 7) but is still fenced: its old
+        // incarnation's fetch (epoch 2) is served, as Kafka's would be.
+        b.meta_broker_epochs = vec![(2, 7), (3, 3)];
+        b.meta_fenced = vec![2];
+        let a = answer_now(&mut world, &mut b, 1_000, Node::Broker(2), zombie(2));
+        assert_eq!(error(a), None, "a fenced registration refuses nothing");
+        // Unfenced: the old incarnation is refused, though the leader has
+        // never seen a fetch from epoch 7 (ours used to wait for one).
+        b.meta_fenced.clear();
+        let a = answer_now(&mut world, &mut b, 1_100, Node::Broker(2), zombie(2));
+        assert_eq!(error(a), Some(ErrorCode::NotLeaderOrFollower));
+        // The new incarnation is served.
+        let a = answer_now(&mut world, &mut b, 1_200, Node::Broker(2), zombie(7));
+        assert_eq!(error(a), None);
+        // A follower the metadata does not hold at all is not refused.
+        b.meta_broker_epochs = vec![(3, 3)];
+        let a = answer_now(&mut world, &mut b, 1_300, Node::Broker(2), zombie(2));
+        assert_eq!(error(a), None);
+    }
+
     #[test]
     fn a_consumer_fetch_in_an_old_leader_epoch_is_answered_at_once_with_fenced_leader_epoch() {
         // KAFKA_REPLICATION.md §1 step 1: a fetch whose CurrentLeaderEpoch is
@@ -1786,12 +1859,13 @@ mod tests {
     #[test]
     fn a_fetch_from_an_older_registration_of_the_follower_is_refused_the_current_one_served() {
         // Replica.updateFetchStateOrThrow (KIP-903, KAFKA_REPLICATION.md §1):
-        // a fetch carrying a broker epoch older than the one the leader last
-        // saw from that follower is a zombie of its previous incarnation:
-        // NOT_LEADER_OR_FOLLOWER, its state left alone. The same epoch again
-        // is served.
+        // a fetch carrying a broker epoch older than the one the leader's
+        // metadata holds for that follower (registered, unfenced) is a
+        // zombie of its previous incarnation: NOT_LEADER_OR_FOLLOWER, its
+        // state left alone. The current epoch, again and again, is served.
         let mut world = TestWorld::one_partition();
         let mut b = leader_in_epoch_2();
+        b.meta_broker_epochs = vec![(2, 5), (3, 3)];
         let mut ask = |offset: u64, broker_epoch: u64| {
             let mut m = fetch_of(Some(2), offset, 2, Some(2));
             if let Message::Fetch {

@@ -133,6 +133,18 @@ impl Broker {
         }
     }
 
+    /// KRaftMetadataCache.getAliveBrokerEpoch: broker `b`'s epoch as this
+    /// broker's metadata holds it, when `b` is registered and unfenced.
+    pub(super) fn alive_broker_epoch(&self, b: BrokerId) -> Option<u64> {
+        if self.meta_fenced.contains(&b) {
+            return None;
+        }
+        self.meta_broker_epochs
+            .iter()
+            .find(|e| e.0 == b)
+            .map(|e| e.1)
+    }
+
     /// The current leader an error answer names (KIP-951): the leader this
     /// broker's metadata knows, if that is another broker. A produce is
     /// refused with NOT_LEADER_OR_FOLLOWER only by a broker that does not
@@ -643,14 +655,16 @@ impl Broker {
             Some(r) if replica.is_some_and(|b| !r.replicas.contains(&b)) => {
                 Some(ErrorCode::UnknownLeaderEpoch)
             }
-            // Replica.updateFetchStateOrThrow: a fetch from an older
-            // registration of the follower than the one the leader last heard
-            // from (a zombie of the previous incarnation) is refused and
-            // leaves the follower's state alone.
-            Some(r)
+            // Replica.updateFetchStateOrThrow (kafka-server 4.4.0): a fetch
+            // carrying an older broker epoch than the leader's metadata holds
+            // for the follower, registered and unfenced
+            // (KRaftMetadataCache.getAliveBrokerEpoch), comes from an older
+            // incarnation (a zombie): it is refused with NOT_LEADER_OR_FOLLOWER
+            // and leaves the follower's state alone. What the leader last
+            // heard from the follower does not decide.
+            Some(_)
                 if replica.is_some_and(|b| {
-                    r.follower(&self.followers, b)
-                        .is_some_and(|f| f.broker_epoch > broker_epoch)
+                    broker_epoch > 0 && self.alive_broker_epoch(b).is_some_and(|e| e > broker_epoch)
                 }) =>
             {
                 Some(ErrorCode::NotLeaderOrFollower)

@@ -40,6 +40,7 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.DescribeClusterOptions;
 import org.apache.kafka.clients.admin.DescribeTopicsOptions;
+import org.apache.kafka.clients.admin.ListOffsetsOptions;
 import org.apache.kafka.clients.admin.ListOffsetsResult;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.OffsetSpec;
@@ -1231,7 +1232,12 @@ public final class Driver {
     }
     // The state at the end of the run.
     Map<String, Object> report = new LinkedHashMap<>();
-    report.put("kafka_version", KAFKA_VERSION);
+    // The version the brokers report (their own start-up log), not the one the driver was
+    // built for; the constant only when no broker log names one.
+    Map<String, String> versions = brokerVersions();
+    report.put("kafka_version", versions.isEmpty() ? KAFKA_VERSION
+        : String.join(",", new java.util.TreeSet<>(versions.values())));
+    report.put("broker_versions", versions);
     report.put("recorded_at", Instant.now().toString());
     report.put("scenario_file", scenarioFile);
     report.put("scenario", scenario.get("name").asText());
@@ -1728,19 +1734,59 @@ public final class Driver {
         m.put("leader", leader);
         Integer epoch = null;
         Long hw = null;
+        String hwError = null;
         if (leader != null) {
           TopicPartition tp = new TopicPartition(topic, pi.partition());
-          for (int i = 0; i < 25 && hw == null; i++) {
+          // Asked of the leader alone (issue 60: tour 16 recorded null epoch and HW): the
+          // poller's Admin bootstraps from every broker, dead and isolated ones included, and
+          // gives each call 1.5 s (default.api.timeout.ms), which its metadata refresh and
+          // reconnects to dead nodes could use up every time. An Admin bootstrapped from the
+          // leader's address, with a 10 s budget per call, answers from the leader itself.
+          for (int i = 0; i < 6 && hw == null; i++) {
             try {
-              ListOffsetsResult.ListOffsetsResultInfo info = brokerAdmin.listOffsets(Map.of(tp, OffsetSpec.latest())).partitionResult(tp).get(2, TimeUnit.SECONDS);
+              ListOffsetsResult.ListOffsetsResultInfo info = leaderAdmin(leader)
+                  .listOffsets(Map.of(tp, OffsetSpec.latest()), new ListOffsetsOptions().timeoutMs(10_000))
+                  .partitionResult(tp).get(12, TimeUnit.SECONDS);
               hw = info.offset();
               epoch = info.leaderEpoch().orElse(null);
             } catch (Exception e) {
-              Thread.sleep(200);
+              hwError = e.toString();
+              Thread.sleep(500);
             }
           }
         }
+        if (leader != null && hw == null) {
+          // listOffsets failed. Seen on tour 16 (2026-12-06, twice, with a leader-only Admin and
+          // with a consumer's endOffsets too): the new leader's high watermark (298) was below
+          // the start of its leader epoch (299; min.insync.replicas=2 with an ISR of one keeps
+          // it there), and Partition.fetchOffsetForTimestamp answers every client ListOffsets
+          // with the retriable OFFSET_NOT_AVAILABLE until it is not, so no client call can read
+          // the end. The leader's own files say it: the high watermark it checkpointed
+          // (replication-offset-checkpoint, every replica.high.watermark.checkpoint.interval.ms)
+          // and the epoch it started (the last entry of the partition's leader-epoch-checkpoint).
+          Path data = nodes.get(leader).dir.resolve("data");
+          try {
+            for (String line : Files.readAllLines(data.resolve("replication-offset-checkpoint"))) {
+              String[] f = line.trim().split("\\s+");
+              if (f.length == 3 && f[0].equals(topic) && f[1].equals(Integer.toString(pi.partition()))) {
+                hw = Long.parseLong(f[2]);
+                m.put("high_watermark_from", "the leader's replication-offset-checkpoint");
+              }
+            }
+            List<String> epochs = Files.readAllLines(data.resolve(topic + "-" + pi.partition()).resolve("leader-epoch-checkpoint"));
+            String last = epochs.get(epochs.size() - 1).trim();
+            if (epochs.size() > 2 && !last.isEmpty()) {
+              epoch = Integer.parseInt(last.split("\\s+")[0]);
+              m.put("leader_epoch_from", "the leader's leader-epoch-checkpoint");
+            }
+          } catch (Exception e) {
+            hwError = hwError + "; checkpoint files: " + e;
+          }
+        }
         m.put("leader_epoch", epoch);
+        if (epoch == null && hwError != null) {
+          m.put("high_watermark_error", hwError);
+        }
         m.put("replicas", pi.replicas().stream().map(Node::id).collect(Collectors.toList()));
         m.put("isr", ids(pi.isr()));
         m.put("elr", ids(pi.elr()));
@@ -1750,6 +1796,38 @@ public final class Driver {
       }
     }
     return ps;
+  }
+
+  /** One Admin per leader, bootstrapped from that broker alone (the end-of-run listOffsets). */
+  final Map<Integer, Admin> leaderAdmins = new HashMap<>();
+
+  Admin leaderAdmin(int leader) {
+    return leaderAdmins.computeIfAbsent(leader, b -> {
+      Properties p = new Properties();
+      p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, nodes.get(b).address());
+      p.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, "5000");
+      p.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, "10000");
+      return Admin.create(p);
+    });
+  }
+
+  /**
+   * The version each broker reports: the "Kafka version: X" line AppInfoParser logs as the
+   * broker starts (the first in its server.log), by broker id; absent when the log lacks it.
+   */
+  Map<String, String> brokerVersions() {
+    Map<String, String> out = new TreeMap<>();
+    java.util.regex.Pattern v = java.util.regex.Pattern.compile("Kafka version: (\\S+)");
+    for (int b = 1; b <= brokers; b++) {
+      String id = Integer.toString(b);
+      try (java.util.stream.Stream<String> lines = Files.lines(nodes.get(b).log)) {
+        lines.map(v::matcher).filter(java.util.regex.Matcher::find).findFirst()
+            .ifPresent(m -> out.put(id, m.group(1)));
+      } catch (Exception e) {
+        // no log: no version
+      }
+    }
+    return out;
   }
 
   /** Every partition read from the start to its end (the high watermark), by a fresh consumer. */

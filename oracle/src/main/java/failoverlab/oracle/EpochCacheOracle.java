@@ -8,10 +8,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
-import java.util.concurrent.ScheduledFuture;
 
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.server.util.Scheduler;
 import org.apache.kafka.storage.internals.checkpoint.LeaderEpochCheckpointFile;
 import org.apache.kafka.storage.internals.epoch.LeaderEpochFileCache;
 import org.apache.kafka.storage.internals.log.EpochEntry;
@@ -25,30 +23,16 @@ import org.apache.kafka.storage.internals.log.LogDirFailureChannel;
  * operation it records the cache's entries (and endOffsetFor's answer).
  */
 final class EpochCacheOracle {
-    /** Runs nothing: the asynchronous checkpoint flush is not part of the rule. */
-    private static final class NoScheduler implements Scheduler {
-        @Override public void startup() { }
-        @Override public void shutdown() { }
-        @Override public ScheduledFuture<?> schedule(String name, Runnable task, long delayMs, long periodMs) {
-            return null;
-        }
-        @Override public void resizeThreadPool(int newSize) { }
-    }
-
     static List<String> generate(long seed, int count) throws IOException {
         Random rnd = new Random(seed);
-        // The checkpoint file is fsynced on every assign: on tmpfs when there is one.
-        java.nio.file.Path shm = java.nio.file.Path.of("/dev/shm");
-        File dir = (Files.isDirectory(shm) && Files.isWritable(shm)
-            ? Files.createTempDirectory(shm, "failover-lab-oracle")
-            : Files.createTempDirectory("failover-lab-oracle")).toFile();
+        File dir = Scratch.dir("failover-lab-oracle");
         File file = LeaderEpochCheckpointFile.newFile(dir);
         List<String> out = new ArrayList<>(count);
         try {
             for (int id = 0; id < count; id++) {
                 Files.deleteIfExists(file.toPath());
                 LeaderEpochCheckpointFile checkpoint = new LeaderEpochCheckpointFile(file, new LogDirFailureChannel(1));
-                LeaderEpochFileCache cache = new LeaderEpochFileCache(new TopicPartition("t", 0), checkpoint, new NoScheduler());
+                LeaderEpochFileCache cache = new LeaderEpochFileCache(new TopicPartition("t", 0), checkpoint, new Scratch.NoScheduler());
                 out.add(sequence(rnd, id, cache));
             }
         } finally {

@@ -3,7 +3,6 @@ package failoverlab.oracle;
 import java.io.File;
 import java.io.IOException;
 import java.lang.reflect.Proxy;
-import java.nio.file.Files;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -16,9 +15,6 @@ import java.util.Random;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.Delayed;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
 import kafka.cluster.DelayedOperations;
@@ -42,7 +38,6 @@ import org.apache.kafka.server.partition.AlterPartitionListener;
 import org.apache.kafka.server.partition.AlterPartitionManager;
 import org.apache.kafka.server.partition.PartitionState;
 import org.apache.kafka.server.replica.Replica;
-import org.apache.kafka.server.util.Scheduler;
 import org.apache.kafka.storage.internals.checkpoint.OffsetCheckpoints;
 import org.apache.kafka.storage.internals.log.AppendOrigin;
 import org.apache.kafka.storage.internals.log.CleanerConfig;
@@ -91,26 +86,6 @@ final class PartitionOracle {
         @Override public void waitObject(Object obj, Supplier<Boolean> condition, long deadlineMs) {
             throw new UnsupportedOperationException("waitObject");
         }
-    }
-
-    /** A future that never runs (the log's periodic tasks are not part of the rules). */
-    private static final class Never implements ScheduledFuture<Object> {
-        @Override public long getDelay(TimeUnit unit) { return Long.MAX_VALUE; }
-        @Override public int compareTo(Delayed o) { return 0; }
-        @Override public boolean cancel(boolean mayInterrupt) { return true; }
-        @Override public boolean isCancelled() { return true; }
-        @Override public boolean isDone() { return true; }
-        @Override public Object get() { return null; }
-        @Override public Object get(long timeout, TimeUnit unit) { return null; }
-    }
-
-    private static final class NoScheduler implements Scheduler {
-        @Override public void startup() { }
-        @Override public void shutdown() { }
-        @Override public ScheduledFuture<?> schedule(String name, Runnable task, long delayMs, long periodMs) {
-            return new Never();
-        }
-        @Override public void resizeThreadPool(int newSize) { }
     }
 
     /** No purgatories: nothing is parked on this partition. */
@@ -190,16 +165,13 @@ final class PartitionOracle {
 
     private List<String> run(long seed, int count) throws Exception {
         Random rnd = new Random(seed);
-        java.nio.file.Path shm = java.nio.file.Path.of("/dev/shm");
-        File dir = (Files.isDirectory(shm) && Files.isWritable(shm)
-            ? Files.createTempDirectory(shm, "failover-lab-partition")
-            : Files.createTempDirectory("failover-lab-partition")).toFile();
+        File dir = Scratch.dir("failover-lab-partition");
         Properties defaults = new Properties();
         defaults.put(TopicConfig.SEGMENT_INDEX_BYTES_CONFIG, "4096");
         meta = new Meta();
         LogManager logs = new LogManager(List.of(dir), List.of(), configs, new LogConfig(defaults),
             new CleanerConfig(false), 1, 1000L, 10000L, 10000L, 1000L, 5 * 60 * 1000,
-            new ProducerStateManagerConfig(86400000, false), 600000, new NoScheduler(),
+            new ProducerStateManagerConfig(86400000, false), 600000, new Scratch.NoScheduler(),
             new BrokerTopicStats(), new LogDirFailureChannel(1), clock, false, 0L, null);
         List<String> out = new ArrayList<>(count);
         try {

@@ -9,7 +9,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Random;
-import java.util.concurrent.ScheduledFuture;
 
 import kafka.server.AbstractFetcherThread;
 import kafka.server.FailedPartitions;
@@ -23,7 +22,6 @@ import org.apache.kafka.common.message.OffsetForLeaderEpochResponseData.EpochEnd
 import org.apache.kafka.server.LeaderEndPoint;
 import org.apache.kafka.server.common.OffsetAndEpoch;
 import org.apache.kafka.server.network.BrokerEndPoint;
-import org.apache.kafka.server.util.Scheduler;
 import org.apache.kafka.storage.internals.checkpoint.LeaderEpochCheckpointFile;
 import org.apache.kafka.storage.internals.epoch.LeaderEpochFileCache;
 import org.apache.kafka.storage.internals.log.EpochEntry;
@@ -54,15 +52,6 @@ import org.apache.kafka.storage.log.metrics.BrokerTopicStats;
  */
 final class TruncationOracle {
     private static final TopicPartition TP = new TopicPartition("t", 0);
-
-    private static final class NoScheduler implements Scheduler {
-        @Override public void startup() { }
-        @Override public void shutdown() { }
-        @Override public ScheduledFuture<?> schedule(String name, Runnable task, long delayMs, long periodMs) {
-            return null;
-        }
-        @Override public void resizeThreadPool(int newSize) { }
-    }
 
     private static final LeaderEndPoint LEADER = (LeaderEndPoint) Proxy.newProxyInstance(
         LeaderEndPoint.class.getClassLoader(), new Class<?>[] {LeaderEndPoint.class},
@@ -139,10 +128,7 @@ final class TruncationOracle {
 
     static List<String> generate(long seed, int count) throws Exception {
         Random rnd = new Random(seed);
-        java.nio.file.Path shm = java.nio.file.Path.of("/dev/shm");
-        File dir = (Files.isDirectory(shm) && Files.isWritable(shm)
-            ? Files.createTempDirectory(shm, "failover-lab-truncation")
-            : Files.createTempDirectory("failover-lab-truncation")).toFile();
+        File dir = Scratch.dir("failover-lab-truncation");
         File leaderFile = new File(dir, "leader-epoch-checkpoint");
         File followerFile = new File(dir, "follower-epoch-checkpoint");
         Fetcher fetcher = new Fetcher();
@@ -152,9 +138,9 @@ final class TruncationOracle {
                 Files.deleteIfExists(leaderFile.toPath());
                 Files.deleteIfExists(followerFile.toPath());
                 LeaderEpochFileCache leader = new LeaderEpochFileCache(TP,
-                    new LeaderEpochCheckpointFile(leaderFile, new LogDirFailureChannel(1)), new NoScheduler());
+                    new LeaderEpochCheckpointFile(leaderFile, new LogDirFailureChannel(1)), new Scratch.NoScheduler());
                 LeaderEpochFileCache follower = new LeaderEpochFileCache(TP,
-                    new LeaderEpochCheckpointFile(followerFile, new LogDirFailureChannel(1)), new NoScheduler());
+                    new LeaderEpochCheckpointFile(followerFile, new LogDirFailureChannel(1)), new Scratch.NoScheduler());
                 out.add(vector(rnd, id, fetcher, leader, follower));
             }
         } finally {

@@ -263,12 +263,12 @@ export class Lab {
   }
 
   /**
-   * Run `fn` with about `workMs` of the core's work at most: the core runs
-   * in chunks of CHUNK_EVENTS, and the clock is read between them; true
-   * when it was cut short.
+   * Run `fn` with about `workMs` of the core's work and `events` events at
+   * most: the core runs in chunks of CHUNK_EVENTS, and the clock is read
+   * between them; true when it was cut short.
    */
-  bounded(workMs, fn) {
-    this.budget = { deadline: performance.now() + workMs, chunk: CHUNK_EVENTS, left: this.sliceEvents, out: false };
+  bounded(workMs, fn, events = this.sliceEvents) {
+    this.budget = { deadline: performance.now() + workMs, chunk: CHUNK_EVENTS, left: events, out: false };
     try {
       fn();
       return this.budget.out;
@@ -284,13 +284,6 @@ export class Lab {
       this.core.runUntil(nb);
       this.partial = null;
       return true;
-    }
-    if (b.once) {
-      // One chunk of events, cut or not (estimateSeekMs's start).
-      const done = this.core.runUntilBounded(nb, b.chunk);
-      this.partial = done ? null : nb;
-      b.out = true;
-      return done;
     }
     for (;;) {
       const e0 = this.core.eventsProcessed();
@@ -785,22 +778,15 @@ export class Lab {
       // Measured on the way, over MEASURE_MS of the core's work after the
       // step from 0: one step just after the start still runs the first
       // elections' aftermath (8x the pace on tour 11, whose 0.34 s seek was
-      // announced as "about 3 s").
-      // The step from 0 carries the cluster's start: at most START_EVENTS of
-      // it are run here (a count, so what is measured does not depend on
-      // the machine); on the 20,000-partition tour the start is more, and is
-      // left to the seek's slices (no pace yet: the estimate is null, the
-      // seek is made in slices and said without an estimate).
+      // announced as "about 3 s"). The step from 0 carries the cluster's
+      // start, and at most START_EVENTS of it are run here (a count, so
+      // what is measured does not depend on the machine); on the
+      // 20,000-partition tour the start is more, and is left to the seek's
+      // slices (no pace yet: the estimate is null, the seek is made in
+      // slices and said without an estimate).
       let wall = 0;
       let sim = 0;
-      if (this.now() < this.gridMs || this.partial !== null) {
-        this.budget = { once: true, chunk: START_EVENTS, out: false };
-        try {
-          this.replayTo(this.nextStep(this.now(), t));
-        } finally {
-          this.budget = null;
-        }
-      }
+      if (this.now() < this.gridMs || this.partial !== null) this.bounded(Infinity, () => this.replayTo(this.nextStep(this.now(), t)), START_EVENTS);
       while (this.partial === null && this.now() < t && wall < MEASURE_MS) {
         const was = this.now();
         const t0 = performance.now();

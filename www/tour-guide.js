@@ -77,9 +77,10 @@ export class TourGuide {
     container.classList.add('tour');
     container.replaceChildren(
       h('div.tour-head', null, h('span.tour-badge', { text: 'Guided tour' }), this.counter, this.title, this.time,
-        h('span.tour-key.muted', { title: 'what the current stop talks about is ringed like this' }, h('i.hlk', { 'aria-hidden': 'true' }), 'look here')),
+        h('span.tour-key.muted', { title: 'what the current stop talks about is ringed like this' }, h('i.hlk', { 'aria-hidden': 'true' }), 'look here'),
+        // A long stop's progress, in sight above a text the card may scroll.
+        this.busyBox),
       this.text,
-      this.busyBox,
       this.aBox,
       this.qBox,
       this.off,

@@ -25,7 +25,14 @@
 //!   `should_join_isr`, `out_of_sync`);
 //! - `fetcher_truncation.jsonl`: the follower's truncation in Kafka's
 //!   `AbstractFetcherThread` on the leader's `LeaderEpochFileCache.endOffsetFor`
-//!   answer, against `Replica::truncation_point` and `Log::end_offset_for`.
+//!   answer, against `Replica::truncation_point` and `Log::end_offset_for`;
+//! - `range_assignor.jsonl`, `cooperative_sticky_assignor.jsonl`,
+//!   `uniform_assignor.jsonl`, `server_range_assignor.jsonl`: one-topic,
+//!   homogeneous consumer groups through Kafka's client-side `RangeAssignor`
+//!   and `CooperativeStickyAssignor` and server-side (KIP-848)
+//!   `UniformAssignor` and `RangeAssignor`, against `assignor::range`,
+//!   `cooperative_sticky`, `uniform` and `server_range` (every member's
+//!   partitions, exactly).
 //!
 //! A vector that differs must be listed in the book's chapter docs/book/src/kafka-4.4.md (between the
 //! `oracle-differences` markers) with Kafka's answer, ours and the reason the
@@ -40,6 +47,7 @@ mod harness;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
+use failover_lab::sim::assignor::{self, Member};
 use failover_lab::sim::broker::coordinator;
 use failover_lab::sim::client::connection;
 use failover_lab::sim::client::idempotence::{self, IdempotentProducer};
@@ -1401,6 +1409,101 @@ fn truncation(v: &Value) -> Outcome {
     as_outcome(v, truncation_check)
 }
 
+// ---------------------------------------------------------------------------
+// Partition assignors: one topic, every member subscribed to it.
+
+fn assignor_members(v: &Value) -> Vec<Member> {
+    v["members"]
+        .as_array()
+        .expect("members")
+        .iter()
+        .map(|m| Member {
+            member_id: m["member_id"].as_str().expect("member_id").to_string(),
+            instance_id: m["instance_id"].as_str().map(str::to_string),
+            owned: m["owned"]
+                .as_array()
+                .expect("owned")
+                .iter()
+                .map(|p| num(p) as u32)
+                .collect(),
+            generation: m.get("generation").map_or(-1, |g| int(g) as i32),
+        })
+        .collect()
+}
+
+/// Every member's partitions, ours against Kafka's; the outcome kind is the
+/// vector's scenario and whether every partition was assigned (the
+/// cooperative assignor leaves moving ones out until they are revoked).
+fn assignor_check(
+    v: &Value,
+    assign: fn(&[Member], u32) -> Vec<Vec<u32>>,
+) -> Result<Kinds, Mismatch> {
+    let members = assignor_members(v);
+    let partitions = num(&v["partitions"]) as u32;
+    let kafka: Vec<Vec<u32>> = v["kafka"]
+        .as_array()
+        .expect("kafka")
+        .iter()
+        .map(ids)
+        .collect();
+    let ours = assign(&members, partitions);
+    if kafka.len() != ours.len() {
+        return Err(mismatch("members", kafka.len(), ours.len()));
+    }
+    for (i, (k, o)) in kafka.iter().zip(&ours).enumerate() {
+        if k != o {
+            return Err(mismatch(
+                &format!("member {i} ({})", members[i].member_id),
+                k,
+                o,
+            ));
+        }
+    }
+    let assigned: usize = kafka.iter().map(Vec::len).sum();
+    let scenario = v["scenario"].as_str().unwrap_or("?");
+    Ok(vec![if partitions == 0 {
+        format!("{scenario}: no partitions")
+    } else if assigned < partitions as usize {
+        format!("{scenario}: some partitions left out until revoked")
+    } else if members.len() > partitions as usize {
+        format!("{scenario}: more members than partitions")
+    } else {
+        format!("{scenario}: every partition assigned")
+    }])
+}
+
+fn range_assignor_check(v: &Value) -> Result<Kinds, Mismatch> {
+    assignor_check(v, assignor::range)
+}
+
+fn cooperative_sticky_check(v: &Value) -> Result<Kinds, Mismatch> {
+    assignor_check(v, assignor::cooperative_sticky)
+}
+
+fn uniform_assignor_check(v: &Value) -> Result<Kinds, Mismatch> {
+    assignor_check(v, assignor::uniform)
+}
+
+fn server_range_assignor_check(v: &Value) -> Result<Kinds, Mismatch> {
+    assignor_check(v, assignor::server_range)
+}
+
+fn range_assignor(v: &Value) -> Outcome {
+    as_outcome(v, range_assignor_check)
+}
+
+fn cooperative_sticky_assignor(v: &Value) -> Outcome {
+    as_outcome(v, cooperative_sticky_check)
+}
+
+fn uniform_assignor(v: &Value) -> Outcome {
+    as_outcome(v, uniform_assignor_check)
+}
+
+fn server_range_assignor(v: &Value) -> Outcome {
+    as_outcome(v, server_range_assignor_check)
+}
+
 fn offsets_partition(v: &Value) -> Outcome {
     as_outcome(v, offsets_partition_check)
 }
@@ -1534,6 +1637,58 @@ fn follower_truncates_to_min_of_leader_end_own_end_and_leo_as_abstract_fetcher_t
     );
 }
 
+/// The classic client-side `RangeAssignor`: static members first by
+/// `group.instance.id`, then by member id; contiguous ranges, the first
+/// `n % m` members one partition more. Ours: `assignor::range`.
+#[test]
+fn range_assignor_gives_contiguous_ranges_in_member_order_as_kafka_does() {
+    replay_rule(
+        "range_assignor.jsonl",
+        "RangeAssignor (client)",
+        range_assignor_check,
+    );
+}
+
+/// `CooperativeStickyAssignor` (KIP-429) on fresh groups, a member leaving,
+/// members joining, several changes at once, a grown topic, stale and doubly
+/// claimed partitions across generations, and the round after a revocation:
+/// each member's partitions equal Kafka's, including the moving partitions
+/// Kafka leaves out until their owner has revoked them. Kafka walks the group
+/// in its `HashMap`'s order, which `assignor::cooperative_sticky` reproduces,
+/// so the comparison is exact, not an invariant.
+#[test]
+fn cooperative_sticky_assignor_keeps_owned_partitions_and_revokes_movers_as_kafka_does() {
+    replay_rule(
+        "cooperative_sticky_assignor.jsonl",
+        "CooperativeStickyAssignor",
+        cooperative_sticky_check,
+    );
+}
+
+/// KIP-848's server-side `UniformAssignor`, homogeneous: members keep their
+/// current partitions up to their quota (the extra ones go to the first
+/// `n % m` members in the coordinator's `HashMap` order), the rest fill the
+/// members below quota. Exact, with Java's iteration orders reproduced.
+#[test]
+fn uniform_assignor_keeps_partitions_up_to_quota_as_kafka_does() {
+    replay_rule(
+        "uniform_assignor.jsonl",
+        "UniformAssignor (server)",
+        uniform_assignor_check,
+    );
+}
+
+/// KIP-848's server-side `RangeAssignor`, homogeneous: in 4.4.0 the classic
+/// range rule, the current assignment not consulted.
+#[test]
+fn server_range_assignor_gives_contiguous_ranges_as_kafka_does() {
+    replay_rule(
+        "server_range_assignor.jsonl",
+        "RangeAssignor (server)",
+        server_range_assignor_check,
+    );
+}
+
 // ---------------------------------------------------------------------------
 // The chapter's list of kept differences and table of counts.
 
@@ -1604,6 +1759,30 @@ const CLASSES: &[Class] = &[
         file: "transaction_manager.jsonl",
         what: "idempotent producer: canRetry, epoch bumps, sequences",
         replay: transaction_manager,
+    },
+    Class {
+        name: "RangeAssignor",
+        file: "range_assignor.jsonl",
+        what: "classic client-side range assignment, static members",
+        replay: range_assignor,
+    },
+    Class {
+        name: "CooperativeStickyAssignor",
+        file: "cooperative_sticky_assignor.jsonl",
+        what: "sticky assignment, generations, cooperative revocation",
+        replay: cooperative_sticky_assignor,
+    },
+    Class {
+        name: "UniformAssignor",
+        file: "uniform_assignor.jsonl",
+        what: "KIP-848 server-side, sticky up to quota",
+        replay: uniform_assignor,
+    },
+    Class {
+        name: "RangeAssignor (server)",
+        file: "server_range_assignor.jsonl",
+        what: "KIP-848 server-side range assignment",
+        replay: server_range_assignor,
     },
 ];
 

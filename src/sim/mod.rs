@@ -4,13 +4,15 @@
 //! Module map (one concept each): `time` (clock and event queue), `net`
 //! (latency, isolation), `log` (one replica's log and epoch cache), `partition`
 //! (a replica's role and the leader-side rules), `placement` (rack-aware
-//! replica assignment), `broker` (state and lifecycle; `broker::requests`:
+//! replica assignment), `assignor` (consumer-group partition assignors),
+//! `broker` (state and lifecycle; `broker::requests`:
 //! Produce/Fetch handling and the purgatory, `broker::fetcher`: the replica
 //! fetcher, `broker::metadata`: the metadata publisher, `broker::isr`: ISR
 //! shrink and AlterPartition), `controller`, `client` (`client::producer`,
 //! `client::consumer`), `protocol` (messages and error codes),
 //! `cluster` (the world and its fault verbs), `invariants`, `trace`.
 
+pub mod assignor;
 pub mod availability;
 pub mod broker;
 pub mod client;

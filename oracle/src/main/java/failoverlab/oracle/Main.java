@@ -44,6 +44,12 @@ public final class Main {
         write(out.resolve("fetcher_truncation.jsonl"), () -> TruncationOracle.generate(base + 9, 1500));
         write(out.resolve("transaction_manager.jsonl"),
             () -> org.apache.kafka.clients.producer.internals.IdempotenceOracle.generate(base + 7, 1500));
+        write(out.resolve("range_assignor.jsonl"), () -> AssignorOracle.generate(base + 10, 800, "range"));
+        write(out.resolve("cooperative_sticky_assignor.jsonl"),
+            () -> AssignorOracle.generate(base + 11, 1500, "cooperative_sticky"));
+        write(out.resolve("uniform_assignor.jsonl"), () -> AssignorOracle.generate(base + 12, 1000, "uniform"));
+        write(out.resolve("server_range_assignor.jsonl"),
+            () -> AssignorOracle.generate(base + 13, 700, "server_range"));
     }
 
     private static String only;

@@ -211,8 +211,44 @@ pub struct GroupReport {
     pub stored: Option<Vec<(String, u64, Option<u32>)>>,
     /// Successful commits.
     pub commits: u64,
-    /// Errors of FindCoordinator, OffsetFetch and OffsetCommit, by name.
+    /// Errors of FindCoordinator, OffsetFetch and OffsetCommit (and, for a
+    /// member, JoinGroup, SyncGroup and Heartbeat), by name.
     pub errors: std::collections::BTreeMap<String, u64>,
+    /// A subscribing consumer's membership (absent for one that assigns its
+    /// partitions itself).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub member: Option<MemberReport>,
+    /// The group as its coordinator holds it now, for a subscribing group
+    /// (null while no running broker leads its offsets partition).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub coordinator_view: Option<Option<CoordinatorGroupReport>>,
+}
+
+/// A classic group member as the consumer knows itself.
+#[derive(Clone, Debug, Serialize)]
+pub struct MemberReport {
+    /// Empty until the coordinator gives it one.
+    pub member_id: String,
+    pub group_instance_id: Option<String>,
+    /// -1 until a rebalance completes for it.
+    pub generation: i32,
+    /// `unjoined`, `joining`, `syncing` or `stable`.
+    pub state: &'static str,
+    /// The `topic-partition`s this generation gave it.
+    pub assignment: Vec<String>,
+    /// Rebalances it took part in to the end.
+    pub rebalances: u32,
+}
+
+/// A classic group as its coordinator holds it.
+#[derive(Clone, Debug, Serialize)]
+pub struct CoordinatorGroupReport {
+    /// `Empty`, `PreparingRebalance`, `CompletingRebalance` or `Stable`.
+    pub state: &'static str,
+    pub generation: i32,
+    pub leader: Option<String>,
+    /// [member id, assigned `topic-partition`s], in the order they joined.
+    pub members: Vec<(String, Vec<String>)>,
 }
 
 /// Where a consumer reads one partition from, and how far behind it is.
@@ -508,7 +544,63 @@ pub fn group_report(c: &Cluster, g: &crate::sim::client::GroupMember) -> GroupRe
         stored: stored_offsets(c, &g.group_id),
         commits: g.commits,
         errors: g.errors.clone(),
+        member: g.membership.as_ref().map(|m| MemberReport {
+            member_id: m.member_id.to_string(),
+            group_instance_id: m.instance_id.as_ref().map(|i| i.to_string()),
+            generation: m.generation,
+            state: m.state.name(),
+            assignment: m
+                .assignment
+                .iter()
+                .map(|p| c.partitions[*p].name())
+                .collect(),
+            rebalances: m.rebalances,
+        }),
+        coordinator_view: g
+            .membership
+            .as_ref()
+            .map(|_| coordinator_group(c, &g.group_id)),
     }
+}
+
+/// Group `group` as the leader of its `__consumer_offsets` partition holds
+/// it (GroupReport::coordinator_view).
+#[cfg(not(classic_groups))]
+pub fn coordinator_group(_c: &Cluster, _group: &str) -> Option<CoordinatorGroupReport> {
+    None
+}
+
+/// Group `group` as the leader of its `__consumer_offsets` partition holds
+/// it (GroupReport::coordinator_view).
+#[cfg(classic_groups)]
+pub fn coordinator_group(c: &Cluster, group: &str) -> Option<CoordinatorGroupReport> {
+    let op = crate::sim::broker::coordinator::offsets_partition_in(&c.config, group)?;
+    let leader = c.controller.partitions.get(op)?.leader?;
+    let b = c.broker(leader).filter(|b| b.is_running())?;
+    let shard = b.coordinator.get(&op).filter(|s| s.loaded)?;
+    let g = shard
+        .classic
+        .iter()
+        .find(|(k, _)| &***k == group)
+        .map(|(_, v)| v)?;
+    Some(CoordinatorGroupReport {
+        state: g.state.name(),
+        generation: g.generation,
+        leader: g.leader.as_ref().map(|l| l.to_string()),
+        members: g
+            .members
+            .iter()
+            .map(|m| {
+                (
+                    m.member_id.to_string(),
+                    m.assignment
+                        .iter()
+                        .map(|p| c.partitions[*p].name())
+                        .collect(),
+                )
+            })
+            .collect(),
+    })
 }
 
 /// Group `group`'s offsets as the leader of its `__consumer_offsets`

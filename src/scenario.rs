@@ -436,11 +436,58 @@ fn from_value_lanes(v: Value, lanes: bool) -> R<Scenario> {
                     });
                 }
                 "consumer" => {
-                    check_keys(cm, &path, &["type", "id", "topic", "config"])?;
+                    check_keys(cm, &path, &["type", "id", "topic", "subscribe", "config"])?;
+                    let mut config = ConsumerConfig::parse(&cfg, &format!("{path}.config"))?;
+                    config.subscribe = match cm.get("subscribe") {
+                        None => false,
+                        Some(serde_json::Value::Bool(b)) => *b,
+                        Some(other) => {
+                            return Err(format!("{path}.subscribe: {other} is not true or false"))
+                        }
+                    };
+                    if config.subscribe && !cfg!(classic_groups) {
+                        return Err(format!(
+                            "{path}.subscribe: this build of the lab has no classic consumer groups (the page's first-load wasm leaves them out; the page loads its full build for such a scenario)"
+                        ));
+                    }
+                    if config.subscribe && config.group_id.is_none() {
+                        return Err(format!(
+                            "{path}.subscribe: a consumer that subscribes needs a group.id in its config (its group assigns it partitions)"
+                        ));
+                    }
+                    if let Some(g) = &config.group_id {
+                        if let Some((other, c)) = consumers
+                            .iter()
+                            .map(|c: &ConsumerSpec| (c, &c.config))
+                            .find(|(_, c)| c.group_id.as_ref() == Some(g))
+                        {
+                            if c.subscribe != config.subscribe {
+                                return Err(format!(
+                                    "{path}.subscribe: consumer \"{}\" of group \"{g}\" {} subscribe; the consumers of one group either all subscribe or all assign their partitions",
+                                    other.name,
+                                    if c.subscribe { "does" } else { "does not" }
+                                ));
+                            }
+                            if config.subscribe && other.topic != topic {
+                                return Err(format!(
+                                    "{path}.topic: the members of group \"{g}\" subscribe to one topic, \"{}\"",
+                                    topics[other.topic].name
+                                ));
+                            }
+                            if config.subscribe
+                                && c.assignment_strategy != config.assignment_strategy
+                            {
+                                return Err(format!(
+                                    "{path}.config[\"partition.assignment.strategy\"]: the members of group \"{g}\" use one assignor, \"{}\"",
+                                    c.assignment_strategy
+                                ));
+                            }
+                        }
+                    }
                     consumers.push(ConsumerSpec {
                         name: id,
                         topic,
-                        config: ConsumerConfig::parse(&cfg, &format!("{path}.config"))?,
+                        config,
                     });
                 }
                 other => {

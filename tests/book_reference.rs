@@ -70,6 +70,13 @@ const MEANING: &[(&str, &str)] = &[
     ("fetch.max.wait.ms", "how long a leader holds a consumer's fetch when there is nothing new to read"),
     ("enable.auto.commit", "a group consumer commits its positions every `auto.commit.interval.ms`"),
     ("auto.commit.interval.ms", "how often the auto-commit runs"),
+    ("group.initial.rebalance.delay.ms", "how long a rebalance that starts in an empty group waits for more members, again after each that joins, within the rebalance timeout"),
+    ("partition.assignment.strategy", "the assignor of a subscribing group: `range` (eager) or `cooperative-sticky` (KIP-429)"),
+    ("session.timeout.ms", "a member not heard from for this long is removed from its group, which rebalances"),
+    ("heartbeat.interval.ms", "how often a member heartbeats to its coordinator; lower than `session.timeout.ms`"),
+    ("max.poll.interval.ms", "a member's rebalance timeout: how long the coordinator waits for it to join again"),
+    ("group.protocol", "`classic`; `consumer` (KIP-848) is not modelled yet and is refused"),
+    ("group.instance.id", "static membership (KIP-345): a restart within the session keeps the member's place and assignment"),
     ("client.rack", "the consumer's rack, sent with every fetch, for follower fetching (KIP-392)"),
     ("group.id", "the consumer's group: it then commits its positions to the group's coordinator and starts from what was committed"),
 ];

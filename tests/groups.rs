@@ -638,3 +638,350 @@ fn a_commit_below_min_isr_times_out_after_offsets_commit_timeout_and_takes_effec
         confirmed.offset
     );
 }
+
+// ---------------------------------------------------------------- issue 64:
+// several members per group, the classic protocol.
+
+/// `n` consumers subscribing to topic `t` (`parts` partitions) in group
+/// "orders", each with `consumer_config` added to its config
+/// (`{i}` becomes the member's number).
+fn members(n: usize, parts: u32, consumer_config: &str, steps: &str, until: u64) -> Lab {
+    let consumers: Vec<String> = (1..=n)
+        .map(|i| {
+            format!(
+                r#"{{"type": "consumer", "id": "c{i}", "topic": "t", "subscribe": true,
+                    "config": {{"group.id": "orders"{}}}}}"#,
+                consumer_config.replace("{i}", &i.to_string())
+            )
+        })
+        .collect();
+    lab(&format!(
+        r#"{{"seed": 5, "brokers": 3, "config": {{}},
+          "topics": [{{"name": "t", "partitions": {parts}, "replication_factor": 3}}],
+          "clients": [
+            {{"type": "producer", "id": "p", "topic": "t", "acks": "all", "records_per_sec": 50}},
+            {}],
+          "steps": [{steps}],
+          "run_until_ms": {until}}}"#,
+        consumers.join(",\n")
+    ))
+}
+
+fn member_of(l: &Lab, i: usize) -> &failover_lab::sim::client::Membership {
+    l.cluster.consumers[i]
+        .group
+        .as_ref()
+        .and_then(|g| g.membership.as_ref())
+        .unwrap_or_else(|| panic!("consumer {i} is a member"))
+}
+
+/// Each member's assignment as partition numbers.
+fn shares(l: &Lab) -> Vec<Vec<u32>> {
+    (0..l.cluster.consumers.len())
+        .map(|i| {
+            member_of(l, i)
+                .assignment
+                .iter()
+                .map(|p| l.cluster.partitions[*p].partition)
+                .collect()
+        })
+        .collect()
+}
+
+fn kind_times(l: &Lab, f: impl Fn(&TraceKind) -> bool) -> Vec<u64> {
+    events(l, f).iter().map(|e| e.at_ms).collect()
+}
+
+/// RangeAssignor.assign (via ConsumerCoordinator.onLeaderElected) and
+/// GroupMetadataManager's classic join: the members of a subscribing group
+/// split the topic's partitions, each n/m contiguous ones, the first n%m
+/// members (by member id) one more; every partition is read by exactly one
+/// member.
+#[test]
+fn members_of_a_subscribing_group_split_the_partitions_with_the_range_assignor() {
+    let mut l = members(3, 7, "", "", 15_000);
+    l.run_to_end();
+    let s = shares(&l);
+    let mut all: Vec<u32> = s.iter().flatten().copied().collect();
+    all.sort_unstable();
+    assert_eq!(all, (0..7).collect::<Vec<_>>(), "{s:?}");
+    let mut sizes: Vec<usize> = s.iter().map(Vec::len).collect();
+    sizes.sort_unstable();
+    assert_eq!(sizes, vec![2, 2, 3], "{s:?}");
+    for share in &s {
+        assert!(
+            share.windows(2).all(|w| w[1] == w[0] + 1),
+            "contiguous: {s:?}"
+        );
+    }
+    // One rebalance: all three joined within the initial delay.
+    for i in 0..3 {
+        assert_eq!(member_of(&l, i).generation, 1);
+        assert_eq!(
+            member_of(&l, i).state,
+            failover_lab::sim::client::MemberState::Stable
+        );
+    }
+    // Everyone reads: each consumer consumed from its own partitions only.
+    for (i, c) in l.cluster.consumers.iter().enumerate() {
+        assert!(c.consumed > 0, "c{} read nothing", i + 1);
+        for (p, _, _) in &c.consumed_records {
+            assert!(s[i].contains(&l.cluster.partitions[*p].partition));
+        }
+    }
+    let r = l.report();
+    let v = serde_json::to_value(&r).unwrap();
+    let view = &v["consumers"][0]["group"]["coordinator_view"];
+    assert_eq!(view["state"], "Stable", "{view}");
+    assert_eq!(view["generation"], 1);
+    assert_eq!(view["members"].as_array().map(Vec::len), Some(3));
+}
+
+/// GroupMetadataManager (InitialDelayedJoin): the first rebalance of an
+/// Empty group waits group.initial.rebalance.delay.ms (3 s) for more
+/// members, so nothing is read before it; with the delay at 0 the members
+/// read sooner.
+#[test]
+fn the_first_rebalance_waits_group_initial_rebalance_delay_ms() {
+    let mut l = members(2, 4, "", "", 8_000);
+    l.run_to_end();
+    let stable = kind_times(&l, |k| matches!(k, TraceKind::GroupStable { .. }));
+    assert!(!stable.is_empty());
+    assert!(stable[0] >= 3_000, "stable at {stable:?}");
+    let delayed_first = stable[0];
+    let mut l = lab(
+        r#"{"seed": 5, "brokers": 3, "config": {"group.initial.rebalance.delay.ms": 0},
+          "topics": [{"name": "t", "partitions": 4, "replication_factor": 3}],
+          "clients": [
+            {"type": "consumer", "id": "c1", "topic": "t", "subscribe": true, "config": {"group.id": "orders"}}],
+          "run_until_ms": 8000}"#,
+    );
+    l.run_to_end();
+    let stable = kind_times(&l, |k| matches!(k, TraceKind::GroupStable { .. }));
+    assert!(
+        stable[0] < 1_000 && stable[0] + 2_000 < delayed_first,
+        "{stable:?} vs {delayed_first}"
+    );
+}
+
+/// GroupMetadataManager's session expiry (classicGroupHeartbeat's timer,
+/// onExpireHeartbeat) and ConsumerCoordinator.onJoinComplete: a member whose
+/// process dies keeps its partitions until session.timeout.ms (45 s) has
+/// passed without a heartbeat; then the group rebalances, the survivors take
+/// them over from the group's committed offsets, and what the dead member
+/// read after its last commit is read again.
+#[test]
+fn a_dead_members_partitions_move_after_the_session_timeout_and_resume_from_the_commit() {
+    let mut l = members(
+        2,
+        4,
+        "",
+        r#"{"at_ms": 12000, "crash_client": "c1"}"#,
+        70_000,
+    );
+    l.run_to_end();
+    let expired = kind_times(&l, |k| matches!(k, TraceKind::GroupMemberExpired { .. }));
+    assert_eq!(expired.len(), 1, "{expired:?}");
+    // Its last heartbeat went out at most heartbeat.interval.ms before the
+    // crash; the session ends 45 s after the coordinator last heard it.
+    assert!(
+        (12_000 + 45_000 - 3_100..=12_000 + 45_000 + 100).contains(&expired[0]),
+        "expired at {}",
+        expired[0]
+    );
+    // The survivor holds every partition afterwards.
+    let s = shares(&l);
+    assert_eq!(s[1], vec![0, 1, 2, 3], "{s:?}");
+    assert!(member_of(&l, 1).generation >= 2);
+    // Nobody read c1's partitions between the crash and the expiry.
+    let c1_parts: Vec<usize> = l.cluster.consumers[0]
+        .consumed_records
+        .iter()
+        .map(|r| r.0)
+        .collect();
+    let gap: Vec<u64> = kind_times(
+        &l,
+        |k| matches!(k, TraceKind::PartitionsAssigned { consumer, .. } if consumer == "c2"),
+    );
+    assert!(gap.iter().any(|t| *t > expired[0]), "{gap:?}");
+    // The survivor read again what c1 had read after its last commit.
+    let c1: Vec<u64> = l.cluster.consumers[0]
+        .consumed_records
+        .iter()
+        .map(|r| r.2)
+        .collect();
+    let c2: Vec<u64> = l.cluster.consumers[1]
+        .consumed_records
+        .iter()
+        .map(|r| r.2)
+        .collect();
+    let twice = c1.iter().filter(|id| c2.contains(id)).count();
+    assert!(
+        twice > 0,
+        "no record read by both ({} by c1 on {:?})",
+        c1.len(),
+        c1_parts.len()
+    );
+    // ... but not more than auto.commit.interval.ms (5 s) of them, at 50/s.
+    assert!(twice <= 5 * 50 + 50, "{twice} read twice");
+}
+
+/// GroupCoordinatorShard's load of the group record (classic groups are
+/// replayed from __consumer_offsets, each member's heartbeat rescheduled):
+/// when the coordinator's broker dies while the group is Stable, the
+/// members find the new coordinator and carry on in the same generation:
+/// a coordinator move alone is no rebalance.
+#[test]
+fn a_coordinator_move_in_a_stable_group_causes_no_rebalance() {
+    // "orders" is on __consumer_offsets-31; find its leader first.
+    let mut probe = members(2, 4, "", "", 10_000);
+    probe.run_to_end();
+    let p = offsets_index(&probe, ORDERS_GROUP_PARTITION);
+    let coordinator = reg(&probe, p).leader.unwrap_or_else(|| panic!("a leader"));
+    let mut l = members(
+        2,
+        4,
+        "",
+        &format!(r#"{{"at_ms": 12000, "crash": {coordinator}}}"#),
+        60_000,
+    );
+    l.run_to_end();
+    let rebalances = kind_times(&l, |k| matches!(k, TraceKind::GroupRebalanceStarted { .. }));
+    assert!(rebalances.iter().all(|t| *t < 12_000), "{rebalances:?}");
+    let loaded = kind_times(
+        &l,
+        |k| matches!(k, TraceKind::CoordinatorLoaded { groups, .. } if groups.iter().any(|g| g == "orders")),
+    );
+    assert!(loaded.iter().any(|t| *t > 12_000), "{loaded:?}");
+    assert_eq!(member_of(&l, 0).generation, 1);
+    assert_eq!(member_of(&l, 1).generation, 1);
+    let new = reg(&l, p).leader;
+    assert_ne!(new, Some(coordinator));
+    assert_eq!(
+        l.cluster.consumers[0]
+            .group
+            .as_ref()
+            .and_then(|g| g.coordinator),
+        new
+    );
+}
+
+/// KIP-345 (GroupMetadataManager.classicGroupJoinToStableGroup for a known
+/// group.instance.id): a static member's process that comes back within
+/// session.timeout.ms takes its old place and assignment; the group does
+/// not rebalance.
+#[test]
+fn a_static_member_restarted_within_the_session_timeout_keeps_its_assignment() {
+    let steps =
+        r#"{"at_ms": 12000, "crash_client": "c1"}, {"at_ms": 20000, "restart_client": "c1"}"#;
+    let mut l = members(2, 4, r#", "group.instance.id": "host-{i}""#, steps, 40_000);
+    l.run_to_end();
+    let rebalances = kind_times(&l, |k| matches!(k, TraceKind::GroupRebalanceStarted { .. }));
+    assert!(rebalances.iter().all(|t| *t < 12_000), "{rebalances:?}");
+    let replaced = kind_times(&l, |k| matches!(k, TraceKind::GroupMemberReplaced { .. }));
+    assert_eq!(replaced.len(), 1, "{replaced:?}");
+    let s = shares(&l);
+    assert_eq!(s, vec![vec![0, 1], vec![2, 3]]);
+    assert!(l.cluster.consumers[0]
+        .consumed_records
+        .iter()
+        .any(|r| r.2 > 0));
+    // The same member without group.instance.id: the group rebalances
+    // twice (the dead member's session, then nothing more — the restarted
+    // process joins as a new member).
+    let mut l = members(2, 4, "", steps, 70_000);
+    l.run_to_end();
+    let rebalances = kind_times(&l, |k| matches!(k, TraceKind::GroupRebalanceStarted { .. }));
+    assert!(rebalances.iter().any(|t| *t >= 20_000), "{rebalances:?}");
+}
+
+/// ConsumerCoordinator.onJoinPrepare: before a live member joins again it
+/// commits its positions (auto-commit) and waits for the answer, then the
+/// eager range assignor takes every partition away; so a partition handed
+/// from one live member to another is read on from exactly where the first
+/// stopped: only the dead member's uncommitted reads are read twice.
+#[test]
+fn a_live_member_commits_before_it_gives_up_its_partitions_so_a_handover_rereads_nothing() {
+    let mut l = members(
+        3,
+        6,
+        "",
+        r#"{"at_ms": 12000, "crash_client": "c1"}"#,
+        70_000,
+    );
+    l.run_to_end();
+    let read_by = |i: usize| -> Vec<(usize, u64)> {
+        l.cluster.consumers[i]
+            .consumed_records
+            .iter()
+            .map(|r| (r.0, r.2))
+            .collect()
+    };
+    let (c1, c2, c3) = (read_by(0), read_by(1), read_by(2));
+    // c2 and c3 each gave partitions up at the rebalance (eager) and some
+    // changed hands between them.
+    let revoked = events(&l, |k| matches!(k, TraceKind::PartitionsRevoked { .. }));
+    assert_eq!(revoked.len(), 2, "{revoked:?}");
+    let both = c2.iter().filter(|r| c3.contains(r)).count();
+    assert_eq!(both, 0, "a live hand-over re-read {both} records");
+    let dead_twice = c1
+        .iter()
+        .filter(|r| c2.contains(r) || c3.contains(r))
+        .count();
+    assert!(dead_twice > 0);
+    // The commit went out after the rebalance began and before the revoke.
+    let start = kind_times(&l, |k| matches!(k, TraceKind::GroupRebalanceStarted { .. }));
+    let commits = kind_times(
+        &l,
+        |k| matches!(k, TraceKind::OffsetsCommitted { consumer, .. } if consumer == "c2"),
+    );
+    let r2 = revoked.iter().find(|e| matches!(&e.kind, TraceKind::PartitionsRevoked { consumer, .. } if consumer == "c2")).map(|e| e.at_ms).unwrap_or(0);
+    let last = start[start.len() - 1];
+    assert!(
+        commits.iter().any(|t| *t > last && *t <= r2),
+        "{commits:?}, rebalance {last}, revoke {r2}"
+    );
+}
+
+/// KIP-429 (CooperativeStickyAssignor, ConsumerCoordinator.onJoinComplete):
+/// with the cooperative assignor the survivors keep the partitions they
+/// had and their positions (nothing revoked, nothing read twice); only the
+/// dead member's partitions move.
+#[test]
+fn cooperative_sticky_members_keep_their_partitions_and_read_through_the_rebalance() {
+    let coop = r#", "partition.assignment.strategy": "cooperative-sticky""#;
+    let mut before = members(3, 6, coop, "", 11_000);
+    before.run_to_end();
+    let first = shares(&before);
+    let mut l = members(
+        3,
+        6,
+        coop,
+        r#"{"at_ms": 12000, "crash_client": "c1"}"#,
+        70_000,
+    );
+    l.run_to_end();
+    let after = shares(&l);
+    for i in 1..3 {
+        for p in &first[i] {
+            assert!(
+                after[i].contains(p),
+                "c{} lost {p}: {first:?} -> {after:?}",
+                i + 1
+            );
+        }
+    }
+    let mut all: Vec<u32> = after[1].iter().chain(&after[2]).copied().collect();
+    all.sort_unstable();
+    assert_eq!(all, (0..6).collect::<Vec<_>>());
+    let revoked = events(&l, |k| matches!(k, TraceKind::PartitionsRevoked { .. }));
+    assert!(revoked.is_empty(), "{revoked:?}");
+    // Nothing a survivor kept is read twice: its positions were never
+    // given up.
+    for i in 1..3 {
+        let c = &l.cluster.consumers[i];
+        assert!(!c.consumed_records.is_empty());
+        let dup = failover_lab::report::read_twice(c);
+        assert_eq!(dup, 0, "c{} read {dup} records twice", i + 1);
+    }
+}

@@ -11,6 +11,17 @@
 import { h } from './render/util.js';
 import { rightChoices } from './question.js';
 
+/**
+ * The full build's WasmLab (www/fast-wasm.js), for a tour whose consumers
+ * subscribe: the page's first-load wasm leaves the classic group protocol
+ * out (lab.js, needsFullBuild).
+ */
+async function fullBuild() {
+  const m = await import(new URL('./fast-wasm.js', import.meta.url).href);
+  await m.default();
+  return m.WasmLab;
+}
+
 const SCORES = 'failover-lab:checks';
 
 /** The last score of each level in this browser: {junior: {right, of}, …}. */
@@ -38,11 +49,13 @@ const laneTexts = (c) => String(c).split('|').map((l) => l.split(',').map((x) =>
  * (from 1): the report, lane A's in a compare tour with `lanes` beside it
  * (each lane's settings and report, as failoverLab.lanes() gives them).
  */
-async function rootAt(WasmLab, file, stop) {
+async function rootAt(PageLab, file, stop) {
   const res = await fetch(`scenarios/${encodeURIComponent(file)}`);
   if (!res.ok) throw new Error(`scenarios/${file}: HTTP ${res.status}`);
   const text = await res.text();
   const s = JSON.parse(text);
+  // A tour with subscribing consumers runs on the full build.
+  const WasmLab = (s.clients || []).some((c) => c?.subscribe === true) ? await fullBuild() : PageLab;
   const at = s.tour?.[stop - 1]?.at_ms;
   if (at == null) throw new Error(`${file} has no stop ${stop}`);
   const run = (lane) => {

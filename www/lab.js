@@ -50,6 +50,21 @@ export function partitionsOf(scenario) {
   }
 }
 
+/**
+ * Whether a scenario needs the full build: FAST_PARTITIONS partitions or
+ * more, or consumers that subscribe (several members per group, issue 64:
+ * the classic protocol is left out of the page's first-load wasm).
+ */
+export function needsFullBuild(scenario) {
+  if (partitionsOf(scenario) >= FAST_PARTITIONS) return true;
+  try {
+    const s = typeof scenario === 'string' ? JSON.parse(scenario) : scenario;
+    return (s?.clients || []).some((c) => c?.subscribe === true);
+  } catch {
+    return false;
+  }
+}
+
 function errorMessage(e) {
   if (e instanceof Error) return e.message;
   return String(e);
@@ -550,12 +565,12 @@ export class Lab {
 
   /**
    * Choose the build the next load() runs `scenario` on: the fast one
-   * (initFastWasm) for FAST_PARTITIONS partitions and more, else the page's
-   * own. Both compute the same runs (tests/e2e/scale.test.mjs compares
+   * (initFastWasm) for FAST_PARTITIONS partitions and more or subscribing
+   * consumers (needsFullBuild), else the page's own. Both compute the same runs (tests/e2e/scale.test.mjs compares
    * them); a load without prepare stays on the build it has.
    */
   async prepare(scenario) {
-    this.nextW = partitionsOf(scenario) >= FAST_PARTITIONS ? await initFastWasm() : WasmLab;
+    this.nextW = needsFullBuild(scenario) ? await initFastWasm() : WasmLab;
   }
 
   /** Whether this lab's cores come from the fast build. */

@@ -68,6 +68,9 @@ pub struct ClusterConfig {
     /// groups before it answers them (COORDINATOR_LOAD_IN_PROGRESS meanwhile).
     pub coordinator_load_ms: u64,
     pub coordinator_load_us_per_record: u64,
+    /// `group.initial.rebalance.delay.ms` (3000): how long the coordinator
+    /// waits for more members after the first joins an empty group.
+    pub group_initial_rebalance_delay_ms: u64,
     /// `sim.broker.startup.ms` (2870): a restarted broker's start-up, from
     /// its process start to its registration request (JVM start, loading
     /// its logs, its network and metadata components). Measured on the
@@ -364,6 +367,25 @@ pub struct ConsumerConfig {
     pub enable_auto_commit: bool,
     /// `auto.commit.interval.ms` (5000).
     pub auto_commit_interval_ms: u64,
+    /// The consumer subscribes to its topic (`subscribe()`): its group's
+    /// members share the partitions, assigned in rebalances. Without it, it
+    /// reads all of the topic's partitions (`assign()`). Set by the
+    /// scenario's client field `"subscribe"`, not a Kafka config key.
+    pub subscribe: bool,
+    /// `partition.assignment.strategy` as the lab names the assignor:
+    /// `range` (RangeAssignor, the Java client's first default) or
+    /// `cooperative-sticky` (CooperativeStickyAssignor, KIP-429).
+    pub assignment_strategy: &'static str,
+    /// `session.timeout.ms` (45000): the coordinator drops a member it has
+    /// not heard from for this long.
+    pub session_timeout_ms: u64,
+    /// `heartbeat.interval.ms` (3000).
+    pub heartbeat_interval_ms: u64,
+    /// `max.poll.interval.ms` (300000): also the JoinGroup's rebalance
+    /// timeout.
+    pub max_poll_interval_ms: u64,
+    /// `group.instance.id` (KIP-345, static membership).
+    pub group_instance_id: Option<String>,
 }
 
 /// A key's default as its reader states it: what [`documented_keys`] lists
@@ -611,6 +633,7 @@ impl ClusterConfig {
             .map_err(|_| r.err("offsets.topic.replication.factor", "is too large"))?,
             coordinator_load_ms: r.u64("sim.coordinator.load.ms", 5)?,
             coordinator_load_us_per_record: r.u64("sim.coordinator.load.us.per.record", 100)?,
+            group_initial_rebalance_delay_ms: r.u64("group.initial.rebalance.delay.ms", 3_000)?,
             broker_startup_ms: r.u64("sim.broker.startup.ms", 2_870)?,
             broker_log_recovery_ms: r.u64("sim.broker.log.recovery.ms", 0)?,
             offsets_partitions: None,
@@ -731,7 +754,46 @@ impl ConsumerConfig {
             group_id: None,
             enable_auto_commit: r.bool("enable.auto.commit", true)?,
             auto_commit_interval_ms: r.positive("auto.commit.interval.ms", 5_000)?,
+            subscribe: false,
+            assignment_strategy: match r
+                .string("partition.assignment.strategy", KeyDefault::Text("range"))
+            {
+                None | Some("range") => "range",
+                Some("cooperative-sticky") => "cooperative-sticky",
+                Some(other) => {
+                    return Err(r.err(
+                        "partition.assignment.strategy",
+                        format!("\"{other}\" is not range or cooperative-sticky"),
+                    ))
+                }
+            },
+            session_timeout_ms: r.positive("session.timeout.ms", 45_000)?,
+            heartbeat_interval_ms: r.positive("heartbeat.interval.ms", 3_000)?,
+            max_poll_interval_ms: r.positive("max.poll.interval.ms", 300_000)?,
+            group_instance_id: None,
         };
+        match r.string("group.protocol", KeyDefault::Text("classic")) {
+            None | Some("classic") => {}
+            Some("consumer") => {
+                return Err(r.err(
+                    "group.protocol",
+                    "\"consumer\" (KIP-848) is not modelled yet; the lab runs the classic protocol",
+                ))
+            }
+            Some(other) => {
+                return Err(r.err(
+                    "group.protocol",
+                    format!("\"{other}\" is not classic or consumer"),
+                ))
+            }
+        }
+        if c.heartbeat_interval_ms >= c.session_timeout_ms {
+            return Err(r.err(
+                "heartbeat.interval.ms",
+                "must be lower than session.timeout.ms",
+            ));
+        }
+        r.note("group.instance.id", KeyDefault::Unset);
         r.note("client.rack", KeyDefault::Unset);
         r.note("group.id", KeyDefault::Unset);
         let c = ConsumerConfig {
@@ -754,6 +816,19 @@ impl ConsumerConfig {
                 Some(serde_json::Value::String(s)) => Some(s.trim().to_string()),
                 Some(other) => {
                     return Err(r.err("group.id", format!("{other} is not a group id (a string)")))
+                }
+            },
+            group_instance_id: match r.raw("group.instance.id") {
+                None => None,
+                Some(serde_json::Value::String(s)) if s.trim().is_empty() => {
+                    return Err(r.err("group.instance.id", "must not be empty"))
+                }
+                Some(serde_json::Value::String(s)) => Some(s.trim().to_string()),
+                Some(other) => {
+                    return Err(r.err(
+                        "group.instance.id",
+                        format!("{other} is not an instance id (a string)"),
+                    ))
                 }
             },
             ..c

@@ -62,6 +62,12 @@ pub enum Timer {
         partition: PartitionIndex,
         leader_epoch: u32,
     },
+    /// The coordinator of offsets partition `partition` checks its classic
+    /// groups: sessions that ended, join phases that are due.
+    GroupTick {
+        partition: PartitionIndex,
+        leader_epoch: u32,
+    },
     // clients
     ProducerTick,
     Send,
@@ -72,6 +78,8 @@ pub enum Timer {
     ConsumerPoll,
     /// A group consumer's `auto.commit.interval.ms` has passed.
     AutoCommit,
+    /// A classic group member's `heartbeat.interval.ms` has passed.
+    MemberHeartbeat,
     /// A connect attempt to `broker` still unanswered after
     /// `socket.connection.setup.timeout.ms` gives up.
     ConnectionSetupTimeout {
@@ -137,7 +145,19 @@ pub const ROOM: usize = 64;
 /// record id, written once when the coordinator appends it. Ids are never
 /// reused within a run, so the map only grows; a replica's log decides
 /// which of these records exist for it.
-pub type CommitValues = super::pmap::VecMap<u64, (std::rc::Rc<str>, CommittedOffset)>;
+pub type CommitValues = super::pmap::VecMap<u64, OffsetsRecord>;
+
+/// A record of `__consumer_offsets`: a group's committed offset for one
+/// partition, or a classic group's membership and assignment.
+#[derive(Clone, Debug, PartialEq)]
+pub enum OffsetsRecord {
+    Commit(std::rc::Rc<str>, CommittedOffset),
+    #[cfg(classic_groups)]
+    Group(
+        std::rc::Rc<str>,
+        std::rc::Rc<super::broker::classic_group::GroupSnapshot>,
+    ),
+}
 
 impl<'a> Ctx<'a> {
     pub fn send(&mut self, to: Node, msg: Message) {

@@ -409,6 +409,15 @@ impl<K: Ord, V> VecMap<K, V> {
         self.entries.iter().map(|(_, v)| v)
     }
 
+    pub fn values_mut(&mut self) -> impl Iterator<Item = &mut V> + '_ {
+        self.entries.iter_mut().map(|(_, v)| v)
+    }
+
+    /// Keep only the entries `keep` accepts.
+    pub fn retain(&mut self, mut keep: impl FnMut(&K, &mut V) -> bool) {
+        self.entries.retain_mut(|(k, v)| keep(k, v));
+    }
+
     pub fn into_values(self) -> impl Iterator<Item = V> {
         self.entries.into_iter().map(|(_, v)| v)
     }

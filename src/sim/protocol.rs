@@ -4,6 +4,8 @@
 //! carries a world-unique `id` so a stale response (from before a crash, or one
 //! that arrives after a timeout) is recognised and dropped.
 
+use std::rc::Rc;
+
 use serde::Serialize;
 
 use super::log::{LogChunk, Record};
@@ -59,6 +61,15 @@ pub enum ErrorCode {
     CoordinatorNotAvailable,
     /// The new coordinator is still loading the group from its log.
     CoordinatorLoadInProgress,
+    /// The group is rebalancing: the member must rejoin (JoinGroup).
+    RebalanceInProgress,
+    /// The member's generation is not the group's.
+    IllegalGeneration,
+    /// The coordinator does not know this member (its session expired).
+    UnknownMemberId,
+    /// A JoinGroup without a member id: the answer carries the id to join
+    /// with (KIP-394).
+    MemberIdRequired,
 }
 
 impl ErrorCode {
@@ -82,7 +93,22 @@ impl ErrorCode {
             ErrorCode::NotCoordinator => "NOT_COORDINATOR",
             ErrorCode::CoordinatorNotAvailable => "COORDINATOR_NOT_AVAILABLE",
             ErrorCode::CoordinatorLoadInProgress => "COORDINATOR_LOAD_IN_PROGRESS",
+            ErrorCode::RebalanceInProgress => "REBALANCE_IN_PROGRESS",
+            ErrorCode::IllegalGeneration => "ILLEGAL_GENERATION",
+            ErrorCode::UnknownMemberId => "UNKNOWN_MEMBER_ID",
+            ErrorCode::MemberIdRequired => "MEMBER_ID_REQUIRED",
         }
+    }
+
+    /// The errors of a group member's standing (its generation or id), not
+    /// of the coordinator.
+    pub fn is_member_error(self) -> bool {
+        matches!(
+            self,
+            ErrorCode::RebalanceInProgress
+                | ErrorCode::IllegalGeneration
+                | ErrorCode::UnknownMemberId
+        )
     }
 
     /// Errors after which a client must refresh its metadata before retrying.
@@ -351,11 +377,14 @@ pub enum Message {
         id: u64,
         result: Result<BrokerId, ErrorCode>,
     },
-    /// Commit positions for a group (OffsetCommit).
+    /// Commit positions for a group (OffsetCommit). A member of a
+    /// subscribing group sends its generation and member id; a consumer
+    /// that assigns its partitions itself sends none.
     OffsetCommit {
         id: u64,
         group: String,
         offsets: Vec<CommittedOffset>,
+        member: Option<(i32, Rc<str>)>,
     },
     OffsetCommitResponse {
         id: u64,
@@ -387,6 +416,88 @@ pub enum Message {
         id: u64,
         result: Result<Vec<CommittedOffset>, ErrorCode>,
     },
+    #[cfg(classic_groups)]
+    /// Join a classic group (JoinGroup): the answer waits at the coordinator
+    /// until the rebalance completes.
+    JoinGroup {
+        id: u64,
+        join: Box<JoinRequest>,
+    },
+    #[cfg(classic_groups)]
+    JoinGroupResponse {
+        id: u64,
+        result: Result<JoinAnswer, (ErrorCode, Option<Rc<str>>)>,
+    },
+    #[cfg(classic_groups)]
+    /// Ask for this generation's assignment; the leader brings everyone's.
+    SyncGroup {
+        id: u64,
+        group: String,
+        generation: i32,
+        member_id: Rc<str>,
+        assignments: Vec<(Rc<str>, Vec<PartitionIndex>)>,
+    },
+    #[cfg(classic_groups)]
+    SyncGroupResponse {
+        id: u64,
+        result: Result<Vec<PartitionIndex>, ErrorCode>,
+    },
+    #[cfg(classic_groups)]
+    /// A classic member's heartbeat (Heartbeat, not the broker's).
+    GroupHeartbeat {
+        id: u64,
+        group: String,
+        generation: i32,
+        member_id: Rc<str>,
+    },
+    #[cfg(classic_groups)]
+    GroupHeartbeatResponse {
+        id: u64,
+        result: Result<(), ErrorCode>,
+    },
+}
+
+#[cfg(classic_groups)]
+/// A JoinGroup's fields (boxed: the message enum stays small).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct JoinRequest {
+    pub group: String,
+    /// The consumer's `client.id` (member ids start with it).
+    pub client_id: Rc<str>,
+    /// Empty on a first join.
+    pub member_id: Rc<str>,
+    /// `group.instance.id` (static membership, KIP-345).
+    pub instance_id: Option<Rc<str>>,
+    pub session_timeout_ms: u64,
+    pub rebalance_timeout_ms: u64,
+    /// The assignor it asks for (`partition.assignment.strategy`).
+    pub protocol: &'static str,
+    /// The partitions it owns now (the subscription's ownedPartitions).
+    pub owned: Vec<PartitionIndex>,
+    /// The generation it owned them in.
+    pub generation: i32,
+}
+
+#[cfg(classic_groups)]
+/// A member as the group's leader sees it in its JoinGroup answer.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct JoinedMember {
+    pub member_id: Rc<str>,
+    pub instance_id: Option<Rc<str>>,
+    pub owned: Vec<PartitionIndex>,
+    pub generation: i32,
+}
+
+#[cfg(classic_groups)]
+/// A JoinGroup's answer: the new generation, its leader and, for the
+/// leader only, every member.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct JoinAnswer {
+    pub generation: i32,
+    pub member_id: Rc<str>,
+    pub leader: Rc<str>,
+    pub protocol: &'static str,
+    pub members: Vec<JoinedMember>,
 }
 
 /// One committed position: the next offset to read, and the leader epoch of
@@ -413,6 +524,10 @@ impl Message {
             | Message::OffsetCommit { id, .. }
             | Message::OffsetFetch { id, .. }
             | Message::Connect { id } => Some(*id),
+            #[cfg(classic_groups)]
+            Message::JoinGroup { id, .. }
+            | Message::SyncGroup { id, .. }
+            | Message::GroupHeartbeat { id, .. } => Some(*id),
             _ => None,
         }
     }
@@ -447,6 +562,18 @@ impl Message {
             Message::OffsetCommitResponse { .. } => "OffsetCommitResponse",
             Message::OffsetFetch { .. } => "OffsetFetch",
             Message::OffsetFetchResponse { .. } => "OffsetFetchResponse",
+            #[cfg(classic_groups)]
+            Message::JoinGroup { .. } => "JoinGroup",
+            #[cfg(classic_groups)]
+            Message::JoinGroupResponse { .. } => "JoinGroupResponse",
+            #[cfg(classic_groups)]
+            Message::SyncGroup { .. } => "SyncGroup",
+            #[cfg(classic_groups)]
+            Message::SyncGroupResponse { .. } => "SyncGroupResponse",
+            #[cfg(classic_groups)]
+            Message::GroupHeartbeat { .. } => "Heartbeat",
+            #[cfg(classic_groups)]
+            Message::GroupHeartbeatResponse { .. } => "HeartbeatResponse",
         }
     }
 }

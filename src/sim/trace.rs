@@ -213,6 +213,53 @@ pub enum TraceKind {
     ConsumerRestarted {
         consumer: String,
     },
+    /// A classic group starts gathering its members (PreparingRebalance).
+    GroupRebalanceStarted {
+        broker: BrokerId,
+        group: String,
+        reason: String,
+    },
+    /// A classic group's join phase completed: a new generation, its
+    /// members and leader (none: the group is Empty).
+    GroupRebalanced {
+        broker: BrokerId,
+        group: String,
+        generation: i32,
+        members: Vec<String>,
+        leader: Option<String>,
+    },
+    /// The leader's assignment arrived: the group is Stable.
+    GroupStable {
+        broker: BrokerId,
+        group: String,
+        generation: i32,
+    },
+    /// A member's session ended without a heartbeat.
+    GroupMemberExpired {
+        broker: BrokerId,
+        group: String,
+        member: String,
+    },
+    /// A static member's new process took its old member's place.
+    GroupMemberReplaced {
+        broker: BrokerId,
+        group: String,
+        member: String,
+    },
+    /// A member gave up partitions before rejoining (eager: all of them;
+    /// cooperative: those assigned elsewhere).
+    PartitionsRevoked {
+        consumer: String,
+        group: String,
+        partitions: Vec<String>,
+    },
+    /// A member received its assignment for a generation.
+    PartitionsAssigned {
+        consumer: String,
+        group: String,
+        generation: i32,
+        partitions: Vec<String>,
+    },
     AckedRecordsLost {
         topic: String,
         partition: u32,
@@ -448,6 +495,13 @@ mod tests {
                 broker: 1,
                 error: "DUPLICATE_BROKER_REGISTRATION \"\t\"".into(),
             },
+            // Static membership (KIP-345): no teaching scenario restarts a
+            // static member.
+            TraceKind::GroupMemberReplaced {
+                broker: 3,
+                group: "g\"".into(),
+                member: "c1-7".into(),
+            },
         ];
         for kind in by_hand {
             let event = TraceEvent {
@@ -486,6 +540,6 @@ mod tests {
         }
         assert!(files >= 20, "{files} scenario files");
         // Every kind there is.
-        assert_eq!(kinds.len(), 34, "{kinds:?}");
+        assert_eq!(kinds.len(), 41, "{kinds:?}");
     }
 }

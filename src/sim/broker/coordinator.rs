@@ -38,7 +38,7 @@ use std::rc::Rc;
 
 use super::{Broker, ParkedProduce};
 use crate::sim::config::{Acks, ClusterConfig};
-use crate::sim::io::{Ctx, Timer};
+use crate::sim::io::{Ctx, OffsetsRecord, Timer};
 use crate::sim::log::Record;
 use crate::sim::pmap::VecMap;
 use crate::sim::protocol::*;
@@ -56,6 +56,12 @@ pub struct Shard {
     /// watermark passes them, as Kafka's CoordinatorRuntime keeps a timed-out
     /// write's records (only the client was told it failed).
     pub late: Vec<PendingCommit>,
+    /// Classic groups (membership, generation, assignment) by group id.
+    #[cfg(classic_groups)]
+    pub classic: VecMap<Rc<str>, super::classic_group::ClassicGroup>,
+    /// When the next group check is scheduled.
+    #[cfg(classic_groups)]
+    pub tick_at: Option<u64>,
 }
 
 /// Java's `String.hashCode` (s[0]·31^(n−1) + … + s[n−1], wrapping in 32 bits)
@@ -167,9 +173,19 @@ impl Broker {
         id: u64,
         group: &str,
         offsets: Vec<CommittedOffset>,
+        member: Option<(i32, Rc<str>)>,
     ) {
-        let p = match self.shard_for(ctx, group) {
-            Ok((p, _)) => p,
+        #[cfg(classic_groups)]
+        let checked = self
+            .shard_for(ctx, group)
+            .and_then(|(p, _)| self.validate_classic_commit(p, group, &member).map(|_| p));
+        #[cfg(not(classic_groups))]
+        let checked = {
+            let _ = member;
+            self.shard_for(ctx, group).map(|(p, _)| p)
+        };
+        let p = match checked {
+            Ok(p) => p,
             Err(e) => {
                 ctx.send(from, Message::OffsetCommitResponse { id, result: Err(e) });
                 return;
@@ -184,7 +200,8 @@ impl Broker {
             .iter()
             .map(|o| {
                 let rid = ctx.new_id();
-                ctx.commit_values.insert(rid, (group.clone(), *o));
+                ctx.commit_values
+                    .insert(rid, OffsetsRecord::Commit(group.clone(), *o));
                 Record::plain(rid, 0)
             })
             .collect();
@@ -309,6 +326,10 @@ impl Broker {
                 loaded: false,
                 groups: VecMap::new(),
                 late: Vec::new(),
+                #[cfg(classic_groups)]
+                classic: VecMap::new(),
+                #[cfg(classic_groups)]
+                tick_at: None,
             },
         );
         let us = ctx.config.coordinator_load_ms * 1_000
@@ -335,11 +356,20 @@ impl Broker {
             return;
         }
         let mut groups: VecMap<Rc<str>, VecMap<PartitionIndex, CommittedOffset>> = VecMap::new();
+        #[cfg(classic_groups)]
+        let mut classic: VecMap<Rc<str>, Rc<super::classic_group::GroupSnapshot>> = VecMap::new();
         let mut read = 0u64;
         for r in rep.log.records() {
-            if let Some((g, o)) = ctx.commit_values.get(&r.id) {
-                groups.or_default(g.clone()).insert(o.partition, *o);
-                read += 1;
+            match ctx.commit_values.get(&r.id) {
+                Some(OffsetsRecord::Commit(g, o)) => {
+                    groups.or_default(g.clone()).insert(o.partition, *o);
+                    read += 1;
+                }
+                #[cfg(classic_groups)]
+                Some(OffsetsRecord::Group(g, snapshot)) => {
+                    classic.insert(g.clone(), snapshot.clone());
+                }
+                None => {}
             }
         }
         let Some(shard) = self.coordinator.get_mut(&p) else {
@@ -350,6 +380,13 @@ impl Broker {
         }
         shard.loaded = true;
         shard.groups = groups;
+        #[cfg(classic_groups)]
+        let memberships = self.load_classic_groups(ctx, p, &classic);
+        #[cfg(not(classic_groups))]
+        let memberships: Vec<String> = Vec::new();
+        let Some(shard) = self.coordinator.get(&p) else {
+            return;
+        };
         let names: Vec<String> = shard.groups.iter().map(|(g, _)| g.to_string()).collect();
         if names.is_empty() && read == 0 {
             return;
@@ -363,17 +400,31 @@ impl Broker {
                 groups: names.clone(),
                 records: read,
             },
-            format!(
-                "Broker {me} leads {tp} and has loaded its {read} commit record(s): it is now the coordinator of group {} and answers its OffsetFetch and OffsetCommit.",
-                names.join(", ")
-            ),
+            if memberships.is_empty() {
+                format!(
+                    "Broker {me} leads {tp} and has loaded its {read} commit record(s): it is now the coordinator of group {} and answers its OffsetFetch and OffsetCommit.",
+                    names.join(", ")
+                )
+            } else {
+                format!(
+                    "Broker {me} leads {tp} and has loaded its {read} commit record(s) and {}: it is now the coordinator of group {}; the members keep their assignment, and each session starts now.",
+                    memberships.join(", "),
+                    names.join(", ")
+                )
+            },
         );
     }
 
     /// No longer the leader of `p`: its groups are unloaded (clients get
     /// NOT_COORDINATOR and look for the new one).
-    pub(super) fn coordinator_resigned(&mut self, p: PartitionIndex) {
-        self.coordinator.remove(&p);
+    pub(super) fn coordinator_resigned(&mut self, ctx: &mut Ctx, p: PartitionIndex) {
+        let shard = self.coordinator.remove(&p);
+        #[cfg(classic_groups)]
+        if let Some(shard) = shard {
+            self.classic_groups_unloaded(ctx, &shard);
+        }
+        #[cfg(not(classic_groups))]
+        let _ = (ctx, shard);
     }
 }
 

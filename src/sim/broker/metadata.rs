@@ -227,7 +227,7 @@ impl Broker {
                     }
                 }
             }
-            self.coordinator_resigned(p);
+            self.coordinator_resigned(ctx, p);
             if was_leader {
                 self.fail_parked_produces(ctx, p, ErrorCode::NotLeaderOrFollower);
                 self.wake_fetches(ctx, p);

@@ -27,6 +27,8 @@
 //! holds the broker's state, its lifecycle and the dispatch of timers and
 //! messages.
 
+#[cfg(classic_groups)]
+pub mod classic_group;
 pub mod coordinator;
 mod fetcher;
 mod isr;
@@ -702,6 +704,11 @@ impl Broker {
                 partition,
                 leader_epoch,
             } => self.coordinator_loaded(ctx, partition, leader_epoch),
+            #[cfg(classic_groups)]
+            Timer::GroupTick {
+                partition,
+                leader_epoch,
+            } => self.group_tick(ctx, partition, leader_epoch),
             Timer::MetadataApplied { end } => self.apply_metadata_now(ctx, end),
             Timer::AlterPartitionRetry { partition, id } => {
                 self.retry_alter_partition(ctx, partition, id)
@@ -852,9 +859,29 @@ impl Broker {
                 group,
                 partitions,
             } => self.handle_offset_fetch(ctx, from, id, &group, &partitions),
-            Message::OffsetCommit { id, group, offsets } => {
-                self.handle_offset_commit(ctx, from, id, &group, offsets)
-            }
+            Message::OffsetCommit {
+                id,
+                group,
+                offsets,
+                member,
+            } => self.handle_offset_commit(ctx, from, id, &group, offsets, member),
+            #[cfg(classic_groups)]
+            Message::JoinGroup { id, join } => self.handle_join_group(ctx, from, id, *join),
+            #[cfg(classic_groups)]
+            Message::SyncGroup {
+                id,
+                group,
+                generation,
+                member_id,
+                assignments,
+            } => self.handle_sync_group(ctx, from, id, &group, generation, &member_id, assignments),
+            #[cfg(classic_groups)]
+            Message::GroupHeartbeat {
+                id,
+                group,
+                generation,
+                member_id,
+            } => self.handle_group_heartbeat(ctx, from, id, &group, generation, &member_id),
             Message::Metadata { id } => {
                 let partitions = self
                     .meta_leaders

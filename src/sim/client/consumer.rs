@@ -119,10 +119,24 @@ impl Consumer {
         config: ConsumerConfig,
         brokers: u32,
     ) -> Self {
+        // A subscribing member holds no partition until its group assigns
+        // it some.
         let positions = topic_partitions
             .iter()
+            .filter(|_| !config.subscribe)
             .map(|p| (*p, ConsumerPosition::default()))
             .collect();
+        let group = config.group_id.clone().map(|id| {
+            let mut g = super::group::GroupMember::new(id);
+            if config.subscribe {
+                g.membership = Some(super::membership::Membership::new(
+                    config.group_instance_id.clone(),
+                ));
+            } else {
+                g.to_fetch = topic_partitions.clone();
+            }
+            g
+        });
         Consumer {
             name,
             index,
@@ -144,7 +158,7 @@ impl Consumer {
             metadata_due: false,
             running: true,
             incarnation: 0,
-            group: config.group_id.clone().map(super::group::GroupMember::new),
+            group,
             config,
         }
     }
@@ -186,6 +200,16 @@ impl Consumer {
         // running at t=0).
         fresh.connections = fresh.connections.none_yet();
         *self = fresh;
+    }
+
+    /// Fetches out for partitions the consumer no longer holds: their
+    /// answers for them are dropped.
+    #[cfg(classic_groups)]
+    pub(super) fn forget_fetches_of(&mut self, gone: &[PartitionIndex]) {
+        for (_, parts) in self.fetches.values_mut() {
+            parts.retain(|p| !gone.contains(p));
+        }
+        self.validations.retain(|_, p| !gone.contains(p));
     }
 
     /// The broker this consumer fetches partition `p` from at time `now`: its
@@ -401,6 +425,7 @@ impl Consumer {
             }
             Timer::ConnectionSetupTimeout { broker, id } => self.setup_timed_out(ctx, broker, id),
             Timer::AutoCommit => self.auto_commit(ctx),
+            Timer::MemberHeartbeat => self.heartbeat_due(ctx),
             Timer::MetadataRefresh => {
                 self.refresh_metadata(ctx);
                 ctx.after(self.config.metadata_max_age_ms, Timer::MetadataRefresh);
@@ -508,13 +533,18 @@ impl Consumer {
                 self.poll(ctx);
             }
             Message::FetchResponse { id, partitions } => {
-                let Some((broker, _)) = self.fetches.remove(&id) else {
+                let Some((broker, asked)) = self.fetches.remove(&id) else {
                     return;
                 };
                 let mut refresh = false;
                 let max_age = self.config.metadata_max_age_ms;
                 for r in partitions {
                     let p = r.partition;
+                    // A partition given up while the fetch was out is not
+                    // read from its answer.
+                    if !asked.contains(&p) {
+                        continue;
+                    }
                     let Some(pos) = self.positions.get(&p) else {
                         continue;
                     };
@@ -788,6 +818,10 @@ impl Consumer {
             m @ (Message::FindCoordinatorResponse { .. }
             | Message::OffsetFetchResponse { .. }
             | Message::OffsetCommitResponse { .. }) => self.on_group_message(ctx, m),
+            #[cfg(classic_groups)]
+            m @ (Message::JoinGroupResponse { .. }
+            | Message::SyncGroupResponse { .. }
+            | Message::GroupHeartbeatResponse { .. }) => self.on_membership_message(ctx, m),
             Message::Disconnected { id, to } => {
                 if let Node::Broker(b) = to {
                     if self.connections.on_disconnected(ctx.now, b, id) == Some(Broken::Refused) {

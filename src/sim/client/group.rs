@@ -53,9 +53,17 @@ pub struct GroupMember {
     /// A commit is wanted (auto-commit interval passed, a step, a retry).
     commit_due: bool,
     next_try_ms: u64,
-    failures: u32,
+    pub(super) failures: u32,
     /// The last error narrated, so a streak of the same one is told once.
-    last_error: Option<ErrorCode>,
+    pub(super) last_error: Option<ErrorCode>,
+    /// Partitions whose committed offset is to be fetched (OffsetFetch)
+    /// before they are read.
+    pub to_fetch: Vec<PartitionIndex>,
+    /// What the OffsetFetch out asked for.
+    fetch_asked: Vec<PartitionIndex>,
+    /// With `subscribe`: the membership in the classic group
+    /// (`client/membership.rs`).
+    pub membership: Option<super::membership::Membership>,
     /// The coordinator last narrated as found.
     announced: Option<BrokerId>,
 }
@@ -75,24 +83,23 @@ impl GroupMember {
 
     /// The broker an outstanding request `id` went to.
     pub fn broker_of(&self, id: u64) -> Option<BrokerId> {
+        self.requests().find(|r| r.0 == id).map(|r| r.1)
+    }
+
+    /// Every request out: (id, broker).
+    fn requests(&self) -> impl Iterator<Item = (u64, BrokerId)> + '_ {
         [self.find, self.offset_fetch]
             .into_iter()
             .flatten()
             .chain(self.commit.as_ref().map(|c| (c.0, c.1)))
-            .find(|r| r.0 == id)
-            .map(|r| r.1)
+            .chain(self.membership.iter().flat_map(|m| m.requests()))
     }
 }
 
 impl GroupMember {
     /// How many of the group's requests are out to broker `b`.
     pub fn in_flight_to(&self, b: BrokerId) -> u32 {
-        [self.find, self.offset_fetch]
-            .into_iter()
-            .flatten()
-            .chain(self.commit.as_ref().map(|c| (c.0, c.1)))
-            .filter(|r| r.1 == b)
-            .count() as u32
+        self.requests().filter(|r| r.1 == b).count() as u32
     }
 }
 
@@ -100,7 +107,7 @@ impl Consumer {
     /// Whether partitions may be fetched: always without a group; with one,
     /// once the committed offsets are known.
     pub(super) fn may_fetch(&self) -> bool {
-        self.group.as_ref().is_none_or(|g| g.offsets_fetched)
+        self.group.as_ref().is_none_or(|g| g.offsets_fetched) && self.member_ready()
     }
 
     /// Move the group protocol on: find the coordinator, fetch the committed
@@ -150,20 +157,29 @@ impl Consumer {
             }
             return;
         }
-        let fetched = g.offsets_fetched;
-        let due = g.commit_due;
-        if fetched && !due {
+        let idle = self
+            .group
+            .as_ref()
+            .is_none_or(|g| g.membership.is_none() && g.offsets_fetched && !g.commit_due);
+        if idle {
             return;
         }
         if !self.connections.ready(ctx, coordinator) {
             self.wake_for_reconnect(ctx);
             return;
         }
-        let id = ctx.new_id();
-        if !fetched {
-            let partitions = self.topic_partitions.clone();
+        if self.drive_membership(ctx, coordinator) {
+            return;
+        }
+        let Some(g) = self.group.as_ref() else {
+            return;
+        };
+        if !g.offsets_fetched {
+            let id = ctx.new_id();
+            let partitions = g.to_fetch.clone();
             if let Some(g) = self.group.as_mut() {
                 g.offset_fetch = Some((id, coordinator));
+                g.fetch_asked = partitions.clone();
             }
             ctx.send(
                 Node::Broker(coordinator),
@@ -173,45 +189,67 @@ impl Consumer {
                     partitions,
                 },
             );
-        } else {
-            // SubscriptionState.allConsumed: only partitions with a valid
-            // position (hasValidPosition: FETCHING) are committed, not one
-            // waiting for a reset, one stopped by an error, or one awaiting
-            // validation against a newer leader; nothing at all is sent
-            // when none has.
-            let metadata = &self.metadata;
-            let offsets: Vec<CommittedOffset> = self
-                .positions
-                .iter()
-                .filter(|(p, pos)| {
-                    !pos.stopped
-                        && !pos.reset_pending
-                        && !metadata
-                            .get(p)
-                            .is_some_and(|(_, epoch)| pos.awaits_validation(*epoch))
-                })
-                .map(|(p, pos)| CommittedOffset {
-                    partition: p,
-                    offset: pos.offset,
-                    leader_epoch: pos.epoch,
-                })
-                .collect();
-            if offsets.is_empty() {
-                if let Some(g) = self.group.as_mut() {
-                    g.commit_due = false;
-                }
-                return;
-            }
-            if let Some(g) = self.group.as_mut() {
-                g.commit_due = false;
-                g.commit = Some((id, coordinator, offsets.clone()));
-            }
-            ctx.send(
-                Node::Broker(coordinator),
-                Message::OffsetCommit { id, group, offsets },
-            );
+            ctx.after(self.config.request_timeout_ms, Timer::RequestTimeout { id });
+        } else if g.commit_due {
+            self.send_commit(ctx, coordinator);
         }
+    }
+
+    /// Send the positions to the coordinator (OffsetCommit). Returns
+    /// whether a commit went out.
+    pub(super) fn send_commit(&mut self, ctx: &mut Ctx, coordinator: BrokerId) -> bool {
+        let id = ctx.new_id();
+        // SubscriptionState.allConsumed: only partitions with a valid
+        // position (hasValidPosition: FETCHING) are committed, not one
+        // waiting for a reset, one stopped by an error, or one awaiting
+        // validation against a newer leader; nothing at all is sent
+        // when none has.
+        let metadata = &self.metadata;
+        let offsets: Vec<CommittedOffset> = self
+            .positions
+            .iter()
+            .filter(|(p, pos)| {
+                !pos.stopped
+                    && !pos.reset_pending
+                    && !metadata
+                        .get(p)
+                        .is_some_and(|(_, epoch)| pos.awaits_validation(*epoch))
+            })
+            .map(|(p, pos)| CommittedOffset {
+                partition: p,
+                offset: pos.offset,
+                leader_epoch: pos.epoch,
+            })
+            .collect();
+        let Some(g) = self.group.as_mut() else {
+            return false;
+        };
+        g.commit_due = false;
+        // Positions not yet started from the committed offsets are not
+        // positions to commit.
+        let offsets: Vec<CommittedOffset> = offsets
+            .into_iter()
+            .filter(|o| !g.to_fetch.contains(&o.partition))
+            .collect();
+        if offsets.is_empty() {
+            return false;
+        }
+        g.commit = Some((id, coordinator, offsets.clone()));
+        let member = g
+            .membership
+            .as_ref()
+            .map(|m| (m.generation, m.member_id.clone()));
+        ctx.send(
+            Node::Broker(coordinator),
+            Message::OffsetCommit {
+                id,
+                group: g.group_id.clone(),
+                offsets,
+                member,
+            },
+        );
         ctx.after(self.config.request_timeout_ms, Timer::RequestTimeout { id });
+        true
     }
 
     pub(super) fn auto_commit(&mut self, ctx: &mut Ctx) {
@@ -227,8 +265,6 @@ impl Consumer {
     /// A coordinator request answered with an error, timed out or lost its
     /// connection.
     pub(super) fn group_request_failed(&mut self, ctx: &mut Ctx, id: u64, e: ErrorCode) {
-        let name = self.name.clone();
-        let backoff_base = self.config.retry_backoff_ms;
         let Some(g) = self.group.as_mut() else {
             return;
         };
@@ -243,6 +279,30 @@ impl Consumer {
             g.commit_due = true;
             "OffsetCommit"
         } else {
+            self.membership_failed(ctx, id, e);
+            return;
+        };
+        if request == "OffsetCommit" && g.membership.is_some() && e.is_member_error() {
+            // The commit is fenced (CommitFailedException): not retried.
+            g.commit_due = false;
+            self.member_error(ctx, request, e);
+            return;
+        }
+        self.group_request_failed_known(ctx, request, e);
+    }
+
+    /// The common handling of a failed coordinator request: the error
+    /// counted, the coordinator marked unknown (unless still loading), a
+    /// retry after the backoff.
+    pub(super) fn group_request_failed_known(
+        &mut self,
+        ctx: &mut Ctx,
+        request: &'static str,
+        e: ErrorCode,
+    ) {
+        let name = self.name.clone();
+        let backoff_base = self.config.retry_backoff_ms;
+        let Some(g) = self.group.as_mut() else {
             return;
         };
         *g.errors.entry(e.name().to_string()).or_default() += 1;
@@ -345,8 +405,15 @@ impl Consumer {
                     Err(e) => self.group_request_failed(ctx, id, e),
                     Ok(offsets) => {
                         let name = self.name.clone();
-                        let parts = self.topic_partitions.clone();
-                        for p in parts {
+                        let parts = self
+                            .group
+                            .as_ref()
+                            .map(|g| g.fetch_asked.clone())
+                            .unwrap_or_default();
+                        for p in parts.iter().copied() {
+                            if !self.positions.contains_key(&p) {
+                                continue;
+                            }
                             let committed = offsets.iter().find(|o| o.partition == p).copied();
                             if let Some(pos) = self.positions.get_mut(&p) {
                                 match committed {
@@ -387,8 +454,11 @@ impl Consumer {
                             g.offset_fetch = None;
                             g.failures = 0;
                             g.last_error = None;
-                            g.offsets_fetched = true;
-                            g.committed = VecMap::new();
+                            g.to_fetch.retain(|p| !parts.contains(p));
+                            g.offsets_fetched = g.to_fetch.is_empty();
+                            for p in &parts {
+                                g.committed.remove(p);
+                            }
                             for o in offsets {
                                 g.committed.insert(o.partition, o);
                             }
@@ -558,6 +628,7 @@ mod tests {
         let g = member_mut(&mut c);
         g.coordinator = Some(1);
         g.offsets_fetched = true;
+        g.to_fetch.clear();
         g.commit = Some((5, 1, Vec::new()));
         let timers = fail(&mut world, &mut c, 1_000, 5, ErrorCode::NotCoordinator);
         let g = member(&c);
@@ -684,6 +755,7 @@ mod tests {
         g.find = None;
         g.coordinator = Some(1);
         g.offsets_fetched = true;
+        g.to_fetch.clear();
         g.commit = Some((5, 1, Vec::new()));
         g.commit_due = true;
         assert!(sent(&mut world, &mut c, 2_200).0.is_empty());
@@ -713,6 +785,7 @@ mod tests {
         let g = member_mut(&mut c);
         g.coordinator = Some(2);
         g.offsets_fetched = true;
+        g.to_fetch.clear();
         g.commit = Some((5, 2, Vec::new()));
         let timeout = Timer::RequestTimeout { id: 5 };
         assert!(c.timer_live(&timeout));
@@ -810,6 +883,7 @@ mod tests {
             let g = member_mut(&mut c);
             g.coordinator = Some(2);
             g.offsets_fetched = true;
+            g.to_fetch.clear();
             g.commit = Some((id, 2, offsets.clone()));
             world.at(1_000, |ctx| {
                 c.on_group_message(ctx, Message::OffsetCommitResponse { id, result: Ok(()) })
@@ -836,6 +910,7 @@ mod tests {
         let g = member_mut(&mut c);
         g.coordinator = Some(1);
         g.offsets_fetched = true;
+        g.to_fetch.clear();
         c.metadata.insert(0, (Some(1), 0));
         let commits = |world: &mut TestWorld, c: &mut Consumer| {
             world.at(1_000, |ctx| {
@@ -855,6 +930,7 @@ mod tests {
         let g = member_mut(&mut c);
         g.coordinator = Some(1);
         g.offsets_fetched = true;
+        g.to_fetch.clear();
         assert_eq!(
             commits(&mut world, &mut c),
             0,
@@ -871,6 +947,7 @@ mod tests {
         let g = member_mut(&mut c);
         g.coordinator = Some(1);
         g.offsets_fetched = true;
+        g.to_fetch.clear();
         g.commit_due = true;
         for p in 0..3 {
             c.metadata.insert(p, (Some(1), 0));
@@ -911,6 +988,7 @@ mod tests {
         let mut g = GroupMember::new("g".to_string());
         g.coordinator = Some(1);
         g.offsets_fetched = true;
+        g.to_fetch.clear();
         g.commit_due = true;
         c.group = Some(g);
         c.metadata.insert(0, (Some(1), 5));

@@ -35,10 +35,12 @@ pub mod connection;
 mod consumer;
 mod group;
 pub mod idempotence;
+pub mod membership;
 mod producer;
 
 pub use consumer::{Consumer, ConsumerPosition};
 pub use group::GroupMember;
+pub use membership::{MemberState, Membership};
 
 use crate::sim::io::Ctx;
 use crate::sim::pmap::DenseMap;

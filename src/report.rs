@@ -631,7 +631,7 @@ fn stored_offsets(c: &Cluster, group: &str) -> Option<Vec<(String, u64, Option<u
 pub fn read_twice(k: &crate::sim::client::Consumer) -> u64 {
     // By record id, not offset: after a truncation the same offset holds
     // another record, and reading that is no duplicate.
-    let mut read: Vec<u64> = k.consumed_records.iter().map(|r| r.2).collect();
+    let mut read: Vec<u64> = k.consumed_records.iter().map(|r| r.id).collect();
     let all = read.len();
     read.sort_unstable();
     read.dedup();

@@ -291,6 +291,10 @@ pub struct RunOutcome {
     pub never_consumed: u64,
     #[serde(default)]
     pub failed_but_written: u64,
+    /// Read more than once within one group (the delivery's `reread`: a
+    /// hand-over, a restart or a reset).
+    #[serde(default)]
+    pub reread: u64,
 }
 
 /// Coarse cause of a loss, from the narrated cause in the trace.
@@ -363,6 +367,7 @@ pub fn run_one(cfg: &SweepConfig, seed: u64) -> Result<RunOutcome, String> {
         written_twice: report.delivery.iter().map(|d| d.written_twice.count).sum(),
         consumed_twice: report.delivery.iter().map(|d| d.consumed_twice.count).sum(),
         never_consumed: report.delivery.iter().map(|d| d.never_consumed.count).sum(),
+        reread: report.delivery.iter().map(|d| d.reread.count).sum(),
         failed_but_written: report
             .delivery
             .iter()
@@ -422,12 +427,14 @@ pub struct ConfigSummary {
     pub violation_kinds: BTreeMap<String, u64>,
     pub availability: SweepAvailability,
     /// Delivery totals over the runs (see [`RunOutcome`]): the duplicate rate
-    /// is `written_twice / sent`, the skip rate `never_consumed / sent`.
+    /// is `written_twice / sent`, the skip rate `never_consumed / sent`,
+    /// the re-read rate `reread / sent`.
     pub sent: u64,
     pub written_twice: u64,
     pub consumed_twice: u64,
     pub never_consumed: u64,
     pub failed_but_written: u64,
+    pub reread: u64,
 }
 
 /// Run `seeds` seeds (from `first_seed`) of every configuration on `threads`
@@ -526,6 +533,7 @@ pub fn summarize(
             written_twice: 0,
             consumed_twice: 0,
             never_consumed: 0,
+            reread: 0,
             failed_but_written: 0,
         })
         .collect();
@@ -543,6 +551,7 @@ pub fn summarize(
         s.written_twice += o.written_twice;
         s.consumed_twice += o.consumed_twice;
         s.never_consumed += o.never_consumed;
+        s.reread += o.reread;
         s.failed_but_written += o.failed_but_written;
         if o.lost > 0 {
             s.runs_with_loss += 1;
@@ -678,7 +687,7 @@ fn seconds_to_tenths(ms: u64) -> String {
 /// runs' p99 produce latency (p50 / max), in seconds.
 pub fn table(summaries: &[ConfigSummary]) -> String {
     let mut s = format!(
-        "{:<44} {:>8} {:>6} {:>10} {:>8} {:>9} {:>10} {:>15} | {:>13} {:>17} {:>17} | {:>7} {:>7}\n",
+        "{:<44} {:>8} {:>6} {:>10} {:>8} {:>9} {:>10} {:>15} | {:>13} {:>17} {:>17} | {:>7} {:>7} {:>8}\n",
         "config",
         "promises",
         "runs",
@@ -691,7 +700,8 @@ pub fn table(summaries: &[ConfigSummary]) -> String {
         "unavail s p50/max",
         "p99 lat s p50/max",
         "dup %",
-        "skip %"
+        "skip %",
+        "reread %"
     );
     for c in summaries {
         let first = match (c.first_seed_with_violation, c.first_seed_with_loss) {
@@ -705,7 +715,7 @@ pub fn table(summaries: &[ConfigSummary]) -> String {
         };
         let a = &c.availability;
         s.push_str(&format!(
-            "{:<44} {:>8} {:>6} {:>10} {:>8} {:>9} {:>10} {:>15} | {:>13} {:>17} {:>17} | {:>7} {:>7}\n",
+            "{:<44} {:>8} {:>6} {:>10} {:>8} {:>9} {:>10} {:>15} | {:>13} {:>17} {:>17} | {:>7} {:>7} {:>8}\n",
             c.key,
             if c.promises_durability { "yes" } else { "no" },
             c.runs,
@@ -718,7 +728,8 @@ pub fn table(summaries: &[ConfigSummary]) -> String {
             secs(&a.unavailable_ms),
             secs(&a.produce_latency_p99_ms),
             percent(c.written_twice, c.sent),
-            percent(c.never_consumed, c.sent)
+            percent(c.never_consumed, c.sent),
+            percent(c.reread, c.sent)
         ));
         for (cause, n) in &c.loss_causes {
             s.push_str(&format!("{:<44}   loss cause: {cause} ({n} runs)\n", ""));

@@ -76,6 +76,7 @@ const MEANING: &[(&str, &str)] = &[
     ("heartbeat.interval.ms", "how often a member heartbeats to its coordinator; lower than `session.timeout.ms`"),
     ("max.poll.interval.ms", "a member's rebalance timeout: how long the coordinator waits for it to join again"),
     ("group.protocol", "`classic`; `consumer` (KIP-848) is not modelled yet and is refused"),
+    ("sim.commit.leader.epoch", "commits carry the leader epoch of the last record read; false models a client that commits without it (no KIP-320 validation on restart)"),
     ("group.instance.id", "static membership (KIP-345): a restart within the session keeps the member's place and assignment"),
     ("client.rack", "the consumer's rack, sent with every fetch, for follower fetching (KIP-392)"),
     ("group.id", "the consumer's group: it then commits its positions to the group's coordinator and starts from what was committed"),

@@ -331,7 +331,7 @@ fn never_consumed_counts_only_records_below_the_high_watermark() {
     let read: Vec<u64> = c.consumers[0]
         .consumed_records
         .iter()
-        .map(|r| r.2)
+        .map(|r| r.id)
         .collect();
     let unread_committed = log
         .records()

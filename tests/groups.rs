@@ -162,8 +162,13 @@ fn a_restarted_consumer_resumes_from_its_committed_offset_and_rereads_the_rest()
     );
     // Every offset in [committed, read) was consumed twice, none other.
     let mut seen = std::collections::BTreeMap::new();
-    for (p, off, _) in &c.consumed_records {
-        *seen.entry((*p, *off)).or_insert(0u32) += 1;
+    for &failover_lab::sim::client::Read {
+        partition: p,
+        offset: off,
+        ..
+    } in &c.consumed_records
+    {
+        *seen.entry((p, off)).or_insert(0u32) += 1;
     }
     let twice: Vec<u64> = seen
         .iter()
@@ -281,7 +286,7 @@ fn a_group_without_a_committed_offset_follows_auto_offset_reset() {
     assert!(hw >= 190, "records before the restart: {hw}");
     latest.run_to_end();
     let c = &latest.cluster.consumers[0];
-    let first = c.consumed_records.first().map(|r| r.1);
+    let first = c.consumed_records.first().map(|r| r.offset);
     assert!(
         first.is_some_and(|f| f >= hw),
         "latest starts at the high watermark {hw}, not before: first read {first:?}"
@@ -295,7 +300,7 @@ fn a_group_without_a_committed_offset_follows_auto_offset_reset() {
     let mut earliest = late_group_consumer("earliest");
     earliest.run_to_end();
     let c = &earliest.cluster.consumers[0];
-    assert_eq!(c.consumed_records.first().map(|r| r.1), Some(0));
+    assert_eq!(c.consumed_records.first().map(|r| r.offset), Some(0));
     assert!(c.consumed > hw, "earliest reads the whole log");
 
     let mut none = late_group_consumer("none");
@@ -328,7 +333,7 @@ fn by_duration_resets_to_the_first_record_sent_within_the_duration() {
         _ => unreachable!(),
     };
     let c = &l.cluster.consumers[0];
-    assert_eq!(c.consumed_records.first().map(|r| r.1), Some(offset));
+    assert_eq!(c.consumed_records.first().map(|r| r.offset), Some(offset));
     assert!(
         offset > 100,
         "the records of the first 7 s are skipped: {offset}"
@@ -725,8 +730,8 @@ fn members_of_a_subscribing_group_split_the_partitions_with_the_range_assignor()
     // Everyone reads: each consumer consumed from its own partitions only.
     for (i, c) in l.cluster.consumers.iter().enumerate() {
         assert!(c.consumed > 0, "c{} read nothing", i + 1);
-        for (p, _, _) in &c.consumed_records {
-            assert!(s[i].contains(&l.cluster.partitions[*p].partition));
+        for &failover_lab::sim::client::Read { partition: p, .. } in &c.consumed_records {
+            assert!(s[i].contains(&l.cluster.partitions[p].partition));
         }
     }
     let r = l.report();
@@ -797,7 +802,7 @@ fn a_dead_members_partitions_move_after_the_session_timeout_and_resume_from_the_
     let c1_parts: Vec<usize> = l.cluster.consumers[0]
         .consumed_records
         .iter()
-        .map(|r| r.0)
+        .map(|r| r.partition)
         .collect();
     let gap: Vec<u64> = kind_times(
         &l,
@@ -808,12 +813,12 @@ fn a_dead_members_partitions_move_after_the_session_timeout_and_resume_from_the_
     let c1: Vec<u64> = l.cluster.consumers[0]
         .consumed_records
         .iter()
-        .map(|r| r.2)
+        .map(|r| r.id)
         .collect();
     let c2: Vec<u64> = l.cluster.consumers[1]
         .consumed_records
         .iter()
-        .map(|r| r.2)
+        .map(|r| r.id)
         .collect();
     let twice = c1.iter().filter(|id| c2.contains(id)).count();
     assert!(
@@ -885,7 +890,7 @@ fn a_static_member_restarted_within_the_session_timeout_keeps_its_assignment() {
     assert!(l.cluster.consumers[0]
         .consumed_records
         .iter()
-        .any(|r| r.2 > 0));
+        .any(|r| r.id > 0));
     // The same member without group.instance.id: the group rebalances
     // twice (the dead member's session, then nothing more — the restarted
     // process joins as a new member).
@@ -914,7 +919,7 @@ fn a_live_member_commits_before_it_gives_up_its_partitions_so_a_handover_rereads
         l.cluster.consumers[i]
             .consumed_records
             .iter()
-            .map(|r| (r.0, r.2))
+            .map(|r| (r.partition, r.id))
             .collect()
     };
     let (c1, c2, c3) = (read_by(0), read_by(1), read_by(2));
@@ -984,4 +989,88 @@ fn cooperative_sticky_members_keep_their_partitions_and_read_through_the_rebalan
         let dup = failover_lab::report::read_twice(c);
         assert_eq!(dup, 0, "c{} read {dup} records twice", i + 1);
     }
+}
+
+/// The same truncation under a commit without its leader epoch
+/// (`sim.commit.leader.epoch` false: a client that commits offsets only,
+/// KAFKA-19902): the restarted consumer cannot validate the committed
+/// offset (KIP-320 needs the epoch), fetches beyond the new leader's log
+/// end, gets OFFSET_OUT_OF_RANGE, and auto.offset.reset decides: `earliest`
+/// reads the new leader's whole log again (the delivery's re-reads by
+/// `reset`), while the commit with its epoch seeks back to the divergence
+/// point and re-reads nothing.
+#[test]
+fn a_commit_without_its_leader_epoch_meets_a_truncation_as_offset_out_of_range() {
+    let run = |epoch: bool| {
+        let mut l = lab(&format!(
+            r#"{{"seed": 8, "brokers": 3,
+          "config": {{"unclean.leader.election.enable": true, "replica.lag.time.max.ms": 10000,
+                     "offsets.topic.num.partitions": 3}},
+          "topics": [{{"name": "orders", "partitions": 1, "replication_factor": 2, "assignment": [[1, 2]]}}],
+          "clients": [{{"type": "producer", "id": "p1", "topic": "orders", "acks": "all", "records_per_sec": 10}},
+                      {{"type": "consumer", "id": "c1", "topic": "orders",
+                        "config": {{"group.id": "g", "auto.offset.reset": "earliest", "sim.commit.leader.epoch": {epoch}}}}}],
+          "steps": [{{"at_ms": 3000, "slow": {{"broker": 2, "topic": "orders", "partition": 0}}}},
+                    {{"at_ms": 26000, "crash_client": "c1"}},
+                    {{"at_ms": 30000, "crash": 1}},
+                    {{"at_ms": 31000, "unslow": {{"broker": 2, "topic": "orders", "partition": 0}}}},
+                    {{"at_ms": 45000, "restart_client": "c1"}}],
+          "run_until_ms": 60000}}"#
+        ));
+        l.run_to_end();
+        l
+    };
+    let with = run(true);
+    let without = run(false);
+    assert_eq!(
+        group(&without)
+            .committed
+            .get(&0)
+            .and_then(|o| o.leader_epoch),
+        None
+    );
+    let out_of_range = |l: &Lab| {
+        events(l, |k| {
+            matches!(k, TraceKind::ConsumerOffsetOutOfRange { .. })
+        })
+        .len()
+    };
+    assert_eq!(out_of_range(&with), 0);
+    assert_eq!(with.cluster.consumers[0].truncations_detected, 1);
+    assert!(out_of_range(&without) >= 1);
+    assert_eq!(without.cluster.consumers[0].truncations_detected, 0);
+    let causes = |l: &Lab| {
+        let d = &l.report().delivery[0];
+        (
+            d.reread.count,
+            d.reread_causes.reset.count,
+            d.reread_causes.restart.count,
+        )
+    };
+    // Everything the new leader kept of what c1 had read is read again.
+    let (reread, by_reset, _) = causes(&without);
+    assert!(by_reset > 0 && by_reset == reread, "{:?}", causes(&without));
+    assert_eq!(causes(&with), (0, 0, 0), "validation re-reads nothing");
+}
+
+/// The delivery's re-reads by cause: a partition handed from a dead member
+/// to a live one is re-read by `rebalance` (another member of the group); a
+/// consumer that restarts from its last commit re-reads by `restart`.
+#[test]
+fn rereads_are_told_by_cause_a_rebalance_hand_over_and_a_restart() {
+    let mut l = scenario_file("group-member-dies.json");
+    l.run_to_end();
+    let d = &l.report().delivery[0];
+    assert!(d.reread.count > 0);
+    assert_eq!(d.reread_causes.rebalance.count, d.reread.count);
+    assert_eq!(
+        d.consumed_twice.count, 0,
+        "no consumer read a record twice itself"
+    );
+    let mut l = scenario_file("group-coordinator-dies.json");
+    l.run_to_end();
+    let d = &l.report().delivery[0];
+    assert!(d.reread.count > 0);
+    assert_eq!(d.reread_causes.restart.count, d.reread.count);
+    assert_eq!(d.reread.count, d.consumed_twice.count);
 }

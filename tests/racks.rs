@@ -76,7 +76,7 @@ fn position(l: &Lab, consumer: usize) -> u64 {
 /// each record is the one the leader holds at that offset.
 fn assert_read_every_record_once(l: &Lab, consumer: usize, leader: u32) {
     let c = &l.cluster.consumers[consumer];
-    let offsets: Vec<u64> = c.consumed_records.iter().map(|r| r.1).collect();
+    let offsets: Vec<u64> = c.consumed_records.iter().map(|r| r.offset).collect();
     let expected: Vec<u64> = (0..offsets.len() as u64).collect();
     assert_eq!(
         offsets, expected,
@@ -84,10 +84,13 @@ fn assert_read_every_record_once(l: &Lab, consumer: usize, leader: u32) {
         c.name
     );
     let log = ids(l, leader, 0);
-    for (_, off, id) in &c.consumed_records {
+    for &failover_lab::sim::client::Read {
+        offset: off, id, ..
+    } in &c.consumed_records
+    {
         assert_eq!(
-            log.get(*off as usize),
-            Some(id),
+            log.get(off as usize),
+            Some(&id),
             "{}: offset {off} holds the leader's record",
             c.name
         );

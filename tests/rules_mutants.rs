@@ -1096,7 +1096,7 @@ fn a_record_read_twice_has_the_consumers_restart_in_its_story_and_one_read_once_
     let read: Vec<u64> = l.cluster.consumers[0]
         .consumed_records
         .iter()
-        .map(|r| r.2)
+        .map(|r| r.id)
         .collect();
     let times = |id: u64| read.iter().filter(|x| **x == id).count();
     let twice = *read

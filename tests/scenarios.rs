@@ -64,7 +64,7 @@ fn producer_times_out_on_the_isolated_leader_refreshes_metadata_and_finds_the_ne
     assert_eq!(digest(&l, 1, 0), digest(&l, 2, 0));
     // the consumer continued on the new leader and saw every record exactly once
     let c = &l.cluster.consumers[0];
-    let seen: Vec<u64> = c.consumed_records.iter().map(|x| x.2).collect();
+    let seen: Vec<u64> = c.consumed_records.iter().map(|x| x.id).collect();
     assert!(no_duplicates(&seen));
     assert_eq!(l.report().acked_records_lost, 0);
     assert_no_violations(&l);
@@ -231,7 +231,7 @@ fn a_whole_rack_fails_and_rf_3_across_three_racks_keeps_every_partition_availabl
         "rack a rejoined"
     );
     let c = &l.cluster.consumers[0];
-    let seen: Vec<u64> = c.consumed_records.iter().map(|x| x.2).collect();
+    let seen: Vec<u64> = c.consumed_records.iter().map(|x| x.id).collect();
     assert!(no_duplicates(&seen));
     assert_eq!(
         c.consumed, rep.producers[0].acked,
@@ -261,7 +261,7 @@ fn follower_fetching_consumer_reads_from_its_rack_and_falls_back_to_the_leader()
         "broker 2 is back in the ISR: named again"
     );
     for c in &l.cluster.consumers {
-        let offsets: Vec<u64> = c.consumed_records.iter().map(|x| x.1).collect();
+        let offsets: Vec<u64> = c.consumed_records.iter().map(|x| x.offset).collect();
         assert_eq!(
             offsets,
             (0..offsets.len() as u64).collect::<Vec<_>>(),
@@ -272,7 +272,7 @@ fn follower_fetching_consumer_reads_from_its_rack_and_falls_back_to_the_leader()
         assert!(c
             .consumed_records
             .iter()
-            .all(|(_, o, id)| log[*o as usize] == *id));
+            .all(|r| log[r.offset as usize] == r.id));
     }
     assert_eq!(l.report().acked_records_lost, 0);
     assert_no_violations(&l);

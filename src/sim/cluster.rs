@@ -637,7 +637,7 @@ impl Cluster {
                     .get(*seen..)
                     .unwrap_or(&[])
                     .iter()
-                    .map(|r| r.2)
+                    .map(|r| r.id)
                     .collect();
                 self.consumed_seen[i] = k.consumed_records.len();
                 for id in fresh {

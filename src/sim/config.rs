@@ -386,6 +386,13 @@ pub struct ConsumerConfig {
     pub max_poll_interval_ms: u64,
     /// `group.instance.id` (KIP-345, static membership).
     pub group_instance_id: Option<String>,
+    /// `sim.commit.leader.epoch` (true): commits carry the leader epoch of
+    /// the last record read (OffsetCommit v7+, as the Java client sends
+    /// them). false models a client that commits offsets without it: a
+    /// restart from such a commit cannot validate it (KIP-320), so a
+    /// truncation below it surfaces as OFFSET_OUT_OF_RANGE and
+    /// auto.offset.reset decides (KAFKA-19902).
+    pub commit_leader_epoch: bool,
 }
 
 /// A key's default as its reader states it: what [`documented_keys`] lists
@@ -771,6 +778,7 @@ impl ConsumerConfig {
             heartbeat_interval_ms: r.positive("heartbeat.interval.ms", 3_000)?,
             max_poll_interval_ms: r.positive("max.poll.interval.ms", 300_000)?,
             group_instance_id: None,
+            commit_leader_epoch: r.bool("sim.commit.leader.epoch", true)?,
         };
         match r.string("group.protocol", KeyDefault::Text("classic")) {
             None | Some("classic") => {}

@@ -62,6 +62,28 @@ pub struct Delivery {
     pub consumed: Fate,
     pub consumed_twice: Fate,
     pub never_consumed: Fate,
+    /// Read more than once by the consumers of one group (or by one consumer
+    /// without a group): what the application processed twice. Unlike
+    /// `consumed_twice` it counts a partition handed from one member to
+    /// another, which re-reads what the first read after its last commit.
+    pub reread: Fate,
+    /// `reread` by cause (each record counted under one).
+    pub reread_causes: RereadCauses,
+}
+
+/// Why a record was read again (the fate of every record, issue 64).
+#[derive(Clone, Debug, Default, Serialize, PartialEq)]
+pub struct RereadCauses {
+    /// Another member of the group read it again after a rebalance handed
+    /// it the partition from the last commit (or a member got the partition
+    /// back from an older commit).
+    pub rebalance: Fate,
+    /// The same consumer read it again after its process restarted from
+    /// the last commit.
+    pub restart: Fate,
+    /// The same consumer read it again after a reset or a seek moved its
+    /// position back (auto.offset.reset after OFFSET_OUT_OF_RANGE).
+    pub reset: Fate,
 }
 
 impl Delivery {
@@ -149,10 +171,11 @@ pub fn build(c: &Cluster) -> Vec<Delivery> {
             consumed_topics.push(c.partitions[*p].topic_index);
         }
         ids.scan(
-            || k.consumed_records.iter().map(|r| (r.2, READ)),
+            || k.consumed_records.iter().map(|r| (r.id, READ)),
             READ_TWICE,
         );
     }
+    let rereads = rereads(c);
     for p in 0..c.partitions.len() {
         for (_, id, _) in super::invariants::lost_records(c, p) {
             ids.mark(id, LOST);
@@ -219,8 +242,74 @@ pub fn build(c: &Cluster) -> Vec<Delivery> {
             if has(id, READ_TWICE) {
                 d.consumed_twice.add(id);
             }
+            if let Ok(i) = rereads.binary_search_by(|r| r.0.cmp(&id)) {
+                d.reread.add(id);
+                match rereads[i].1 {
+                    Cause::Rebalance => d.reread_causes.rebalance.add(id),
+                    Cause::Restart => d.reread_causes.restart.add(id),
+                    Cause::Reset => d.reread_causes.reset.add(id),
+                }
+            }
         }
         out.push(d);
+    }
+    out
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Cause {
+    Rebalance,
+    Restart,
+    Reset,
+}
+
+/// Every record read more than once within one group (a consumer without
+/// a group is a group of its own), with the cause, sorted by id. The second
+/// read decides: from a position a reset or seek set, a reset; else by
+/// another member, a rebalance's hand-over; else by a later start of the
+/// same process, a restart; else a rebalance that gave the partition back
+/// from an older commit.
+fn rereads(c: &Cluster) -> Vec<(u64, Cause)> {
+    // (group key, id, consumer, incarnation, after_reset) of every read.
+    let mut reads: Vec<(&str, u64, usize, u32, bool)> = Vec::new();
+    for (i, k) in c.consumers.iter().enumerate() {
+        let key = k
+            .group
+            .as_ref()
+            .map_or(k.name.as_str(), |g| g.group_id.as_str());
+        reads.extend(
+            k.consumed_records
+                .iter()
+                .map(|r| (key, r.id, i, r.incarnation, r.after_reset)),
+        );
+    }
+    // Stable: a consumer's reads stay in the order it made them.
+    reads.sort_by(|a, b| (a.1, a.0).cmp(&(b.1, b.0)));
+    let mut out: Vec<(u64, Cause)> = Vec::new();
+    for same in reads.chunk_by(|a, b| a.0 == b.0 && a.1 == b.1) {
+        let Some(first) = same.first() else {
+            continue;
+        };
+        let Some(cause) = same[1..]
+            .iter()
+            .map(|r| {
+                if r.4 {
+                    Cause::Reset
+                } else if r.2 != first.2 {
+                    Cause::Rebalance
+                } else if r.3 != first.3 {
+                    Cause::Restart
+                } else {
+                    Cause::Rebalance
+                }
+            })
+            .next()
+        else {
+            continue;
+        };
+        if out.last().is_none_or(|l| l.0 != first.1) {
+            out.push((first.1, cause));
+        }
     }
     out
 }
@@ -346,7 +435,7 @@ pub fn story(c: &Cluster, id: u64) -> Option<Story> {
         .consumers
         .iter()
         .filter_map(|k| {
-            let n = k.consumed_records.iter().filter(|r| r.2 == id).count() as u32;
+            let n = k.consumed_records.iter().filter(|r| r.id == id).count() as u32;
             (n > 0).then(|| (k.name.clone(), n))
         })
         .collect();

@@ -46,6 +46,23 @@ pub struct ConsumerPosition {
     /// group has no committed offset).
     #[serde(skip)]
     pub reset_why: Option<&'static str>,
+    /// The position was last set by a reset or a seek (auto.offset.reset,
+    /// a truncation found by validation), not by a commit or the start: a
+    /// record read again from it is re-read by that reset.
+    #[serde(skip)]
+    pub moved_by_reset: bool,
+}
+
+/// One record read by a consumer: where, which record, by which start of
+/// the process, and whether the position it was read from came from a
+/// reset (for the fate of every record's re-reads by cause).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Read {
+    pub partition: PartitionIndex,
+    pub offset: u64,
+    pub id: u64,
+    pub incarnation: u32,
+    pub after_reset: bool,
 }
 
 impl ConsumerPosition {
@@ -76,8 +93,8 @@ pub struct Consumer {
     pub consumed: u64,
     pub truncations_detected: u64,
     pub errors: BTreeMap<String, u64>,
-    /// (partition, offset, record id) of everything consumed, in order.
-    pub consumed_records: Vec<(PartitionIndex, u64, u64)>,
+    /// Everything consumed, in order.
+    pub consumed_records: Vec<Read>,
     next_metadata_ms: u64,
     metadata_refreshes: u32,
     /// The connection to each broker (NetworkClient).
@@ -649,8 +666,13 @@ impl Consumer {
                         continue;
                     }
                     for (i, rec) in r.records.iter().enumerate() {
-                        self.consumed_records
-                            .push((p, r.base_offset + i as u64, rec.id));
+                        self.consumed_records.push(Read {
+                            partition: p,
+                            offset: r.base_offset + i as u64,
+                            id: rec.id,
+                            incarnation: self.incarnation,
+                            after_reset: pos.moved_by_reset,
+                        });
                     }
                     let n = r.records.len() as u64;
                     if let Some(last) = r.records.last() {
@@ -702,6 +724,7 @@ impl Consumer {
                                     .to_string()
                             } else {
                                 pos.offset = end;
+                                pos.moved_by_reset = true;
                                 format!("it seeks back to the divergence point {end}")
                             };
                             ctx.trace(
@@ -758,6 +781,7 @@ impl Consumer {
                                     .unwrap_or("the group has no committed offset for it");
                                 pos.reset_pending = false;
                                 pos.offset = offset;
+                                pos.moved_by_reset = true;
                                 pos.epoch = epoch;
                                 let what = match reset {
                                     OffsetReset::Earliest => "the log start".to_string(),
@@ -1562,10 +1586,12 @@ mod tests {
         let pos = position(&c);
         assert_eq!((pos.offset, pos.consumed, pos.epoch), (123, 3, Some(5)));
         assert_eq!(c.consumed, 3);
-        assert_eq!(
-            c.consumed_records,
-            [(0, 120, 31), (0, 121, 32), (0, 122, 33)]
-        );
+        let read: Vec<(usize, u64, u64)> = c
+            .consumed_records
+            .iter()
+            .map(|r| (r.partition, r.offset, r.id))
+            .collect();
+        assert_eq!(read, [(0, 120, 31), (0, 121, 32), (0, 122, 33)]);
     }
 
     /// KIP-320 (SubscriptionState.maybeCompleteValidation): the position is

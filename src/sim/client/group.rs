@@ -218,7 +218,7 @@ impl Consumer {
             .map(|(p, pos)| CommittedOffset {
                 partition: p,
                 offset: pos.offset,
-                leader_epoch: pos.epoch,
+                leader_epoch: pos.epoch.filter(|_| self.config.commit_leader_epoch),
             })
             .collect();
         let Some(g) = self.group.as_mut() else {
@@ -419,6 +419,7 @@ impl Consumer {
                                 match committed {
                                     Some(o) => {
                                         pos.offset = o.offset;
+                                        pos.moved_by_reset = false;
                                         pos.epoch = o.leader_epoch;
                                         pos.validated_epoch = None;
                                     }

@@ -38,7 +38,7 @@ pub mod idempotence;
 pub mod membership;
 mod producer;
 
-pub use consumer::{Consumer, ConsumerPosition};
+pub use consumer::{Consumer, ConsumerPosition, Read};
 pub use group::GroupMember;
 pub use membership::{MemberState, Membership};
 

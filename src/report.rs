@@ -565,19 +565,41 @@ pub fn group_report(c: &Cluster, g: &crate::sim::client::GroupMember) -> GroupRe
 
 /// Group `group` as the leader of its `__consumer_offsets` partition holds
 /// it (GroupReport::coordinator_view).
-#[cfg(not(classic_groups))]
+#[cfg(not(group_protocols))]
 pub fn coordinator_group(_c: &Cluster, _group: &str) -> Option<CoordinatorGroupReport> {
     None
 }
 
 /// Group `group` as the leader of its `__consumer_offsets` partition holds
 /// it (GroupReport::coordinator_view).
-#[cfg(classic_groups)]
+#[cfg(group_protocols)]
 pub fn coordinator_group(c: &Cluster, group: &str) -> Option<CoordinatorGroupReport> {
     let op = crate::sim::broker::coordinator::offsets_partition_in(&c.config, group)?;
     let leader = c.controller.partitions.get(op)?.leader?;
     let b = c.broker(leader).filter(|b| b.is_running())?;
     let shard = b.coordinator.get(&op).filter(|s| s.loaded)?;
+    if let Some(g) = shard
+        .consumer_groups
+        .iter()
+        .find(|(k, _)| &***k == group)
+        .map(|(_, v)| v)
+    {
+        return Some(CoordinatorGroupReport {
+            state: g.state(),
+            generation: g.epoch,
+            leader: None,
+            members: g
+                .members
+                .iter()
+                .map(|m| {
+                    (
+                        m.member_id.to_string(),
+                        m.assigned.iter().map(|p| c.partitions[*p].name()).collect(),
+                    )
+                })
+                .collect(),
+        });
+    }
     let g = shard
         .classic
         .iter()

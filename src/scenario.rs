@@ -445,9 +445,14 @@ fn from_value_lanes(v: Value, lanes: bool) -> R<Scenario> {
                             return Err(format!("{path}.subscribe: {other} is not true or false"))
                         }
                     };
-                    if config.subscribe && !cfg!(classic_groups) {
+                    if config.subscribe && !cfg!(group_protocols) {
                         return Err(format!(
                             "{path}.subscribe: this build of the lab has no classic consumer groups (the page's first-load wasm leaves them out; the page loads its full build for such a scenario)"
+                        ));
+                    }
+                    if config.group_protocol == "consumer" && !config.subscribe {
+                        return Err(format!(
+                            "{path}.config[\"group.protocol\"]: \"consumer\" (KIP-848) is for a consumer that subscribes; add \"subscribe\": true"
                         ));
                     }
                     if config.subscribe && config.group_id.is_none() {
@@ -472,6 +477,12 @@ fn from_value_lanes(v: Value, lanes: bool) -> R<Scenario> {
                                 return Err(format!(
                                     "{path}.topic: the members of group \"{g}\" subscribe to one topic, \"{}\"",
                                     topics[other.topic].name
+                                ));
+                            }
+                            if config.subscribe && c.group_protocol != config.group_protocol {
+                                return Err(format!(
+                                    "{path}.config[\"group.protocol\"]: the members of group \"{g}\" use one protocol, \"{}\"",
+                                    c.group_protocol
                                 ));
                             }
                             if config.subscribe

@@ -1074,3 +1074,102 @@ fn rereads_are_told_by_cause_a_rebalance_hand_over_and_a_restart() {
     assert_eq!(d.reread_causes.restart.count, d.reread.count);
     assert_eq!(d.reread.count, d.consumed_twice.count);
 }
+
+// ---------------------------------------------------------------- issue 64:
+// the consumer group protocol of KIP-848 (group.protocol=consumer).
+
+const KIP848: &str = r#", "group.protocol": "consumer""#;
+
+/// GroupMetadataManager.consumerGroupHeartbeat with the UniformAssignor:
+/// each join bumps the group epoch and the coordinator computes the target;
+/// the members reconcile to it through their heartbeats (a partition moves
+/// only after its owner gave it up), and end with disjoint shares that cover
+/// the topic, every member at the group's epoch.
+#[test]
+fn kip848_members_reconcile_to_the_coordinators_target_assignment() {
+    let mut l = members(3, 6, KIP848, "", 20_000);
+    l.run_to_end();
+    let s = shares(&l);
+    let mut all: Vec<u32> = s.iter().flatten().copied().collect();
+    all.sort_unstable();
+    assert_eq!(all, (0..6).collect::<Vec<_>>(), "{s:?}");
+    assert!(s.iter().all(|x| x.len() == 2), "{s:?}");
+    let v = serde_json::to_value(l.report()).unwrap();
+    let view = &v["consumers"][0]["group"]["coordinator_view"];
+    assert_eq!(view["state"], "Stable", "{view}");
+    assert_eq!(view["generation"], 3, "three joins, three group epochs");
+    for i in 0..3 {
+        assert_eq!(member_of(&l, i).generation, 3, "member epoch = group epoch");
+    }
+    // No partition was read by two members at once: each record read once.
+    assert_eq!(l.report().delivery[0].reread.count, 0);
+}
+
+/// KIP-848 session expiry (GroupMetadataManager's session timer,
+/// group.consumer.session.timeout.ms = 45 s): a dead member is removed, its
+/// partitions are free at once, and the survivors take them at their next
+/// heartbeats; they never give up their own partitions (no group-wide
+/// stop), unlike the classic protocol's eager rebalance.
+#[test]
+fn kip848_survivors_keep_reading_while_a_dead_members_partitions_move() {
+    let crash = r#"{"at_ms": 12000, "crash_client": "c1"}"#;
+    let mut l = members(3, 6, KIP848, crash, 70_000);
+    l.run_to_end();
+    let expired = kind_times(&l, |k| matches!(k, TraceKind::GroupMemberExpired { .. }));
+    assert_eq!(expired.len(), 1, "{expired:?}");
+    assert!(
+        (12_000 + 45_000 - 5_200..=12_000 + 45_000 + 200).contains(&expired[0]),
+        "{expired:?}"
+    );
+    let revoked_after = events(&l, |k| matches!(k, TraceKind::PartitionsRevoked { .. }))
+        .iter()
+        .filter(|e| e.at_ms > 12_000)
+        .count();
+    assert_eq!(revoked_after, 0, "nobody gives anything up");
+    let s = shares(&l);
+    let mut all: Vec<u32> = s[1].iter().chain(&s[2]).copied().collect();
+    all.sort_unstable();
+    assert_eq!(all, (0..6).collect::<Vec<_>>(), "{s:?}");
+    let d = &l.report().delivery[0];
+    assert!(
+        d.reread_causes.rebalance.count > 0,
+        "c1's reads past its commit"
+    );
+    // The classic protocol's eager rebalance: both survivors give up all.
+    let mut classic = members(3, 6, "", crash, 70_000);
+    classic.run_to_end();
+    let revoked = events(&classic, |k| {
+        matches!(k, TraceKind::PartitionsRevoked { .. })
+    })
+    .iter()
+    .filter(|e| e.at_ms > 12_000)
+    .count();
+    assert_eq!(revoked, 2);
+}
+
+/// The KIP-848 group is a record of its __consumer_offsets partition: a new
+/// coordinator loads members, epochs and assignments, so a coordinator move
+/// leaves the group epoch as it was.
+#[test]
+fn kip848_a_coordinator_move_keeps_the_group_epoch() {
+    let mut probe = members(2, 4, KIP848, "", 10_000);
+    probe.run_to_end();
+    let p = offsets_index(&probe, ORDERS_GROUP_PARTITION);
+    let coordinator = reg(&probe, p).leader.unwrap_or_else(|| panic!("a leader"));
+    let epoch = member_of(&probe, 0).generation;
+    let mut l = members(
+        2,
+        4,
+        KIP848,
+        &format!(r#"{{"at_ms": 12000, "crash": {coordinator}}}"#),
+        60_000,
+    );
+    l.run_to_end();
+    let bumps = kind_times(&l, |k| matches!(k, TraceKind::GroupTargetAssigned { .. }));
+    assert!(bumps.iter().all(|t| *t < 12_000), "{bumps:?}");
+    assert_eq!(member_of(&l, 0).generation, epoch);
+    assert_eq!(member_of(&l, 1).generation, epoch);
+    assert_ne!(reg(&l, p).leader, Some(coordinator));
+    let s = shares(&l);
+    assert_eq!(s[0].len() + s[1].len(), 4, "{s:?}");
+}

@@ -71,6 +71,9 @@ pub struct ClusterConfig {
     /// `group.initial.rebalance.delay.ms` (3000): how long the coordinator
     /// waits for more members after the first joins an empty group.
     pub group_initial_rebalance_delay_ms: u64,
+    /// `group.consumer.session.timeout.ms` (45000): KIP-848 groups' session
+    /// timeout, set by the broker (not the client).
+    pub group_consumer_session_timeout_ms: u64,
     /// `sim.broker.startup.ms` (2870): a restarted broker's start-up, from
     /// its process start to its registration request (JVM start, loading
     /// its logs, its network and metadata components). Measured on the
@@ -386,6 +389,12 @@ pub struct ConsumerConfig {
     pub max_poll_interval_ms: u64,
     /// `group.instance.id` (KIP-345, static membership).
     pub group_instance_id: Option<String>,
+    /// `group.protocol`: `classic` (the Java client's default through 4.x)
+    /// or `consumer` (KIP-848).
+    pub group_protocol: &'static str,
+    /// `group.remote.assignor` (KIP-848; none: the broker's first,
+    /// `uniform`): `uniform` or `range`.
+    pub remote_assignor: &'static str,
     /// `sim.commit.leader.epoch` (true): commits carry the leader epoch of
     /// the last record read (OffsetCommit v7+, as the Java client sends
     /// them). false models a client that commits offsets without it: a
@@ -641,6 +650,8 @@ impl ClusterConfig {
             coordinator_load_ms: r.u64("sim.coordinator.load.ms", 5)?,
             coordinator_load_us_per_record: r.u64("sim.coordinator.load.us.per.record", 100)?,
             group_initial_rebalance_delay_ms: r.u64("group.initial.rebalance.delay.ms", 3_000)?,
+            group_consumer_session_timeout_ms: r
+                .positive("group.consumer.session.timeout.ms", 45_000)?,
             broker_startup_ms: r.u64("sim.broker.startup.ms", 2_870)?,
             broker_log_recovery_ms: r.u64("sim.broker.log.recovery.ms", 0)?,
             offsets_partitions: None,
@@ -778,23 +789,33 @@ impl ConsumerConfig {
             heartbeat_interval_ms: r.positive("heartbeat.interval.ms", 3_000)?,
             max_poll_interval_ms: r.positive("max.poll.interval.ms", 300_000)?,
             group_instance_id: None,
+            group_protocol: "classic",
+            remote_assignor: match r.string("group.remote.assignor", KeyDefault::Unset) {
+                None | Some("uniform") => "uniform",
+                Some("range") => "range",
+                Some(other) => {
+                    return Err(r.err(
+                        "group.remote.assignor",
+                        format!("\"{other}\" is not uniform or range"),
+                    ))
+                }
+            },
             commit_leader_epoch: r.bool("sim.commit.leader.epoch", true)?,
         };
-        match r.string("group.protocol", KeyDefault::Text("classic")) {
-            None | Some("classic") => {}
-            Some("consumer") => {
-                return Err(r.err(
-                    "group.protocol",
-                    "\"consumer\" (KIP-848) is not modelled yet; the lab runs the classic protocol",
-                ))
-            }
+        let group_protocol = match r.string("group.protocol", KeyDefault::Text("classic")) {
+            None | Some("classic") => "classic",
+            Some("consumer") => "consumer",
             Some(other) => {
                 return Err(r.err(
                     "group.protocol",
                     format!("\"{other}\" is not classic or consumer"),
                 ))
             }
-        }
+        };
+        let c = ConsumerConfig {
+            group_protocol,
+            ..c
+        };
         if c.heartbeat_interval_ms >= c.session_timeout_ms {
             return Err(r.err(
                 "heartbeat.interval.ms",

@@ -152,7 +152,12 @@ pub type CommitValues = super::pmap::VecMap<u64, OffsetsRecord>;
 #[derive(Clone, Debug, PartialEq)]
 pub enum OffsetsRecord {
     Commit(std::rc::Rc<str>, CommittedOffset),
-    #[cfg(classic_groups)]
+    #[cfg(group_protocols)]
+    ConsumerGroup(
+        std::rc::Rc<str>,
+        std::rc::Rc<super::broker::consumer_group::ConsumerGroup>,
+    ),
+    #[cfg(group_protocols)]
     Group(
         std::rc::Rc<str>,
         std::rc::Rc<super::broker::classic_group::GroupSnapshot>,

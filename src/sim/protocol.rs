@@ -70,6 +70,11 @@ pub enum ErrorCode {
     /// A JoinGroup without a member id: the answer carries the id to join
     /// with (KIP-394).
     MemberIdRequired,
+    /// KIP-848: the member's epoch is not the one the coordinator has for
+    /// it: it must join again (epoch 0) and loses its partitions.
+    FencedMemberEpoch,
+    /// KIP-848: a commit named an epoch the member does not have.
+    StaleMemberEpoch,
 }
 
 impl ErrorCode {
@@ -97,6 +102,8 @@ impl ErrorCode {
             ErrorCode::IllegalGeneration => "ILLEGAL_GENERATION",
             ErrorCode::UnknownMemberId => "UNKNOWN_MEMBER_ID",
             ErrorCode::MemberIdRequired => "MEMBER_ID_REQUIRED",
+            ErrorCode::FencedMemberEpoch => "FENCED_MEMBER_EPOCH",
+            ErrorCode::StaleMemberEpoch => "STALE_MEMBER_EPOCH",
         }
     }
 
@@ -108,6 +115,8 @@ impl ErrorCode {
             ErrorCode::RebalanceInProgress
                 | ErrorCode::IllegalGeneration
                 | ErrorCode::UnknownMemberId
+                | ErrorCode::FencedMemberEpoch
+                | ErrorCode::StaleMemberEpoch
         )
     }
 
@@ -416,19 +425,19 @@ pub enum Message {
         id: u64,
         result: Result<Vec<CommittedOffset>, ErrorCode>,
     },
-    #[cfg(classic_groups)]
+    #[cfg(group_protocols)]
     /// Join a classic group (JoinGroup): the answer waits at the coordinator
     /// until the rebalance completes.
     JoinGroup {
         id: u64,
         join: Box<JoinRequest>,
     },
-    #[cfg(classic_groups)]
+    #[cfg(group_protocols)]
     JoinGroupResponse {
         id: u64,
         result: Result<JoinAnswer, (ErrorCode, Option<Rc<str>>)>,
     },
-    #[cfg(classic_groups)]
+    #[cfg(group_protocols)]
     /// Ask for this generation's assignment; the leader brings everyone's.
     SyncGroup {
         id: u64,
@@ -437,12 +446,12 @@ pub enum Message {
         member_id: Rc<str>,
         assignments: Vec<(Rc<str>, Vec<PartitionIndex>)>,
     },
-    #[cfg(classic_groups)]
+    #[cfg(group_protocols)]
     SyncGroupResponse {
         id: u64,
         result: Result<Vec<PartitionIndex>, ErrorCode>,
     },
-    #[cfg(classic_groups)]
+    #[cfg(group_protocols)]
     /// A classic member's heartbeat (Heartbeat, not the broker's).
     GroupHeartbeat {
         id: u64,
@@ -450,14 +459,53 @@ pub enum Message {
         generation: i32,
         member_id: Rc<str>,
     },
-    #[cfg(classic_groups)]
+    #[cfg(group_protocols)]
     GroupHeartbeatResponse {
         id: u64,
         result: Result<(), ErrorCode>,
     },
+    /// KIP-848's one group request (ConsumerGroupHeartbeat).
+    #[cfg(group_protocols)]
+    ConsumerHeartbeat {
+        id: u64,
+        hb: Box<ConsumerHeartbeatRequest>,
+    },
+    #[cfg(group_protocols)]
+    ConsumerHeartbeatResponse {
+        id: u64,
+        result: Result<ConsumerHeartbeatAnswer, ErrorCode>,
+    },
 }
 
-#[cfg(classic_groups)]
+/// A ConsumerGroupHeartbeat's fields.
+#[cfg(group_protocols)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ConsumerHeartbeatRequest {
+    pub group: String,
+    /// Chosen by the client (KIP-1082).
+    pub member_id: Rc<str>,
+    /// 0 to join.
+    pub epoch: i32,
+    /// `group.remote.assignor`: `uniform` or `range`.
+    pub assignor: &'static str,
+    /// The partitions it owns now, when that changed since its last
+    /// heartbeat (or it joins).
+    pub owned: Option<Vec<PartitionIndex>>,
+    /// The subscribed topic's partitions (the coordinator's metadata).
+    pub partitions: Vec<PartitionIndex>,
+}
+
+/// A ConsumerGroupHeartbeat's answer.
+#[cfg(group_protocols)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ConsumerHeartbeatAnswer {
+    pub member_epoch: i32,
+    pub heartbeat_interval_ms: u64,
+    /// The partitions the member is to own now.
+    pub assignment: Vec<PartitionIndex>,
+}
+
+#[cfg(group_protocols)]
 /// A JoinGroup's fields (boxed: the message enum stays small).
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct JoinRequest {
@@ -478,7 +526,7 @@ pub struct JoinRequest {
     pub generation: i32,
 }
 
-#[cfg(classic_groups)]
+#[cfg(group_protocols)]
 /// A member as the group's leader sees it in its JoinGroup answer.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct JoinedMember {
@@ -488,7 +536,7 @@ pub struct JoinedMember {
     pub generation: i32,
 }
 
-#[cfg(classic_groups)]
+#[cfg(group_protocols)]
 /// A JoinGroup's answer: the new generation, its leader and, for the
 /// leader only, every member.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -524,10 +572,11 @@ impl Message {
             | Message::OffsetCommit { id, .. }
             | Message::OffsetFetch { id, .. }
             | Message::Connect { id } => Some(*id),
-            #[cfg(classic_groups)]
+            #[cfg(group_protocols)]
             Message::JoinGroup { id, .. }
             | Message::SyncGroup { id, .. }
-            | Message::GroupHeartbeat { id, .. } => Some(*id),
+            | Message::GroupHeartbeat { id, .. }
+            | Message::ConsumerHeartbeat { id, .. } => Some(*id),
             _ => None,
         }
     }
@@ -562,18 +611,22 @@ impl Message {
             Message::OffsetCommitResponse { .. } => "OffsetCommitResponse",
             Message::OffsetFetch { .. } => "OffsetFetch",
             Message::OffsetFetchResponse { .. } => "OffsetFetchResponse",
-            #[cfg(classic_groups)]
+            #[cfg(group_protocols)]
             Message::JoinGroup { .. } => "JoinGroup",
-            #[cfg(classic_groups)]
+            #[cfg(group_protocols)]
             Message::JoinGroupResponse { .. } => "JoinGroupResponse",
-            #[cfg(classic_groups)]
+            #[cfg(group_protocols)]
             Message::SyncGroup { .. } => "SyncGroup",
-            #[cfg(classic_groups)]
+            #[cfg(group_protocols)]
             Message::SyncGroupResponse { .. } => "SyncGroupResponse",
-            #[cfg(classic_groups)]
+            #[cfg(group_protocols)]
             Message::GroupHeartbeat { .. } => "Heartbeat",
-            #[cfg(classic_groups)]
+            #[cfg(group_protocols)]
             Message::GroupHeartbeatResponse { .. } => "HeartbeatResponse",
+            #[cfg(group_protocols)]
+            Message::ConsumerHeartbeat { .. } => "ConsumerGroupHeartbeat",
+            #[cfg(group_protocols)]
+            Message::ConsumerHeartbeatResponse { .. } => "ConsumerGroupHeartbeatResponse",
         }
     }
 }

@@ -234,6 +234,13 @@ pub enum TraceKind {
         group: String,
         generation: i32,
     },
+    /// KIP-848: a new group epoch and the assignor's target for it.
+    GroupTargetAssigned {
+        broker: BrokerId,
+        group: String,
+        epoch: i32,
+        reason: String,
+    },
     /// A member's session ended without a heartbeat.
     GroupMemberExpired {
         broker: BrokerId,
@@ -540,6 +547,6 @@ mod tests {
         }
         assert!(files >= 20, "{files} scenario files");
         // Every kind there is.
-        assert_eq!(kinds.len(), 41, "{kinds:?}");
+        assert_eq!(kinds.len(), 42, "{kinds:?}");
     }
 }

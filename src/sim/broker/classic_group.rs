@@ -254,7 +254,7 @@ impl ClassicGroup {
 impl Broker {
     /// The classic group `group` of the shard that coordinates it, or the
     /// error a member gets instead.
-    fn classic_shard(
+    pub(super) fn classic_shard(
         &mut self,
         ctx: &Ctx,
         group: &str,
@@ -736,14 +736,19 @@ impl Broker {
 
     /// Schedule the shard's next group check at its earliest deadline.
     pub(super) fn schedule_group_tick(&mut self, ctx: &mut Ctx, p: PartitionIndex) {
+        let consumer = self.consumer_group_deadline(p);
         let Some(shard) = self.coordinator.get_mut(&p) else {
             return;
         };
-        let next = shard
+        let classic = shard
             .classic
             .values()
             .filter_map(|g| g.next_deadline())
             .min();
+        let next = match (classic, consumer) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
         if let Some(at) = next {
             if shard.tick_at.is_none_or(|t| t <= ctx.now || at < t) {
                 shard.tick_at = Some(at);
@@ -840,6 +845,7 @@ impl Broker {
                 self.try_complete_join(ctx, p, &key);
             }
         }
+        self.consumer_group_tick(ctx, p);
         self.schedule_group_tick(ctx, p);
     }
 

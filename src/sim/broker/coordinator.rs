@@ -57,10 +57,13 @@ pub struct Shard {
     /// write's records (only the client was told it failed).
     pub late: Vec<PendingCommit>,
     /// Classic groups (membership, generation, assignment) by group id.
-    #[cfg(classic_groups)]
+    #[cfg(group_protocols)]
     pub classic: VecMap<Rc<str>, super::classic_group::ClassicGroup>,
+    /// KIP-848 consumer groups by group id.
+    #[cfg(group_protocols)]
+    pub consumer_groups: VecMap<Rc<str>, super::consumer_group::ConsumerGroup>,
     /// When the next group check is scheduled.
-    #[cfg(classic_groups)]
+    #[cfg(group_protocols)]
     pub tick_at: Option<u64>,
 }
 
@@ -175,11 +178,15 @@ impl Broker {
         offsets: Vec<CommittedOffset>,
         member: Option<(i32, Rc<str>)>,
     ) {
-        #[cfg(classic_groups)]
-        let checked = self
-            .shard_for(ctx, group)
-            .and_then(|(p, _)| self.validate_classic_commit(p, group, &member).map(|_| p));
-        #[cfg(not(classic_groups))]
+        #[cfg(group_protocols)]
+        let checked = self.shard_for(ctx, group).and_then(|(p, shard)| {
+            match shard.consumer_groups.get(&Rc::from(group)) {
+                Some(g) => super::consumer_group::validate_commit(g, &member),
+                None => self.validate_classic_commit(p, group, &member),
+            }
+            .map(|_| p)
+        });
+        #[cfg(not(group_protocols))]
         let checked = {
             let _ = member;
             self.shard_for(ctx, group).map(|(p, _)| p)
@@ -326,10 +333,12 @@ impl Broker {
                 loaded: false,
                 groups: VecMap::new(),
                 late: Vec::new(),
-                #[cfg(classic_groups)]
+                #[cfg(group_protocols)]
                 classic: VecMap::new(),
-                #[cfg(classic_groups)]
+                #[cfg(group_protocols)]
                 tick_at: None,
+                #[cfg(group_protocols)]
+                consumer_groups: VecMap::new(),
             },
         );
         let us = ctx.config.coordinator_load_ms * 1_000
@@ -356,8 +365,11 @@ impl Broker {
             return;
         }
         let mut groups: VecMap<Rc<str>, VecMap<PartitionIndex, CommittedOffset>> = VecMap::new();
-        #[cfg(classic_groups)]
+        #[cfg(group_protocols)]
         let mut classic: VecMap<Rc<str>, Rc<super::classic_group::GroupSnapshot>> = VecMap::new();
+        #[cfg(group_protocols)]
+        let mut consumer_groups: VecMap<Rc<str>, Rc<super::consumer_group::ConsumerGroup>> =
+            VecMap::new();
         let mut read = 0u64;
         for r in rep.log.records() {
             match ctx.commit_values.get(&r.id) {
@@ -365,7 +377,11 @@ impl Broker {
                     groups.or_default(g.clone()).insert(o.partition, *o);
                     read += 1;
                 }
-                #[cfg(classic_groups)]
+                #[cfg(group_protocols)]
+                Some(OffsetsRecord::ConsumerGroup(g, snapshot)) => {
+                    consumer_groups.insert(g.clone(), snapshot.clone());
+                }
+                #[cfg(group_protocols)]
                 Some(OffsetsRecord::Group(g, snapshot)) => {
                     classic.insert(g.clone(), snapshot.clone());
                 }
@@ -380,9 +396,13 @@ impl Broker {
         }
         shard.loaded = true;
         shard.groups = groups;
-        #[cfg(classic_groups)]
-        let memberships = self.load_classic_groups(ctx, p, &classic);
-        #[cfg(not(classic_groups))]
+        #[cfg(group_protocols)]
+        let memberships = {
+            let mut told = self.load_consumer_groups(ctx, p, &consumer_groups);
+            told.extend(self.load_classic_groups(ctx, p, &classic));
+            told
+        };
+        #[cfg(not(group_protocols))]
         let memberships: Vec<String> = Vec::new();
         let Some(shard) = self.coordinator.get(&p) else {
             return;
@@ -419,11 +439,11 @@ impl Broker {
     /// NOT_COORDINATOR and look for the new one).
     pub(super) fn coordinator_resigned(&mut self, ctx: &mut Ctx, p: PartitionIndex) {
         let shard = self.coordinator.remove(&p);
-        #[cfg(classic_groups)]
+        #[cfg(group_protocols)]
         if let Some(shard) = shard {
             self.classic_groups_unloaded(ctx, &shard);
         }
-        #[cfg(not(classic_groups))]
+        #[cfg(not(group_protocols))]
         let _ = (ctx, shard);
     }
 }

@@ -27,8 +27,10 @@
 //! holds the broker's state, its lifecycle and the dispatch of timers and
 //! messages.
 
-#[cfg(classic_groups)]
+#[cfg(group_protocols)]
 pub mod classic_group;
+#[cfg(group_protocols)]
+pub mod consumer_group;
 pub mod coordinator;
 mod fetcher;
 mod isr;
@@ -704,7 +706,7 @@ impl Broker {
                 partition,
                 leader_epoch,
             } => self.coordinator_loaded(ctx, partition, leader_epoch),
-            #[cfg(classic_groups)]
+            #[cfg(group_protocols)]
             Timer::GroupTick {
                 partition,
                 leader_epoch,
@@ -865,9 +867,13 @@ impl Broker {
                 offsets,
                 member,
             } => self.handle_offset_commit(ctx, from, id, &group, offsets, member),
-            #[cfg(classic_groups)]
+            #[cfg(group_protocols)]
             Message::JoinGroup { id, join } => self.handle_join_group(ctx, from, id, *join),
-            #[cfg(classic_groups)]
+            #[cfg(group_protocols)]
+            Message::ConsumerHeartbeat { id, hb } => {
+                self.handle_consumer_heartbeat(ctx, from, id, *hb)
+            }
+            #[cfg(group_protocols)]
             Message::SyncGroup {
                 id,
                 group,
@@ -875,7 +881,7 @@ impl Broker {
                 member_id,
                 assignments,
             } => self.handle_sync_group(ctx, from, id, &group, generation, &member_id, assignments),
-            #[cfg(classic_groups)]
+            #[cfg(group_protocols)]
             Message::GroupHeartbeat {
                 id,
                 group,

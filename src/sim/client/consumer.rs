@@ -145,7 +145,9 @@ impl Consumer {
             .collect();
         let group = config.group_id.clone().map(|id| {
             let mut g = super::group::GroupMember::new(id);
-            if config.subscribe {
+            if config.subscribe && config.group_protocol == "consumer" {
+                g.membership = Some(super::membership::Membership::kip848(format!("{name}-1")));
+            } else if config.subscribe {
                 g.membership = Some(super::membership::Membership::new(
                     config.group_instance_id.clone(),
                 ));
@@ -211,6 +213,12 @@ impl Consumer {
             new.commits = old.commits;
         }
         fresh.incarnation = self.incarnation + 1;
+        // A KIP-848 member's new process chooses a new member id.
+        if let Some(m) = fresh.group.as_mut().and_then(|g| g.membership.as_mut()) {
+            if m.kip848 {
+                m.member_id = format!("{}-{}", self.name, fresh.incarnation + 1).into();
+            }
+        }
         fresh.running = false;
         // The new process will open its connections as it needs them (the
         // scenario's clients start connected only because they are already
@@ -221,7 +229,7 @@ impl Consumer {
 
     /// Fetches out for partitions the consumer no longer holds: their
     /// answers for them are dropped.
-    #[cfg(classic_groups)]
+    #[cfg(group_protocols)]
     pub(super) fn forget_fetches_of(&mut self, gone: &[PartitionIndex]) {
         for (_, parts) in self.fetches.values_mut() {
             parts.retain(|p| !gone.contains(p));
@@ -842,7 +850,11 @@ impl Consumer {
             m @ (Message::FindCoordinatorResponse { .. }
             | Message::OffsetFetchResponse { .. }
             | Message::OffsetCommitResponse { .. }) => self.on_group_message(ctx, m),
-            #[cfg(classic_groups)]
+            #[cfg(group_protocols)]
+            Message::ConsumerHeartbeatResponse { id, result } => {
+                self.on_consumer_heartbeat(ctx, id, result)
+            }
+            #[cfg(group_protocols)]
             m @ (Message::JoinGroupResponse { .. }
             | Message::SyncGroupResponse { .. }
             | Message::GroupHeartbeatResponse { .. }) => self.on_membership_message(ctx, m),

@@ -25,15 +25,15 @@
 use std::rc::Rc;
 
 use super::consumer::Consumer;
-#[cfg(classic_groups)]
+#[cfg(group_protocols)]
 use super::consumer::ConsumerPosition;
 use crate::sim::io::Ctx;
-#[cfg(classic_groups)]
+#[cfg(group_protocols)]
 use crate::sim::io::Timer;
-#[cfg(classic_groups)]
+#[cfg(group_protocols)]
 use crate::sim::pmap::DenseMap;
 use crate::sim::protocol::*;
-#[cfg(classic_groups)]
+#[cfg(group_protocols)]
 use crate::sim::trace::TraceKind;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -59,7 +59,7 @@ impl MemberState {
 }
 
 #[derive(Clone, Debug)]
-#[cfg_attr(not(classic_groups), allow(dead_code))]
+#[cfg_attr(not(group_protocols), allow(dead_code))]
 pub struct Membership {
     pub member_id: Rc<str>,
     pub instance_id: Option<Rc<str>>,
@@ -73,18 +73,33 @@ pub struct Membership {
     pub(super) join: Option<(u64, BrokerId)>,
     pub(super) sync: Option<(u64, BrokerId)>,
     pub(super) heartbeat: Option<(u64, BrokerId)>,
-    /// onJoinPrepare's commit has been sent (or was not needed).
-    prepared: bool,
+    /// onJoinPrepare's commit has been sent (or was not needed); KIP-848:
+    /// the commit before a revocation.
+    pub(super) prepared: bool,
     /// The leader's assignment, sent with its SyncGroup.
     to_assign: Vec<(Rc<str>, Vec<PartitionIndex>)>,
     /// A heartbeat timer is scheduled.
-    beating: bool,
+    pub(super) beating: bool,
+    /// KIP-848 (`group.protocol=consumer`, `client/consumer_member.rs`):
+    /// the member epoch is `generation`.
+    pub kip848: bool,
+    /// KIP-848: the next heartbeat reports what it owns (its assignment
+    /// changed), and goes now.
+    pub(super) ack: bool,
+    /// KIP-848: partitions to give up (commit first, then revoke).
+    pub(super) revoking: Vec<PartitionIndex>,
+    /// KIP-848: when the next heartbeat is due.
+    pub(super) next_heartbeat_ms: u64,
 }
 
-#[cfg_attr(not(classic_groups), allow(dead_code))]
+#[cfg_attr(not(group_protocols), allow(dead_code))]
 impl Membership {
     pub fn new(instance_id: Option<String>) -> Self {
         Membership {
+            kip848: false,
+            ack: false,
+            revoking: Vec::new(),
+            next_heartbeat_ms: 0,
             member_id: Rc::from(""),
             instance_id: instance_id.map(Rc::from),
             generation: -1,
@@ -100,6 +115,16 @@ impl Membership {
         }
     }
 
+    /// A KIP-848 member whose process chose `member_id`.
+    pub fn kip848(member_id: String) -> Self {
+        Membership {
+            member_id: Rc::from(member_id),
+            generation: 0,
+            kip848: true,
+            ..Membership::new(None)
+        }
+    }
+
     pub(super) fn requests(&self) -> impl Iterator<Item = (u64, BrokerId)> + '_ {
         [self.join, self.sync, self.heartbeat].into_iter().flatten()
     }
@@ -112,7 +137,7 @@ impl Membership {
 
 /// The client-side assignors over one topic's partitions 0..n, each
 /// member's share in partition numbers.
-#[cfg(classic_groups)]
+#[cfg(group_protocols)]
 fn assign(
     strategy: &str,
     members: &[JoinedMember],
@@ -163,7 +188,7 @@ fn assign(
 
 /// Without the classic protocol compiled in (the page's first-load wasm;
 /// build.rs) no consumer subscribes: the scenario refuses it.
-#[cfg(not(classic_groups))]
+#[cfg(not(group_protocols))]
 impl Consumer {
     pub(super) fn member_ready(&self) -> bool {
         true
@@ -184,13 +209,13 @@ impl Consumer {
     pub(super) fn heartbeat_due(&mut self, _ctx: &mut Ctx) {}
 }
 
-#[cfg(classic_groups)]
+#[cfg(group_protocols)]
 impl Consumer {
-    fn membership(&self) -> Option<&Membership> {
+    pub(super) fn membership(&self) -> Option<&Membership> {
         self.group.as_ref().and_then(|g| g.membership.as_ref())
     }
 
-    fn membership_mut(&mut self) -> Option<&mut Membership> {
+    pub(super) fn membership_mut(&mut self) -> Option<&mut Membership> {
         self.group.as_mut().and_then(|g| g.membership.as_mut())
     }
 
@@ -199,7 +224,8 @@ impl Consumer {
     /// partitions it keeps while it rebalances (KIP-429).
     pub(super) fn member_ready(&self) -> bool {
         self.membership().is_none_or(|m| {
-            m.state == MemberState::Stable
+            m.kip848
+                || m.state == MemberState::Stable
                 || self.config.assignment_strategy == "cooperative-sticky"
         })
     }
@@ -211,6 +237,9 @@ impl Consumer {
         let Some(m) = self.membership() else {
             return false;
         };
+        if m.kip848 {
+            return self.drive_consumer_member(ctx, coordinator);
+        }
         if m.join.is_some() || m.sync.is_some() {
             return true;
         }
@@ -280,7 +309,7 @@ impl Consumer {
     }
 
     /// Forget the positions of `gone` (and any fetch of them in flight).
-    fn drop_positions(&mut self, gone: &[PartitionIndex]) {
+    pub(super) fn drop_positions(&mut self, gone: &[PartitionIndex]) {
         let keep: DenseMap<ConsumerPosition> = self
             .positions
             .iter()
@@ -368,6 +397,10 @@ impl Consumer {
     /// The heartbeat timer: a heartbeat if the member has joined and none
     /// is out, then the next timer.
     pub(super) fn heartbeat_due(&mut self, ctx: &mut Ctx) {
+        if self.membership().is_some_and(|m| m.kip848) {
+            self.consumer_heartbeat_due(ctx);
+            return;
+        }
         let interval = self.config.heartbeat_interval_ms;
         let Some(g) = self.group.as_ref() else {
             return;
@@ -423,7 +456,11 @@ impl Consumer {
             "SyncGroup"
         } else if m.heartbeat.is_some_and(|r| r.0 == id) {
             m.heartbeat = None;
-            "Heartbeat"
+            if m.kip848 {
+                "ConsumerGroupHeartbeat"
+            } else {
+                "Heartbeat"
+            }
         } else {
             return false;
         };
@@ -432,7 +469,15 @@ impl Consumer {
         }
         // A coordinator error: a join or sync in progress starts over with
         // the next coordinator (the member keeps its id and generation).
-        if request != "Heartbeat" {
+        if let Some(m) = self.membership_mut().filter(|m| m.kip848) {
+            // KIP-848: the heartbeat goes again once the coordinator is
+            // found (a join not answered is still a join).
+            m.next_heartbeat_ms = 0;
+            if m.state == MemberState::Joining {
+                m.state = MemberState::Unjoined;
+            }
+        }
+        if request == "JoinGroup" || request == "SyncGroup" {
             if let Some(m) = self.membership_mut() {
                 if m.state != MemberState::Stable {
                     m.state = MemberState::Unjoined;
@@ -466,6 +511,11 @@ impl Consumer {
                 m.generation = -1;
                 "its generation is over: its partitions are lost and it joins again"
             }
+            ErrorCode::UnknownMemberId | ErrorCode::FencedMemberEpoch if m.kip848 => {
+                m.generation = 0;
+                "its member epoch is over: its partitions are lost and it joins again with epoch 0"
+            }
+            ErrorCode::StaleMemberEpoch => "its epoch is behind the group's",
             ErrorCode::UnknownMemberId => {
                 m.generation = -1;
                 m.member_id = Rc::from("");
@@ -473,8 +523,14 @@ impl Consumer {
             }
             _ => "",
         };
+        let lost =
+            m.kip848 && matches!(e, ErrorCode::UnknownMemberId | ErrorCode::FencedMemberEpoch);
         // A commit refused mid-rebalance leaves a join under way alone.
-        if request != "OffsetCommit" || m.state == MemberState::Stable {
+        if m.kip848 {
+            if lost {
+                m.state = MemberState::Unjoined;
+            }
+        } else if request != "OffsetCommit" || m.state == MemberState::Stable {
             m.rejoin();
         }
         let not_retried = if request == "OffsetCommit" {
@@ -484,6 +540,9 @@ impl Consumer {
         };
         *g.errors.entry(e.name().to_string()).or_default() += 1;
         let group = g.group_id.clone();
+        if lost {
+            self.lose_partitions();
+        }
         ctx.trace(
             TraceKind::CoordinatorError {
                 consumer: name.clone(),

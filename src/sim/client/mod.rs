@@ -33,6 +33,8 @@
 
 pub mod connection;
 mod consumer;
+#[cfg(group_protocols)]
+mod consumer_member;
 mod group;
 pub mod idempotence;
 pub mod membership;

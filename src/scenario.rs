@@ -899,6 +899,8 @@ const ACTIONS: &[&str] = &[
     "commit",
     "crash_client",
     "restart_client",
+    "stall_client",
+    "resume_client",
 ];
 
 fn parse_step(
@@ -970,14 +972,18 @@ fn parse_step(
         "isolate" => Action::Isolate(broker(v, &apath)?),
         "heal" => Action::Heal(broker(v, &apath)?),
         "flush" => Action::Flush(broker(v, &apath)?),
-        "commit" | "crash_client" | "restart_client" => Action::ClientStep {
-            kind: match key {
-                "commit" => ClientStep::Commit,
-                "crash_client" => ClientStep::Crash,
-                _ => ClientStep::Restart,
-            },
-            client: string(v, &apath)?,
-        },
+        "commit" | "crash_client" | "restart_client" | "stall_client" | "resume_client" => {
+            Action::ClientStep {
+                kind: match key {
+                    "commit" => ClientStep::Commit,
+                    "crash_client" => ClientStep::Crash,
+                    "stall_client" => ClientStep::Stall,
+                    "resume_client" => ClientStep::Resume,
+                    _ => ClientStep::Restart,
+                },
+                client: string(v, &apath)?,
+            }
+        }
         "produce" => {
             let pm = obj(v, &apath)?;
             check_keys(

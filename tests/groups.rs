@@ -1173,3 +1173,106 @@ fn kip848_a_coordinator_move_keeps_the_group_epoch() {
     let s = shares(&l);
     assert_eq!(s[0].len() + s[1].len(), 4, "{s:?}");
 }
+
+/// GroupCoordinatorShard's load of a classic group mid-rebalance: the join
+/// phase lived only in the old coordinator's memory. When its broker dies
+/// while the group gathers members (here just after a dead member's session
+/// ended), the new coordinator loads the last Stable generation, the dead
+/// member with it, and gives every loaded member a fresh session: the
+/// survivors join again (the eager protocol: they stop reading all their
+/// partitions), and the rebalance waits until the dead member's new
+/// session ends, 45 s after the load.
+#[test]
+fn a_coordinator_dying_mid_rebalance_gives_the_dead_member_a_new_session() {
+    // Where the coordinator is and when c1's session ends, without it.
+    let mut probe = scenario_file("group-member-dies.json");
+    probe.cluster.run_until(20_000);
+    let coordinator = probe.cluster.consumers[1]
+        .group
+        .as_ref()
+        .and_then(|g| g.coordinator);
+    let coordinator = coordinator.unwrap_or_else(|| panic!("a coordinator"));
+    probe.run_to_end();
+    let expired = kind_times(&probe, |k| {
+        matches!(k, TraceKind::GroupMemberExpired { .. })
+    })[0];
+    // The same run, the coordinator's broker crashing 2 ms into the rebalance.
+    let path =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/group-member-dies.json");
+    let text = std::fs::read_to_string(path).unwrap_or_default();
+    let mut s: serde_json::Value = serde_json::from_str(&text).unwrap_or_default();
+    if let Some(steps) = s["steps"].as_array_mut() {
+        steps.push(serde_json::json!({"at_ms": expired + 2, "crash": coordinator}));
+    }
+    s["run_until_ms"] = serde_json::json!(130_000);
+    let mut l = lab(&s.to_string());
+    l.run_to_end();
+    let loaded = kind_times(&l, |k| {
+        matches!(k, TraceKind::CoordinatorLoaded { groups, broker, .. }
+            if *broker != coordinator && groups.iter().any(|g| g == "order-processor"))
+    });
+    let load = *loaded
+        .iter()
+        .find(|t| **t > expired)
+        .unwrap_or_else(|| panic!("{loaded:?}"));
+    let again = kind_times(&l, |k| matches!(k, TraceKind::GroupMemberExpired { .. }));
+    assert_eq!(again.len(), 2, "{again:?}");
+    assert!(
+        (load + 45_000..=load + 45_100).contains(&again[1]),
+        "{again:?}, load {load}"
+    );
+    let stable = kind_times(&l, |k| {
+        matches!(k, TraceKind::GroupStable { generation: 2, .. })
+    });
+    assert!(stable.first().is_some_and(|t| *t >= again[1]), "{stable:?}");
+    // Meanwhile both survivors had given everything up.
+    let revoked: Vec<u64> = kind_times(&l, |k| matches!(k, TraceKind::PartitionsRevoked { .. }))
+        .into_iter()
+        .filter(|t| *t > load)
+        .collect();
+    assert_eq!(revoked.len(), 2, "{revoked:?}");
+}
+
+/// AbstractCoordinator's poll timer (max.poll.interval.ms): a member whose
+/// application stops calling poll() keeps heartbeating (no session expiry)
+/// but reads nothing; when max.poll.interval.ms has passed it leaves the
+/// group (LeaveGroup), the group rebalances at once and the other member
+/// takes its partitions; when the application polls again it joins again.
+/// KIP-848 the same, leaving with a heartbeat of epoch -1.
+#[test]
+fn a_member_that_stops_polling_leaves_after_max_poll_interval_ms() {
+    for protocol in ["", KIP848] {
+        let config = format!(r#", "max.poll.interval.ms": 20000{protocol}"#);
+        let steps =
+            r#"{"at_ms": 12000, "stall_client": "c1"}, {"at_ms": 40000, "resume_client": "c1"}"#;
+        let mut l = members(2, 4, &config, steps, 60_000);
+        l.cluster.run_until(31_000);
+        let before = member_of(&l, 0).assignment.len();
+        assert_eq!(before, 2, "{protocol}: still a member until 32 s");
+        let read_at_31 = l.cluster.consumers[0].consumed;
+        l.cluster.run_until(33_000);
+        assert!(
+            member_of(&l, 0).assignment.is_empty(),
+            "{protocol}: it left"
+        );
+        let left = kind_times(
+            &l,
+            |k| matches!(k, TraceKind::PartitionsRevoked { consumer, .. } if consumer == "c1"),
+        );
+        assert!(left.contains(&32_000), "{protocol}: {left:?}");
+        l.cluster.run_until(39_000);
+        assert_eq!(shares(&l)[1], vec![0, 1, 2, 3], "{protocol}: c2 reads all");
+        assert_eq!(
+            l.cluster.consumers[0].consumed, read_at_31,
+            "{protocol}: nothing read while stalled"
+        );
+        l.run_to_end();
+        assert!(kind_times(&l, |k| matches!(k, TraceKind::GroupMemberExpired { .. })).is_empty());
+        assert_eq!(
+            member_of(&l, 0).assignment.len(),
+            2,
+            "{protocol}: c1 joined again"
+        );
+        assert!(l.cluster.consumers[0].consumed > read_at_31);
+    }
+}

@@ -77,6 +77,12 @@ pub enum ClientStep {
     Commit,
     Crash,
     Restart,
+    /// The application stops calling poll() (a long piece of work): no
+    /// fetches, no auto-commit; a group member's heartbeats go on until
+    /// `max.poll.interval.ms`, when it leaves its group.
+    Stall,
+    /// The application calls poll() again (a member that left joins again).
+    Resume,
 }
 
 impl ClientStep {
@@ -86,6 +92,8 @@ impl ClientStep {
             ClientStep::Commit => "commit",
             ClientStep::Crash => "crash_client",
             ClientStep::Restart => "restart_client",
+            ClientStep::Stall => "stall_client",
+            ClientStep::Resume => "resume_client",
         }
     }
 }
@@ -1313,6 +1321,12 @@ fn describe_action(a: &Action) -> String {
             ClientStep::Commit => format!("Step: consumer {client} commits its positions."),
             ClientStep::Crash => format!("Step: consumer {client}'s process crashes."),
             ClientStep::Restart => format!("Step: consumer {client} starts again."),
+            ClientStep::Stall => {
+                format!("Step: consumer {client}'s application stops calling poll().")
+            }
+            ClientStep::Resume => {
+                format!("Step: consumer {client}'s application calls poll() again.")
+            }
         },
     }
 }

@@ -80,6 +80,11 @@ pub enum Timer {
     AutoCommit,
     /// A classic group member's `heartbeat.interval.ms` has passed.
     MemberHeartbeat,
+    /// `max.poll.interval.ms` after the application stopped calling poll()
+    /// at `since`.
+    MaxPollExpired {
+        since: u64,
+    },
     /// A connect attempt to `broker` still unanswered after
     /// `socket.connection.setup.timeout.ms` gives up.
     ConnectionSetupTimeout {

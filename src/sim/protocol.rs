@@ -464,6 +464,12 @@ pub enum Message {
         id: u64,
         result: Result<(), ErrorCode>,
     },
+    /// A classic member leaves its group (LeaveGroup); no answer is awaited.
+    #[cfg(group_protocols)]
+    LeaveGroup {
+        group: String,
+        member_id: Rc<str>,
+    },
     /// KIP-848's one group request (ConsumerGroupHeartbeat).
     #[cfg(group_protocols)]
     ConsumerHeartbeat {
@@ -625,6 +631,8 @@ impl Message {
             Message::GroupHeartbeatResponse { .. } => "HeartbeatResponse",
             #[cfg(group_protocols)]
             Message::ConsumerHeartbeat { .. } => "ConsumerGroupHeartbeat",
+            #[cfg(group_protocols)]
+            Message::LeaveGroup { .. } => "LeaveGroup",
             #[cfg(group_protocols)]
             Message::ConsumerHeartbeatResponse { .. } => "ConsumerGroupHeartbeatResponse",
         }

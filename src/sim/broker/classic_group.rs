@@ -419,6 +419,32 @@ impl Broker {
         self.schedule_group_tick(ctx, p);
     }
 
+    /// LeaveGroup: the member is removed at once (no session to wait out)
+    /// and the group rebalances.
+    pub(super) fn handle_leave_group(&mut self, ctx: &mut Ctx, group: &str, member_id: &Rc<str>) {
+        let me = self.id;
+        let Ok((p, shard)) = self.classic_shard(ctx, group) else {
+            return;
+        };
+        let key: Rc<str> = Rc::from(group);
+        let Some(g) = shard.classic.get_mut(&key) else {
+            return;
+        };
+        let Some(i) = g.member(member_id) else {
+            return;
+        };
+        g.members.remove(i);
+        let reason = format!("member {member_id} left the group (LeaveGroup)");
+        match g.state {
+            GroupState::Stable | GroupState::CompletingRebalance => {
+                prepare_rebalance(ctx, me, group, g, reason)
+            }
+            _ => {}
+        }
+        self.try_complete_join(ctx, p, &key);
+        self.schedule_group_tick(ctx, p);
+    }
+
     /// Complete the join phase now if every member has joined and no
     /// initial delay runs.
     fn try_complete_join(&mut self, ctx: &mut Ctx, p: PartitionIndex, key: &Rc<str>) {

@@ -72,6 +72,8 @@ pub struct ConsumerGroup {
     pub target_epoch: i32,
     pub assignor: &'static str,
     pub members: Vec<CgMember>,
+    /// The subscribed topic's partitions (from the members' metadata).
+    pub partitions: Vec<PartitionIndex>,
 }
 
 impl ConsumerGroup {
@@ -81,6 +83,7 @@ impl ConsumerGroup {
             target_epoch: 0,
             assignor,
             members: Vec::new(),
+            partitions: Vec::new(),
         }
     }
 
@@ -107,7 +110,13 @@ impl ConsumerGroup {
     /// A new group epoch and its target assignment, by the assignor over
     /// the topic's partitions, each member's current target kept where the
     /// assignor is sticky.
-    fn new_target(&mut self, partitions: &[PartitionIndex]) {
+    fn new_target(&mut self) {
+        let partitions = std::mem::take(&mut self.partitions);
+        self.new_target_over(&partitions);
+        self.partitions = partitions;
+    }
+
+    fn new_target_over(&mut self, partitions: &[PartitionIndex]) {
         self.epoch += 1;
         self.target_epoch = self.epoch;
         let members: Vec<crate::sim::assignor::Member> = self
@@ -202,7 +211,27 @@ impl Broker {
         let g = shard
             .consumer_groups
             .or_insert_with(key.clone(), || ConsumerGroup::new(hb.assignor));
-        let partitions = hb.partitions.clone();
+        if !hb.partitions.is_empty() {
+            g.partitions = hb.partitions.clone();
+        }
+        if hb.epoch == -1 {
+            // The member leaves (max.poll.interval.ms, or a close): removed
+            // at once, a new epoch and target for the others.
+            if let Some(i) = g.member(&hb.member_id) {
+                g.members.remove(i);
+                g.new_target();
+                narrate_target(
+                    ctx,
+                    me,
+                    &hb.group,
+                    g,
+                    &format!("{} left the group", hb.member_id),
+                );
+                let snapshot = g.clone();
+                self.write_consumer_group_record(ctx, p, &key, snapshot);
+            }
+            return;
+        }
         let mut changed = None;
         let i = match g.member(&hb.member_id) {
             None if hb.epoch != 0 => {
@@ -248,7 +277,7 @@ impl Broker {
             m.owned = owned;
         }
         if let Some(reason) = changed {
-            g.new_target(&partitions);
+            g.new_target();
             narrate_target(ctx, me, &hb.group, g, &reason);
         }
         let before = (g.members[i].epoch, g.members[i].assigned.clone());
@@ -326,7 +355,7 @@ impl Broker {
                     ),
                 );
             }
-            g.new_target(&partitions);
+            g.new_target();
             let reason = format!("{} left after its session timed out", expired[0]);
             narrate_target(ctx, me, &key, g, &reason);
             let snapshot = g.clone();
@@ -480,7 +509,8 @@ mod tests {
             target: vec![],
             expires_at: 0,
         });
-        g.new_target(&[0, 1, 2, 3, 4, 5]);
+        g.partitions = vec![0, 1, 2, 3, 4, 5];
+        g.new_target();
         assert_eq!(g.epoch, 2);
         let moved: Vec<PartitionIndex> = g.members[2].target.clone();
         assert_eq!(moved.len(), 2, "{:?}", g.members);

@@ -870,6 +870,10 @@ impl Broker {
             #[cfg(group_protocols)]
             Message::JoinGroup { id, join } => self.handle_join_group(ctx, from, id, *join),
             #[cfg(group_protocols)]
+            Message::LeaveGroup { group, member_id } => {
+                self.handle_leave_group(ctx, &group, &member_id)
+            }
+            #[cfg(group_protocols)]
             Message::ConsumerHeartbeat { id, hb } => {
                 self.handle_consumer_heartbeat(ctx, from, id, *hb)
             }

@@ -109,6 +109,9 @@ pub struct Consumer {
     pub incarnation: u32,
     /// With a `group.id`: the group half (`client/group.rs`).
     pub group: Option<super::group::GroupMember>,
+    /// Since when the application has not called poll() (a `stall_client`
+    /// step), if it stopped.
+    pub stalled_since: Option<u64>,
 }
 
 impl Consumer {
@@ -178,6 +181,7 @@ impl Consumer {
             running: true,
             incarnation: 0,
             group,
+            stalled_since: None,
             config,
         }
     }
@@ -451,6 +455,9 @@ impl Consumer {
             Timer::ConnectionSetupTimeout { broker, id } => self.setup_timed_out(ctx, broker, id),
             Timer::AutoCommit => self.auto_commit(ctx),
             Timer::MemberHeartbeat => self.heartbeat_due(ctx),
+            Timer::MaxPollExpired { since } if self.stalled_since == Some(since) => {
+                self.leave_group(ctx)
+            }
             Timer::MetadataRefresh => {
                 self.refresh_metadata(ctx);
                 ctx.after(self.config.metadata_max_age_ms, Timer::MetadataRefresh);
@@ -880,6 +887,11 @@ impl Consumer {
     /// Fetch every partition that is idle, one request per broker: its
     /// leader, or its preferred read replica (KIP-392).
     pub(super) fn poll(&mut self, ctx: &mut Ctx) {
+        if self.stalled_since.is_some() {
+            // The application does not call poll(): nothing is fetched or
+            // committed (heartbeats have their own timer).
+            return;
+        }
         if self.group.is_some() {
             self.drive_group(ctx);
             if !self.may_fetch() {

@@ -102,7 +102,23 @@ impl Consumer {
             .membership()
             .map_or(0, |m| m.next_heartbeat_ms.saturating_sub(ctx.now))
             .max(self.config.retry_backoff_ms.max(1));
-        self.poll(ctx);
+        if self.stalled_since.is_some() {
+            // The background thread heartbeats while the application does
+            // not poll (reconciling waits for poll).
+            let coordinator = self.group.as_ref().and_then(|g| g.coordinator);
+            let due = self.membership().is_some_and(|m| {
+                m.heartbeat.is_none()
+                    && m.state != MemberState::Unjoined
+                    && ctx.now >= m.next_heartbeat_ms
+            });
+            if let Some(c) = coordinator.filter(|_| due) {
+                if self.connections.ready(ctx, c) {
+                    self.send_consumer_heartbeat(ctx, c);
+                }
+            }
+        } else {
+            self.poll(ctx);
+        }
         ctx.after(interval, Timer::MemberHeartbeat);
     }
 

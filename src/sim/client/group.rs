@@ -572,6 +572,22 @@ impl Consumer {
                 );
                 self.start(ctx);
             }
+            ClientStep::Stall => {
+                if !self.running || self.stalled_since.is_some() {
+                    return;
+                }
+                self.stalled_since = Some(ctx.now);
+                let since = ctx.now;
+                ctx.after(
+                    self.config.max_poll_interval_ms,
+                    Timer::MaxPollExpired { since },
+                );
+            }
+            ClientStep::Resume => {
+                if self.stalled_since.take().is_some() {
+                    self.poll(ctx);
+                }
+            }
         }
     }
 }

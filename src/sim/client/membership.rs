@@ -207,6 +207,8 @@ impl Consumer {
     }
 
     pub(super) fn heartbeat_due(&mut self, _ctx: &mut Ctx) {}
+
+    pub(super) fn leave_group(&mut self, _ctx: &mut Ctx) {}
 }
 
 #[cfg(group_protocols)]
@@ -265,6 +267,83 @@ impl Consumer {
                 true
             }
         }
+    }
+
+    /// AbstractCoordinator.maybeLeaveGroup on the poll timer's expiry: the
+    /// application has not called poll() for `max.poll.interval.ms`, so the
+    /// member leaves its group (LeaveGroup; KIP-848: a heartbeat with epoch
+    /// -1) and its partitions are lost; it joins again when the application
+    /// polls again.
+    pub(super) fn leave_group(&mut self, ctx: &mut Ctx) {
+        let name = self.name.clone();
+        let max_poll = self.config.max_poll_interval_ms;
+        let Some(g) = self.group.as_mut() else {
+            return;
+        };
+        let coordinator = g.coordinator;
+        let group = g.group_id.clone();
+        let Some(m) = g.membership.as_mut() else {
+            return;
+        };
+        if m.state == MemberState::Unjoined && m.generation <= 0 {
+            return;
+        }
+        let member_id = m.member_id.clone();
+        let kip848 = m.kip848;
+        m.heartbeat = None;
+        m.join = None;
+        m.sync = None;
+        m.state = MemberState::Unjoined;
+        m.prepared = true;
+        if kip848 {
+            m.generation = 0;
+        } else {
+            m.generation = -1;
+            m.member_id = Rc::from("");
+        }
+        if let Some(c) = coordinator {
+            let msg = if kip848 {
+                Message::ConsumerHeartbeat {
+                    id: ctx.new_id(),
+                    hb: Box::new(ConsumerHeartbeatRequest {
+                        group: group.clone(),
+                        member_id: member_id.clone(),
+                        epoch: -1,
+                        assignor: self.config.remote_assignor,
+                        owned: None,
+                        partitions: Vec::new(),
+                    }),
+                }
+            } else {
+                Message::LeaveGroup {
+                    group: group.clone(),
+                    member_id: member_id.clone(),
+                }
+            };
+            ctx.send(Node::Broker(c), msg);
+        }
+        let shown: Vec<String> = self.positions.iter().map(|(p, _)| ctx.tp(p)).collect();
+        if kip848 {
+            self.lose_partitions();
+        } else {
+            let gone: Vec<PartitionIndex> = self.positions.iter().map(|(p, _)| p).collect();
+            self.drop_positions(&gone);
+            if let Some(m) = self.membership_mut() {
+                m.assignment.clear();
+            }
+        }
+        ctx.trace(
+            TraceKind::PartitionsRevoked {
+                consumer: name.clone(),
+                group: group.clone(),
+                partitions: shown.clone(),
+            },
+            format!(
+                "Consumer {name}'s application has not called poll() for max.poll.interval.ms={max_poll} ms: it leaves group {group} ({}), and {} lost, not committed; it joins again when the application polls again.",
+                if kip848 { "a heartbeat with member epoch -1" } else { "LeaveGroup" },
+                if shown.is_empty() { "nothing is".to_string() } else { format!("{} are", shown.join(", ")) }
+            ),
+        );
     }
 
     /// Eager assignors give up every partition before joining; without a

@@ -6,6 +6,9 @@
 //! - `acks`: every producer, and every produce step without its own `acks`;
 //! - `rf`: every topic's replication factor — only where the scenario has no
 //!   explicit assignment;
+//! - the consumer keys of [`CONSUMER_KEYS`] (`auto.offset.reset`,
+//!   `group.protocol`, `partition.assignment.strategy`,
+//!   `sim.commit.leader.epoch`, …): into every consumer's `config`;
 //! - `min.insync.replicas`, `unclean.leader.election.enable`, or any other
 //!   cluster config key (including `sim.` keys): into `config`.
 //!
@@ -91,10 +94,17 @@ pub fn lane_text(pairs: &[(String, String)]) -> String {
 
 /// Settings that belong to the consumers (each consumer's `config`), not to
 /// the cluster.
-const CONSUMER_KEYS: [&str; 3] = [
+const CONSUMER_KEYS: [&str; 10] = [
     "auto.offset.reset",
     "enable.auto.commit",
     "auto.commit.interval.ms",
+    "group.protocol",
+    "partition.assignment.strategy",
+    "group.remote.assignor",
+    "session.timeout.ms",
+    "heartbeat.interval.ms",
+    "max.poll.interval.ms",
+    "sim.commit.leader.epoch",
 ];
 
 fn value_of(v: &str) -> Value {

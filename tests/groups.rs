@@ -1276,3 +1276,26 @@ fn a_member_that_stops_polling_leaves_after_max_poll_interval_ms() {
         assert!(l.cluster.consumers[0].consumed > read_at_31);
     }
 }
+
+/// settings.rs: a consumer key given as a setting (`--set`, a compare lane)
+/// goes into every consumer's config, so one scenario compares the two
+/// group protocols: `group.protocol=consumer` runs the crash of
+/// group-member-dies.json exactly as its KIP-848 twin does.
+#[test]
+fn a_compare_lane_can_switch_the_group_protocol() {
+    let text = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/group-member-dies.json"),
+    )
+    .unwrap_or_default();
+    let settings = vec![("group.protocol".to_string(), "consumer".to_string())];
+    let mut lane = Lab::from_json_with_settings(&text, &settings).unwrap_or_else(|e| panic!("{e}"));
+    lane.run_to_end();
+    let mut twin = scenario_file("group-member-dies-consumer-protocol.json");
+    twin.run_to_end();
+    assert_eq!(lane.cluster.trace.hash_hex(), twin.cluster.trace.hash_hex());
+    assert!(!kind_times(&lane, |k| matches!(
+        k,
+        TraceKind::GroupTargetAssigned { .. }
+    ))
+    .is_empty());
+}

@@ -216,15 +216,18 @@ pub struct GroupReport {
     pub errors: std::collections::BTreeMap<String, u64>,
     /// A subscribing consumer's membership (absent for one that assigns its
     /// partitions itself).
+    #[cfg(group_protocols)]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub member: Option<MemberReport>,
     /// The group as its coordinator holds it now, for a subscribing group
     /// (null while no running broker leads its offsets partition).
+    #[cfg(group_protocols)]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub coordinator_view: Option<Option<CoordinatorGroupReport>>,
 }
 
 /// A classic group member as the consumer knows itself.
+#[cfg(group_protocols)]
 #[derive(Clone, Debug, Serialize)]
 pub struct MemberReport {
     /// Empty until the coordinator gives it one.
@@ -241,6 +244,7 @@ pub struct MemberReport {
 }
 
 /// A classic group as its coordinator holds it.
+#[cfg(group_protocols)]
 #[derive(Clone, Debug, Serialize)]
 pub struct CoordinatorGroupReport {
     /// `Empty`, `PreparingRebalance`, `CompletingRebalance` or `Stable`.
@@ -544,6 +548,7 @@ pub fn group_report(c: &Cluster, g: &crate::sim::client::GroupMember) -> GroupRe
         stored: stored_offsets(c, &g.group_id),
         commits: g.commits,
         errors: g.errors.clone(),
+        #[cfg(group_protocols)]
         member: g.membership.as_ref().map(|m| MemberReport {
             member_id: m.member_id.to_string(),
             group_instance_id: m.instance_id.as_ref().map(|i| i.to_string()),
@@ -556,6 +561,7 @@ pub fn group_report(c: &Cluster, g: &crate::sim::client::GroupMember) -> GroupRe
                 .collect(),
             rebalances: m.rebalances,
         }),
+        #[cfg(group_protocols)]
         coordinator_view: g
             .membership
             .as_ref()
@@ -565,11 +571,6 @@ pub fn group_report(c: &Cluster, g: &crate::sim::client::GroupMember) -> GroupRe
 
 /// Group `group` as the leader of its `__consumer_offsets` partition holds
 /// it (GroupReport::coordinator_view).
-#[cfg(not(group_protocols))]
-pub fn coordinator_group(_c: &Cluster, _group: &str) -> Option<CoordinatorGroupReport> {
-    None
-}
-
 /// Group `group` as the leader of its `__consumer_offsets` partition holds
 /// it (GroupReport::coordinator_view).
 #[cfg(group_protocols)]

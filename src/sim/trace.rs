@@ -213,12 +213,14 @@ pub enum TraceKind {
     ConsumerRestarted {
         consumer: String,
     },
+    #[cfg(group_protocols)]
     /// A classic group starts gathering its members (PreparingRebalance).
     GroupRebalanceStarted {
         broker: BrokerId,
         group: String,
         reason: String,
     },
+    #[cfg(group_protocols)]
     /// A classic group's join phase completed: a new generation, its
     /// members and leader (none: the group is Empty).
     GroupRebalanced {
@@ -228,12 +230,14 @@ pub enum TraceKind {
         members: Vec<String>,
         leader: Option<String>,
     },
+    #[cfg(group_protocols)]
     /// The leader's assignment arrived: the group is Stable.
     GroupStable {
         broker: BrokerId,
         group: String,
         generation: i32,
     },
+    #[cfg(group_protocols)]
     /// KIP-848: a new group epoch and the assignor's target for it.
     GroupTargetAssigned {
         broker: BrokerId,
@@ -241,18 +245,21 @@ pub enum TraceKind {
         epoch: i32,
         reason: String,
     },
+    #[cfg(group_protocols)]
     /// A member's session ended without a heartbeat.
     GroupMemberExpired {
         broker: BrokerId,
         group: String,
         member: String,
     },
+    #[cfg(group_protocols)]
     /// A static member's new process took its old member's place.
     GroupMemberReplaced {
         broker: BrokerId,
         group: String,
         member: String,
     },
+    #[cfg(group_protocols)]
     /// A member gave up partitions before rejoining (eager: all of them;
     /// cooperative: those assigned elsewhere).
     PartitionsRevoked {
@@ -260,6 +267,7 @@ pub enum TraceKind {
         group: String,
         partitions: Vec<String>,
     },
+    #[cfg(group_protocols)]
     /// A member received its assignment for a generation.
     PartitionsAssigned {
         consumer: String,

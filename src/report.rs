@@ -247,8 +247,12 @@ pub struct CoordinatorGroupReport {
     pub state: &'static str,
     pub generation: i32,
     pub leader: Option<String>,
-    /// [member id, assigned `topic-partition`s], in the order they joined.
-    pub members: Vec<(String, Vec<String>)>,
+    /// [member id, assigned `topic-partition`s, the consumer that joined as
+    /// it, the time its session ends unless a heartbeat comes first], in
+    /// the order they joined. A member whose process died stays here, with
+    /// its partitions, until that time (`session.timeout.ms`, or
+    /// `group.consumer.session.timeout.ms` for the consumer protocol).
+    pub members: Vec<(String, Vec<String>, String, u64)>,
 }
 
 /// Where a consumer reads one partition from, and how far behind it is.
@@ -595,6 +599,8 @@ pub fn coordinator_group(c: &Cluster, group: &str) -> Option<CoordinatorGroupRep
                     (
                         m.member_id.to_string(),
                         m.assigned.iter().map(|p| c.partitions[*p].name()).collect(),
+                        consumer_name(c, m.client),
+                        m.expires_at,
                     )
                 })
                 .collect(),
@@ -619,10 +625,25 @@ pub fn coordinator_group(c: &Cluster, group: &str) -> Option<CoordinatorGroupRep
                         .iter()
                         .map(|p| c.partitions[*p].name())
                         .collect(),
+                    consumer_name(c, m.client),
+                    m.expires_at,
                 )
             })
             .collect(),
     })
+}
+
+/// The consumer a group member's requests come from.
+#[cfg(group_protocols)]
+fn consumer_name(c: &Cluster, client: crate::sim::protocol::Node) -> String {
+    match client {
+        crate::sim::protocol::Node::Consumer(i) => c
+            .consumers
+            .get(i as usize)
+            .map(|k| k.name.clone())
+            .unwrap_or_default(),
+        _ => String::new(),
+    }
 }
 
 /// Group `group`'s offsets as the leader of its `__consumer_offsets`

@@ -1276,3 +1276,47 @@ fn a_member_that_stops_polling_leaves_after_max_poll_interval_ms() {
         assert!(l.cluster.consumers[0].consumed > read_at_31);
     }
 }
+
+/// ClassicGroup's members as GroupCoordinatorShard holds them (what
+/// `kafka-consumer-groups.sh --describe --members` lists, and the page's
+/// group card draws): scenarios/group-member-dies.json. A member whose
+/// process died stays in the group with its partitions until its session
+/// ends (the heartbeat expiration of GroupMetadataManager), named with the
+/// consumer that joined as it; then the group rebalances without it.
+#[test]
+fn the_coordinators_view_keeps_a_dead_member_with_its_partitions_until_its_session_ends() {
+    let mut l = scenario_file("group-member-dies.json");
+    let view = |l: &Lab| {
+        let v = serde_json::to_value(l.report()).unwrap();
+        v["consumers"][1]["group"]["coordinator_view"].clone()
+    };
+    l.cluster.run_until(30_000);
+    let v = view(&l);
+    assert_eq!(v["state"], "Stable", "{v}");
+    assert_eq!(v["generation"], 1);
+    let members = v["members"].as_array().unwrap();
+    let consumers: Vec<&str> = members.iter().map(|m| m[2].as_str().unwrap()).collect();
+    assert_eq!(consumers, ["c1", "c2", "c3"], "{v}");
+    let c1 = &members[0];
+    assert_eq!(c1[1], serde_json::json!(["orders-0", "orders-1"]), "{v}");
+    // Its session ends 45 s after the coordinator last heard from it, at
+    // most heartbeat.interval.ms (3 s) before the crash at 12 s.
+    let ends = c1[3].as_u64().unwrap();
+    assert!((54_000..=57_000).contains(&ends), "session ends at {ends}");
+    l.cluster.run_until(60_000);
+    let v = view(&l);
+    assert_eq!(v["generation"], 2, "{v}");
+    let members = v["members"].as_array().unwrap();
+    let consumers: Vec<&str> = members.iter().map(|m| m[2].as_str().unwrap()).collect();
+    assert_eq!(consumers, ["c2", "c3"], "{v}");
+    let mut owned: Vec<String> = members
+        .iter()
+        .flat_map(|m| m[1].as_array().unwrap().iter())
+        .map(|p| p.as_str().unwrap().to_string())
+        .collect();
+    owned.sort();
+    assert_eq!(
+        owned,
+        (0..6).map(|i| format!("orders-{i}")).collect::<Vec<_>>()
+    );
+}

@@ -129,6 +129,27 @@ declare global {
     commits: number;
     /** FindCoordinator / OffsetFetch / OffsetCommit errors by name. */
     errors: Record<string, number>;
+    /** A subscribing consumer's membership, as the consumer knows it. */
+    member?: {
+      member_id: string;
+      group_instance_id: string | null;
+      generation: number;
+      state: 'unjoined' | 'joining' | 'syncing' | 'stable';
+      assignment: string[];
+      rebalances: number;
+    };
+    /**
+     * A subscribing group as its coordinator holds it (null while no running
+     * broker leads its __consumer_offsets partition): members are [member id,
+     * topic-partitions, the consumer that joined as it, the time (ms) its
+     * session ends unless a heartbeat comes first].
+     */
+    coordinator_view?: {
+      state: 'Empty' | 'PreparingRebalance' | 'CompletingRebalance' | 'Stable';
+      generation: number;
+      leader: string | null;
+      members: Array<[string, string[], string, number]>;
+    } | null;
   }
 
   interface FailoverLabFate {
@@ -474,6 +495,8 @@ declare global {
      * method lands it first; `seek()` plans from where it got.
      */
     readonly seeking: { target: number; progress: number } | null;
+    /** Whether the run's cores come from the fast build (www/pkg-explorer: big scenarios, subscribing consumers). */
+    readonly fast: boolean;
     actions(): Array<{ at_ms: number; action: FailoverLabAction }>;
     tourNext(): void;
     /** What the run answers to stop `i`'s question now: the answer's value and the indices of the choices it proves. */

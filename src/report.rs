@@ -42,6 +42,13 @@ pub struct AvailabilityReport {
     pub unavailable_ms: u64,
     pub produce_latency_ms: LatencySummary,
     pub end_to_end_latency_ms: LatencySummary,
+    /// Per subscribing group, the times some of its partitions were read by
+    /// no member (its first rebalance, an eager rebalance, a member whose
+    /// process died still owning its partitions until its session ends;
+    /// `consumption.rs`). Absent without subscribing consumers.
+    #[cfg(group_protocols)]
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub not_consumed: Vec<crate::sim::consumption::NotConsumedWindow>,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -93,6 +100,8 @@ pub fn availability(c: &Cluster) -> AvailabilityReport {
         partitions,
         produce_latency_ms: a.produce_latency.summary(),
         end_to_end_latency_ms: a.end_to_end_latency.summary(),
+        #[cfg(group_protocols)]
+        not_consumed: c.consumption.windows(c.now),
     }
 }
 

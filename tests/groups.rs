@@ -1320,3 +1320,62 @@ fn the_coordinators_view_keeps_a_dead_member_with_its_partitions_until_its_sessi
         (0..6).map(|i| format!("orders-{i}")).collect::<Vec<_>>()
     );
 }
+
+/// The availability strip's "partitions not consumed" (consumption.rs):
+/// scenarios/group-member-dies.json. Nobody reads before the first
+/// rebalance ends (InitialDelayedJoin's group.initial.rebalance.delay.ms);
+/// from c1's crash its two partitions are read by nobody (the coordinator
+/// still gives them to c1 until its session ends: GroupMetadataManager's
+/// heartbeat expiration), and the eager rebalance that follows
+/// (ConsumerCoordinator.onJoinPrepare revokes everything) stops all six
+/// until c2 and c3 have their new assignment.
+#[test]
+fn partitions_are_not_consumed_until_the_first_rebalance_and_from_a_members_crash_to_the_end_of_the_next(
+) {
+    let mut l = scenario_file("group-member-dies.json");
+    l.run_to_end();
+    let r = l.report();
+    let w = &r.availability.not_consumed;
+    assert_eq!(w.len(), 2, "{w:?}");
+    assert!(w.iter().all(|x| x.group == "order-processor"));
+    let first_stable = kind_times(&l, |k| matches!(k, TraceKind::GroupStable { .. }));
+    assert_eq!((w[0].from_ms, w[0].max_partitions), (0, 6), "{w:?}");
+    assert!(
+        w[0].to_ms
+            .is_some_and(|t| t >= 3_000 && t <= first_stable[0] + 100),
+        "{w:?} {first_stable:?}"
+    );
+    assert_eq!(w[1].from_ms, 12_000, "from the crash: {w:?}");
+    let expired = kind_times(&l, |k| matches!(k, TraceKind::GroupMemberExpired { .. }));
+    let to = w[1].to_ms.expect("it ended");
+    assert!(to > expired[0], "{w:?} expired at {expired:?}");
+    assert!(to < expired[0] + 5_000, "{w:?} expired at {expired:?}");
+    assert_eq!(
+        w[1].max_partitions, 6,
+        "the eager rebalance stops every partition: {w:?}"
+    );
+    // The page's band reads the same accountant: 2 partitions while only c1's wait.
+    assert_eq!(l.cluster.consumption.max_not_consumed(30_000, 30_001), 2);
+    assert_eq!(l.cluster.consumption.max_not_consumed(65_000, 66_000), 0);
+}
+
+/// The same crash with cooperative-sticky (KIP-429,
+/// ConsumerCoordinator.onJoinPrepare revokes nothing that stays): the
+/// survivors read through the rebalance, so only the dead member's two
+/// partitions are ever read by nobody after the first rebalance.
+#[test]
+fn with_cooperative_sticky_only_the_dead_members_partitions_go_unconsumed() {
+    let coop = r#", "partition.assignment.strategy": "cooperative-sticky""#;
+    let mut l = members(
+        3,
+        6,
+        coop,
+        r#"{"at_ms": 12000, "crash_client": "c1"}"#,
+        70_000,
+    );
+    l.run_to_end();
+    let w = l.report().availability.not_consumed;
+    assert_eq!(w.len(), 2, "{w:?}");
+    assert_eq!((w[1].from_ms, w[1].max_partitions), (12_000, 2), "{w:?}");
+    assert!(w[1].to_ms.is_some(), "{w:?}");
+}

@@ -230,6 +230,12 @@ declare global {
     unavailable_ms: number;
     produce_latency_ms: FailoverLabLatencySummary;
     end_to_end_latency_ms: FailoverLabLatencySummary;
+    /**
+     * Per subscribing group, the times some of its partitions were read by no
+     * member (its first rebalance, an eager rebalance, a dead member's
+     * partitions until its session ends). Absent without subscribing consumers.
+     */
+    not_consumed?: Array<{ group: string; from_ms: number; to_ms: number | null; max_partitions: number }>;
   }
 
   /** The run report at the current simulated time (`report()`). */

@@ -4,8 +4,9 @@
 // card draws the group as its coordinator holds it (state, generation, each
 // member's consumer, member id, partitions, the leader), marks a member
 // whose process is down but whose session has not ended yet, and the
-// partition logs mark each member's position. axe finds nothing on the
-// card in either theme. Needs `make build`.
+// partition logs mark each member's position; the availability strip has
+// a band of partitions not consumed. axe finds nothing on the card in
+// either theme. Needs `make build`.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -82,6 +83,15 @@ test('a member that dies: the group card marks it down with its partitions until
   }
   assert.equal(await page.locator('.pcard[data-partition="orders-0"] .posrow').isHidden(), true, 'nobody reads orders-0');
   assert.equal(await page.locator('.pcard[data-partition="orders-0"] .cmrow').isHidden(), false, 'its committed offset is still marked');
+
+  // The availability strip's band: nobody read before the first rebalance
+  // (all six), and c1's two since its crash, still open (the report's windows).
+  const nc = report.availability.not_consumed;
+  assert.deepEqual(nc.map((w) => [w.group, w.max_partitions, w.to_ms === null]), [['order-processor', 6, false], ['order-processor', 2, true]]);
+  assert.equal(nc[1].from_ms, 12000);
+  assert.equal(await page.locator('.avail-legend [data-cause="not_consumed"]').isVisible(), true, 'the band has its key');
+  assert.equal(await page.locator('canvas.avail-strip').getAttribute('data-not-consumed'), '6');
+  assert.match(await page.locator('canvas.avail-strip').getAttribute('aria-label'), /partitions of a consumer group that no member reads/);
 
   await seek(page, 60000, 2);
   const rows = await drawn(page);

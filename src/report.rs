@@ -247,12 +247,16 @@ pub struct MemberReport {
     pub assignment: Vec<String>,
     /// Rebalances it took part in to the end.
     pub rebalances: u32,
+    /// `classic` or `consumer` (KIP-848, whose `generation` is the member epoch).
+    pub protocol: &'static str,
 }
 
-/// A classic group as its coordinator holds it.
+/// A group as its coordinator holds it (classic, or KIP-848's consumer
+/// group: then `generation` is the group epoch and there is no leader).
 #[derive(Clone, Debug, Serialize)]
 pub struct CoordinatorGroupReport {
-    /// `Empty`, `PreparingRebalance`, `CompletingRebalance` or `Stable`.
+    /// `Empty`, `PreparingRebalance`, `CompletingRebalance` or `Stable`
+    /// (classic); `Empty`, `Reconciling` or `Stable` (consumer).
     pub state: &'static str,
     pub generation: i32,
     pub leader: Option<String>,
@@ -568,6 +572,7 @@ pub fn group_report(c: &Cluster, g: &crate::sim::client::GroupMember) -> GroupRe
                 .map(|p| c.partitions[*p].name())
                 .collect(),
             rebalances: m.rebalances,
+            protocol: if m.kip848 { "consumer" } else { "classic" },
         }),
         coordinator_view: g
             .membership

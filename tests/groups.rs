@@ -1379,3 +1379,36 @@ fn with_cooperative_sticky_only_the_dead_members_partitions_go_unconsumed() {
     assert_eq!((w[1].from_ms, w[1].max_partitions), (12_000, 2), "{w:?}");
     assert!(w[1].to_ms.is_some(), "{w:?}");
 }
+
+/// The same member's death under KIP-848 (scenarios/
+/// group-member-dies-consumer-protocol.json): the coordinator's view names
+/// each member's consumer and keeps c1 until group.consumer.session.timeout.ms
+/// has passed since its last heartbeat; after it only c1's two partitions
+/// were ever read by nobody (CurrentAssignmentBuilder moves them without a
+/// group-wide stop), which the strip's band shows.
+#[test]
+fn kip848_a_dead_members_partitions_alone_go_unconsumed_until_its_session_ends() {
+    let mut l = scenario_file("group-member-dies-consumer-protocol.json");
+    l.cluster.run_until(30_000);
+    let v = serde_json::to_value(l.report()).unwrap();
+    let view = &v["consumers"][1]["group"]["coordinator_view"];
+    assert_eq!(v["consumers"][1]["group"]["member"]["protocol"], "consumer");
+    let members = view["members"].as_array().unwrap();
+    let c1 = members
+        .iter()
+        .find(|m| m[2] == "c1")
+        .unwrap_or_else(|| panic!("c1 is still a member: {view}"));
+    assert!(!c1[1].as_array().unwrap().is_empty(), "{view}");
+    l.run_to_end();
+    let w = l.report().availability.not_consumed;
+    let after_crash: Vec<_> = w.iter().filter(|x| x.from_ms >= 12_000).collect();
+    assert_eq!(after_crash.len(), 1, "{w:?}");
+    assert_eq!(after_crash[0].from_ms, 12_000, "{w:?}");
+    assert_eq!(
+        after_crash[0].max_partitions, 2,
+        "no group-wide stop: {w:?}"
+    );
+    let expired = kind_times(&l, |k| matches!(k, TraceKind::GroupMemberExpired { .. }));
+    let to = after_crash[0].to_ms.expect("it ended");
+    assert!(to > 12_000 + 40_000, "{w:?} expired at {expired:?}");
+}

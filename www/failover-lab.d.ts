@@ -137,15 +137,19 @@ declare global {
       state: 'unjoined' | 'joining' | 'syncing' | 'stable';
       assignment: string[];
       rebalances: number;
+      /** `consumer` is KIP-848 (group.protocol=consumer): `generation` is then its member epoch. */
+      protocol: 'classic' | 'consumer';
     };
     /**
      * A subscribing group as its coordinator holds it (null while no running
-     * broker leads its __consumer_offsets partition): members are [member id,
+     * broker leads its __consumer_offsets partition; with the consumer
+     * protocol `generation` is the group epoch): members are [member id,
      * topic-partitions, the consumer that joined as it, the time (ms) its
      * session ends unless a heartbeat comes first].
      */
     coordinator_view?: {
-      state: 'Empty' | 'PreparingRebalance' | 'CompletingRebalance' | 'Stable';
+      /** Classic: Empty, PreparingRebalance, CompletingRebalance, Stable; consumer: Empty, Reconciling, Stable. */
+      state: 'Empty' | 'PreparingRebalance' | 'CompletingRebalance' | 'Reconciling' | 'Stable';
       generation: number;
       leader: string | null;
       members: Array<[string, string[], string, number]>;

@@ -26,13 +26,13 @@ after(async () => {
   await app?.close();
 });
 
-async function open(scheme = 'dark') {
+async function open(scheme = 'dark', scenario = 'group-member-dies.json') {
   const { page } = app;
   await page.emulateMedia({ colorScheme: scheme });
   app.errors.length = 0;
   const wasm = [];
   page.on('request', (r) => r.url().endsWith('.wasm') && wasm.push(new URL(r.url()).pathname));
-  await page.goto(`${app.baseUrl}/?scenario=group-member-dies.json&paused=1&theme=${scheme}`);
+  await page.goto(`${app.baseUrl}/?scenario=${scenario}&paused=1&theme=${scheme}`);
   await page.waitForFunction(() => document.body.dataset.ready === 'true', null, { timeout: 20000 });
   return { page, wasm };
 }
@@ -102,6 +102,23 @@ test('a member that dies: the group card marks it down with its partitions until
   assert.equal(await page.locator(`${CARD} tr.gdown-note`).count(), 0, 'c1 is no longer a member');
   assert.match(await page.locator(`${CARD} .gstate`).innerText(), /generation 2/);
   assert.match(await page.locator('.client[data-consumer="c2"] .gmember').innerText(), /member c2-\d+ · generation 2 · stable/);
+  assert.deepEqual(app.errors, []);
+});
+
+test('the consumer protocol (KIP-848): the card says group epoch and its session setting, and only c1\'s partitions go unconsumed', async () => {
+  const { page } = await open('light', 'group-member-dies-consumer-protocol.json');
+  assert.equal(await page.evaluate(() => window.failoverLab.fast), true);
+  await page.evaluate(() => window.failoverLab.seek(30000));
+  await page.waitForSelector(`${CARD}[data-protocol="consumer"] tr.gdown-note`, { timeout: 20000 });
+  const report = await page.evaluate(() => window.failoverLab.report());
+  const cv = report.consumers.find((k) => k.id === 'c2').group.coordinator_view;
+  assert.match(await page.locator(`${CARD} .gstate`).innerText(), new RegExp(`group epoch ${cv.generation}`));
+  assert.match(await page.locator(`${CARD} .chead`).innerText(), /consumer protocol \(KIP-848\)/);
+  assert.deepEqual(await drawn(page), cv.members.map(([id, tps, consumer]) => [consumer, id, tps.join(','), false, consumer === 'c1']));
+  assert.match(await page.locator(`${CARD} tr.gdown-note`).innerText(), /c1: process down, still owns .* \(group\.consumer\.session\.timeout\.ms\)/);
+  assert.match(await page.locator('.client[data-consumer="c2"] .gmember').innerText(), /member epoch \d+/);
+  const nc = report.availability.not_consumed.filter((w) => w.from_ms >= 12000);
+  assert.deepEqual(nc.map((w) => [w.from_ms, w.max_partitions]), [[12000, 2]], 'no group-wide stop');
   assert.deepEqual(app.errors, []);
 });
 

@@ -9,12 +9,19 @@
 
 import { h, fmtTime } from './util.js';
 
-/** The coordinator's group states (ClassicGroupState), in plain words. */
+/** The coordinator's group states (ClassicGroupState; KIP-848's ConsumerGroupState), in plain words. */
 const STATE_TEXT = {
   Empty: 'no members',
   PreparingRebalance: 'rebalancing: waiting for the members to join again',
   CompletingRebalance: 'rebalancing: waiting for the leader\u2019s assignment',
+  Reconciling: 'members are moving to the new target assignment',
   Stable: 'every member has its assignment',
+};
+
+/** What each protocol calls its numbers and its session setting. */
+const PROTOCOL = {
+  classic: { name: 'classic protocol', epoch: 'generation', memberEpoch: 'generation', session: 'session.timeout.ms' },
+  consumer: { name: 'consumer protocol (KIP-848)', epoch: 'group epoch', memberEpoch: 'member epoch', session: 'group.consumer.session.timeout.ms' },
 };
 
 /** A member's own state (the consumer's side of the protocol). */
@@ -49,9 +56,10 @@ export function groupCard(groupId, consumers) {
   // consumer also knows which broker that is.
   const cv = consumers.find((k) => k.group.coordinator_view !== undefined)?.group.coordinator_view ?? null;
   const coordinator = consumers.find((k) => k.running !== false && k.group.coordinator != null)?.group.coordinator;
+  const proto = PROTOCOL[consumers[0].group.member.protocol] || PROTOCOL.classic;
   const head = h('div.chead', null,
     h('b', { text: `Group ${groupId}` }),
-    h('span.muted.gproto', { text: `classic protocol${coordinator == null ? '' : ` · coordinator broker ${coordinator}`}` }));
+    h('span.muted.gproto', { text: `${proto.name}${coordinator == null ? '' : ` · coordinator broker ${coordinator}`}` }));
   if (!cv) {
     return h('div.client.gcard', { dataset: { group: groupId }, role: 'group', 'aria-label': `consumer group ${groupId}` }, head,
       h('div.gstate.muted', { text: 'The coordinator\u2019s view is unknown: no running broker leads the group\u2019s __consumer_offsets partition.' }));
@@ -70,19 +78,19 @@ export function groupCard(groupId, consumers) {
       rows.push(h('tr.gdown-note', { dataset: { member: memberId } },
         h('td', {
           colspan: 4,
-          text: `\u26a0 ${consumer}: process down, still owns ${list(tps)} until its session ends at ${fmtTime(sessionEnds)} (session.timeout.ms): nobody reads ${tps.length === 1 ? 'it' : 'them'} meanwhile`,
+          text: `\u26a0 ${consumer}: process down, still owns ${list(tps)} until its session ends at ${fmtTime(sessionEnds)} (${proto.session}): nobody reads ${tps.length === 1 ? 'it' : 'them'} meanwhile`,
         })));
     }
   }
-  return h('div.client.gcard', { dataset: { group: groupId, state: cv.state, generation: cv.generation }, role: 'group', 'aria-label': `consumer group ${groupId}` },
+  return h('div.client.gcard', { dataset: { group: groupId, state: cv.state, generation: cv.generation, protocol: consumers[0].group.member.protocol || 'classic' }, role: 'group', 'aria-label': `consumer group ${groupId}` },
     head,
     h('div.gstate', null,
       h('b', { text: cv.state, title: 'the group\u2019s state as its coordinator holds it' }),
-      h('span', { text: ` · generation ${cv.generation}` }),
+      h('span', { text: ` · ${proto.epoch} ${cv.generation}` }),
       h('span.muted', { text: ` · ${STATE_TEXT[cv.state] || cv.state}` })),
     cv.members.length
       ? h('table.gmembers', null,
-          h('caption.sr-only', { text: `Members of group ${groupId} as its coordinator holds them, generation ${cv.generation}` }),
+          h('caption.sr-only', { text: `Members of group ${groupId} as its coordinator holds them, ${proto.epoch} ${cv.generation}` }),
           h('thead', null, h('tr', null,
             h('th', { scope: 'col', text: 'consumer' }),
             h('th', { scope: 'col', text: 'member id' }),
@@ -95,8 +103,9 @@ export function groupCard(groupId, consumers) {
 /** A subscribing consumer's own side of the membership, for its consumer card. */
 export function memberLine(k) {
   const m = k.group.member;
-  const text = m.member_id
-    ? `member ${m.member_id} · generation ${m.generation} · ${MEMBER_TEXT[m.state] || m.state}${m.rebalances ? ` · ${m.rebalances} rebalance${m.rebalances === 1 ? '' : 's'}` : ''}`
+  const proto = PROTOCOL[m.protocol] || PROTOCOL.classic;
+  const text = m.member_id && k.running !== false
+    ? `member ${m.member_id} · ${proto.memberEpoch} ${m.generation} · ${MEMBER_TEXT[m.state] || m.state}${m.rebalances ? ` · ${m.rebalances} rebalance${m.rebalances === 1 ? '' : 's'}` : ''}`
     : `member: ${k.running === false ? 'none, its process is down' : MEMBER_TEXT[m.state] || m.state}`;
   return h('div.gmember.muted', { dataset: { member: m.member_id }, text, title: 'the membership as the consumer itself knows it' });
 }

@@ -1412,3 +1412,27 @@ fn kip848_a_dead_members_partitions_alone_go_unconsumed_until_its_session_ends()
     let to = after_crash[0].to_ms.expect("it ended");
     assert!(to > 12_000 + 40_000, "{w:?} expired at {expired:?}");
 }
+
+/// A member whose application stops polling reads nothing from the stall on
+/// (ConsumerNetworkThread still heartbeats for it, so it stays in the group
+/// until max.poll.interval.ms): the strip's band runs from the stall to the
+/// hand-over after it leaves; the classic eager rebalance stops the others'
+/// partitions too, KIP-848 only the stalled member's.
+#[test]
+fn a_stalled_members_partitions_are_not_consumed_from_the_stall_to_the_hand_over() {
+    for (protocol, most) in [("", 4), (KIP848, 2)] {
+        let config = format!(r#", "max.poll.interval.ms": 20000{protocol}"#);
+        let steps = r#"{"at_ms": 12000, "stall_client": "c1"}"#;
+        let mut l = members(2, 4, &config, steps, 45_000);
+        l.run_to_end();
+        let w = l.report().availability.not_consumed;
+        let stalled: Vec<_> = w.iter().filter(|x| x.from_ms >= 12_000).collect();
+        assert_eq!(stalled.len(), 1, "{protocol}: {w:?}");
+        assert_eq!(stalled[0].from_ms, 12_000, "{protocol}: {w:?}");
+        assert!(
+            stalled[0].to_ms.is_some_and(|t| t > 32_000),
+            "{protocol}: {w:?}"
+        );
+        assert_eq!(stalled[0].max_partitions, most, "{protocol}: {w:?}");
+    }
+}

@@ -13,6 +13,8 @@
 //! rebalance runs, and while the member that owns it has a dead process but
 //! the coordinator has not yet ended its session (`session.timeout.ms`): the
 //! group's assignment still gives it to that member, so nobody else reads it.
+//! A member whose application stopped polling (`stall_client`) reads nothing
+//! either, until it leaves after `max.poll.interval.ms` or polls again.
 //!
 //! The cluster calls [`Consumption::observe`] after every event a consumer
 //! handled (its process's crash and restart included): only consumers change

@@ -218,11 +218,14 @@ impl Consumer {
     }
 
     /// The partitions this member reads now (the strip's "not consumed",
-    /// consumption.rs): its generation's (KIP-848: its member epoch's) assignment while its process runs
-    /// and it may fetch; nothing otherwise.
+    /// consumption.rs): its generation's (KIP-848: its member epoch's)
+    /// assignment while its process runs, the application polls
+    /// (`stall_client` stops it) and it may fetch; nothing otherwise.
     pub fn reads_assigned(&self) -> &[PartitionIndex] {
         match self.membership() {
-            Some(m) if self.running && self.member_ready() => &m.assignment,
+            Some(m) if self.running && self.stalled_since.is_none() && self.member_ready() => {
+                &m.assignment
+            }
             _ => &[],
         }
     }

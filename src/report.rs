@@ -42,6 +42,13 @@ pub struct AvailabilityReport {
     pub unavailable_ms: u64,
     pub produce_latency_ms: LatencySummary,
     pub end_to_end_latency_ms: LatencySummary,
+    /// Per subscribing group, the times some of its partitions were read by
+    /// no member (its first rebalance, an eager rebalance, a member whose
+    /// process died still owning its partitions until its session ends;
+    /// `consumption.rs`). Absent without subscribing consumers.
+    #[cfg(group_protocols)]
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub not_consumed: Vec<crate::sim::consumption::NotConsumedWindow>,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -93,6 +100,8 @@ pub fn availability(c: &Cluster) -> AvailabilityReport {
         partitions,
         produce_latency_ms: a.produce_latency.summary(),
         end_to_end_latency_ms: a.end_to_end_latency.summary(),
+        #[cfg(group_protocols)]
+        not_consumed: c.consumption.windows(c.now),
     }
 }
 
@@ -241,18 +250,26 @@ pub struct MemberReport {
     pub assignment: Vec<String>,
     /// Rebalances it took part in to the end.
     pub rebalances: u32,
+    /// `classic` or `consumer` (KIP-848, whose `generation` is the member epoch).
+    pub protocol: &'static str,
 }
 
-/// A classic group as its coordinator holds it.
+/// A group as its coordinator holds it (classic, or KIP-848's consumer
+/// group: then `generation` is the group epoch and there is no leader).
 #[cfg(group_protocols)]
 #[derive(Clone, Debug, Serialize)]
 pub struct CoordinatorGroupReport {
-    /// `Empty`, `PreparingRebalance`, `CompletingRebalance` or `Stable`.
+    /// `Empty`, `PreparingRebalance`, `CompletingRebalance` or `Stable`
+    /// (classic); `Empty`, `Reconciling` or `Stable` (consumer).
     pub state: &'static str,
     pub generation: i32,
     pub leader: Option<String>,
-    /// [member id, assigned `topic-partition`s], in the order they joined.
-    pub members: Vec<(String, Vec<String>)>,
+    /// [member id, assigned `topic-partition`s, the consumer that joined as
+    /// it, the time its session ends unless a heartbeat comes first], in
+    /// the order they joined. A member whose process died stays here, with
+    /// its partitions, until that time (`session.timeout.ms`, or
+    /// `group.consumer.session.timeout.ms` for the consumer protocol).
+    pub members: Vec<(String, Vec<String>, String, u64)>,
 }
 
 /// Where a consumer reads one partition from, and how far behind it is.
@@ -560,6 +577,7 @@ pub fn group_report(c: &Cluster, g: &crate::sim::client::GroupMember) -> GroupRe
                 .map(|p| c.partitions[*p].name())
                 .collect(),
             rebalances: m.rebalances,
+            protocol: if m.kip848 { "consumer" } else { "classic" },
         }),
         #[cfg(group_protocols)]
         coordinator_view: g
@@ -596,6 +614,8 @@ pub fn coordinator_group(c: &Cluster, group: &str) -> Option<CoordinatorGroupRep
                     (
                         m.member_id.to_string(),
                         m.assigned.iter().map(|p| c.partitions[*p].name()).collect(),
+                        consumer_name(c, m.client),
+                        m.expires_at,
                     )
                 })
                 .collect(),
@@ -620,10 +640,25 @@ pub fn coordinator_group(c: &Cluster, group: &str) -> Option<CoordinatorGroupRep
                         .iter()
                         .map(|p| c.partitions[*p].name())
                         .collect(),
+                    consumer_name(c, m.client),
+                    m.expires_at,
                 )
             })
             .collect(),
     })
+}
+
+/// The consumer a group member's requests come from.
+#[cfg(group_protocols)]
+fn consumer_name(c: &Cluster, client: crate::sim::protocol::Node) -> String {
+    match client {
+        crate::sim::protocol::Node::Consumer(i) => c
+            .consumers
+            .get(i as usize)
+            .map(|k| k.name.clone())
+            .unwrap_or_default(),
+        _ => String::new(),
+    }
 }
 
 /// Group `group`'s offsets as the leader of its `__consumer_offsets`

@@ -529,6 +529,11 @@ pub struct AvailabilityView {
     pub counts: Vec<[u32; crate::sim::availability::CAUSES]>,
     /// Per bucket: the p99 produce latency of the records acknowledged in it.
     pub p99_ms: Vec<Option<u64>>,
+    /// Per bucket: the most partitions of subscribing groups read by no
+    /// member at once (`consumption.rs`); absent without subscribing consumers.
+    #[cfg(group_protocols)]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub not_consumed: Option<Vec<u32>>,
     pub faults: Vec<FaultBadge>,
     /// `request-latency-avg` (in µs, an integer: no float formatting in the
     /// wasm) / `-max` (ms) over every acknowledged record so far.
@@ -572,6 +577,15 @@ pub fn availability(c: &Cluster, to_ms: u64, buckets: usize) -> AvailabilityView
         counts.push(a.max_counts(from, to));
         p99_ms.push(a.latency_p99(from, to));
     }
+    #[cfg(group_protocols)]
+    let not_consumed = (!c.consumption.is_empty()).then(|| {
+        (0..filled)
+            .map(|i| {
+                let (from, to) = (i * bucket_ms, ((i + 1) * bucket_ms).min(c.now + 1));
+                c.consumption.max_not_consumed(from, to)
+            })
+            .collect()
+    });
     let cfg = &c.config;
     let producer = c.producers.first().map(|p| &p.config);
     let client_setting = producer.map_or_else(
@@ -649,6 +663,8 @@ pub fn availability(c: &Cluster, to_ms: u64, buckets: usize) -> AvailabilityView
         causes: Cause::ALL.map(Cause::as_str),
         counts,
         p99_ms,
+        #[cfg(group_protocols)]
+        not_consumed,
         faults,
         latency_avg_us: a.latency_mean_us(),
         latency_max_ms: h.max(),

@@ -1299,3 +1299,163 @@ fn a_compare_lane_can_switch_the_group_protocol() {
     ))
     .is_empty());
 }
+
+/// ClassicGroup's members as GroupCoordinatorShard holds them (what
+/// `kafka-consumer-groups.sh --describe --members` lists, and the page's
+/// group card draws): scenarios/group-member-dies.json. A member whose
+/// process died stays in the group with its partitions until its session
+/// ends (the heartbeat expiration of GroupMetadataManager), named with the
+/// consumer that joined as it; then the group rebalances without it.
+#[test]
+fn the_coordinators_view_keeps_a_dead_member_with_its_partitions_until_its_session_ends() {
+    let mut l = scenario_file("group-member-dies.json");
+    let view = |l: &Lab| {
+        let v = serde_json::to_value(l.report()).unwrap();
+        v["consumers"][1]["group"]["coordinator_view"].clone()
+    };
+    l.cluster.run_until(30_000);
+    let v = view(&l);
+    assert_eq!(v["state"], "Stable", "{v}");
+    assert_eq!(v["generation"], 1);
+    let members = v["members"].as_array().unwrap();
+    let consumers: Vec<&str> = members.iter().map(|m| m[2].as_str().unwrap()).collect();
+    assert_eq!(consumers, ["c1", "c2", "c3"], "{v}");
+    let c1 = &members[0];
+    assert_eq!(c1[1], serde_json::json!(["orders-0", "orders-1"]), "{v}");
+    // Its session ends 45 s after the coordinator last heard from it, at
+    // most heartbeat.interval.ms (3 s) before the crash at 12 s.
+    let ends = c1[3].as_u64().unwrap();
+    assert!((54_000..=57_000).contains(&ends), "session ends at {ends}");
+    l.cluster.run_until(60_000);
+    let v = view(&l);
+    assert_eq!(v["generation"], 2, "{v}");
+    let members = v["members"].as_array().unwrap();
+    let consumers: Vec<&str> = members.iter().map(|m| m[2].as_str().unwrap()).collect();
+    assert_eq!(consumers, ["c2", "c3"], "{v}");
+    let mut owned: Vec<String> = members
+        .iter()
+        .flat_map(|m| m[1].as_array().unwrap().iter())
+        .map(|p| p.as_str().unwrap().to_string())
+        .collect();
+    owned.sort();
+    assert_eq!(
+        owned,
+        (0..6).map(|i| format!("orders-{i}")).collect::<Vec<_>>()
+    );
+}
+
+/// The availability strip's "partitions not consumed" (consumption.rs):
+/// scenarios/group-member-dies.json. Nobody reads before the first
+/// rebalance ends (InitialDelayedJoin's group.initial.rebalance.delay.ms);
+/// from c1's crash its two partitions are read by nobody (the coordinator
+/// still gives them to c1 until its session ends: GroupMetadataManager's
+/// heartbeat expiration), and the eager rebalance that follows
+/// (ConsumerCoordinator.onJoinPrepare revokes everything) stops all six
+/// until c2 and c3 have their new assignment.
+#[test]
+fn partitions_are_not_consumed_until_the_first_rebalance_and_from_a_members_crash_to_the_end_of_the_next(
+) {
+    let mut l = scenario_file("group-member-dies.json");
+    l.run_to_end();
+    let r = l.report();
+    let w = &r.availability.not_consumed;
+    assert_eq!(w.len(), 2, "{w:?}");
+    assert!(w.iter().all(|x| x.group == "order-processor"));
+    let first_stable = kind_times(&l, |k| matches!(k, TraceKind::GroupStable { .. }));
+    assert_eq!((w[0].from_ms, w[0].max_partitions), (0, 6), "{w:?}");
+    assert!(
+        w[0].to_ms
+            .is_some_and(|t| t >= 3_000 && t <= first_stable[0] + 100),
+        "{w:?} {first_stable:?}"
+    );
+    assert_eq!(w[1].from_ms, 12_000, "from the crash: {w:?}");
+    let expired = kind_times(&l, |k| matches!(k, TraceKind::GroupMemberExpired { .. }));
+    let to = w[1].to_ms.expect("it ended");
+    assert!(to > expired[0], "{w:?} expired at {expired:?}");
+    assert!(to < expired[0] + 5_000, "{w:?} expired at {expired:?}");
+    assert_eq!(
+        w[1].max_partitions, 6,
+        "the eager rebalance stops every partition: {w:?}"
+    );
+    // The page's band reads the same accountant: 2 partitions while only c1's wait.
+    assert_eq!(l.cluster.consumption.max_not_consumed(30_000, 30_001), 2);
+    assert_eq!(l.cluster.consumption.max_not_consumed(65_000, 66_000), 0);
+}
+
+/// The same crash with cooperative-sticky (KIP-429,
+/// ConsumerCoordinator.onJoinPrepare revokes nothing that stays): the
+/// survivors read through the rebalance, so only the dead member's two
+/// partitions are ever read by nobody after the first rebalance.
+#[test]
+fn with_cooperative_sticky_only_the_dead_members_partitions_go_unconsumed() {
+    let coop = r#", "partition.assignment.strategy": "cooperative-sticky""#;
+    let mut l = members(
+        3,
+        6,
+        coop,
+        r#"{"at_ms": 12000, "crash_client": "c1"}"#,
+        70_000,
+    );
+    l.run_to_end();
+    let w = l.report().availability.not_consumed;
+    assert_eq!(w.len(), 2, "{w:?}");
+    assert_eq!((w[1].from_ms, w[1].max_partitions), (12_000, 2), "{w:?}");
+    assert!(w[1].to_ms.is_some(), "{w:?}");
+}
+
+/// The same member's death under KIP-848 (scenarios/
+/// group-member-dies-consumer-protocol.json): the coordinator's view names
+/// each member's consumer and keeps c1 until group.consumer.session.timeout.ms
+/// has passed since its last heartbeat; after it only c1's two partitions
+/// were ever read by nobody (CurrentAssignmentBuilder moves them without a
+/// group-wide stop), which the strip's band shows.
+#[test]
+fn kip848_a_dead_members_partitions_alone_go_unconsumed_until_its_session_ends() {
+    let mut l = scenario_file("group-member-dies-consumer-protocol.json");
+    l.cluster.run_until(30_000);
+    let v = serde_json::to_value(l.report()).unwrap();
+    let view = &v["consumers"][1]["group"]["coordinator_view"];
+    assert_eq!(v["consumers"][1]["group"]["member"]["protocol"], "consumer");
+    let members = view["members"].as_array().unwrap();
+    let c1 = members
+        .iter()
+        .find(|m| m[2] == "c1")
+        .unwrap_or_else(|| panic!("c1 is still a member: {view}"));
+    assert!(!c1[1].as_array().unwrap().is_empty(), "{view}");
+    l.run_to_end();
+    let w = l.report().availability.not_consumed;
+    let after_crash: Vec<_> = w.iter().filter(|x| x.from_ms >= 12_000).collect();
+    assert_eq!(after_crash.len(), 1, "{w:?}");
+    assert_eq!(after_crash[0].from_ms, 12_000, "{w:?}");
+    assert_eq!(
+        after_crash[0].max_partitions, 2,
+        "no group-wide stop: {w:?}"
+    );
+    let expired = kind_times(&l, |k| matches!(k, TraceKind::GroupMemberExpired { .. }));
+    let to = after_crash[0].to_ms.expect("it ended");
+    assert!(to > 12_000 + 40_000, "{w:?} expired at {expired:?}");
+}
+
+/// A member whose application stops polling reads nothing from the stall on
+/// (ConsumerNetworkThread still heartbeats for it, so it stays in the group
+/// until max.poll.interval.ms): the strip's band runs from the stall to the
+/// hand-over after it leaves; the classic eager rebalance stops the others'
+/// partitions too, KIP-848 only the stalled member's.
+#[test]
+fn a_stalled_members_partitions_are_not_consumed_from_the_stall_to_the_hand_over() {
+    for (protocol, most) in [("", 4), (KIP848, 2)] {
+        let config = format!(r#", "max.poll.interval.ms": 20000{protocol}"#);
+        let steps = r#"{"at_ms": 12000, "stall_client": "c1"}"#;
+        let mut l = members(2, 4, &config, steps, 45_000);
+        l.run_to_end();
+        let w = l.report().availability.not_consumed;
+        let stalled: Vec<_> = w.iter().filter(|x| x.from_ms >= 12_000).collect();
+        assert_eq!(stalled.len(), 1, "{protocol}: {w:?}");
+        assert_eq!(stalled[0].from_ms, 12_000, "{protocol}: {w:?}");
+        assert!(
+            stalled[0].to_ms.is_some_and(|t| t > 32_000),
+            "{protocol}: {w:?}"
+        );
+        assert_eq!(stalled[0].max_partitions, most, "{protocol}: {w:?}");
+    }
+}

@@ -872,6 +872,8 @@ function api(app) {
   return Object.defineProperties(out, {
     playing: { get: () => app.playing, enumerable: true },
     theme: { get: () => app.theme, enumerable: true },
+    /** Whether the run's cores come from the fast build (lab.js needsFullBuild). */
+    fast: { get: () => app.lab.fast, enumerable: true },
     /** The long seek under way, replayed over the page's frames ({ target, progress } 0 to 1), or null. */
     seeking: {
       get: () => app.lab.seekState(),

@@ -129,6 +129,31 @@ declare global {
     commits: number;
     /** FindCoordinator / OffsetFetch / OffsetCommit errors by name. */
     errors: Record<string, number>;
+    /** A subscribing consumer's membership, as the consumer knows it. */
+    member?: {
+      member_id: string;
+      group_instance_id: string | null;
+      generation: number;
+      state: 'unjoined' | 'joining' | 'syncing' | 'stable';
+      assignment: string[];
+      rebalances: number;
+      /** `consumer` is KIP-848 (group.protocol=consumer): `generation` is then its member epoch. */
+      protocol: 'classic' | 'consumer';
+    };
+    /**
+     * A subscribing group as its coordinator holds it (null while no running
+     * broker leads its __consumer_offsets partition; with the consumer
+     * protocol `generation` is the group epoch): members are [member id,
+     * topic-partitions, the consumer that joined as it, the time (ms) its
+     * session ends unless a heartbeat comes first].
+     */
+    coordinator_view?: {
+      /** Classic: Empty, PreparingRebalance, CompletingRebalance, Stable; consumer: Empty, Reconciling, Stable. */
+      state: 'Empty' | 'PreparingRebalance' | 'CompletingRebalance' | 'Reconciling' | 'Stable';
+      generation: number;
+      leader: string | null;
+      members: Array<[string, string[], string, number]>;
+    } | null;
   }
 
   interface FailoverLabFate {
@@ -209,6 +234,12 @@ declare global {
     unavailable_ms: number;
     produce_latency_ms: FailoverLabLatencySummary;
     end_to_end_latency_ms: FailoverLabLatencySummary;
+    /**
+     * Per subscribing group, the times some of its partitions were read by no
+     * member (its first rebalance, an eager rebalance, a dead member's
+     * partitions until its session ends). Absent without subscribing consumers.
+     */
+    not_consumed?: Array<{ group: string; from_ms: number; to_ms: number | null; max_partitions: number }>;
   }
 
   /** The run report at the current simulated time (`report()`). */
@@ -474,6 +505,8 @@ declare global {
      * method lands it first; `seek()` plans from where it got.
      */
     readonly seeking: { target: number; progress: number } | null;
+    /** Whether the run's cores come from the fast build (www/pkg-explorer: big scenarios, subscribing consumers). */
+    readonly fast: boolean;
     actions(): Array<{ at_ms: number; action: FailoverLabAction }>;
     tourNext(): void;
     /** What the run answers to stop `i`'s question now: the answer's value and the indices of the choices it proves. */

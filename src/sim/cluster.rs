@@ -17,6 +17,7 @@ use super::availability::{Availability, FaultAction, PartitionState};
 use super::broker::{Broker, Process};
 use super::client::{AckedLedger, Consumer, Producer};
 use super::config::{Acks, ClusterConfig, ConsumerConfig, ProducerConfig};
+use super::consumption::Consumption;
 use super::controller::Controller;
 use super::invariants::{InvariantState, Violation};
 use super::io::{Buffers, Ctx, Timer};
@@ -209,6 +210,11 @@ pub struct Cluster {
     /// Brokers whose process or reachability changed in this event: the
     /// partitions they lead are looked at again.
     avail_brokers: Vec<BrokerId>,
+    /// Which partitions of each subscribing group nobody reads (`consumption.rs`).
+    pub consumption: Consumption,
+    /// A consumer handled this event: what its group reads is looked at again.
+    #[cfg(group_protocols)]
+    consumer_event: bool,
     /// When ids were handed out: (first id, ms), one entry per ms at most.
     /// Ids only grow, so a record's send time is found by binary search.
     /// Append-only, so snapshots share it in chunks.
@@ -320,6 +326,9 @@ impl Cluster {
             slow: Vec::new(),
             availability,
             avail_brokers: Vec::new(),
+            consumption: Consumption::default(),
+            #[cfg(group_protocols)]
+            consumer_event: false,
             id_times: SharedVec::new(),
             consumed_seen: vec![0; consumers_n],
             metadata_committed: 0,
@@ -351,6 +360,7 @@ impl Cluster {
             }
         }
         c.dirty.extend(0..n);
+        c.consumption = Consumption::new(&c.consumers);
         for (i, (at, _)) in c.steps.clone().iter().enumerate() {
             c.queue.schedule_late(*at, Event::Step(i));
         }
@@ -851,6 +861,10 @@ impl Cluster {
             self.controller.pending_push = false;
             self.schedule_metadata_writes();
         }
+        #[cfg(group_protocols)]
+        if let Node::Consumer(_) = node {
+            self.consumer_event = true;
+        }
         if let Node::Producer(i) = node {
             // Read, then given back emptied: no new buffer per acknowledgement.
             let mut acked = std::mem::take(&mut self.producers[i as usize].newly_acked);
@@ -867,6 +881,10 @@ impl Cluster {
     }
 
     fn after_event(&mut self) {
+        #[cfg(group_protocols)]
+        if std::mem::take(&mut self.consumer_event) && !self.consumption.is_empty() {
+            self.consumption.observe(self.now, &self.consumers);
+        }
         if !self.avail_brokers.is_empty() {
             let brokers = std::mem::take(&mut self.avail_brokers);
             // The partitions they lead, and those whose ISR waits for them.

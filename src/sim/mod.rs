@@ -10,7 +10,9 @@
 //! fetcher, `broker::metadata`: the metadata publisher, `broker::isr`: ISR
 //! shrink and AlterPartition), `controller`, `client` (`client::producer`,
 //! `client::consumer`), `protocol` (messages and error codes),
-//! `cluster` (the world and its fault verbs), `invariants`, `trace`.
+//! `cluster` (the world and its fault verbs), `availability` and
+//! `consumption` (what faults cost: partitions not writable, partitions of a
+//! subscribing group not read), `invariants`, `trace`.
 
 pub mod assignor;
 pub mod availability;
@@ -18,6 +20,7 @@ pub mod broker;
 pub mod client;
 pub mod cluster;
 pub mod config;
+pub mod consumption;
 pub mod controller;
 pub mod delivery;
 pub mod followers;

@@ -14,6 +14,9 @@ export const CAUSE_COLOURS = {
   isr_member_down: '#009E73',
 };
 const LATENCY_COLOUR = '#CC79A7';
+/** The band along the strip's top: partitions of a subscribing group no member reads. */
+const NOT_CONSUMED_COLOUR = '#0072B2';
+const BAND = 12;
 const PHASE_TEXT = {
   detection: 'detection',
   election: 'election',
@@ -33,6 +36,8 @@ export class AvailabilityPanel {
     this.legend = h('div.avail-legend', null,
       ...Object.entries(CAUSE_COLOURS).map(([k, c]) => h('span.lg', { dataset: { cause: k } }, h('i.dotk', { style: { background: c } }), k)),
       h('span.lg', { dataset: { cause: 'p99' } }, h('i.linek', { style: { background: LATENCY_COLOUR } }), 'producer p99 latency'),
+      (this.ncKey = h('span.lg', { dataset: { cause: 'not_consumed' }, hidden: true, title: 'a band along the top: partitions of a subscribing consumer group that no member reads (before its first rebalance, during an eager rebalance, or owned by a member whose process is down until its session ends)' },
+        h('i.dotk', { style: { background: NOT_CONSUMED_COLOUR } }), 'partitions not consumed')),
       (this.peak = h('span.lg.muted')),
       h('span.lg.muted.avail-def', { text: 'Unavailable: a write with the producer\u2019s acks would not be acknowledged now. The strip counts those partitions, their time adds up to partition-s, and a fault\u2019s RTO runs on to the first acknowledged write of the last partition it stalled.' }));
     this.badges = h('div.avail-badges');
@@ -89,11 +94,14 @@ export class AvailabilityPanel {
     let peak = 0;
     for (const b of v.counts) peak = Math.max(peak, b.reduce((x, y) => x + y, 0));
     const order = v.causes;
+    // With a subscribing group the top BAND px are its band, the bars below.
+    const nc = v.not_consumed;
+    const barTop = nc ? BAND + 2 : 4;
     v.counts.forEach((b, i) => {
       let y = hgt;
       for (let k = 0; k < b.length; k++) {
         if (!b[k]) continue;
-        const bh = (b[k] / Math.max(1, peak)) * (hgt - 4);
+        const bh = (b[k] / Math.max(1, peak)) * (hgt - barTop);
         g.fillStyle = CAUSE_COLOURS[order[k]];
         g.fillRect(i * bw, y - bh, Math.max(1, bw), bh);
         y -= bh;
@@ -118,10 +126,24 @@ export class AvailabilityPanel {
       pen = true;
     });
     g.stroke();
+    let ncPeak = 0;
+    if (nc) {
+      for (const x of nc) ncPeak = Math.max(ncPeak, x);
+      g.fillStyle = NOT_CONSUMED_COLOUR;
+      nc.forEach((x, i) => {
+        if (x) g.fillRect(i * bw, 0, Math.max(1, bw), Math.max(2, (x / ncPeak) * BAND));
+      });
+    }
+    if (this.ncKey.hidden !== !nc) {
+      this.ncKey.hidden = !nc;
+      c.setAttribute('aria-label', `unavailable partitions over time, coloured by cause, and the producers' p99 latency${nc ? '; along the top, partitions of a consumer group that no member reads' : ''}`);
+    }
     // Now.
     g.fillStyle = light ? '#0b102066' : '#ffffff55';
     g.fillRect((v.now_ms / v.to_ms) * w, 0, 1, hgt);
-    this.peak.textContent = `peak ${peak} unavailable · p99 up to ${ms(top)}`;
+    this.peak.textContent = `peak ${peak} unavailable${nc ? ` · up to ${ncPeak} not consumed` : ''} · p99 up to ${ms(top)}`;
+    if (nc) this.canvas.dataset.notConsumed = String(ncPeak);
+    else delete this.canvas.dataset.notConsumed;
     this.canvas.dataset.peak = String(v.counts.length ? peak : 0);
   }
 

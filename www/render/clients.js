@@ -65,7 +65,22 @@ export class ClientsPanel {
     }));
   }
 
+  /**
+   * The group card module (render/group-card.js), fetched the first time a
+   * scenario has a subscribing consumer; the panel draws again once it is in.
+   */
+  groupCards(consumers) {
+    if (this.groupMod || !consumers.some((k) => k.group?.member)) return this.groupMod;
+    this.groupLoad ??= import(new URL('./group-card.js', import.meta.url).href).then((m) => {
+      this.groupMod = m;
+      this.sig = '';
+      if (this.lastView) this.update(this.lastView);
+    });
+    return null;
+  }
+
   update(view) {
+    this.lastView = view;
     const lost = view.acked_records_lost;
     this.lost.classList.toggle('bad', lost > 0);
     const viol = view.invariant_violations;
@@ -106,8 +121,16 @@ export class ClientsPanel {
         ),
       );
     }
+    const gm = this.groupCards(view.consumers);
+    const carded = new Set();
     for (const k of view.consumers) {
       const errs = Object.entries(k.errors);
+      // A subscribing group's card comes before its first consumer's.
+      const gid = k.group?.member ? k.group.group_id : null;
+      if (gm && gid != null && !carded.has(gid)) {
+        carded.add(gid);
+        items.push(gm.groupCard(gid, view.consumers.filter((x) => x.group?.member && x.group.group_id === gid)));
+      }
       items.push(
         h('div.client', { dataset: { consumer: k.id } },
           h('div.chead', null, h('b', { text: `Consumer ${k.id}` }),
@@ -125,6 +148,7 @@ export class ClientsPanel {
                   title: `the last commit the coordinator confirmed${ep == null ? '' : `, leader epoch ${ep}`}: a restart resumes here`,
                 })))
             : null,
+          gm && k.group?.member ? gm.memberLine(k) : null,
           k.group && Object.keys(k.group.errors).length
             ? h('div.errs', null, ...Object.entries(k.group.errors).map(([e, n]) => h('span.err', { text: `coordinator ${e} ×${n}`, title: 'errors of its coordinator requests (FindCoordinator, OffsetFetch, OffsetCommit)', dataset: { error: e } })))
             : null,

@@ -96,6 +96,9 @@ export class PartitionsPanel {
       // Where each consumer group's committed offset stands in this log.
       const cmarks = h('div.cmarks', { style: { width: `${this.windowSize * PITCH}px` } });
       const cmRow = h('div.rulerrow.cmrow', { hidden: true }, h('div.rlabel.muted', { text: 'committed' }), cmarks);
+      // Where each member of a subscribing group that owns this partition reads next.
+      const pmarks = h('div.cmarks', { style: { width: `${this.windowSize * PITCH}px` } });
+      const posRow = h('div.rulerrow.posrow', { hidden: true }, h('div.rlabel.muted', { text: 'member position' }), pmarks);
       const rows = new Map();
       const rowsEl = h('div.rows');
       for (const r of p.replica_views) {
@@ -142,6 +145,7 @@ export class PartitionsPanel {
         h('header.phead', null, title, leader, epoch, isr, badges, tools),
         h('div.rulerrow', null, h('div.rlabel.muted', { text: 'offset' }), ruler),
         cmRow,
+        posRow,
         rowsEl,
         // Under the rows, not over their offset axis: it has a scale of its own.
         h('div.rulerrow.mmrow', null, h('div.rlabel.muted', { text: 'whole log' }), mm),
@@ -153,7 +157,7 @@ export class PartitionsPanel {
         this.pin(name, c.start + Math.sign(e.deltaX || e.deltaY) * 3);
       }, { passive: false });
       this.root.append(card);
-      this.cards.set(name, { card, leader, epoch, isr, badges, ruler, mm, rows, cmRow, cmarks, rulerStart: -1 });
+      this.cards.set(name, { card, leader, epoch, isr, badges, ruler, mm, rows, cmRow, cmarks, posRow, pmarks, rulerStart: -1 });
     }
   }
 
@@ -209,6 +213,23 @@ export class PartitionsPanel {
         patch(c.cmarks, commits.filter(([, o]) => o >= start && o <= start + n).map(([g, o]) => {
           const right = o - start > n / 2;
           return h(`span.cm${right ? '.cm-end' : ''}`, { text: right ? `${g} @ ${o} ▾` : `▾ ${g} @ ${o}`, dataset: { group: g }, title: `group ${g} committed offset ${o}: a consumer of the group that restarts reads from here`, style: { left: `${(o - start) * PITCH + (right ? 10 : -4)}px` } });
+        }));
+      }
+      // Each member's position on the partitions its group gave it (the
+      // consumer's own, from the view): a crashed member has none, so a
+      // partition it still owns shows none either.
+      const positions = [];
+      for (const k of view.consumers || []) {
+        if (!k.group?.member) continue;
+        for (const q of k.partitions || []) if (q.partition === name && !q.waiting) positions.push([k.id, q.position]);
+      }
+      const pkey = `${start}|${n}|${positions.join(';')}`;
+      if (c.pmarks.dataset.key !== pkey) {
+        c.pmarks.dataset.key = pkey;
+        if (c.posRow.hidden !== (positions.length === 0)) c.posRow.hidden = positions.length === 0;
+        patch(c.pmarks, positions.filter(([, o]) => o >= start && o <= start + n).map(([id, o]) => {
+          const right = o - start > n / 2;
+          return h(`span.cm.pm${right ? '.cm-end' : ''}`, { text: right ? `${id} @ ${o} ▾` : `▾ ${id} @ ${o}`, dataset: { consumer: id }, title: `member ${id} reads offset ${o} next (its position)`, style: { left: `${(o - start) * PITCH + (right ? 10 : -4)}px` } });
         }));
       }
       if (c.rulerStart !== start) {

@@ -217,6 +217,19 @@ impl Consumer {
         self.group.as_ref().and_then(|g| g.membership.as_ref())
     }
 
+    /// The partitions this member reads now (the strip's "not consumed",
+    /// consumption.rs): its generation's (KIP-848: its member epoch's)
+    /// assignment while its process runs, the application polls
+    /// (`stall_client` stops it) and it may fetch; nothing otherwise.
+    pub fn reads_assigned(&self) -> &[PartitionIndex] {
+        match self.membership() {
+            Some(m) if self.running && self.stalled_since.is_none() && self.member_ready() => {
+                &m.assignment
+            }
+            _ => &[],
+        }
+    }
+
     pub(super) fn membership_mut(&mut self) -> Option<&mut Membership> {
         self.group.as_mut().and_then(|g| g.membership.as_mut())
     }

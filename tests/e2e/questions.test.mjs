@@ -173,14 +173,15 @@ test('Check yourself: answers computed from the tours, a link to the stop, the s
   assert.equal(href, '?scenario=tour-2-producer-finds-leader.json&stop=2');
   assert.deepEqual(app.errors, []);
 
-  // Back: the welcome shows the score. A compare tour's question (mid 3, tour 16's lanes) is answered too.
+  // Back: the welcome shows the score. A compare tour's question (mid 3, tour 16's lanes) is answered too,
+  // and one of a tour whose consumers subscribe (mid 4, tour 20: the full build's run).
   await page.locator('#welcome [data-check="back"]').click();
   assert.match(await page.locator('#welcome [data-check="junior"]').textContent(), /1 of 3 last time/);
   await page.locator('#welcome [data-check="mid"]').click();
   await page.waitForSelector('#welcome fieldset.ck-q');
   await page.locator('#welcome [data-check="submit"]').click();
-  await page.waitForFunction(() => /of 3 right/.test(document.querySelector('#welcome .ck-sum')?.textContent || ''), null, { timeout: 20000 });
-  assert.deepEqual(await page.$$eval('#welcome fieldset.ck-q', (f) => f.map((x) => x.dataset.right)), ['1', '0', '1']);
+  await page.waitForFunction(() => /of 4 right/.test(document.querySelector('#welcome .ck-sum')?.textContent || ''), null, { timeout: 20000 });
+  assert.deepEqual(await page.$$eval('#welcome fieldset.ck-q', (f) => f.map((x) => x.dataset.right)), ['1', '0', '1', '1']);
 
   // The link opens the tour at that stop.
   await page.goto(`${app.baseUrl}/${href}`);

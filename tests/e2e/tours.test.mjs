@@ -209,6 +209,19 @@ const OUTCOMES = {
     assert.equal(r.delivery[0].acked_lost.count, 0);
     assert.equal(r.acked_records_lost, 0);
   },
+  'tour-20-member-dies.json': (r) => {
+    // c1 died at 12 s and was removed only at its session's end (54.010 s); generation 2 gave its
+    // partitions to c2, which started them at c1's last commit (50): offsets 50 to 59 read twice,
+    // by another consumer: delivery's reread (cause rebalance), not a consumer's read_twice.
+    const [c1, c2, c3] = ['c1', 'c2', 'c3'].map((id) => r.consumers.find((c) => c.id === id));
+    assert.equal(c1.running, false);
+    assert.deepEqual(c2.group.coordinator_view.members, [['c2-2', ['orders-0', 'orders-1', 'orders-2']], ['c3-3', ['orders-3', 'orders-4', 'orders-5']]]);
+    assert.deepEqual([c2.group.member.generation, c2.group.member.rebalances, c3.group.member.generation], [2, 2, 2]);
+    assert.deepEqual([c1.consumed, c2.consumed], [120, 1085]);
+    assert.deepEqual([c1.read_twice, c2.read_twice, c3.read_twice, r.delivery[0].consumed_twice.count], [0, 0, 0, 0]);
+    assert.deepEqual([r.delivery[0].reread.count, r.delivery[0].reread_causes.rebalance.count], [20, 20]);
+    assert.equal(r.acked_records_lost, 0);
+  },
   'tour-9-why-not-truncate-to-hw.json': (r) => {
     assert.equal(part(r).leader, 1);
     assert.equal(part(r).leader_epoch, 1);
@@ -241,6 +254,7 @@ const ANCHORS = {
   // Tour 11's stop at 30508 (the shutdown's RTO) has no narrated event: the last partition's
   // first write after it is an ack the producer does not narrate; OUTCOMES checks its 508 ms.
   'tour-11-mass-failover.json': { 10000: 'broker_crashed', 19001: 'broker_fenced', 19010: 'became_leader', 22889: 'broker_unfenced', 30001: 'leader_elected' },
+  'tour-20-member-dies.json': { 6023: 'consumer_offset_reset', 12000: 'consumer_crashed', 57021: 'group_stable', 57027: 'committed_offset_fetched' },
   'tour-14-coordinator-dies.json': { 12000: 'broker_crashed', 16500: 'consumer_crashed', 18470: 'coordinator_found', 21001: 'leader_elected', 21022: 'coordinator_found' },
   'tour-9-why-not-truncate-to-hw.json': { 6389: 'truncated', 11001: 'acked_records_lost', 32890: 'truncated' },
   'tour-17-follower-fetching.json': { 105: 'consumer_read_replica_changed', 20001: 'consumer_preferred_replica_lost', 29970: 'consumer_read_replica_changed', 47954: 'consumer_read_replica_changed' },
@@ -334,7 +348,7 @@ const fmtStop = (ms) => `${(ms / 1000).toFixed(3)} s`.replace('.', '\\.');
 
 const TOURS = fs.readdirSync(path.join(ROOT, 'scenarios')).filter((f) => /^tour-.*\.json$/.test(f)).sort();
 
-test('there is a tour for each failover question, plus acks=1, min.insync.replicas, pre-KIP-101 truncation, how long a failover takes, RTO during a mass failover, two compare tours, a group coordinator failover, committed offsets after an unclean election (compare), replication factor and fault tolerance (compare), follower fetching (KIP-392) and a whole rack lost on 60 brokers', () => {
+test('there is a tour for each failover question, plus acks=1, min.insync.replicas, pre-KIP-101 truncation, how long a failover takes, RTO during a mass failover, two compare tours, a group coordinator failover, a group member dying, committed offsets after an unclean election (compare), replication factor and fault tolerance (compare), follower fetching (KIP-392) and a whole rack lost on 60 brokers', () => {
   assert.deepEqual(TOURS, Object.keys(OUTCOMES).sort());
   for (const f of TOURS) {
     const s = JSON.parse(fs.readFileSync(path.join(ROOT, 'scenarios', f), 'utf8'));

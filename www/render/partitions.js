@@ -201,8 +201,11 @@ export class PartitionsPanel {
       this.minimap(c, p, end, start, n);
       const commits = [];
       for (const k of view.consumers || []) {
-        // The group's commit as its coordinator holds it (a crashed consumer's group keeps it).
-        for (const [tp, off] of k.group?.stored ?? k.group?.committed ?? []) if (tp === name) commits.push([k.group.group_id, off]);
+        // The group's commit as its coordinator holds it (a crashed consumer's group keeps it);
+        // once per group, however many of its members the lab runs.
+        for (const [tp, off] of k.group?.stored ?? k.group?.committed ?? []) {
+          if (tp === name && !commits.some(([g, o]) => g === k.group.group_id && o === off)) commits.push([k.group.group_id, off]);
+        }
       }
       const ckey = `${start}|${n}|${commits.join(';')}`;
       if (c.cmarks.dataset.key !== ckey) {

@@ -1388,7 +1388,9 @@ public final class Driver {
 
   static final Pattern LOG_LINE = Pattern.compile("^(\\d+) (\\w+) (.*)$");
   static final Pattern DISCOVERED = Pattern.compile("Discovered group coordinator (\\S+) \\(id:");
-  static final Pattern UNKNOWN = Pattern.compile("Group coordinator (\\S+) \\(id: .*\\) is unavailable or invalid due to cause: (.*?)\\.(?: isDisconnected: (\\w+))?(?: Rediscovery will be attempted\\.?)?$");
+  // Classic: "... due to cause: C. isDisconnected: B. Rediscovery will be attempted."; the async
+  // consumer's line has no isDisconnected.
+  static final Pattern UNKNOWN = Pattern.compile("Group coordinator (\\S+) \\(id: .*\\) is unavailable or invalid due to cause: (.*?)\\.(?: isDisconnected: (\\w+)\\.)? Rediscovery will be attempted");
   // The async (KIP-848) consumer's commits: "Completed [asynchronous ]auto-commit of offsets {orders-0=OffsetAndMetadata{offset=N, ...}, ...}".
   static final Pattern COMMITTED_ASYNC = Pattern.compile("Completed (?:asynchronous )?auto-commit of offsets \\{(.*)\\}");
   static final Pattern OFFSET_AND_METADATA = Pattern.compile("(\\S+?)=OffsetAndMetadata\\{offset=(\\d+)");
@@ -1539,7 +1541,8 @@ public final class Driver {
           continue;
         }
         long at = Long.parseLong(lm.group(1)) - t0;
-        String msg = lm.group(3);
+        // The layout ends each line with its logger's name in parentheses: not the message's.
+        String msg = lm.group(3).replaceFirst(" \\((?:org|kafka)\\.[\\w.$]+\\)$", "");
         Matcher m = DISCOVERED.matcher(msg);
         Matcher da = DISCOVERED_ASYNC.matcher(msg);
         boolean async = da.find();
@@ -1629,6 +1632,10 @@ public final class Driver {
             k = Errors.FENCED_MEMBER_EPOCH.name();
           } else if (m.group(4) != null) {
             k = Errors.UNKNOWN_MEMBER_ID.name();
+          } else if (m.group(5) != null && m.group(5).trim().equals("null")) {
+            // A retriable exception without a message: the heartbeat's connection was lost
+            // (NetworkClientDelegate fails it with a DisconnectException, which has none).
+            k = Errors.NETWORK_EXCEPTION.name();
           } else {
             k = errorKind(m.group(5) != null ? m.group(5) : m.group(6));
           }

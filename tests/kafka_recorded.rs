@@ -41,7 +41,13 @@
 //!   [`COMMITS_TOLERANCE`]; records read twice, and each delivery fate (the
 //!   records a real client can place), within the count tolerance;
 //!   truncations detected, whether the consumer runs at the end, the kinds
-//!   of coordinator errors and the exceptions poll() raised exactly.
+//!   of coordinator errors and the exceptions poll() raised exactly;
+//! - groups of several members (recordings whose consumers carry
+//!   `rebalances`, see [`compare_rebalances`]): each member's assignment after
+//!   each change in order (classic exactly, KIP-848 its sizes), when each
+//!   change happened, and when a crashed member's partitions got a new owner,
+//!   within one heartbeat interval plus [`TIMING_TOLERANCE_MS`]; the group's
+//!   committed offsets once per group.
 
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
@@ -801,17 +807,43 @@ fn compare_rebalances(c: &mut Cmp, rec: &Value, scenario: &Value, events: &[Valu
                 .as_array()
                 .into_iter()
                 .flatten()
-                .filter(|r| r["callback"] == "assigned")
                 .filter_map(|r| Some((r["at_ms"].as_i64()?, strings(&r["assignment"])))),
         )
     };
+    // The simulator's: a `partitions_assigned` names the whole assignment,
+    // a `partitions_revoked` what is given up.
     let sseq = |id: &str| {
-        assignments(
-            events
-                .iter()
-                .filter(|e| e["event"] == "partitions_assigned" && e["consumer"] == id)
-                .filter_map(|e| Some((e["at_ms"].as_i64()?, strings(&e["partitions"])))),
-        )
+        let mut now: Vec<String> = Vec::new();
+        let mut list = Vec::new();
+        for e in events.iter().filter(|e| e["consumer"] == id) {
+            let Some(at) = e["at_ms"].as_i64() else {
+                continue;
+            };
+            if e["event"] == "partitions_assigned" {
+                now = strings(&e["partitions"]);
+            } else if e["event"] == "partitions_revoked" {
+                let gone = strings(&e["partitions"]);
+                now.retain(|p| !gone.contains(p));
+            } else {
+                continue;
+            }
+            list.push((at, now.clone()));
+        }
+        assignments(list.into_iter())
+    };
+    let hb_of = |id: &str| -> i64 {
+        let cfg = client(id).map(|c| &c["config"]);
+        if cfg.is_some_and(|c| c["group.protocol"] == "consumer") {
+            cfg_ms(scenario, "group.consumer.heartbeat.interval.ms", 5000)
+        } else {
+            cfg.and_then(|c| {
+                c["heartbeat.interval.ms"]
+                    .as_str()
+                    .and_then(|x| x.parse().ok())
+                    .or_else(|| c["heartbeat.interval.ms"].as_i64())
+            })
+            .unwrap_or(3000)
+        }
     };
     for k in &members {
         let id = k["id"].as_str().unwrap_or("?");
@@ -829,11 +861,26 @@ fn compare_rebalances(c: &mut Cmp, rec: &Value, scenario: &Value, events: &[Valu
             }
         };
         let what = if kip848 { "sizes" } else { "partitions" };
+        let (kl, sl) = (kseq(k), sseq(id));
         c.exact(
             format!("consumers[{id}].group.assignment after each rebalance ({what}, in order)"),
-            Some(&shape(&kseq(k))),
-            Some(&shape(&sseq(id))),
+            Some(&shape(&kl)),
+            Some(&shape(&sl)),
         );
+        // When each change happened (the partitions a member stops or starts
+        // reading), where the sequences agree: within one heartbeat interval
+        // (members learn of a rebalance at their next heartbeat) plus
+        // TIMING_TOLERANCE_MS (the real members' JVMs join later).
+        if shape(&kl) == shape(&sl) {
+            for (i, (ka, sa)) in kl.iter().zip(&sl).enumerate() {
+                c.near(
+                    format!("consumers[{id}].group.assignment change {} at_ms", i + 1),
+                    Some(ka.0),
+                    Some(sa.0),
+                    hb_of(id) + TIMING_TOLERANCE_MS,
+                );
+            }
+        }
     }
     // Each crashed member's partitions: when the others took them.
     for st in scenario["steps"].as_array().into_iter().flatten() {
@@ -843,19 +890,7 @@ fn compare_rebalances(c: &mut Cmp, rec: &Value, scenario: &Value, events: &[Valu
         let Some(kd) = members.iter().find(|k| k["id"] == dead) else {
             continue;
         };
-        let cfg = client(dead).map(|c| &c["config"]);
-        let kip848 = cfg.is_some_and(|c| c["group.protocol"] == "consumer");
-        let hb = if kip848 {
-            cfg_ms(scenario, "group.consumer.heartbeat.interval.ms", 5000)
-        } else {
-            cfg.and_then(|c| {
-                c["heartbeat.interval.ms"]
-                    .as_str()
-                    .and_then(|x| x.parse().ok())
-            })
-            .or_else(|| cfg.and_then(|c| c["heartbeat.interval.ms"].as_i64()))
-            .unwrap_or(3000)
-        };
+        let hb = hb_of(dead);
         let held = |l: &[(i64, Vec<String>)]| -> Vec<String> {
             l.iter()
                 .rfind(|x| x.0 <= at)

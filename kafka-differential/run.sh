@@ -4,6 +4,9 @@
 #   FLAB_GROUP_MODE=subscribe kafka-differential/run.sh ...   group consumers join through subscribe()
 #                                                (static membership) instead of assign() (the default,
 #                                                the simulator's model: the group's only member, no rebalance)
+#   A consumer the scenario itself marks "subscribe": true always joins through subscribe() (dynamic
+#   membership unless its config names a group.instance.id), with its config's group.protocol
+#   (classic or consumer); its rebalance callbacks are recorded (consumers[].rebalances).
 # Writes tests/kafka-recorded/<scenario>.json. Needs root (cgroups + nftables for isolate/slow),
 # Java 17 and Maven; Maven resolves the Kafka jars from Maven Central into ~/.m2.
 # Bounded: every JVM the driver starts is written to a pid file and killed by pid by the

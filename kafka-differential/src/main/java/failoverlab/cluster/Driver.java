@@ -18,6 +18,7 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -295,6 +296,18 @@ public final class Driver {
     final ConcurrentLinkedQueue<Read> reads = new ConcurrentLinkedQueue<>();
     final ConcurrentLinkedQueue<Map<String, Object>> raised = new ConcurrentLinkedQueue<>();
     final ConcurrentLinkedQueue<Map<String, Object>> stepCommits = new ConcurrentLinkedQueue<>();
+    /** Each ConsumerRebalanceListener callback an incarnation ran (subscribe mode). */
+    final ConcurrentLinkedQueue<Map<String, Object>> rebalances = new ConcurrentLinkedQueue<>();
+    /**
+     * How this consumer reads: {@code subscribe} when the scenario's client says
+     * {@code "subscribe": true} (a member of a group of several, with the group.protocol its
+     * config names: dynamic membership unless the config gives a group.instance.id), else the
+     * run's {@code --group-mode} ({@code assign}, the simulator's model of a group's only member,
+     * or {@code subscribe} with static membership).
+     */
+    final String mode;
+    /** The scenario itself asked for subscribe() (no static membership added). */
+    final boolean scenarioSubscribes;
     Incarnation spare;
 
     final class Incarnation {
@@ -324,11 +337,13 @@ public final class Driver {
       }
     }
 
-    GroupClient(String id, String topic, String groupId, JsonNode config) {
+    GroupClient(String id, String topic, String groupId, JsonNode config, boolean scenarioSubscribes) {
       this.id = id;
       this.topic = topic;
       this.groupId = groupId;
       this.config = config;
+      this.scenarioSubscribes = scenarioSubscribes;
+      this.mode = scenarioSubscribes ? "subscribe" : groupMode;
     }
 
     /** Start an incarnation's JVM, held at its gate. */
@@ -341,7 +356,7 @@ public final class Driver {
       p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap());
       p.put(ConsumerConfig.CLIENT_ID_CONFIG, id);
       copyClientConfig(config, p);
-      if (groupMode.equals("subscribe")) {
+      if (groupMode.equals("subscribe") && !scenarioSubscribes) {
         // Static membership (KIP-345): the restarted process takes the crashed member's place
         // at once, instead of waiting session.timeout.ms for the coordinator to expel it.
         p.putIfAbsent(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG, id);
@@ -370,11 +385,25 @@ public final class Driver {
           // Connections that time out or are refused (which broker the client tried, and when).
           "logger.nc.name = org.apache.kafka.clients.NetworkClient",
           "logger.nc.level = INFO",
+          // group.protocol=consumer (KIP-848) runs the AsyncKafkaConsumer, whose coordinator,
+          // commits and heartbeats are logged by its request managers.
+          "logger.crm.name = org.apache.kafka.clients.consumer.internals.CoordinatorRequestManager",
+          "logger.crm.level = DEBUG",
+          "logger.cmt.name = org.apache.kafka.clients.consumer.internals.CommitRequestManager",
+          "logger.cmt.level = DEBUG",
+          "logger.hb.name = org.apache.kafka.clients.consumer.internals.ConsumerHeartbeatRequestManager",
+          "logger.hb.level = DEBUG",
+          "logger.ahb.name = org.apache.kafka.clients.consumer.internals.AbstractHeartbeatRequestManager",
+          "logger.ahb.level = DEBUG",
+          "logger.mm.name = org.apache.kafka.clients.consumer.internals.ConsumerMembershipManager",
+          "logger.mm.level = INFO",
+          "logger.amm.name = org.apache.kafka.clients.consumer.internals.AbstractMembershipManager",
+          "logger.amm.level = INFO",
           ""));
       List<String> cmd = List.of("java", "-Xms32m", "-Xmx128m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
           "-Dlog4j2.configurationFile=" + log4j,
           "-cp", System.getProperty("java.class.path"), GroupConsumer.class.getName(),
-          props.toString(), topic, Integer.toString(assignments.get(topic).size()), groupMode);
+          props.toString(), topic, Integer.toString(assignments.get(topic).size()), mode);
       ProcessBuilder pb = new ProcessBuilder(cmd);
       pb.redirectError(ProcessBuilder.Redirect.appendTo(work.resolve("consumer-" + id + "-" + n + ".err").toFile()));
       Process proc = pb.start();
@@ -413,6 +442,16 @@ public final class Driver {
               raised.add(m);
             }
             case "C" -> stepCommits.add(new LinkedHashMap<>(Map.of("at_ms", at, "result", f[2])));
+            case "G" -> {
+              // G <ms> <assigned|revoked|lost> <partitions named> <assignment after>
+              Map<String, Object> m = new LinkedHashMap<>();
+              m.put("at_ms", at);
+              m.put("incarnation", inc.n);
+              m.put("callback", f[2]);
+              m.put("partitions", partitionList(f[3]));
+              m.put("assignment", partitionList(f.length > 4 ? f[4] : "-"));
+              rebalances.add(m);
+            }
             default -> {
               // not ours
             }
@@ -421,6 +460,16 @@ public final class Driver {
       } catch (IOException | RuntimeException e) {
         event("consumer_error", Map.of("consumer", id, "error", "output: " + e));
       }
+    }
+
+    List<String> partitionList(String csv) {
+      List<String> l = new ArrayList<>();
+      if (!csv.equals("-")) {
+        for (String x : csv.split(",")) {
+          l.add(topic + "-" + x);
+        }
+      }
+      return l;
     }
 
     void waitReady(Incarnation inc) throws InterruptedException {
@@ -603,7 +652,9 @@ public final class Driver {
     p.put("transaction.state.log.min.isr", "1");
     p.put("share.coordinator.state.topic.replication.factor", Integer.toString(Math.min(3, brokers)));
     p.put("share.coordinator.state.topic.min.isr", "1");
-    p.put("group.initial.rebalance.delay.ms", "0");
+    // group.initial.rebalance.delay.ms stays at Kafka's default (3000), as the simulator models it:
+    // a classic group's first rebalance waits for more members (no effect on assign() consumers,
+    // which never join, nor on KIP-848 groups).
     p.put("auto.leader.rebalance.enable", "false");
     if (n.controller) {
       p.put("process.roles", "controller");
@@ -1169,7 +1220,8 @@ public final class Driver {
       if (c.get("type").asText().equals("consumer")) {
         JsonNode g = c.path("config").get("group.id");
         if (g != null) {
-          GroupClient gc = new GroupClient(c.get("id").asText(), c.get("topic").asText(), g.asText().trim(), c.get("config"));
+          GroupClient gc = new GroupClient(c.get("id").asText(), c.get("topic").asText(), g.asText().trim(), c.get("config"),
+              c.path("subscribe").asBoolean(false));
           gc.spare = gc.spawn();
           groupClients.put(gc.id, gc);
         } else {
@@ -1247,6 +1299,10 @@ public final class Driver {
     report.put("poll_ms", POLL_MS);
     if (!groupClients.isEmpty()) {
       report.put("group_mode", groupMode);
+      // Per consumer: subscribe where the scenario says "subscribe": true, else group_mode.
+      Map<String, String> modes = new TreeMap<>();
+      groupClients.values().forEach(gc -> modes.put(gc.id, gc.mode));
+      report.put("group_modes", modes);
     }
     report.put("unsupported_steps", skippedSteps);
     report.put("brokers", brokerStates());
@@ -1332,8 +1388,26 @@ public final class Driver {
 
   static final Pattern LOG_LINE = Pattern.compile("^(\\d+) (\\w+) (.*)$");
   static final Pattern DISCOVERED = Pattern.compile("Discovered group coordinator (\\S+) \\(id:");
-  static final Pattern UNKNOWN = Pattern.compile("Group coordinator (\\S+) \\(id: .*\\) is unavailable or invalid due to cause: (.*)\\. isDisconnected: (\\w+)");
-  static final Pattern COMMITTED = Pattern.compile("Committed offset (\\d+) for partition (\\S+)");
+  // Classic: "... due to cause: C. isDisconnected: B. Rediscovery will be attempted."; the async
+  // consumer's line has no isDisconnected.
+  static final Pattern UNKNOWN = Pattern.compile("Group coordinator (\\S+) \\(id: .*\\) is unavailable or invalid due to cause: (.*?)\\.(?: isDisconnected: (\\w+)\\.)? Rediscovery will be attempted");
+  // The async (KIP-848) consumer's commits: "Completed [asynchronous ]auto-commit of offsets {orders-0=OffsetAndMetadata{offset=N, ...}, ...}".
+  static final Pattern COMMITTED_ASYNC = Pattern.compile("Completed (?:asynchronous )?auto-commit of offsets \\{(.*)\\}");
+  static final Pattern OFFSET_AND_METADATA = Pattern.compile("(\\S+?)=OffsetAndMetadata\\{offset=(\\d+)");
+  // Group membership errors, classic (AbstractCoordinator) then KIP-848 (the heartbeat request manager).
+  // A heartbeat the coordinator answered without error: classic (AbstractCoordinator, DEBUG),
+  // KIP-848 (the heartbeat request manager, DEBUG).
+  static final Pattern HEARTBEAT_OK = Pattern.compile("Received successful Heartbeat response|ConsumerGroupHeartbeatRequest responded successfully");
+  static final Pattern HB_REBALANCING = Pattern.compile("Request joining group due to: group is already rebalancing");
+  static final Pattern JOIN_LOADING = Pattern.compile("JoinGroup failed: Coordinator .* is loading the group");
+  static final Pattern JOIN_NONFATAL = Pattern.compile("JoinGroup failed due to non-fatal error: (\\w+)");
+  static final Pattern JOIN_SYNC_FAILED = Pattern.compile("(JoinGroup|SyncGroup) failed: (.*?)(?: Need to re-join| Marking coordinator unknown)");
+  static final Pattern HB_STALE = Pattern.compile("Attempt to heartbeat with (?:stale )?.* failed due to (\\w+)");
+  static final Pattern HB_COORD_INVALID = Pattern.compile("Attempt to heartbeat failed since coordinator .* is either not started or not valid");
+  static final Pattern CGH_FAILED = Pattern.compile("(\\w+Request) failed (?:because the group coordinator .* is (still loading|not available|incorrect)|for member .* because epoch .* is (fenced)|because member .* is (unknown)|because of the retriable exception\\. Will retry in \\S+ ms: (.*)|due to (\\w+): .*)");
+  static final Pattern COMMITTED = Pattern.compile("(?:Committed offset|OffsetCommit completed successfully for offset) (\\d+) (?:for )?partition (\\S+)");
+  // The async (KIP-848) consumer names its coordinator as Coordinator(key=..., nodeId=N, host='h', port=p, ...).
+  static final Pattern DISCOVERED_ASYNC = Pattern.compile("Discovered group coordinator Coordinator\\(.*host='([^']+)', port=(\\d+)");
   static final Pattern COMMIT_FAILED = Pattern.compile("Offset commit failed on partition (\\S+) at offset (\\d+): (.*)");
   static final Pattern COMMIT_FAILED_GROUP = Pattern.compile("OffsetCommit failed with .*?: (.*)");
   static final Pattern AUTO_COMMIT_FAILED = Pattern.compile("Asynchronous auto-commit of offsets .* failed(?: due to retriable error)?(?:: (.*))?\\.?");
@@ -1432,6 +1506,13 @@ public final class Driver {
       incs.add(m);
     }
     cm.put("incarnations", incs);
+    if (gc.mode.equals("subscribe")) {
+      // Each ConsumerRebalanceListener callback: when, which incarnation, which partitions it
+      // named and the assignment after it (absent from recordings made before it was recorded).
+      List<Map<String, Object>> rb = new ArrayList<>(gc.rebalances);
+      rb.removeIf(x -> (Long) x.get("at_ms") > scenario.get("run_until_ms").asLong());
+      cm.put("rebalances", rb);
+    }
     // The client's own log, every incarnation in order.
     List<List<Object>> coordinator = new ArrayList<>();
     List<Map<String, Object>> coordinatorUnknown = new ArrayList<>();
@@ -1443,6 +1524,7 @@ public final class Driver {
     Map<String, Long> fetchErrors = new TreeMap<>();
     List<Map<String, Object>> connections = new ArrayList<>();
     String lastCoordinator = null;
+    Map<Integer, List<Long>> heartbeats = new TreeMap<>();
     for (GroupClient.Incarnation inc : new ArrayList<>(gc.incarnations)) {
       List<String> lines;
       try {
@@ -1459,10 +1541,13 @@ public final class Driver {
           continue;
         }
         long at = Long.parseLong(lm.group(1)) - t0;
-        String msg = lm.group(3);
-        Matcher m;
-        if ((m = DISCOVERED.matcher(msg)).find()) {
-          String b = brokerAt(m.group(1));
+        // The layout ends each line with its logger's name in parentheses: not the message's.
+        String msg = lm.group(3).replaceFirst(" \\((?:org|kafka)\\.[\\w.$]+\\)$", "");
+        Matcher m = DISCOVERED.matcher(msg);
+        Matcher da = DISCOVERED_ASYNC.matcher(msg);
+        boolean async = da.find();
+        if (async || m.find()) {
+          String b = brokerAt(async ? da.group(1) + ":" + da.group(2) : m.group(1));
           // A change, or the first the incarnation found (a new process knows no coordinator).
           if (!b.equals(lastCoordinator) || !foundByThis) {
             coordinator.add(List.of(at, b.matches("\\d+") ? Integer.parseInt(b) : b, inc.n));
@@ -1474,7 +1559,7 @@ public final class Driver {
           u.put("at_ms", at);
           u.put("coordinator", brokerAt(m.group(1)));
           u.put("cause", m.group(2));
-          u.put("disconnected", Boolean.parseBoolean(m.group(3)));
+          u.put("disconnected", m.group(3) == null ? null : Boolean.parseBoolean(m.group(3)));
           coordinatorUnknown.add(u);
           lastCoordinator = null;
         } else if ((m = COMMITTED.matcher(msg)).find()) {
@@ -1489,6 +1574,74 @@ public final class Driver {
           @SuppressWarnings("unchecked")
           Map<String, Long> o = (Map<String, Long>) commit.get("offsets");
           o.put(m.group(2), Long.parseLong(m.group(1)));
+        } else if ((m = COMMITTED_ASYNC.matcher(msg)).find()) {
+          Matcher om = OFFSET_AND_METADATA.matcher(m.group(1));
+          Map<String, Long> o = new TreeMap<>();
+          while (om.find()) {
+            o.put(om.group(1).replaceFirst("^[, ]+", ""), Long.parseLong(om.group(2)));
+          }
+          // The classic consumer logs the same commit per partition too ("Committed offset"):
+          // one commit, within the same 50 ms.
+          if (!o.isEmpty()) {
+            if (commit == null || at - commitAt > 50) {
+              commit = new LinkedHashMap<>();
+              commit.put("at_ms", at);
+              commit.put("offsets", new TreeMap<String, Long>());
+              commits.add(commit);
+              commitAt = at;
+            }
+            @SuppressWarnings("unchecked")
+            Map<String, Long> co = (Map<String, Long>) commit.get("offsets");
+            co.putAll(o);
+          }
+        } else if (HEARTBEAT_OK.matcher(msg).find()) {
+          heartbeats.computeIfAbsent(inc.n, k -> new ArrayList<>()).add(at);
+        } else if (HB_REBALANCING.matcher(msg).find()) {
+          errors.merge(Errors.REBALANCE_IN_PROGRESS.name(), 1L, Long::sum);
+          errorsByRequest.merge("Heartbeat " + Errors.REBALANCE_IN_PROGRESS.name(), 1L, Long::sum);
+        } else if (JOIN_LOADING.matcher(msg).find()) {
+          errors.merge(Errors.COORDINATOR_LOAD_IN_PROGRESS.name(), 1L, Long::sum);
+          errorsByRequest.merge("JoinGroup " + Errors.COORDINATOR_LOAD_IN_PROGRESS.name(), 1L, Long::sum);
+        } else if ((m = JOIN_NONFATAL.matcher(msg)).find()) {
+          // MEMBER_ID_REQUIRED is the first JoinGroup's normal answer (KIP-394): the simulator
+          // answers it too but does not narrate it as an error, so it is counted by request only.
+          if (!m.group(1).equals(Errors.MEMBER_ID_REQUIRED.name())) {
+            errors.merge(m.group(1), 1L, Long::sum);
+          }
+          errorsByRequest.merge("JoinGroup " + m.group(1), 1L, Long::sum);
+        } else if ((m = JOIN_SYNC_FAILED.matcher(msg)).find()) {
+          String k = m.group(2).contains("began another rebalance") ? Errors.REBALANCE_IN_PROGRESS.name() : errorKind(m.group(2));
+          errors.merge(k, 1L, Long::sum);
+          errorsByRequest.merge(m.group(1) + " " + k, 1L, Long::sum);
+        } else if ((m = HB_STALE.matcher(msg)).find()) {
+          String k = errorKind(m.group(1));
+          errors.merge(k, 1L, Long::sum);
+          errorsByRequest.merge("Heartbeat " + k, 1L, Long::sum);
+        } else if (HB_COORD_INVALID.matcher(msg).find()) {
+          errors.merge(Errors.NOT_COORDINATOR.name(), 1L, Long::sum);
+          errorsByRequest.merge("Heartbeat NOT_COORDINATOR or COORDINATOR_NOT_AVAILABLE", 1L, Long::sum);
+        } else if ((m = CGH_FAILED.matcher(msg)).find()) {
+          String k;
+          if (m.group(2) != null) {
+            k = switch (m.group(2)) {
+              case "still loading" -> Errors.COORDINATOR_LOAD_IN_PROGRESS.name();
+              case "not available" -> Errors.COORDINATOR_NOT_AVAILABLE.name();
+              default -> Errors.NOT_COORDINATOR.name();
+            };
+          } else if (m.group(3) != null) {
+            k = Errors.FENCED_MEMBER_EPOCH.name();
+          } else if (m.group(4) != null) {
+            k = Errors.UNKNOWN_MEMBER_ID.name();
+          } else if (m.group(5) != null && m.group(5).trim().equals("null")) {
+            // A retriable exception without a message: the heartbeat's connection was lost
+            // (NetworkClientDelegate fails it with a DisconnectException, which has none).
+            k = Errors.NETWORK_EXCEPTION.name();
+          } else {
+            k = errorKind(m.group(5) != null ? m.group(5) : m.group(6));
+          }
+          String req = m.group(1).replaceFirst("Request$", "");
+          errors.merge(k, 1L, Long::sum);
+          errorsByRequest.merge(req + " " + k, 1L, Long::sum);
         } else if ((m = COMMIT_FAILED.matcher(msg)).find()) {
           String k = errorKind(m.group(3));
           errors.merge(k, 1L, Long::sum);
@@ -1535,6 +1688,12 @@ public final class Driver {
           fetchErrors.merge(errorKind(m.group(2)), 1L, Long::sum);
         }
       }
+    }
+    for (Map<String, Object> m : incs) {
+      // The heartbeats the coordinator answered (a member's session runs from the last one).
+      List<Long> hb = heartbeats.getOrDefault((Integer) m.get("incarnation"), List.of());
+      m.put("heartbeats_answered", (long) hb.size());
+      m.put("last_heartbeat_answered_at_ms", hb.isEmpty() ? null : hb.get(hb.size() - 1));
     }
     cm.put("truncations_detected", (long) truncations.size());
     cm.put("truncations", truncations);
@@ -1608,6 +1767,23 @@ public final class Driver {
       });
     }
     long runUntil = scenario.get("run_until_ms").asLong();
+    // Records read more than once within one group, by any of its members and processes (a
+    // hand-over included): the simulator's delivery.reread.
+    Map<String, Map<String, Integer>> byGroup = new HashMap<>();
+    for (GroupClient gc : groupClients.values()) {
+      Map<String, Integer> g = byGroup.computeIfAbsent(gc.groupId, k -> new HashMap<>());
+      gc.reads.forEach(r -> {
+        if (r.atMs() <= runUntil) {
+          g.merge(r.value(), 1, Integer::sum);
+        }
+      });
+    }
+    Set<String> rereadInGroup = new HashSet<>();
+    byGroup.values().forEach(g -> g.forEach((v, x) -> {
+      if (x > 1) {
+        rereadInGroup.add(v);
+      }
+    }));
     for (GroupClient gc : groupClients.values()) {
       readTopics.add(gc.topic);
       Map<String, Integer> mine = new HashMap<>();
@@ -1631,7 +1807,7 @@ public final class Driver {
         m.put("producer", pc.id);
         m.put("topic", pc.topic);
         for (String f : List.of("sent", "acked_kept", "acked_lost", "acked_unreadable", "failed_not_written", "failed_but_written",
-            "pending", "written_twice", "consumed", "consumed_twice", "never_consumed")) {
+            "pending", "written_twice", "consumed", "consumed_twice", "never_consumed", "reread")) {
           m.put(f, 0L);
         }
         out.add(m);
@@ -1669,6 +1845,9 @@ public final class Driver {
         }
         if (readTwiceAny.containsKey(v)) {
           add.accept("consumed_twice", 1L);
+        }
+        if (rereadInGroup.contains(v)) {
+          add.accept("reread", 1L);
         }
       }
       d.put("unreadable_partitions", new ArrayList<>(unreadable));

@@ -11,6 +11,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Properties;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.Collection;
+import java.util.stream.Collectors;
+import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -38,11 +41,22 @@ import org.apache.kafka.common.TopicPartition;
  * <p>stdout, one line per fact (wall-clock milliseconds first):
  * {@code ready}, {@code started <ms> <gate opened ms>}, {@code R <ms> <partition> <offset> <leader epoch> <value>},
  * {@code E <ms> <exception class> <message>} for what poll() or a commit raises,
- * {@code C <ms> ok} or {@code C <ms> <exception class>} for a {@code commit} step's commit.
+ * {@code C <ms> ok} or {@code C <ms> <exception class>} for a {@code commit} step's commit,
+ * and with {@code subscribe}, one line per ConsumerRebalanceListener callback:
+ * {@code G <ms> <assigned|revoked|lost> <partitions the callback names> <assignment after it>}
+ * (partition numbers, comma-separated, {@code -} for none; the assignment after it is
+ * {@code consumer.assignment()} less what a revoke or lose callback gives up). The classic
+ * eager protocol names the whole assignment in each callback; the cooperative one and KIP-848
+ * (group.protocol=consumer) name only what changes.
  * stdin: {@code go}, then {@code commit} for each commit step.
  */
 public final class GroupConsumer {
   private GroupConsumer() {}
+
+  static String list(Collection<TopicPartition> ps) {
+    String l = ps.stream().map(TopicPartition::partition).sorted().map(String::valueOf).collect(Collectors.joining(","));
+    return l.isEmpty() ? "-" : l;
+  }
 
   public static void main(String[] args) throws Exception {
     Properties p = new Properties();
@@ -80,7 +94,33 @@ public final class GroupConsumer {
     KafkaConsumer<String, String> c = new KafkaConsumer<>(p, new org.apache.kafka.common.serialization.StringDeserializer(),
         new org.apache.kafka.common.serialization.StringDeserializer());
     if (subscribe) {
-      c.subscribe(List.of(topic));
+      c.subscribe(List.of(topic), new ConsumerRebalanceListener() {
+        void report(String kind, Collection<TopicPartition> named) {
+          java.util.Set<TopicPartition> after = new java.util.HashSet<>(c.assignment());
+          if (!kind.equals("assigned")) {
+            after.removeAll(named);
+          } else {
+            after.addAll(named);
+          }
+          out.println("G " + System.currentTimeMillis() + " " + kind + " " + list(named) + " " + list(after));
+          out.flush();
+        }
+
+        @Override
+        public void onPartitionsAssigned(Collection<TopicPartition> ps) {
+          report("assigned", ps);
+        }
+
+        @Override
+        public void onPartitionsRevoked(Collection<TopicPartition> ps) {
+          report("revoked", ps);
+        }
+
+        @Override
+        public void onPartitionsLost(Collection<TopicPartition> ps) {
+          report("lost", ps);
+        }
+      });
     } else {
       List<TopicPartition> tps = new ArrayList<>();
       for (int i = 0; i < partitions; i++) {

@@ -15,7 +15,7 @@
 //! - FENCED_MEMBER_EPOCH or UNKNOWN_MEMBER_ID: its partitions are lost (no
 //!   commit) and it joins again with epoch 0.
 
-use super::consumer::{Consumer, ConsumerPosition};
+use super::consumer::Consumer;
 use super::membership::MemberState;
 use crate::sim::io::{Ctx, Timer};
 use crate::sim::protocol::*;
@@ -171,10 +171,7 @@ impl Consumer {
         id: u64,
         result: Result<ConsumerHeartbeatAnswer, ErrorCode>,
     ) {
-        let owned = self
-            .membership()
-            .is_some_and(|m| m.heartbeat.is_some_and(|r| r.0 == id));
-        if !owned {
+        if !self.awaits(id, |m| m.heartbeat) {
             return;
         }
         let answer = match result {
@@ -186,28 +183,14 @@ impl Consumer {
         };
         let mut target = answer.assignment;
         target.sort_unstable();
-        let held: Vec<PartitionIndex> = self.positions.iter().map(|(p, _)| p).collect();
-        let removed: Vec<PartitionIndex> = held
-            .iter()
-            .copied()
-            .filter(|p| !target.contains(p))
-            .collect();
-        let added: Vec<PartitionIndex> = target
-            .iter()
-            .copied()
-            .filter(|p| !held.contains(p))
-            .collect();
-        for p in &added {
-            self.positions.insert(*p, ConsumerPosition::default());
-        }
+        let (removed, added) = self.assignment_change(&target);
+        self.start_partitions(&added);
         let name = self.name.clone();
         let Some(g) = self.group.as_mut() else {
             return;
         };
         g.failures = 0;
         g.last_error = None;
-        g.to_fetch.extend(added.iter().copied());
-        g.offsets_fetched = g.to_fetch.is_empty();
         let group = g.group_id.clone();
         let Some(m) = g.membership.as_mut() else {
             return;

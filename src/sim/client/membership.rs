@@ -651,10 +651,7 @@ impl Consumer {
     pub(super) fn on_membership_message(&mut self, ctx: &mut Ctx, msg: Message) {
         match msg {
             Message::JoinGroupResponse { id, result } => {
-                let owned = self
-                    .membership()
-                    .is_some_and(|m| m.join.is_some_and(|r| r.0 == id));
-                if !owned {
+                if !self.awaits(id, |m| m.join) {
                     return;
                 }
                 match result {
@@ -692,10 +689,7 @@ impl Consumer {
                 }
             }
             Message::SyncGroupResponse { id, result } => {
-                let owned = self
-                    .membership()
-                    .is_some_and(|m| m.sync.is_some_and(|r| r.0 == id));
-                if !owned {
+                if !self.awaits(id, |m| m.sync) {
                     return;
                 }
                 match result {
@@ -706,10 +700,7 @@ impl Consumer {
                 }
             }
             Message::GroupHeartbeatResponse { id, result } => {
-                let owned = self
-                    .membership()
-                    .is_some_and(|m| m.heartbeat.is_some_and(|r| r.0 == id));
-                if !owned {
+                if !self.awaits(id, |m| m.heartbeat) {
                     return;
                 }
                 match result {
@@ -727,22 +718,51 @@ impl Consumer {
         }
     }
 
+    /// What a new assignment `target` changes: the partitions held now that
+    /// it leaves out, and those it adds.
+    pub(super) fn assignment_change(
+        &self,
+        target: &[PartitionIndex],
+    ) -> (Vec<PartitionIndex>, Vec<PartitionIndex>) {
+        let held: Vec<PartitionIndex> = self.positions.iter().map(|(p, _)| p).collect();
+        let gone = held
+            .iter()
+            .copied()
+            .filter(|p| !target.contains(p))
+            .collect();
+        let added = target
+            .iter()
+            .copied()
+            .filter(|p| !held.contains(p))
+            .collect();
+        (gone, added)
+    }
+
+    /// New partitions of the member: each gets a position, started from the
+    /// group's committed offset (OffsetFetch) before it is read.
+    pub(super) fn start_partitions(&mut self, added: &[PartitionIndex]) {
+        for p in added {
+            self.positions.insert(*p, ConsumerPosition::default());
+        }
+        if let Some(g) = self.group.as_mut() {
+            g.to_fetch.extend(added.iter().copied());
+            g.offsets_fetched = g.to_fetch.is_empty();
+        }
+    }
+
+    /// Whether `id` is the membership's request in `slot` (its join, sync
+    /// or heartbeat): answers to anything else are stale.
+    pub(super) fn awaits(&self, id: u64, slot: fn(&Membership) -> Option<(u64, BrokerId)>) -> bool {
+        self.membership()
+            .is_some_and(|m| slot(m).is_some_and(|r| r.0 == id))
+    }
+
     /// onJoinComplete: the generation's assignment. Partitions kept keep
     /// their positions; new ones start from the committed offsets; with
     /// the cooperative assignor, partitions given up mean a second round.
     fn assigned(&mut self, ctx: &mut Ctx, mut assignment: Vec<PartitionIndex>) {
         assignment.sort_unstable();
-        let held: Vec<PartitionIndex> = self.positions.iter().map(|(p, _)| p).collect();
-        let revoked: Vec<PartitionIndex> = held
-            .iter()
-            .copied()
-            .filter(|p| !assignment.contains(p))
-            .collect();
-        let added: Vec<PartitionIndex> = assignment
-            .iter()
-            .copied()
-            .filter(|p| !held.contains(p))
-            .collect();
+        let (revoked, added) = self.assignment_change(&assignment);
         let name = self.name.clone();
         let group = self
             .group
@@ -764,13 +784,9 @@ impl Consumer {
                 ),
             );
         }
-        for p in &added {
-            self.positions.insert(*p, ConsumerPosition::default());
-        }
+        self.start_partitions(&added);
         let generation = self.membership().map_or(-1, |m| m.generation);
         if let Some(g) = self.group.as_mut() {
-            g.to_fetch.extend(added.iter().copied());
-            g.offsets_fetched = g.to_fetch.is_empty();
             g.failures = 0;
             g.last_error = None;
             if let Some(m) = g.membership.as_mut() {

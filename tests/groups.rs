@@ -1459,3 +1459,58 @@ fn a_stalled_members_partitions_are_not_consumed_from_the_stall_to_the_hand_over
         assert_eq!(stalled[0].max_partitions, most, "{protocol}: {w:?}");
     }
 }
+
+/// ConsumerCoordinator.onJoinComplete ("reschedule the auto commit starting
+/// from now", nextAutoCommitTimer.updateAndReset) and, under KIP-848,
+/// ConsumerMembershipManager's completed reconciliation
+/// (CommitRequestManager.resetAutoCommitTimer): a new assignment re-arms
+/// the auto-commit clock a full auto.commit.interval.ms from the moment it
+/// is taken, so each member's first commit after an assignment comes 5 s
+/// after it, not on a clock started with the process.
+#[test]
+fn auto_commit_restarts_a_full_interval_after_each_new_assignment() {
+    let crash = r#"{"at_ms": 12000, "crash_client": "c1"}"#;
+    for protocol in ["", KIP848] {
+        let mut l = members(3, 6, protocol, crash, 75_000);
+        l.run_to_end();
+        let evs = events(&l, |k| {
+            matches!(
+                k,
+                TraceKind::PartitionsAssigned { .. } | TraceKind::OffsetsCommitted { .. }
+            )
+        });
+        let mut checked = 0;
+        for member in ["c2", "c3"] {
+            let mut assigned_at: Vec<u64> = Vec::new();
+            let mut commits: Vec<u64> = Vec::new();
+            for e in &evs {
+                match &e.kind {
+                    TraceKind::PartitionsAssigned { consumer, .. } if consumer == member => {
+                        assigned_at.push(e.at_ms)
+                    }
+                    TraceKind::OffsetsCommitted { consumer, .. } if consumer == member => {
+                        commits.push(e.at_ms)
+                    }
+                    _ => {}
+                }
+            }
+            assert!(assigned_at.len() >= 2, "{protocol:?} {member}: {assigned_at:?}");
+            // The first commit after each assignment that keeps the member
+            // busy for a full interval comes one interval after it.
+            for (i, &a) in assigned_at.iter().enumerate() {
+                let next_assignment = assigned_at.get(i + 1).copied().unwrap_or(u64::MAX);
+                if next_assignment < a + 5_100 {
+                    continue;
+                }
+                let first = commits.iter().copied().find(|&c| c > a);
+                let Some(first) = first else { continue };
+                assert!(
+                    (a + 5_000..a + 5_100).contains(&first),
+                    "{protocol:?} {member}: assigned at {a}, first commit at {first} ({commits:?})"
+                );
+                checked += 1;
+            }
+        }
+        assert!(checked >= 4, "{protocol:?}: {checked} assignments checked");
+    }
+}

@@ -40,6 +40,9 @@ pub struct GroupMember {
     pub group_id: String,
     /// The coordinator as last found; `None` while unknown.
     pub coordinator: Option<BrokerId>,
+    /// Which arming of the auto-commit clock is current (see
+    /// `Timer::AutoCommit`).
+    auto_commit_seq: u32,
     /// The last commit the coordinator confirmed, per partition.
     pub committed: VecMap<PartitionIndex, CommittedOffset>,
     /// OffsetFetch has answered: the partitions may be read.
@@ -252,14 +255,39 @@ impl Consumer {
         true
     }
 
-    pub(super) fn auto_commit(&mut self, ctx: &mut Ctx) {
-        if let Some(g) = self.group.as_mut() {
-            if g.offsets_fetched {
-                g.commit_due = true;
-            }
+    /// The auto-commit clock: a commit of the positions every
+    /// `auto.commit.interval.ms`. A timer of a clock since re-armed is
+    /// stale and does nothing.
+    pub(super) fn auto_commit(&mut self, ctx: &mut Ctx, seq: u32) {
+        let Some(g) = self.group.as_mut() else {
+            return;
+        };
+        if g.auto_commit_seq != seq {
+            return;
+        }
+        if g.offsets_fetched {
+            g.commit_due = true;
         }
         self.poll(ctx);
-        ctx.after(self.config.auto_commit_interval_ms, Timer::AutoCommit);
+        ctx.after(self.config.auto_commit_interval_ms, Timer::AutoCommit { seq });
+    }
+
+    /// A new assignment re-arms the auto-commit clock a full interval from
+    /// now ("reschedule the auto commit starting from now"): classic
+    /// ConsumerCoordinator.onJoinComplete (nextAutoCommitTimer
+    /// .updateAndReset), KIP-848 ConsumerMembershipManager when a
+    /// reconciliation completes (CommitRequestManager.resetAutoCommitTimer).
+    #[cfg(group_protocols)]
+    pub(super) fn rearm_auto_commit(&mut self, ctx: &mut Ctx) {
+        if !self.config.enable_auto_commit {
+            return;
+        }
+        let Some(g) = self.group.as_mut() else {
+            return;
+        };
+        g.auto_commit_seq += 1;
+        let seq = g.auto_commit_seq;
+        ctx.after(self.config.auto_commit_interval_ms, Timer::AutoCommit { seq });
     }
 
     /// A coordinator request answered with an error, timed out or lost its

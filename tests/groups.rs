@@ -1494,7 +1494,10 @@ fn auto_commit_restarts_a_full_interval_after_each_new_assignment() {
                     _ => {}
                 }
             }
-            assert!(assigned_at.len() >= 2, "{protocol:?} {member}: {assigned_at:?}");
+            assert!(
+                assigned_at.len() >= 2,
+                "{protocol:?} {member}: {assigned_at:?}"
+            );
             // The first commit after each assignment that keeps the member
             // busy for a full interval comes one interval after it.
             for (i, &a) in assigned_at.iter().enumerate() {
@@ -1513,4 +1516,60 @@ fn auto_commit_restarts_a_full_interval_after_each_new_assignment() {
         }
         assert!(checked >= 4, "{protocol:?}: {checked} assignments checked");
     }
+}
+
+/// ConsumerCoordinator's auto-commit callback (a RetriableCommitFailedException
+/// resets nextAutoCommitTimer to retry.backoff.ms; each expiry resets it to
+/// the interval and tries again): while the coordinator's broker is dead a
+/// classic consumer's auto-commit keeps failing and coming back, so the
+/// commit that gets through starts the next interval. KIP-848's
+/// CommitRequestManager queues the commit until a coordinator is known
+/// instead, and its clock keeps its phase.
+#[test]
+fn a_failed_auto_commit_retries_after_the_backoff_and_the_one_that_gets_through_starts_the_next_interval(
+) {
+    let commits_of = |file: &str| {
+        let path = format!(
+            "{}/kafka-differential/scenarios/{file}",
+            env!("CARGO_MANIFEST_DIR")
+        );
+        let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+        let mut l = lab(&text);
+        l.run_to_end();
+        events(
+            &l,
+            |k| matches!(k, TraceKind::OffsetsCommitted { consumer, .. } if consumer == "c1"),
+        )
+        .iter()
+        .map(|e| e.at_ms)
+        .collect::<Vec<u64>>()
+    };
+    // Broker 3, the coordinator, dies at 21.5 s; its offsets partition has
+    // a new leader once the controller fences it (29 s).
+    let classic = commits_of("group-coordinator-dies-while-stable.json");
+    let before = classic.iter().copied().filter(|&t| t < 21_500).max();
+    let after: Vec<u64> = classic.iter().copied().filter(|&t| t > 21_500).collect();
+    let (Some(before), [through, next, ..]) = (before, &after[..]) else {
+        panic!("{classic:?}")
+    };
+    assert!(*through > 29_000, "{classic:?}");
+    assert!(
+        (through + 4_900..=through + 5_100).contains(next),
+        "the interval counts from the commit that got through: {classic:?}"
+    );
+    assert!(
+        (next - before) % 5_000 > 100 && (next - before) % 5_000 < 4_900,
+        "off the old phase: {classic:?}"
+    );
+    let kip848 = commits_of("group-coordinator-dies-while-stable-consumer-protocol.json");
+    let before = kip848.iter().copied().filter(|&t| t < 21_500).max();
+    let after: Vec<u64> = kip848.iter().copied().filter(|&t| t > 21_500).collect();
+    let (Some(before), [_, next, ..]) = (before, &after[..]) else {
+        panic!("{kip848:?}")
+    };
+    let off = (next - before) % 5_000;
+    assert!(
+        !(100..=4_900).contains(&off),
+        "KIP-848 keeps its phase: {kip848:?}"
+    );
 }

@@ -58,6 +58,9 @@ export class Compare {
     this.text = lanes.join('|');
     this.followers = lanes.slice(1).map((l) => {
       const f = new lead.constructor();
+      // The lead's build (the fast one for subscribing consumers, which the
+      // page's first-load wasm cannot run: lab.js needsFullBuild).
+      f.W = lead.W;
       f.laneSettings = l;
       f.base = lead.base;
       f.restore({ overrides: lead.overrides, actions: copyActions(lead.actions), t });
@@ -84,11 +87,14 @@ export class Compare {
     const lead = this.host.lab;
     const t = lead.now();
     for (const f of this.followers) {
-      const same = f.base === lead.base && JSON.stringify(f.overrides) === JSON.stringify(lead.overrides);
+      const same = f.base === lead.base && f.W === lead.W && JSON.stringify(f.overrides) === JSON.stringify(lead.overrides);
       const n = f.actions.length;
       const prefix = n <= lead.actions.length && f.actions.every((a, i) => sameAction(a, lead.actions[i]));
       if (!same) {
         f.base = lead.base;
+        // The rebuild frees the old world (each core frees itself) and builds
+        // the new one from the lead's build.
+        f.W = lead.W;
         f.restore({ overrides: lead.overrides, actions: copyActions(lead.actions), t });
         continue;
       }

@@ -223,6 +223,18 @@ const OUTCOMES = {
     assert.deepEqual([r.delivery[0].reread.count, r.delivery[0].reread_causes.rebalance.count], [10, 10]);
     assert.equal(r.acked_records_lost, 0);
   },
+  'tour-21-group-protocols-failover.json': (r) => {
+    // Lane A (group.protocol=classic), the page's report(): c1 died at 12 s, broker 3 (the
+    // coordinator) at 20 s; the new coordinator restarted every session, so c1-1 left only at
+    // 74.011 s, and the eager rebalance c1's return started at 35 s waited for it: all six
+    // partitions unread from 36.020 s to 74.017 s. Lane B is checked in COMPARE.
+    const [c1, c2, c3] = ['c1', 'c2', 'c3'].map((id) => r.consumers.find((c) => c.id === id));
+    assert.deepEqual(r.availability.not_consumed.map((w) => [w.from_ms, w.to_ms, w.max_partitions]), [[0, 6012, 6], [12000, 74017, 6]]);
+    assert.deepEqual([c1.group.member.member_id, c2.group.member.generation, c2.group.coordinator_view.leader], ['c1-4', 2, 'c2-2']);
+    assert.deepEqual([c2.group.commits, c3.group.commits], [9, 9]);
+    assert.deepEqual([r.delivery[0].consumed.count, r.delivery[0].reread.count, r.delivery[0].reread_causes.restart.count], [2699, 10, 10]);
+    assert.equal(r.acked_records_lost, 0);
+  },
   'tour-9-why-not-truncate-to-hw.json': (r) => {
     assert.equal(part(r).leader, 1);
     assert.equal(part(r).leader_epoch, 1);
@@ -256,6 +268,7 @@ const ANCHORS = {
   // first write after it is an ack the producer does not narrate; OUTCOMES checks its 508 ms.
   'tour-11-mass-failover.json': { 10000: 'broker_crashed', 19001: 'broker_fenced', 19010: 'became_leader', 22889: 'broker_unfenced', 30001: 'leader_elected' },
   'tour-20-member-dies.json': { 6023: 'consumer_offset_reset', 12000: 'consumer_crashed', 57021: 'group_stable', 57027: 'committed_offset_fetched' },
+  'tour-21-group-protocols-failover.json': { 12000: 'consumer_crashed', 20000: 'broker_crashed' },
   'tour-14-coordinator-dies.json': { 12000: 'broker_crashed', 16500: 'consumer_crashed', 18470: 'coordinator_found', 21001: 'leader_elected', 21022: 'coordinator_found' },
   'tour-9-why-not-truncate-to-hw.json': { 6389: 'truncated', 11001: 'acked_records_lost', 32890: 'truncated' },
   'tour-17-follower-fetching.json': { 105: 'consumer_read_replica_changed', 20001: 'consumer_preferred_replica_lost', 29970: 'consumer_read_replica_changed', 47954: 'consumer_read_replica_changed' },
@@ -310,6 +323,23 @@ const COMPARE = {
       60000: [{ lost: 0, leader: null, acked: 99 }, { lost: 0, leader: null, acked: 99 }, { lost: 0, leader: 3, hw: 298, acked: 299 }, 0],
     },
   },
+  // One group under both protocols: the lanes part at 4 ms (c3's first request, JoinGroup or
+  // ConsumerGroupHeartbeat, both answered COORDINATOR_LOAD_IN_PROGRESS). c1 (position, consumed)
+  // is crashed from 12 s to 35 s and owns nothing until 74.015 s (A) and 75.133 s (B); "not
+  // consumed" is the report's never_consumed: records written that no consumer has read yet.
+  'tour-21-group-protocols-failover.json': {
+    lanes: ['group.protocol=classic', 'group.protocol=consumer'],
+    stops: {
+      11500: [{ lost: 0, hw: 58, position: 58, consumed: 116 }, { lost: 0, hw: 58, position: 57, consumed: 64 }, 4],
+      12000: [{ position: null, consumed: 120 }, { position: null, consumed: 70 }, 4],
+      20000: [{ lost: 0, hw: 100, never: 80 }, { lost: 0, hw: 100, never: 79 }, 4],
+      29700: [{ hw: 149, never: 178 }, { hw: 149, never: 176 }, 4],
+      36100: [{ position: null, never: 242 }, { position: null, never: 240 }, 4],
+      60000: [{ hw: 300, never: 959, consumed: 120 }, { hw: 300, never: 480, consumed: 70 }, 4],
+      75200: [{ position: 376, twice: 10, never: 0 }, { position: 376, twice: 20, never: 0 }, 4],
+      90000: [{ lost: 0, acked: 2699, twice: 10, never: 0, consumed: 910 }, { lost: 0, acked: 2699, twice: 20, never: 0, consumed: 870 }, 4],
+    },
+  },
   // Lanes A and B part at c1's first reset (earliest vs latest, both offset 0 in the empty log) and
   // then take the same path: the committed offset is validated, not reset. C and D never commit.
   'tour-15-unclean-committed-offsets.json': {
@@ -349,7 +379,7 @@ const fmtStop = (ms) => `${(ms / 1000).toFixed(3)} s`.replace('.', '\\.');
 
 const TOURS = fs.readdirSync(path.join(ROOT, 'scenarios')).filter((f) => /^tour-.*\.json$/.test(f)).sort();
 
-test('there is a tour for each failover question, plus acks=1, min.insync.replicas, pre-KIP-101 truncation, how long a failover takes, RTO during a mass failover, two compare tours, a group coordinator failover, a group member dying, committed offsets after an unclean election (compare), replication factor and fault tolerance (compare), follower fetching (KIP-392) and a whole rack lost on 60 brokers', () => {
+test('there is a tour for each failover question, plus acks=1, min.insync.replicas, pre-KIP-101 truncation, how long a failover takes, RTO during a mass failover, two compare tours, a group coordinator failover, a group member dying, committed offsets after an unclean election (compare), replication factor and fault tolerance (compare), follower fetching (KIP-392), a whole rack lost on 60 brokers and the classic vs the consumer group protocol through a coordinator failover (compare)', () => {
   assert.deepEqual(TOURS, Object.keys(OUTCOMES).sort());
   for (const f of TOURS) {
     const s = JSON.parse(fs.readFileSync(path.join(ROOT, 'scenarios', f), 'utf8'));
@@ -640,7 +670,8 @@ for (const [file, spec] of Object.entries(COMPARE)) {
           // The group consumer c1: its committed offset as OFFSET@EPOCH (null: none), its
           // position (null while crashed), truncations detected, what its card counts.
           committed: c?.group?.committed.length ? c.group.committed.map(([, o, e]) => `${o}@${e}`).join(',') : null,
-          position: c?.running ? c.positions[0][1] : null,
+          // Null while crashed, or running with no partition yet (a group member between assignments).
+          position: c?.running ? (c.positions[0]?.[1] ?? null) : null,
           truncations: c?.truncations_detected,
           consumed: c?.consumed,
           readTwice: c?.read_twice,

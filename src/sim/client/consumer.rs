@@ -192,7 +192,10 @@ impl Consumer {
         if self.group.is_some() {
             self.poll(ctx);
             if self.config.enable_auto_commit {
-                ctx.after(self.config.auto_commit_interval_ms, Timer::AutoCommit { seq: 0 });
+                ctx.after(
+                    self.config.auto_commit_interval_ms,
+                    Timer::AutoCommit { seq: 0 },
+                );
             }
         }
     }

@@ -269,7 +269,10 @@ impl Consumer {
             g.commit_due = true;
         }
         self.poll(ctx);
-        ctx.after(self.config.auto_commit_interval_ms, Timer::AutoCommit { seq });
+        ctx.after(
+            self.config.auto_commit_interval_ms,
+            Timer::AutoCommit { seq },
+        );
     }
 
     /// A new assignment re-arms the auto-commit clock a full interval from
@@ -287,7 +290,10 @@ impl Consumer {
         };
         g.auto_commit_seq += 1;
         let seq = g.auto_commit_seq;
-        ctx.after(self.config.auto_commit_interval_ms, Timer::AutoCommit { seq });
+        ctx.after(
+            self.config.auto_commit_interval_ms,
+            Timer::AutoCommit { seq },
+        );
     }
 
     /// A coordinator request answered with an error, timed out or lost its

@@ -1053,6 +1053,57 @@ fn a_commit_without_its_leader_epoch_meets_a_truncation_as_offset_out_of_range()
     assert_eq!(causes(&with), (0, 0, 0), "validation re-reads nothing");
 }
 
+/// Tour 22's run with c1 restarted at 56 s instead of 52 s: by then the new
+/// leader's log has grown past the epoch-less commit (349), so the fetch at
+/// it is not out of range (a broker refuses only an offset past its log
+/// end) and nothing tells the consumer: it reads on from 349, and what the
+/// new leader wrote from the divergence point (200) up to it is never
+/// consumed. The problem KIP-320 names besides the reset: "the consumer will
+/// just miss whatever data had been written between the truncation point and
+/// its fetch offset". The commit with its epoch is validated as in the tour.
+#[test]
+fn a_commit_without_its_leader_epoch_silently_skips_once_the_new_log_has_grown_past_it() {
+    let path = format!(
+        "{}/scenarios/tour-22-commit-without-leader-epoch.json",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let mut v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let steps = v["steps"].as_array_mut().unwrap();
+    let restart = steps
+        .iter_mut()
+        .find(|s| s.get("restart_client").is_some())
+        .unwrap();
+    restart["at_ms"] = 56_000.into();
+    let run = |epoch: &str| {
+        let settings = [("sim.commit.leader.epoch".to_string(), epoch.to_string())];
+        let mut l = Lab::from_value_with_settings(v.clone(), &settings).unwrap();
+        l.run_to_end();
+        l
+    };
+    let (with, without) = (run("true"), run("false"));
+    for l in [&with, &without] {
+        assert_eq!(group(l).committed.get(&0).map(|o| o.offset), Some(349));
+    }
+    let kinds = |l: &Lab| {
+        let n = |f: fn(&TraceKind) -> bool| events(l, f).len();
+        (
+            n(|k| matches!(k, TraceKind::ConsumerOffsetOutOfRange { .. })),
+            n(|k| matches!(k, TraceKind::ConsumerOffsetReset { .. })),
+            l.cluster.consumers[0].truncations_detected,
+        )
+    };
+    // Without the epoch: no error, no reset (only the new group's first),
+    // no truncation detected; the 149 records from 200 to 348 are skipped.
+    assert_eq!(kinds(&without), (0, 1, 0));
+    let d = &without.report().delivery[0];
+    assert_eq!((d.never_consumed.count, d.reread.count), (149, 0));
+    // With it: validated, back to 200, nothing skipped or read twice.
+    assert_eq!(kinds(&with), (0, 1, 1));
+    let d = &with.report().delivery[0];
+    assert_eq!((d.never_consumed.count, d.reread.count), (0, 0));
+}
+
 /// The delivery's re-reads by cause: a partition handed from a dead member
 /// to a live one is re-read by `rebalance` (another member of the group); a
 /// consumer that restarts from its last commit re-reads by `restart`.

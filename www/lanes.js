@@ -49,6 +49,8 @@ body.comparing .avail-panel, .fl.comparing [data-panel=availability] { display: 
 .cmp-delta tr.differs th { color: var(--text); font-weight: 650; }
 .cmp-delta tr.differs td { font-weight: 700; background: var(--panel); }
 .cmp-delta tr.differs th:first-child { box-shadow: inset 3px 0 0 #CC79A7; padding-left: 8px; }
+/* A ringed row keeps its ring inside: neighbouring rows' rings would cross each other's text. */
+.cmp-delta tr.tour-hl { outline-offset: -2px; animation: none; }
 .cmp-delta td.bad { color: var(--bad-text); }
 .cmp-delta td.good { color: var(--good-text); }
 .cmp-delta td.warn { color: var(--warn-text); }

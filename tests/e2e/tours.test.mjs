@@ -235,6 +235,18 @@ const OUTCOMES = {
     assert.deepEqual([r.delivery[0].consumed.count, r.delivery[0].reread.count, r.delivery[0].reread_causes.restart.count], [2699, 10, 10]);
     assert.equal(r.acked_records_lost, 0);
   },
+  'tour-22-commit-without-leader-epoch.json': (r) => {
+    // Lane A (commits carry the leader epoch): c1 validated its commit 349 (epoch 0) against broker 2,
+    // found epoch 0 ends at 200 and read on from there: nothing re-read, nothing skipped. Lanes B and C
+    // (no epoch: OFFSET_OUT_OF_RANGE, then earliest / latest) are checked stop by stop in COMPARE.
+    assert.deepEqual(r.settings, { 'sim.commit.leader.epoch': true });
+    assert.deepEqual([part(r).leader, part(r).leader_epoch, r.acked_records_lost], [2, 1, 199]);
+    const c1 = r.consumers.find((c) => c.id === 'c1');
+    assert.deepEqual([c1.truncations_detected, c1.consumed, c1.read_twice, c1.errors.OFFSET_OUT_OF_RANGE], [1, 559, 0, undefined]);
+    assert.deepEqual(c1.group.committed, [['orders-0', 370, 1]]);
+    const d = r.delivery[0];
+    assert.deepEqual([d.acked_lost.count, d.acked_kept.count, d.reread.count, d.consumed_twice.count, d.never_consumed.count], [199, 400, 0, 0, 0]);
+  },
   'tour-9-why-not-truncate-to-hw.json': (r) => {
     assert.equal(part(r).leader, 1);
     assert.equal(part(r).leader_epoch, 1);
@@ -277,6 +289,7 @@ const ANCHORS = {
   'tour-12-unclean-acceptable.json': { 30000: 'broker_crashed', 39001: 'isr_changed', 52891: 'leader_elected' },
   'tour-13-acks1-vs-acks-all.json': { 4004: 'produce_acked', 13002: 'acked_records_lost' },
   'tour-15-unclean-committed-offsets.json': { 5006: 'offsets_committed', 15002: 'isr_changed', 25008: 'offsets_committed', 26000: 'consumer_crashed', 39002: 'acked_records_lost', 50007: 'offsets_committed' },
+  'tour-22-commit-without-leader-epoch.json': { 5006: 'offsets_committed', 30001: 'isr_changed', 36000: 'consumer_crashed', 49002: 'acked_records_lost', 52015: 'consumer_truncation_detected' },
 };
 
 /**
@@ -368,6 +381,31 @@ const COMPARE = {
         { lost: 269, truncations: 1, twice: 0, never: 0, committed: '280@1' },
         { lost: 269, truncations: 0, twice: 30, never: 0 },
         { lost: 269, truncations: 0, twice: 0, never: 151 },
+        9,
+      ],
+    },
+  },
+  // Lane A commits with the leader epoch, B and C without (C resets to latest). A and C part at c1's
+  // first reset (earliest vs latest, both 0 in the empty log); A and B only when c1 restarts: A
+  // validates its commit (truncation detected, back to 200), B and C hit OFFSET_OUT_OF_RANGE.
+  'tour-22-commit-without-leader-epoch.json': {
+    lanes: ['sim.commit.leader.epoch=true', 'sim.commit.leader.epoch=false', 'sim.commit.leader.epoch=false,auto.offset.reset=latest'],
+    stops: {
+      5006: [{ hw: 50, committed: '49@0', position: 50 }, { committed: '49@null', position: 50 }, { committed: '49@null', position: 50 }, 9],
+      30001: [{ leader: 1, hw: 199 }, { leader: 1, hw: 199 }, { leader: 1, hw: 199 }, 9],
+      36000: [{ position: null, consumed: 359 }, { position: null, consumed: 359 }, { position: null, consumed: 359 }, 9],
+      49002: [{ lost: 199, leader: 2, epoch: 1 }, { lost: 199, leader: 2, epoch: 1 }, { lost: 199, leader: 2, epoch: 1 }, 9],
+      52015: [
+        { committed: '349@0', position: 200, truncations: 1, hw: 321 },
+        { committed: '349@null', position: 349, truncations: 0 },
+        { committed: '349@null', position: 349, truncations: 0 },
+        9,
+      ],
+      52018: [{ position: 321, truncations: 1 }, { position: 0, truncations: 0 }, { position: 321, truncations: 0, hw: 321 }, 9],
+      60000: [
+        { lost: 199, truncations: 1, twice: 0, never: 0, committed: '370@1', consumed: 559, readTwice: 0, hw: 400 },
+        { lost: 199, truncations: 0, twice: 200, never: 0, committed: '370@null', consumed: 759, readTwice: 200 },
+        { lost: 199, truncations: 0, twice: 0, never: 121, committed: '370@null', consumed: 438 },
         9,
       ],
     },

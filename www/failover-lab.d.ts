@@ -134,7 +134,7 @@ declare global {
       member_id: string;
       group_instance_id: string | null;
       generation: number;
-      state: 'unjoined' | 'joining' | 'syncing' | 'stable';
+      state: 'unjoined' | 'joining' | 'syncing' | 'stable' | 'failed';
       assignment: string[];
       rebalances: number;
       /** `consumer` is KIP-848 (group.protocol=consumer): `generation` is then its member epoch. */

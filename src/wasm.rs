@@ -334,6 +334,45 @@ impl WasmLab {
     pub fn trace_hash(&self) -> String {
         self.lab.cluster.trace.hash_hex()
     }
+
+    /// The scenario of a fork ([`crate::fork`]): `parent` (JSON text) with
+    /// the steps taken by `at` and the `recorded` actions (JSON text,
+    /// `[{at_ms, action}]`) taken by then, plus `action` at `at`; JSON text.
+    pub fn fork(parent: &str, recorded: &str, at: f64, action: JsValue) -> Result<String, JsError> {
+        let err = |e: String| JsError::new(&e);
+        let parent: serde_json::Value =
+            serde_json::from_str(parent).map_err(|e| err(e.to_string()))?;
+        let list: Vec<serde_json::Value> =
+            serde_json::from_str(recorded).map_err(|e| err(format!("fork: actions: {e}")))?;
+        let recorded = list
+            .into_iter()
+            .map(
+                |a| match (a.get("at_ms").and_then(|t| t.as_u64()), a.get("action")) {
+                    (Some(t), Some(x)) => Ok((t, x.clone())),
+                    _ => Err(err("fork: actions: expected [{at_ms, action}]".into())),
+                },
+            )
+            .collect::<Result<Vec<_>, _>>()?;
+        if !(at.is_finite() && at >= 0.0) {
+            return Err(err("fork: expected a time in ms ≥ 0".into()));
+        }
+        let action: serde_json::Value =
+            serde_json::from_str(&json_text(&action)?).map_err(|e| err(e.to_string()))?;
+        crate::fork::fork_scenario(&parent, &recorded, at as u64, &action)
+            .map(|v| v.to_string())
+            .map_err(err)
+    }
+
+    /// Where this lane's trace and `other`'s first differ, looking from
+    /// event `from` on ([`crate::fork::first_difference`]): `{index, at_ms,
+    /// a, b}`, or null while they are the same.
+    pub fn divergence(&self, other: &WasmLab, from: usize) -> Result<JsValue, JsError> {
+        match crate::fork::first_difference(&self.lab.cluster.trace, &other.lab.cluster.trace, from)
+        {
+            Some(d) => to_js(&d),
+            None => Ok(JsValue::NULL),
+        }
+    }
 }
 
 /// serde-wasm-bindgen twins of `view`, `report` and `traceSince`, timed

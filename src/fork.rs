@@ -41,85 +41,99 @@ pub struct Divergence<'a> {
 }
 
 /// The scenario of a fork of `parent` at `at_ms`: the steps `parent` (a
-/// scenario as JSON) and the `recorded` actions (`(at_ms, action)`, in the
-/// order they were taken) had taken by `at_ms`, and `action` at `at_ms`;
-/// later steps only when `parent` is a guided tour (the module doc says
-/// why). The result is checked like any scenario file, so a bad action is
-/// an error naming it, never a panic.
+/// scenario as JSON) and the `recorded` actions (scenario steps, `{"at_ms":
+/// 4000, "isolate": 3}`, in the order they were taken) had taken by
+/// `at_ms`, and `action` (`{"crash": 2}`) at `at_ms`; later steps only when
+/// `parent` is a guided tour (the module doc says why). The result is
+/// checked like any scenario file, so a bad action is an error naming it,
+/// never a panic.
 pub fn fork_scenario(
     parent: &Value,
-    recorded: &[(u64, Value)],
+    recorded: &[Value],
     at_ms: u64,
     action: &Value,
 ) -> Result<Value, String> {
-    let mut out = parent
+    let m = parent
         .as_object()
-        .cloned()
         .ok_or("fork: the parent scenario must be a JSON object")?;
-    let base = crate::scenario::from_value(parent.clone())?;
-    // The new action is checked against the parent's cluster first, so its
-    // error names the action, not a step of the scenario built here.
-    crate::scenario::parse_action(action, &base.spec).map_err(|e| format!("fork: {e}"))?;
-    let tour = !base.tour.is_empty();
+    let time = |s: &Value| s.get("at_ms").and_then(Value::as_u64);
+    let tour = m
+        .get("tour")
+        .and_then(Value::as_array)
+        .is_some_and(|t| !t.is_empty());
     let mut steps: Vec<(u64, Value)> = Vec::new();
-    if let Some(list) = parent.get("steps").and_then(Value::as_array) {
+    if let Some(list) = m.get("steps").and_then(Value::as_array) {
         for s in list {
-            // Checked by from_value above: every step has a whole at_ms.
-            let at = s.get("at_ms").and_then(Value::as_u64).unwrap_or(0);
+            // A step without a whole at_ms is kept for the check below to name.
+            let at = time(s).unwrap_or(0);
             if at <= at_ms || tour {
                 steps.push((at, s.clone()));
             }
         }
     }
-    for (i, (at, a)) in recorded.iter().enumerate() {
-        if *at <= at_ms {
-            steps.push((*at, step(*at, a, &format!("fork: actions[{i}]"))?));
+    let mut later: Vec<(u64, Value)> = Vec::new();
+    for (i, s) in recorded.iter().enumerate() {
+        let at =
+            time(s).ok_or_else(|| format!("fork: actions[{i}]: expected a step with at_ms"))?;
+        if at <= at_ms {
+            later.push((at, s.clone()));
         }
     }
-    steps.push((at_ms, step(at_ms, action, "fork: action")?));
-    // Stable: equal times keep the order above.
-    steps.sort_by_key(|(at, _)| *at);
+    let mut new = Map::new();
+    new.insert("at_ms".into(), Value::from(at_ms));
+    let a = action
+        .as_object()
+        .ok_or("fork: action: expected an action object such as {\"crash\": 2}")?;
+    for (k, v) in a {
+        new.insert(k.clone(), v.clone());
+    }
+    later.push((at_ms, Value::Object(new)));
+    // Each after every step at or before its time (the scenario's steps at
+    // equal times run first, in file order; then the actions, in order).
+    let mut mine = 0;
+    for (at, s) in later {
+        let pos = steps
+            .iter()
+            .rposition(|(t, _)| *t <= at)
+            .map_or(0, |p| p + 1);
+        mine = pos;
+        steps.insert(pos, (at, s));
+    }
+    let verb = a
+        .iter()
+        .next()
+        .map(|(k, v)| match v.as_u64() {
+            Some(b) => format!("{k} {b}"),
+            None => k.clone(),
+        })
+        .unwrap_or_default();
+    let name = m
+        .get("name")
+        .and_then(Value::as_str)
+        .unwrap_or("Untitled scenario");
+    let mut out = Map::new();
+    for (k, v) in m {
+        // A fork is one lane; the lanes a scenario declares belong to its parent.
+        if k != "compare" && k != "steps" && k != "name" {
+            out.insert(k.clone(), v.clone());
+        }
+    }
+    out.insert(
+        "name".into(),
+        Value::from(format!("{name} · what if {verb} at {at_ms} ms")),
+    );
     out.insert(
         "steps".into(),
         Value::Array(steps.into_iter().map(|(_, s)| s).collect()),
     );
-    let verb = action
-        .as_object()
-        .and_then(|m| m.iter().next())
-        .map(|(k, v)| match v {
-            Value::Object(_) => k.replace('_', " "),
-            v => format!("{} {v}", k.replace('_', " ")),
-        })
-        .unwrap_or_default();
-    out.insert(
-        "name".into(),
-        Value::from(format!(
-            "{} · what if {verb} at {} ms",
-            base.name.split(" · what if ").next().unwrap_or(&base.name),
-            at_ms
-        )),
-    );
-    // A fork is one lane; the lanes a scenario declares belong to its parent.
-    out.remove("compare");
     let forked = Value::Object(out);
-    crate::scenario::from_value(forked.clone())?;
+    // The new action's mistakes are named as the action's, not as a step's.
+    let at = format!("steps[{mine}]");
+    crate::scenario::from_value(forked.clone()).map_err(|e| match e.strip_prefix(at.as_str()) {
+        Some(rest) => format!("fork: action{rest}"),
+        None => format!("fork: {e}"),
+    })?;
     Ok(forked)
-}
-
-/// An action (`{"crash": 2}`) as a scenario step at `at`.
-fn step(at: u64, action: &Value, path: &str) -> Result<Value, String> {
-    let mut m = Map::new();
-    m.insert("at_ms".into(), Value::from(at));
-    let a = action
-        .as_object()
-        .ok_or_else(|| format!("{path}: expected an action object such as {{\"crash\": 2}}"))?;
-    for (k, v) in a {
-        if k == "at_ms" {
-            return Err(format!("{path}: at_ms belongs to the fork, not the action"));
-        }
-        m.insert(k.clone(), v.clone());
-    }
-    Ok(Value::Object(m))
 }
 
 /// The first event, at index `from` or after, where traces `a` and `b`
@@ -132,7 +146,8 @@ pub fn first_difference<'a>(a: &'a Trace, b: &'a Trace, from: usize) -> Option<D
     loop {
         match (ea.next(), eb.next()) {
             (None, None) => return None,
-            (Some(x), Some(y)) if x == y => i += 1,
+            // The same line (time, kind, text) hashes the same.
+            (Some(x), Some(y)) if x.digest == y.digest && x.at_ms == y.at_ms => i += 1,
             (x, y) => {
                 let at_ms = match (x, y) {
                     (Some(x), Some(y)) => x.at_ms.min(y.at_ms),
@@ -168,7 +183,10 @@ mod tests {
     fn keeps_what_was_done_by_t_and_adds_the_action_last() {
         let f = fork_scenario(
             &parent(),
-            &[(2000, json!({"isolate": 2})), (6000, json!({"heal": 2}))],
+            &[
+                json!({"at_ms": 2000, "isolate": 2}),
+                json!({"at_ms": 6000, "heal": 2}),
+            ],
             2000,
             &json!({"crash": 3}),
         )
@@ -209,7 +227,10 @@ mod tests {
             "{e}"
         );
         let e = fork_scenario(&parent(), &[], 10, &json!("crash")).unwrap_err();
-        assert!(e.starts_with("fork: action: expected an object"), "{e}");
+        assert!(
+            e.starts_with("fork: action: expected an action object"),
+            "{e}"
+        );
         let e = fork_scenario(&json!([]), &[], 10, &json!({"crash": 1})).unwrap_err();
         assert!(e.contains("JSON object"), "{e}");
     }

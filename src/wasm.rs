@@ -336,31 +336,18 @@ impl WasmLab {
     }
 
     /// The scenario of a fork ([`crate::fork`]): `parent` (JSON text) with
-    /// the steps taken by `at` and the `recorded` actions (JSON text,
-    /// `[{at_ms, action}]`) taken by then, plus `action` at `at`; JSON text.
-    pub fn fork(parent: &str, recorded: &str, at: f64, action: JsValue) -> Result<String, JsError> {
-        let err = |e: String| JsError::new(&e);
-        let parent: serde_json::Value =
-            serde_json::from_str(parent).map_err(|e| err(e.to_string()))?;
-        let list: Vec<serde_json::Value> =
-            serde_json::from_str(recorded).map_err(|e| err(format!("fork: actions: {e}")))?;
-        let recorded = list
-            .into_iter()
-            .map(
-                |a| match (a.get("at_ms").and_then(|t| t.as_u64()), a.get("action")) {
-                    (Some(t), Some(x)) => Ok((t, x.clone())),
-                    _ => Err(err("fork: actions: expected [{at_ms, action}]".into())),
-                },
-            )
-            .collect::<Result<Vec<_>, _>>()?;
-        if !(at.is_finite() && at >= 0.0) {
-            return Err(err("fork: expected a time in ms ≥ 0".into()));
-        }
-        let action: serde_json::Value =
-            serde_json::from_str(&json_text(&action)?).map_err(|e| err(e.to_string()))?;
-        crate::fork::fork_scenario(&parent, &recorded, at as u64, &action)
-            .map(|v| v.to_string())
-            .map_err(err)
+    /// the steps taken by `at` and the `recorded` actions (JSON text, as
+    /// steps: `[{"at_ms": 4000, "isolate": 3}]`) taken by then, plus
+    /// `action` (JSON text) at `at`; JSON text.
+    pub fn fork(parent: &str, recorded: &str, at: f64, action: &str) -> Result<String, JsError> {
+        let json = |t: &str| {
+            serde_json::from_str::<serde_json::Value>(t).map_err(|e| JsError::new(&e.to_string()))
+        };
+        let (parent, recorded, action) = (json(parent)?, json(recorded)?, json(action)?);
+        let steps = recorded.as_array().map_or(&[][..], |v| v.as_slice());
+        let v = crate::fork::fork_scenario(&parent, steps, at.max(0.0) as u64, &action)
+            .map_err(|e| JsError::new(&e))?;
+        serde_json::to_string(&v).map_err(|e| JsError::new(&e.to_string()))
     }
 
     /// Where this lane's trace and `other`'s first differ, looking from

@@ -19,11 +19,14 @@ fn file(name: &str) -> Value {
 
 /// The parent run as the page drives it: the scenario, and the reader's
 /// actions applied when the run reaches their time.
-fn run_with_actions(scenario: &Value, actions: &[(u64, Value)], until: u64) -> Lab {
+fn run_with_actions(scenario: &Value, actions: &[Value], until: u64) -> Lab {
     let mut l = Lab::from_json(&scenario.to_string()).unwrap();
-    for (at, a) in actions {
-        l.cluster.run_until(*at);
-        let action = failover_lab::scenario::parse_action(a, &l.scenario.spec).unwrap();
+    for s in actions {
+        let mut a = s.as_object().unwrap().clone();
+        let at = a.remove("at_ms").unwrap().as_u64().unwrap();
+        l.cluster.run_until(at);
+        let action =
+            failover_lab::scenario::parse_action(&Value::Object(a), &l.scenario.spec).unwrap();
         l.cluster.apply(action).unwrap();
     }
     l.cluster.run_until(until);
@@ -42,7 +45,10 @@ fn a_fork_is_the_parents_steps_before_t_then_the_new_step_at_t() {
     // broker 3 at 4 s and healed it at 20 s, then went back to 15 s and asked
     // "what if broker 2 had crashed here?".
     let parent = file("leader-dies.json");
-    let actions = [(4000, json!({"isolate": 3})), (20000, json!({"heal": 3}))];
+    let actions = [
+        json!({"at_ms": 4000, "isolate": 3}),
+        json!({"at_ms": 20000, "heal": 3}),
+    ];
     let fork = fork_scenario(&parent, &actions, 15000, &json!({"crash": 2})).unwrap();
     assert_eq!(
         fork["steps"],
@@ -68,7 +74,10 @@ fn a_fork_is_the_parents_steps_before_t_then_the_new_step_at_t() {
 #[test]
 fn the_fork_runs_the_parents_run_up_to_t_and_the_core_finds_where_they_part() {
     let parent = file("leader-dies.json");
-    let actions = [(4000, json!({"isolate": 3})), (6000, json!({"heal": 3}))];
+    let actions = [
+        json!({"at_ms": 4000, "isolate": 3}),
+        json!({"at_ms": 6000, "heal": 3}),
+    ];
     let t = 15000;
     let a = run_with_actions(&parent, &actions, 60000);
     let b = run(&fork_scenario(&parent, &actions, t, &json!({"crash": 2})).unwrap());
@@ -102,7 +111,7 @@ fn the_same_fork_twice_gives_the_same_trace_hash() {
     let make = || {
         let f = fork_scenario(
             &parent,
-            &[(4000, json!({"isolate": 3}))],
+            &[json!({"at_ms": 4000, "isolate": 3})],
             12000,
             &json!({"restart": 1}),
         )
@@ -132,7 +141,10 @@ fn a_fork_of_a_fork_keeps_both_new_steps() {
 #[test]
 fn a_tour_fork_keeps_the_tours_scripted_steps_and_drops_the_readers_later_actions() {
     let parent = file("tour-1-leader-dies.json");
-    let actions = [(5000, json!({"isolate": 2})), (40000, json!({"heal": 2}))];
+    let actions = [
+        json!({"at_ms": 5000, "isolate": 2}),
+        json!({"at_ms": 40000, "heal": 2}),
+    ];
     let f = fork_scenario(&parent, &actions, 12000, &json!({"crash": 3})).unwrap();
     assert_eq!(
         f["steps"],

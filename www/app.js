@@ -323,12 +323,74 @@ class App {
             return e.message;
           }
         },
-        onBrokerClick: (id, anchor) => this.openMenu(id, anchor),
+        onBrokerClick: (id, anchor, lane) => this.openMenu(id, anchor, lane),
         onSeek: (t) => this.jump(t),
+        onDropFork: (i) => this.guard(() => this.dropFork(i)),
       });
     }
     box.hidden = !open;
     if (focus) this.lanesView.focus();
+  }
+
+  // ---- forks: "what if … here?" (issue 65; compare.js) -----------------------
+
+  /**
+   * Fork lane `from` (0: lane A) at `at` with `action`: a new lane whose run
+   * is that lane's up to `at`, then the action, beside it (compare.js). The
+   * bad action or a fifth lane is an Error; resolves to the new lane's
+   * { lane, from, at_ms, action }, also sent as the `fork` event.
+   */
+  async fork(at, action, from = 0) {
+    const t = Number(at);
+    if (!Number.isInteger(t) || t < 0) throw new Error(`fork: expected a time in ms (a whole number ≥ 0), got ${at}`);
+    await this.showLanes(true);
+    const c = this.compare;
+    if (!c.active && from !== 0) throw new Error(`fork: no lane ${'ABCD'[from] ?? from} to fork`);
+    c.addFork(from, t, action);
+    return this.forked();
+  }
+
+  /** The fork lanes a link gives ([{ parent, at_ms, action }]). */
+  async setForks(list) {
+    await this.showLanes(true);
+    this.compare.setForks(list);
+    this.forked(false);
+  }
+
+  /** A fork lane was added (or the forks changed): show the lanes, say so. */
+  forked(announce = true) {
+    const c = this.compare;
+    const on = c.active;
+    document.body.classList.toggle('comparing', on);
+    $('compare').hidden = !on;
+    this.draw();
+    if (!announce || !c.forks.length) return null;
+    const i = c.labs().length - 1;
+    const fk = c.forkOf(i);
+    const detail = { lane: 'ABCD'[i], from: 'ABCD'[fk.parent], at_ms: fk.at_ms, action: fk.action };
+    this.events.emit('fork', detail);
+    return detail;
+  }
+
+  /** Remove fork lane i and the lanes forked from it. */
+  dropFork(i) {
+    const c = this.compare;
+    const k = c.settingsLanes;
+    const gone = new Set([i]);
+    const kept = [];
+    c.forks.forEach((f, j) => {
+      if (gone.has(f.parent)) gone.add(k + j);
+      else if (!gone.has(k + j)) kept.push({ ...f, parent: f.parent - [...gone].filter((g) => g < f.parent).length });
+    });
+    c.setForks(kept);
+    this.forked(false);
+  }
+
+  /** Whether an action forks a lane (the "what if … here?" choice) or replaces the future. */
+  setActMode(fork) {
+    this.forkMode = !!fork;
+    this.controls.setActMode(this.forkMode);
+    this.dirty = true;
   }
 
   /** After a shared link's switches and actions were replayed. */
@@ -550,11 +612,34 @@ class App {
     });
   }
   setOption(key, value) {
+    if (this.forkMode && key !== 'seed') return this.forkSetting(key, value);
     this.guard(() => {
       this.lab.setOverride(key, value);
       this.controls.syncSettings(this.lab.settings(), this.lab.view(MAX_PARTITIONS));
       this.draw();
     });
+  }
+
+  /**
+   * "What if KEY=VALUE?": a setting is the cluster's config from t = 0, so its
+   * lane is a settings lane (lane A's settings plus this one) beside the
+   * others; where it first matters is its divergence. Fork lanes stay.
+   */
+  async forkSetting(key, value) {
+    try {
+      await this.showLanes(true);
+      const c = this.compare;
+      const k = c.active ? c.settingsLanes : 1;
+      const lanes = c.text ? c.settings.slice(0, k) : [this.lab.laneSettings ?? ''];
+      const mine = [lanes[0], `${key}=${value}`].filter(Boolean).join(',');
+      const forks = c.forks.map((f) => ({ ...f, parent: f.parent >= k ? f.parent + 1 : f.parent }));
+      if (lanes.length + 1 + forks.length > 4) throw new Error('what if: at most 4 lanes (A to D); remove a lane first');
+      await this.setCompare([...lanes, mine].join('|'));
+      if (forks.length) await this.setForks(forks);
+    } catch (e) {
+      this.showError(e.message);
+    }
+    this.controls.syncSettings(this.lab.settings(), this.lab.view(MAX_PARTITIONS));
   }
 
   /** In compare mode each one-lab panel says it shows lane A, with lane A's settings. */
@@ -573,7 +658,12 @@ class App {
   // ---- actions -------------------------------------------------------------
 
   /** Apply a user action now; throws Error (API) — UI callers use guard(). */
-  act(action) {
+  act(action, lane = 0) {
+    // "What if … here?": the action goes to a new lane (the run so far stays lane A).
+    if (this.forkMode) {
+      this.fork(this.lab.now(), action, lane).catch((e) => this.showError(e.message));
+      return;
+    }
     this.lab.act(action);
     this.draw();
   }
@@ -605,16 +695,20 @@ class App {
     this.guard(() => this.act(down ? { restart: id } : { crash: id }));
   }
 
-  async openMenu(id, anchor) {
+  async openMenu(id, anchor, lane = 0) {
     // The menu's code is fetched on first use (page budget).
     const { fillBrokerMenu } = await (this.menuLoad ??= loadBrokerMenu());
-    const b = this.lastView?.brokers.find((x) => x.id === id);
+    const lab = (lane && this.compare?.labs()[lane]) || this.lab;
+    const b = (lane ? lab.view(0) : this.lastView)?.brokers.find((x) => x.id === id);
     if (!b) return;
+    const to = this.forkMode ? (this.compare?.active ? this.compare.labs().length : 1) : -1;
     fillBrokerMenu(this.menu, b, {
       healEnabled: b.state === 'isolated' || this.isolated(id),
+      // Which of the two an item does: said in the menu (the act-mode choice).
+      note: to < 0 ? null : `what if … here? → new lane ${'ABCD'[to] ?? '(none left)'} from lane ${'ABCD'[lane]} at ${fmtTime(this.lab.now())}`,
       onPick: (action) => {
         this.closeMenu();
-        this.guard(() => this.act(action));
+        this.guard(() => this.act(action, lane));
       },
     });
     this.menu.hidden = false;
@@ -664,7 +758,7 @@ class App {
   marks() {
     // The same for every seek of one history (a tour, a compare divergence aside).
     const d = this.compare?.div;
-    const key = `${this.lab.history}|${this.tour.stops.length}|${this.tour.stops[0]?.at_ms}|${d ? `${d.at_ms}|${d.lane}` : ''}`;
+    const key = `${this.lab.history}|${this.tour.stops.length}|${this.tour.stops[0]?.at_ms}|${d ? `${d.at_ms}|${d.lane}` : ''}|${this.compare?.key}`;
     if (key === this.marksKey) return this.marksCache;
     this.marksKey = key;
     const out = (this.marksCache = []);
@@ -677,7 +771,8 @@ class App {
       const [k, v] = Object.entries(a.action)[0];
       out.push({ at: a.at_ms, kind: 'user', label: `you: ${k} ${typeof v === 'object' ? JSON.stringify(v) : v}` });
     }
-    if (d) out.push({ at: d.at_ms, kind: 'diverge', label: `lanes A and ${'ABCD'[d.lane]} diverge` });
+    if (d) out.push({ at: d.at_ms, kind: 'diverge', label: `lanes ${'ABCD'[d.parent ?? 0]} and ${'ABCD'[d.lane]} diverge` });
+    for (const [j, f] of (this.compare?.active ? this.compare.forks : []).entries()) out.push({ at: f.at_ms, kind: 'fork', label: `lane ${'ABCD'[this.compare.settingsLanes + j]}: what if, forked here` });
     return out;
   }
 
@@ -756,6 +851,7 @@ class App {
       speed: this.speed,
       reached: this.meter.shortOf(this.speed), // null when paused: pause() resets the meter
       marks: this.marks(),
+      past: view.now_ms > 0 || !!this.compare?.forks.length,
     });
     document.body.classList.toggle('has-loss', view.acked_records_lost > 0);
     this.tour.sync(view.now_ms);
@@ -851,6 +947,8 @@ function api(app) {
     tourAnswer: (i) => app.tour.answer(i),
     tourBack: () => app.tour.go(app.tour.index - 1),
     compare: (text) => app.setCompare(text ?? null),
+    fork: (atMs, action, from = 'A') => app.fork(atMs, action, 'ABCD'.indexOf(String(from))),
+    forks: () => (app.compare?.forks ?? []).map((f, j) => ({ lane: 'ABCD'[app.compare.settingsLanes + j], from: 'ABCD'[f.parent], at_ms: f.at_ms, action: f.action })),
     lanes: () => {
       app.compare?.sync();
       return app.compare?.lanes() ?? [];

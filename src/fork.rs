@@ -28,7 +28,7 @@ use serde_json::{Map, Value};
 use crate::sim::trace::{Trace, TraceEvent};
 
 /// The first difference between two traces (`a` the parent lane's).
-#[derive(Debug, PartialEq, serde::Serialize)]
+#[derive(Debug, PartialEq)]
 pub struct Divergence<'a> {
     /// Index of the first event that differs (both traces agree before it).
     pub index: usize,
@@ -208,7 +208,7 @@ mod tests {
         p["tour"] = json!([{"at_ms": 500, "text": "a stop"}]);
         let f = fork_scenario(
             &p,
-            &[(6000, json!({"heal": 2}))],
+            &[json!({"at_ms": 6000, "heal": 2})],
             2000,
             &json!({"crash": 3}),
         )

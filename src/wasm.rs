@@ -351,14 +351,27 @@ impl WasmLab {
     }
 
     /// Where this lane's trace and `other`'s first differ, looking from
-    /// event `from` on ([`crate::fork::first_difference`]): `{index, at_ms,
-    /// a, b}`, or null while they are the same.
-    pub fn divergence(&self, other: &WasmLab, from: usize) -> Result<JsValue, JsError> {
-        match crate::fork::first_difference(&self.lab.cluster.trace, &other.lab.cluster.trace, from)
-        {
-            Some(d) => to_js(&d),
-            None => Ok(JsValue::NULL),
-        }
+    /// event `from` on ([`crate::fork::first_difference`]): the index of the
+    /// first event that differs, or -1 while they are the same (the events
+    /// there: `traceRange`).
+    pub fn divergence(&self, other: &WasmLab, from: usize) -> f64 {
+        crate::fork::first_difference(&self.lab.cluster.trace, &other.lab.cluster.trace, from)
+            .map_or(-1.0, |d| d.index as f64)
+    }
+
+    /// At most `count` trace events from index `from` on (a lane's event at
+    /// its divergence, without the whole trace after it).
+    #[wasm_bindgen(js_name = traceRange)]
+    pub fn trace_range(&self, from: usize, count: usize) -> Result<JsValue, JsError> {
+        to_js(
+            &self
+                .lab
+                .cluster
+                .trace
+                .since(from)
+                .take(count)
+                .collect::<Vec<_>>(),
+        )
     }
 }
 

@@ -178,6 +178,10 @@ class App {
         this.draw();
       },
       offScript: () => offScript(this.lab),
+      whatIf: () => {
+        this.setActMode(true);
+        document.querySelector('#map [data-broker]')?.focus();
+      },
       terms: (el) => this.glossary().then((g) => g?.link(el)),
       nextTour: () => {
         const order = tourOrder(this.list || []);
@@ -325,71 +329,32 @@ class App {
         },
         onBrokerClick: (id, anchor, lane) => this.openMenu(id, anchor, lane),
         onSeek: (t) => this.jump(t),
-        onDropFork: (i) => this.guard(() => this.dropFork(i)),
+        onDropFork: (i) => this.guard(() => mod.pageForks.dropFork(this, i)),
       });
     }
     box.hidden = !open;
     if (focus) this.lanesView.focus();
   }
 
-  // ---- forks: "what if … here?" (issue 65; compare.js) -----------------------
+  // ---- forks: "what if … here?" (issue 65) -----------------------------------
+  // A fork is a compare lane: the code (lanes.js, pageForks) comes with the lanes.
 
-  /**
-   * Fork lane `from` (0: lane A) at `at` with `action`: a new lane whose run
-   * is that lane's up to `at`, then the action, beside it (compare.js). The
-   * bad action or a fifth lane is an Error; resolves to the new lane's
-   * { lane, from, at_ms, action }, also sent as the `fork` event.
-   */
-  async fork(at, action, from = 0) {
-    const t = Number(at);
-    if (!Number.isInteger(t) || t < 0) throw new Error(`fork: expected a time in ms (a whole number ≥ 0), got ${at}`);
-    await this.showLanes(true);
-    const c = this.compare;
-    if (!c.active && from !== 0) throw new Error(`fork: no lane ${'ABCD'[from] ?? from} to fork`);
-    c.addFork(from, t, action);
-    return this.forked();
+  forkCode() {
+    return this.showLanes(!!this.compare?.active).then(() => this.lanesLoad.then((m) => m.pageForks));
   }
-
+  /** Fork lane `from` (0: A) at `at` with `action`; resolves to { lane, from, at_ms, action } (the `fork` event). */
+  fork(at, action, from = 0) {
+    return this.forkCode().then((f) => f.fork(this, at, action, from));
+  }
   /** The fork lanes a link gives ([{ parent, at_ms, action }]). */
-  async setForks(list) {
-    await this.showLanes(true);
-    this.compare.setForks(list);
-    this.forked(false);
+  setForks(list) {
+    return this.forkCode().then((f) => f.setForks(this, list));
   }
-
-  /** A fork lane was added (or the forks changed): show the lanes, say so. */
-  forked(announce = true) {
-    const c = this.compare;
-    const on = c.active;
-    document.body.classList.toggle('comparing', on);
-    $('compare').hidden = !on;
-    this.draw();
-    if (!announce || !c.forks.length) return null;
-    const i = c.labs().length - 1;
-    const fk = c.forkOf(i);
-    const detail = { lane: 'ABCD'[i], from: 'ABCD'[fk.parent], at_ms: fk.at_ms, action: fk.action };
-    this.events.emit('fork', detail);
-    return detail;
-  }
-
-  /** Remove fork lane i and the lanes forked from it. */
-  dropFork(i) {
-    const c = this.compare;
-    const k = c.settingsLanes;
-    const gone = new Set([i]);
-    const kept = [];
-    c.forks.forEach((f, j) => {
-      if (gone.has(f.parent)) gone.add(k + j);
-      else if (!gone.has(k + j)) kept.push({ ...f, parent: f.parent - [...gone].filter((g) => g < f.parent).length });
-    });
-    c.setForks(kept);
-    this.forked(false);
-  }
-
-  /** Whether an action forks a lane (the "what if … here?" choice) or replaces the future. */
+  /** Whether an action forks a lane ("what if … here?") or replaces the future. */
   setActMode(fork) {
     this.forkMode = !!fork;
     this.controls.setActMode(this.forkMode);
+    if (fork) this.forkCode();
     this.dirty = true;
   }
 
@@ -612,34 +577,12 @@ class App {
     });
   }
   setOption(key, value) {
-    if (this.forkMode && key !== 'seed') return this.forkSetting(key, value);
+    if (this.forkMode && key !== 'seed') return this.forkCode().then((f) => f.forkSetting(this, key, value));
     this.guard(() => {
       this.lab.setOverride(key, value);
       this.controls.syncSettings(this.lab.settings(), this.lab.view(MAX_PARTITIONS));
       this.draw();
     });
-  }
-
-  /**
-   * "What if KEY=VALUE?": a setting is the cluster's config from t = 0, so its
-   * lane is a settings lane (lane A's settings plus this one) beside the
-   * others; where it first matters is its divergence. Fork lanes stay.
-   */
-  async forkSetting(key, value) {
-    try {
-      await this.showLanes(true);
-      const c = this.compare;
-      const k = c.active ? c.settingsLanes : 1;
-      const lanes = c.text ? c.settings.slice(0, k) : [this.lab.laneSettings ?? ''];
-      const mine = [lanes[0], `${key}=${value}`].filter(Boolean).join(',');
-      const forks = c.forks.map((f) => ({ ...f, parent: f.parent >= k ? f.parent + 1 : f.parent }));
-      if (lanes.length + 1 + forks.length > 4) throw new Error('what if: at most 4 lanes (A to D); remove a lane first');
-      await this.setCompare([...lanes, mine].join('|'));
-      if (forks.length) await this.setForks(forks);
-    } catch (e) {
-      this.showError(e.message);
-    }
-    this.controls.syncSettings(this.lab.settings(), this.lab.view(MAX_PARTITIONS));
   }
 
   /** In compare mode each one-lab panel says it shows lane A, with lane A's settings. */

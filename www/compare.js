@@ -271,9 +271,13 @@ export class Compare {
         c.checked = Math.min(c.equal, p.traceLength(), l.traceLength());
       }
       if (!c.div) {
-        const d = p.core.divergence(l.core, c.checked);
-        if (d) c.div = { at_ms: d.at_ms, index: d.index, lane: j, parent: pi, a: d.a ?? null, b: d.b ?? null };
-        else {
+        const i = p.core.divergence(l.core, c.checked);
+        if (i >= 0) {
+          // The two events there (an event only one lane has is a difference too).
+          const a = p.core.traceRange(i, 1)[0] ?? null;
+          const b = l.core.traceRange(i, 1)[0] ?? null;
+          c.div = { at_ms: Math.min(a?.at_ms ?? Infinity, b?.at_ms ?? Infinity), index: i, lane: j, parent: pi, a, b };
+        } else {
           c.checked = Math.min(p.traceLength(), l.traceLength());
           c.equal = Math.max(c.equal, c.checked);
         }

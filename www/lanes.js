@@ -76,6 +76,8 @@ body.comparing .avail-panel, .fl.comparing [data-panel=availability] { display: 
 .lane-part b { color: var(--text); }
 .lane-drop { margin-left: auto; font-size: 11px; padding: 0 6px; }
 .lane[data-fork] { border-color: #CC79A7; }
+.tl-mark.fork { background: #CC79A7; height: 10px; width: 3px; top: -2px; }
+.menu-note { font-size: 11.5px; color: var(--text); padding: 3px 6px; margin: 0 0 4px; border-left: 3px solid #CC79A7; background: var(--panel2); border-radius: 3px; max-width: 240px; }
 .lane-same { margin: 0; font-size: 12px; color: var(--text2); border: 1px dashed var(--line2); border-radius: 6px; padding: 6px 8px; }
 #compare-preset { max-width: 100%; }
 .sw-base { display: inline-block; line-height: 1.5; align-self: center; font-size: 11px; color: var(--text); background: var(--hi-bg, var(--panel2)); border: 1px solid #CC79A7; border-radius: 9px; padding: 0 7px; white-space: normal; }
@@ -502,3 +504,85 @@ export class LanesView {
     }
   }
 }
+
+// ---- the page's forks ("what if … here?", issue 65) -------------------------
+// app.js delegates here, so the page's first load carries none of it: only an
+// action in "what if" mode, a fork() call or a link with forks= needs it.
+
+const $ = (id) => document.getElementById(id);
+
+/** Show or hide the lanes as compare mode is on or off, and draw. */
+function showState(app) {
+  const on = app.compare.active;
+  document.body.classList.toggle('comparing', on);
+  $('compare').hidden = !on;
+  app.draw();
+}
+
+export const pageForks = {
+  /**
+   * Fork lane `from` (0: lane A) at `at` with `action`: a new lane whose
+   * run is that lane's up to `at`, then the action. A bad action or a
+   * fifth lane is an Error (nothing changes); resolves to the new lane's
+   * { lane, from, at_ms, action }, also sent as the `fork` event.
+   */
+  async fork(app, at, action, from = 0) {
+    const c = app.compare;
+    try {
+      const t = Number(at);
+      if (!Number.isInteger(t) || t < 0) throw new Error(`fork: expected a time in ms (a whole number ≥ 0), got ${at}`);
+      if (!c.active && from !== 0) throw new Error(`fork: no lane ${'ABCD'[from] ?? from} to fork`);
+      c.addFork(from, t, action);
+    } finally {
+      showState(app);
+    }
+    const i = c.labs().length - 1;
+    const fk = c.forkOf(i);
+    const detail = { lane: 'ABCD'[i], from: 'ABCD'[fk.parent], at_ms: fk.at_ms, action: fk.action };
+    app.events.emit('fork', detail);
+    return detail;
+  },
+
+  /** The fork lanes a link gives. */
+  setForks(app, list) {
+    try {
+      app.compare.setForks(list);
+    } finally {
+      showState(app);
+    }
+  },
+
+  /** Remove fork lane i and the lanes forked from it. */
+  dropFork(app, i) {
+    const c = app.compare;
+    const k = c.settingsLanes;
+    const gone = new Set([i]);
+    const kept = [];
+    c.forks.forEach((f, j) => {
+      if (gone.has(f.parent)) gone.add(k + j);
+      else if (!gone.has(k + j)) kept.push({ ...f, parent: f.parent - [...gone].filter((g) => g < f.parent).length });
+    });
+    pageForks.setForks(app, kept);
+  },
+
+  /**
+   * "What if KEY=VALUE?": a setting is the cluster's config from t = 0, so
+   * its lane is a settings lane (lane A's settings plus this one) beside the
+   * others; where it first matters is its divergence. Fork lanes stay.
+   */
+  async forkSetting(app, key, value) {
+    try {
+      const c = app.compare;
+      const k = c.active ? c.settingsLanes : 1;
+      const lanes = c.text ? c.settings.slice(0, k) : [app.lab.laneSettings ?? ''];
+      const mine = [lanes[0], `${key}=${value}`].filter(Boolean).join(',');
+      const forks = c.forks.map((f) => ({ ...f, parent: f.parent >= k ? f.parent + 1 : f.parent }));
+      if (lanes.length + 1 + forks.length > 4) throw new Error('what if: at most 4 lanes (A to D); remove a lane first');
+      await app.setCompare([...lanes, mine].join('|'));
+      if (forks.length) pageForks.setForks(app, forks);
+    } catch (e) {
+      app.showError(e.message);
+    }
+    app.afterRestore();
+  },
+};

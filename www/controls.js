@@ -104,7 +104,7 @@ export class Controls {
     const mode = (fork, label, title) => h('button', { type: 'button', 'aria-pressed': String(!fork), dataset: { actMode: fork ? 'fork' : 'replace' }, title, onclick: () => app.setActMode(fork) }, label);
     this.actBtns = [
       mode(false, 'Replace the future', 'An action here becomes part of this run; what was played after it is recomputed (F toggles)'),
-      mode(true, '\u2442 What if \u2026 here? (fork)', 'An action here makes a new lane: this run up to now, then the action, beside the original (F toggles)'),
+      mode(true, 'What if \u2026 here? (fork)', 'An action here makes a new lane: this run up to now, then the action, beside the original (F toggles)'),
     ];
     this.actMode = h('div.act-mode', { role: 'group', 'aria-label': 'What an action here does', hidden: true }, h('span.act-label', { text: 'Acting here:' }), ...this.actBtns);
     timeline.append(this.tStart, h('div.tl-track', null, this.range, this.marks), this.tEnd, this.seekNote, this.actMode);

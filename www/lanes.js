@@ -71,7 +71,7 @@ body.comparing .avail-panel, .fl.comparing [data-panel=availability] { display: 
 .lane-avail .avail-legend { margin: 1px 0 2px; }
 .cmp-legend { font-size: 11px; margin: 0; }
 .lane-fork { font-size: 12px; color: var(--text); text-transform: none; letter-spacing: 0; font-weight: 600; }
-.lane-fork b { color: #CC79A7; font-weight: 700; }
+.fork-tag { display: inline-block; font-size: 10.5px; font-weight: 700; text-transform: uppercase; letter-spacing: .5px; color: var(--text); border: 1px solid #CC79A7; border-radius: 8px; padding: 0 6px; margin-right: 2px; }
 .lane-part { margin: 0; font-size: 11.5px; color: var(--text2); }
 .lane-part b { color: var(--text); }
 .lane-drop { margin-left: auto; font-size: 11px; padding: 0 6px; }
@@ -240,7 +240,7 @@ export class LanesView {
     this.legend = h('div.cmp-legend');
     this.grid = h('div.lanes');
     this.divBox = h('div.cmp-div', { hidden: true });
-    this.note = h('p.cmp-note.muted', { text: 'Every fault and action applies to all settings lanes. A fork lane (\u2442) keeps lane A\u2019s past up to its fork and its own future: an action later than the fork applies to lane A only. Each lane has its own availability strip and recovery badges; clients, metrics, describe and narration below show lane A.' });
+    this.note = h('p.cmp-note.muted', { text: 'Every fault and action applies to all settings lanes. A fork lane keeps lane A\u2019s past up to its fork and its own future: an action later than the fork applies to lane A only. Each lane has its own availability strip and recovery badges; clients, metrics, describe and narration below show lane A.' });
     root.replaceChildren(this.bar, this.delta, this.legend, this.grid, this.divBox, this.note);
   }
 
@@ -272,7 +272,7 @@ export class LanesView {
       const part = i > 0 ? h('p.lane-part', { 'aria-live': 'polite' }) : null;
       const head = fk
         ? h('h2.lane-head', null, h('span.lane-name', { text: name }),
-          h('span.lane-fork', null, h('b', { text: '\u2442 ' }), `${what} · fork of lane ${'ABCD'[fk.parent]}`),
+          h('span.lane-fork', null, h('b.fork-tag', { text: 'fork' }), ` ${what} · from lane ${'ABCD'[fk.parent]}`),
           h('button.lane-drop', { type: 'button', text: 'Remove', 'aria-label': `Remove lane ${name} (and the lanes forked from it)`, onclick: () => this.o.onDropFork?.(i) }))
         : h('h2.lane-head', null, h('span.lane-name', { text: name }), h('code.lane-set', null, ...(compare.settings[i] || 'as is').split(/(?<=,)/).flatMap((part, j) => (j ? [h('wbr'), part] : [part]))));
       const el = h(

@@ -78,7 +78,7 @@ test('a fork from the API: lane B is lane A up to t, then the action; the core m
   assert.match(r.link, /forks=A~12000:crash:2,B~20000:restart:2/);
   // Drawn: a heading per fork, its parting, the divergence box and the timeline marks.
   assert.equal(await page.locator('.lane[data-fork]').count(), 2);
-  assert.match(await page.locator('.lane[data-lane="B"] .lane-fork').textContent(), /what if crash broker 2 at 12\.000 s · fork of lane A/);
+  assert.match(await page.locator('.lane[data-lane="B"] .lane-fork').textContent(), /fork what if crash broker 2 at 12\.000 s · from lane A/);
   assert.match(await page.locator('.lane[data-lane="B"] .lane-part').textContent(), /Parts from lane A at 12\.000 s: Step: crash broker 2/);
   assert.match(await page.locator('.cmp-div-head span').textContent(), /Lanes A and B diverge at 12\.000 s/);
   assert.equal(await page.locator('.tl-mark.fork').count(), 2);

@@ -37,7 +37,7 @@ export function fillBrokerMenu(menu, b, { healEnabled, onPick, note = null }) {
   menu.replaceChildren(
     h('div.menu-title', { role: 'presentation' }, h('b', { text: `Broker ${id}` }), h(`span.st.${b.state}`, { text: STATE_LABEL[b.state] || b.state })),
     // "What if … here?" (issue 65): each item then forks a lane instead of acting on this run.
-    ...(note ? [h('div.menu-note', { role: 'presentation', text: `\u2442 ${note}` })] : []),
+    ...(note ? [h('div.menu-note', { role: 'presentation', text: note })] : []),
     ...items.map(([action, label, hint, enabled]) =>
       h('button', {
         type: 'button', role: 'menuitem', 'data-action': action, disabled: !enabled,

@@ -183,6 +183,23 @@ test('keyboard only: choose "what if … here?", fork with a broker key, read th
   assert.deepEqual(app.errors, []);
 });
 
+test('a tour stop offers "What if … here?": it switches actions to forking, and the next one forks the tour', async () => {
+  app.errors.length = 0;
+  const page = app.page;
+  await open(page, '?scenario=tour-1-leader-dies.json&stop=3');
+  await page.waitForSelector('#tour [data-tour="what-if"]:not([hidden])');
+  await page.waitForFunction(() => window.failoverLab.now() === 12000 && !window.failoverLab.seeking);
+  await page.locator('#tour [data-tour="what-if"]').click();
+  assert.equal(await page.locator('[data-act-mode="fork"]').getAttribute('aria-pressed'), 'true');
+  assert.equal(await page.evaluate(() => document.activeElement?.dataset.broker), '1', 'focus goes to the map');
+  await page.keyboard.press('3');
+  await page.waitForFunction(() => window.failoverLab.lanes().length === 2);
+  const r = await page.evaluate(() => ({ forks: failoverLab.forks(), div: failoverLab.lanes()[1].divergence }));
+  assert.deepEqual(r.forks, [{ lane: 'B', from: 'A', at_ms: 12000, action: { crash: 3 } }]);
+  assert.equal(r.div.at_ms, 12000);
+  assert.deepEqual(app.errors, []);
+});
+
 for (const theme of ['light', 'dark']) {
   test(`axe: forks on the page and in the element (${theme}) have no violation`, async () => {
     app.errors.length = 0;

@@ -1053,6 +1053,57 @@ fn a_commit_without_its_leader_epoch_meets_a_truncation_as_offset_out_of_range()
     assert_eq!(causes(&with), (0, 0, 0), "validation re-reads nothing");
 }
 
+/// Tour 22's run with c1 restarted at 56 s instead of 52 s: by then the new
+/// leader's log has grown past the epoch-less commit (349), so the fetch at
+/// it is not out of range (a broker refuses only an offset past its log
+/// end) and nothing tells the consumer: it reads on from 349, and what the
+/// new leader wrote from the divergence point (200) up to it is never
+/// consumed. The problem KIP-320 names besides the reset: "the consumer will
+/// just miss whatever data had been written between the truncation point and
+/// its fetch offset". The commit with its epoch is validated as in the tour.
+#[test]
+fn a_commit_without_its_leader_epoch_silently_skips_once_the_new_log_has_grown_past_it() {
+    let path = format!(
+        "{}/scenarios/tour-22-commit-without-leader-epoch.json",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let mut v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let steps = v["steps"].as_array_mut().unwrap();
+    let restart = steps
+        .iter_mut()
+        .find(|s| s.get("restart_client").is_some())
+        .unwrap();
+    restart["at_ms"] = 56_000.into();
+    let run = |epoch: &str| {
+        let settings = [("sim.commit.leader.epoch".to_string(), epoch.to_string())];
+        let mut l = Lab::from_value_with_settings(v.clone(), &settings).unwrap();
+        l.run_to_end();
+        l
+    };
+    let (with, without) = (run("true"), run("false"));
+    for l in [&with, &without] {
+        assert_eq!(group(l).committed.get(&0).map(|o| o.offset), Some(349));
+    }
+    let kinds = |l: &Lab| {
+        let n = |f: fn(&TraceKind) -> bool| events(l, f).len();
+        (
+            n(|k| matches!(k, TraceKind::ConsumerOffsetOutOfRange { .. })),
+            n(|k| matches!(k, TraceKind::ConsumerOffsetReset { .. })),
+            l.cluster.consumers[0].truncations_detected,
+        )
+    };
+    // Without the epoch: no error, no reset (only the new group's first),
+    // no truncation detected; the 149 records from 200 to 348 are skipped.
+    assert_eq!(kinds(&without), (0, 1, 0));
+    let d = &without.report().delivery[0];
+    assert_eq!((d.never_consumed.count, d.reread.count), (149, 0));
+    // With it: validated, back to 200, nothing skipped or read twice.
+    assert_eq!(kinds(&with), (0, 1, 1));
+    let d = &with.report().delivery[0];
+    assert_eq!((d.never_consumed.count, d.reread.count), (0, 0));
+}
+
 /// The delivery's re-reads by cause: a partition handed from a dead member
 /// to a live one is re-read by `rebalance` (another member of the group); a
 /// consumer that restarts from its last commit re-reads by `restart`.
@@ -1458,4 +1509,118 @@ fn a_stalled_members_partitions_are_not_consumed_from_the_stall_to_the_hand_over
         );
         assert_eq!(stalled[0].max_partitions, most, "{protocol}: {w:?}");
     }
+}
+
+/// ConsumerCoordinator.onJoinComplete ("reschedule the auto commit starting
+/// from now", nextAutoCommitTimer.updateAndReset) and, under KIP-848,
+/// ConsumerMembershipManager's completed reconciliation
+/// (CommitRequestManager.resetAutoCommitTimer): a new assignment re-arms
+/// the auto-commit clock a full auto.commit.interval.ms from the moment it
+/// is taken, so each member's first commit after an assignment comes 5 s
+/// after it, not on a clock started with the process.
+#[test]
+fn auto_commit_restarts_a_full_interval_after_each_new_assignment() {
+    let crash = r#"{"at_ms": 12000, "crash_client": "c1"}"#;
+    for protocol in ["", KIP848] {
+        let mut l = members(3, 6, protocol, crash, 75_000);
+        l.run_to_end();
+        let evs = events(&l, |k| {
+            matches!(
+                k,
+                TraceKind::PartitionsAssigned { .. } | TraceKind::OffsetsCommitted { .. }
+            )
+        });
+        let mut checked = 0;
+        for member in ["c2", "c3"] {
+            let mut assigned_at: Vec<u64> = Vec::new();
+            let mut commits: Vec<u64> = Vec::new();
+            for e in &evs {
+                match &e.kind {
+                    TraceKind::PartitionsAssigned { consumer, .. } if consumer == member => {
+                        assigned_at.push(e.at_ms)
+                    }
+                    TraceKind::OffsetsCommitted { consumer, .. } if consumer == member => {
+                        commits.push(e.at_ms)
+                    }
+                    _ => {}
+                }
+            }
+            assert!(
+                assigned_at.len() >= 2,
+                "{protocol:?} {member}: {assigned_at:?}"
+            );
+            // The first commit after each assignment that keeps the member
+            // busy for a full interval comes one interval after it.
+            for (i, &a) in assigned_at.iter().enumerate() {
+                let next_assignment = assigned_at.get(i + 1).copied().unwrap_or(u64::MAX);
+                if next_assignment < a + 5_100 {
+                    continue;
+                }
+                let first = commits.iter().copied().find(|&c| c > a);
+                let Some(first) = first else { continue };
+                assert!(
+                    (a + 5_000..a + 5_100).contains(&first),
+                    "{protocol:?} {member}: assigned at {a}, first commit at {first} ({commits:?})"
+                );
+                checked += 1;
+            }
+        }
+        assert!(checked >= 4, "{protocol:?}: {checked} assignments checked");
+    }
+}
+
+/// ConsumerCoordinator's auto-commit callback (a RetriableCommitFailedException
+/// resets nextAutoCommitTimer to retry.backoff.ms; each expiry resets it to
+/// the interval and tries again): while the coordinator's broker is dead a
+/// classic consumer's auto-commit keeps failing and coming back, so the
+/// commit that gets through starts the next interval. KIP-848's
+/// CommitRequestManager queues the commit until a coordinator is known
+/// instead, and its clock keeps its phase.
+#[test]
+fn a_failed_auto_commit_retries_after_the_backoff_and_the_one_that_gets_through_starts_the_next_interval(
+) {
+    let commits_of = |file: &str| {
+        let path = format!(
+            "{}/kafka-differential/scenarios/{file}",
+            env!("CARGO_MANIFEST_DIR")
+        );
+        let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+        let mut l = lab(&text);
+        l.run_to_end();
+        events(
+            &l,
+            |k| matches!(k, TraceKind::OffsetsCommitted { consumer, .. } if consumer == "c1"),
+        )
+        .iter()
+        .map(|e| e.at_ms)
+        .collect::<Vec<u64>>()
+    };
+    // Broker 3, the coordinator, dies at 21.5 s; its offsets partition has
+    // a new leader once the controller fences it (29 s).
+    let classic = commits_of("group-coordinator-dies-while-stable.json");
+    let before = classic.iter().copied().filter(|&t| t < 21_500).max();
+    let after: Vec<u64> = classic.iter().copied().filter(|&t| t > 21_500).collect();
+    let (Some(before), [through, next, ..]) = (before, &after[..]) else {
+        panic!("{classic:?}")
+    };
+    assert!(*through > 29_000, "{classic:?}");
+    assert!(
+        (through + 4_900..=through + 5_100).contains(next),
+        "the interval counts from the commit that got through: {classic:?}"
+    );
+    assert!(
+        (next - before) % 5_000 > 100 && (next - before) % 5_000 < 4_900,
+        "off the old phase: {classic:?}"
+    );
+    let kip848 = commits_of("group-coordinator-dies-while-stable-consumer-protocol.json");
+    let before = kip848.iter().copied().filter(|&t| t < 21_500).max();
+    let after: Vec<u64> = kip848.iter().copied().filter(|&t| t > 21_500).collect();
+    let (Some(before), [_, next, ..]) = (before, &after[..]) else {
+        panic!("{kip848:?}")
+    };
+    let off = (next - before) % 5_000;
+    assert!(
+        !(100..=4_900).contains(&off),
+        "KIP-848 keeps its phase: {kip848:?}"
+    );
 }

@@ -282,6 +282,8 @@ class App {
     // A scenario may declare its compare lanes ("compare"); another one leaves them.
     const declared = this.lab.base.compare; // checked by the core
     if (declared || this.compare?.declared) this.guard(() => this.setCompare(declared || null, true).catch((e) => this.showError(e.message)));
+    // Fork lanes belong to the run they forked: another scenario drops them.
+    else if (this.compare?.forks.length) this.setForks([]);
     this.draw();
   }
 

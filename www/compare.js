@@ -97,7 +97,10 @@ export class Compare {
     this.text = lanes.join('|');
     this.followers = lanes.slice(1).map((l) => {
       const f = new lead.constructor();
-      f.W = lead.W; // one build for every lane (the core compares their traces)
+      // The lead's build (the fast one for subscribing consumers, which the
+      // page's first-load wasm cannot run: lab.js needsFullBuild); one build
+      // for every lane, so the core can compare their traces.
+      f.W = lead.W;
       f.laneSettings = l;
       f.base = lead.base;
       f.restore({ overrides: lead.overrides, actions: copyActions(lead.actions), t });
@@ -202,6 +205,7 @@ export class Compare {
       return false;
     }
     f.base = JSON.parse(text);
+    f.W = p.W;
     f.restore({ overrides: {}, actions: [], t });
     f.forkKey = key;
     return true;
@@ -220,11 +224,14 @@ export class Compare {
         if (!this.derive(f, labs[fk.parent], fk, t) && f.destination() !== t) f.seek(t);
         continue;
       }
-      const same = f.base === lead.base && JSON.stringify(f.overrides) === JSON.stringify(lead.overrides);
+      const same = f.base === lead.base && f.W === lead.W && JSON.stringify(f.overrides) === JSON.stringify(lead.overrides);
       const n = f.actions.length;
       const prefix = n <= lead.actions.length && f.actions.every((a, i) => sameAction(a, lead.actions[i]));
       if (!same) {
         f.base = lead.base;
+        // The rebuild frees the old world (each core frees itself) and builds
+        // the new one from the lead's build.
+        f.W = lead.W;
         f.restore({ overrides: lead.overrides, actions: copyActions(lead.actions), t });
         continue;
       }

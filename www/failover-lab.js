@@ -403,6 +403,8 @@ class FailoverLabElement extends HTMLElement {
       }
       if (gen !== this.gen) return;
     }
+    // Fork lanes belong to the run they forked: a restart keeps only the attribute's.
+    if (!cfg.forks && this.cmp?.forks.length) this.cmp.setForks([]);
     if (cfg.forks) {
       try {
         const { decodeForks } = await import('./share.js');

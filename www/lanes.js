@@ -62,6 +62,8 @@ body.comparing .avail-panel, .fl.comparing [data-panel=availability] { display: 
 .cmp-delta tr.differs th { color: var(--text); font-weight: 650; }
 .cmp-delta tr.differs td { font-weight: 700; background: var(--panel); }
 .cmp-delta tr.differs th:first-child { box-shadow: inset 3px 0 0 #CC79A7; padding-left: 8px; }
+/* A ringed row keeps its ring inside: neighbouring rows' rings would cross each other's text. */
+.cmp-delta tr.tour-hl { outline-offset: -2px; animation: none; }
 .cmp-delta td.bad { color: var(--bad-text); }
 .cmp-delta td.good { color: var(--good-text); }
 .cmp-delta td.warn { color: var(--warn-text); }
@@ -175,11 +177,25 @@ function consumerSummary(r) {
   const ks = (r.consumers || []).filter((k) => k.group);
   if (!ks.length) return [];
   const rows = [];
+  const groups = new Set();
   for (const k of ks) {
-    // The group's commit as its coordinator holds it: it outlives the consumer's process.
-    const stored = k.group.stored;
-    const committed = stored == null ? 'coordinator unavailable' : stored.map(([tp, off, ep]) => `${tp} @ ${off}${ep == null ? '' : ` · epoch ${ep}`}`).join(', ') || 'none';
-    rows.push([`committed-${k.id}`, `${k.group.group_id} committed`, committed, stored == null ? 'warn' : '']);
+    // Once per group (its first member names the rows): the group's commit as
+    // its coordinator holds it, which outlives the consumer's process, and,
+    // for a subscribing group, its state as the coordinator sees it: the
+    // classic generation or the KIP-848 group epoch.
+    if (!groups.has(k.group.group_id)) {
+      groups.add(k.group.group_id);
+      if ('coordinator_view' in k.group) {
+        // Null while no running broker leads the group's offsets partition.
+        const v = k.group.coordinator_view;
+        const epoch = k.group.member?.protocol === 'consumer' ? 'epoch' : 'generation';
+        const state = v ? `${v.state} · ${epoch} ${v.generation} · ${v.members.length} members` : 'coordinator unavailable';
+        rows.push([`group-${k.id}`, `${k.group.group_id} group`, state, v?.state === 'Stable' ? '' : 'warn']);
+      }
+      const stored = k.group.stored;
+      const committed = stored == null ? 'coordinator unavailable' : stored.map(([tp, off, ep]) => `${tp} @ ${off}${ep == null ? '' : ` · epoch ${ep}`}`).join(', ') || 'none';
+      rows.push([`committed-${k.id}`, `${k.group.group_id} committed`, committed, stored == null ? 'warn' : '']);
+    }
     const pos = k.running === false ? 'crashed' : k.positions.map(([tp, off]) => `${tp} @ ${off}`).join(', ');
     rows.push([`position-${k.id}`, `${k.id} position`, pos || '–', k.running === false ? 'warn' : '']);
     rows.push([`truncations-${k.id}`, `${k.id} truncation detected`, String(k.truncations_detected), k.truncations_detected > 0 ? 'warn' : '']);

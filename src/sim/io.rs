@@ -76,8 +76,12 @@ pub enum Timer {
     },
     MetadataRefresh,
     ConsumerPoll,
-    /// A group consumer's `auto.commit.interval.ms` has passed.
-    AutoCommit,
+    /// A group consumer's `auto.commit.interval.ms` has passed, on the
+    /// clock armed `seq`-th (a new assignment re-arms it: the older clock's
+    /// timer is then stale).
+    AutoCommit {
+        seq: u32,
+    },
     /// A classic group member's `heartbeat.interval.ms` has passed.
     MemberHeartbeat,
     /// `max.poll.interval.ms` after the application stopped calling poll()

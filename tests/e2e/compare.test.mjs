@@ -416,7 +416,7 @@ test("tour 13's stops about the loss ring the delta row and each lane's acked-lo
 // lost, each fault's recovery (nothing to recover for a fault that made no
 // partition unavailable, as lane A's second crash in tour 16), and each group's committed offsets as its coordinator holds them
 // (a crashed consumer's group keeps them; "coordinator unavailable" while no
-// running broker leads the group's offsets partition).
+// running broker leads the group's offsets partition), once per group, with a subscribing group's state.
 const COMPARE_TOURS = fs.readdirSync(path.join(ROOT, 'scenarios')).filter((f) => /^tour-.*\.json$/.test(f) && JSON.parse(fs.readFileSync(path.join(ROOT, 'scenarios', f), 'utf8')).compare);
 for (const file of COMPARE_TOURS) {
   test(`${file}: at every stop each lane's summary pills say what the lane's report says`, async () => {
@@ -447,9 +447,24 @@ for (const file of COMPARE_TOURS) {
             want[`rto-${n}`] = !f.partition_count && !f.stalled_partition_count ? 'nothing to recover' : f.rto_ms == null ? 'no write yet' : `${f.rto_ms} ms`;
             got[`rto-${n}`] = pill(`rto-${n}`);
           });
+          // Once per group, named after its first member: its commits and, for a subscribing
+          // group, its state as the coordinator holds it (generation, or KIP-848's group epoch).
+          const groups = new Set();
           for (const k of r.consumers.filter((c) => c.group)) {
+            if (groups.has(k.group.group_id)) {
+              got[`committed-${k.id}`] = pill(`committed-${k.id}`);
+              want[`committed-${k.id}`] = null;
+              continue;
+            }
+            groups.add(k.group.group_id);
             want[`committed-${k.id}`] = k.group.stored == null ? 'coordinator unavailable' : fmt(k.group.stored);
             got[`committed-${k.id}`] = pill(`committed-${k.id}`);
+            if ('coordinator_view' in k.group) {
+              const v = k.group.coordinator_view;
+              const epoch = k.group.member?.protocol === 'consumer' ? 'epoch' : 'generation';
+              want[`group-${k.id}`] = v ? `${v.state} · ${epoch} ${v.generation} · ${v.members.length} members` : 'coordinator unavailable';
+              got[`group-${k.id}`] = pill(`group-${k.id}`);
+            }
           }
           return { want, got };
         });

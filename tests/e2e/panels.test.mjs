@@ -415,10 +415,21 @@ function readPanels({ scenario }) {
     // Offline: no leader serves a high watermark.
     out.set('hw', p.leader == null ? 'none (offline)' : String(p.high_watermark));
     const grouped = r.consumers.filter((k) => k.group);
+    const groups = new Set();
     for (const k of grouped) {
-      // The group's commit as its coordinator holds it (null: no running broker leads its offsets partition).
-      const s = k.group.stored;
-      out.set(`committed-${k.id}`, s == null ? 'coordinator unavailable' : s.map(([tp, o, e]) => `${tp} @ ${o}${e == null ? '' : ` · epoch ${e}`}`).join(', ') || 'none');
+      // Once per group, named after its first member: a subscribing group's state as its
+      // coordinator holds it (the classic generation or the KIP-848 group epoch), and the
+      // group's commit (null: no running broker leads its offsets partition).
+      if (!groups.has(k.group.group_id)) {
+        groups.add(k.group.group_id);
+        if ('coordinator_view' in k.group) {
+          const v = k.group.coordinator_view;
+          const epoch = k.group.member?.protocol === 'consumer' ? 'epoch' : 'generation';
+          out.set(`group-${k.id}`, v ? `${v.state} · ${epoch} ${v.generation} · ${v.members.length} members` : 'coordinator unavailable');
+        }
+        const s = k.group.stored;
+        out.set(`committed-${k.id}`, s == null ? 'coordinator unavailable' : s.map(([tp, o, e]) => `${tp} @ ${o}${e == null ? '' : ` · epoch ${e}`}`).join(', ') || 'none');
+      }
       out.set(`position-${k.id}`, k.running === false ? 'crashed' : k.positions.map(([tp, o]) => `${tp} @ ${o}`).join(', ') || '–');
       out.set(`truncations-${k.id}`, String(k.truncations_detected));
     }

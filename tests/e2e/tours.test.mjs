@@ -211,17 +211,41 @@ const OUTCOMES = {
   },
   'tour-20-member-dies.json': (r) => {
     // c1 died at 12 s and was removed only at its session's end (54.010 s); generation 2 gave its
-    // partitions to c2, which started them at c1's last commit (50): offsets 50 to 59 read twice,
+    // partitions to c2, which started them at c1's last commit (55): offsets 55 to 59 read twice,
     // by another consumer: delivery's reread (cause rebalance), not a consumer's read_twice.
     const [c1, c2, c3] = ['c1', 'c2', 'c3'].map((id) => r.consumers.find((c) => c.id === id));
     assert.equal(c1.running, false);
     // [member id, partitions, consumer, session end]: the card's view of each member.
     assert.deepEqual(c2.group.coordinator_view.members.map((m) => m.slice(0, 3)), [['c2-2', ['orders-0', 'orders-1', 'orders-2'], 'c2'], ['c3-3', ['orders-3', 'orders-4', 'orders-5'], 'c3']]);
     assert.deepEqual([c2.group.member.generation, c2.group.member.rebalances, c3.group.member.generation], [2, 2, 2]);
-    assert.deepEqual([c1.consumed, c2.consumed], [120, 1085]);
+    assert.deepEqual([c1.consumed, c2.consumed], [120, 1075]);
     assert.deepEqual([c1.read_twice, c2.read_twice, c3.read_twice, r.delivery[0].consumed_twice.count], [0, 0, 0, 0]);
-    assert.deepEqual([r.delivery[0].reread.count, r.delivery[0].reread_causes.rebalance.count], [20, 20]);
+    assert.deepEqual([r.delivery[0].reread.count, r.delivery[0].reread_causes.rebalance.count], [10, 10]);
     assert.equal(r.acked_records_lost, 0);
+  },
+  'tour-21-group-protocols-failover.json': (r) => {
+    // Lane A (group.protocol=classic), the page's report(): c1 died at 12 s, broker 3 (the
+    // coordinator) at 20 s; the new coordinator restarted every session, so c1-1 left only at
+    // 74.011 s, and the eager rebalance c1's return started at 35 s waited for it: all six
+    // partitions unread from 36.020 s to 74.017 s. Lane B is checked in COMPARE.
+    const [c1, c2, c3] = ['c1', 'c2', 'c3'].map((id) => r.consumers.find((c) => c.id === id));
+    assert.deepEqual(r.availability.not_consumed.map((w) => [w.from_ms, w.to_ms, w.max_partitions]), [[0, 6012, 6], [12000, 74017, 6]]);
+    assert.deepEqual([c1.group.member.member_id, c2.group.member.generation, c2.group.coordinator_view.leader], ['c1-4', 2, 'c2-2']);
+    assert.deepEqual([c2.group.commits, c3.group.commits], [9, 9]);
+    assert.deepEqual([r.delivery[0].consumed.count, r.delivery[0].reread.count, r.delivery[0].reread_causes.restart.count], [2699, 10, 10]);
+    assert.equal(r.acked_records_lost, 0);
+  },
+  'tour-22-commit-without-leader-epoch.json': (r) => {
+    // Lane A (commits carry the leader epoch): c1 validated its commit 349 (epoch 0) against broker 2,
+    // found epoch 0 ends at 200 and read on from there: nothing re-read, nothing skipped. Lanes B and C
+    // (no epoch: OFFSET_OUT_OF_RANGE, then earliest / latest) are checked stop by stop in COMPARE.
+    assert.deepEqual(r.settings, { 'sim.commit.leader.epoch': true });
+    assert.deepEqual([part(r).leader, part(r).leader_epoch, r.acked_records_lost], [2, 1, 199]);
+    const c1 = r.consumers.find((c) => c.id === 'c1');
+    assert.deepEqual([c1.truncations_detected, c1.consumed, c1.read_twice, c1.errors.OFFSET_OUT_OF_RANGE], [1, 559, 0, undefined]);
+    assert.deepEqual(c1.group.committed, [['orders-0', 370, 1]]);
+    const d = r.delivery[0];
+    assert.deepEqual([d.acked_lost.count, d.acked_kept.count, d.reread.count, d.consumed_twice.count, d.never_consumed.count], [199, 400, 0, 0, 0]);
   },
   'tour-9-why-not-truncate-to-hw.json': (r) => {
     assert.equal(part(r).leader, 1);
@@ -256,6 +280,7 @@ const ANCHORS = {
   // first write after it is an ack the producer does not narrate; OUTCOMES checks its 508 ms.
   'tour-11-mass-failover.json': { 10000: 'broker_crashed', 19001: 'broker_fenced', 19010: 'became_leader', 22889: 'broker_unfenced', 30001: 'leader_elected' },
   'tour-20-member-dies.json': { 6023: 'consumer_offset_reset', 12000: 'consumer_crashed', 57021: 'group_stable', 57027: 'committed_offset_fetched' },
+  'tour-21-group-protocols-failover.json': { 12000: 'consumer_crashed', 20000: 'broker_crashed' },
   'tour-14-coordinator-dies.json': { 12000: 'broker_crashed', 16500: 'consumer_crashed', 18470: 'coordinator_found', 21001: 'leader_elected', 21022: 'coordinator_found' },
   'tour-9-why-not-truncate-to-hw.json': { 6389: 'truncated', 11001: 'acked_records_lost', 32890: 'truncated' },
   'tour-17-follower-fetching.json': { 105: 'consumer_read_replica_changed', 20001: 'consumer_preferred_replica_lost', 29970: 'consumer_read_replica_changed', 47954: 'consumer_read_replica_changed' },
@@ -264,6 +289,7 @@ const ANCHORS = {
   'tour-12-unclean-acceptable.json': { 30000: 'broker_crashed', 39001: 'isr_changed', 52891: 'leader_elected' },
   'tour-13-acks1-vs-acks-all.json': { 4004: 'produce_acked', 13002: 'acked_records_lost' },
   'tour-15-unclean-committed-offsets.json': { 5006: 'offsets_committed', 15002: 'isr_changed', 25008: 'offsets_committed', 26000: 'consumer_crashed', 39002: 'acked_records_lost', 50007: 'offsets_committed' },
+  'tour-22-commit-without-leader-epoch.json': { 5006: 'offsets_committed', 30001: 'isr_changed', 36000: 'consumer_crashed', 49002: 'acked_records_lost', 52015: 'consumer_truncation_detected' },
 };
 
 /**
@@ -310,6 +336,23 @@ const COMPARE = {
       60000: [{ lost: 0, leader: null, acked: 99 }, { lost: 0, leader: null, acked: 99 }, { lost: 0, leader: 3, hw: 298, acked: 299 }, 0],
     },
   },
+  // One group under both protocols: the lanes part at 4 ms (c3's first request, JoinGroup or
+  // ConsumerGroupHeartbeat, both answered COORDINATOR_LOAD_IN_PROGRESS). c1 (position, consumed)
+  // is crashed from 12 s to 35 s and owns nothing until 74.015 s (A) and 75.133 s (B); "not
+  // consumed" is the report's never_consumed: records written that no consumer has read yet.
+  'tour-21-group-protocols-failover.json': {
+    lanes: ['group.protocol=classic', 'group.protocol=consumer'],
+    stops: {
+      11500: [{ lost: 0, hw: 58, position: 58, consumed: 116 }, { lost: 0, hw: 58, position: 57, consumed: 64 }, 4],
+      12000: [{ position: null, consumed: 120 }, { position: null, consumed: 70 }, 4],
+      20000: [{ lost: 0, hw: 100, never: 80 }, { lost: 0, hw: 100, never: 79 }, 4],
+      29700: [{ hw: 149, never: 178 }, { hw: 149, never: 176 }, 4],
+      36100: [{ position: null, never: 242 }, { position: null, never: 240 }, 4],
+      60000: [{ hw: 300, never: 959, consumed: 120 }, { hw: 300, never: 480, consumed: 70 }, 4],
+      75200: [{ position: 376, twice: 10, never: 0 }, { position: 376, twice: 20, never: 0 }, 4],
+      90000: [{ lost: 0, acked: 2699, twice: 10, never: 0, consumed: 910 }, { lost: 0, acked: 2699, twice: 20, never: 0, consumed: 870 }, 4],
+    },
+  },
   // Lanes A and B part at c1's first reset (earliest vs latest, both offset 0 in the empty log) and
   // then take the same path: the committed offset is validated, not reset. C and D never commit.
   'tour-15-unclean-committed-offsets.json': {
@@ -342,6 +385,31 @@ const COMPARE = {
       ],
     },
   },
+  // Lane A commits with the leader epoch, B and C without (C resets to latest). A and C part at c1's
+  // first reset (earliest vs latest, both 0 in the empty log); A and B only when c1 restarts: A
+  // validates its commit (truncation detected, back to 200), B and C hit OFFSET_OUT_OF_RANGE.
+  'tour-22-commit-without-leader-epoch.json': {
+    lanes: ['sim.commit.leader.epoch=true', 'sim.commit.leader.epoch=false', 'sim.commit.leader.epoch=false,auto.offset.reset=latest'],
+    stops: {
+      5006: [{ hw: 50, committed: '49@0', position: 50 }, { committed: '49@null', position: 50 }, { committed: '49@null', position: 50 }, 9],
+      30001: [{ leader: 1, hw: 199 }, { leader: 1, hw: 199 }, { leader: 1, hw: 199 }, 9],
+      36000: [{ position: null, consumed: 359 }, { position: null, consumed: 359 }, { position: null, consumed: 359 }, 9],
+      49002: [{ lost: 199, leader: 2, epoch: 1 }, { lost: 199, leader: 2, epoch: 1 }, { lost: 199, leader: 2, epoch: 1 }, 9],
+      52015: [
+        { committed: '349@0', position: 200, truncations: 1, hw: 321 },
+        { committed: '349@null', position: 349, truncations: 0 },
+        { committed: '349@null', position: 349, truncations: 0 },
+        9,
+      ],
+      52018: [{ position: 321, truncations: 1 }, { position: 0, truncations: 0 }, { position: 321, truncations: 0, hw: 321 }, 9],
+      60000: [
+        { lost: 199, truncations: 1, twice: 0, never: 0, committed: '370@1', consumed: 559, readTwice: 0, hw: 400 },
+        { lost: 199, truncations: 0, twice: 200, never: 0, committed: '370@null', consumed: 759, readTwice: 200 },
+        { lost: 199, truncations: 0, twice: 0, never: 121, committed: '370@null', consumed: 438 },
+        9,
+      ],
+    },
+  },
 };
 
 /** A stop's time as the tour card writes it ("11.209 s"), escaped for a RegExp. */
@@ -349,7 +417,7 @@ const fmtStop = (ms) => `${(ms / 1000).toFixed(3)} s`.replace('.', '\\.');
 
 const TOURS = fs.readdirSync(path.join(ROOT, 'scenarios')).filter((f) => /^tour-.*\.json$/.test(f)).sort();
 
-test('there is a tour for each failover question, plus acks=1, min.insync.replicas, pre-KIP-101 truncation, how long a failover takes, RTO during a mass failover, two compare tours, a group coordinator failover, a group member dying, committed offsets after an unclean election (compare), replication factor and fault tolerance (compare), follower fetching (KIP-392) and a whole rack lost on 60 brokers', () => {
+test('there is a tour for each failover question, plus acks=1, min.insync.replicas, pre-KIP-101 truncation, how long a failover takes, RTO during a mass failover, two compare tours, a group coordinator failover, a group member dying, committed offsets after an unclean election (compare), replication factor and fault tolerance (compare), follower fetching (KIP-392), a whole rack lost on 60 brokers and the classic vs the consumer group protocol through a coordinator failover (compare)', () => {
   assert.deepEqual(TOURS, Object.keys(OUTCOMES).sort());
   for (const f of TOURS) {
     const s = JSON.parse(fs.readFileSync(path.join(ROOT, 'scenarios', f), 'utf8'));
@@ -640,7 +708,8 @@ for (const [file, spec] of Object.entries(COMPARE)) {
           // The group consumer c1: its committed offset as OFFSET@EPOCH (null: none), its
           // position (null while crashed), truncations detected, what its card counts.
           committed: c?.group?.committed.length ? c.group.committed.map(([, o, e]) => `${o}@${e}`).join(',') : null,
-          position: c?.running ? c.positions[0][1] : null,
+          // Null while crashed, or running with no partition yet (a group member between assignments).
+          position: c?.running ? (c.positions[0]?.[1] ?? null) : null,
           truncations: c?.truncations_detected,
           consumed: c?.consumed,
           readTwice: c?.read_twice,

@@ -192,7 +192,10 @@ impl Consumer {
         if self.group.is_some() {
             self.poll(ctx);
             if self.config.enable_auto_commit {
-                ctx.after(self.config.auto_commit_interval_ms, Timer::AutoCommit);
+                ctx.after(
+                    self.config.auto_commit_interval_ms,
+                    Timer::AutoCommit { seq: 0 },
+                );
             }
         }
     }
@@ -453,7 +456,7 @@ impl Consumer {
                 self.poll(ctx)
             }
             Timer::ConnectionSetupTimeout { broker, id } => self.setup_timed_out(ctx, broker, id),
-            Timer::AutoCommit => self.auto_commit(ctx),
+            Timer::AutoCommit { seq } => self.auto_commit(ctx, seq),
             Timer::MemberHeartbeat => self.heartbeat_due(ctx),
             Timer::MaxPollExpired { since } if self.stalled_since == Some(since) => {
                 self.leave_group(ctx)

@@ -133,6 +133,8 @@ impl Consumer {
             return;
         }
         self.drop_positions(&gone);
+        // The reconciliation completes with the revocation.
+        self.rearm_auto_commit(ctx);
         let name = self.name.clone();
         let group = self
             .group
@@ -209,6 +211,8 @@ impl Consumer {
             m.ack = true;
             m.rebalances += 1;
         }
+        // A reconciliation with nothing to revoke completes at once.
+        let reconciled = m.revoking.is_empty() && !added.is_empty();
         if !added.is_empty() || (epoch_moved && m.revoking.is_empty()) {
             let shown: Vec<String> = target.iter().map(|p| ctx.tp(*p)).collect();
             let new: Vec<String> = added.iter().map(|p| ctx.tp(*p)).collect();
@@ -238,6 +242,9 @@ impl Consumer {
                 },
                 text,
             );
+        }
+        if reconciled {
+            self.rearm_auto_commit(ctx);
         }
         self.poll(ctx);
     }

@@ -12,7 +12,10 @@
 //!   always starts, at offset 0.
 //! - OffsetCommit every `auto.commit.interval.ms` with `enable.auto.commit`
 //!   (and on a `commit` step): each position with the leader epoch of the
-//!   last record read (OffsetCommit v7+).
+//!   last record read (OffsetCommit v7+). The clock restarts a full
+//!   interval after each new assignment; a failed auto-commit comes back
+//!   after `retry.backoff.ms`, and the attempt that gets through starts the
+//!   next interval.
 //! - NOT_COORDINATOR, COORDINATOR_NOT_AVAILABLE, a timed-out or broken
 //!   request, or the coordinator's connection closing mark the coordinator
 //!   unknown (ConsumerCoordinator.markCoordinatorUnknown): the consumer asks
@@ -40,6 +43,15 @@ pub struct GroupMember {
     pub group_id: String,
     /// The coordinator as last found; `None` while unknown.
     pub coordinator: Option<BrokerId>,
+    /// Which arming of the auto-commit clock is current (see
+    /// `Timer::AutoCommit`).
+    auto_commit_seq: u32,
+    /// The auto-commit the clock last asked for has not succeeded yet: a
+    /// retriable failure brings the clock back after `retry.backoff.ms`.
+    auto_commit_attempt: bool,
+    /// The clock's last attempt failed: the next one that goes out sets
+    /// the clock's phase (its interval counts from that attempt).
+    auto_commit_retrying: bool,
     /// The last commit the coordinator confirmed, per partition.
     pub committed: VecMap<PartitionIndex, CommittedOffset>,
     /// OffsetFetch has answered: the partitions may be read.
@@ -146,6 +158,13 @@ impl Consumer {
             Some(State::Disconnected { reconnect_at }) if reconnect_at > ctx.now
         );
         if blacked_out {
+            // A pending auto-commit fails with it (it would go to a
+            // coordinator that cannot be reached): the classic consumer's
+            // commitOffsetsAsync. KIP-848's CommitRequestManager keeps the
+            // request queued until a coordinator is known instead.
+            if !self.kip848() {
+                self.auto_commit_retry(ctx);
+            }
             // Looked up again after retry.backoff.ms, growing to 1 s.
             let base = self.config.retry_backoff_ms;
             if let Some(g) = self.group.as_mut() {
@@ -232,7 +251,19 @@ impl Consumer {
             .filter(|o| !g.to_fetch.contains(&o.partition))
             .collect();
         if offsets.is_empty() {
+            g.auto_commit_attempt = false;
             return false;
+        }
+        if g.auto_commit_attempt && g.auto_commit_retrying {
+            // Kafka retries on every expiry of its clock, so the attempt
+            // that gets through starts the next interval.
+            g.auto_commit_retrying = false;
+            g.auto_commit_seq += 1;
+            let seq = g.auto_commit_seq;
+            ctx.after(
+                self.config.auto_commit_interval_ms,
+                Timer::AutoCommit { seq },
+            );
         }
         g.commit = Some((id, coordinator, offsets.clone()));
         let member = g
@@ -252,14 +283,77 @@ impl Consumer {
         true
     }
 
-    pub(super) fn auto_commit(&mut self, ctx: &mut Ctx) {
-        if let Some(g) = self.group.as_mut() {
-            if g.offsets_fetched {
-                g.commit_due = true;
-            }
+    /// The auto-commit clock: a commit of the positions every
+    /// `auto.commit.interval.ms`. A timer of a clock since re-armed is
+    /// stale and does nothing.
+    pub(super) fn auto_commit(&mut self, ctx: &mut Ctx, seq: u32) {
+        let Some(g) = self.group.as_mut() else {
+            return;
+        };
+        if g.auto_commit_seq != seq {
+            return;
+        }
+        if g.offsets_fetched {
+            g.commit_due = true;
+            g.auto_commit_attempt = true;
         }
         self.poll(ctx);
-        ctx.after(self.config.auto_commit_interval_ms, Timer::AutoCommit);
+        ctx.after(
+            self.config.auto_commit_interval_ms,
+            Timer::AutoCommit { seq },
+        );
+    }
+
+    /// Whether the consumer is a KIP-848 member (`group.protocol=consumer`).
+    fn kip848(&self) -> bool {
+        self.group
+            .as_ref()
+            .and_then(|g| g.membership.as_ref())
+            .is_some_and(|m| m.kip848)
+    }
+
+    /// An auto-commit failed with a retriable error, or its coordinator
+    /// could not be found: the clock comes back after `retry.backoff.ms`
+    /// (ConsumerCoordinator's auto-commit callback,
+    /// nextAutoCommitTimer.updateAndReset(retryBackoffMs); KIP-848
+    /// CommitRequestManager.maybeResetTimerWithBackoff), and its next
+    /// interval counts from that attempt.
+    fn auto_commit_retry(&mut self, ctx: &mut Ctx) {
+        let Some(g) = self.group.as_mut() else {
+            return;
+        };
+        if !g.auto_commit_attempt {
+            return;
+        }
+        g.auto_commit_attempt = false;
+        g.auto_commit_retrying = true;
+        g.auto_commit_seq += 1;
+        let seq = g.auto_commit_seq;
+        ctx.after(
+            self.config.retry_backoff_ms.max(1),
+            Timer::AutoCommit { seq },
+        );
+    }
+
+    /// A new assignment re-arms the auto-commit clock a full interval from
+    /// now ("reschedule the auto commit starting from now"): classic
+    /// ConsumerCoordinator.onJoinComplete (nextAutoCommitTimer
+    /// .updateAndReset), KIP-848 ConsumerMembershipManager when a
+    /// reconciliation completes (CommitRequestManager.resetAutoCommitTimer).
+    #[cfg(group_protocols)]
+    pub(super) fn rearm_auto_commit(&mut self, ctx: &mut Ctx) {
+        if !self.config.enable_auto_commit {
+            return;
+        }
+        let Some(g) = self.group.as_mut() else {
+            return;
+        };
+        g.auto_commit_seq += 1;
+        let seq = g.auto_commit_seq;
+        ctx.after(
+            self.config.auto_commit_interval_ms,
+            Timer::AutoCommit { seq },
+        );
     }
 
     /// A coordinator request answered with an error, timed out or lost its
@@ -285,8 +379,12 @@ impl Consumer {
         if request == "OffsetCommit" && g.membership.is_some() && e.is_member_error() {
             // The commit is fenced (CommitFailedException): not retried.
             g.commit_due = false;
+            g.auto_commit_attempt = false;
             self.member_error(ctx, request, e);
             return;
+        }
+        if request == "OffsetCommit" || (request == "FindCoordinator" && !self.kip848()) {
+            self.auto_commit_retry(ctx);
         }
         self.group_request_failed_known(ctx, request, e);
     }
@@ -487,6 +585,7 @@ impl Consumer {
                             g.failures = 0;
                             g.last_error = None;
                             g.commits += 1;
+                            g.auto_commit_attempt = false;
                             let changed = offsets
                                 .iter()
                                 .any(|o| g.committed.get(&o.partition) != Some(o));

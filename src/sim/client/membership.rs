@@ -785,6 +785,7 @@ impl Consumer {
             );
         }
         self.start_partitions(&added);
+        self.rearm_auto_commit(ctx);
         let generation = self.membership().map_or(-1, |m| m.generation);
         if let Some(g) = self.group.as_mut() {
             g.failures = 0;

@@ -183,6 +183,24 @@ test('keyboard only: choose "what if … here?", fork with a broker key, read th
   assert.deepEqual(app.errors, []);
 });
 
+test('a switch changed in "what if" mode adds a settings lane (a setting holds from t = 0); the fork lanes stay, after it', async () => {
+  app.errors.length = 0;
+  const page = app.page;
+  await open(page);
+  await page.evaluate(async () => {
+    failoverLab.runFor(15000);
+    await failoverLab.fork(12000, { crash: 2 });
+  });
+  await page.locator('[data-act-mode="fork"]').click();
+  await page.locator('#acks').selectOption('1');
+  await page.waitForFunction(() => window.failoverLab.lanes().length === 3);
+  const r = await page.evaluate(() => ({ lanes: failoverLab.lanes().map((l) => [l.settings, l.fork?.from ?? null]), forks: failoverLab.forks(), acks: document.getElementById('acks').value }));
+  assert.deepEqual(r.lanes, [['', null], ['acks=1', null], ['', 'A']]);
+  assert.deepEqual(r.forks, [{ lane: 'C', from: 'A', at_ms: 12000, action: { crash: 2 } }]);
+  assert.equal(r.acks, 'all', 'lane A keeps its acks: the switch went to lane B');
+  assert.deepEqual(app.errors, []);
+});
+
 test('a tour stop offers "What if … here?": it switches actions to forking, and the next one forks the tour', async () => {
   app.errors.length = 0;
   const page = app.page;

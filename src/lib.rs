@@ -11,6 +11,7 @@ pub mod checkpoint;
 /// Tour claims checked against the run (native only).
 #[cfg(not(target_arch = "wasm32"))]
 pub mod claims;
+pub mod fork;
 pub mod heap;
 /// Tour question answers (native only: the page evaluates them in JavaScript).
 #[cfg(not(target_arch = "wasm32"))]

@@ -39,6 +39,7 @@ export function installKeyboard(app, overlay) {
     else if (k === '-' || k === '_') app.nudgeSpeed(-1);
     else if (k === 'r' || k === 'R') app.reset();
     else if (k === 'e' || k === 'E') app.skipToNext();
+    else if (k === 'f' || k === 'F') app.setActMode(!app.forkMode);
     else if ((k === 'n' || k === 'N') && app.tour?.active) app.tour.step(app.tour.index + 1);
     else handled = false;
     if (handled) e.preventDefault();

@@ -107,6 +107,7 @@ export class ShareBar {
       // frame with its progress shown, the page answering (issue 63).
       app.lab.restore({ overrides: state.overrides, actions, t: 0 });
       await app.setCompare(state.compare);
+      if (state.forks?.length) await app.setForks(state.forks);
       app.afterRestore();
       app.seekSoon(Math.max(0, Math.floor(state.t ?? 0)));
       return true;
@@ -157,6 +158,7 @@ export class ShareBar {
       t: lab.now(),
       play: app.playing && !forcePaused,
       compare: app.compare?.text,
+      forks: app.compare?.forks ?? [],
     });
   }
 

@@ -11,7 +11,7 @@
 //!
 //! ```text
 //! Topic: orders	TopicId: 3q2l…	PartitionCount: 3	ReplicationFactor: 3	Configs: min.insync.replicas=2
-//! 	Topic: orders	Partition: 0	Leader: 2	Replicas: 1,2,3	Isr: 2,3	Elr: 	LastKnownElr: 
+//! 	Topic: orders	Partition: 0	Leader: 2	Replicas: 1,2,3	Isr: 2,3	Elr: 	LastKnownElr:
 //! Dynamic configs for broker 1 are:
 //!   unclean.leader.election.enable=true sensitive=false synonyms={DYNAMIC_BROKER_CONFIG:…}
 //! ```
@@ -180,9 +180,7 @@ fn fields(line: &str) -> Option<Vec<(&'static str, String)>> {
 }
 
 fn get<'a>(f: &'a [(&'static str, String)], label: &str) -> Option<&'a str> {
-    f.iter()
-        .find(|(l, _)| *l == label)
-        .map(|(_, v)| v.as_str())
+    f.iter().find(|(l, _)| *l == label).map(|(_, v)| v.as_str())
 }
 
 /// A required field of a line.
@@ -198,7 +196,10 @@ fn count(v: &str, label: &str, line: usize) -> R<u32> {
         .ok_or_else(|| {
             at(
                 line,
-                format!("{label}: expected a whole number of at least 1, found {}", found(v)),
+                format!(
+                    "{label}: expected a whole number of at least 1, found {}",
+                    found(v)
+                ),
             )
         })
 }
@@ -210,14 +211,20 @@ fn ids(v: &str, label: &str, line: usize, may_be_empty: bool) -> R<Vec<u32>> {
         if may_be_empty {
             return Ok(Vec::new());
         }
-        return Err(at(line, format!("{label}: expected broker ids separated by commas, found nothing")));
+        return Err(at(
+            line,
+            format!("{label}: expected broker ids separated by commas, found nothing"),
+        ));
     }
     let mut out: Vec<u32> = Vec::new();
     for part in t.split(',') {
         let b = part.trim().parse::<u32>().map_err(|_| {
             at(
                 line,
-                format!("{label}: expected broker ids separated by commas (like 1,2,3), found {}", found(t)),
+                format!(
+                    "{label}: expected broker ids separated by commas (like 1,2,3), found {}",
+                    found(t)
+                ),
             )
         })?;
         if out.contains(&b) {
@@ -229,7 +236,10 @@ fn ids(v: &str, label: &str, line: usize, may_be_empty: bool) -> R<Vec<u32>> {
 }
 
 fn join(v: &[u32]) -> String {
-    v.iter().map(|b| b.to_string()).collect::<Vec<_>>().join(",")
+    v.iter()
+        .map(|b| b.to_string())
+        .collect::<Vec<_>>()
+        .join(",")
 }
 
 struct Partition {
@@ -283,7 +293,9 @@ fn config_header(line: &str) -> Option<(Section, Option<&str>)> {
         let name = name.trim().trim_matches('\'');
         let section = match kind {
             "topic" | "topics" => Section::Topic(name.to_string()),
-            "broker" | "brokers" if name == "<default>" || name.is_empty() => Section::BrokerDefault,
+            "broker" | "brokers" if name == "<default>" || name.is_empty() => {
+                Section::BrokerDefault
+            }
             "broker" | "brokers" => Section::Broker(name.parse().ok()?),
             _ => return None,
         };
@@ -341,7 +353,9 @@ fn rack_line(t: &str) -> Option<(u32, String)> {
         .trim_start_matches([' ', '\t', ':', '=']);
     let end = t.find(|c: char| !c.is_ascii_digit())?;
     let id: u32 = t[..end].parse().ok()?;
-    let rest = t[end..].trim_start_matches([' ', '\t', ':', '=', ',']).trim();
+    let rest = t[end..]
+        .trim_start_matches([' ', '\t', ':', '=', ','])
+        .trim();
     if rest.is_empty() || rest.contains(char::is_whitespace) {
         return None;
     }
@@ -378,9 +392,22 @@ fn parse(text: &str) -> R<Parsed> {
                 if !list.is_empty() {
                     for kv in split_configs(list) {
                         let (k, v) = kv.split_once('=').ok_or_else(|| {
-                            at(n, format!("expected key=value pairs separated by commas, found {}", found(&kv)))
+                            at(
+                                n,
+                                format!(
+                                    "expected key=value pairs separated by commas, found {}",
+                                    found(&kv)
+                                ),
+                            )
                         })?;
-                        add_config(&mut p, &s, k.trim().to_string(), v.trim().to_string(), false, n);
+                        add_config(
+                            &mut p,
+                            &s,
+                            k.trim().to_string(),
+                            v.trim().to_string(),
+                            false,
+                            n,
+                        );
                     }
                 }
             } else {
@@ -414,7 +441,10 @@ fn parse(text: &str) -> R<Parsed> {
         }
     }
     if !saw_any {
-        return Err(at(1, "expected the output of kafka-topics.sh --describe, found nothing"));
+        return Err(at(
+            1,
+            "expected the output of kafka-topics.sh --describe, found nothing",
+        ));
     }
     if p.topics.is_empty() {
         return Err(at(
@@ -452,33 +482,52 @@ fn add_config(p: &mut Parsed, s: &Section, k: String, v: String, default: bool, 
             p.racks.entry(*b).or_insert((v, n));
         }
         Section::Broker(b) => {
-            p.broker_configs.entry(k).or_default().insert(Some(*b), (v, n));
+            p.broker_configs
+                .entry(k)
+                .or_default()
+                .insert(Some(*b), (v, n));
         }
         Section::BrokerDefault => {
             p.broker_configs.entry(k).or_default().insert(None, (v, n));
         }
         Section::Topic(t) => {
-            p.topic_configs.entry(t.clone()).or_default().insert(k, (v, n));
+            p.topic_configs
+                .entry(t.clone())
+                .or_default()
+                .insert(k, (v, n));
         }
     }
 }
 
 fn topic_line(p: &mut Parsed, f: &[(&'static str, String)], n: usize) -> R<()> {
-    let name = need(f, "Topic", n, "at the start of a topic line")?.trim().to_string();
+    let name = need(f, "Topic", n, "at the start of a topic line")?
+        .trim()
+        .to_string();
     check_topic_name(&name, n)?;
     if let Some(t) = p.topics.iter().find(|t| t.name == name) {
-        return Err(at(n, format!("topic {name} is described twice (first on line {})", t.line)));
+        return Err(at(
+            n,
+            format!("topic {name} is described twice (first on line {})", t.line),
+        ));
     }
     let topic_id = match get(f, "TopicId").map(str::trim) {
         None | Some("") => None,
         Some(id) => {
-            if id.len() != 22 || !id.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_') {
+            if id.len() != 22
+                || !id
+                    .bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+            {
                 return Err(at(n, format!("TopicId: expected 22 characters of URL-safe base64 (like 3q2lFfyuRW2n0P6CfBDMKA), found {}", found(id))));
             }
             Some(id.to_string())
         }
     };
-    let partition_count = count(need(f, "PartitionCount", n, "on a topic line")?, "PartitionCount", n)?;
+    let partition_count = count(
+        need(f, "PartitionCount", n, "on a topic line")?,
+        "PartitionCount",
+        n,
+    )?;
     let replication_factor = count(
         need(f, "ReplicationFactor", n, "after \"PartitionCount:\"")?,
         "ReplicationFactor",
@@ -487,7 +536,13 @@ fn topic_line(p: &mut Parsed, f: &[(&'static str, String)], n: usize) -> R<()> {
     let mut configs = BTreeMap::new();
     for kv in split_configs(get(f, "Configs").unwrap_or("")) {
         let (k, v) = kv.split_once('=').ok_or_else(|| {
-            at(n, format!("Configs: expected key=value pairs separated by commas, found {}", found(&kv)))
+            at(
+                n,
+                format!(
+                    "Configs: expected key=value pairs separated by commas, found {}",
+                    found(&kv)
+                ),
+            )
         })?;
         configs.insert(k.trim().to_string(), (v.trim().to_string(), n));
     }
@@ -516,7 +571,9 @@ fn check_topic_name(name: &str, n: usize) -> R<()> {
 }
 
 fn partition_line(p: &mut Parsed, f: &[(&'static str, String)], n: usize) -> R<()> {
-    let name = need(f, "Topic", n, "on a partition line")?.trim().to_string();
+    let name = need(f, "Topic", n, "on a partition line")?
+        .trim()
+        .to_string();
     let Some(topic) = p.topics.last_mut() else {
         return Err(at(n, format!("partition line of topic {name} comes before any topic line (\"Topic: {name}\tPartitionCount: …\")")));
     };
@@ -524,29 +581,65 @@ fn partition_line(p: &mut Parsed, f: &[(&'static str, String)], n: usize) -> R<(
         return Err(at(n, format!("expected a partition of topic {} (the topic line before it, line {}), found one of topic {name}", topic.name, topic.line)));
     }
     let pv = need(f, "Partition", n, "")?.trim();
-    let partition: u32 = pv
-        .parse()
-        .map_err(|_| at(n, format!("Partition: expected a partition number, found {}", found(pv))))?;
+    let partition: u32 = pv.parse().map_err(|_| {
+        at(
+            n,
+            format!(
+                "Partition: expected a partition number, found {}",
+                found(pv)
+            ),
+        )
+    })?;
     if partition >= topic.partition_count {
-        return Err(at(n, format!("Partition: {partition} is beyond PartitionCount: {} on line {}", topic.partition_count, topic.line)));
+        return Err(at(
+            n,
+            format!(
+                "Partition: {partition} is beyond PartitionCount: {} on line {}",
+                topic.partition_count, topic.line
+            ),
+        ));
     }
     if let Some(first) = topic.partitions.get(&partition) {
-        return Err(at(n, format!("partition {name}-{partition} is listed twice (first on line {})", first.line)));
+        return Err(at(
+            n,
+            format!(
+                "partition {name}-{partition} is listed twice (first on line {})",
+                first.line
+            ),
+        ));
     }
     let lv = need(f, "Leader", n, "after \"Partition:\"")?.trim();
     let leader = match lv {
         "none" | "-1" => None,
         _ => Some(lv.parse::<u32>().map_err(|_| {
-            at(n, format!("Leader: expected a broker id or none, found {}", found(lv)))
+            at(
+                n,
+                format!("Leader: expected a broker id or none, found {}", found(lv)),
+            )
         })?),
     };
-    let mut replicas = ids(need(f, "Replicas", n, "after \"Leader:\"")?, "Replicas", n, false)?;
+    let mut replicas = ids(
+        need(f, "Replicas", n, "after \"Leader:\"")?,
+        "Replicas",
+        n,
+        false,
+    )?;
     let mut isr = ids(need(f, "Isr", n, "after \"Replicas:\"")?, "Isr", n, true)?;
     let mut elr = ids(get(f, "Elr").unwrap_or(""), "Elr", n, true)?;
-    let mut last_known_elr = ids(get(f, "LastKnownElr").unwrap_or(""), "LastKnownElr", n, true)?;
+    let mut last_known_elr = ids(
+        get(f, "LastKnownElr").unwrap_or(""),
+        "LastKnownElr",
+        n,
+        true,
+    )?;
     // A reassignment in progress: its replica list holds the target's new
     // replicas too; the lab takes the assignment it is moving from.
-    let adding = ids(get(f, "Adding Replicas").unwrap_or(""), "Adding Replicas", n, true)?;
+    let adding = ids(
+        get(f, "Adding Replicas").unwrap_or(""),
+        "Adding Replicas",
+        n,
+        true,
+    )?;
     if !adding.is_empty() {
         replicas.retain(|b| !adding.contains(b));
         for l in [&mut isr, &mut elr, &mut last_known_elr] {
@@ -559,25 +652,61 @@ fn partition_line(p: &mut Parsed, f: &[(&'static str, String)], n: usize) -> R<(
         ));
     }
     if replicas.len() != topic.replication_factor as usize {
-        return Err(at(n, format!("Replicas: expected {} replicas (ReplicationFactor: {} on line {}), found {}", topic.replication_factor, topic.replication_factor, topic.line, replicas.len())));
+        return Err(at(
+            n,
+            format!(
+                "Replicas: expected {} replicas (ReplicationFactor: {} on line {}), found {}",
+                topic.replication_factor,
+                topic.replication_factor,
+                topic.line,
+                replicas.len()
+            ),
+        ));
     }
-    for (label, list) in [("Isr", &isr), ("Elr", &elr), ("LastKnownElr", &last_known_elr)] {
+    for (label, list) in [
+        ("Isr", &isr),
+        ("Elr", &elr),
+        ("LastKnownElr", &last_known_elr),
+    ] {
         if let Some(b) = list.iter().find(|b| !replicas.contains(b)) {
-            return Err(at(n, format!("{label}: broker {b} is not one of the replicas {}", join(&replicas))));
+            return Err(at(
+                n,
+                format!(
+                    "{label}: broker {b} is not one of the replicas {}",
+                    join(&replicas)
+                ),
+            ));
         }
     }
     if let Some(l) = leader {
         if !replicas.contains(&l) {
-            return Err(at(n, format!("Leader: broker {l} is not one of the replicas {}", join(&replicas))));
+            return Err(at(
+                n,
+                format!(
+                    "Leader: broker {l} is not one of the replicas {}",
+                    join(&replicas)
+                ),
+            ));
         }
         if !isr.contains(&l) {
-            return Err(at(n, format!("Leader: broker {l} is not in the Isr {} (Kafka's leader is always in sync)", join(&isr))));
+            return Err(at(
+                n,
+                format!(
+                    "Leader: broker {l} is not in the Isr {} (Kafka's leader is always in sync)",
+                    join(&isr)
+                ),
+            ));
         }
     } else if isr.len() > 1 {
         return Err(at(n, format!("Isr: an offline partition (Leader: none) keeps at most its last in-sync replica, found {}", join(&isr))));
     }
     if let Some(b) = elr.iter().find(|b| isr.contains(b)) {
-        return Err(at(n, format!("Elr: broker {b} is in the Isr too (eligible leader replicas are out of the ISR)")));
+        return Err(at(
+            n,
+            format!(
+                "Elr: broker {b} is in the Isr too (eligible leader replicas are out of the ISR)"
+            ),
+        ));
     }
     topic.partitions.insert(
         partition,
@@ -624,12 +753,19 @@ pub fn import(text: &str, opts: &Options, limits: Limits) -> R<Imported> {
         total += t.partition_count as usize;
     }
     // The lab creates __consumer_offsets itself for consumers with a group.
-    if let Some(i) = p.topics.iter().position(|t| t.name == crate::sim::OFFSETS_TOPIC) {
+    if let Some(i) = p
+        .topics
+        .iter()
+        .position(|t| t.name == crate::sim::OFFSETS_TOPIC)
+    {
         let t = p.topics.remove(i);
         total -= t.partition_count as usize;
         notes.push(format!("line {}: {} left out: the lab creates Kafka's offsets topic itself for consumers with a group.id", t.line, t.name));
         if p.topics.is_empty() {
-            return Err(at(t.line, "expected a topic besides __consumer_offsets, found none"));
+            return Err(at(
+                t.line,
+                "expected a topic besides __consumer_offsets, found none",
+            ));
         }
     }
 
@@ -637,15 +773,29 @@ pub fn import(text: &str, opts: &Options, limits: Limits) -> R<Imported> {
     let mut seen: Vec<u32> = p
         .topics
         .iter()
-        .flat_map(|t| t.partitions.values().flat_map(|x| x.replicas.iter().copied()))
+        .flat_map(|t| {
+            t.partitions
+                .values()
+                .flat_map(|x| x.replicas.iter().copied())
+        })
         .chain(p.racks.keys().copied())
-        .chain(p.broker_configs.values().flat_map(|m| m.keys().flatten().copied()))
+        .chain(
+            p.broker_configs
+                .values()
+                .flat_map(|m| m.keys().flatten().copied()),
+        )
         .collect();
     seen.sort_unstable();
     seen.dedup();
     let keep = seen.first().is_some_and(|&b| b >= 1)
-        && seen.last().is_some_and(|&b| (b as usize) <= 2 * seen.len() && (b as usize) <= limits.max_brokers);
-    let brokers = if keep { seen.last().copied().unwrap_or(1) } else { seen.len() as u32 };
+        && seen
+            .last()
+            .is_some_and(|&b| (b as usize) <= 2 * seen.len() && (b as usize) <= limits.max_brokers);
+    let brokers = if keep {
+        seen.last().copied().unwrap_or(1)
+    } else {
+        seen.len() as u32
+    };
     let map = |b: u32| -> BrokerId {
         if keep {
             b
@@ -654,7 +804,11 @@ pub fn import(text: &str, opts: &Options, limits: Limits) -> R<Imported> {
         }
     };
     if !keep {
-        let pairs: Vec<String> = seen.iter().take(12).map(|&b| format!("{b} → {}", map(b))).collect();
+        let pairs: Vec<String> = seen
+            .iter()
+            .take(12)
+            .map(|&b| format!("{b} → {}", map(b)))
+            .collect();
         notes.push(format!(
             "broker ids renumbered 1..={} in order, as the lab numbers its brokers: {}{}",
             seen.len(),
@@ -662,16 +816,34 @@ pub fn import(text: &str, opts: &Options, limits: Limits) -> R<Imported> {
             if seen.len() > 12 { ", …" } else { "" }
         ));
     } else if (brokers as usize) > seen.len() {
-        let idle: Vec<String> = (1..=brokers).filter(|b| seen.binary_search(b).is_err()).map(|b| b.to_string()).collect();
-        notes.push(format!("broker{} {} hold{} no replica: running and idle in the lab", if idle.len() == 1 { "" } else { "s" }, idle.join(", "), if idle.len() == 1 { "s" } else { "" }));
+        let idle: Vec<String> = (1..=brokers)
+            .filter(|b| seen.binary_search(b).is_err())
+            .map(|b| b.to_string())
+            .collect();
+        notes.push(format!(
+            "broker{} {} hold{} no replica: running and idle in the lab",
+            if idle.len() == 1 { "" } else { "s" },
+            idle.join(", "),
+            if idle.len() == 1 { "s" } else { "" }
+        ));
     }
 
     // Sizes, each refused with its limit named.
     if brokers as usize > limits.max_brokers {
-        return Err(format!("{brokers} brokers: {} runs at most {} brokers{}", limits.who, limits.max_brokers, hint(limits)));
+        return Err(format!(
+            "{brokers} brokers: {} runs at most {} brokers{}",
+            limits.who,
+            limits.max_brokers,
+            hint(limits)
+        ));
     }
     if total > limits.max_partitions {
-        return Err(format!("{total} partitions: {} runs at most {} partitions{}", limits.who, limits.max_partitions, hint(limits)));
+        return Err(format!(
+            "{total} partitions: {} runs at most {} partitions{}",
+            limits.who,
+            limits.max_partitions,
+            hint(limits)
+        ));
     }
     if total as u64 * u64::from(brokers) > MAX_BROKER_PARTITIONS {
         return Err(format!("{total} partitions × {brokers} brokers: the lab runs at most {MAX_BROKER_PARTITIONS} broker-partitions"));
@@ -679,22 +851,32 @@ pub fn import(text: &str, opts: &Options, limits: Limits) -> R<Imported> {
 
     // Configs: what the lab models goes into the scenario, the rest is named.
     let topic_keys = keys_read(true);
-    let cluster_keys: Vec<&str> = keys_read(false).into_iter().filter(|k| !k.starts_with("sim.")).collect();
+    let cluster_keys: Vec<&str> = keys_read(false)
+        .into_iter()
+        .filter(|k| !k.starts_with("sim."))
+        .collect();
     let mut cluster_config: BTreeMap<String, Value> = BTreeMap::new();
     for (k, by_broker) in &p.broker_configs {
         if !cluster_keys.contains(&k.as_str()) {
             ignored.push(format!("broker: {k}"));
             continue;
         }
-        let per_broker: Vec<&(String, usize)> = by_broker.iter().filter(|(b, _)| b.is_some()).map(|(_, v)| v).collect();
+        let per_broker: Vec<&(String, usize)> = by_broker
+            .iter()
+            .filter(|(b, _)| b.is_some())
+            .map(|(_, v)| v)
+            .collect();
         let value = if per_broker.is_empty() {
             by_broker.get(&None)
         } else if per_broker.iter().all(|v| v.0 == per_broker[0].0)
-            && (per_broker.len() == seen.len() || by_broker.get(&None).is_none_or(|d| d.0 == per_broker[0].0))
+            && (per_broker.len() == seen.len()
+                || by_broker.get(&None).is_none_or(|d| d.0 == per_broker[0].0))
         {
             Some(per_broker[0])
         } else {
-            ignored.push(format!("broker: {k} (it differs between brokers; the lab has one broker config)"));
+            ignored.push(format!(
+                "broker: {k} (it differs between brokers; the lab has one broker config)"
+            ));
             continue;
         };
         if let Some((v, line)) = value {
@@ -762,10 +944,18 @@ pub fn import(text: &str, opts: &Options, limits: Limits) -> R<Imported> {
     let _ = writeln!(out, "  \"seed\": {},", opts.seed);
     let _ = writeln!(out, "  \"brokers\": {brokers},");
     if !racks.is_empty() {
-        let _ = writeln!(out, "  \"racks\": {},", js(&Value::Object(racks.into_iter().collect())));
+        let _ = writeln!(
+            out,
+            "  \"racks\": {},",
+            js(&Value::Object(racks.into_iter().collect()))
+        );
     }
     if !cluster_config.is_empty() {
-        let _ = writeln!(out, "  \"config\": {},", js(&Value::Object(cluster_config.into_iter().collect())));
+        let _ = writeln!(
+            out,
+            "  \"config\": {},",
+            js(&Value::Object(cluster_config.into_iter().collect()))
+        );
     }
     out.push_str("  \"topics\": [");
     for (ti, t) in p.topics.iter().enumerate() {
@@ -797,7 +987,12 @@ pub fn import(text: &str, opts: &Options, limits: Limits) -> R<Imported> {
             let _ = write!(out, "{}[{}]", if i == 0 { "" } else { ", " }, r.join(", "));
         }
         out.push_str("],\n     \"initial_state\": [");
-        let list = |v: &[u32]| v.iter().map(|b| map(*b).to_string()).collect::<Vec<_>>().join(", ");
+        let list = |v: &[u32]| {
+            v.iter()
+                .map(|b| map(*b).to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
         for (i, x) in t.partitions.values().enumerate() {
             out.push_str(if i == 0 { "\n       " } else { ",\n       " });
             let _ = write!(
@@ -836,10 +1031,17 @@ pub fn import(text: &str, opts: &Options, limits: Limits) -> R<Imported> {
         }
     }
     if !clients.is_empty() {
-        let _ = writeln!(out, "  \"clients\": [\n    {}\n  ],", clients.join(",\n    "));
+        let _ = writeln!(
+            out,
+            "  \"clients\": [\n    {}\n  ],",
+            clients.join(",\n    ")
+        );
     }
     if !down.is_empty() {
-        let steps: Vec<String> = down.iter().map(|b| format!("{{\"at_ms\": 0, \"crash\": {b}}}")).collect();
+        let steps: Vec<String> = down
+            .iter()
+            .map(|b| format!("{{\"at_ms\": 0, \"crash\": {b}}}"))
+            .collect();
         let _ = writeln!(out, "  \"steps\": [{}],", steps.join(", "));
     }
     let _ = writeln!(out, "  \"run_until_ms\": {}", opts.run_until_ms);
@@ -879,7 +1081,15 @@ fn check_value(key: &str, v: &str, topic: bool, line: usize) -> R<()> {
     } else {
         crate::sim::config::ClusterConfig::parse(&m, "config").map(|_| ())
     };
-    r.map_err(|e| at(line, format!("{key}={v}: {}", e.trim_start_matches(&format!("config[\"{key}\"]: ")))))
+    r.map_err(|e| {
+        at(
+            line,
+            format!(
+                "{key}={v}: {}",
+                e.trim_start_matches(&format!("config[\"{key}\"]: "))
+            ),
+        )
+    })
 }
 
 #[cfg(test)]
@@ -888,7 +1098,8 @@ mod tests {
 
     #[test]
     fn labels_are_found_with_tabs_or_spaces_and_without_a_space_after_the_colon() {
-        let f = fields("Topic:orders\tPartitionCount:3 ReplicationFactor: 3 Configs: a=1,b=2").unwrap_or_default();
+        let f = fields("Topic:orders\tPartitionCount:3 ReplicationFactor: 3 Configs: a=1,b=2")
+            .unwrap_or_default();
         assert_eq!(get(&f, "Topic"), Some("orders"));
         assert_eq!(get(&f, "PartitionCount"), Some("3"));
         assert_eq!(get(&f, "Configs"), Some("a=1,b=2"));
@@ -916,7 +1127,13 @@ mod tests {
 
     #[test]
     fn rack_lines_take_several_spellings() {
-        for l in ["1 rack-a", "1=rack-a", "1: rack-a", "broker 1 rack-a", "broker.rack 1 rack-a"] {
+        for l in [
+            "1 rack-a",
+            "1=rack-a",
+            "1: rack-a",
+            "broker 1 rack-a",
+            "broker.rack 1 rack-a",
+        ] {
             assert_eq!(rack_line(l), Some((1, "rack-a".into())), "{l}");
         }
         assert_eq!(rack_line("rack-a 1"), None);

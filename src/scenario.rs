@@ -704,7 +704,11 @@ fn parse_initial_state(
         Ok(out)
     };
     let leader = match m.get("leader") {
-        None => return Err(format!("{path}.leader: required (a broker id, or null when offline)")),
+        None => {
+            return Err(format!(
+                "{path}.leader: required (a broker id, or null when offline)"
+            ))
+        }
         Some(Value::Null) => None,
         Some(lv) => Some(uint(lv, &format!("{path}.leader"), 1, u64::from(u32::MAX))? as BrokerId),
     };

@@ -471,7 +471,11 @@ mod cli {
 
     /// `import`: the files' text, one after another, into a scenario; a
     /// refusal names the file and its line.
-    fn import(files: &[String], opts: &failover_lab::import::Options, output: Option<&str>) -> ExitCode {
+    fn import(
+        files: &[String],
+        opts: &failover_lab::import::Options,
+        output: Option<&str>,
+    ) -> ExitCode {
         use failover_lab::import::{import, Limits};
         let mut text = String::new();
         // (file, first line of it in `text`)

@@ -10,8 +10,8 @@
 //! The formats read are the tools' own:
 //!
 //! ```text
-//! Topic: orders	TopicId: 3q2l…	PartitionCount: 3	ReplicationFactor: 3	Configs: min.insync.replicas=2
-//! 	Topic: orders	Partition: 0	Leader: 2	Replicas: 1,2,3	Isr: 2,3	Elr: 	LastKnownElr:
+//! Topic: orders    TopicId: 3q2l…    PartitionCount: 3    ReplicationFactor: 3    Configs: min.insync.replicas=2
+//!     Topic: orders    Partition: 0    Leader: 2    Replicas: 1,2,3    Isr: 2,3    Elr:     LastKnownElr:
 //! Dynamic configs for broker 1 are:
 //!   unclean.leader.election.enable=true sensitive=false synonyms={DYNAMIC_BROKER_CONFIG:…}
 //! ```

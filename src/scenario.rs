@@ -734,7 +734,7 @@ fn parse_initial_state(
     if let Some(b) = elr.iter().find(|b| isr.contains(b)) {
         return Err(format!("{path}.elr: broker {b} is in the ISR too"));
     }
-    if !config.eligible_leader_replicas_enable && !(elr.is_empty() && last_known_elr.is_empty()) {
+    if !config.eligible_leader_replicas_enable && (!elr.is_empty() || !last_known_elr.is_empty()) {
         return Err(format!(
             "{path}.elr: eligible leader replicas need eligible.leader.replicas.enable (it is false)"
         ));

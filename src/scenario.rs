@@ -10,7 +10,7 @@ use crate::sim::cluster::{ConsumerSpec, ProducerSpec};
 use crate::sim::config::{
     Acks, ClusterConfig, ConfigMap, ConsumerConfig, ProducerConfig, TopicConfig,
 };
-use crate::sim::protocol::{BrokerId, LeaderRecoveryState, PartitionRegistration};
+use crate::sim::protocol::{BrokerId, PartitionRegistration};
 use crate::sim::{
     rack_aware_assignment, round_robin_assignment, Action, ClusterSpec, PartitionInfo, TopicInfo,
     OFFSETS_TOPIC,
@@ -355,42 +355,15 @@ fn from_value_lanes(v: Value, lanes: bool) -> R<Scenario> {
             &format!("{path}.config"),
             &config.topic_defaults,
         )?;
-        if let Some(sv) = tm.get("initial_state") {
-            let spath = format!("{path}.initial_state");
-            let arr = sv.as_array().ok_or_else(|| {
-                format!("{spath}: expected an array with one {{leader, isr}} per partition")
-            })?;
-            if arr.len() != assignment.len() {
-                return Err(format!(
-                    "{spath}: has {} entries for {} partitions",
-                    arr.len(),
-                    assignment.len()
-                ));
-            }
-            for (pi, (ev, reps)) in arr.iter().zip(&assignment).enumerate() {
-                let reg = parse_initial_state(ev, &format!("{spath}[{pi}]"), reps, &config)?;
-                initial_states.push((partitions.len() + pi, reg));
-            }
-        }
-        let topic_id_given = match tm.get("topic_id") {
-            None => None,
-            Some(v) => {
-                let id = string(v, &format!("{path}.topic_id"))?;
-                if id.len() != 22
-                    || !id
-                        .bytes()
-                        .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
-                {
-                    return Err(format!(
-                        "{path}.topic_id: \"{id}\" is not a Kafka topic id (22 characters of URL-safe base64, as kafka-topics.sh prints it)"
-                    ));
-                }
-                if topics.iter().any(|t| t.topic_id == id) {
-                    return Err(format!("{path}.topic_id: \"{id}\" is given to two topics"));
-                }
-                Some(id)
-            }
-        };
+        let topic_id_given = topic_as_it_stands(
+            tm,
+            &path,
+            &assignment,
+            &config,
+            partitions.len(),
+            &topics,
+            &mut initial_states,
+        )?;
         let mut idxs = Vec::new();
         for (pi, reps) in assignment.into_iter().enumerate() {
             idxs.push(partitions.len());
@@ -663,10 +636,81 @@ fn from_value_lanes(v: Value, lanes: bool) -> R<Scenario> {
     })
 }
 
+/// A topic's `topic_id` and `initial_state` (an imported cluster as it
+/// stands, [`crate::import`]): the id to keep, and each partition's
+/// registration at t=0 pushed to `out` by partition index (`first` is the
+/// topic's first). The page's first-load wasm leaves them out, as it does
+/// consumer groups: it loads its full build for such a scenario
+/// (www/lab.js needsFullBuild).
+#[cfg(any(not(target_arch = "wasm32"), feature = "explorer"))]
+fn topic_as_it_stands(
+    tm: &Map<String, Value>,
+    path: &str,
+    assignment: &[Vec<BrokerId>],
+    config: &ClusterConfig,
+    first: usize,
+    topics: &[TopicInfo],
+    initial_states: &mut Vec<(usize, PartitionRegistration)>,
+) -> R<Option<String>> {
+    if let Some(sv) = tm.get("initial_state") {
+        let spath = format!("{path}.initial_state");
+        let arr = sv.as_array().ok_or_else(|| {
+            format!("{spath}: expected an array with one {{leader, isr}} per partition")
+        })?;
+        if arr.len() != assignment.len() {
+            return Err(format!(
+                "{spath}: has {} entries for {} partitions",
+                arr.len(),
+                assignment.len()
+            ));
+        }
+        for (pi, (ev, reps)) in arr.iter().zip(assignment).enumerate() {
+            let reg = parse_initial_state(ev, &format!("{spath}[{pi}]"), reps, config)?;
+            initial_states.push((first + pi, reg));
+        }
+    }
+    match tm.get("topic_id") {
+        None => Ok(None),
+        Some(v) => {
+            let id = string(v, &format!("{path}.topic_id"))?;
+            if id.len() != 22
+                || !id
+                    .bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+            {
+                return Err(format!(
+                    "{path}.topic_id: \"{id}\" is not a Kafka topic id (22 characters of URL-safe base64, as kafka-topics.sh prints it)"
+                ));
+            }
+            if topics.iter().any(|t| t.topic_id == id) {
+                return Err(format!("{path}.topic_id: \"{id}\" is given to two topics"));
+            }
+            Ok(Some(id))
+        }
+    }
+}
+
+#[cfg(not(any(not(target_arch = "wasm32"), feature = "explorer")))]
+fn topic_as_it_stands(
+    tm: &Map<String, Value>,
+    path: &str,
+    _: &[Vec<BrokerId>],
+    _: &ClusterConfig,
+    _: usize,
+    _: &[TopicInfo],
+    _: &mut Vec<(usize, PartitionRegistration)>,
+) -> R<Option<String>> {
+    match ["topic_id", "initial_state"].iter().find(|k| tm.contains_key(**k)) {
+        Some(k) => Err(format!("{path}.{k}: this build of the lab has no imported clusters (the page loads its full build for such a scenario)")),
+        None => Ok(None),
+    }
+}
+
 /// One partition's `initial_state`: its registration at t=0 as a
 /// `kafka-topics.sh --describe` showed it (an imported cluster). Checked as
 /// the controller would have kept it: the leader is a replica in the ISR
 /// (or none: offline), ISR and ELR are distinct replicas, apart.
+#[cfg(any(not(target_arch = "wasm32"), feature = "explorer"))]
 fn parse_initial_state(
     v: &Value,
     path: &str,
@@ -749,12 +793,13 @@ fn parse_initial_state(
         leader,
         leader_epoch,
         partition_epoch: 0,
-        leader_recovery_state: LeaderRecoveryState::Recovered,
+        leader_recovery_state: crate::sim::protocol::LeaderRecoveryState::Recovered,
         elr,
         last_known_elr,
     })
 }
 
+#[cfg(any(not(target_arch = "wasm32"), feature = "explorer"))]
 fn join_ids(ids: &[BrokerId]) -> String {
     let s: Vec<String> = ids.iter().map(|b| b.to_string()).collect();
     format!("{{{}}}", s.join(","))

@@ -412,9 +412,9 @@ fn the_books_example_is_what_import_writes_and_its_offline_partition_stays_offli
     );
     assert_eq!(i.ignored, vec!["topic payments: retention.ms"]);
     let mut v: serde_json::Value = serde_json::from_str(&committed).unwrap_or_default();
-    v["steps"]
-        .as_array_mut()
-        .map(|s| s.push(serde_json::json!({"at_ms": 20000, "restart": 1})));
+    if let Some(steps) = v["steps"].as_array_mut() {
+        steps.push(serde_json::json!({"at_ms": 20000, "restart": 1}));
+    }
     let mut lab = Lab::from_json(&v.to_string()).unwrap_or_else(|e| panic!("{e}"));
     lab.run_to_end();
     let r = lab.report();

@@ -118,6 +118,7 @@ export function showImport(app) {
       const out = JSON.parse(m.importCluster(text.value, Math.max(0, Math.min(100000, Math.floor(Number(rate.value) || 0))), acks.value, consumers.checked));
       const ms = Math.round(performance.now() - t0);
       await app.lab.prepare(out.scenario);
+      app.pause();
       app.load(out.scenario);
       const name = JSON.parse(out.scenario).name;
       app.setScenarioFile(null, `${name} (imported)`);

@@ -433,3 +433,49 @@ fn the_books_example_is_what_import_writes_and_its_offline_partition_stays_offli
         "broker 1 caught up and rejoined"
     );
 }
+
+/// `failover-lab import FILE…`: the scenario on stdout (or -o), notes on
+/// stderr; a refusal names the file and its own line, and exits 2.
+#[test]
+fn the_cli_imports_files_and_names_the_file_and_line_it_refuses() {
+    let bin = env!("CARGO_BIN_EXE_failover-lab");
+    let dir = std::env::temp_dir().join(format!("fl-import-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap_or_default();
+    let describe = dir.join("describe.txt");
+    let racks = dir.join("racks.txt");
+    std::fs::write(&describe, THREE_BROKERS).unwrap_or_default();
+    std::fs::write(&racks, "1 a\n2 b\n3 c\n").unwrap_or_default();
+    let out = std::process::Command::new(bin)
+        .args(["import", "--records-per-sec", "5", "--acks", "1"])
+        .arg(&describe)
+        .arg(&racks)
+        .output()
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    let v: serde_json::Value = serde_json::from_str(&text).unwrap_or_default();
+    assert_eq!(v["racks"]["3"], "c");
+    assert_eq!(v["clients"][0]["acks"], "1");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("import: broker 1 crashes at t = 0"));
+    std::fs::write(&racks, "1 a\n2 b\nthree c\n").unwrap_or_default();
+    let out = std::process::Command::new(bin)
+        .arg("import")
+        .arg(&describe)
+        .arg(&racks)
+        .output()
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.starts_with(&format!(
+            "error: {}, line 3: expected a line of kafka-topics.sh",
+            racks.display()
+        )),
+        "{err}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

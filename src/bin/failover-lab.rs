@@ -107,6 +107,7 @@ mod cli {
             /// The scenario's name.
             #[arg(long)]
             name: Option<String>,
+            /// The scenario's seed.
             #[arg(long, default_value_t = 1)]
             seed: u64,
             /// The scenario's run_until_ms.

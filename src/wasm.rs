@@ -492,6 +492,29 @@ mod explorer {
         Ok(out)
     }
 
+    /// Bring your own cluster (issue 65): `kafka-topics.sh --describe`
+    /// output (with kafka-configs.sh output and a broker.rack list, if any)
+    /// → `{scenario, notes, ignored, brokers, topics, partitions}` as JSON
+    /// text, within what the page runs ([`crate::import::Limits::PAGE`]).
+    /// The same parser as `failover-lab import`; nothing leaves the page.
+    #[wasm_bindgen(js_name = importCluster)]
+    pub fn import_cluster(
+        text: &str,
+        records_per_sec: u32,
+        acks: &str,
+        consumers: bool,
+    ) -> Result<String, JsError> {
+        use crate::import::{import, Limits, Options};
+        let opts = Options {
+            records_per_sec: u64::from(records_per_sec),
+            acks: acks.to_string(),
+            consumers,
+            ..Options::default()
+        };
+        let i = import(text, &opts, Limits::PAGE).map_err(|e| JsError::new(&e))?;
+        serde_json::to_string(&i).map_err(|e| JsError::new(&e.to_string()))
+    }
+
     /// The scenario of run `seed` of configuration `key`, as JSON text: what
     /// `failover-lab run --sweep-seed SEED --sweep-config KEY --emit-scenario`
     /// prints.

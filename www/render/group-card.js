@@ -71,7 +71,7 @@ const CSS = `
 .light .gurow i { background: #0072B2; }
 .gnow { position: absolute; top: -2px; bottom: -2px; width: 2px; margin-left: -1px; background: var(--hi); pointer-events: none; }
 .gaxis { display: flex; justify-content: space-between; color: var(--muted); font-size: 10px; }
-.grows { list-style: none; margin: 4px 0 0; padding: 0; max-height: 196px; overflow-y: auto; font-size: 11.5px; }
+.grows { position: relative; list-style: none; margin: 4px 0 0; padding: 0; max-height: 196px; overflow-y: auto; font-size: 11.5px; }
 .grows li { margin: 0; }
 .grows button { display: grid; grid-template-columns: 4.6em 5.6em minmax(0, 1fr); gap: 6px; width: 100%; text-align: left; background: none; border: 1px solid transparent; border-radius: 4px; padding: 2px 4px; color: var(--text); font: inherit; cursor: pointer; }
 .grows button:hover { border-color: var(--line2); }
@@ -231,10 +231,10 @@ function historyView(hist, proto, { now, end }) {
       type: 'button',
       dataset: { seek: c.at_ms, member: memberId, consumer, state: c.state, generation: c.generation },
       'aria-current': i === current ? 'time' : null,
-      'aria-label': `${fmtTime(c.at_ms)}: ${consumer} (${memberId})${gen(c) ? `, ${proto.memberEpoch} ${c.generation}` : ''}: ${changeText(c)}. Go to this moment.`,
+      title: `go to ${fmtTime(c.at_ms)}`,
     },
     h('span.gt', { text: fmtTime(c.at_ms) }),
-    h('span.gwho', { text: `${consumer} ${gen(c)}` }),
+    h('span.gwho', null, `${consumer} ${gen(c)}`, h('span.sr-only', { text: ` (member ${memberId})` })),
     h(`span.gwhat.${c.state}`, { text: changeText(c) })));
   }).reverse();
   return h('div.ghist', { role: 'group', 'aria-label': 'assignment history' },

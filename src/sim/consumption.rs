@@ -97,8 +97,8 @@ struct MemberLane {
     changes: Vec<(u64, i32, Vec<PartitionIndex>, MemberPhase)>,
 }
 
+#[cfg(group_protocols)]
 impl MemberLane {
-    #[cfg(group_protocols)]
     fn push(&mut self, now: u64, generation: i32, held: Vec<PartitionIndex>, phase: MemberPhase) {
         match self.changes.last_mut() {
             Some(l) if l.1 == generation && l.2 == held && l.3 == phase => {}
@@ -111,7 +111,6 @@ impl MemberLane {
         }
     }
 
-    #[cfg(group_protocols)]
     fn ended(&self) -> bool {
         self.changes
             .last()

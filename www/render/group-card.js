@@ -174,6 +174,7 @@ function changeText(c) {
     case 'left': return `leaves the group${c.gave_up.length ? `: ${short(c.gave_up)} free` : ''}`;
     case 'rebalancing': return `stops reading ${short(c.partitions)}: rebalancing`;
     case 'not_polling': return `stops reading ${short(c.partitions)}: not polling`;
+    case 'joining': return c.gave_up.length ? `gives up ${short(c.gave_up)} and joins again` : c.generation > 0 ? 'joins again, no partitions' : PHASE.joining;
     default: return `${PHASE[c.state] || c.state}${c.gave_up.length ? ` · gives up ${short(c.gave_up)}` : ''}`;
   }
 }

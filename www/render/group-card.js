@@ -120,7 +120,8 @@ export function groupCard(groupId, consumers, history = null, timing = null) {
     h('span.muted.gproto', { text: `${proto.name}${coordinator == null ? '' : ` · coordinator broker ${coordinator}`}` }));
   if (!cv) {
     return h('div.client.gcard', { dataset: { group: groupId }, role: 'group', 'aria-label': `consumer group ${groupId}` }, head,
-      h('div.gstate.muted', { text: 'The coordinator\u2019s view is unknown: no running broker leads the group\u2019s __consumer_offsets partition.' }));
+      h('div.gstate.muted', { text: 'The coordinator\u2019s view is unknown: no running broker leads the group\u2019s __consumer_offsets partition.' }),
+      history && timing ? historyView(history, proto, timing) : null);
   }
   const rows = [];
   for (const [memberId, tps, consumer, sessionEnds] of cv.members) {

@@ -99,15 +99,16 @@ struct MemberLane {
 
 #[cfg(group_protocols)]
 impl MemberLane {
-    fn push(&mut self, now: u64, generation: i32, held: Vec<PartitionIndex>, phase: MemberPhase) {
+    /// Called after every consumer event: allocates only for a change.
+    fn push(&mut self, now: u64, generation: i32, held: &[PartitionIndex], phase: MemberPhase) {
         match self.changes.last_mut() {
             Some(l) if l.1 == generation && l.2 == held && l.3 == phase => {}
             // A joining member's new generation is no change of what it
             // holds: its assignment's change will carry it.
             Some(l) if phase == MemberPhase::Joining && l.3 == phase && held.is_empty() => {}
             // Two changes in one millisecond are one.
-            Some(l) if l.0 == now => *l = (now, generation, held, phase),
-            _ => self.changes.push((now, generation, held, phase)),
+            Some(l) if l.0 == now => *l = (now, generation, held.to_vec(), phase),
+            _ => self.changes.push((now, generation, held.to_vec(), phase)),
         }
     }
 
@@ -267,7 +268,7 @@ impl Consumption {
             for (i, l) in g.lanes.iter_mut().enumerate() {
                 if &*l.member_id == member && !l.ended() && !g.current.contains(&Some(i)) {
                     let generation = l.changes.last().map_or(-1, |c| c.1);
-                    l.push(now, generation, Vec::new(), MemberPhase::Left);
+                    l.push(now, generation, &[], MemberPhase::Left);
                 }
             }
         }
@@ -286,7 +287,7 @@ impl Consumption {
                 if consumers[l.consumer].name == name && !l.ended() && !g.current.contains(&Some(i))
                 {
                     let generation = l.changes.last().map_or(-1, |c| c.1);
-                    l.push(now, generation, Vec::new(), MemberPhase::Left);
+                    l.push(now, generation, &[], MemberPhase::Left);
                 }
             }
         }
@@ -373,9 +374,9 @@ impl GroupConsumption {
                         .last()
                         .map_or((-1, Vec::new()), |c| (c.1, c.2.clone()));
                     if k.running {
-                        lane.push(now, generation, Vec::new(), MemberPhase::Left);
+                        lane.push(now, generation, &[], MemberPhase::Left);
                     } else {
-                        lane.push(now, generation, held, MemberPhase::ProcessDown);
+                        lane.push(now, generation, &held, MemberPhase::ProcessDown);
                     }
                     self.current[j] = None;
                 }
@@ -391,7 +392,7 @@ impl GroupConsumption {
                 });
                 self.lanes.len() - 1
             });
-            let held = m.assignment.clone();
+            let held = &m.assignment;
             let phase = if held.is_empty() {
                 let joined = if m.kip848 {
                     m.generation > 0

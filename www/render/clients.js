@@ -24,14 +24,6 @@ export class ClientsPanel {
     // keyboard focus stays on them.
     this.acts = h('div.cacts');
     this.root.append(this.lost, this.list, this.acts);
-    // A group card's history (render/group-card.js) marks what seeks with
-    // data-seek: one listener here, as the cards are redrawn by patch().
-    if (opts.onSeek) {
-      this.list.addEventListener('click', (e) => {
-        const at = e.target.closest?.('[data-seek]')?.dataset.seek;
-        if (at != null) opts.onSeek(Number(at));
-      });
-    }
     if (opts.delivery) {
       this.fateBody = h('div.fate-body');
       this.storyEl = h('div.story', { 'aria-live': 'polite' });
@@ -83,7 +75,7 @@ export class ClientsPanel {
     if (this.groupMod || !consumers.some((k) => k.group?.member)) return this.groupMod;
     this.groupLoad ??= import(new URL('./group-card.js', import.meta.url).href).then((m) => {
       this.groupMod = m;
-      m.addStyles(this.root);
+      m.install(this.list, this.opts);
       this.sig = '';
       if (this.lastView) this.update(this.lastView);
     });
@@ -141,9 +133,7 @@ export class ClientsPanel {
       const gid = k.group?.member ? k.group.group_id : null;
       if (gm && gid != null && !carded.has(gid)) {
         carded.add(gid);
-        const hist = view.groups?.find((g) => g.group === gid) ?? null;
-        const timing = this.opts.endMs ? { now: view.now_ms, end: this.opts.endMs() } : null;
-        items.push(gm.groupCard(gid, view.consumers.filter((x) => x.group?.member && x.group.group_id === gid), hist, timing));
+        items.push(gm.groupCard(gid, view.consumers.filter((x) => x.group?.member && x.group.group_id === gid), view, this.opts));
       }
       items.push(
         h('div.client', { dataset: { consumer: k.id } },

@@ -11,7 +11,7 @@
 // the report's `groups`: consumption.rs keeps it): one lane per member over
 // the run's time, a lane of the partitions nobody read, a line at now, and
 // the list of changes. Each lane segment and each change carries
-// data-seek=<ms>: render/clients.js seeks there on a click (a change is a
+// data-seek=<ms>: install()'s listener seeks there on a click (a change is a
 // button, so Enter and Space do it too).
 
 import { h, fmtTime } from './util.js';
@@ -83,11 +83,22 @@ const CSS = `
 .grows .gwhat.rebalancing, .grows .gwhat.not_polling { color: var(--warn-text); }
 `;
 
-function addStyles(node) {
-  const root = node.getRootNode?.() ?? document;
+/**
+ * Once, when the module arrives: the history's styles in `list`'s document
+ * or shadow root, and one click listener on the list of cards (they are
+ * redrawn by patch(), which carries no listeners): an element with
+ * data-seek takes the lab there (`opts.onSeek`).
+ */
+export function install(list, opts = {}) {
+  const root = list.getRootNode?.() ?? document;
   const host = root === document ? document.head : root;
-  if (!host || host.querySelector?.(':scope > style[data-group-history]')) return;
-  host.append(h('style', { dataset: { groupHistory: '' }, text: CSS }));
+  if (host && !host.querySelector?.(':scope > style[data-group-history]')) host.append(h('style', { dataset: { groupHistory: '' }, text: CSS }));
+  if (opts.onSeek) {
+    list.addEventListener('click', (e) => {
+      const at = e.target.closest?.('[data-seek]')?.dataset.seek;
+      if (at != null) opts.onSeek(Number(at));
+    });
+  }
 }
 
 const list = (tps) => (tps.length ? tps.join(', ') : 'no partitions');
@@ -108,7 +119,10 @@ function short(tps) {
  * One card per subscribing group: `consumers` are the view's consumers of
  * that group (at least one has `group.member`).
  */
-export function groupCard(groupId, consumers, history = null, timing = null) {
+export function groupCard(groupId, consumers, view = null, opts = {}) {
+  // The history needs the timeline's end (opts.endMs); without it the card shows the group now only.
+  const history = view?.groups?.find((g) => g.group === groupId) ?? null;
+  const timing = opts.endMs ? { now: view.now_ms, end: opts.endMs() } : null;
   const byId = new Map(consumers.map((k) => [k.id, k]));
   // Every member's report carries the same coordinator view; a running
   // consumer also knows which broker that is.
@@ -248,8 +262,6 @@ function historyView(hist, proto, { now, end }) {
     h('div.gaxis', { 'aria-hidden': 'true' }, h('span', { text: '0 s' }), h('span', { text: secs(span / 2) }), h('span', { text: secs(span) })),
     rows.length ? h('ol.grows', { 'aria-label': `changes of the group\u2019s assignment, newest first: ${rows.length}` }, ...rows) : h('div.muted', { text: 'no member yet' }));
 }
-
-export { addStyles };
 
 /** A subscribing consumer's own side of the membership, for its consumer card. */
 export function memberLine(k) {

@@ -94,14 +94,14 @@ try {
   // The tour card (tour-guide.js, for a scenario with a tour), the overview
   // (render/overview.js, for scenarios with more partitions than
   // the detailed view), the fate view, the tour questions' evaluator, Check yourself, export /
-  // import, the welcome (welcome-view.js) and the glossary (whose words are
+  // import, the welcome (welcome-view.js) with its scenario gallery (gallery.js) and the glossary (whose words are
   // www/glossary.json, fetched with it), fetched only when used
   // (import(new URL('./fate.js' | './question.js' | './check.js' |
   // './exporter.js' | './welcome-view.js' | './glossary.js' | './pack.js',
   // import.meta.url))).
   const lazy = await esbuild.build({
     ...common,
-    entryPoints: ['tour-guide.js', 'render/fate.js', 'render/group-card.js', 'render/broker-menu.js', 'render/overview.js', 'question.js', 'check.js', 'exporter.js', 'welcome-view.js', 'glossary.js', 'pack.js', 'fast-wasm.js', 'import-view.js'].map((f) => path.join(WWW, f)),
+    entryPoints: ['tour-guide.js', 'render/fate.js', 'render/group-card.js', 'render/broker-menu.js', 'render/overview.js', 'question.js', 'check.js', 'exporter.js', 'welcome-view.js', 'gallery.js', 'glossary.js', 'pack.js', 'fast-wasm.js', 'import-view.js'].map((f) => path.join(WWW, f)),
     outdir: OUT,
     entryNames: '[name]',
     format: 'esm',

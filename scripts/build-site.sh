@@ -30,5 +30,20 @@ for f in sorted(pathlib.Path("scenarios").glob("*.json"), key=natural):
         pass
     out.append(entry)
 pathlib.Path("www/scenarios/index.json").write_text(json.dumps(out, indent=1) + "\n")
+# The welcome's scenario gallery (www/gallery.js, fetched when it opens): each
+# non-tour scenario's question (its name), level and declared topology at
+# t = 0 (brokers, racks, topics), enough to draw its thumbnail.
+gallery = []
+for e in out:
+    if e.get("tour"):
+        continue
+    try:
+        d = json.loads(pathlib.Path("scenarios", e["file"]).read_text())
+        topics = [{"name": t.get("name", "?"), "partitions": t.get("partitions") or len(t.get("assignment") or []) or 1,
+                   "rf": t.get("replication_factor") or len((t.get("assignment") or [[0]])[0])} for t in d.get("topics", [])]
+        gallery.append({**e, "brokers": d.get("brokers", 0), "racks": d.get("racks") or {}, "topics": topics})
+    except (ValueError, AttributeError, TypeError, IndexError):
+        pass
+pathlib.Path("www/scenarios/gallery.json").write_text(json.dumps(gallery, separators=(",", ":")) + "\n")
 print(f"build-site: {len(out)} scenario(s) in www/scenarios/")
 PY

@@ -1001,12 +1001,14 @@ async function main() {
     const play = restored ? shared.play : params.get('paused') !== '1' && !app.tour.active && !welcome;
     if (play) app.play();
     if (welcome) {
-      await showWelcome(document.getElementById('welcome'), list, async (file) => {
+      await showWelcome(document.getElementById('welcome'), list, async (file, fork) => {
         if (!file) return app.play();
         app.controls.picker.value = file;
         await app.loadScenarioFile(file);
+        // The gallery's "What if…": paused, fork mode on (the next action makes a lane).
+        if (fork) app.setActMode(1);
         app.draw();
-        document.querySelector('#tour [data-tour="next"]')?.focus();
+        document.querySelector(fork ? '#map [data-broker]' : '#tour [data-tour="next"]')?.focus();
       }, params.get('check'), WasmLab);
     }
     // ?stop=K opens a tour at its stop K (Check yourself links there).

@@ -30,10 +30,10 @@ const CSS = `
 export function showWelcome(box, list, open, check, deps) {
   const { WasmLab, seen, finished } = deps;
   if (!document.getElementById('welcome-css')) document.head.append(h('style', { id: 'welcome-css', text: CSS }));
-  const done = (file) => {
+  const done = (file, fork) => {
     seen();
     box.hidden = true;
-    open(file);
+    open(file, fork);
   };
   let checked = {};
   try {
@@ -62,6 +62,8 @@ export function showWelcome(box, list, open, check, deps) {
       h('button', { type: 'button', 'data-welcome': 'close', onclick: () => done(null) }, 'Explore on my own'),
       h('button', { type: 'button', 'data-welcome': 'import', onclick: () => (done(null), document.getElementById('import-cluster')?.click()) }, 'Import your cluster')),
     h('div.wgroups', null, ...groups),
+    // The lab's other scenarios (gallery.js, fetched when this opens).
+    h('button.wlink.wcheck', { type: 'button', 'aria-expanded': 'false', 'data-welcome': 'gallery', onclick: (e) => import(new URL('./gallery.js', import.meta.url).href).then((m) => m.toggle(e.target, done)) }, 'Scenario gallery ▸'),
   );
   box.hidden = false;
   box.querySelector('[data-welcome="start"]').focus();

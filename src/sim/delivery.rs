@@ -21,12 +21,15 @@
 //! consumer), `consumed_twice` (read again by the same consumer: a restart
 //! from an older commit, a reset), and `never_consumed` (committed below
 //! the high watermark, but no consumer of the topic read it, for instance
-//! skipped by `auto.offset.reset=latest`). acks=0 records have no offset:
+//! skipped by `auto.offset.reset=latest`), told by cause in `skip_causes`:
+//! a position that jumped over it by a reset or by a committed offset, or
+//! no jump at all (not read yet). acks=0 records have no offset:
 //! they count as `acked_kept` if the partition has them and `acked_lost` if
 //! not.
 
 use serde::Serialize;
 
+use super::client::{Jump, JumpCause};
 use super::cluster::Cluster;
 
 /// How many example record ids each count lists.
@@ -69,6 +72,26 @@ pub struct Delivery {
     pub reread: Fate,
     /// `reread` by cause (each record counted under one).
     pub reread_causes: RereadCauses,
+    /// `never_consumed` by cause (each record counted under one).
+    pub skip_causes: SkipCauses,
+}
+
+/// Why a committed record was never consumed: which move of a consumer's
+/// position passed over it, if any (client `Jump`s).
+#[derive(Clone, Debug, Default, Serialize, PartialEq)]
+pub struct SkipCauses {
+    /// auto.offset.reset (latest or by_duration) put a position past it: a
+    /// group's first start without a committed offset, or a position out of
+    /// range (SubscriptionState's reset, answered by ListOffsets).
+    pub reset: Fate,
+    /// A consumer started (a restart, a rebalance's new owner) at a
+    /// committed offset beyond it that nobody had read up to: a commit
+    /// without its leader epoch, unvalidated (KIP-320), in a log truncated
+    /// and grown again past it.
+    pub commit: Fate,
+    /// No position passed over it: its reader is behind, stopped or dead,
+    /// or the partition has no owner.
+    pub unread: Fate,
 }
 
 /// Why a record was read again (the fate of every record, issue 64).
@@ -176,6 +199,7 @@ pub fn build(c: &Cluster) -> Vec<Delivery> {
         );
     }
     let rereads = rereads(c);
+    let skips = skips(c, &ids);
     for p in 0..c.partitions.len() {
         for (_, id, _) in super::invariants::lost_records(c, p) {
             ids.mark(id, LOST);
@@ -238,6 +262,12 @@ pub fn build(c: &Cluster) -> Vec<Delivery> {
                 d.consumed.add(id);
             } else if read && has(id, COMMITTED) {
                 d.never_consumed.add(id);
+                let s = &mut d.skip_causes;
+                match skips.binary_search_by(|x| x.0.cmp(&id)).map(|i| skips[i].2) {
+                    Ok(JumpCause::Reset) => s.reset.add(id),
+                    Ok(JumpCause::Commit) => s.commit.add(id),
+                    Err(_) => s.unread.add(id),
+                }
             }
             if has(id, READ_TWICE) {
                 d.consumed_twice.add(id);
@@ -311,6 +341,40 @@ fn rereads(c: &Cluster) -> Vec<(u64, Cause)> {
             out.push((first.1, cause));
         }
     }
+    out
+}
+
+/// Every committed record no consumer read that a consumer's position
+/// jumped over, with the jump's time and cause, sorted by id. A jump to `to`
+/// passes over a record below `to` that was sent by then (one sent later
+/// came into a log the position had not passed) and not below where it
+/// moved forward from; of several, the first decides. Only partitions with
+/// jumps are scanned.
+fn skips(c: &Cluster, ids: &Ids) -> Vec<(u64, u64, JumpCause)> {
+    let mut jumps: Vec<&Jump> = c.consumers.iter().flat_map(|k| &k.jumps).collect();
+    jumps.sort_by_key(|j| (j.partition, j.at_ms));
+    let mut out = Vec::new();
+    for js in jumps.chunk_by(|a, b| a.partition == b.partition) {
+        for log in super::invariants::holder_logs(c, js[0].partition) {
+            let hw = log.high_watermark as usize;
+            for (o, r) in log.records().take(hw).enumerate() {
+                let o = o as u64;
+                let over = |j: &&&Jump| {
+                    o < j.to
+                        && r.timestamp_ms <= j.at_ms
+                        && j.from.is_none_or(|f| f <= o || f > j.to)
+                };
+                if ids.get(r.id) & READ != 0 {
+                    continue;
+                }
+                if let Some(j) = js.iter().find(over) {
+                    out.push((r.id, j.at_ms, j.cause));
+                }
+            }
+        }
+    }
+    out.sort_unstable_by_key(|x| (x.0, x.1));
+    out.dedup_by_key(|x| x.0);
     out
 }
 

@@ -867,7 +867,15 @@ impl Consumer {
                                     .unwrap_or("the group has no committed offset for it");
                                 pos.reset_pending = false;
                                 let cause = Some(JumpCause::Reset);
-                                jump(&mut self.jumps, pos, partition, ctx.now, from, offset, cause);
+                                jump(
+                                    &mut self.jumps,
+                                    pos,
+                                    partition,
+                                    ctx.now,
+                                    from,
+                                    offset,
+                                    cause,
+                                );
                                 pos.moved_by_reset = true;
                                 pos.epoch = epoch;
                                 let what = match reset {

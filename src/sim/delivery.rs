@@ -263,10 +263,10 @@ pub fn build(c: &Cluster) -> Vec<Delivery> {
             } else if read && has(id, COMMITTED) {
                 d.never_consumed.add(id);
                 let s = &mut d.skip_causes;
-                match skips.binary_search_by(|x| x.0.cmp(&id)).map(|i| skips[i].2) {
-                    Ok(JumpCause::Reset) => s.reset.add(id),
-                    Ok(JumpCause::Commit) => s.commit.add(id),
-                    Err(_) => s.unread.add(id),
+                match skips.get(id) {
+                    1 => s.reset.add(id),
+                    2 => s.commit.add(id),
+                    _ => s.unread.add(id),
                 }
             }
             if has(id, READ_TWICE) {
@@ -344,37 +344,41 @@ fn rereads(c: &Cluster) -> Vec<(u64, Cause)> {
     out
 }
 
-/// Every committed record no consumer read that a consumer's position
-/// jumped over, with the jump's time and cause, sorted by id. A jump to `to`
-/// passes over a record below `to` that was sent by then (one sent later
-/// came into a log the position had not passed) and not below where it
-/// moved forward from; of several, the first decides. Only partitions with
-/// jumps are scanned.
-fn skips(c: &Cluster, ids: &Ids) -> Vec<(u64, u64, JumpCause)> {
-    let mut jumps: Vec<&Jump> = c.consumers.iter().flat_map(|k| &k.jumps).collect();
-    jumps.sort_by_key(|j| (j.partition, j.at_ms));
-    let mut out = Vec::new();
-    for js in jumps.chunk_by(|a, b| a.partition == b.partition) {
-        for log in super::invariants::holder_logs(c, js[0].partition) {
+/// The skip cause of every committed record no consumer read that a
+/// consumer's position jumped over, by id: 1 a reset, 2 a commit (0 none).
+/// A jump to `to` passes over a record below `to` that was sent by then (one
+/// sent later came into a log the position had not passed) and not below
+/// where it moved forward from; of several, the earliest decides. Only
+/// partitions with jumps are scanned, and nothing is sorted (the first-load
+/// wasm pays for every sort it instantiates).
+fn skips(c: &Cluster, ids: &Ids) -> Ids {
+    let mut by_partition: Vec<Vec<&Jump>> = c.partitions.iter().map(|_| Vec::new()).collect();
+    for j in c.consumers.iter().flat_map(|k| &k.jumps) {
+        by_partition[j.partition].push(j);
+    }
+    let mut out = Ids::default();
+    for (p, js) in by_partition.iter().enumerate().filter(|(_, js)| !js.is_empty()) {
+        for log in super::invariants::holder_logs(c, p) {
             let hw = log.high_watermark as usize;
             for (o, r) in log.records().take(hw).enumerate() {
                 let o = o as u64;
-                let over = |j: &&&Jump| {
-                    o < j.to
-                        && r.timestamp_ms <= j.at_ms
-                        && j.from.is_none_or(|f| f <= o || f > j.to)
-                };
-                if ids.get(r.id) & READ != 0 {
+                if ids.get(r.id) & READ != 0 || out.get(r.id) != 0 {
                     continue;
                 }
-                if let Some(j) = js.iter().find(over) {
-                    out.push((r.id, j.at_ms, j.cause));
+                let first = js
+                    .iter()
+                    .filter(|j| {
+                        o < j.to
+                            && r.timestamp_ms <= j.at_ms
+                            && j.from.is_none_or(|f| f <= o || f > j.to)
+                    })
+                    .min_by_key(|j| j.at_ms);
+                if let Some(j) = first {
+                    out.mark(r.id, if j.cause == JumpCause::Reset { 1 } else { 2 });
                 }
             }
         }
     }
-    out.sort_unstable_by_key(|x| (x.0, x.1));
-    out.dedup_by_key(|x| x.0);
     out
 }
 

@@ -357,7 +357,11 @@ fn skips(c: &Cluster, ids: &Ids) -> Ids {
         by_partition[j.partition].push(j);
     }
     let mut out = Ids::default();
-    for (p, js) in by_partition.iter().enumerate().filter(|(_, js)| !js.is_empty()) {
+    for (p, js) in by_partition
+        .iter()
+        .enumerate()
+        .filter(|(_, js)| !js.is_empty())
+    {
         for log in super::invariants::holder_logs(c, p) {
             let hw = log.high_watermark as usize;
             for (o, r) in log.records().take(hw).enumerate() {

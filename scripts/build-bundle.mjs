@@ -101,7 +101,7 @@ try {
   // import.meta.url))).
   const lazy = await esbuild.build({
     ...common,
-    entryPoints: ['tour-guide.js', 'render/fate.js', 'render/group-card.js', 'render/broker-menu.js', 'render/overview.js', 'question.js', 'check.js', 'exporter.js', 'welcome-view.js', 'glossary.js', 'pack.js', 'fast-wasm.js'].map((f) => path.join(WWW, f)),
+    entryPoints: ['tour-guide.js', 'render/fate.js', 'render/group-card.js', 'render/broker-menu.js', 'render/overview.js', 'question.js', 'check.js', 'exporter.js', 'welcome-view.js', 'glossary.js', 'pack.js', 'fast-wasm.js', 'import-view.js'].map((f) => path.join(WWW, f)),
     outdir: OUT,
     entryNames: '[name]',
     format: 'esm',

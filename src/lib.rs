@@ -11,7 +11,12 @@ pub mod checkpoint;
 /// Tour claims checked against the run (native only).
 #[cfg(not(target_arch = "wasm32"))]
 pub mod claims;
+pub mod fork;
 pub mod heap;
+/// Bring your own cluster: describe output → scenario (native, and the
+/// page's full wasm build, which it loads on demand).
+#[cfg(any(not(target_arch = "wasm32"), feature = "explorer"))]
+pub mod import;
 /// Tour question answers (native only: the page evaluates them in JavaScript).
 #[cfg(not(target_arch = "wasm32"))]
 pub mod question;

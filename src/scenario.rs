@@ -10,7 +10,7 @@ use crate::sim::cluster::{ConsumerSpec, ProducerSpec};
 use crate::sim::config::{
     Acks, ClusterConfig, ConfigMap, ConsumerConfig, ProducerConfig, TopicConfig,
 };
-use crate::sim::protocol::BrokerId;
+use crate::sim::protocol::{BrokerId, PartitionRegistration};
 use crate::sim::{
     rack_aware_assignment, round_robin_assignment, Action, ClusterSpec, PartitionInfo, TopicInfo,
     OFFSETS_TOPIC,
@@ -236,6 +236,7 @@ fn from_value_lanes(v: Value, lanes: bool) -> R<Scenario> {
     }
     let mut topics: Vec<TopicInfo> = Vec::new();
     let mut partitions: Vec<PartitionInfo> = Vec::new();
+    let mut initial_states = Vec::new();
     for (ti, tv) in topics_v.iter().enumerate() {
         let path = format!("topics[{ti}]");
         let tm = obj(tv, &path)?;
@@ -248,6 +249,8 @@ fn from_value_lanes(v: Value, lanes: bool) -> R<Scenario> {
                 "replication_factor",
                 "assignment",
                 "config",
+                "topic_id",
+                "initial_state",
             ],
         )?;
         let tname = string(
@@ -352,6 +355,15 @@ fn from_value_lanes(v: Value, lanes: bool) -> R<Scenario> {
             &format!("{path}.config"),
             &config.topic_defaults,
         )?;
+        let topic_id_given = topic_as_it_stands(
+            tm,
+            &path,
+            &assignment,
+            &config,
+            partitions.len(),
+            &topics,
+            &mut initial_states,
+        )?;
         let mut idxs = Vec::new();
         for (pi, reps) in assignment.into_iter().enumerate() {
             idxs.push(partitions.len());
@@ -364,7 +376,7 @@ fn from_value_lanes(v: Value, lanes: bool) -> R<Scenario> {
             });
         }
         topics.push(TopicInfo {
-            topic_id: topic_id(&tname, seed),
+            topic_id: topic_id_given.unwrap_or_else(|| topic_id(&tname, seed)),
             name: tname,
             replication_factor: rf,
             partitions: idxs,
@@ -618,9 +630,179 @@ fn from_value_lanes(v: Value, lanes: bool) -> R<Scenario> {
             producers,
             consumers,
             steps,
+            initial_states,
         },
         source: v,
     })
+}
+
+/// A topic's `topic_id` and `initial_state` (an imported cluster as it
+/// stands, [`crate::import`]): the id to keep, and each partition's
+/// registration at t=0 pushed to `out` by partition index (`first` is the
+/// topic's first). The page's first-load wasm leaves them out, as it does
+/// consumer groups: it loads its full build for such a scenario
+/// (www/lab.js needsFullBuild).
+#[cfg(any(not(target_arch = "wasm32"), feature = "explorer"))]
+fn topic_as_it_stands(
+    tm: &Map<String, Value>,
+    path: &str,
+    assignment: &[Vec<BrokerId>],
+    config: &ClusterConfig,
+    first: usize,
+    topics: &[TopicInfo],
+    initial_states: &mut Vec<(usize, PartitionRegistration)>,
+) -> R<Option<String>> {
+    if let Some(sv) = tm.get("initial_state") {
+        let spath = format!("{path}.initial_state");
+        let arr = sv.as_array().ok_or_else(|| {
+            format!("{spath}: expected an array with one {{leader, isr}} per partition")
+        })?;
+        if arr.len() != assignment.len() {
+            return Err(format!(
+                "{spath}: has {} entries for {} partitions",
+                arr.len(),
+                assignment.len()
+            ));
+        }
+        for (pi, (ev, reps)) in arr.iter().zip(assignment).enumerate() {
+            let reg = parse_initial_state(ev, &format!("{spath}[{pi}]"), reps, config)?;
+            initial_states.push((first + pi, reg));
+        }
+    }
+    match tm.get("topic_id") {
+        None => Ok(None),
+        Some(v) => {
+            let id = string(v, &format!("{path}.topic_id"))?;
+            if id.len() != 22
+                || !id
+                    .bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+            {
+                return Err(format!(
+                    "{path}.topic_id: \"{id}\" is not a Kafka topic id (22 characters of URL-safe base64, as kafka-topics.sh prints it)"
+                ));
+            }
+            if topics.iter().any(|t| t.topic_id == id) {
+                return Err(format!("{path}.topic_id: \"{id}\" is given to two topics"));
+            }
+            Ok(Some(id))
+        }
+    }
+}
+
+#[cfg(not(any(not(target_arch = "wasm32"), feature = "explorer")))]
+fn topic_as_it_stands(
+    tm: &Map<String, Value>,
+    path: &str,
+    _: &[Vec<BrokerId>],
+    _: &ClusterConfig,
+    _: usize,
+    _: &[TopicInfo],
+    _: &mut Vec<(usize, PartitionRegistration)>,
+) -> R<Option<String>> {
+    match ["topic_id", "initial_state"].iter().find(|k| tm.contains_key(**k)) {
+        Some(k) => Err(format!("{path}.{k}: this build of the lab has no imported clusters (the page loads its full build for such a scenario)")),
+        None => Ok(None),
+    }
+}
+
+/// One partition's `initial_state`: its registration at t=0 as a
+/// `kafka-topics.sh --describe` showed it (an imported cluster). Checked as
+/// the controller would have kept it: the leader is a replica in the ISR
+/// (or none: offline), ISR and ELR are distinct replicas, apart.
+#[cfg(any(not(target_arch = "wasm32"), feature = "explorer"))]
+fn parse_initial_state(
+    v: &Value,
+    path: &str,
+    replicas: &[BrokerId],
+    config: &ClusterConfig,
+) -> R<PartitionRegistration> {
+    let m = obj(v, path)?;
+    check_keys(
+        m,
+        path,
+        &["leader", "leader_epoch", "isr", "elr", "last_known_elr"],
+    )?;
+    let list = |key: &str| -> R<Vec<BrokerId>> {
+        let p = format!("{path}.{key}");
+        let Some(lv) = m.get(key) else {
+            return Ok(Vec::new());
+        };
+        let arr = lv
+            .as_array()
+            .ok_or_else(|| format!("{p}: expected an array of broker ids"))?;
+        let mut out: Vec<BrokerId> = Vec::new();
+        for (i, bv) in arr.iter().enumerate() {
+            let b = uint(bv, &format!("{p}[{i}]"), 1, u64::from(u32::MAX))? as BrokerId;
+            if !replicas.contains(&b) {
+                return Err(format!(
+                    "{p}[{i}]: broker {b} holds no replica of this partition (replicas {})",
+                    join_ids(replicas)
+                ));
+            }
+            if out.contains(&b) {
+                return Err(format!("{p}: broker {b} appears twice"));
+            }
+            out.push(b);
+        }
+        Ok(out)
+    };
+    let leader = match m.get("leader") {
+        None => {
+            return Err(format!(
+                "{path}.leader: required (a broker id, or null when offline)"
+            ))
+        }
+        Some(Value::Null) => None,
+        Some(lv) => Some(uint(lv, &format!("{path}.leader"), 1, u64::from(u32::MAX))? as BrokerId),
+    };
+    if !m.contains_key("isr") {
+        return Err(format!("{path}.isr: required"));
+    }
+    let isr = list("isr")?;
+    let elr = list("elr")?;
+    let last_known_elr = list("last_known_elr")?;
+    if let Some(l) = leader {
+        if !isr.contains(&l) {
+            return Err(format!(
+                "{path}.leader: broker {l} is not in the ISR {} (a leader is always in sync)",
+                join_ids(&isr)
+            ));
+        }
+    } else if isr.len() > 1 {
+        return Err(format!(
+            "{path}.isr: an offline partition (leader null) keeps at most its last ISR member, not {}",
+            join_ids(&isr)
+        ));
+    }
+    if let Some(b) = elr.iter().find(|b| isr.contains(b)) {
+        return Err(format!("{path}.elr: broker {b} is in the ISR too"));
+    }
+    if !config.eligible_leader_replicas_enable && (!elr.is_empty() || !last_known_elr.is_empty()) {
+        return Err(format!(
+            "{path}.elr: eligible leader replicas need eligible.leader.replicas.enable (it is false)"
+        ));
+    }
+    let leader_epoch = match m.get("leader_epoch") {
+        Some(e) => uint(e, &format!("{path}.leader_epoch"), 0, i32::MAX as u64)? as u32,
+        None => 0,
+    };
+    Ok(PartitionRegistration {
+        replicas: replicas.to_vec(),
+        isr,
+        leader,
+        leader_epoch,
+        partition_epoch: 0,
+        leader_recovery_state: crate::sim::protocol::LeaderRecoveryState::Recovered,
+        elr,
+        last_known_elr,
+    })
+}
+
+#[cfg(any(not(target_arch = "wasm32"), feature = "explorer"))]
+fn join_ids(ids: &[BrokerId]) -> String {
+    let s: Vec<String> = ids.iter().map(|b| b.to_string()).collect();
+    format!("{{{}}}", s.join(","))
 }
 
 /// `"racks": {"1": "a", "2": "b", "3": "c"}`: each broker's `broker.rack`.

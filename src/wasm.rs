@@ -334,6 +334,45 @@ impl WasmLab {
     pub fn trace_hash(&self) -> String {
         self.lab.cluster.trace.hash_hex()
     }
+
+    /// The scenario of a fork ([`crate::fork`]): `parent` (JSON text) with
+    /// the steps taken by `at` and the `recorded` actions (JSON text, as
+    /// steps: `[{"at_ms": 4000, "isolate": 3}]`) taken by then, plus
+    /// `action` (JSON text) at `at`; JSON text.
+    pub fn fork(parent: &str, recorded: &str, at: f64, action: &str) -> Result<String, JsError> {
+        let json = |t: &str| {
+            serde_json::from_str::<serde_json::Value>(t).map_err(|e| JsError::new(&e.to_string()))
+        };
+        let (parent, recorded, action) = (json(parent)?, json(recorded)?, json(action)?);
+        let steps = recorded.as_array().map_or(&[][..], |v| v.as_slice());
+        let v = crate::fork::fork_scenario(&parent, steps, at.max(0.0) as u64, &action)
+            .map_err(|e| JsError::new(&e))?;
+        serde_json::to_string(&v).map_err(|e| JsError::new(&e.to_string()))
+    }
+
+    /// Where this lane's trace and `other`'s first differ, looking from
+    /// event `from` on ([`crate::fork::first_difference`]): the index of the
+    /// first event that differs, or -1 while they are the same (the events
+    /// there: `traceRange`).
+    pub fn divergence(&self, other: &WasmLab, from: usize) -> f64 {
+        crate::fork::first_difference(&self.lab.cluster.trace, &other.lab.cluster.trace, from)
+            .map_or(-1.0, |d| d.index as f64)
+    }
+
+    /// At most `count` trace events from index `from` on (a lane's event at
+    /// its divergence, without the whole trace after it).
+    #[wasm_bindgen(js_name = traceRange)]
+    pub fn trace_range(&self, from: usize, count: usize) -> Result<JsValue, JsError> {
+        to_js(
+            &self
+                .lab
+                .cluster
+                .trace
+                .since(from)
+                .take(count)
+                .collect::<Vec<_>>(),
+        )
+    }
 }
 
 /// serde-wasm-bindgen twins of `view`, `report` and `traceSince`, timed
@@ -451,6 +490,29 @@ mod explorer {
             out.push('\n');
         }
         Ok(out)
+    }
+
+    /// Bring your own cluster (issue 65): `kafka-topics.sh --describe`
+    /// output (with kafka-configs.sh output and a broker.rack list, if any)
+    /// → `{scenario, notes, ignored, brokers, topics, partitions}` as JSON
+    /// text, within what the page runs ([`crate::import::Limits::PAGE`]).
+    /// The same parser as `failover-lab import`; nothing leaves the page.
+    #[wasm_bindgen(js_name = importCluster)]
+    pub fn import_cluster(
+        text: &str,
+        records_per_sec: u32,
+        acks: &str,
+        consumers: bool,
+    ) -> Result<String, JsError> {
+        use crate::import::{import, Limits, Options};
+        let opts = Options {
+            records_per_sec: u64::from(records_per_sec),
+            acks: acks.to_string(),
+            consumers,
+            ..Options::default()
+        };
+        let i = import(text, &opts, Limits::PAGE).map_err(|e| JsError::new(&e))?;
+        serde_json::to_string(&i).map_err(|e| JsError::new(&e.to_string()))
     }
 
     /// The scenario of run `seed` of configuration `key`, as JSON text: what

@@ -211,7 +211,7 @@ fn cli_page() -> String {
         ));
     };
     section("failover-lab --help", lab, &["--help"]);
-    for sub in ["run", "check", "sweep", "sweep-merge"] {
+    for sub in ["run", "check", "sweep", "sweep-merge", "import"] {
         section(&format!("failover-lab {sub} --help"), lab, &[sub, "--help"]);
     }
     section("failover-bench --help", bench, &["--help"]);

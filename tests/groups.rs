@@ -1741,3 +1741,55 @@ fn records_no_position_passed_over_are_unread_not_skipped() {
     assert!(never > 100, "{never}");
     assert_eq!(n, [0, 0, never]);
 }
+
+/// KIP-848 static membership (GroupMetadataManager
+/// .getOrMaybeSubscribeStaticConsumerGroupMember and
+/// throwIfInstanceIdIsUnreleased; the client's
+/// ConsumerHeartbeatRequestManager treats UNRELEASED_INSTANCE_ID as fatal):
+/// a static member replaces its instance's old member only once that one
+/// left with epoch -2, a clean close. A process that was killed never left,
+/// so its restart within the session is refused and reads nothing, while
+/// the old member keeps its partitions until its session ends, when the
+/// others take them. The classic protocol's static member, killed and
+/// restarted the same way, takes its place back (the test above).
+#[test]
+fn kip848_a_killed_static_member_cannot_rejoin_until_its_old_member_expires() {
+    let steps =
+        r#"{"at_ms": 12000, "crash_client": "c1"}, {"at_ms": 20000, "restart_client": "c1"}"#;
+    let config = format!(r#"{KIP848}, "group.instance.id": "host-{{i}}""#);
+    let mut l = members(2, 4, &config, steps, 70_000);
+    l.run_to_end();
+    let refused: Vec<&str> = events(&l, |k| {
+        matches!(k, TraceKind::CoordinatorError { error, .. } if error == "UNRELEASED_INSTANCE_ID")
+    })
+    .iter()
+    .map(|e| match &e.kind {
+        TraceKind::CoordinatorError { consumer, .. } => consumer.as_str(),
+        _ => "",
+    })
+    .collect();
+    assert_eq!(refused, vec!["c1"], "refused once, then it stops");
+    assert_eq!(
+        member_of(&l, 0).state,
+        failover_lab::sim::client::MemberState::Failed
+    );
+    let c1_read_after_restart = l.cluster.consumers[0]
+        .consumed_records
+        .iter()
+        .filter(|r| r.incarnation > 0)
+        .count();
+    assert_eq!(c1_read_after_restart, 0);
+    // The old member expires with its session; c2 then owns all four.
+    let expired = kind_times(&l, |k| matches!(k, TraceKind::GroupMemberExpired { .. }));
+    assert_eq!(expired.len(), 1, "{expired:?}");
+    assert!((45_000..=57_200).contains(&expired[0]), "{expired:?}");
+    assert_eq!(shares(&l)[1], vec![0, 1, 2, 3]);
+    // Without group.instance.id the restarted process joins as a new
+    // member at once and reads.
+    let mut l = members(2, 4, KIP848, steps, 70_000);
+    l.run_to_end();
+    assert!(l.cluster.consumers[0]
+        .consumed_records
+        .iter()
+        .any(|r| r.incarnation > 0));
+}

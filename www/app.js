@@ -178,6 +178,10 @@ class App {
         this.draw();
       },
       offScript: () => offScript(this.lab),
+      whatIf: () => {
+        this.setActMode(true);
+        document.querySelector('#map [data-broker]')?.focus();
+      },
       terms: (el) => this.glossary().then((g) => g?.link(el)),
       nextTour: () => {
         const order = tourOrder(this.list || []);
@@ -278,6 +282,8 @@ class App {
     // A scenario may declare its compare lanes ("compare"); another one leaves them.
     const declared = this.lab.base.compare; // checked by the core
     if (declared || this.compare?.declared) this.guard(() => this.setCompare(declared || null, true).catch((e) => this.showError(e.message)));
+    // Fork lanes belong to the run they forked: another scenario drops them.
+    else if (this.compare?.forks.length) this.setForks([]);
     this.draw();
   }
 
@@ -323,12 +329,35 @@ class App {
             return e.message;
           }
         },
-        onBrokerClick: (id, anchor) => this.openMenu(id, anchor),
+        onBrokerClick: (id, anchor, lane) => this.openMenu(id, anchor, lane),
         onSeek: (t) => this.jump(t),
+        onDropFork: (i) => this.guard(() => mod.pageForks.dropFork(this, i)),
       });
     }
     box.hidden = !open;
     if (focus) this.lanesView.focus();
+  }
+
+  // ---- forks: "what if … here?" (issue 65) -----------------------------------
+  // A fork is a compare lane: the code (lanes.js, pageForks) comes with the lanes.
+
+  forkCode() {
+    return this.showLanes(!!this.compare?.active).then(() => this.lanesLoad.then((m) => m.pageForks));
+  }
+  /** Fork lane `from` (0: A) at `at` with `action`; resolves to { lane, from, at_ms, action } (the `fork` event). */
+  fork(at, action, from = 0) {
+    return this.forkCode().then((f) => f.fork(this, at, action, from));
+  }
+  /** The fork lanes a link gives ([{ parent, at_ms, action }]). */
+  setForks(list) {
+    return this.forkCode().then((f) => f.setForks(this, list));
+  }
+  /** Whether an action forks a lane ("what if … here?") or replaces the future. */
+  setActMode(fork) {
+    this.forkMode = !!fork;
+    this.controls.setActMode(this.forkMode);
+    if (fork) this.forkCode();
+    this.dirty = true;
   }
 
   /** After a shared link's switches and actions were replayed. */
@@ -550,6 +579,7 @@ class App {
     });
   }
   setOption(key, value) {
+    if (this.forkMode && key !== 'seed') return this.forkCode().then((f) => f.forkSetting(this, key, value));
     this.guard(() => {
       this.lab.setOverride(key, value);
       this.controls.syncSettings(this.lab.settings(), this.lab.view(MAX_PARTITIONS));
@@ -573,7 +603,12 @@ class App {
   // ---- actions -------------------------------------------------------------
 
   /** Apply a user action now; throws Error (API) — UI callers use guard(). */
-  act(action) {
+  act(action, lane = 0) {
+    // "What if … here?": the action goes to a new lane (the run so far stays lane A).
+    if (this.forkMode) {
+      this.fork(this.lab.now(), action, lane).catch((e) => this.showError(e.message));
+      return;
+    }
     this.lab.act(action);
     this.draw();
   }
@@ -605,16 +640,20 @@ class App {
     this.guard(() => this.act(down ? { restart: id } : { crash: id }));
   }
 
-  async openMenu(id, anchor) {
+  async openMenu(id, anchor, lane = 0) {
     // The menu's code is fetched on first use (page budget).
     const { fillBrokerMenu } = await (this.menuLoad ??= loadBrokerMenu());
-    const b = this.lastView?.brokers.find((x) => x.id === id);
+    const lab = (lane && this.compare?.labs()[lane]) || this.lab;
+    const b = (lane ? lab.view(0) : this.lastView)?.brokers.find((x) => x.id === id);
     if (!b) return;
+    const to = this.forkMode ? (this.compare?.active ? this.compare.labs().length : 1) : -1;
     fillBrokerMenu(this.menu, b, {
       healEnabled: b.state === 'isolated' || this.isolated(id),
+      // Which of the two an item does: said in the menu (the act-mode choice).
+      note: to < 0 ? null : `what if … here? → new lane ${'ABCD'[to] ?? '(none left)'} from lane ${'ABCD'[lane]} at ${fmtTime(this.lab.now())}`,
       onPick: (action) => {
         this.closeMenu();
-        this.guard(() => this.act(action));
+        this.guard(() => this.act(action, lane));
       },
     });
     this.menu.hidden = false;
@@ -664,7 +703,7 @@ class App {
   marks() {
     // The same for every seek of one history (a tour, a compare divergence aside).
     const d = this.compare?.div;
-    const key = `${this.lab.history}|${this.tour.stops.length}|${this.tour.stops[0]?.at_ms}|${d ? `${d.at_ms}|${d.lane}` : ''}`;
+    const key = `${this.lab.history}|${this.tour.stops.length}|${this.tour.stops[0]?.at_ms}|${d ? `${d.at_ms}|${d.lane}` : ''}|${this.compare?.key}`;
     if (key === this.marksKey) return this.marksCache;
     this.marksKey = key;
     const out = (this.marksCache = []);
@@ -677,7 +716,8 @@ class App {
       const [k, v] = Object.entries(a.action)[0];
       out.push({ at: a.at_ms, kind: 'user', label: `you: ${k} ${typeof v === 'object' ? JSON.stringify(v) : v}` });
     }
-    if (d) out.push({ at: d.at_ms, kind: 'diverge', label: `lanes A and ${'ABCD'[d.lane]} diverge` });
+    if (d) out.push({ at: d.at_ms, kind: 'diverge', label: `lanes ${'ABCD'[d.parent ?? 0]} and ${'ABCD'[d.lane]} diverge` });
+    for (const [j, f] of (this.compare?.active ? this.compare.forks : []).entries()) out.push({ at: f.at_ms, kind: 'fork', label: `lane ${'ABCD'[this.compare.settingsLanes + j]}: what if, forked here` });
     return out;
   }
 
@@ -756,6 +796,7 @@ class App {
       speed: this.speed,
       reached: this.meter.shortOf(this.speed), // null when paused: pause() resets the meter
       marks: this.marks(),
+      past: view.now_ms > 0 || !!this.compare?.forks.length,
     });
     document.body.classList.toggle('has-loss', view.acked_records_lost > 0);
     this.tour.sync(view.now_ms);
@@ -851,6 +892,8 @@ function api(app) {
     tourAnswer: (i) => app.tour.answer(i),
     tourBack: () => app.tour.go(app.tour.index - 1),
     compare: (text) => app.setCompare(text ?? null),
+    fork: (atMs, action, from = 'A') => app.fork(atMs, action, 'ABCD'.indexOf(String(from))),
+    forks: () => (app.compare?.forks ?? []).map((f, j) => ({ lane: 'ABCD'[app.compare.settingsLanes + j], from: 'ABCD'[f.parent], at_ms: f.at_ms, action: f.action })),
     lanes: () => {
       app.compare?.sync();
       return app.compare?.lanes() ?? [];

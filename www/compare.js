@@ -9,10 +9,28 @@
 // so each lane's report is the CLI's. Bundled with lanes.js (the drawing)
 // and loaded on demand; it imports nothing: the lanes' Lab class is the
 // host's own (no second copy of the wasm glue).
+//
+// Forks (issue 65, "what if … here?"): a lane may also be a fork of an
+// earlier lane, { parent, at_ms, action }: its scenario is the parent's with
+// the steps (and recorded actions) taken by at_ms and the new action at
+// at_ms, built by the core (WasmLab.fork, src/fork.rs). A fork lane has no
+// actions of its own; it is derived again whenever its parent's past
+// changes (a switch, an action before at_ms), so it always shares that past.
+// Where two lanes part is computed by the core too (WasmLab.divergence): a
+// fork against its parent, any other lane against lane A.
 
 const sameAction = (a, b) => a.at_ms === b.at_ms && JSON.stringify(a.action) === JSON.stringify(b.action);
 const copyActions = (actions) => actions.map(({ at_ms, action }) => ({ at_ms, action }));
 export const LANE_NAMES = ['A', 'B', 'C', 'D'];
+
+// A scenario object's identity, for the key a fork lane is derived by.
+const ids = new WeakMap();
+let nextId = 0;
+const idOf = (o) => {
+  if (!o || typeof o !== 'object') return 'none';
+  if (!ids.has(o)) ids.set(o, ++nextId);
+  return ids.get(o);
+};
 
 export class Compare {
   /** `host.lab` is the lead lab (lane A). */
@@ -21,13 +39,33 @@ export class Compare {
     this.text = null; // the compare string as given (canonical lanes joined by |)
     this.settings = []; // each lane's settings text
     this.followers = []; // Labs of lanes B…
-    this.div = null; // the first divergence: { at_ms, lane, a, b }
-    this.divKey = '';
-    this.checked = 0;
+    this.forks = []; // fork lanes, after the settings lanes: { parent (lane index), at_ms, action }
+    this.pairs = []; // per lane (1…): the comparison with the lane it parts from
+    this.div = null; // the first divergence: { at_ms, lane, parent, a, b }
   }
 
   get active() {
     return this.settings.length > 0;
+  }
+
+  /** What the lanes are: settings and forks (LanesView rebuilds when it changes). */
+  get key() {
+    return `${this.text ?? ''}|${JSON.stringify(this.forks)}`;
+  }
+
+  /** How many lanes are settings lanes (the fork lanes come after them). */
+  get settingsLanes() {
+    return this.settings.length - this.forks.length;
+  }
+
+  /** Lane i's fork ({ parent, at_ms, action }), or null for a settings lane. */
+  forkOf(i) {
+    return this.forks[i - this.settingsLanes] ?? null;
+  }
+
+  /** The lane lane i is compared with: a fork's parent, else lane A. */
+  parentOf(i) {
+    return this.forkOf(i)?.parent ?? 0;
   }
 
   /** Every lane's Lab, lane A first. */
@@ -44,6 +82,7 @@ export class Compare {
     if (text === null || text === undefined || String(text).trim() === '') {
       if (!this.active) return;
       this.dispose();
+      if (lead.laneSettings == null) return;
       lead.laneSettings = null;
       lead.rebuild(lead.now());
       return;
@@ -59,7 +98,8 @@ export class Compare {
     this.followers = lanes.slice(1).map((l) => {
       const f = new lead.constructor();
       // The lead's build (the fast one for subscribing consumers, which the
-      // page's first-load wasm cannot run: lab.js needsFullBuild).
+      // page's first-load wasm cannot run: lab.js needsFullBuild); one build
+      // for every lane, so the core can compare their traces.
       f.W = lead.W;
       f.laneSettings = l;
       f.base = lead.base;
@@ -75,10 +115,100 @@ export class Compare {
     }
     this.followers = [];
     this.settings = [];
+    this.forks = [];
+    this.pairs = [];
     this.text = null;
     this.div = null;
-    this.divKey = '';
-    this.histKey = '';
+  }
+
+  /**
+   * Fork lane `parent` at `at_ms` with `action` (issue 65): a new lane whose
+   * run is the parent's up to at_ms, then the action. Throws an Error (the
+   * core's message for a bad action; the lane limit) and changes nothing.
+   */
+  addFork(parent, at_ms, action) {
+    this.setForks([...this.forks, { parent, at_ms, action }]);
+  }
+
+  /**
+   * The fork lanes, as a link gives them (after the settings lanes, if any):
+   * each { parent, at_ms, action } forks an earlier lane. [] drops them
+   * (and leaves compare mode when no settings lanes are left).
+   */
+  setForks(list) {
+    const lead = this.host.lab;
+    const keep = this.text ? this.settings.length - this.forks.length : 1;
+    if (!list.length) {
+      if (!this.text) return this.set(null);
+      for (const f of this.followers.splice(keep - 1)) {
+        f.dropCheckpoints();
+        f.core?.free();
+      }
+      this.settings.length = keep;
+      this.forks = [];
+      this.pairs.length = keep;
+      this.div = null;
+      return;
+    }
+    if (keep + list.length > LANE_NAMES.length) throw new Error(`fork: at most ${LANE_NAMES.length} lanes (A to ${LANE_NAMES.at(-1)}); remove a lane first`);
+    const t = lead.now();
+    const settings = this.settings.slice(0, keep);
+    if (!settings.length) settings.push(lead.laneSettings ?? '');
+    const labs = [lead, ...this.followers.slice(0, keep - 1)];
+    const made = [];
+    try {
+      list.forEach((fk, k) => {
+        const i = keep + k;
+        const { parent, at_ms: at, action } = fk;
+        if (!(Number.isInteger(parent) && parent >= 0 && parent < i)) throw new Error(`fork: lane ${LANE_NAMES[i]} must fork an earlier lane, got ${parent}`);
+        if (!(Number.isInteger(at) && at >= 0)) throw new Error(`fork: expected a time in ms ≥ 0, got ${at}`);
+        const f = new lead.constructor();
+        f.W = lead.W;
+        f.laneSettings = labs[parent].laneSettings;
+        made.push(f);
+        this.derive(f, labs[parent], { parent, at_ms: at, action }, t, true);
+        labs.push(f);
+        settings.push(settings[parent]);
+      });
+    } catch (e) {
+      for (const f of made) {
+        f.dropCheckpoints();
+        f.core?.free();
+      }
+      throw e;
+    }
+    for (const f of this.followers.splice(keep - 1)) {
+      f.dropCheckpoints();
+      f.core?.free();
+    }
+    this.followers.push(...made);
+    this.settings = settings;
+    this.forks = list.map(({ parent, at_ms, action }) => ({ parent, at_ms, action }));
+    this.pairs = [];
+    this.div = null;
+  }
+
+  /**
+   * Make `f` the fork `fk` of lane `p` (at time t): the core builds its
+   * scenario from the parent's (WasmLab.fork); nothing is rebuilt while
+   * the parent's past up to the fork is unchanged (`force`: build anyway).
+   */
+  derive(f, p, fk, t, force = false) {
+    const acts = p.actions.filter((a) => a.at_ms <= fk.at_ms).map(({ at_ms, action }) => ({ at_ms, action }));
+    const key = [idOf(p.base), JSON.stringify(p.overrides), JSON.stringify(acts), p.laneSettings ?? '', JSON.stringify(fk)].join('|');
+    if (!force && key === f.forkKey) return false;
+    // The recorded actions go as the scenario steps they are replayed as.
+    const steps = acts.map((a) => ({ at_ms: a.at_ms, ...a.action }));
+    const text = p.W.fork(JSON.stringify(p.effectiveScenario()), JSON.stringify(steps), fk.at_ms, JSON.stringify(fk.action));
+    if (!force && f.base && JSON.stringify(f.base) === text) {
+      f.forkKey = key;
+      return false;
+    }
+    f.base = JSON.parse(text);
+    f.W = p.W;
+    f.restore({ overrides: {}, actions: [], t });
+    f.forkKey = key;
+    return true;
   }
 
   /** Bring every follower to the lead lab's scenario, switches, actions and time. */
@@ -86,7 +216,14 @@ export class Compare {
     if (!this.active) return;
     const lead = this.host.lab;
     const t = lead.now();
-    for (const f of this.followers) {
+    const labs = this.labs();
+    for (const [j, f] of this.followers.entries()) {
+      const fk = this.forkOf(j + 1);
+      if (fk) {
+        // A fork shares its parent's past: derived again when that changed.
+        if (!this.derive(f, labs[fk.parent], fk, t) && f.destination() !== t) f.seek(t);
+        continue;
+      }
       const same = f.base === lead.base && f.W === lead.W && JSON.stringify(f.overrides) === JSON.stringify(lead.overrides);
       const n = f.actions.length;
       const prefix = n <= lead.actions.length && f.actions.every((a, i) => sameAction(a, lead.actions[i]));
@@ -111,47 +248,55 @@ export class Compare {
   }
 
   /**
-   * The first trace event where a lane differs from lane A (so far): compared
-   * incrementally while the run goes on, from the start after any rebuild.
+   * Where each lane first differs from the lane it is compared with (a
+   * fork's parent, else lane A), so far: the core compares the traces
+   * (WasmLab.divergence), incrementally while the run goes on. `div` is the
+   * earliest of them.
    */
   findDivergence() {
     const labs = this.labs();
-    // Event i is the same at any time of one history (the core is
-    // deterministic), so the lanes' equal prefix, once compared, holds for
-    // every seek: only the events after it are compared again.
-    const hist = labs.map((l) => l.history).join(',');
-    if (hist !== this.histKey) {
-      this.histKey = hist;
-      this.equal = 0;
-    }
-    // An action forks every lane's trace where lane A's forked.
-    this.equal = Math.min(this.equal, labs[0].forkedAt(this.fork));
-    this.fork = labs[0].fork?.n;
-    const key = labs.map((l) => l.generation).join(',');
-    if (key !== this.divKey) {
-      this.divKey = key;
-      this.div = null;
-      this.checked = Math.min(this.equal, ...labs.map((l) => l.traceLength()));
-    }
-    if (this.div) return;
-    const len = Math.min(...labs.map((l) => l.traceLength()));
-    const longest = Math.max(...labs.map((l) => l.traceLength()));
-    if (this.checked >= longest) return;
-    const a = labs[0].traceSince(this.checked);
-    labs.slice(1).forEach((lab, j) => {
-      const b = lab.traceSince(this.checked);
-      for (let i = 0; i < Math.max(a.length, b.length); i++) {
-        const x = a[i];
-        const y = b[i];
-        if (x && y && JSON.stringify(x) === JSON.stringify(y)) continue;
-        // Both lanes ran to the same time, so an event only one of them has is a difference too.
-        const at = Math.min(x?.at_ms ?? Infinity, y?.at_ms ?? Infinity);
-        if (!this.div || at < this.div.at_ms) this.div = { at_ms: at, lane: j + 1, a: x ?? null, b: y ?? null };
-        break;
+    let first = null;
+    for (let j = 1; j < labs.length; j++) {
+      const pi = this.parentOf(j);
+      const [p, l] = [labs[pi], labs[j]];
+      const c = (this.pairs[j] ??= { equal: 0, checked: 0, div: null, hist: '', gen: '', fork: [] });
+      // Event i is the same at any time of one history (the core is
+      // deterministic), so the equal prefix, once compared, holds for every
+      // seek: only the events after it are compared again. An action forks
+      // a lane's trace after the events it had (Lab.forkedAt).
+      const hist = `${p.history},${l.history}`;
+      if (hist !== c.hist) {
+        c.hist = hist;
+        c.equal = 0;
       }
-    });
-    this.checked = len;
-    if (!this.div) this.equal = Math.max(this.equal, len);
+      c.equal = Math.min(c.equal, p.forkedAt(c.fork[0]), l.forkedAt(c.fork[1]));
+      c.fork = [p.fork?.n, l.fork?.n];
+      const gen = `${p.generation},${l.generation}`;
+      if (gen !== c.gen) {
+        c.gen = gen;
+        c.div = null;
+        c.checked = Math.min(c.equal, p.traceLength(), l.traceLength());
+      }
+      if (!c.div) {
+        const i = p.core.divergence(l.core, c.checked);
+        if (i >= 0) {
+          // The two events there (an event only one lane has is a difference too).
+          const a = p.core.traceRange(i, 1)[0] ?? null;
+          const b = l.core.traceRange(i, 1)[0] ?? null;
+          c.div = { at_ms: Math.min(a?.at_ms ?? Infinity, b?.at_ms ?? Infinity), index: i, lane: j, parent: pi, a, b };
+        } else {
+          c.checked = Math.min(p.traceLength(), l.traceLength());
+          c.equal = Math.max(c.equal, c.checked);
+        }
+      }
+      if (c.div && (!first || c.div.at_ms < first.at_ms)) first = c.div;
+    }
+    this.div = first;
+  }
+
+  /** Lane i's divergence from the lane it is compared with (null: none so far). */
+  divOf(i) {
+    return this.pairs[i]?.div ?? null;
   }
 
   /**
@@ -160,8 +305,14 @@ export class Compare {
    * read when asked for (not enumerable: it stays out of JSON and copies).
    */
   lanes() {
-    return this.labs().map((l, i) =>
-      Object.defineProperty({ settings: this.settings[i], report: l.report() }, 'events', { get: () => l.traceSince(0) }),
-    );
+    return this.labs().map((l, i) => {
+      const lane = { settings: this.settings[i], report: l.report() };
+      // A fork lane: what it forked ({ from, at_ms, action }) and where it parts from that lane.
+      const fk = this.forkOf(i);
+      if (fk) lane.fork = { from: LANE_NAMES[fk.parent], at_ms: fk.at_ms, action: fk.action };
+      const d = this.divOf(i);
+      if (i > 0) lane.divergence = d && { from: LANE_NAMES[d.parent], at_ms: d.at_ms, index: d.index };
+      return Object.defineProperty(lane, 'events', { get: () => l.traceSince(0) });
+    });
   }
 }

@@ -99,9 +99,23 @@ export class Controls {
     this.seekText = h('span');
     this.seekBar = h('span.tl-bar', { 'aria-hidden': 'true' }, h('span'));
     this.seekNote = h('span.tl-busy', { role: 'status', hidden: true }, this.seekText, this.seekBar);
-    timeline.append(this.tStart, h('div.tl-track', null, this.range, this.marks), this.tEnd, this.seekNote);
+    // What an action does here (issue 65): replace the future (lane A's run
+    // goes on from the action) or fork a "what if" lane beside it.
+    const mode = (fork, label, title) => h('button', { type: 'button', 'aria-pressed': String(!fork), dataset: { actMode: fork ? 'fork' : 'replace' }, title, onclick: () => app.setActMode(fork) }, label);
+    this.actBtns = [
+      mode(false, 'Replace the future', 'An action here becomes part of this run; what was played after it is recomputed (F toggles)'),
+      mode(true, 'What if \u2026 here? (fork)', 'An action here makes a new lane: this run up to now, then the action, beside the original (F toggles)'),
+    ];
+    this.actMode = h('div.act-mode', { role: 'group', 'aria-label': 'What an action here does', hidden: true }, h('span.act-label', { text: 'Acting here:' }), ...this.actBtns);
+    timeline.append(this.tStart, h('div.tl-track', null, this.range, this.marks), this.tEnd, this.seekNote, this.actMode);
     picker.addEventListener('change', () => app.loadScenarioFile(picker.value));
     this.marksKey = '';
+  }
+
+  /** Show which the act-mode choice is (true: fork). */
+  setActMode(fork) {
+    this.actBtns.forEach((b, i) => b.setAttribute('aria-pressed', String(!!i === fork)));
+    document.body.classList.toggle('forking', fork);
   }
 
   /** Say that a long seek is under way (`text`), or that none is (null). */
@@ -156,7 +170,8 @@ export class Controls {
     }
   }
 
-  update({ now, end, playing, speed, reached = null, marks }) {
+  update({ now, end, playing, speed, reached = null, marks, past = false }) {
+    this.actMode.hidden = !past;
     setText(this.playBtn, playing ? '❚❚ Pause' : '▶ Play');
     this.playBtn.classList.toggle('on', playing);
     // The asked speed, and what playing reaches when it falls short of it.

@@ -134,7 +134,7 @@ declare global {
       member_id: string;
       group_instance_id: string | null;
       generation: number;
-      state: 'unjoined' | 'joining' | 'syncing' | 'stable';
+      state: 'unjoined' | 'joining' | 'syncing' | 'stable' | 'failed';
       assignment: string[];
       rebalances: number;
       /** `consumer` is KIP-848 (group.protocol=consumer): `generation` is then its member epoch. */
@@ -458,6 +458,15 @@ declare global {
   interface FailoverLabErrorDetail {
     message: string;
   }
+  /** A fork lane ("what if … here?"): which lane it is, the lane it forked, and the action at the fork. */
+  interface FailoverLabForkDetail {
+    /** The new lane's name, "B" to "D". */
+    lane: string;
+    /** The lane it forked, "A" to "C". */
+    from: string;
+    at_ms: number;
+    action: FailoverLabAction;
+  }
 
   /** Events of a <failover-lab> element (dispatched on it; they bubble). */
   interface FailoverLabElementEventMap extends Omit<HTMLElementEventMap, 'error'> {
@@ -466,6 +475,8 @@ declare global {
     leaderchange: CustomEvent<FailoverLabLeaderChangeDetail>;
     recordslost: CustomEvent<FailoverLabRecordsLostDetail>;
     tourstop: CustomEvent<FailoverLabTourStopDetail>;
+    /** A fork lane was made (fork(), or an action in "what if … here?" mode). */
+    fork: CustomEvent<FailoverLabForkDetail>;
     /** A bad attribute or scenario (also shown inside the element). */
     error: CustomEvent<FailoverLabErrorDetail>;
   }
@@ -529,12 +540,27 @@ declare global {
     compare(lanes: string | null): Promise<void>;
     /** Each lane's settings and report at the current time ([] outside compare mode). */
     lanes(): FailoverLabLane[];
+    /**
+     * "What if … here?": fork lane `from` (default "A") at `atMs` with
+     * `action`. The new lane runs that lane's run up to atMs (its steps and
+     * recorded actions by then), then the action; its later steps are
+     * dropped (a guided tour keeps its scripted ones). Resolves to the new
+     * lane (also sent as the `fork` event); rejects with the core's message
+     * for a bad action, or when the four lanes are taken.
+     */
+    fork(atMs: number, action: FailoverLabAction, from?: 'A' | 'B' | 'C'): Promise<FailoverLabForkDetail>;
+    /** The fork lanes, in lane order. */
+    forks(): FailoverLabForkDetail[];
   }
 
   /** One compare lane: its settings text and its report (= `failover-lab run FILE --set …`). */
   interface FailoverLabLane {
     settings: string;
     report: FailoverLabReport;
+    /** A fork lane's fork: the lane it forked, the time and the action. */
+    fork?: { from: string; at_ms: number; action: FailoverLabAction };
+    /** Lanes B…: where this lane's trace first differs from the lane it is compared with (a fork's parent, else A), so far; null while the same. */
+    divergence?: { from: string; at_ms: number; index: number } | null;
   }
 
   type FailoverLabTheme = 'light' | 'dark' | 'auto';
@@ -564,7 +590,7 @@ declare global {
 
   /**
    * The element's attributes (all strings in HTML): scenario, seed, speed,
-   * autoplay, loop, compact, controls, panels, partitions, range, theme, compare.
+   * autoplay, loop, compact, controls, panels, partitions, range, theme, compare, forks.
    */
   interface FailoverLabAttributes {
     /** URL of a scenario file; or put the scenario in a <script type="application/json"> child. */
@@ -588,6 +614,8 @@ declare global {
     theme?: FailoverLabTheme;
     /** Compare lanes, "acks=1|acks=all" (see compare()); a bad one shows its message in the element. */
     compare?: string;
+    /** Fork lanes, "A~15000:crash:2,B~20000:restart:2" (see fork()): each forks the lane named before ~. */
+    forks?: string;
   }
 
   /** index.html's window.failoverLab (set once the wasm core has loaded). */
@@ -615,5 +643,6 @@ declare global {
     'failoverlab:leaderchange': CustomEvent<FailoverLabLeaderChangeDetail>;
     'failoverlab:recordslost': CustomEvent<FailoverLabRecordsLostDetail>;
     'failoverlab:tourstop': CustomEvent<FailoverLabTourStopDetail>;
+    'failoverlab:fork': CustomEvent<FailoverLabForkDetail>;
   }
 }

@@ -30,10 +30,13 @@
 //              same scenario, seed and actions under each settings set, side
 //              by side (compare.js, lanes.js); a scenario's own "compare"
 //              field does the same
+//   forks      fork lanes, "A~15000:crash:2,B~20000:restart:2" (issue 65): each
+//              forks the lane named before ~ at the time with the action
+//              ("what if … here?"), as the page's #forks= gives them
 // The element has the methods of window.failoverLab (crash, runFor, report …)
 // and sets data-ready="true" on itself once its first frame is drawn. It
 // dispatches the DOM events of events.js (ready, fault, leaderchange,
-// recordslost, tourstop) on itself; types in failover-lab.d.ts. A bad
+// recordslost, tourstop, fork) on itself; types in failover-lab.d.ts. A bad
 // attribute or scenario shows a message inside the element (and sets
 // data-error); it never throws into the host page.
 
@@ -60,7 +63,7 @@ const DEFAULT_PANELS = ['map', 'partitions', 'clients', 'describe', 'narration']
 const COMPACT_PANELS = ['map', 'partitions'];
 const SPEED_MIN = 0.01;
 const SPEED_MAX = 100;
-const OBSERVED = ['scenario', 'seed', 'speed', 'autoplay', 'loop', 'compact', 'controls', 'panels', 'partitions', 'range', 'theme', 'compare'];
+const OBSERVED = ['scenario', 'seed', 'speed', 'autoplay', 'loop', 'compact', 'controls', 'panels', 'partitions', 'range', 'theme', 'compare', 'forks'];
 
 // ---- styles: the page's component styles, scoped to the shadow root ---------
 
@@ -193,6 +196,7 @@ function readConfig(el) {
   cfg.range = range === null ? null : parseRange(range);
   cfg.theme = parseTheme(el.getAttribute('theme'), 'theme');
   cfg.compare = el.getAttribute('compare');
+  cfg.forks = el.getAttribute('forks');
   return cfg;
 }
 
@@ -396,6 +400,17 @@ class FailoverLabElement extends HTMLElement {
         await this.setCompare(lanes);
       } catch (e) {
         return this.fail(`compare="${lanes}": ${message(e)}`);
+      }
+      if (gen !== this.gen) return;
+    }
+    // Fork lanes belong to the run they forked: a restart keeps only the attribute's.
+    if (!cfg.forks && this.cmp?.forks.length) this.cmp.setForks([]);
+    if (cfg.forks) {
+      try {
+        const { decodeForks } = await import('./share.js');
+        await this.setForkList(decodeForks(cfg.forks));
+      } catch (e) {
+        return this.fail(`forks="${cfg.forks}": ${message(e)}`);
       }
       if (gen !== this.gen) return;
     }
@@ -718,29 +733,76 @@ class FailoverLabElement extends HTMLElement {
     if (on) lab.checkLanes(text);
     const want = (this.compareWant = {});
     if (!on && !this.cmp) return Promise.resolve();
-    return import('./lanes.js').then((mod) => {
+    return this.lanesReady().then(() => {
       if (want !== this.compareWant || lab !== this.lab) return;
-      if (!this.lanesView) {
-        this.shadowRoot.append(h('style', { text: mod.LANES_CSS }));
-        this.cmp = new mod.Compare(this);
-        this.lanesView = new mod.LanesView(this.lanesBox, { h, fmtTime, BrokerMap, PartitionsPanel, AvailabilityPanel }, {
-          onApply: async (t) => {
-            try {
-              await this.setCompare(t);
-              return '';
-            } catch (e) {
-              return message(e);
-            }
-          },
-          onBrokerClick: (id, anchor) => (this.cfg.controls.includes('brokers') ? this.openMenu(id, anchor) : null),
-          onSeek: (t) => this.guard(() => this.jump(t)),
-        });
-      }
       this.cmp.set(on ? text : null);
-      this.lanesBox.hidden = !on;
-      this.frameEl.classList.toggle('comparing', on);
-      this.draw();
+      this.showLanes();
     });
+  }
+
+  /** Compare mode's code (lanes.js with compare.js), fetched the first time it is used. */
+  async lanesReady() {
+    const mod = await import('./lanes.js');
+    if (!this.lanesView) {
+      this.shadowRoot.append(h('style', { text: mod.LANES_CSS }));
+      this.cmp = new mod.Compare(this);
+      this.lanesView = new mod.LanesView(this.lanesBox, { h, fmtTime, BrokerMap, PartitionsPanel, AvailabilityPanel }, {
+        onApply: async (t) => {
+          try {
+            await this.setCompare(t);
+            return '';
+          } catch (e) {
+            return message(e);
+          }
+        },
+        onBrokerClick: (id, anchor) => (this.cfg.controls.includes('brokers') ? this.openMenu(id, anchor) : null),
+        onSeek: (t) => this.guard(() => this.jump(t)),
+        onDropFork: (i) => this.guard(() => this.setForkList(this.cmp.forks.filter((f, j) => this.cmp.settingsLanes + j < i))),
+      });
+    }
+    return mod;
+  }
+
+  showLanes() {
+    const on = this.cmp.active;
+    this.lanesBox.hidden = !on;
+    this.frameEl.classList.toggle('comparing', on);
+    this.draw();
+  }
+
+  // ---- forks: "what if … here?" (issue 65) ------------------------------------
+
+  /**
+   * Fork lane `from` ('A' by default) at `atMs` with `action`: a new lane
+   * whose run is that lane's up to atMs, then the action, beside the others.
+   * Resolves to { lane, from, at_ms, action } (also the `fork` event);
+   * rejects with the core's message for a bad action, or past four lanes.
+   */
+  async fork(atMs, action, from = 'A') {
+    const lab = this.need();
+    const t = Number(atMs);
+    if (!Number.isInteger(t) || t < 0) throw new Error(`fork: expected a time in ms (a whole number ≥ 0), got ${atMs}`);
+    await this.lanesReady();
+    if (lab !== this.lab) throw new Error('fork: the lab was replaced meanwhile');
+    this.cmp.addFork('ABCD'.indexOf(String(from)), t, action);
+    this.showLanes();
+    const i = this.cmp.labs().length - 1;
+    const detail = { lane: 'ABCD'[i], from: String(from), at_ms: t, action };
+    this.events.emit('fork', detail);
+    return detail;
+  }
+
+  /** The fork lanes: [{ lane, from, at_ms, action }]. */
+  forks() {
+    const c = this.cmp;
+    return (c?.forks ?? []).map((f, j) => ({ lane: 'ABCD'[c.settingsLanes + j], from: 'ABCD'[f.parent], at_ms: f.at_ms, action: f.action }));
+  }
+
+  /** Replace the fork lanes ([{ parent, at_ms, action }]). */
+  async setForkList(list) {
+    await this.lanesReady();
+    this.cmp.setForks(list);
+    this.showLanes();
   }
 
   /** Each lane's settings and report at the current time ([] outside compare mode). */

@@ -3,4 +3,4 @@
 // on demand (lab.js initFastWasm) by a lab that runs a big scenario; the
 // page's first load never fetches it. Its own module so that the bundle
 // (scripts/build-bundle.mjs) can point the glue at the wasm from dist/.
-export { default, WasmLab } from './pkg-explorer/failover_lab.js';
+export { default, WasmLab, importCluster } from './pkg-explorer/failover_lab.js';

@@ -20,6 +20,7 @@ const SHORTCUTS = [
   ['R', 'reset to t = 0 (actions and switches too)'],
   ['N', 'guided tour: next stop'],
   ['E', 'skip to the next event'],
+  ['F', 'acting here: replace the future, or fork a "what if" lane'],
   ['?', 'this help'],
   ['Esc', 'close menus and help'],
 ];

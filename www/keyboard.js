@@ -21,6 +21,8 @@ export function installKeyboard(app, overlay) {
     const tag = e.target?.tagName;
     if (tag === 'INPUT' && e.target.type !== 'range' && e.target.type !== 'checkbox') return;
     if (tag === 'SELECT' || tag === 'TEXTAREA') return;
+    // A modal dialog (Import your cluster) keeps its keys: Space ticks its box.
+    if (e.target?.closest?.('dialog')) return;
     if (e.ctrlKey || e.metaKey || e.altKey) return;
     const k = e.key;
     // Space and Enter press the focused button (keyboard-only use), not play.
@@ -39,6 +41,7 @@ export function installKeyboard(app, overlay) {
     else if (k === '-' || k === '_') app.nudgeSpeed(-1);
     else if (k === 'r' || k === 'R') app.reset();
     else if (k === 'e' || k === 'E') app.skipToNext();
+    else if (k === 'f' || k === 'F') app.setActMode(!app.forkMode);
     else if ((k === 'n' || k === 'N') && app.tour?.active) app.tour.step(app.tour.index + 1);
     else handled = false;
     if (handled) e.preventDefault();

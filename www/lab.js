@@ -59,7 +59,8 @@ export function needsFullBuild(scenario) {
   if (partitionsOf(scenario) >= FAST_PARTITIONS) return true;
   try {
     const s = typeof scenario === 'string' ? JSON.parse(scenario) : scenario;
-    return (s?.clients || []).some((c) => c?.subscribe === true);
+    // Consumer groups, and an imported cluster as it stands (topic_id, initial_state).
+    return (s?.clients || []).some((c) => c?.subscribe === true) || (s?.topics || []).some((t) => t?.initial_state || t?.topic_id);
   } catch {
     return false;
   }

@@ -12,6 +12,19 @@
 
 export { Compare } from './compare.js';
 
+/** An action as a reader says it: "crash broker 2", "produce 10 to orders-0". */
+export function actionText(action) {
+  const [k, v] = Object.entries(action || {})[0] || ['?', ''];
+  const verb = k.replace(/_/g, ' ');
+  if (typeof v === 'number') return `${verb} broker ${v}`;
+  if (v && typeof v === 'object') {
+    if (k === 'produce') return `produce ${v.count ?? 1} to ${v.topic}-${v.partition ?? 0}`;
+    if ('broker' in v) return `${verb} broker ${v.broker} on ${v.topic}-${v.partition ?? 0}`;
+    if ('topic' in v) return `${verb} ${v.topic}-${v.partition ?? 0}`;
+  }
+  return `${verb} ${typeof v === 'object' ? JSON.stringify(v) : v}`;
+}
+
 /** Compare mode's styles (the page's CSS variables; the host adds them once). */
 export const LANES_CSS = `
 .compare-panel { margin: 8px 12px 0; display: flex; flex-direction: column; gap: 8px; }
@@ -59,6 +72,14 @@ body.comparing .avail-panel, .fl.comparing [data-panel=availability] { display: 
 .lane-avail .avail-legend .lg:not(.muted), .lane-avail .avail-def { display: none; }
 .lane-avail .avail-legend { margin: 1px 0 2px; }
 .cmp-legend { font-size: 11px; margin: 0; }
+.lane-fork { font-size: 12px; color: var(--text); text-transform: none; letter-spacing: 0; font-weight: 600; }
+.fork-tag { display: inline-block; font-size: 10.5px; font-weight: 700; text-transform: uppercase; letter-spacing: .5px; color: var(--text); border: 1px solid #CC79A7; border-radius: 8px; padding: 0 6px; margin-right: 2px; }
+.lane-part { margin: 0; font-size: 11.5px; color: var(--text2); }
+.lane-part b { color: var(--text); }
+.lane-drop { margin-left: auto; font-size: 11px; padding: 0 6px; }
+.lane[data-fork] { border-color: #CC79A7; }
+.tl-mark.fork { background: #CC79A7; height: 10px; width: 3px; top: -2px; }
+.menu-note { font-size: 11.5px; color: var(--text); padding: 3px 6px; margin: 0 0 4px; border-left: 3px solid #CC79A7; background: var(--panel2); border-radius: 3px; max-width: 240px; }
 .lane-same { margin: 0; font-size: 12px; color: var(--text2); border: 1px dashed var(--line2); border-radius: 6px; padding: 6px 8px; }
 #compare-preset { max-width: 100%; }
 .sw-base { display: inline-block; line-height: 1.5; align-self: center; font-size: 11px; color: var(--text); background: var(--hi-bg, var(--panel2)); border: 1px solid #CC79A7; border-radius: 9px; padding: 0 7px; white-space: normal; }
@@ -235,7 +256,7 @@ export class LanesView {
     this.legend = h('div.cmp-legend');
     this.grid = h('div.lanes');
     this.divBox = h('div.cmp-div', { hidden: true });
-    this.note = h('p.cmp-note.muted', { text: 'Every fault and action applies to all lanes. Each lane has its own availability strip and recovery badges; clients, metrics, describe and narration below show lane A.' });
+    this.note = h('p.cmp-note.muted', { text: 'Every fault and action applies to all settings lanes. A fork lane keeps lane A\u2019s past up to its fork and its own future: an action later than the fork applies to lane A only. Each lane has its own availability strip and recovery badges; clients, metrics, describe and narration below show lane A.' });
     root.replaceChildren(this.bar, this.delta, this.legend, this.grid, this.divBox, this.note);
   }
 
@@ -251,7 +272,7 @@ export class LanesView {
   }
 
   build(compare) {
-    const { h, BrokerMap, PartitionsPanel, AvailabilityPanel } = this.d;
+    const { h, fmtTime, BrokerMap, PartitionsPanel, AvailabilityPanel } = this.d;
     const labs = compare.labs();
     this.grid.style.setProperty('--lanes', labs.length);
     this.lanes = labs.map((lab, i) => {
@@ -261,10 +282,20 @@ export class LanesView {
       const summary = h('dl.lane-sum');
       const avail = h('div.lane-avail', { dataset: { lane: name } });
       const same = h('p.lane-same', { hidden: true, text: 'Cluster and logs: the same as lane A\u2019s at this time, so they are drawn once, in lane A.' });
+      const fk = compare.forkOf(i);
+      const what = fk && `what if ${actionText(fk.action)} at ${fmtTime(fk.at_ms)}`;
+      // A fork lane says what it changed and where it parts from its parent (drawParting).
+      const part = i > 0 ? h('p.lane-part', { 'aria-live': 'polite' }) : null;
+      const head = fk
+        ? h('h2.lane-head', null, h('span.lane-name', { text: name }),
+          h('span.lane-fork', null, h('b.fork-tag', { text: 'fork' }), ` ${what} · from lane ${'ABCD'[fk.parent]}`),
+          h('button.lane-drop', { type: 'button', text: 'Remove', 'aria-label': `Remove lane ${name} (and the lanes forked from it)`, onclick: () => this.o.onDropFork?.(i) }))
+        : h('h2.lane-head', null, h('span.lane-name', { text: name }), h('code.lane-set', null, ...(compare.settings[i] || 'as is').split(/(?<=,)/).flatMap((part, j) => (j ? [h('wbr'), part] : [part]))));
       const el = h(
         'section.lane',
-        { dataset: { lane: name }, 'aria-label': `Lane ${name}: ${compare.settings[i] || 'the scenario as it is'}` },
-        h('h2.lane-head', null, h('span.lane-name', { text: name }), h('code.lane-set', null, ...(compare.settings[i] || 'as is').split(/(?<=,)/).flatMap((part, j) => (j ? [h('wbr'), part] : [part])))),
+        { dataset: fk ? { lane: name, fork: String(i) } : { lane: name }, 'aria-label': fk ? `Lane ${name}: ${what}, a fork of lane ${'ABCD'[fk.parent]}` : `Lane ${name}: ${compare.settings[i] || 'the scenario as it is'}` },
+        head,
+        ...(part ? [part] : []),
         summary,
         avail,
         same,
@@ -273,13 +304,15 @@ export class LanesView {
       );
       return {
         el,
+        part,
+        partKey: null,
         summary,
         same,
         mapBox: map,
         partsBox: parts,
         folded: false,
         avail: new AvailabilityPanel(avail, { onSeek: this.o.onSeek }),
-        map: new BrokerMap(map, { onBrokerClick: this.o.onBrokerClick, fit: true }),
+        map: new BrokerMap(map, { onBrokerClick: (id, anchor) => this.o.onBrokerClick(id, anchor, i), fit: true }),
         parts: new PartitionsPanel(parts),
         sumKey: '',
       };
@@ -304,10 +337,10 @@ export class LanesView {
       this.key = '';
       return;
     }
-    if (document.activeElement !== this.input && this.input.value !== compare.text) this.input.value = compare.text;
+    if (document.activeElement !== this.input && this.input.value !== (compare.text ?? '')) this.input.value = compare.text ?? '';
     const labs = compare.labs();
-    if (this.key !== compare.text) {
-      this.key = compare.text;
+    if (this.key !== compare.key) {
+      this.key = compare.key;
       this.build(compare);
     }
     const wall = performance.now();
@@ -344,6 +377,7 @@ export class LanesView {
     });
     if (fresh) this.drawDelta(compare, reports, views[0].now_ms);
     this.drawDivergence(compare);
+    this.drawParting(compare);
   }
 
   /**
@@ -384,10 +418,13 @@ export class LanesView {
     const close = rows.filter((r) => r.near);
     const same = rows.filter((r) => !r.differs);
     const parted = !!compare.div && compare.div.at_ms <= now;
-    const key = JSON.stringify([now, compare.text, parted && compare.div.at_ms, rows.map((r) => [r.k, r.label, r.values])]);
+    const key = JSON.stringify([now, compare.key, parted && compare.div.at_ms, rows.map((r) => [r.k, r.label, r.values])]);
     if (key === this.deltaKey) return;
     this.deltaKey = key;
-    const names = compare.settings.map((s, i) => `${'ABCD'[i]} · ${s || 'as is'}`);
+    const names = compare.settings.map((s, i) => {
+      const fk = compare.forkOf(i);
+      return fk ? `${'ABCD'[i]} · what if ${actionText(fk.action)}` : `${'ABCD'[i]} · ${s || 'as is'}`;
+    });
     const table = differ.length
       ? h('table', null,
         h('caption', { text: `What differs between the lanes at ${fmtTime(now)}` }),
@@ -437,21 +474,38 @@ export class LanesView {
   drawDivergence(compare) {
     const { h, fmtTime } = this.d;
     const d = compare.div;
-    const key = d ? `${d.at_ms}|${d.lane}|${compare.text}` : '';
+    const key = d ? `${d.at_ms}|${d.lane}|${compare.key}` : '';
     if (key === this.divKey) return;
     this.divKey = key;
     this.divBox.hidden = !d;
     if (!d) return;
     const name = 'ABCD'[d.lane];
+    const from = 'ABCD'[d.parent ?? 0];
     const side = (lane, e) =>
       h('div.cmp-side', null, h('b', { text: `Lane ${lane}` }), h('span', { text: e ? `${fmtTime(e.at_ms)}  ${e.text}` : '(no event here)' }));
     this.divBox.replaceChildren(
       h('div.cmp-div-head', null,
-        h('span', { text: `Lanes A and ${name} diverge at ${fmtTime(d.at_ms)}` }),
+        h('span', { text: `Lanes ${from} and ${name} diverge at ${fmtTime(d.at_ms)}` }),
         h('button', { id: 'compare-jump', type: 'button', text: `Go to ${fmtTime(d.at_ms)}`, onclick: () => this.o.onSeek(d.at_ms) }),
       ),
-      h('div.cmp-sides', null, side('A', d.a), side(name, d.b)),
+      h('div.cmp-sides', null, side(from, d.a), side(name, d.b)),
     );
+  }
+
+  /** Under each lane's heading: where it parts from the lane it is compared with, so far. */
+  drawParting(compare) {
+    const { h, fmtTime } = this.d;
+    this.lanes.forEach((l, i) => {
+      if (!l.part) return;
+      const d = compare.divOf(i);
+      const from = 'ABCD'[compare.parentOf(i)];
+      const key = d ? `${d.at_ms}|${from}` : from;
+      if (key === l.partKey) return;
+      l.partKey = key;
+      l.part.replaceChildren(...(d
+        ? ['Parts from lane ', h('b', { text: from }), ' at ', h('b', { text: fmtTime(d.at_ms) }), `: ${d.b ? d.b.text : 'lane ' + from + ' has an event this lane has not'}`]
+        : [`The same run as lane ${from} so far.`]));
+    });
   }
 
   tick() {
@@ -466,3 +520,85 @@ export class LanesView {
     }
   }
 }
+
+// ---- the page's forks ("what if … here?", issue 65) -------------------------
+// app.js delegates here, so the page's first load carries none of it: only an
+// action in "what if" mode, a fork() call or a link with forks= needs it.
+
+const $ = (id) => document.getElementById(id);
+
+/** Show or hide the lanes as compare mode is on or off, and draw. */
+function showState(app) {
+  const on = app.compare.active;
+  document.body.classList.toggle('comparing', on);
+  $('compare').hidden = !on;
+  app.draw();
+}
+
+export const pageForks = {
+  /**
+   * Fork lane `from` (0: lane A) at `at` with `action`: a new lane whose
+   * run is that lane's up to `at`, then the action. A bad action or a
+   * fifth lane is an Error (nothing changes); resolves to the new lane's
+   * { lane, from, at_ms, action }, also sent as the `fork` event.
+   */
+  async fork(app, at, action, from = 0) {
+    const c = app.compare;
+    try {
+      const t = Number(at);
+      if (!Number.isInteger(t) || t < 0) throw new Error(`fork: expected a time in ms (a whole number ≥ 0), got ${at}`);
+      if (!c.active && from !== 0) throw new Error(`fork: no lane ${'ABCD'[from] ?? from} to fork`);
+      c.addFork(from, t, action);
+    } finally {
+      showState(app);
+    }
+    const i = c.labs().length - 1;
+    const fk = c.forkOf(i);
+    const detail = { lane: 'ABCD'[i], from: 'ABCD'[fk.parent], at_ms: fk.at_ms, action: fk.action };
+    app.events.emit('fork', detail);
+    return detail;
+  },
+
+  /** The fork lanes a link gives. */
+  setForks(app, list) {
+    try {
+      app.compare.setForks(list);
+    } finally {
+      showState(app);
+    }
+  },
+
+  /** Remove fork lane i and the lanes forked from it. */
+  dropFork(app, i) {
+    const c = app.compare;
+    const k = c.settingsLanes;
+    const gone = new Set([i]);
+    const kept = [];
+    c.forks.forEach((f, j) => {
+      if (gone.has(f.parent)) gone.add(k + j);
+      else if (!gone.has(k + j)) kept.push({ ...f, parent: f.parent - [...gone].filter((g) => g < f.parent).length });
+    });
+    pageForks.setForks(app, kept);
+  },
+
+  /**
+   * "What if KEY=VALUE?": a setting is the cluster's config from t = 0, so
+   * its lane is a settings lane (lane A's settings plus this one) beside the
+   * others; where it first matters is its divergence. Fork lanes stay.
+   */
+  async forkSetting(app, key, value) {
+    try {
+      const c = app.compare;
+      const k = c.active ? c.settingsLanes : 1;
+      const lanes = c.text ? c.settings.slice(0, k) : [app.lab.laneSettings ?? ''];
+      const mine = [lanes[0], `${key}=${value}`].filter(Boolean).join(',');
+      const forks = c.forks.map((f) => ({ ...f, parent: f.parent >= k ? f.parent + 1 : f.parent }));
+      if (lanes.length + 1 + forks.length > 4) throw new Error('what if: at most 4 lanes (A to D); remove a lane first');
+      await app.setCompare([...lanes, mine].join('|'));
+      if (forks.length) pageForks.setForks(app, forks);
+    } catch (e) {
+      app.showError(e.message);
+    }
+    app.afterRestore();
+  },
+};

@@ -13,6 +13,10 @@
 // deflate-raw'ed JSON ('j…' when CompressionStream is missing: plain JSON).
 // `play=1` means the run was playing (the link opens playing from t = 0).
 // `compare=acks%3D1%7Cacks%3Dall` opens compare mode with those lanes (compare.js).
+// `forks=A~15000:crash:2,B~20000:restart:2` adds fork lanes after them (issue
+// 65): each forks the lane named before `~` at the action's time, with the
+// action (encoded as in `actions`); the first is lane B (after any settings
+// lanes), the next C, and so on.
 
 const BROKER_VERBS = ['crash', 'power_loss', 'restart', 'shutdown', 'isolate', 'heal', 'flush'];
 const SWITCHES = [
@@ -92,8 +96,25 @@ export function decodeAction(text, i = 0) {
   throw new Error(`${where}: unknown action "${verb}"`);
 }
 
+const LANES = 'ABCD';
+
+/** Fork lanes ({ parent, at_ms, action }) as `P~at:verb:args,…`. */
+export function encodeForks(forks) {
+  return forks.map((f) => `${LANES[f.parent]}~${encodeAction(f)}`).join(',');
+}
+
+/** Parse `P~at:verb:args,…`; throws Error naming the bad fork. */
+export function decodeForks(text) {
+  return text.split(',').map((item, i) => {
+    const m = /^([A-D])~(.+)$/.exec(item);
+    if (!m) throw new Error(`forks[${i}]: expected LANE~at:action:argument (LANE one of A–D), got "${item}"`);
+    const { at_ms, action } = decodeAction(m[2], i);
+    return { parent: LANES.indexOf(m[1]), at_ms, action };
+  });
+}
+
 /** The hash (without '#') for a state. */
-export function encodeHash({ scenario, scenarioData, overrides = {}, actions = [], t, play, compare }) {
+export function encodeHash({ scenario, scenarioData, overrides = {}, actions = [], t, play, compare, forks = [] }) {
   const out = [];
   if (scenarioData) out.push(`scenario-data=${scenarioData}`);
   else if (scenario) out.push(`scenario=${enc(scenario)}`);
@@ -101,6 +122,7 @@ export function encodeHash({ scenario, scenarioData, overrides = {}, actions = [
     if (overrides[ov] !== undefined) out.push(`${key}=${enc(overrides[ov])}`);
   }
   if (compare) out.push(`compare=${enc(compare)}`);
+  if (forks.length) out.push(`forks=${encodeForks(forks)}`);
   if (actions.length) out.push(`actions=${actions.map(encodeAction).join(',')}`);
   if (play) out.push('play=1');
   else if (t !== undefined) out.push(`t=${Math.floor(t)}`);
@@ -114,7 +136,7 @@ export function encodeHash({ scenario, scenarioData, overrides = {}, actions = [
 export function parseHash(hash) {
   const text = String(hash || '').replace(/^#/, '');
   if (!text) return null;
-  const state = { scenario: null, scenarioData: null, overrides: {}, actions: [], t: undefined, play: false, compare: null };
+  const state = { scenario: null, scenarioData: null, overrides: {}, actions: [], t: undefined, play: false, compare: null, forks: [] };
   let any = false;
   for (const pair of text.split('&')) {
     if (!pair) continue;
@@ -134,6 +156,7 @@ export function parseHash(hash) {
     else if (key === 'scenario') state.scenario = val();
     else if (key === 'scenario-data') state.scenarioData = raw;
     else if (key === 'compare') state.compare = val();
+    else if (key === 'forks') state.forks = raw ? decodeForks(raw) : [];
     else if (key === 'actions') state.actions = raw ? raw.split(',').map((a, i) => decodeAction(a, i)) : [];
     else if (key === 't') state.t = nonNegInt(val(), 't');
     else if (key === 'play') state.play = bool(val() || '1', 'play');

@@ -67,6 +67,8 @@ export class ShareBar {
     );
     container.append(
       h('button', { type: 'button', id: 'import', title: 'Open a scenario file (or drop one on the page)', onclick: () => this.file.click() }, 'Open…'),
+      // Import your cluster (import-view.js, fetched on the first click).
+      h('button', { type: 'button', id: 'import-cluster', title: 'Paste kafka-topics.sh --describe output and run that cluster', onclick: () => import(new URL('./import-view.js', import.meta.url).href).then((m) => m.showImport(this.app)).catch((e) => this.app.showError(`The importer did not load: ${e.message}`)) }, 'Import cluster…'),
       this.menu, this.copyBtn, this.file,
     );
     document.addEventListener('click', (e) => {
@@ -107,6 +109,7 @@ export class ShareBar {
       // frame with its progress shown, the page answering (issue 63).
       app.lab.restore({ overrides: state.overrides, actions, t: 0 });
       await app.setCompare(state.compare);
+      if (state.forks?.length) await app.setForks(state.forks);
       app.afterRestore();
       app.seekSoon(Math.max(0, Math.floor(state.t ?? 0)));
       return true;
@@ -157,6 +160,7 @@ export class ShareBar {
       t: lab.now(),
       play: app.playing && !forcePaused,
       compare: app.compare?.text,
+      forks: app.compare?.forks ?? [],
     });
   }
 

@@ -43,6 +43,15 @@ export class TourGuide {
     this.back = h('button', { type: 'button', 'data-tour': 'back', title: 'Previous stop', onclick: () => this.step(this.index - 1) }, '◀ Back');
     this.next = h('button.primary', { type: 'button', 'data-tour': 'next', title: 'Run the simulation to the next stop and pause there (N)', onclick: () => this.step(this.index + 1) }, 'Next ▶');
     this.restart = h('button', { type: 'button', 'data-tour': 'restart', title: 'Back to the start of the tour', onclick: () => this.step(-1) }, '↺');
+    // Issue 65: at a stop, "what if … here?" switches the page's actions to forking a lane.
+    this.whatIf = host.whatIf ? h('button', { type: 'button', 'data-tour': 'what-if', title: 'What if you acted here? Your next action (a broker\u2019s menu, a digit key) makes a new lane beside the tour\u2019s run instead of changing it (F)', onclick: () => host.whatIf() }, 'What if \u2026 here?') : null;
+    if (this.whatIf && globalThis.matchMedia) {
+      // Only where the card's row has room for it (a small screen's card keeps Next in sight; F does the same).
+      const wide = matchMedia('(min-width: 1000px)');
+      const fit = () => (this.whatIf.hidden = !wide.matches);
+      wide.addEventListener?.('change', fit);
+      fit();
+    }
     this.dots = h('span.tour-dots');
     // Issue 25: after "End of tour", the next tour in the welcome's order (host.nextTour(), optional).
     this.nextTour = h('a.tour-next', { 'data-tour': 'next-tour', hidden: true });
@@ -84,7 +93,7 @@ export class TourGuide {
       this.aBox,
       this.qBox,
       this.off,
-      h('div.tour-nav', null, this.dots, this.restart, this.back, this.next, this.nextTour),
+      h('div.tour-nav', null, this.dots, this.restart, this.back, this.next, this.whatIf, this.nextTour),
       this.more,
     );
     container.hidden = true;

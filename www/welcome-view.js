@@ -59,7 +59,8 @@ export function showWelcome(box, list, open, check, deps) {
     h('p', { text: 'Brokers crash, leaders move, records are kept or lost — simulated to the millisecond, the same way every time. Each guided tour answers one question, stop by stop, pointing at the evidence on screen.' }),
     h('div.wbtns', null,
       h('button.primary', { type: 'button', 'data-welcome': 'start', onclick: () => done(FIRST_TOUR) }, 'Start the guided tour ▶'),
-      h('button', { type: 'button', 'data-welcome': 'close', onclick: () => done(null) }, 'Explore on my own')),
+      h('button', { type: 'button', 'data-welcome': 'close', onclick: () => done(null) }, 'Explore on my own'),
+      h('button', { type: 'button', 'data-welcome': 'import', onclick: () => (done(null), document.getElementById('import-cluster')?.click()) }, 'Import your cluster')),
     h('div.wgroups', null, ...groups),
   );
   box.hidden = false;

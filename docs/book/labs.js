@@ -7,7 +7,7 @@
 // 2. "Try this" buttons. <button data-try='{"crash": 2}' data-lab="ID">
 //    drives the element with that id (default: the page's first one). The
 //    actions are the element's methods (crash, restart, shutdown, isolate,
-//    heal, powerLoss, produce, apply, runFor, seek, compare, tourNext, reset,
+//    heal, powerLoss, produce, apply, runFor, seek, compare, fork, tourNext, reset,
 //    play, pause); {"acks": "1"} reloads the scenario with every producer's acks
 //    set to that value (an edit of the scenario's input, as a reader would
 //    make it in the file). The outcome goes to the group's <output>, which
@@ -66,6 +66,13 @@
       case 'apply':
         lab.apply(v);
         return `${Object.keys(v)[0]} at ${secs(lab.now())}`;
+      case 'fork': {
+        // {"fork": {"at": 12000, "action": {"crash": 2}, "from": "A"}}: "what if … here?"
+        lab.pause();
+        const d = await lab.fork(v.at, v.action, v.from || 'A');
+        const [k, b] = Object.entries(d.action)[0];
+        return `lane ${d.lane}: lane ${d.from} up to ${secs(d.at_ms)}, then ${k.replace('_', ' ')}${typeof b === 'number' ? ` broker ${b}` : ''}`;
+      }
       case 'tourNext':
         lab.tourNext();
         return 'next stop';

@@ -87,6 +87,36 @@ mod cli {
             #[arg(long)]
             threads: Option<usize>,
         },
+        /// Turn a cluster's `kafka-topics.sh --describe` output (and optionally
+        /// `kafka-configs.sh --describe --entity-type brokers|topics` output
+        /// and a broker.rack list, "ID RACK" a line) into a scenario with its
+        /// brokers, racks, topics, replicas, leaders, ISR and ELR at t = 0.
+        Import {
+            /// Files holding the tools' output, read one after another ("-" for stdin).
+            #[arg(required = true)]
+            files: Vec<String>,
+            /// Records a second of one producer per topic (0: no producers).
+            #[arg(long, default_value_t = 0)]
+            records_per_sec: u64,
+            /// The producers' acks.
+            #[arg(long, default_value = "all", value_parser = ["0", "1", "all"])]
+            acks: String,
+            /// One consumer per topic, reading all its partitions.
+            #[arg(long)]
+            consumers: bool,
+            /// The scenario's name.
+            #[arg(long)]
+            name: Option<String>,
+            /// The scenario's seed.
+            #[arg(long, default_value_t = 1)]
+            seed: u64,
+            /// The scenario's run_until_ms.
+            #[arg(long, default_value_t = 60_000)]
+            until: u64,
+            /// Write the scenario to FILE instead of stdout.
+            #[arg(long, short, value_name = "FILE")]
+            output: Option<String>,
+        },
         /// Merge sweep shards (`sweep --format jsonl` outputs over disjoint
         /// seeds) into the rows one sweep over all their seeds gives.
         SweepMerge {
@@ -440,6 +470,88 @@ mod cli {
         }
     }
 
+    /// `import`: the files' text, one after another, into a scenario; a
+    /// refusal names the file and its line.
+    fn import(
+        files: &[String],
+        opts: &failover_lab::import::Options,
+        output: Option<&str>,
+    ) -> ExitCode {
+        use failover_lab::import::{import, Limits};
+        let mut text = String::new();
+        // (file, first line of it in `text`)
+        let mut starts: Vec<(&str, usize)> = Vec::new();
+        for f in files {
+            match load(f) {
+                Ok(t) => {
+                    starts.push((f, text.lines().count() + 1));
+                    text.push_str(&t);
+                    if !t.ends_with('\n') {
+                        text.push('\n');
+                    }
+                }
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    return ExitCode::from(2);
+                }
+            }
+        }
+        // "line N: …" of the whole text → "FILE, line M: …".
+        let place = |e: String| -> String {
+            let Some(n) = e
+                .strip_prefix("line ")
+                .and_then(|r| r.split_once(':'))
+                .and_then(|(n, _)| n.parse::<usize>().ok())
+            else {
+                return e;
+            };
+            let (f, first) = starts
+                .iter()
+                .rev()
+                .find(|(_, first)| *first <= n)
+                .copied()
+                .unwrap_or(("input", 1));
+            let rest = e.split_once(':').map_or("", |(_, r)| r);
+            format!("{f}, line {}:{rest}", n + 1 - first)
+        };
+        let started = std::time::Instant::now();
+        let imported = match import(&text, opts, Limits::LAB) {
+            Ok(i) => i,
+            Err(e) => {
+                eprintln!("error: {}", place(e));
+                return ExitCode::from(2);
+            }
+        };
+        // The scenario must load as any other (it does by construction).
+        if let Err(e) = failover_lab::scenario::parse(&imported.scenario) {
+            eprintln!("error: the imported scenario does not load: {e}");
+            return ExitCode::from(2);
+        }
+        for n in &imported.notes {
+            eprintln!("import: {}", place(n.clone()));
+        }
+        eprintln!(
+            "import: {} brokers, {} topics, {} partitions in {} ms",
+            imported.brokers,
+            imported.topics,
+            imported.partitions,
+            started.elapsed().as_millis()
+        );
+        match output {
+            Some(path) => match std::fs::write(path, &imported.scenario) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(e) => {
+                    eprintln!("error: {path}: {e}");
+                    ExitCode::from(2)
+                }
+            },
+            None => {
+                emit(&imported.scenario);
+                ExitCode::SUCCESS
+            }
+        }
+    }
+
     pub fn main() -> ExitCode {
         let cli = Cli::parse();
         match cli.command {
@@ -452,6 +564,26 @@ mod cli {
                 threads,
             } => sweep(seeds, first_seed, &set, format, threads),
             Command::SweepMerge { files, format } => sweep_merge(&files, format),
+            Command::Import {
+                files,
+                records_per_sec,
+                acks,
+                consumers,
+                name,
+                seed,
+                until,
+                output,
+            } => {
+                let opts = failover_lab::import::Options {
+                    name,
+                    seed,
+                    records_per_sec,
+                    acks,
+                    consumers,
+                    run_until_ms: until,
+                };
+                import(&files, &opts, output.as_deref())
+            }
             Command::Run {
                 file,
                 sweep_seed,

@@ -23,7 +23,7 @@ use super::invariants::{InvariantState, Violation};
 use super::io::{Buffers, Ctx, Timer};
 use super::net::Network;
 use super::partition::Replica;
-use super::protocol::{BrokerId, Message, Node, PartitionIndex};
+use super::protocol::{BrokerId, Message, Node, PartitionIndex, PartitionRegistration};
 use super::time::{BoxPool, EventQueue};
 use super::trace::{Trace, TraceKind};
 use super::{PartitionInfo, TopicInfo};
@@ -147,6 +147,10 @@ pub struct ClusterSpec {
     pub producers: Vec<ProducerSpec>,
     pub consumers: Vec<ConsumerSpec>,
     pub steps: Vec<(u64, Action)>,
+    /// Partitions whose registration at t=0 is given (a topic's
+    /// `initial_state`), by partition index; the others start led by their
+    /// first replica with every replica in sync.
+    pub initial_states: Vec<(PartitionIndex, PartitionRegistration)>,
 }
 
 #[derive(Clone, Debug)]
@@ -301,7 +305,7 @@ impl Cluster {
                     spec.consumers.len() as u32,
                 ),
             ),
-            controller: Controller::new(spec.brokers, &assignment),
+            controller: Controller::new(spec.brokers, &assignment, &spec.initial_states),
             config: spec.config,
             racks: spec.racks,
             topics: spec.topics,

@@ -913,6 +913,24 @@ pub fn documented_keys() -> Vec<(KeyScope, &'static str, KeyDefault)> {
     out
 }
 
+/// The keys a cluster's `config` (`topic: false`) or a topic's `config`
+/// (`topic: true`) reads, Kafka's and `sim.` ones alike, in reading order:
+/// what an imported cluster's configs are sorted by (modelled or ignored).
+pub fn keys_read(topic: bool) -> Vec<&'static str> {
+    let empty = ConfigMap::new();
+    let mut r = Reader::new(&empty, "config");
+    let ok = if topic {
+        TopicConfig::read(&mut r, &TopicConfig::default()).is_ok()
+    } else {
+        ClusterConfig::read(&mut r).is_ok()
+    };
+    if ok {
+        r.used
+    } else {
+        Vec::new()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -108,8 +108,16 @@ pub enum ElectionKind {
 }
 
 impl Controller {
-    pub fn new(brokers: u32, assignment: &[Vec<BrokerId>]) -> Self {
-        let partitions: Vec<PartitionRegistration> = assignment
+    /// The controller of a cluster already running at t=0: every partition
+    /// led by its first replica with all replicas in sync, unless `initial`
+    /// gives its registration as it stood (a scenario's `initial_state`, an
+    /// imported cluster: the leader, epoch, ISR and ELR as pasted).
+    pub fn new(
+        brokers: u32,
+        assignment: &[Vec<BrokerId>],
+        initial: &[(PartitionIndex, PartitionRegistration)],
+    ) -> Self {
+        let mut partitions: Vec<PartitionRegistration> = assignment
             .iter()
             .map(|replicas| PartitionRegistration {
                 replicas: replicas.clone(),
@@ -122,6 +130,11 @@ impl Controller {
                 last_known_elr: Vec::new(),
             })
             .collect();
+        for (p, reg) in initial {
+            if let Some(slot) = partitions.get_mut(*p) {
+                *slot = reg.clone();
+            }
+        }
         let metadata_log = partitions
             .iter()
             .enumerate()

@@ -75,6 +75,9 @@ pub enum ErrorCode {
     FencedMemberEpoch,
     /// KIP-848: a commit named an epoch the member does not have.
     StaleMemberEpoch,
+    /// KIP-848: a static member joins with a `group.instance.id` that a
+    /// member which never left still holds (fatal to the client).
+    UnreleasedInstanceId,
 }
 
 impl ErrorCode {
@@ -104,6 +107,7 @@ impl ErrorCode {
             ErrorCode::MemberIdRequired => "MEMBER_ID_REQUIRED",
             ErrorCode::FencedMemberEpoch => "FENCED_MEMBER_EPOCH",
             ErrorCode::StaleMemberEpoch => "STALE_MEMBER_EPOCH",
+            ErrorCode::UnreleasedInstanceId => "UNRELEASED_INSTANCE_ID",
         }
     }
 
@@ -499,6 +503,8 @@ pub struct ConsumerHeartbeatRequest {
     pub owned: Option<Vec<PartitionIndex>>,
     /// The subscribed topic's partitions (the coordinator's metadata).
     pub partitions: Vec<PartitionIndex>,
+    /// `group.instance.id` (static membership).
+    pub instance_id: Option<Rc<str>>,
 }
 
 /// A ConsumerGroupHeartbeat's answer.

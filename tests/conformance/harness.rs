@@ -86,7 +86,7 @@ impl World {
                 config: topic.clone(),
             })
             .collect();
-        let mut controller = Controller::new(brokers, assignment);
+        let mut controller = Controller::new(brokers, assignment, &[]);
         for (i, s) in controller.brokers.iter_mut().enumerate() {
             s.registered = true;
             s.fenced = false;

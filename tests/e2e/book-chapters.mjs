@@ -102,6 +102,10 @@ async function clickAndCheck(page, i, chapter) {
     assert.equal(s.now, v, `${label}: the lab shows ${v} ms`);
   } else if (key === 'compare') {
     assert.deepEqual(s.lanes, v === null ? [] : v.split('|'), `${label}: the lanes`);
+  } else if (key === 'fork') {
+    // "What if … here?": one more lane, and the clock where it was.
+    assert.equal(s.lanes.length, (before.lanes.length || 1) + 1, `${label}: one more lane`);
+    assert.equal(s.now, before.now, `${label}: the time shown is kept`);
   } else if (key === 'acks') {
     assert.ok(s.producerAcks.length > 0 && s.producerAcks.every((a) => a === v), `${label}: every producer has acks=${v} (${s.producerAcks})`);
     assert.deepEqual(s.actions, [], `${label}: a fresh run`);

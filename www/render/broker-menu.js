@@ -8,7 +8,7 @@ import { h, STATE_LABEL } from './util.js';
  * Fill `menu` with the actions for broker view `b`. `healEnabled` says whether
  * Heal is offered; `onPick(action)` receives e.g. `{crash: 2}`.
  */
-export function fillBrokerMenu(menu, b, { healEnabled, onPick }) {
+export function fillBrokerMenu(menu, b, { healEnabled, onPick, note = null }) {
   const id = b.id;
   const down = b.state === 'crashed' || b.state === 'shut_down';
   const items = [
@@ -36,6 +36,8 @@ export function fillBrokerMenu(menu, b, { healEnabled, onPick }) {
   };
   menu.replaceChildren(
     h('div.menu-title', { role: 'presentation' }, h('b', { text: `Broker ${id}` }), h(`span.st.${b.state}`, { text: STATE_LABEL[b.state] || b.state })),
+    // "What if … here?" (issue 65): each item then forks a lane instead of acting on this run.
+    ...(note ? [h('div.menu-note', { role: 'presentation', text: note })] : []),
     ...items.map(([action, label, hint, enabled]) =>
       h('button', {
         type: 'button', role: 'menuitem', 'data-action': action, disabled: !enabled,

@@ -23,9 +23,15 @@
 //!   `__consumer_offsets` partition after every change; a new coordinator
 //!   loads it, each session starting afresh: no rebalance on a move.
 //!
+//! - A static member (`group.instance.id`) joining while its instance's
+//!   old member has not left (epoch -2, a clean close) is refused with
+//!   UNRELEASED_INSTANCE_ID: a killed process's instance id is held until
+//!   its session ends.
+//!
 //! Simplified: the heartbeat answer always carries the member's assignment;
 //! a member that does not revoke within its rebalance timeout is not fenced;
-//! static members are not modelled under this protocol.
+//! no member leaves with epoch -2 (the lab has no clean close), so no static
+//! member takes another's place under this protocol.
 
 use std::rc::Rc;
 
@@ -54,6 +60,8 @@ pub struct CgMember {
     /// Its share of the target assignment.
     pub target: Vec<PartitionIndex>,
     pub expires_at: u64,
+    /// `group.instance.id`: a static member.
+    pub instance_id: Option<Rc<str>>,
 }
 
 impl CgMember {
@@ -239,6 +247,20 @@ impl Broker {
                 ctx.send(from, Message::ConsumerHeartbeatResponse { id, result });
                 return;
             }
+            None if hb
+                .instance_id
+                .as_ref()
+                .is_some_and(|x| g.members.iter().any(|m| m.instance_id.as_ref() == Some(x))) =>
+            {
+                // GroupMetadataManager.throwIfInstanceIdIsUnreleased: a
+                // static member replaces its instance's old member only
+                // once that one left with epoch -2 (a clean close); one
+                // whose process was killed holds the instance id until
+                // its session ends.
+                let result = Err(ErrorCode::UnreleasedInstanceId);
+                ctx.send(from, Message::ConsumerHeartbeatResponse { id, result });
+                return;
+            }
             None => {
                 g.members.push(CgMember {
                     member_id: hb.member_id.clone(),
@@ -249,6 +271,7 @@ impl Broker {
                     assigned: Vec::new(),
                     target: Vec::new(),
                     expires_at: now,
+                    instance_id: hb.instance_id.clone(),
                 });
                 changed = Some(format!("{} joined", hb.member_id));
                 g.members.len() - 1
@@ -485,6 +508,7 @@ mod tests {
                 assigned: owned.to_vec(),
                 target: owned.to_vec(),
                 expires_at: 0,
+                instance_id: None,
             });
         }
         g.epoch = 1;
@@ -508,6 +532,7 @@ mod tests {
             assigned: vec![],
             target: vec![],
             expires_at: 0,
+            instance_id: None,
         });
         g.partitions = vec![0, 1, 2, 3, 4, 5];
         g.new_target();

@@ -213,7 +213,10 @@ impl Consumer {
         let group = config.group_id.clone().map(|id| {
             let mut g = super::group::GroupMember::new(id);
             if config.subscribe && config.group_protocol == "consumer" {
-                g.membership = Some(super::membership::Membership::kip848(format!("{name}-1")));
+                g.membership = Some(super::membership::Membership::kip848(
+                    format!("{name}-1"),
+                    config.group_instance_id.clone(),
+                ));
             } else if config.subscribe {
                 g.membership = Some(super::membership::Membership::new(
                     config.group_instance_id.clone(),

@@ -28,6 +28,9 @@ impl Consumer {
         let Some(m) = self.membership() else {
             return false;
         };
+        if m.state == MemberState::Failed {
+            return false;
+        }
         if !m.revoking.is_empty() {
             // Commit before giving partitions up (auto-commit on
             // revocation), then revoke and report it.
@@ -77,6 +80,7 @@ impl Consumer {
             assignor,
             owned: report.then_some(owned),
             partitions,
+            instance_id: m.instance_id.clone(),
         };
         if !m.beating {
             m.beating = true;
@@ -109,6 +113,7 @@ impl Consumer {
             let due = self.membership().is_some_and(|m| {
                 m.heartbeat.is_none()
                     && m.state != MemberState::Unjoined
+                    && m.state != MemberState::Failed
                     && ctx.now >= m.next_heartbeat_ms
             });
             if let Some(c) = coordinator.filter(|_| due) {
@@ -120,6 +125,36 @@ impl Consumer {
             self.poll(ctx);
         }
         ctx.after(interval, Timer::MemberHeartbeat);
+    }
+
+    /// UNRELEASED_INSTANCE_ID (ConsumerHeartbeatRequestManager: a fatal
+    /// failure): the coordinator keeps the instance id for the member of a
+    /// process that was killed, so this process cannot join; poll() raises
+    /// UnreleasedInstanceIdException and the member stops.
+    pub(super) fn instance_id_unreleased(&mut self, ctx: &mut Ctx) {
+        let name = self.name.clone();
+        let Some(g) = self.group.as_mut() else {
+            return;
+        };
+        let Some(m) = g.membership.as_mut() else {
+            return;
+        };
+        m.state = MemberState::Failed;
+        let instance = m.instance_id.as_deref().unwrap_or("").to_string();
+        let e = ErrorCode::UnreleasedInstanceId;
+        *g.errors.entry(e.name().to_string()).or_default() += 1;
+        let group = g.group_id.clone();
+        ctx.trace(
+            TraceKind::CoordinatorError {
+                consumer: name.clone(),
+                group: group.clone(),
+                request: "ConsumerGroupHeartbeat".to_string(),
+                error: e.name().to_string(),
+            },
+            format!(
+                "Consumer {name}'s ConsumerGroupHeartbeat for group {group} failed with UNRELEASED_INSTANCE_ID: group.instance.id={instance} still belongs to the member of its killed process, which never left (only a clean close releases it); poll() raises UnreleasedInstanceIdException and this consumer reads nothing more."
+            ),
+        );
     }
 
     /// Give up the partitions being revoked now (their commit is done).

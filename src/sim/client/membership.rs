@@ -45,6 +45,9 @@ pub enum MemberState {
     /// Joined: SyncGroup is next (or awaited).
     Syncing,
     Stable,
+    /// KIP-848: the coordinator refused the member for good
+    /// (UNRELEASED_INSTANCE_ID): poll() raises, the member does nothing more.
+    Failed,
 }
 
 impl MemberState {
@@ -54,6 +57,7 @@ impl MemberState {
             MemberState::Joining => "joining",
             MemberState::Syncing => "syncing",
             MemberState::Stable => "stable",
+            MemberState::Failed => "failed",
         }
     }
 }
@@ -116,12 +120,12 @@ impl Membership {
     }
 
     /// A KIP-848 member whose process chose `member_id`.
-    pub fn kip848(member_id: String) -> Self {
+    pub fn kip848(member_id: String, instance_id: Option<String>) -> Self {
         Membership {
             member_id: Rc::from(member_id),
             generation: 0,
             kip848: true,
-            ..Membership::new(None)
+            ..Membership::new(instance_id)
         }
     }
 
@@ -259,7 +263,7 @@ impl Consumer {
             return true;
         }
         match m.state {
-            MemberState::Stable | MemberState::Joining => false,
+            MemberState::Stable | MemberState::Joining | MemberState::Failed => false,
             MemberState::Unjoined => {
                 if !m.prepared {
                     let commit = self.config.enable_auto_commit && m.generation >= 0;
@@ -325,6 +329,7 @@ impl Consumer {
                         assignor: self.config.remote_assignor,
                         owned: None,
                         partitions: Vec::new(),
+                        instance_id: None,
                     }),
                 }
             } else {
@@ -556,6 +561,10 @@ impl Consumer {
         } else {
             return false;
         };
+        if e == ErrorCode::UnreleasedInstanceId {
+            self.instance_id_unreleased(ctx);
+            return true;
+        }
         if self.member_error(ctx, request, e) {
             return true;
         }

@@ -26,6 +26,12 @@ pub struct Report {
     pub delivery: Vec<crate::sim::delivery::Delivery>,
     pub events_processed: u64,
     pub trace_events: usize,
+    /// Per subscribing group, its assignment history: each member's
+    /// holdings over time and the windows a partition had no reader
+    /// (`consumption.rs`). Absent without subscribing consumers.
+    #[cfg(group_protocols)]
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub groups: Vec<crate::sim::consumption::GroupHistory>,
     /// The `KEY=VALUE` settings applied to the scenario (`run --set`), as
     /// applied; absent when none were.
     #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
@@ -485,6 +491,8 @@ pub fn build(c: &Cluster, scenario: &str) -> Report {
         availability: availability(c),
         events_processed: c.events_processed,
         trace_events: c.trace.len(),
+        #[cfg(group_protocols)]
+        groups: group_history(c),
         settings: Default::default(),
     }
 }
@@ -646,6 +654,13 @@ pub fn coordinator_group(c: &Cluster, group: &str) -> Option<CoordinatorGroupRep
             })
             .collect(),
     })
+}
+
+/// Each subscribing group's assignment history (Report::groups, the page's group card).
+#[cfg(group_protocols)]
+pub fn group_history(c: &Cluster) -> Vec<crate::sim::consumption::GroupHistory> {
+    c.consumption
+        .history(&c.consumers, |p| c.partitions[p].name())
 }
 
 /// The consumer a group member's requests come from.

@@ -30,6 +30,11 @@ pub struct View {
     /// scenario commits there); absent when there are none.
     #[serde(skip_serializing_if = "is_zero")]
     pub internal_partitions_hidden: usize,
+    /// Each subscribing group's assignment history (the group card's lanes;
+    /// the report's `groups`). Absent without subscribing consumers.
+    #[cfg(group_protocols)]
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub groups: Vec<crate::sim::consumption::GroupHistory>,
 }
 
 fn is_zero(n: &usize) -> bool {
@@ -361,6 +366,8 @@ pub fn build_selected(c: &Cluster, max_partitions: usize, focus: &[usize]) -> Vi
         invariant_violations: c.violations().len(),
         trace_length: c.trace.len(),
         internal_partitions_hidden,
+        #[cfg(group_protocols)]
+        groups: crate::report::group_history(c),
     }
 }
 

@@ -1793,3 +1793,97 @@ fn kip848_a_killed_static_member_cannot_rejoin_until_its_old_member_expires() {
         .iter()
         .any(|r| r.incarnation > 0));
 }
+
+/// The assignment history the group card draws (report `groups`,
+/// `consumption.rs`), on scenarios/group-member-dies.json: c1 reads
+/// orders-0 and orders-1 in generation 1, its process dies at 12 s and its
+/// member keeps them, unread, until the coordinator ends its session (the
+/// GroupMemberExpired event); c2 then takes them in generation 2. The
+/// windows a partition had no reader agree with the strip's
+/// `not_consumed`.
+#[test]
+fn the_assignment_history_follows_a_dead_members_partitions_to_their_next_owner() {
+    use failover_lab::sim::consumption::MemberPhase;
+    let mut l = scenario_file("group-member-dies.json");
+    l.run_to_end();
+    let r = l.report();
+    let g = &r.groups[0];
+    assert_eq!(
+        (g.group.as_str(), g.protocol),
+        ("order-processor", "classic")
+    );
+    let lane = |c: &str| {
+        let m = g
+            .members
+            .iter()
+            .position(|m| m.0 == c)
+            .unwrap_or_else(|| panic!("{c} has a lane: {:?}", g.members));
+        g.changes
+            .iter()
+            .filter(|x| x.member == m)
+            .map(|x| (x.at_ms, x.generation, x.state, x.partitions.join(",")))
+            .collect::<Vec<_>>()
+    };
+    let c1 = lane("c1");
+    let expired = kind_times(&l, |k| matches!(k, TraceKind::GroupMemberExpired { .. }));
+    let tail: Vec<_> = c1.iter().rev().take(3).rev().cloned().collect();
+    assert_eq!(tail[0].1, 1, "{c1:?}");
+    assert_eq!(
+        (tail[0].2, tail[0].3.as_str()),
+        (MemberPhase::Reading, "orders-0,orders-1"),
+        "{c1:?}"
+    );
+    assert_eq!(
+        (tail[1].0, tail[1].2, tail[1].3.as_str()),
+        (12_000, MemberPhase::ProcessDown, "orders-0,orders-1"),
+        "its member keeps them after the crash: {c1:?}"
+    );
+    assert_eq!(
+        (tail[2].0, tail[2].2, tail[2].3.as_str()),
+        (expired[0], MemberPhase::Left, ""),
+        "until its session ends: {c1:?}"
+    );
+    let c2 = lane("c2");
+    let last = c2.last().unwrap();
+    assert_eq!((last.1, last.2), (2, MemberPhase::Reading), "{c2:?}");
+    assert!(
+        last.3.contains("orders-0") && last.3.contains("orders-1"),
+        "{c2:?}"
+    );
+    let took = g.changes.iter().rev().find(|x| x.at_ms == last.0).unwrap();
+    assert!(took.took.contains(&"orders-0".to_string()), "{took:?}");
+    // orders-0: unread until generation 1, then from the crash to c2's assignment.
+    let o0: Vec<_> = g
+        .unread
+        .iter()
+        .filter(|u| u.partition == "orders-0")
+        .map(|u| (u.from_ms, u.to_ms))
+        .collect();
+    assert_eq!(o0[1], (12_000, Some(last.0)), "{o0:?}");
+    // Each not_consumed window starts and ends where some partition's does.
+    for w in &r.availability.not_consumed {
+        assert!(g.unread.iter().any(|u| u.from_ms == w.from_ms), "{w:?}");
+        assert!(g.unread.iter().any(|u| u.to_ms == w.to_ms), "{w:?}");
+    }
+}
+
+/// A member whose application stops polling holds its partitions without
+/// reading them (`not_polling`) until it leaves the group after
+/// max.poll.interval.ms.
+#[test]
+fn the_assignment_history_marks_a_stalled_member_not_polling() {
+    use failover_lab::sim::consumption::MemberPhase;
+    let config = r#", "max.poll.interval.ms": 20000"#;
+    let steps = r#"{"at_ms": 12000, "stall_client": "c1"}"#;
+    let mut l = members(2, 4, config, steps, 45_000);
+    l.run_to_end();
+    let g = &l.report().groups[0];
+    let stalled = g
+        .changes
+        .iter()
+        .find(|x| x.state == MemberPhase::NotPolling)
+        .unwrap_or_else(|| panic!("{:?}", g.changes));
+    assert_eq!(stalled.at_ms, 12_000);
+    assert_eq!(g.members[stalled.member].0, "c1");
+    assert!(!stalled.partitions.is_empty());
+}

@@ -28,10 +28,14 @@ mod failover;
 mod fidelity;
 #[path = "fidelity3.rs"]
 mod fidelity3;
+#[path = "fork.rs"]
+mod fork;
 #[path = "fuzz.rs"]
 mod fuzz;
 #[path = "groups.rs"]
 mod groups;
+#[path = "import.rs"]
+mod import;
 #[path = "isr_changes.rs"]
 mod isr_changes;
 #[path = "kafka_recorded.rs"]

@@ -111,6 +111,8 @@ class App {
       onAction: (action) => this.guard(() => this.act(action)),
       delivery: () => this.lab.delivery(),
       story: (id) => this.lab.story(id),
+      endMs: () => this.lab.endMs(),
+      onSeek: (t) => this.jump(t),
     });
     this.metrics = new MetricsPanel($('metrics'));
     this.narration = new Narration($('narration'), { onSeek: (t) => this.jump(t) });

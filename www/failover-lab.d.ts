@@ -268,6 +268,8 @@ declare global {
     delivery: FailoverLabDelivery[];
     /** The KEY=VALUE settings applied to the scenario (CLI `run --set`); absent when none were. */
     settings?: Record<string, unknown>;
+    /** Each subscribing group's assignment history (the group card's lanes); absent without subscribing consumers. */
+    groups?: FailoverLabGroupHistory[];
   }
 
   // ---- view (one frame's state, `view(n)`) -------------------------------------
@@ -387,6 +389,31 @@ declare global {
     trace_length: number;
     /** __consumer_offsets partitions not shown (no group of the scenario commits there). */
     internal_partitions_hidden?: number;
+    /** Each subscribing group's assignment history, as the report's `groups`. */
+    groups?: FailoverLabGroupHistory[];
+  }
+
+  /**
+   * A subscribing group's assignment over time: one lane per member id
+   * (`[consumer, member id]`), every change of what a member holds (in time
+   * order) and the windows a partition had no reader.
+   */
+  interface FailoverLabGroupHistory {
+    group: string;
+    protocol: 'classic' | 'consumer';
+    members: Array<[string, string]>;
+    changes: Array<{
+      at_ms: number;
+      /** Index into `members`. */
+      member: number;
+      /** Generation (classic) or member epoch (consumer protocol). */
+      generation: number;
+      state: 'joining' | 'idle' | 'reading' | 'rebalancing' | 'not_polling' | 'process_down' | 'left';
+      partitions: string[];
+      took: string[];
+      gave_up: string[];
+    }>;
+    unread: Array<{ partition: string; from_ms: number; to_ms: number | null }>;
   }
 
   // ---- trace events (`trace(cursor)`) --------------------------------------------

@@ -560,6 +560,8 @@ class FailoverLabElement extends HTMLElement {
         onAction: (action) => this.guard(() => this.act(action)),
         delivery: () => this.lab?.delivery(),
         story: (id) => this.lab?.story(id),
+        endMs: () => this.lab?.endMs() ?? 0,
+        onSeek: (t) => this.guard(() => this.jump(t)),
       });
       side.append(panel('clients', 'Clients', root));
     }

@@ -640,6 +640,22 @@ impl Cluster {
                         self.send(node, c, Message::ConnectionClosed { broker: b });
                     }
                 }
+                // A coordinator ends a member's session: the assignment
+                // history's member whose process had gone frees its partitions.
+                #[cfg(group_protocols)]
+                if !self.consumption.is_empty() {
+                    for e in self.trace.since(trace_before) {
+                        match &e.kind {
+                            TraceKind::GroupMemberExpired { group, member, .. } => {
+                                self.consumption.member_gone(now, group, member)
+                            }
+                            TraceKind::GroupMemberReplaced { group, member, .. } => self
+                                .consumption
+                                .member_replaced(now, group, member, &self.consumers),
+                            _ => {}
+                        }
+                    }
+                }
             }
             Node::Controller => {
                 for e in self.trace.since(trace_before) {

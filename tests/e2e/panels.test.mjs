@@ -260,6 +260,12 @@ function readPanels({ scenario }) {
       expect(panel, `${at} in flight + queued`, Number(stat('in flight')) + Number(stat('queued')), p.in_flight);
       expect(panel, `${at} errors`, [...el.querySelectorAll('.errs .err')].map(text), chips(p.errors));
     }
+    // A group card's assignment history: its changes, newest first, are the report's groups[].changes.
+    for (const card of root.querySelectorAll('.gcard')) {
+      const hist = (r.groups ?? []).find((x) => x.group === card.dataset.group);
+      const rows = [...card.querySelectorAll('.grows button')].map((b) => [Number(b.dataset.seek), b.dataset.member, b.dataset.state, Number(b.dataset.generation)]).reverse();
+      if (rows.length || hist) expect(panel, `group ${card.dataset.group} history`, rows, hist ? hist.changes.map((c) => [c.at_ms, hist.members[c.member][1], c.state, c.generation]) : []);
+    }
     const consumers = root.querySelectorAll('.client[data-consumer]');
     expect(panel, 'consumers', [...consumers].map((e) => e.dataset.consumer), r.consumers.map((k) => k.id));
     for (const el of consumers) {

@@ -11,7 +11,9 @@ export class ClientsPanel {
   /**
    * `opts.onAction(action)` applies a consumer step (crash_client, restart_client,
    * commit); `opts.delivery()` and `opts.story(id)` read the core's fate of
-   * every record and one record's story. Without them the panel only shows.
+   * every record and one record's story; `opts.endMs()` is the timeline's
+   * end and `opts.onSeek(t)` goes to time t (a group card's history).
+   * Without them the panel only shows.
    */
   constructor(root, opts = {}) {
     this.root = root;
@@ -73,6 +75,7 @@ export class ClientsPanel {
     if (this.groupMod || !consumers.some((k) => k.group?.member)) return this.groupMod;
     this.groupLoad ??= import(new URL('./group-card.js', import.meta.url).href).then((m) => {
       this.groupMod = m;
+      m.install(this.list, this.opts);
       this.sig = '';
       if (this.lastView) this.update(this.lastView);
     });
@@ -99,7 +102,8 @@ export class ClientsPanel {
     const st = {};
     // A consumer line to a dead or cut-off broker says so: "(follower, crashed)".
     for (const b of view.brokers) if (b.state !== 'running') st[b.id] = `, ${b.state.replace('_', ' ')}`;
-    const sig = JSON.stringify([view.producers, view.consumers, st]);
+    // With a group's history the card's line at now moves with the clock.
+    const sig = JSON.stringify([view.producers, view.consumers, st, view.groups, view.groups && view.now_ms]);
     if (sig === this.sig) return;
     this.sig = sig;
     const items = [];
@@ -129,7 +133,7 @@ export class ClientsPanel {
       const gid = k.group?.member ? k.group.group_id : null;
       if (gm && gid != null && !carded.has(gid)) {
         carded.add(gid);
-        items.push(gm.groupCard(gid, view.consumers.filter((x) => x.group?.member && x.group.group_id === gid)));
+        items.push(gm.groupCard(gid, view.consumers.filter((x) => x.group?.member && x.group.group_id === gid), view, this.opts));
       }
       items.push(
         h('div.client', { dataset: { consumer: k.id } },

@@ -50,7 +50,8 @@ export class FateView {
         h('tbody', null, ...FATES.filter(([k]) => at(d, k)).map(([k, label, cls]) => {
           const f = at(d, k);
           return h(`tr${f.count && cls ? '.' + cls : ''}${k.includes('.') ? '.sub' : ''}`, { dataset: { fate: k } },
-            h('th', { scope: 'row', text: label }),
+            // Indented inline: this module loads on demand, style.css with the first load.
+            h('th', { scope: 'row', text: label, style: k.includes('.') ? { paddingLeft: '1.2em' } : null }),
             h('td.n', { text: String(f.count) }),
             h('td', null, ...f.examples.map((id) => h('button.rid', { type: 'button', text: `#${id}`, 'aria-label': `story of record ${id}`, onclick: () => this.showStory(id) }))));
         })))));

@@ -295,6 +295,13 @@ pub struct RunOutcome {
     /// hand-over, a restart or a reset).
     #[serde(default)]
     pub reread: u64,
+    /// Never consumed because a position jumped over them (the delivery's
+    /// `skip_causes`): by auto.offset.reset, and by a start at a committed
+    /// offset nobody had read up to. The rest of `never_consumed` is unread.
+    #[serde(default)]
+    pub skipped_by_reset: u64,
+    #[serde(default)]
+    pub skipped_by_commit: u64,
 }
 
 /// Coarse cause of a loss, from the narrated cause in the trace.
@@ -368,6 +375,16 @@ pub fn run_one(cfg: &SweepConfig, seed: u64) -> Result<RunOutcome, String> {
         consumed_twice: report.delivery.iter().map(|d| d.consumed_twice.count).sum(),
         never_consumed: report.delivery.iter().map(|d| d.never_consumed.count).sum(),
         reread: report.delivery.iter().map(|d| d.reread.count).sum(),
+        skipped_by_reset: report
+            .delivery
+            .iter()
+            .map(|d| d.skip_causes.reset.count)
+            .sum(),
+        skipped_by_commit: report
+            .delivery
+            .iter()
+            .map(|d| d.skip_causes.commit.count)
+            .sum(),
         failed_but_written: report
             .delivery
             .iter()
@@ -428,13 +445,16 @@ pub struct ConfigSummary {
     pub availability: SweepAvailability,
     /// Delivery totals over the runs (see [`RunOutcome`]): the duplicate rate
     /// is `written_twice / sent`, the skip rate `never_consumed / sent`,
-    /// the re-read rate `reread / sent`.
+    /// the re-read rate `reread / sent`, the jumped-over rate
+    /// `(skipped_by_reset + skipped_by_commit) / sent`.
     pub sent: u64,
     pub written_twice: u64,
     pub consumed_twice: u64,
     pub never_consumed: u64,
     pub failed_but_written: u64,
     pub reread: u64,
+    pub skipped_by_reset: u64,
+    pub skipped_by_commit: u64,
 }
 
 /// Run `seeds` seeds (from `first_seed`) of every configuration on `threads`
@@ -534,6 +554,8 @@ pub fn summarize(
             consumed_twice: 0,
             never_consumed: 0,
             reread: 0,
+            skipped_by_reset: 0,
+            skipped_by_commit: 0,
             failed_but_written: 0,
         })
         .collect();
@@ -552,6 +574,8 @@ pub fn summarize(
         s.consumed_twice += o.consumed_twice;
         s.never_consumed += o.never_consumed;
         s.reread += o.reread;
+        s.skipped_by_reset += o.skipped_by_reset;
+        s.skipped_by_commit += o.skipped_by_commit;
         s.failed_but_written += o.failed_but_written;
         if o.lost > 0 {
             s.runs_with_loss += 1;
@@ -687,7 +711,7 @@ fn seconds_to_tenths(ms: u64) -> String {
 /// runs' p99 produce latency (p50 / max), in seconds.
 pub fn table(summaries: &[ConfigSummary]) -> String {
     let mut s = format!(
-        "{:<44} {:>8} {:>6} {:>10} {:>8} {:>9} {:>10} {:>15} | {:>13} {:>17} {:>17} | {:>7} {:>7} {:>8}\n",
+        "{:<44} {:>8} {:>6} {:>10} {:>8} {:>9} {:>10} {:>15} | {:>13} {:>17} {:>17} | {:>7} {:>7} {:>8} {:>9}\n",
         "config",
         "promises",
         "runs",
@@ -701,7 +725,8 @@ pub fn table(summaries: &[ConfigSummary]) -> String {
         "p99 lat s p50/max",
         "dup %",
         "skip %",
-        "reread %"
+        "reread %",
+        "skipped %"
     );
     for c in summaries {
         let first = match (c.first_seed_with_violation, c.first_seed_with_loss) {
@@ -715,7 +740,7 @@ pub fn table(summaries: &[ConfigSummary]) -> String {
         };
         let a = &c.availability;
         s.push_str(&format!(
-            "{:<44} {:>8} {:>6} {:>10} {:>8} {:>9} {:>10} {:>15} | {:>13} {:>17} {:>17} | {:>7} {:>7} {:>8}\n",
+            "{:<44} {:>8} {:>6} {:>10} {:>8} {:>9} {:>10} {:>15} | {:>13} {:>17} {:>17} | {:>7} {:>7} {:>8} {:>9}\n",
             c.key,
             if c.promises_durability { "yes" } else { "no" },
             c.runs,
@@ -729,7 +754,8 @@ pub fn table(summaries: &[ConfigSummary]) -> String {
             secs(&a.produce_latency_p99_ms),
             percent(c.written_twice, c.sent),
             percent(c.never_consumed, c.sent),
-            percent(c.reread, c.sent)
+            percent(c.reread, c.sent),
+            percent(c.skipped_by_reset + c.skipped_by_commit, c.sent)
         ));
         for (cause, n) in &c.loss_causes {
             s.push_str(&format!("{:<44}   loss cause: {cause} ({n} runs)\n", ""));

@@ -45,6 +45,13 @@ fn every_record_sent_is_kept_lost_failed_or_pending_exactly_once() {
                 ] {
                     assert_eq!(f.examples.len() as u64, f.count.min(3), "{f:?}");
                 }
+                // Each record never consumed is under one skip cause.
+                let s = &d.skip_causes;
+                assert_eq!(
+                    s.reset.count + s.commit.count + s.unread.count,
+                    d.never_consumed.count,
+                    "{cfg:?} seed {seed}: {s:?}"
+                );
             }
             assert!(
                 r.invariant_violations
@@ -228,6 +235,10 @@ fn rereads_after_a_restart_and_skips_after_a_reset_to_latest_are_counted() {
     assert!(
         (190..=205).contains(&d.never_consumed.count),
         "the ~200 records before the group's first position: {d:?}"
+    );
+    assert_eq!(
+        d.skip_causes.reset.count, d.never_consumed.count,
+        "all skipped by the reset to latest"
     );
     assert_eq!(d.consumed_twice.count, 0);
 }

@@ -1625,6 +1625,123 @@ fn a_failed_auto_commit_retries_after_the_backoff_and_the_one_that_gets_through_
     );
 }
 
+// ---------------------------------------------------------------- issue 64
+// item 3: committed records no consumer read, told by cause.
+
+/// The delivery's `never_consumed` counts by `skip_causes` (reset, commit,
+/// unread) of the scenario file `name` under `settings`, with the checks
+/// every run must pass: the causes add up, and each record is under one.
+fn skip_causes(
+    name: &str,
+    settings: &[(&str, &str)],
+    edit: impl Fn(&mut serde_json::Value),
+) -> (u64, [u64; 3]) {
+    let path = format!("{}/scenarios/{name}", env!("CARGO_MANIFEST_DIR"));
+    let mut v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    edit(&mut v);
+    let settings: Vec<(String, String)> = settings
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+    let mut l = Lab::from_value_with_settings(v, &settings).unwrap();
+    l.run_to_end();
+    let d = &l.report().delivery[0];
+    let s = &d.skip_causes;
+    let n = [s.reset.count, s.commit.count, s.unread.count];
+    assert_eq!(
+        n.iter().sum::<u64>(),
+        d.never_consumed.count,
+        "{name}: {n:?}"
+    );
+    let mut ex: Vec<u64> = [&s.reset, &s.commit, &s.unread]
+        .iter()
+        .flat_map(|f| f.examples.clone())
+        .collect();
+    ex.sort_unstable();
+    ex.dedup();
+    assert_eq!(
+        ex.len(),
+        [&s.reset, &s.commit, &s.unread]
+            .iter()
+            .map(|f| f.examples.len())
+            .sum::<usize>(),
+        "a record is under one cause"
+    );
+    (d.never_consumed.count, n)
+}
+
+/// SubscriptionState.resetInitializingPositions and requestOffsetReset
+/// (auto.offset.reset, answered by ListOffsets): `latest` puts the position
+/// at the high watermark, past every record already there. Tour 20's group
+/// with `latest` (Kafka's default) skips what was written while it formed
+/// (six partitions reset to 30: 180 records);
+/// tour 22's lane C, out of range after the unclean election, skips the 121
+/// records broker 2 wrote before the reset. Both are `reset`, none `commit`.
+#[test]
+fn a_reset_to_latest_skips_the_records_below_the_high_watermark_it_jumps_to() {
+    let (never, [reset, commit, _]) = skip_causes(
+        "tour-20-member-dies.json",
+        &[("auto.offset.reset", "latest")],
+        |_| {},
+    );
+    // The group forms at 6 s: each of the six partitions resets to 30.
+    assert_eq!((never, reset, commit), (180, 180, 0));
+    let (_, [reset_earliest, ..]) = skip_causes("tour-20-member-dies.json", &[], |_| {});
+    assert_eq!(reset_earliest, 0, "earliest skips nothing");
+    let lane_c = [
+        ("sim.commit.leader.epoch", "false"),
+        ("auto.offset.reset", "latest"),
+    ];
+    let (never, n) = skip_causes("tour-22-commit-without-leader-epoch.json", &lane_c, |_| {});
+    assert_eq!((never, n), (121, [121, 0, 0]));
+}
+
+/// ConsumerCoordinator.refreshCommittedOffsetsIfNeeded (OffsetFetch): a
+/// consumer starts at its group's committed offset. Without the leader
+/// epoch there is nothing to validate (KIP-320), so after the unclean
+/// election a restart at 56 s, once the new leader's log has grown past the
+/// commit (349), reads on from it: the 149 records broker 2 wrote from 200
+/// are skipped by `commit`. With the epoch it seeks back to 200 and skips
+/// none.
+#[test]
+fn a_start_at_a_commit_beyond_records_nobody_read_skips_them_by_commit_kip_320() {
+    let later = |v: &mut serde_json::Value| {
+        let steps = v["steps"].as_array_mut().unwrap();
+        let restart = steps
+            .iter_mut()
+            .find(|s| s.get("restart_client").is_some())
+            .unwrap();
+        restart["at_ms"] = 56_000.into();
+    };
+    let tour = "tour-22-commit-without-leader-epoch.json";
+    let without = skip_causes(tour, &[("sim.commit.leader.epoch", "false")], later);
+    assert_eq!(without, (149, [0, 149, 0]));
+    let with = skip_causes(tour, &[("sim.commit.leader.epoch", "true")], later);
+    assert_eq!(with, (0, [0, 0, 0]));
+}
+
+/// Not every record no one read was skipped: a record no position passed
+/// over is `unread` (its reader is behind, stopped or dead, or the partition
+/// has no owner). In tour 20 c1 dies at 12 s and its partitions wait out
+/// session.timeout.ms=45000; with earliest, what nobody read by the end was
+/// not skipped. A standalone consumer crashed for good leaves everything
+/// after its crash unread.
+#[test]
+fn records_no_position_passed_over_are_unread_not_skipped() {
+    let (never, n) = skip_causes("tour-20-member-dies.json", &[], |_| {});
+    assert!(never > 0);
+    assert_eq!(n, [0, 0, never]);
+    let (never, n) = skip_causes("tour-22-commit-without-leader-epoch.json", &[], |v| {
+        v["steps"]
+            .as_array_mut()
+            .unwrap()
+            .retain(|s| s.get("restart_client").is_none());
+    });
+    assert!(never > 100, "{never}");
+    assert_eq!(n, [0, 0, never]);
+}
+
 /// KIP-848 static membership (GroupMetadataManager
 /// .getOrMaybeSubscribeStaticConsumerGroupMember and
 /// throwIfInstanceIdIsUnreleased; the client's

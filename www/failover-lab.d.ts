@@ -175,6 +175,12 @@ declare global {
     consumed: FailoverLabFate;
     consumed_twice: FailoverLabFate;
     never_consumed: FailoverLabFate;
+    /** Read more than once by the consumers of one group (a hand-over included). */
+    reread: FailoverLabFate;
+    /** `reread` by cause: another member after a rebalance, the same consumer after a restart, or a position a reset or seek moved back. */
+    reread_causes: { rebalance: FailoverLabFate; restart: FailoverLabFate; reset: FailoverLabFate };
+    /** `never_consumed` by cause: a position jumped over it by auto.offset.reset, or by a start at a committed offset nobody had read up to; else unread. */
+    skip_causes: { reset: FailoverLabFate; commit: FailoverLabFate; unread: FailoverLabFate };
   }
 
   /** What became of one record (`story(id)`). */

@@ -21,12 +21,15 @@
 //! consumer), `consumed_twice` (read again by the same consumer: a restart
 //! from an older commit, a reset), and `never_consumed` (committed below
 //! the high watermark, but no consumer of the topic read it, for instance
-//! skipped by `auto.offset.reset=latest`). acks=0 records have no offset:
+//! skipped by `auto.offset.reset=latest`), told by cause in `skip_causes`:
+//! a position that jumped over it by a reset or by a committed offset, or
+//! no jump at all (not read yet). acks=0 records have no offset:
 //! they count as `acked_kept` if the partition has them and `acked_lost` if
 //! not.
 
 use serde::Serialize;
 
+use super::client::{Jump, JumpCause};
 use super::cluster::Cluster;
 
 /// How many example record ids each count lists.
@@ -69,6 +72,26 @@ pub struct Delivery {
     pub reread: Fate,
     /// `reread` by cause (each record counted under one).
     pub reread_causes: RereadCauses,
+    /// `never_consumed` by cause (each record counted under one).
+    pub skip_causes: SkipCauses,
+}
+
+/// Why a committed record was never consumed: which move of a consumer's
+/// position passed over it, if any (client `Jump`s).
+#[derive(Clone, Debug, Default, Serialize, PartialEq)]
+pub struct SkipCauses {
+    /// auto.offset.reset (latest or by_duration) put a position past it: a
+    /// group's first start without a committed offset, or a position out of
+    /// range (SubscriptionState's reset, answered by ListOffsets).
+    pub reset: Fate,
+    /// A consumer started (a restart, a rebalance's new owner) at a
+    /// committed offset beyond it that nobody had read up to: a commit
+    /// without its leader epoch, unvalidated (KIP-320), in a log truncated
+    /// and grown again past it.
+    pub commit: Fate,
+    /// No position passed over it: its reader is behind, stopped or dead,
+    /// or the partition has no owner.
+    pub unread: Fate,
 }
 
 /// Why a record was read again (the fate of every record, issue 64).
@@ -176,6 +199,7 @@ pub fn build(c: &Cluster) -> Vec<Delivery> {
         );
     }
     let rereads = rereads(c);
+    let skips = skips(c, &ids);
     for p in 0..c.partitions.len() {
         for (_, id, _) in super::invariants::lost_records(c, p) {
             ids.mark(id, LOST);
@@ -238,6 +262,12 @@ pub fn build(c: &Cluster) -> Vec<Delivery> {
                 d.consumed.add(id);
             } else if read && has(id, COMMITTED) {
                 d.never_consumed.add(id);
+                let s = &mut d.skip_causes;
+                match skips.get(id) {
+                    1 => s.reset.add(id),
+                    2 => s.commit.add(id),
+                    _ => s.unread.add(id),
+                }
             }
             if has(id, READ_TWICE) {
                 d.consumed_twice.add(id);
@@ -309,6 +339,48 @@ fn rereads(c: &Cluster) -> Vec<(u64, Cause)> {
         };
         if out.last().is_none_or(|l| l.0 != first.1) {
             out.push((first.1, cause));
+        }
+    }
+    out
+}
+
+/// The skip cause of every committed record no consumer read that a
+/// consumer's position jumped over, by id: 1 a reset, 2 a commit (0 none).
+/// A jump to `to` passes over a record below `to` that was sent by then (one
+/// sent later came into a log the position had not passed) and not below
+/// where it moved forward from; of several, the earliest decides. Only
+/// partitions with jumps are scanned, and nothing is sorted (the first-load
+/// wasm pays for every sort it instantiates).
+fn skips(c: &Cluster, ids: &Ids) -> Ids {
+    let mut by_partition: Vec<Vec<&Jump>> = c.partitions.iter().map(|_| Vec::new()).collect();
+    for j in c.consumers.iter().flat_map(|k| &k.jumps) {
+        by_partition[j.partition].push(j);
+    }
+    let mut out = Ids::default();
+    for (p, js) in by_partition
+        .iter()
+        .enumerate()
+        .filter(|(_, js)| !js.is_empty())
+    {
+        for log in super::invariants::holder_logs(c, p) {
+            let hw = log.high_watermark as usize;
+            for (o, r) in log.records().take(hw).enumerate() {
+                let o = o as u64;
+                if ids.get(r.id) & READ != 0 || out.get(r.id) != 0 {
+                    continue;
+                }
+                let first = js
+                    .iter()
+                    .filter(|j| {
+                        o < j.to
+                            && r.timestamp_ms <= j.at_ms
+                            && j.from.is_none_or(|f| f <= o || f > j.to)
+                    })
+                    .min_by_key(|j| j.at_ms);
+                if let Some(j) = first {
+                    out.mark(r.id, if j.cause == JumpCause::Reset { 1 } else { 2 });
+                }
+            }
         }
     }
     out

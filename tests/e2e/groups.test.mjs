@@ -94,11 +94,15 @@ test('the fate view shows the delivery counts and a record id opens its story', 
   await page.locator('details.fate summary').click();
   const d = await page.evaluate(() => window.failoverLab.delivery()[0]);
   assert.equal(d.consumed_twice.count, 40, 'tour 14: 40 records read twice');
-  for (const k of ['acked_kept', 'acked_lost', 'pending', 'consumed', 'consumed_twice', 'never_consumed']) {
-    assert.equal(await page.locator(`tr[data-fate="${k}"] td.n`).textContent(), String(d[k].count), k);
+  const causes = (o) => Object.keys(d[o]).map((c) => `${o}.${c}`);
+  assert.deepEqual(causes('skip_causes'), ['skip_causes.reset', 'skip_causes.commit', 'skip_causes.unread']);
+  for (const k of ['acked_kept', 'acked_lost', 'pending', 'consumed', 'consumed_twice', 'never_consumed', 'reread', ...causes('reread_causes'), ...causes('skip_causes')]) {
+    const f = k.split('.').reduce((o, x) => o[x], d);
+    assert.equal(await page.locator(`tr[data-fate="${k}"] td.n`).textContent(), String(f.count), k);
     const ids = await page.locator(`tr[data-fate="${k}"] button.rid`).allTextContents();
-    assert.deepEqual(ids, d[k].examples.map((id) => `#${id}`), `${k}'s examples`);
+    assert.deepEqual(ids, f.examples.map((id) => `#${id}`), `${k}'s examples`);
   }
+  assert.equal(d.skip_causes.reset.count + d.skip_causes.commit.count + d.skip_causes.unread.count, d.never_consumed.count);
   const id = d.consumed_twice.examples[0];
   await page.locator(`tr[data-fate="consumed_twice"] button.rid`).first().click();
   const story = await page.evaluate((i) => window.failoverLab.story(i), id);

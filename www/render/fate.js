@@ -4,7 +4,11 @@
 
 import { h } from './util.js';
 
-/** The report's `delivery` counts, in the order the fate view lists them. */
+/**
+ * The report's `delivery` counts, in the order the fate view lists them: key
+ * (a dotted path for a cause), label, class; a cause's row is indented under
+ * the count it splits (`reread` and `never_consumed`, issue 64).
+ */
 const FATES = [
   ['acked_kept', 'acknowledged, kept'],
   ['acked_lost', 'acknowledged, then lost', 'bad'],
@@ -14,9 +18,17 @@ const FATES = [
   ['written_twice', 'written twice', 'warn'],
   ['consumed', 'consumed'],
   ['consumed_twice', 'consumed twice', 'warn'],
+  ['reread', 'read again by its group', 'warn'],
+  ['reread_causes.rebalance', 'after a rebalance', 'warn'],
+  ['reread_causes.restart', 'after a restart', 'warn'],
+  ['reread_causes.reset', 'after a reset or seek back', 'warn'],
   ['never_consumed', 'committed, never consumed', 'warn'],
+  ['skip_causes.reset', 'skipped by auto.offset.reset', 'warn'],
+  ['skip_causes.commit', 'skipped by a committed offset', 'warn'],
+  ['skip_causes.unread', 'not read yet'],
 ];
 const FATE_TEXT = Object.fromEntries(FATES.map(([k, t]) => [k, t]));
+const at = (d, k) => k.split('.').reduce((o, x) => o?.[x], d);
 const secs = (ms) => `${(ms / 1000).toFixed(3)} s`;
 
 export class FateView {
@@ -35,10 +47,11 @@ export class FateView {
       this.fateSig = sig;
       this.fateBody.replaceChildren(...rows.map((d) => h('table.fate-t', { dataset: { producer: d.producer } },
         h('caption', { text: `Producer ${d.producer} → ${d.topic}: ${d.sent} sent` }),
-        h('tbody', null, ...FATES.map(([k, label, cls]) => {
-          const f = d[k];
-          return h(`tr${f.count && cls ? '.' + cls : ''}`, { dataset: { fate: k } },
-            h('th', { scope: 'row', text: label }),
+        h('tbody', null, ...FATES.filter(([k]) => at(d, k)).map(([k, label, cls]) => {
+          const f = at(d, k);
+          return h(`tr${f.count && cls ? '.' + cls : ''}${k.includes('.') ? '.sub' : ''}`, { dataset: { fate: k } },
+            // Indented inline: this module loads on demand, style.css with the first load.
+            h('th', { scope: 'row', text: label, style: k.includes('.') ? { paddingLeft: '1.2em' } : null }),
             h('td.n', { text: String(f.count) }),
             h('td', null, ...f.examples.map((id) => h('button.rid', { type: 'button', text: `#${id}`, 'aria-label': `story of record ${id}`, onclick: () => this.showStory(id) }))));
         })))));

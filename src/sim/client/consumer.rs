@@ -51,6 +51,68 @@ pub struct ConsumerPosition {
     /// record read again from it is re-read by that reset.
     #[serde(skip)]
     pub moved_by_reset: bool,
+    /// The consumer's last [`Jump`] of this position, while nothing has been
+    /// read since: a further move before the next read extends it.
+    #[serde(skip)]
+    pub jump: Option<u32>,
+}
+
+/// Why a position was set other than by reading.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum JumpCause {
+    /// auto.offset.reset answered by ListOffsets (SubscriptionState.
+    /// resetInitializingPositions / requestOffsetReset).
+    Reset,
+    /// The group's committed offset (OffsetFetch), unvalidated when it
+    /// carries no leader epoch (KIP-320).
+    Commit,
+}
+
+/// A position set other than by reading: from where (`None`: the partition
+/// had no position yet) to where, when and why. Moves made before the next
+/// read are one jump (a commit out of range, then its reset, is the reset).
+/// Only starts and resets add one, so the list grows with them, never with
+/// fetches; the fate of every record tells its skips by them (`delivery`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Jump {
+    pub partition: PartitionIndex,
+    pub at_ms: u64,
+    pub from: Option<u64>,
+    pub to: u64,
+    pub cause: JumpCause,
+}
+
+/// Position `pos` of partition `p` moves to `to` other than by reading:
+/// the pending jump is extended (a seek back only moves its end), or a new
+/// one is recorded. `cause` `None` is a seek back, which skips nothing.
+pub(super) fn jump(
+    jumps: &mut Vec<Jump>,
+    pos: &mut ConsumerPosition,
+    p: PartitionIndex,
+    now: u64,
+    from: Option<u64>,
+    to: u64,
+    cause: Option<JumpCause>,
+) {
+    pos.offset = to;
+    match (pos.jump.and_then(|i| jumps.get_mut(i as usize)), cause) {
+        (Some(j), c) => {
+            j.to = to;
+            j.at_ms = now;
+            j.cause = c.unwrap_or(j.cause);
+        }
+        (None, Some(cause)) if to > 0 => {
+            pos.jump = Some(jumps.len() as u32);
+            jumps.push(Jump {
+                partition: p,
+                at_ms: now,
+                from,
+                to,
+                cause,
+            });
+        }
+        _ => {}
+    }
 }
 
 /// One record read by a consumer: where, which record, by which start of
@@ -95,6 +157,8 @@ pub struct Consumer {
     pub errors: BTreeMap<String, u64>,
     /// Everything consumed, in order.
     pub consumed_records: Vec<Read>,
+    /// Every position set other than by reading, in order.
+    pub jumps: Vec<Jump>,
     next_metadata_ms: u64,
     metadata_refreshes: u32,
     /// The connection to each broker (NetworkClient).
@@ -176,6 +240,7 @@ impl Consumer {
             truncations_detected: 0,
             errors: BTreeMap::new(),
             consumed_records: Vec::new(),
+            jumps: Vec::new(),
             next_metadata_ms: 0,
             metadata_refreshes: 0,
             connections: Connections::new(Node::Consumer(index), brokers, config.connection),
@@ -218,6 +283,7 @@ impl Consumer {
         fresh.truncations_detected = self.truncations_detected;
         fresh.errors = std::mem::take(&mut self.errors);
         fresh.consumed_records = std::mem::take(&mut self.consumed_records);
+        fresh.jumps = std::mem::take(&mut self.jumps);
         if let (Some(old), Some(new)) = (self.group.as_mut(), fresh.group.as_mut()) {
             new.errors = std::mem::take(&mut old.errors);
             new.commits = old.commits;
@@ -700,6 +766,7 @@ impl Consumer {
                         pos.epoch = Some(last.epoch);
                     }
                     pos.offset += n;
+                    pos.jump = None;
                     pos.consumed += n;
                     self.consumed += n;
                 }
@@ -744,7 +811,7 @@ impl Consumer {
                                 "auto.offset.reset=none: it raises LogTruncationException"
                                     .to_string()
                             } else {
-                                pos.offset = end;
+                                jump(&mut self.jumps, pos, partition, ctx.now, None, end, None);
                                 pos.moved_by_reset = true;
                                 format!("it seeks back to the divergence point {end}")
                             };
@@ -796,12 +863,22 @@ impl Consumer {
                                 // the position takes the offset and the
                                 // epoch of its record, so it can be
                                 // validated after a leader change (KIP-320).
+                                let from = pos.reset_why.map(|_| pos.offset);
                                 let why = pos
                                     .reset_why
                                     .take()
                                     .unwrap_or("the group has no committed offset for it");
                                 pos.reset_pending = false;
-                                pos.offset = offset;
+                                let cause = Some(JumpCause::Reset);
+                                jump(
+                                    &mut self.jumps,
+                                    pos,
+                                    partition,
+                                    ctx.now,
+                                    from,
+                                    offset,
+                                    cause,
+                                );
                                 pos.moved_by_reset = true;
                                 pos.epoch = epoch;
                                 let what = match reset {

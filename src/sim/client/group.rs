@@ -31,7 +31,7 @@ use std::collections::BTreeMap;
 
 use super::backoff;
 use super::connection::State;
-use super::consumer::Consumer;
+use super::consumer::{jump, Consumer, JumpCause};
 use crate::sim::cluster::ClientStep;
 use crate::sim::io::{Ctx, Timer};
 use crate::sim::pmap::VecMap;
@@ -516,7 +516,9 @@ impl Consumer {
                             if let Some(pos) = self.positions.get_mut(&p) {
                                 match committed {
                                     Some(o) => {
-                                        pos.offset = o.offset;
+                                        let cause = Some(JumpCause::Commit);
+                                        let (now, jumps) = (ctx.now, &mut self.jumps);
+                                        jump(jumps, pos, p, now, None, o.offset, cause);
                                         pos.moved_by_reset = false;
                                         pos.epoch = o.leader_epoch;
                                         pos.validated_epoch = None;

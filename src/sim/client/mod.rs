@@ -40,7 +40,7 @@ pub mod idempotence;
 pub mod membership;
 mod producer;
 
-pub use consumer::{Consumer, ConsumerPosition, Read};
+pub use consumer::{Consumer, ConsumerPosition, Jump, JumpCause, Read};
 pub use group::GroupMember;
 pub use membership::{MemberState, Membership};
 

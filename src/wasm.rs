@@ -339,6 +339,7 @@ impl WasmLab {
     /// the steps taken by `at` and the `recorded` actions (JSON text, as
     /// steps: `[{"at_ms": 4000, "isolate": 3}]`) taken by then, plus
     /// `action` (JSON text) at `at`; JSON text.
+    #[cfg(feature = "explorer")]
     pub fn fork(parent: &str, recorded: &str, at: f64, action: &str) -> Result<String, JsError> {
         let json = |t: &str| {
             serde_json::from_str::<serde_json::Value>(t).map_err(|e| JsError::new(&e.to_string()))

@@ -2,7 +2,7 @@
 // runs the animation clock and exposes window.failoverLab (the browser API of
 // SCENARIO_FORMAT.md).
 
-import { Lab, initWasm, WasmLab, PlayMeter } from './lab.js';
+import { Lab, initWasm, initFastWasm, WasmLab, PlayMeter } from './lab.js';
 import { h, fmtTime, loadOverview } from './render/util.js';
 import { BrokerMap, MESSAGE_LEGEND, loadBrokerMenu } from './render/brokers.js';
 import { PartitionsPanel, partitionLegend } from './render/partitions.js';
@@ -344,7 +344,9 @@ class App {
   // A fork is a compare lane: the code (lanes.js, pageForks) comes with the lanes.
 
   forkCode() {
-    return this.showLanes(!!this.compare?.active).then(() => this.lanesLoad.then((m) => m.pageForks));
+    return this.showLanes(!!this.compare?.active)
+      .then(() => Promise.all([this.lanesLoad, initFastWasm()]))
+      .then(([m, W]) => (m.setForkBuilder(W.fork ? W.fork.bind(W) : null), m.pageForks));
   }
   /** Fork lane `from` (0: A) at `at` with `action`; resolves to { lane, from, at_ms, action } (the `fork` event). */
   fork(at, action, from = 0) {

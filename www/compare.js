@@ -17,7 +17,10 @@
 // actions of its own; it is derived again whenever its parent's past
 // changes (a switch, an action before at_ms), so it always shares that past.
 // Where two lanes part is computed by the core too (WasmLab.divergence): a
-// fork against its parent, any other lane against lane A.
+// fork against its parent, any other lane against lane A. WasmLab.fork is
+// in the full build only (www/pkg-explorer, so the first load stays within
+// its budget): the host loads that build before its first fork and hands
+// its builder over (setForkBuilder); the lanes themselves run on the lead's.
 
 const sameAction = (a, b) => a.at_ms === b.at_ms && JSON.stringify(a.action) === JSON.stringify(b.action);
 const copyActions = (actions) => actions.map(({ at_ms, action }) => ({ at_ms, action }));
@@ -31,6 +34,13 @@ const idOf = (o) => {
   if (!ids.has(o)) ids.set(o, ++nextId);
   return ids.get(o);
 };
+
+
+/** WasmLab.fork of the full build, when the lead's own build lacks it. */
+let forkBuilder = null;
+export function setForkBuilder(build) {
+  forkBuilder = build;
+}
 
 export class Compare {
   /** `host.lab` is the lead lab (lane A). */
@@ -199,7 +209,9 @@ export class Compare {
     if (!force && key === f.forkKey) return false;
     // The recorded actions go as the scenario steps they are replayed as.
     const steps = acts.map((a) => ({ at_ms: a.at_ms, ...a.action }));
-    const text = p.W.fork(JSON.stringify(p.effectiveScenario()), JSON.stringify(steps), fk.at_ms, JSON.stringify(fk.action));
+    const build = p.W.fork ? p.W.fork.bind(p.W) : forkBuilder;
+    if (!build) throw new Error('fork: the core that builds forks (the full build, pkg-explorer) is not loaded');
+    const text = build(JSON.stringify(p.effectiveScenario()), JSON.stringify(steps), fk.at_ms, JSON.stringify(fk.action));
     if (!force && f.base && JSON.stringify(f.base) === text) {
       f.forkKey = key;
       return false;

@@ -40,7 +40,7 @@
 // attribute or scenario shows a message inside the element (and sets
 // data-error); it never throws into the host page.
 
-import { Lab, initWasm, PlayMeter } from './lab.js';
+import { Lab, initWasm, initFastWasm, PlayMeter } from './lab.js';
 import { h, fmtTime, setText } from './render/util.js';
 import { fillBrokerMenu } from './render/broker-menu.js';
 import { BrokerMap } from './render/brokers.js';
@@ -742,6 +742,12 @@ class FailoverLabElement extends HTMLElement {
     });
   }
 
+  /** WasmLab.fork is in the full build only: loaded before the first fork. */
+  async forkReady() {
+    const [mod, W] = await Promise.all([import('./lanes.js'), initFastWasm()]);
+    mod.setForkBuilder(W.fork ? W.fork.bind(W) : null);
+  }
+
   /** Compare mode's code (lanes.js with compare.js), fetched the first time it is used. */
   async lanesReady() {
     const mod = await import('./lanes.js');
@@ -785,6 +791,7 @@ class FailoverLabElement extends HTMLElement {
     const t = Number(atMs);
     if (!Number.isInteger(t) || t < 0) throw new Error(`fork: expected a time in ms (a whole number ≥ 0), got ${atMs}`);
     await this.lanesReady();
+    await this.forkReady();
     if (lab !== this.lab) throw new Error('fork: the lab was replaced meanwhile');
     this.cmp.addFork('ABCD'.indexOf(String(from)), t, action);
     this.showLanes();
@@ -803,6 +810,7 @@ class FailoverLabElement extends HTMLElement {
   /** Replace the fork lanes ([{ parent, at_ms, action }]). */
   async setForkList(list) {
     await this.lanesReady();
+    await this.forkReady();
     this.cmp.setForks(list);
     this.showLanes();
   }

@@ -10,7 +10,7 @@
 // (page or element), so this module (bundled with compare.js) adds no second
 // copy of them. LANES_CSS is its stylesheet, added by the host when it loads.
 
-export { Compare } from './compare.js';
+export { Compare, setForkBuilder } from './compare.js';
 
 /** An action as a reader says it: "crash broker 2", "produce 10 to orders-0". */
 export function actionText(action) {

@@ -800,7 +800,7 @@ class App {
       speed: this.speed,
       reached: this.meter.shortOf(this.speed), // null when paused: pause() resets the meter
       marks: this.marks(),
-      past: view.now_ms > 0 || !!this.compare?.forks.length,
+      past: view.now_ms > 0 || !!this.compare?.forks.length || !!this.forkMode,
     });
     document.body.classList.toggle('has-loss', view.acked_records_lost > 0);
     this.tour.sync(view.now_ms);

@@ -112,6 +112,8 @@ test('What if… opens it paused with fork mode on: the next action makes lane B
   await page.waitForFunction(() => document.getElementById('welcome').hidden && document.body.classList.contains('forking'));
   assert.equal(await page.evaluate(() => document.activeElement?.closest('#map') !== null && 'broker' in document.activeElement.dataset), true, 'a broker has the focus');
   assert.equal(await page.evaluate(() => failoverLab.forks().length), 0);
+  // At t = 0 too, the timeline's "Acting here" choice shows that fork mode is on.
+  await page.waitForFunction(() => { const g = document.querySelector('.act-mode'); return g && !g.hidden; });
   // A digit crashes (or restarts) that broker: in fork mode, as a new lane.
   await page.keyboard.press('2');
   await page.waitForFunction(() => failoverLab.forks().length === 1, null, { timeout: 20000 });

@@ -24,6 +24,7 @@
 //! (`failover-lab import`) and in the page (the full wasm build), so nothing
 //! pasted leaves the browser.
 
+use crate::sweep::json_value;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
@@ -720,18 +721,6 @@ fn partition_line(p: &mut Parsed, f: &[(&'static str, String)], n: usize) -> R<(
         },
     );
     Ok(())
-}
-
-/// A config value as JSON: a whole number or a boolean when it reads as one.
-fn json_value(v: &str) -> Value {
-    match v {
-        "true" => Value::Bool(true),
-        "false" => Value::Bool(false),
-        _ => v
-            .parse::<u64>()
-            .map(Value::from)
-            .unwrap_or_else(|_| Value::from(v)),
-    }
 }
 
 /// Import `text` (describe output, and optionally configs and a rack list,

@@ -118,14 +118,7 @@ impl SweepConfig {
                 }
             }
             other => {
-                let value = match v {
-                    "true" => Value::Bool(true),
-                    "false" => Value::Bool(false),
-                    _ => v
-                        .parse::<u64>()
-                        .map(Value::from)
-                        .unwrap_or_else(|_| Value::from(v)),
-                };
+                let value = json_value(v);
                 self.extra.insert(other.to_string(), value);
             }
         }
@@ -765,6 +758,19 @@ pub fn table(summaries: &[ConfigSummary]) -> String {
         }
     }
     s
+}
+
+/// A config value as JSON: a whole number or a boolean when it reads as one,
+/// else the text (the sweep's `--set` values, an imported config's values).
+pub(crate) fn json_value(v: &str) -> Value {
+    match v {
+        "true" => Value::Bool(true),
+        "false" => Value::Bool(false),
+        _ => v
+            .parse::<u64>()
+            .map(Value::from)
+            .unwrap_or_else(|_| Value::from(v)),
+    }
 }
 
 #[cfg(test)]

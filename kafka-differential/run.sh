@@ -7,7 +7,10 @@
 #   A consumer the scenario itself marks "subscribe": true always joins through subscribe() (dynamic
 #   membership unless its config names a group.instance.id), with its config's group.protocol
 #   (classic or consumer); its rebalance callbacks are recorded (consumers[].rebalances).
-# Writes tests/kafka-recorded/<scenario>.json. Needs root (cgroups + nftables for isolate/slow),
+#   RUNS=1 kafka-differential/run.sh ...          record each scenario once (default: RUNS=3; issue 60)
+# Writes tests/kafka-recorded/<scenario>.json: the first run, with the others under "repeats" (the
+# comparison, tests/kafka_recorded.rs merge_runs, holds the simulator to Kafka's spread across them).
+# A scenario's file is replaced only when all its runs succeeded. Needs root (cgroups + nftables for isolate/slow),
 # Java 17 and Maven; Maven resolves the Kafka jars from Maven Central into ~/.m2.
 # Bounded: every JVM the driver starts is written to a pid file and killed by pid by the
 # trap below (and by the driver's own shutdown hook); each run has a time limit.
@@ -58,6 +61,9 @@ trap cleanup EXIT INT TERM
 sim_bin="$repo/target/release/failover-lab"
 [[ -x "$sim_bin" ]] || sim_bin="$repo/target/debug/failover-lab"
 
+runs="${RUNS:-3}"
+runs_dir=$(mktemp -d /tmp/flab-kdiff-runs.XXXXXX)
+failed=()
 for s in "${scenarios[@]}"; do
   [[ "$s" == */* ]] || s="scenarios/$s"
   rel="${s#"$repo"/}"
@@ -65,10 +71,12 @@ for s in "${scenarios[@]}"; do
   name=$(basename "$f" .json)
   until_ms=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["run_until_ms"])' "$f")
   limit=$(( until_ms / 1000 + 240 ))
+  ok=1
+  for (( k = 1; k <= runs; k++ )); do
   work=$(mktemp -d /tmp/flab-kdiff.XXXXXX)
   pidfile="$work/pids"
   : > "$pidfile"
-  echo "== $name (run_until_ms $until_ms, time limit ${limit}s, work $work)"
+  echo "== $name run $k of $runs (run_until_ms $until_ms, time limit ${limit}s, work $work)"
   assignment_args=()
   if [[ -x "$sim_bin" ]]; then
     "$sim_bin" run "$f" --format json | python3 -c '
@@ -85,15 +93,43 @@ json.dump(a, sys.stdout)' > "$work/assignment.json"
     java -Xms64m -Xmx384m -XX:+UseSerialGC \
       -Dlog4j2.configurationFile="$here/driver-log4j2.properties" -Dflab.clientLog="$work/driver-clients.log" \
       -cp "$here/target/classes:$(cat "$here/target/classpath.txt")" failoverlab.cluster.Driver \
-      --scenario "$f" --scenario-name "$rel" "${assignment_args[@]}" --out "$out_dir/$name.json" --work "$work" \
+      --scenario "$f" --scenario-name "$rel" "${assignment_args[@]}" --out "$runs_dir/$name.$k.json" --work "$work" \
       --classpath "$here/target/classpath.txt" --pidfile "$pidfile" --time-limit-s "$((limit - 10))" \
       --group-mode "${FLAB_GROUP_MODE:-assign}" \
     > "$work/driver.out" 2>&1 &
   driver_pid=$!
   rc=0; wait "$driver_pid" || rc=$?
   driver_pid=""
-  echo "   $name: exit $rc in $(( $(date +%s) - start ))s"
-  if [[ $rc -ne 0 ]]; then tail -30 "$work/driver.out"; KEEP_WORK=1; fi
+  echo "   $name run $k: exit $rc in $(( $(date +%s) - start ))s"
+  if [[ $rc -ne 0 ]]; then tail -30 "$work/driver.out"; KEEP_WORK=1; ok=0; fi
   cleanup
   work=""; pidfile=""
+  [[ $ok -eq 1 ]] || break
+  done
+  if [[ $ok -eq 1 ]]; then
+    python3 - "$out_dir/$name.json" "$runs_dir/$name".*.json <<'PY'
+import json, sys
+out, files = sys.argv[1], sorted(sys.argv[2:], key=lambda f: int(f.rsplit(".", 2)[-2]))
+runs = [json.load(open(f)) for f in files]
+first = runs[0]
+if len(runs) == 1:
+    # One run: the driver's file as it wrote it.
+    open(out, "w").write(open(files[0]).read())
+else:
+    first["repeats"] = runs[1:]
+    with open(out, "w") as fh:
+        json.dump(first, fh, indent=1, ensure_ascii=False)
+        fh.write("\n")
+PY
+    echo "   $name: $runs run(s) written to tests/kafka-recorded/$name.json"
+  else
+    failed+=("$name")
+    echo "   $name: a run failed; tests/kafka-recorded/$name.json left as it was"
+  fi
+  rm -f "$runs_dir/$name".*.json
 done
+rmdir "$runs_dir" 2>/dev/null || true
+if [[ ${#failed[@]} -gt 0 ]]; then
+  echo "failed: ${failed[*]}"
+  exit 1
+fi

@@ -1306,7 +1306,8 @@ public final class Driver {
     }
     report.put("unsupported_steps", skippedSteps);
     report.put("brokers", brokerStates());
-    report.put("partitions", finalPartitions());
+    List<Map<String, Object>> finalParts = finalPartitions();
+    report.put("partitions", finalParts);
     report.put("snapshot_done_at_ms", now());
     for (ProducerClient pc : producers.values()) {
       pc.producer.close(Duration.ZERO);
@@ -1314,7 +1315,7 @@ public final class Driver {
     for (ConsumerClient c : consumers) {
       c.stop = true;
     }
-    Map<String, Map<Long, String>> logs = readAll();
+    Map<String, Map<Long, String>> logs = readAll(finalParts);
     long lost = 0;
     List<Map<String, Object>> prods = new ArrayList<>();
     Map<String, Map<String, Long>> retried = parseClientLog();
@@ -1324,8 +1325,8 @@ public final class Driver {
       long plost = 0;
       for (Ack a : pc.acks_) {
         Map<Long, String> l = logs.get(a.partition());
-        if (l == null) {
-          continue; // partition unreadable (offline): reported in partitions[].readable
+        if (unreadable(a, l)) {
+          continue; // partition unreadable (offline) or the record above its high watermark: see delivery
         }
         if (!a.value().equals(l.get(a.offset()))) {
           plost++;
@@ -1819,7 +1820,7 @@ public final class Driver {
       for (Ack a : pc.acks_) {
         mine.add(a.value());
         Map<Long, String> l = logs.get(a.partition());
-        if (l == null) {
+        if (unreadable(a, l)) {
           add.accept("acked_unreadable", 1L);
         } else if (a.value().equals(l.get(a.offset()))) {
           add.accept("acked_kept", 1L);
@@ -2009,8 +2010,33 @@ public final class Driver {
     return out;
   }
 
-  /** Every partition read from the start to its end (the high watermark), by a fresh consumer. */
-  Map<String, Map<Long, String>> readAll() {
+  /**
+   * Every partition read from the start to its end (the high watermark), by a fresh consumer.
+   * Where ListOffsets cannot answer (a leader whose high watermark is below its epoch's start
+   * answers OFFSET_NOT_AVAILABLE; see finalPartitions), the read seeks to offset 0 itself and
+   * reads to the high watermark the leader checkpointed: a fetch below the high watermark is
+   * served, and a seek to an offset needs no ListOffsets.
+   */
+  /**
+   * Where readAll stopped in each partition it read: its high watermark at the end. An
+   * acknowledged record at or above it cannot be read by a client (it is not committed yet, a
+   * leader held below min.insync.replicas keeps it there: tour 16), so it is counted as
+   * unreadable, never as lost.
+   */
+  final Map<String, Long> readEnd = new HashMap<>();
+
+  /** An acknowledged record the final read could not check: its partition or its offset was out of reach. */
+  boolean unreadable(Ack a, Map<Long, String> l) {
+    return l == null || (!l.containsKey(a.offset()) && a.offset() >= readEnd.getOrDefault(a.partition(), Long.MAX_VALUE));
+  }
+
+  Map<String, Map<Long, String>> readAll(List<Map<String, Object>> finalParts) {
+    Map<String, Long> checkpointed = new HashMap<>();
+    for (Map<String, Object> m : finalParts) {
+      if (m.get("high_watermark_from") != null && m.get("high_watermark") instanceof Long hw) {
+        checkpointed.put(m.get("topic") + "-" + m.get("partition"), hw);
+      }
+    }
     Map<String, Map<Long, String>> logs = new TreeMap<>();
     Properties p = new Properties();
     p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap());
@@ -2029,8 +2055,16 @@ public final class Driver {
           }
           try {
             c.assign(List.of(tp));
-            long endOff = c.endOffsets(List.of(tp), Duration.ofSeconds(5)).get(tp);
-            c.seekToBeginning(List.of(tp));
+            Long known = checkpointed.get(topic + "-" + i);
+            long endOff;
+            if (known != null) {
+              endOff = known;
+              c.seek(tp, 0L);
+              event("read_from_checkpointed_high_watermark", Map.of("partition", topic + "-" + i, "high_watermark", known));
+            } else {
+              endOff = c.endOffsets(List.of(tp), Duration.ofSeconds(5)).get(tp);
+              c.seekToBeginning(List.of(tp));
+            }
             Map<Long, String> l = new HashMap<>();
             long deadline = System.currentTimeMillis() + 20_000;
             while (c.position(tp) < endOff && System.currentTimeMillis() < deadline) {
@@ -2040,6 +2074,7 @@ public final class Driver {
             }
             if (c.position(tp) >= endOff) {
               logs.put(topic + "-" + i, l);
+              readEnd.put(topic + "-" + i, endOff);
             }
           } catch (RuntimeException e) {
             event("read_error", Map.of("partition", topic + "-" + i, "error", e.toString()));

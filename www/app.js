@@ -164,7 +164,11 @@ class App {
         this.pause();
         this.seek(t);
       },
-      estimateMs: (t) => this.lab.estimateSeekMs(t, { measure: true }),
+      // A stop waits for the compare lanes too (compare.js estimateMs, landAt).
+      estimateMs: (t) => {
+        const e = this.lab.estimateSeekMs(t, { measure: true });
+        return this.compare ? this.compare.estimateMs(t, e) : e;
+      },
       seekInSlices: (t, progress) => this.seekInSlices(t, progress),
       queryRoot: document,
       onStop: (i, stop) => {
@@ -509,7 +513,9 @@ class App {
   seekInSlices(t, progress) {
     this.pause();
     this.pendingSeek = null;
-    return this.seeks.forTour(t, progress);
+    // In compare mode lane A fills the bar's first half, the other lanes its second.
+    const c = this.compare?.active && this.compare;
+    return this.seeks.forTour(t, (f) => progress(c ? f / 2 : f)).then((there) => (there && c ? c.landAt(t, (f) => progress(0.5 + f / 2)) : there));
   }
   /** Finish a long seek under way at once (nothing to do when none is). */
   settleSeek() {
@@ -647,6 +653,7 @@ class App {
   async openMenu(id, anchor, lane = 0) {
     // The menu's code is fetched on first use (page budget).
     const { fillBrokerMenu } = await (this.menuLoad ??= loadBrokerMenu());
+    if (lane) this.compare?.settle();
     const lab = (lane && this.compare?.labs()[lane]) || this.lab;
     const b = (lane ? lab.view(0) : this.lastView)?.brokers.find((x) => x.id === id);
     if (!b) return;
@@ -822,6 +829,10 @@ class App {
         if (!this.seeks.begin(t)) this.seek(t);
       } else if (this.lab.seekJob) this.seeks.step();
       else this.seeks.tidy();
+      // Compare lanes on their way to lane A's time: a slice per frame (compare.js).
+      const lanes = this.compare && this.attempt(() => this.compare.frame());
+      if (lanes === 'landed') this.dirty = true;
+      else if (lanes && !this.dirty) this.lanesView.progress(this.compare);
       if (this.playing && !this.lab.seekJob) {
         const before = this.lab.now();
         // As far as the asked speed goes, and no further than the core
@@ -921,9 +932,9 @@ function api(app) {
     theme: { get: () => app.theme, enumerable: true },
     /** Whether the run's cores come from the fast build (lab.js needsFullBuild). */
     fast: { get: () => app.lab.fast, enumerable: true },
-    /** The long seek under way, replayed over the page's frames ({ target, progress } 0 to 1), or null. */
+    /** The long seek under way, replayed over the page's frames ({ target, progress } 0 to 1, and the compare `lanes` on their way), or null. */
     seeking: {
-      get: () => app.lab.seekState(),
+      get: () => (app.compare ? app.compare.seeking(app.lab.seekState()) : app.lab.seekState()),
       enumerable: true,
     },
   });

@@ -520,7 +520,11 @@ class FailoverLabElement extends HTMLElement {
         report: () => this.lab.report(),
         lanes: () => this.cmp?.active && (this.cmp.sync(), this.cmp.lanes()),
         goTo: (t) => this.goTo(t),
-        estimateMs: (t) => this.lab.estimateSeekMs(t, { measure: true }),
+        // A stop waits for the compare lanes too (compare.js estimateMs, landAt).
+        estimateMs: (t) => {
+          const e = this.lab.estimateSeekMs(t, { measure: true });
+          return this.cmp ? this.cmp.estimateMs(t, e) : e;
+        },
         seekInSlices: (t, progress) => this.seekInSlices(t, progress),
         queryRoot: this.shadowRoot,
         // The host page scrolls to a stop's evidence when the reader steps, not for a script's tourNext().
@@ -667,6 +671,10 @@ class FailoverLabElement extends HTMLElement {
         if (!this.announceSeek(t)) this.guard(() => this.seek(t));
       } else if (this.lab.seekJob) this.seeks.step();
       else this.seeks.tidy();
+      // Compare lanes on their way to lane A's time: a slice per frame (compare.js).
+      const lanes = this.cmp && this.guard(() => this.cmp.frame());
+      if (lanes === 'landed') this.dirty = true;
+      else if (lanes && !this.dirty) this.lanesView.progress(this.cmp);
       if (this.playing && !this.lab.seekJob) {
         const before = this.lab.now();
         // No further than the core runs in its share of a frame (lab.reach):
@@ -1074,7 +1082,10 @@ class FailoverLabElement extends HTMLElement {
   seekInSlices(t, progress) {
     this.pause();
     this.pendingSeek = null;
-    return this.seeks.forTour(this.clamp(t), progress);
+    const to = this.clamp(t);
+    // In compare mode lane A fills the bar's first half, the other lanes its second.
+    const c = this.cmp?.active && this.cmp;
+    return this.seeks.forTour(to, (f) => progress(c ? f / 2 : f)).then((there) => (there && c ? c.landAt(to, (f) => progress(0.5 + f / 2)) : there));
   }
 
   /** Finish a long seek under way at once (nothing to do when none is). */
@@ -1172,9 +1183,10 @@ class FailoverLabElement extends HTMLElement {
   trace(cursor = 0) {
     return this.need().traceSince(cursor);
   }
-  /** The long seek under way, replayed over the element's frames ({ target, progress } 0 to 1), or null. */
+  /** The long seek under way, replayed over the element's frames ({ target, progress } 0 to 1, and the compare `lanes` on their way), or null. */
   get seeking() {
-    return this.lab?.seekState() ?? null;
+    const s = this.lab?.seekState() ?? null;
+    return this.cmp ? this.cmp.seeking(s) : s;
   }
 
   now() {

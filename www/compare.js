@@ -62,7 +62,6 @@ function travel(f, t, pace) {
     if (f.seekJob.target !== t) f.seekBegin(t);
     return;
   }
-  if (f.now() === t && f.partial === null) return;
   if (f.msPerSimMs === null && pace > 0) f.msPerSimMs = pace;
   const est = f.estimateSeekMs(t);
   // Short, or back with no pace known yet: landed now, as before (Lab.seek).
@@ -301,7 +300,7 @@ export class Compare {
       const fk = this.forkOf(j + 1);
       if (fk) {
         // A fork shares its parent's past: derived again when that changed.
-        if (!this.derive(f, labs[fk.parent], fk, t)) travel(f, t, pace);
+        if (!this.derive(f, labs[fk.parent], fk, t) && f.destination() !== t) travel(f, t, pace);
         continue;
       }
       const same = f.base === lead.base && f.W === lead.W && JSON.stringify(f.overrides) === JSON.stringify(lead.overrides);

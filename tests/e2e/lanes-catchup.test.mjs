@@ -181,3 +181,32 @@ test('a shared link with compare lanes on tour 18: the lanes catch up in slices,
   }
   assert.deepEqual(app.errors, []);
 });
+
+test("a tour's stop waits for every compare lane: the card stays busy, its bar covering the lanes, and the stop shows once they have landed", async () => {
+  app.errors.length = 0;
+  const page = app.page;
+  await open(page, `?scenario=${BIG}`, `#scenario=${BIG}&t=0&compare=${encodeURIComponent('acks=1|acks=all')}`);
+  await page.waitForFunction(() => window.failoverLab.seeking === null && failoverLab.lanes().length === 2 && document.querySelector('#tour [data-tour="next"]'), null, { timeout: 60000 });
+  const r = await page.evaluate(async () => {
+    const frame = () => new Promise((res) => requestAnimationFrame(res));
+    const seen = { lanesWhileBusy: 0, bar: 0, atStop: undefined };
+    document.addEventListener('failoverlab:tourstop', () => (seen.atStop = failoverLab.seeking), { once: true });
+    document.querySelector('#tour [data-tour="next"]').click();
+    const card = document.getElementById('tour');
+    while (card.getAttribute('aria-busy') === 'true' || seen.atStop === undefined) {
+      const s = failoverLab.seeking;
+      if (s?.lanes?.length && card.getAttribute('aria-busy') === 'true') {
+        seen.lanesWhileBusy++;
+        seen.bar = Math.max(seen.bar, parseFloat(card.querySelector('.tour-busy .tl-bar > span')?.style.width) || 0);
+      }
+      await frame();
+    }
+    return { ...seen, index: failoverLab.tour().index, ends: failoverLab.lanes().map((l) => l.report.end_ms) };
+  });
+  assert.ok(r.lanesWhileBusy > 0, 'the card was busy while the lanes computed');
+  assert.ok(r.bar >= 50, `the bar's second half is the lanes': ${r.bar}`);
+  assert.equal(r.atStop, null, 'the stop showed once every lane had landed');
+  assert.equal(r.index, 0);
+  assert.deepEqual(r.ends, [9000, 9000]);
+  assert.deepEqual(app.errors, []);
+});

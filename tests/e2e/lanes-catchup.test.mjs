@@ -210,3 +210,36 @@ test("a tour's stop waits for every compare lane: the card stays busy, its bar c
   assert.deepEqual(r.ends, [9000, 9000]);
   assert.deepEqual(app.errors, []);
 });
+
+test('the element: a fork lane catches up in slices (el.seeking.lanes, the lane says how far), el.lanes() lands it, the same run as in one go', async () => {
+  app.errors.length = 0;
+  const page = app.page;
+  await page.goto(`${app.baseUrl}/embed.html?scenario=${BIG}&autoplay=0`);
+  await page.waitForSelector('failover-lab[data-ready="true"]', { timeout: 60000 });
+  const r = await page.evaluate(async () => {
+    const el = document.querySelector('failover-lab');
+    const frame = () => new Promise((res) => requestAnimationFrame(res));
+    el.seek(40000);
+    await el.fork(40000, { crash: 21 });
+    const first = el.seeking;
+    await frame();
+    await frame();
+    const text = el.shadowRoot.querySelector('.lane[data-lane="B"] .lane-busy')?.textContent ?? null;
+    while (el.seeking) await frame();
+    const sliced = el.lanes().map((l) => l.report.trace_hash);
+    // Again, lanes() asked at once: one go.
+    el.compare(null);
+    el.seek(40000);
+    await el.fork(40000, { crash: 21 });
+    const before = el.seeking?.lanes?.length ?? 0;
+    const once = el.lanes().map((l) => l.report.trace_hash);
+    return { first, text, sliced, before, once, after: el.seeking };
+  });
+  assert.equal(r.first?.lanes?.[0]?.lane, 'B', JSON.stringify(r.first));
+  assert.match(r.text ?? '', /^Lane B: computing … \d+\.\d s of 40\.0 s$/);
+  assert.equal(r.before, 1);
+  assert.equal(r.after, null);
+  assert.deepEqual(r.once, r.sliced);
+  assert.notEqual(r.sliced[0], r.sliced[1]);
+  assert.deepEqual(app.errors, []);
+});

@@ -159,7 +159,7 @@ class App {
     this.tourHost = {
       now: () => this.lab.now(),
       report: () => this.lab.report(),
-      lanes: () => this.compare?.active && (this.compare.sync(), this.compare.lanes()),
+      lanes: () => this.compare?.active && (this.settleSeek(), this.compare.sync(), this.compare.lanes()),
       goTo: (t) => {
         this.pause();
         this.seek(t);
@@ -307,12 +307,15 @@ class App {
     if (!on && !this.compare) return Promise.resolve();
     return this.showLanes(on).then(() => {
       if (want !== this.compareWant) return;
+      const t = this.lab.destination();
       this.compare.set(on ? text : null);
       this.compare.declared = declared && on;
       document.body.classList.toggle('comparing', on);
       $('compare').hidden = !on;
       this.simTarget = this.lab.now();
-      this.draw();
+      // Lane A was rebuilt at 0: back to t as a reader's seek (a long way in slices), then drawn.
+      if (t !== this.lab.now()) this.seekSoon(t);
+      else this.draw();
       // A stop's answer that reads the lanes waited for them.
       this.tour.renderQuestion();
     });

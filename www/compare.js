@@ -8,8 +8,8 @@
 // 3,000 partitions, a link's lanes at 30 s) is a seek of the lane's own
 // (Lab.seekBegin) that the host's frames replay a slice at a time (step),
 // the lane shown as computing meanwhile; a newer target takes over from
-// where it got, and whatever reads a lane's world lands it first (settle). The core applies the settings
-// (WasmLab.withSettings), by the same rules as `failover-lab run FILE --set`,
+// where it got, and whatever reads a lane's world lands it first (settle).
+// The core applies the settings (WasmLab.withSettings), by the same rules as `failover-lab run FILE --set`,
 // so each lane's report is the CLI's. Bundled with lanes.js (the drawing)
 // and loaded on demand; it imports nothing: the lanes' Lab class is the
 // host's own (no second copy of the wasm glue).
@@ -147,6 +147,9 @@ export class Compare {
   /**
    * Enter compare mode with a compare string, or leave it (null or ''). A bad
    * string throws an Error naming the lane and the key; the running lab is kept.
+   * Lane A, rebuilt with its settings, is left at 0: the host takes it back
+   * to its time as a reader's seek goes (a long way in slices); the other
+   * lanes follow it there.
    */
   set(text) {
     const lead = this.host.lab;
@@ -155,15 +158,16 @@ export class Compare {
       this.dispose();
       if (lead.laneSettings == null) return;
       lead.laneSettings = null;
-      lead.rebuild(lead.now());
+      lead.rebuild(0);
       return;
     }
     // Every lane must build from this scenario before anything changes.
     const lanes = lead.checkLanes(text);
     this.dispose();
-    const t = lead.now();
+    const t = lead.destination();
     lead.laneSettings = lanes[0];
-    lead.rebuild(t);
+    lead.endSeek();
+    lead.rebuild(0);
     this.settings = lanes;
     this.text = lanes.join('|');
     this.followers = lanes.slice(1).map((l) => {

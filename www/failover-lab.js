@@ -518,7 +518,7 @@ class FailoverLabElement extends HTMLElement {
       ? new TourGuide(tourBox, {
         now: () => this.lab.now(),
         report: () => this.lab.report(),
-        lanes: () => this.cmp?.active && (this.cmp.sync(), this.cmp.lanes()),
+        lanes: () => this.cmp?.active && (this.settleSeek(), this.cmp.sync(), this.cmp.lanes()),
         goTo: (t) => this.goTo(t),
         // A stop waits for the compare lanes too (compare.js estimateMs, landAt).
         estimateMs: (t) => {
@@ -745,8 +745,13 @@ class FailoverLabElement extends HTMLElement {
     if (!on && !this.cmp) return Promise.resolve();
     return this.lanesReady().then(() => {
       if (want !== this.compareWant || lab !== this.lab) return;
+      const t = lab.destination();
       this.cmp.set(on ? text : null);
-      this.showLanes();
+      this.showLanes(false);
+      // Lane A was rebuilt at 0: back to t, a long way in slices when the timeline can say it.
+      if (lab.now() !== t && this.announceSeek(t)) return;
+      if (lab.now() !== t) this.seek(t);
+      else this.draw();
     });
   }
 
@@ -779,11 +784,11 @@ class FailoverLabElement extends HTMLElement {
     return mod;
   }
 
-  showLanes() {
+  showLanes(draw = true) {
     const on = this.cmp.active;
     this.lanesBox.hidden = !on;
     this.frameEl.classList.toggle('comparing', on);
-    this.draw();
+    if (draw) this.draw();
   }
 
   // ---- forks: "what if … here?" (issue 65) ------------------------------------

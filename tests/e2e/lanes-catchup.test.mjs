@@ -243,3 +243,41 @@ test('the element: a fork lane catches up in slices (el.seeking.lanes, the lane 
   assert.notEqual(r.sliced[0], r.sliced[1]);
   assert.deepEqual(app.errors, []);
 });
+
+test('entering compare mode at 30 s of tour 18: lane A rebuilt with its settings goes back to 30 s in slices, the lanes follow, each the CLI run with its --set', async () => {
+  app.errors.length = 0;
+  const page = app.page;
+  await open(page, `?scenario=${BIG}&paused=1`);
+  await page.waitForFunction(() => window.failoverLab.seeking === null, null, { timeout: 60000 });
+  const r = await page.evaluate(async () => {
+    failoverLab.seek(30000);
+    const frame = () => new Promise((res) => requestAnimationFrame(res));
+    await failoverLab.compare('acks=1|acks=all');
+    const seen = { lead: null, follow: null, frames: 0 };
+    while (failoverLab.seeking) {
+      const s = failoverLab.seeking;
+      if (s.progress < 1) seen.lead ??= s;
+      if (s.lanes?.length) seen.follow ??= s;
+      await frame();
+      seen.frames++;
+    }
+    return { ...seen, lanes: failoverLab.lanes().map((l) => ({ settings: l.settings, hash: l.report.trace_hash, end: l.report.end_ms })) };
+  });
+  assert.equal(r.lead?.target, 30000, `lane A went back to 30 s over the frames: ${JSON.stringify(r.lead)}`);
+  assert.equal(r.follow?.lanes?.[0]?.target, 30000, `then lane B: ${JSON.stringify(r.follow)}`);
+  assert.deepEqual(r.lanes.map((l) => l.end), [30000, 30000]);
+  for (const l of r.lanes) {
+    const native = JSON.parse(cli(['run', `scenarios/${BIG}`, '--set', l.settings, '--until', '30000', '--format', 'json']));
+    assert.equal(l.hash, native.trace_hash, `lane ${l.settings}: the CLI's run`);
+  }
+  // Leaving compare mode: lane A rebuilt as the scenario is, back at 30 s.
+  const left = await page.evaluate(async () => {
+    await failoverLab.compare(null);
+    while (failoverLab.seeking) await new Promise((res) => requestAnimationFrame(res));
+    return { now: failoverLab.now(), hash: failoverLab.report().trace_hash };
+  });
+  assert.equal(left.now, 30000);
+  const plain = JSON.parse(cli(['run', `scenarios/${BIG}`, '--until', '30000', '--format', 'json']));
+  assert.equal(left.hash, plain.trace_hash);
+  assert.deepEqual(app.errors, []);
+});

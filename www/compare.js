@@ -431,22 +431,23 @@ export class Compare {
   }
 
   /**
-   * About how many wall ms a seek to t costs with the lanes: lane A's
-   * (`lead`, null: not known) or the most any lane needs to follow it,
-   * whichever is more (null while one cannot tell): a tour's stop that
-   * reads the lanes waits for them.
+   * About how many wall ms a seek to t costs with the lanes, for a tour's
+   * stop that reads them: lane A's (`lead`, null: not known) while every
+   * lane would follow it at once (travel: under LANE_SLICE_MS, as before),
+   * else the most any lane needs, so that the stop waits for them (null
+   * while one cannot tell).
    */
   estimateMs(t, lead) {
     if (lead == null || !this.active) return lead;
     const pace = this.host.lab.msPerSimMs;
-    let most = lead;
+    let most = 0;
     for (const f of this.followers) {
       if (f.msPerSimMs === null && pace > 0) f.msPerSimMs = pace;
       const est = f.core ? f.estimateSeekMs(t) : null;
       if (est == null) return null;
       most = Math.max(most, est);
     }
-    return most;
+    return most > LANE_SLICE_MS ? Math.max(lead, most) : lead;
   }
 
   /**

@@ -281,3 +281,36 @@ test('entering compare mode at 30 s of tour 18: lane A rebuilt with its settings
   assert.equal(left.hash, plain.trace_hash);
   assert.deepEqual(app.errors, []);
 });
+
+test('an action and leaving compare mode take over a lane on its way', async () => {
+  app.errors.length = 0;
+  const page = app.page;
+  await forkAt(page);
+  await page.waitForFunction(() => failoverLab.seeking?.lanes?.[0]?.at > 0, null, { timeout: 60000 });
+  const r = await page.evaluate(async () => {
+    const frame = () => new Promise((res) => requestAnimationFrame(res));
+    // An action at lane A's time, the fork's time: the fork shares that past, so it is derived again.
+    failoverLab.crash(30);
+    const after = failoverLab.seeking?.lanes?.[0] ?? null;
+    while (failoverLab.seeking) await frame();
+    const sliced = failoverLab.lanes().map((l) => l.report.trace_hash);
+    // Leaving compare mode while a lane is on its way (derived again after another action): nothing is left computing.
+    failoverLab.crash(31);
+    const mid = failoverLab.seeking?.lanes?.length ?? 0;
+    await failoverLab.compare(null);
+    return { after, sliced, mid, left: failoverLab.seeking, lanes: failoverLab.lanes().length };
+  });
+  assert.equal(r.after?.target, 40000, JSON.stringify(r.after));
+  assert.ok(r.after.at < 40000, 'rebuilt: on its way again');
+  assert.equal(r.mid, 1, 'lane B was on its way again');
+  assert.equal(r.left, null);
+  assert.equal(r.lanes, 0);
+  // The same, with lanes() asked at once (one go): the same runs.
+  await forkAt(page);
+  const once = await page.evaluate(() => {
+    failoverLab.crash(30);
+    return failoverLab.lanes().map((l) => l.report.trace_hash);
+  });
+  assert.deepEqual(r.sliced, once);
+  assert.deepEqual(app.errors, []);
+});

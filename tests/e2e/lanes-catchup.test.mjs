@@ -162,16 +162,18 @@ test('a newer seek takes over a lane on its way: it goes to the new time from wh
   assert.deepEqual(app.errors, []);
 });
 
-test('a shared link with compare lanes on tour 18: the lanes catch up in slices, and each equals the CLI run with its --set', async () => {
+test('a shared link with compare lanes on tour 18 at 30 s: the lanes catch up in slices, and each equals the CLI run with its --set', async () => {
   app.errors.length = 0;
   const page = app.page;
-  const t = 12000;
+  const t = 30000;
   await open(page, `?scenario=${BIG}`, `#scenario=${BIG}&t=${t}&compare=${encodeURIComponent('acks=1|acks=all')}`);
   // Lane A lands first, then lane B is on its way (shown), then every lane lands.
-  await page.waitForFunction(() => failoverLab.seeking?.lanes?.[0]?.lane === 'B', null, { timeout: 120000 });
-  const mid = await page.evaluate(() => ({ s: failoverLab.seeking, text: document.querySelector('.lane[data-lane="B"] .lane-busy').textContent }));
+  const mid = await (await page.waitForFunction(() => {
+    const s = failoverLab.seeking;
+    return s?.lanes?.[0]?.lane === 'B' && { s, text: document.querySelector('.lane[data-lane="B"] .lane-busy').textContent };
+  }, null, { timeout: 120000 })).jsonValue();
   assert.equal(mid.s.lanes[0].target, t);
-  assert.match(mid.text, /^Lane B: computing … \d+\.\d s of 12\.0 s$/);
+  assert.match(mid.text, /^Lane B: computing … \d+\.\d s of 30\.0 s$/);
   await page.waitForFunction(() => window.failoverLab.seeking === null, null, { timeout: 120000 });
   const lanes = await page.evaluate(() => failoverLab.lanes().map((l) => ({ settings: l.settings, hash: l.report.trace_hash, end: l.report.end_ms })));
   assert.deepEqual(lanes.map((l) => l.end), [t, t]);

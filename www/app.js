@@ -159,12 +159,16 @@ class App {
     this.tourHost = {
       now: () => this.lab.now(),
       report: () => this.lab.report(),
-      lanes: () => this.compare?.active && (this.compare.sync(), this.compare.lanes()),
+      lanes: () => this.compare?.active && (this.settleSeek(), this.compare.sync(), this.compare.lanes()),
       goTo: (t) => {
         this.pause();
         this.seek(t);
       },
-      estimateMs: (t) => this.lab.estimateSeekMs(t, { measure: true }),
+      // A stop waits for the compare lanes too (compare.js estimateMs, landAt).
+      estimateMs: (t) => {
+        const e = this.lab.estimateSeekMs(t, { measure: true });
+        return this.compare ? this.compare.estimateMs(t, e) : e;
+      },
       seekInSlices: (t, progress) => this.seekInSlices(t, progress),
       queryRoot: document,
       onStop: (i, stop) => {
@@ -303,12 +307,15 @@ class App {
     if (!on && !this.compare) return Promise.resolve();
     return this.showLanes(on).then(() => {
       if (want !== this.compareWant) return;
+      const t = this.lab.destination();
       this.compare.set(on ? text : null);
       this.compare.declared = declared && on;
       document.body.classList.toggle('comparing', on);
       $('compare').hidden = !on;
       this.simTarget = this.lab.now();
-      this.draw();
+      // Lane A was rebuilt at 0: back to t as a reader's seek (a long way in slices), then drawn.
+      if (t !== this.lab.now()) this.seekSoon(t);
+      else this.draw();
       // A stop's answer that reads the lanes waited for them.
       this.tour.renderQuestion();
     });
@@ -509,7 +516,9 @@ class App {
   seekInSlices(t, progress) {
     this.pause();
     this.pendingSeek = null;
-    return this.seeks.forTour(t, progress);
+    // In compare mode lane A fills the bar's first half, the other lanes its second.
+    const c = this.compare?.active && this.compare;
+    return this.seeks.forTour(t, (f) => progress(c ? f / 2 : f)).then((there) => (there && c ? c.landAt(t, (f) => progress(0.5 + f / 2)) : there));
   }
   /** Finish a long seek under way at once (nothing to do when none is). */
   settleSeek() {
@@ -647,6 +656,7 @@ class App {
   async openMenu(id, anchor, lane = 0) {
     // The menu's code is fetched on first use (page budget).
     const { fillBrokerMenu } = await (this.menuLoad ??= loadBrokerMenu());
+    if (lane) this.compare?.settle();
     const lab = (lane && this.compare?.labs()[lane]) || this.lab;
     const b = (lane ? lab.view(0) : this.lastView)?.brokers.find((x) => x.id === id);
     if (!b) return;
@@ -822,6 +832,10 @@ class App {
         if (!this.seeks.begin(t)) this.seek(t);
       } else if (this.lab.seekJob) this.seeks.step();
       else this.seeks.tidy();
+      // Compare lanes on their way to lane A's time: a slice per frame (compare.js).
+      const lanes = this.compare && this.attempt(() => this.compare.frame());
+      if (lanes === 'landed') this.dirty = true;
+      else if (lanes && !this.dirty) this.lanesView.progress(this.compare);
       if (this.playing && !this.lab.seekJob) {
         const before = this.lab.now();
         // As far as the asked speed goes, and no further than the core
@@ -921,9 +935,9 @@ function api(app) {
     theme: { get: () => app.theme, enumerable: true },
     /** Whether the run's cores come from the fast build (lab.js needsFullBuild). */
     fast: { get: () => app.lab.fast, enumerable: true },
-    /** The long seek under way, replayed over the page's frames ({ target, progress } 0 to 1), or null. */
+    /** The long seek under way, replayed over the page's frames ({ target, progress } 0 to 1, and the compare `lanes` on their way), or null. */
     seeking: {
-      get: () => app.lab.seekState(),
+      get: () => (app.compare ? app.compare.seeking(app.lab.seekState()) : app.lab.seekState()),
       enumerable: true,
     },
   });

@@ -4,8 +4,12 @@
 // settings); the other lanes follow it: after every frame each follower takes
 // the lead lab's scenario, switches and actions and travels to its time
 // (Lab.seek: checkpoints, rebuild + replay), so every fault, API action, seek
-// and tour step applies to all lanes. The core applies the settings
-// (WasmLab.withSettings), by the same rules as `failover-lab run FILE --set`,
+// and tour step applies to all lanes. A long way (issue 63: a fork lane of
+// 3,000 partitions, a link's lanes at 30 s) is a seek of the lane's own
+// (Lab.seekBegin) that the host's frames replay a slice at a time (step),
+// the lane shown as computing meanwhile; a newer target takes over from
+// where it got, and whatever reads a lane's world lands it first (settle).
+// The core applies the settings (WasmLab.withSettings), by the same rules as `failover-lab run FILE --set`,
 // so each lane's report is the CLI's. Bundled with lanes.js (the drawing)
 // and loaded on demand; it imports nothing: the lanes' Lab class is the
 // host's own (no second copy of the wasm glue).
@@ -35,6 +39,63 @@ const idOf = (o) => {
   return ids.get(o);
 };
 
+
+/**
+ * A lane the core needs longer than this (wall ms, estimated) to bring to
+ * the lead's time catches up a slice per frame instead of in one go (as a
+ * long seek of lane A does: tour.js's SLICE_MS).
+ */
+export const LANE_SLICE_MS = 50;
+
+/** The wall ms of the core's work the behind lanes share per frame (as Lab's SEEK_SLICE_MS). */
+export const LANE_FRAME_MS = 40;
+
+/**
+ * Begin taking lab `f` to t: at once when short, else a seek the frames
+ * replay (Compare.step). A lane already on its way takes the new target
+ * over from where it got (Lab.seekBegin), never finishing the old one first.
+ * `pace`: the lead's wall ms per simulated ms, for a lane that has not run
+ * yet (the same scenario on the same build runs at about its pace).
+ */
+function travel(f, t, pace) {
+  if (f.seekJob) {
+    if (f.seekJob.target !== t) f.seekBegin(t);
+    return;
+  }
+  if (f.msPerSimMs === null && pace > 0) f.msPerSimMs = pace;
+  const est = f.estimateSeekMs(t);
+  // Short, or back with no pace known yet: landed now, as before (Lab.seek).
+  const now = est == null ? t <= f.now() : est <= LANE_SLICE_MS;
+  try {
+    f.seekBegin(t);
+    if (now) f.settle();
+  } catch (e) {
+    f.endSeek();
+    throw e;
+  }
+}
+
+/**
+ * Make `f`'s world ready for a rebuild: a catch-up under way is dropped
+ * (restore would finish it first), and so is a world cut in the middle of a
+ * step (its rest is never run: the rebuild replaces it).
+ */
+function drop(f) {
+  f.endSeek();
+  if (f.partial !== null) {
+    f.core?.free();
+    f.core = null;
+    f.partial = null;
+    f.partialWallMs = 0;
+  }
+}
+
+/** Rebuild lane `f` at 0 with these switches and actions, then take it to t (travel). */
+function rebuildLane(f, { overrides, actions }, t, pace) {
+  drop(f);
+  f.restore({ overrides, actions, t: 0 });
+  travel(f, t, pace);
+}
 
 /** WasmLab.fork of the full build, when the lead's own build lacks it. */
 let forkBuilder = null;
@@ -86,6 +147,9 @@ export class Compare {
   /**
    * Enter compare mode with a compare string, or leave it (null or ''). A bad
    * string throws an Error naming the lane and the key; the running lab is kept.
+   * Lane A, rebuilt with its settings, is left at 0: the host takes it back
+   * to its time as a reader's seek goes (a long way in slices); the other
+   * lanes follow it there.
    */
   set(text) {
     const lead = this.host.lab;
@@ -94,15 +158,16 @@ export class Compare {
       this.dispose();
       if (lead.laneSettings == null) return;
       lead.laneSettings = null;
-      lead.rebuild(lead.now());
+      lead.rebuild(0);
       return;
     }
     // Every lane must build from this scenario before anything changes.
     const lanes = lead.checkLanes(text);
     this.dispose();
-    const t = lead.now();
+    const t = lead.destination();
     lead.laneSettings = lanes[0];
-    lead.rebuild(t);
+    lead.endSeek();
+    lead.rebuild(0);
     this.settings = lanes;
     this.text = lanes.join('|');
     this.followers = lanes.slice(1).map((l) => {
@@ -113,12 +178,13 @@ export class Compare {
       f.W = lead.W;
       f.laneSettings = l;
       f.base = lead.base;
-      f.restore({ overrides: lead.overrides, actions: copyActions(lead.actions), t });
+      rebuildLane(f, { overrides: lead.overrides, actions: copyActions(lead.actions) }, t, lead.msPerSimMs);
       return f;
     });
   }
 
   dispose() {
+    this.endWait(false);
     for (const f of this.followers) {
       f.dropCheckpoints();
       f.core?.free();
@@ -218,22 +284,27 @@ export class Compare {
     }
     f.base = JSON.parse(text);
     f.W = p.W;
-    f.restore({ overrides: {}, actions: [], t });
+    rebuildLane(f, { overrides: {}, actions: [] }, t, this.host.lab.msPerSimMs ?? p.msPerSimMs);
     f.forkKey = key;
     return true;
   }
 
-  /** Bring every follower to the lead lab's scenario, switches, actions and time. */
+  /**
+   * Bring every follower to the lead lab's scenario, switches, actions and
+   * time: a long way is begun here and made by the frames (step), a short
+   * one now.
+   */
   sync() {
     if (!this.active) return;
     const lead = this.host.lab;
     const t = lead.now();
+    const pace = lead.msPerSimMs;
     const labs = this.labs();
     for (const [j, f] of this.followers.entries()) {
       const fk = this.forkOf(j + 1);
       if (fk) {
         // A fork shares its parent's past: derived again when that changed.
-        if (!this.derive(f, labs[fk.parent], fk, t) && f.destination() !== t) f.seek(t);
+        if (!this.derive(f, labs[fk.parent], fk, t) && f.destination() !== t) travel(f, t, pace);
         continue;
       }
       const same = f.base === lead.base && f.W === lead.W && JSON.stringify(f.overrides) === JSON.stringify(lead.overrides);
@@ -244,19 +315,139 @@ export class Compare {
         // The rebuild frees the old world (each core frees itself) and builds
         // the new one from the lead's build.
         f.W = lead.W;
-        f.restore({ overrides: lead.overrides, actions: copyActions(lead.actions), t });
+        rebuildLane(f, { overrides: lead.overrides, actions: copyActions(lead.actions) }, t, pace);
         continue;
       }
       if (!prefix || lead.actions.slice(n).some((a) => a.at_ms < f.now())) {
         // History forked (an action in the past): replay from the start.
-        f.restore({ overrides: lead.overrides, actions: copyActions(lead.actions), t });
+        rebuildLane(f, { overrides: lead.overrides, actions: copyActions(lead.actions) }, t, pace);
         continue;
       }
-      // New actions at or after the follower's time are applied on the way.
+      // New actions at or after the follower's time are applied on the way;
+      // the checkpoints after the first of them lack it (a lane that went
+      // further before a seek back took them).
+      if (lead.actions.length > n) f.dropCheckpoints(lead.actions[n].at_ms);
       for (const a of lead.actions.slice(n)) f.actions.push({ at_ms: a.at_ms, action: a.action });
-      f.seek(t);
+      travel(f, t, pace);
     }
+    if (!this.behind().length) this.findDivergence();
+  }
+
+  /** The lanes still on their way to the lead's time: [{ i (lane index), lab }]. */
+  behind() {
+    const out = [];
+    this.followers.forEach((f, j) => {
+      if (f.seekJob) out.push({ i: j + 1, lab: f });
+    });
+    return out;
+  }
+
+  /**
+   * One frame of the lanes' catch-up: the lanes behind share `workMs` of
+   * the core's work (Lab.seekSlice). True once every lane has landed (the
+   * divergences are then found again).
+   */
+  step(workMs = LANE_FRAME_MS) {
+    const late = this.behind();
+    if (!late.length) return true;
+    const each = Math.max(1, workMs / late.length);
+    for (const { lab } of late) lab.seekSlice(each);
+    if (this.behind().length) return false;
     this.findDivergence();
+    return true;
+  }
+
+  /** Land every lane now, in one go (whatever reads a lane's world does first). */
+  settle() {
+    const late = this.behind();
+    if (!late.length) return;
+    for (const { lab } of late) lab.settle();
+    this.findDivergence();
+  }
+
+  /**
+   * The host's frame (lane A's own seek goes first: the lanes wait while
+   * it is under way, then take its target): the lanes behind make a slice of
+   * their way, and a tour's wait (landAt) ends or shows how far they got.
+   * 'landed' when the last lane just landed (the host draws everything),
+   * 'behind' while some are on their way (the host draws the lanes), else ''.
+   */
+  frame(workMs = LANE_FRAME_MS) {
+    const lead = this.host.lab;
+    const out = lead.seekJob || !this.behind().length ? '' : this.step(workMs) ? 'landed' : 'behind';
+    const w = this.waiting;
+    if (w) {
+      if (lead.seekJob || lead.now() !== w.t) this.endWait(false);
+      else if (!this.behind().length) this.endWait(true);
+      else w.progress(this.landedShare());
+    }
+    return out;
+  }
+
+  /**
+   * A tour's stop that reads the lanes: a promise of true once every lane
+   * has reached lane A's time t (the frames make their way), false when
+   * lane A moved elsewhere meanwhile or a newer wait took over;
+   * `progress(f)`, 0 to 1, on the way.
+   */
+  landAt(t, progress) {
+    this.endWait(false);
+    if (!this.behind().length) return Promise.resolve(true);
+    return new Promise((resolve) => (this.waiting = { t, resolve, progress }));
+  }
+
+  endWait(there) {
+    const w = this.waiting;
+    this.waiting = null;
+    w?.resolve(there);
+  }
+
+  /** How far the lanes have come, 0 to 1 (each lane weighs the same, a landed one 1). */
+  landedShare() {
+    const n = this.followers.length;
+    const late = this.progress();
+    return n ? (n - late.length + late.reduce((a, p) => a + p.progress, 0)) / n : 1;
+  }
+
+  /**
+   * The APIs' `seeking` in compare mode: lane A's (`s`: its seek, or null)
+   * with `lanes` (progress) beside it while lanes are on their way.
+   */
+  seeking(s) {
+    const lanes = this.active ? this.progress() : [];
+    return lanes.length ? { target: s?.target ?? this.host.lab.now(), progress: s?.progress ?? 1, lanes } : s;
+  }
+
+  /**
+   * The lanes on their way, as the APIs' `seeking` says them: [{ lane
+   * ('B'…), target (ms), at (the simulated ms reached), progress (0 to 1) }].
+   */
+  progress() {
+    return this.behind().map(({ i, lab }) => {
+      const target = lab.seekJob.target;
+      const at = lab.now();
+      return { lane: LANE_NAMES[i], target, at, progress: target > 0 ? Math.min(1, at / target) : 1 };
+    });
+  }
+
+  /**
+   * About how many wall ms a seek to t costs with the lanes, for a tour's
+   * stop that reads them: lane A's (`lead`, null: not known) while every
+   * lane would follow it at once (travel: under LANE_SLICE_MS, as before),
+   * else the most any lane needs, so that the stop waits for them (null
+   * while one cannot tell).
+   */
+  estimateMs(t, lead) {
+    if (lead == null || !this.active) return lead;
+    const pace = this.host.lab.msPerSimMs;
+    let most = 0;
+    for (const f of this.followers) {
+      if (f.msPerSimMs === null && pace > 0) f.msPerSimMs = pace;
+      const est = f.core ? f.estimateSeekMs(t) : null;
+      if (est == null) return null;
+      most = Math.max(most, est);
+    }
+    return most > LANE_SLICE_MS ? Math.max(lead, most) : lead;
   }
 
   /**
@@ -317,6 +508,7 @@ export class Compare {
    * read when asked for (not enumerable: it stays out of JSON and copies).
    */
   lanes() {
+    this.settle();
     return this.labs().map((l, i) => {
       const lane = { settings: this.settings[i], report: l.report() };
       // A fork lane: what it forked ({ from, at_ms, action }) and where it parts from that lane.

@@ -546,9 +546,13 @@ declare global {
      * cluster), started from the timeline, a time clicked or the ← key, is
      * replayed a slice per frame so the page keeps answering: its target and
      * how far it got (0 to 1), or null when none is under way. Every other
-     * method lands it first; `seek()` plans from where it got.
+     * method lands it first; `seek()` plans from where it got. In compare
+     * mode, `lanes` lists the lanes still catching up with lane A's time
+     * (each a slice per frame once lane A has landed): their target, the
+     * simulated ms reached (`at`) and `progress` (0 to 1); `target` and
+     * `progress` are then lane A's (1 once landed). `lanes()` lands them first.
      */
-    readonly seeking: { target: number; progress: number } | null;
+    readonly seeking: { target: number; progress: number; lanes?: FailoverLabLaneSeek[] } | null;
     /** Whether the run's cores come from the fast build (www/pkg-explorer: big scenarios, subscribing consumers). */
     readonly fast: boolean;
     actions(): Array<{ at_ms: number; action: FailoverLabAction }>;
@@ -581,6 +585,18 @@ declare global {
   }
 
   /** One compare lane: its settings text and its report (= `failover-lab run FILE --set …`). */
+  /** A compare lane on its way to lane A's time (`seeking.lanes`). */
+  interface FailoverLabLaneSeek {
+    /** 'B', 'C' or 'D'. */
+    lane: string;
+    /** Where it is going: lane A's time, ms. */
+    target: number;
+    /** The simulated time it has reached, ms. */
+    at: number;
+    /** at / target, 0 to 1. */
+    progress: number;
+  }
+
   interface FailoverLabLane {
     settings: string;
     report: FailoverLabReport;

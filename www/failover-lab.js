@@ -518,9 +518,13 @@ class FailoverLabElement extends HTMLElement {
       ? new TourGuide(tourBox, {
         now: () => this.lab.now(),
         report: () => this.lab.report(),
-        lanes: () => this.cmp?.active && (this.cmp.sync(), this.cmp.lanes()),
+        lanes: () => this.cmp?.active && (this.settleSeek(), this.cmp.sync(), this.cmp.lanes()),
         goTo: (t) => this.goTo(t),
-        estimateMs: (t) => this.lab.estimateSeekMs(t, { measure: true }),
+        // A stop waits for the compare lanes too (compare.js estimateMs, landAt).
+        estimateMs: (t) => {
+          const e = this.lab.estimateSeekMs(t, { measure: true });
+          return this.cmp ? this.cmp.estimateMs(t, e) : e;
+        },
         seekInSlices: (t, progress) => this.seekInSlices(t, progress),
         queryRoot: this.shadowRoot,
         // The host page scrolls to a stop's evidence when the reader steps, not for a script's tourNext().
@@ -667,6 +671,10 @@ class FailoverLabElement extends HTMLElement {
         if (!this.announceSeek(t)) this.guard(() => this.seek(t));
       } else if (this.lab.seekJob) this.seeks.step();
       else this.seeks.tidy();
+      // Compare lanes on their way to lane A's time: a slice per frame (compare.js).
+      const lanes = this.cmp && this.guard(() => this.cmp.frame());
+      if (lanes === 'landed') this.dirty = true;
+      else if (lanes && !this.dirty) this.lanesView.progress(this.cmp);
       if (this.playing && !this.lab.seekJob) {
         const before = this.lab.now();
         // No further than the core runs in its share of a frame (lab.reach):
@@ -737,8 +745,13 @@ class FailoverLabElement extends HTMLElement {
     if (!on && !this.cmp) return Promise.resolve();
     return this.lanesReady().then(() => {
       if (want !== this.compareWant || lab !== this.lab) return;
+      const t = lab.destination();
       this.cmp.set(on ? text : null);
-      this.showLanes();
+      this.showLanes(false);
+      // Lane A was rebuilt at 0: back to t, a long way in slices when the timeline can say it.
+      if (lab.now() !== t && this.announceSeek(t)) return;
+      if (lab.now() !== t) this.seek(t);
+      else this.draw();
     });
   }
 
@@ -771,11 +784,11 @@ class FailoverLabElement extends HTMLElement {
     return mod;
   }
 
-  showLanes() {
+  showLanes(draw = true) {
     const on = this.cmp.active;
     this.lanesBox.hidden = !on;
     this.frameEl.classList.toggle('comparing', on);
-    this.draw();
+    if (draw) this.draw();
   }
 
   // ---- forks: "what if … here?" (issue 65) ------------------------------------
@@ -1074,7 +1087,10 @@ class FailoverLabElement extends HTMLElement {
   seekInSlices(t, progress) {
     this.pause();
     this.pendingSeek = null;
-    return this.seeks.forTour(this.clamp(t), progress);
+    const to = this.clamp(t);
+    // In compare mode lane A fills the bar's first half, the other lanes its second.
+    const c = this.cmp?.active && this.cmp;
+    return this.seeks.forTour(to, (f) => progress(c ? f / 2 : f)).then((there) => (there && c ? c.landAt(to, (f) => progress(0.5 + f / 2)) : there));
   }
 
   /** Finish a long seek under way at once (nothing to do when none is). */
@@ -1172,9 +1188,10 @@ class FailoverLabElement extends HTMLElement {
   trace(cursor = 0) {
     return this.need().traceSince(cursor);
   }
-  /** The long seek under way, replayed over the element's frames ({ target, progress } 0 to 1), or null. */
+  /** The long seek under way, replayed over the element's frames ({ target, progress } 0 to 1, and the compare `lanes` on their way), or null. */
   get seeking() {
-    return this.lab?.seekState() ?? null;
+    const s = this.lab?.seekState() ?? null;
+    return this.cmp ? this.cmp.seeking(s) : s;
   }
 
   now() {

@@ -80,6 +80,14 @@ body.comparing .avail-panel, .fl.comparing [data-panel=availability] { display: 
 .lane[data-fork] { border-color: #CC79A7; }
 .tl-mark.fork { background: #CC79A7; height: 10px; width: 3px; top: -2px; }
 .menu-note { font-size: 11.5px; color: var(--text); padding: 3px 6px; margin: 0 0 4px; border-left: 3px solid #CC79A7; background: var(--panel2); border-radius: 3px; max-width: 240px; }
+/* A lane catching up with the lead's time (compare.js step): its bar, and its figures from before dimmed. */
+.lane-busy { margin: 0; font-size: 12px; font-weight: 600; color: var(--strong, var(--text)); display: flex; flex-wrap: wrap; align-items: center; gap: 4px 8px; }
+.lane-busy[hidden] { display: none; }
+.lane-bar { display: inline-block; width: 100px; height: 8px; border-radius: 4px; box-shadow: inset 0 0 0 1px var(--ctl, var(--line)); overflow: hidden; }
+.lane-bar > span { display: block; width: 0; height: 100%; background: var(--ctl, var(--accent)); }
+.lane.behind > :not(.lane-head):not(.lane-busy), .cmp-delta.stale, .cmp-div.stale { opacity: .35; }
+.cmp-wait { margin: 0; font-size: 12px; font-weight: 600; }
+.cmp-wait[hidden] { display: none; }
 .lane-same { margin: 0; font-size: 12px; color: var(--text2); border: 1px dashed var(--line2); border-radius: 6px; padding: 6px 8px; }
 #compare-preset { max-width: 100%; }
 .sw-base { display: inline-block; line-height: 1.5; align-self: center; font-size: 11px; color: var(--text); background: var(--hi-bg, var(--panel2)); border: 1px solid #CC79A7; border-radius: 9px; padding: 0 7px; white-space: normal; }
@@ -256,8 +264,10 @@ export class LanesView {
     this.legend = h('div.cmp-legend');
     this.grid = h('div.lanes');
     this.divBox = h('div.cmp-div', { hidden: true });
+    // While a lane catches up (compare.js step), the figures of that lane, the table and the divergence are from before.
+    this.wait = h('p.cmp-wait', { role: 'status', hidden: true });
     this.note = h('p.cmp-note.muted', { text: 'Every fault and action applies to all settings lanes. A fork lane keeps lane A\u2019s past up to its fork and its own future: an action later than the fork applies to lane A only. Each lane has its own availability strip and recovery badges; clients, metrics, describe and narration below show lane A.' });
-    root.replaceChildren(this.bar, this.delta, this.legend, this.grid, this.divBox, this.note);
+    root.replaceChildren(this.bar, this.wait, this.delta, this.legend, this.grid, this.divBox, this.note);
   }
 
   apply() {
@@ -286,6 +296,10 @@ export class LanesView {
       const what = fk && `what if ${actionText(fk.action)} at ${fmtTime(fk.at_ms)}`;
       // A fork lane says what it changed and where it parts from its parent (drawParting).
       const part = i > 0 ? h('p.lane-part', { 'aria-live': 'polite' }) : null;
+      // How far the lane's catch-up got (drawBusy): shown only while it is behind.
+      const busyText = h('span');
+      const busyBar = h('span.lane-bar', { role: 'progressbar', 'aria-label': `Lane ${name} computing`, 'aria-valuemin': '0', 'aria-valuemax': '100' }, h('span'));
+      const busy = h('p.lane-busy', { hidden: true, dataset: { lane: name } }, busyText, busyBar);
       const head = fk
         ? h('h2.lane-head', null, h('span.lane-name', { text: name }),
           h('span.lane-fork', null, h('b.fork-tag', { text: 'fork' }), ` ${what} · from lane ${'ABCD'[fk.parent]}`),
@@ -295,6 +309,7 @@ export class LanesView {
         'section.lane',
         { dataset: fk ? { lane: name, fork: String(i) } : { lane: name }, 'aria-label': fk ? `Lane ${name}: ${what}, a fork of lane ${'ABCD'[fk.parent]}` : `Lane ${name}: ${compare.settings[i] || 'the scenario as it is'}` },
         head,
+        busy,
         ...(part ? [part] : []),
         summary,
         avail,
@@ -315,6 +330,10 @@ export class LanesView {
         map: new BrokerMap(map, { onBrokerClick: (id, anchor) => this.o.onBrokerClick(id, anchor, i), fit: true }),
         parts: new PartitionsPanel(parts),
         sumKey: '',
+        busy,
+        busyText,
+        busyBar,
+        behind: false,
       };
     });
     this.grid.replaceChildren(...this.lanes.map((l) => l.el));
@@ -343,29 +362,40 @@ export class LanesView {
       this.key = compare.key;
       this.build(compare);
     }
+    // A lane still on its way to the lead's time (compare.js step) is not
+    // read: its world is half-way there. It shows how far it got, and what
+    // it showed before stays dimmed, as do the table and the divergence.
+    const behind = labs.map((lab) => !!lab.seekJob);
+    const late = behind.some(Boolean);
     const wall = performance.now();
-    const fresh = !playing || !(wall - (this.sumAt || 0) < SUMMARY_EVERY_MS);
+    // The first update after every lane landed draws their figures at once.
+    const fresh = !playing || this.wasLate || !(wall - (this.sumAt || 0) < SUMMARY_EVERY_MS);
+    this.wasLate = late;
     if (fresh) this.sumAt = wall;
-    const views = labs.map((lab) => lab.view(PARTS));
+    this.drawWait(labs, behind);
+    const views = labs.map((lab, i) => (behind[i] ? null : lab.view(PARTS)));
     // While every lane's cluster and logs are the same, lanes B… fold theirs into lane A's.
-    const keys = views.map(mapKey);
+    const keys = views.map((v) => v && mapKey(v));
     const fold = keys.every((k) => k === keys[0]);
     this.lanes.forEach((l, i) => {
       const f = fold && i > 0;
-      if (f === l.folded) return;
+      if (late || f === l.folded) return;
       l.folded = f;
       l.same.hidden = !f;
       l.mapBox.hidden = f;
       l.partsBox.hidden = f;
     });
     // Widths before any write (no forced layout).
-    for (const l of this.lanes) {
+    this.lanes.forEach((l, i) => {
+      if (behind[i]) return;
       if (!l.folded) l.map.measure();
       l.avail.measure();
-    }
-    const reports = fresh ? labs.map((lab) => lab.report()) : null;
+    });
+    const reports = fresh ? labs.map((lab, i) => (behind[i] ? null : lab.report())) : null;
     labs.forEach((lab, i) => {
       const l = this.lanes[i];
+      this.drawBusy(l, lab, behind[i]);
+      if (behind[i]) return;
       const view = views[i];
       if (!l.folded) {
         // Built once per history: a seek updates the lane as a frame does.
@@ -375,9 +405,56 @@ export class LanesView {
       l.avail.update(lab.core.availability(lab.endMs(), l.avail.buckets()));
       if (fresh) this.drawSummary(l, reports[i]);
     });
-    if (fresh) this.drawDelta(compare, reports, views[0].now_ms);
+    if (fresh && !late) this.drawDelta(compare, reports, views[0].now_ms);
+    this.delta.classList.toggle('stale', late);
+    this.divBox.classList.toggle('stale', late);
+    if (late) return;
     this.drawDivergence(compare);
     this.drawParting(compare);
+  }
+
+  /**
+   * A frame of the lanes' catch-up (compare.js step) with nothing else
+   * changed: only the bars move; a lane that just landed is drawn in full.
+   */
+  progress(compare) {
+    const labs = compare.labs();
+    const behind = labs.map((lab) => !!lab.seekJob);
+    if (this.key !== compare.key || this.lanes.some((l, i) => l.behind && !behind[i])) return this.update(compare);
+    this.drawWait(labs, behind);
+    labs.forEach((lab, i) => this.drawBusy(this.lanes[i], lab, behind[i]));
+  }
+
+  /** The line above the table while lanes catch up: which, and that what shows is from before. */
+  drawWait(labs, behind) {
+    const names = labs.map((_, i) => 'ABCD'[i]).filter((_, i) => behind[i]);
+    const text = names.length
+      ? `Lane${names.length > 1 ? 's' : ''} ${names.join(', ')} computing: ${names.length > 1 ? 'their' : 'its'} figures, the table and the divergence below are from before (dimmed) until ${names.length > 1 ? 'they reach' : 'it reaches'} ${this.d.fmtTime(labs[0].now())}.`
+      : '';
+    if (text === this.waitText) return;
+    this.waitText = text;
+    this.wait.hidden = !text;
+    this.wait.textContent = text;
+  }
+
+  /** Lane l's catch-up: "Lane B: computing … 12.4 s of 30.0 s" and its bar, or nothing once landed. */
+  drawBusy(l, lab, behind) {
+    if (behind !== l.behind) {
+      l.behind = behind;
+      l.busy.hidden = !behind;
+      l.el.classList.toggle('behind', behind);
+      if (behind) l.el.setAttribute('aria-busy', 'true');
+      else l.el.removeAttribute('aria-busy');
+    }
+    if (!behind) return;
+    const target = lab.seekJob.target;
+    const at = Math.min(lab.now(), target);
+    const of = `${(at / 1000).toFixed(1)} s of ${(target / 1000).toFixed(1)} s`;
+    const pct = target > 0 ? Math.round((100 * at) / target) : 100;
+    l.busyText.textContent = `Lane ${l.el.dataset.lane}: computing … ${of}`;
+    l.busyBar.firstChild.style.width = `${pct}%`;
+    l.busyBar.setAttribute('aria-valuenow', String(pct));
+    l.busyBar.setAttribute('aria-valuetext', of);
   }
 
   /**

@@ -1111,7 +1111,9 @@ fn compare_runs(rec: &Value) -> (String, Vec<Row>, usize) {
 ///   values, each widened by the rule's tolerance;
 /// - a set of error kinds agrees when it holds every kind all runs saw (their
 ///   intersection) and no kind no run saw (within their union): a kind only
-///   some runs saw depends on what was in flight at the crash;
+///   some runs saw depends on what was in flight at the crash; and when every
+///   run saw some error, even a different one each time, the simulator must
+///   see one too;
 /// - a field some runs lack (a fault only one run timed) is judged on the runs
 ///   that have it.
 ///
@@ -1159,7 +1161,10 @@ fn merge_field(rows: Vec<Row>) -> Row {
                 all.retain(|x| kafka.contains(x));
                 any.extend(kafka.iter().cloned());
             }
-            all.is_subset(sim) && sim.is_subset(&any)
+            // Every run saw some error (if not always the same one): so
+            // must the simulator.
+            let some_always = k.iter().all(|(kafka, _)| !kafka.is_empty());
+            all.is_subset(sim) && sim.is_subset(&any) && (!some_always || !sim.is_empty())
         }
         _ => rows.iter().any(|r| r.agree),
     };
@@ -1802,6 +1807,24 @@ mod runs {
             !with_sim(&["NOT_LEADER_OR_FOLLOWER", "TIMEOUT"]),
             "a kind no run saw"
         );
+        // Between the two, yet equal to neither run's set.
+        let between = merge_runs(vec![
+            kinds_row(&["A", "B", "C"], &["A", "B"]),
+            kinds_row(&["A"], &["A", "B"]),
+        ]);
+        assert!(between[0].agree, "{between:?}");
+        // Every run saw an error, a different one each time: none is not
+        // what Kafka does.
+        let none = merge_runs(vec![
+            kinds_row(&["NOT_COORDINATOR"], &[]),
+            kinds_row(&["COORDINATOR_LOAD_IN_PROGRESS"], &[]),
+        ]);
+        assert!(!none[0].agree, "{none:?}");
+        let one = merge_runs(vec![
+            kinds_row(&["NOT_COORDINATOR"], &["NOT_COORDINATOR"]),
+            kinds_row(&["COORDINATOR_LOAD_IN_PROGRESS"], &["NOT_COORDINATOR"]),
+        ]);
+        assert!(one[0].agree, "{one:?}");
     }
 
     /// An exact field agrees when it equals some run's value.

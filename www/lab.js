@@ -151,6 +151,16 @@ const CHUNK_EVENTS = 256;
  */
 const START_EVENTS = 8000;
 
+/**
+ * The wall ms of the cluster's start a load in parts (Lab.loadInParts) runs
+ * per task: the 20,000-partition tour's 60 brokers bootstrap over about a
+ * dozen tasks.
+ */
+const START_PART_MS = 30;
+
+/** A task of its own: what a load in parts awaits between its parts. */
+const nextTask = () => new Promise((resolve) => setTimeout(resolve, 0));
+
 /** The core's work (wall ms) a fresh lab's first estimate is measured over (Lab.estimateSeekMs). */
 const MEASURE_MS = 60;
 
@@ -211,6 +221,7 @@ export class Lab {
     // for a big scenario (prepare).
     this.W = WasmLab;
     this.nextW = null; // the build prepare chose for the next load
+    this.loading = null; // a load in parts under way (loadInParts), superseded by the next load
     this.base = null; // the scenario as loaded (object)
     this.overrides = {}; // seed / acks / min.insync.replicas / unclean switches
     this.actions = []; // [{at_ms, action}] recorded user actions
@@ -579,8 +590,75 @@ export class Lab {
     return this.W !== WasmLab;
   }
 
+  /**
+   * load(scenario), its world built over several tasks (issue 63): the
+   * check, the unstarted cluster (WasmLab.unstarted) and its start a few
+   * parts at a time (startParts), about START_PART_MS each, awaiting
+   * `pause()` between them; the world it replaces stays, and answers,
+   * until the new one is whole (they are in memory together, so this is for
+   * a first load or one after a small world: a big world is replaced by
+   * load, freed first). The same world as load's (tests/staged_start.rs).
+   * A later load (or loadInParts) takes over: this one then resolves false
+   * and leaves the lab as that one made it. Throws the core's Error.
+   */
+  async loadInParts(scenario, pause = nextTask) {
+    const W = this.nextW ?? this.W;
+    if (typeof W.unstarted !== 'function' || (this.core && this.fast)) {
+      this.load(scenario);
+      return true;
+    }
+    const given = typeof scenario === 'string' ? null : toObject(scenario);
+    const text = given ? JSON.stringify(given) : scenario;
+    const mine = (this.loading = {});
+    let core = null;
+    const gone = () => mine !== this.loading;
+    try {
+      W.check(text, this.laneSettings ?? undefined); // the core's own message on bad input
+      await pause();
+      if (gone()) return false;
+      core = W.unstarted(text, this.laneSettings ?? undefined);
+      let parts = 1;
+      for (;;) {
+        await pause();
+        if (gone()) return false;
+        const t0 = performance.now();
+        if (core.startParts(parts)) break;
+        // As many parts as fit in START_PART_MS at the pace of the last ones.
+        const ms = performance.now() - t0;
+        parts = Math.max(1, Math.min(4 * parts, Math.floor((parts * START_PART_MS) / Math.max(ms, 0.1))));
+      }
+      await pause();
+      if (gone()) return false;
+    } catch (e) {
+      core?.free();
+      core = null;
+      throw e;
+    } finally {
+      if (core && gone()) core.free();
+      if (!gone()) this.loading = null;
+    }
+    const obj = given ?? JSON.parse(text);
+    this.W = W;
+    this.nextW = null;
+    this.endSeek();
+    this.freeDoomed();
+    this.core?.free();
+    this.core = null;
+    this.dropCheckpoints();
+    this.installCore(core);
+    this.base = obj;
+    this.overrides = {};
+    this.actions = [];
+    this.generation++;
+    this.history++;
+    this.onRebuild?.();
+    this.advance(0);
+    return true;
+  }
+
   /** Replace the lab with a scenario. Throws Error with the core's message. */
   load(scenario) {
+    this.loading = null; // a load in parts under way is superseded
     const given = typeof scenario === 'string' ? null : toObject(scenario);
     const text = given ? JSON.stringify(given) : scenario;
     const was = this.W;
@@ -876,6 +954,12 @@ export class Lab {
   seekSlice(workMs = SEEK_SLICE_MS) {
     const job = this.seekJob;
     if (!job) return true;
+    // Reached by the slice before: it lands now, so that drawing the world
+    // it reached is a task of its own, not added to that slice's work.
+    if (job.there) {
+      this.endSeek();
+      return true;
+    }
     const was = this.now();
     const e0 = this.core.eventsProcessed();
     try {
@@ -884,9 +968,11 @@ export class Lab {
       this.endSeek();
       throw e;
     }
+    const worked = this.now() !== was || this.core.eventsProcessed() !== e0;
     // Landed, or the core could not advance (its run ended).
     const landed = this.now() >= job.target && this.partial === null;
-    if (landed || (this.now() === was && this.core.eventsProcessed() === e0)) this.endSeek();
+    if (landed && worked) job.there = true;
+    else if (landed || !worked) this.endSeek();
     return !this.seekJob;
   }
 

@@ -2,7 +2,7 @@
 // runs the animation clock and exposes window.failoverLab (the browser API of
 // SCENARIO_FORMAT.md).
 
-import { Lab, initWasm, initFastWasm, WasmLab, PlayMeter } from './lab.js';
+import { Lab, initWasm, initFastWasm, WasmLab, PlayMeter, lazyReport } from './lab.js';
 import { h, fmtTime, loadOverview } from './render/util.js';
 import { BrokerMap, MESSAGE_LEGEND, loadBrokerMenu } from './render/brokers.js';
 import { PartitionsPanel, partitionLegend } from './render/partitions.js';
@@ -158,13 +158,13 @@ class App {
     this.tour = new TourPending(this);
     this.tourHost = {
       now: () => this.lab.now(),
-      report: () => this.lab.report(),
+      report: () => lazyReport(this.lab),
       lanes: () => this.compare?.active && (this.compare.sync(), this.compare.lanes()),
       goTo: (t) => {
         this.pause();
         this.seek(t);
       },
-      estimateMs: (t) => this.lab.estimateSeekMs(t, { measure: true }),
+      estimateMs: (t) => this.seekCostMs(t),
       seekInSlices: (t, progress) => this.seekInSlices(t, progress),
       queryRoot: document,
       onStop: (i, stop) => {
@@ -399,7 +399,12 @@ class App {
       const text = await res.text();
       // A big scenario runs on the fast build, fetched now (lab.prepare).
       await this.lab.prepare(text);
-      this.load(text);
+      // Built over several tasks (a big world's construction is hundreds of
+      // ms), then drawn in a task of its own (issue 63); false: another
+      // load took over.
+      if (!(await this.lab.loadInParts(text))) return null;
+      await new Promise((resolve) => setTimeout(resolve, 0));
+      this.afterLoad();
       this.setScenarioFile(file);
       if (this.tour.active) await this.tourReady();
       return null;
@@ -487,7 +492,7 @@ class App {
       return;
     }
     this.attempt(() => {
-      if (inSlices(this.lab.estimateSeekMs(t, { measure: true }), t, this.lab.now())) this.pendingSeek = t;
+      if (inSlices(this.seekCostMs(t), t, this.lab.now())) this.pendingSeek = t;
       else this.seek(t);
     });
   }
@@ -535,7 +540,20 @@ class App {
       draw();
     } finally {
       this.seeking = false;
+      this.landedDrawMs = performance.now() - wall;
     }
+  }
+
+  /**
+   * What a seek to t costs the main thread: the core's replay (the lab's
+   * estimate, null when not known) and the draw of the world it lands on
+   * (the last landed draw's: tens of ms on 20,000 partitions). Over
+   * SLICE_MS the seek is made in slices and its draw comes in a task of its
+   * own (issue 63), so the two never add up in one task.
+   */
+  seekCostMs(t) {
+    const est = this.lab.estimateSeekMs(t, { measure: true });
+    return est == null ? null : est + (this.landedDrawMs || 0);
   }
 
   /** Fold (on) or unfold a panel section. */

@@ -215,6 +215,39 @@ export class PlayMeter {
   }
 }
 
+/**
+ * The lab's report as a tour question reads it (tour-guide.js answer): each
+ * field fetched when first read, built alone by the core where it can be
+ * (WasmLab.reportPart: the small fields and `availability`), and the whole
+ * report built only when a field it cannot build alone is read
+ * (`partitions`, `delivery`, …). On 20,000 partitions a question on
+ * `availability` cost the whole report, ~0.2 s (issue 63). The values are
+ * the report's own (tests/staged_start.rs); the page's own build has no
+ * reportPart, and gets the whole report at once.
+ */
+export function lazyReport(lab) {
+  const core = lab.core;
+  if (typeof core?.reportPart !== 'function') return lab.report();
+  let whole = null;
+  const field = (got, key) => {
+    if (Object.hasOwn(got, key)) return got[key];
+    if (!whole) {
+      const v = core.reportPart(key);
+      if (v !== undefined) return (got[key] = v);
+      whole = lab.report();
+    }
+    return whole[key];
+  };
+  return new Proxy({}, {
+    get: (got, key) => (typeof key === 'string' ? field(got, key) : undefined),
+    has: (got, key) => typeof key === 'string' && field(got, key) !== undefined,
+    set: (got, key, v) => {
+      got[key] = v; // the compare tour's `lanes`, set beside the report
+      return true;
+    },
+  });
+}
+
 export class Lab {
   constructor() {
     // The build this lab's cores come from: the page's own, or the fast one

@@ -1016,6 +1016,9 @@ async function main() {
   if (params.has('speed')) app.setSpeed(Number(params.get('speed')) || 1);
   app.controls.setSpeedSlider(app.speed);
   if (app.lab.core) {
+    // In a task of its own: the load drew the world already, and the tour's
+    // card (fetched meanwhile) drew it again in the task this continues.
+    await new Promise((resolve) => setTimeout(resolve, 0));
     // (Not over a long seek a link began: it lands, and is drawn, in slices.)
     if (!app.lab.seekJob) app.draw();
     const play = restored ? shared.play : params.get('paused') !== '1' && !app.tour.active && !welcome;

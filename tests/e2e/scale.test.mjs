@@ -239,3 +239,63 @@ test('a big scenario runs on the fast build, fetched only then (never by the fir
   assert.deepEqual((await fetchedWasm()).sort(), ['/pkg-explorer/failover_lab_bg.wasm', '/pkg/failover_lab_bg.wasm'], 'a big scenario fetches the fast build');
   assert.deepEqual(app.errors, []);
 });
+
+test("tour 19's world is built over several tasks and is the world built in one go; a question's report read field by field is the report (issue 63)", async () => {
+  app.errors.length = 0;
+  const page = app.page;
+  await page.goto(`${app.baseUrl}/?paused=1`);
+  await page.waitForSelector('body[data-ready="true"]', { timeout: 20000 });
+  const r = await page.evaluate(async () => {
+    const { Lab, initFastWasm, lazyReport } = await import('./lab.js');
+    const W = await initFastWasm();
+    const text = await (await fetch('scenarios/tour-19-rack-loss-20000.json')).text();
+    const small = await (await fetch('scenarios/leader-dies.json')).text();
+    const done = (lab) => {
+      lab.dropCheckpoints();
+      lab.core.free();
+      lab.core = null;
+    };
+    // In one go (load), then in parts (loadInParts), each run on past the rack's fault at 2.5 s.
+    const one = new Lab();
+    one.nextW = W;
+    one.load(text);
+    one.runUntil(3000);
+    const a = { hash: one.traceHash(), events: one.core.eventsProcessed(), view: JSON.stringify(one.view(20)) };
+    // The fields a question reads, built alone, against the whole report.
+    const whole = one.report();
+    const lazy = lazyReport(one);
+    const keys = ['availability', 'brokers', 'producers', 'end_ms', 'trace_hash', 'acked_records_lost', 'partitions', 'delivery'];
+    const fields = keys.filter((k) => JSON.stringify(lazy[k]) !== JSON.stringify(whole[k]));
+    const faults = whole.availability.faults.length;
+    done(one);
+    let pauses = 0;
+    const parts = new Lab();
+    parts.nextW = W;
+    const built = await parts.loadInParts(text, () => {
+      pauses++;
+      return new Promise((res) => setTimeout(res, 0));
+    });
+    const at0 = { now: parts.now(), checkpoints: parts.checkpoints.length, fast: parts.fast };
+    parts.runUntil(3000);
+    const b = { hash: parts.traceHash(), events: parts.core.eventsProcessed(), view: JSON.stringify(parts.view(20)) };
+    done(parts);
+    // A load meanwhile takes over: the load in parts gives up and leaves that world.
+    const sup = new Lab();
+    sup.nextW = W;
+    const pending = sup.loadInParts(text);
+    sup.load(small);
+    const superseded = await pending;
+    const left = sup.name();
+    done(sup);
+    return { same: a.hash === b.hash && a.events === b.events && a.view === b.view, built, pauses, at0, fields, faults, superseded, left };
+  });
+  assert.ok(r.pauses >= 4, `built over ${r.pauses + 1} tasks`);
+  assert.deepEqual(r.at0, { now: 0, checkpoints: 1, fast: true });
+  assert.equal(r.built, true);
+  assert.equal(r.same, true, 'the world built in parts runs as the one built in one go: same trace, events and view at 3 s');
+  assert.ok(r.faults > 0, 'a fault to read');
+  assert.deepEqual(r.fields, [], 'every field read alone equals the report\'s');
+  assert.equal(r.superseded, false);
+  assert.match(r.left, /leader's broker dies/);
+  assert.deepEqual(app.errors, []);
+});

@@ -126,7 +126,7 @@ class App {
       attempt: (fn) => this.attempt(fn),
       say: (text) => this.controls.seekBusy(text),
       bar: (f) => this.controls.seekProgress(f),
-      landed: () => this.shown(() => this.draw()),
+      landed: () => this.shown(() => this.draw({ split: true })),
     });
     $('legend').append(partitionLegend());
     $('msg-legend').append(
@@ -268,7 +268,7 @@ class App {
     this.afterLoad();
   }
 
-  afterLoad() {
+  afterLoad({ split = false } = {}) {
     this.focus = -1;
     this.simTarget = this.lab.now();
     this.closeMenu();
@@ -286,7 +286,7 @@ class App {
     if (declared || this.compare?.declared) this.guard(() => this.setCompare(declared || null, true).catch((e) => this.showError(e.message)));
     // Fork lanes belong to the run they forked: another scenario drops them.
     else if (this.compare?.forks.length) this.setForks([]);
-    this.draw();
+    this.draw({ split });
   }
 
   // ---- compare mode (compare.js, lanes.js) -----------------------------------
@@ -404,7 +404,7 @@ class App {
       // load took over.
       if (!(await this.lab.loadInParts(text))) return null;
       await new Promise((resolve) => setTimeout(resolve, 0));
-      this.afterLoad();
+      this.afterLoad({ split: true });
       this.setScenarioFile(file);
       if (this.tour.active) await this.tourReady();
       return null;
@@ -770,13 +770,22 @@ class App {
     this.overview.sync(lab.core, view, lab.generation, MAX_PARTITIONS);
   }
 
-  draw() {
+  /**
+   * Draw the world. `split` (a big world's landed seek or load, from the
+   * page's own frames and loads): the panels below the broker map (the
+   * overview, partitions, narration, clients, availability, metrics,
+   * describe) come in a task of their own just after (flushDraw), so that
+   * no task grows long (issue 63); anything that reads the page through the
+   * API, and the next frame, draws them first if they have not come yet.
+   */
+  draw({ split = false } = {}) {
     const lab = this.lab;
     if (lab.seekJob) {
       // A redraw asked for half-way through a long seek lands it first.
       this.settleSeek();
       return;
     }
+    this.drawRest = null; // this draw draws them
     const view = this.focus >= 0 ? lab.core.viewFocus(MAX_PARTITIONS, [this.focus]) : lab.view(MAX_PARTITIONS);
     this.lastView = view;
     this.compare?.sync();
@@ -792,25 +801,37 @@ class App {
       return true;
     };
     const s = this.sec;
-    if (!later(s.overview)) this.syncOverview(view);
     // Built once per history (a seek keeps their DOM and updates it, as a frame does).
     if (!later(s.map)) this.map.update(view, this.playing ? this.speed : 0.05, lab.history, lab.generation);
-    // The narration hands the partitions the trace events they show: the two go together.
-    if (!later(s.parts, s.narr)) {
-      this.partitions.update(view, lab.history);
-      const events = this.narration.update(lab);
-      this.partitions.onTrace(events, this.narration.jumped);
-    }
-    if (!later(s.clients)) this.clients.update(view);
-    if (!later(s.avail, s.metrics)) {
-      const avail = lab.core.availability(lab.endMs(), this.availability.buckets());
-      this.availability.update(avail);
-      this.metrics.update(avail, { t: view.now_ms, m: view.metrics }, !this.metrics.root.closest('.folded'));
-    }
-    if (!later(s.describe)) this.describe.update(lab.core.partitionCount() > 64 ? lab.core.describeHead(64) : lab.describe());
-    clearTimeout(this.catchUp);
-    if (!lazy) this.stale.clear();
-    else if (this.stale.size) this.catchUp = setTimeout(() => (this.dirty = true), CATCH_UP_MS);
+    const rest = () => {
+      if (!later(s.overview)) this.syncOverview(view);
+      // The narration hands the partitions the trace events they show: the two go together.
+      if (!later(s.parts, s.narr)) {
+        this.partitions.update(view, lab.history);
+        const events = this.narration.update(lab);
+        this.partitions.onTrace(events, this.narration.jumped);
+      }
+      if (!later(s.clients)) this.clients.update(view);
+      if (!later(s.avail, s.metrics)) {
+        const avail = lab.core.availability(lab.endMs(), this.availability.buckets());
+        this.availability.update(avail);
+        this.metrics.update(avail, { t: view.now_ms, m: view.metrics }, !this.metrics.root.closest('.folded'));
+      }
+      if (!later(s.describe)) this.describe.update(lab.core.partitionCount() > 64 ? lab.core.describeHead(64) : lab.describe());
+      clearTimeout(this.catchUp);
+      if (!lazy) this.stale.clear();
+      else if (this.stale.size) this.catchUp = setTimeout(() => (this.dirty = true), CATCH_UP_MS);
+    };
+    if (split && lab.fast) {
+      // Drawn from the world as it is then (the same, unless something
+      // changed it meanwhile: that drew them itself).
+      this.drawRest = () => {
+        const g = lab.generation;
+        rest();
+        if (g === lab.generation) this.tour.decorate?.();
+      };
+      setTimeout(() => this.flushDraw(), 0);
+    } else rest();
     this.controls.update({
       now: view.now_ms,
       end: lab.endMs(),
@@ -826,11 +847,19 @@ class App {
     this.dirty = false;
   }
 
+  /** The panels a split draw left for a task of their own (draw), drawn now if they have not been. */
+  flushDraw() {
+    const rest = this.drawRest;
+    this.drawRest = null;
+    rest?.();
+  }
+
   frame(wall) {
     const elapsed = Math.max(0, wall - this.lastWall);
     const dt = Math.min(100, elapsed);
     this.lastWall = wall;
     try {
+      this.flushDraw();
       if (this.pendingSeek != null) {
         const t = this.pendingSeek;
         this.pendingSeek = null;
@@ -931,6 +960,7 @@ function api(app) {
     out[k] = (...args) => {
       // (A new scenario drops it instead.)
       if (k !== 'seek' && k !== 'load') app.settleSeek();
+      app.flushDraw();
       return f(...args);
     };
   }

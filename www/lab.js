@@ -674,15 +674,14 @@ export class Lab {
       await pause();
       if (gone()) return false;
       core = W.unstarted(text, this.laneSettings ?? undefined);
-      let parts = 1;
-      for (;;) {
+      // Parts one at a time, as many as START_PART_MS holds: they differ
+      // (a broker's bootstrap on 20,000 partitions is ms, the controller's
+      // registration of it µs, the checks after them all the most).
+      for (let started = false; !started; ) {
         await pause();
         if (gone()) return false;
         const t0 = performance.now();
-        if (core.startParts(parts)) break;
-        // As many parts as fit in START_PART_MS at the pace of the last ones.
-        const ms = performance.now() - t0;
-        parts = Math.max(1, Math.min(4 * parts, Math.floor((parts * START_PART_MS) / Math.max(ms, 0.1))));
+        while (!(started = core.startParts(1)) && performance.now() - t0 < START_PART_MS);
       }
       await pause();
       if (gone()) return false;

@@ -332,6 +332,11 @@ export class Lab {
     this.budget = null;
     this.partial = null;
     this.partialWallMs = 0; // the cut step's wall ms so far (its checkpoint budget)
+    // A slice that ended at a grid step with too little time left for its
+    // checkpoint leaves it here ({nb, wallMs, generation}): whatever runs on
+    // or reads a settled world does it first (flushBoundary).
+    this.atBoundary = null;
+    this.msPerEvent = 0; // wall ms per event of the core's last chunk (runStep)
     // At most this many events in a slice besides its wall budget (tests set
     // it to make any seek take several frames, whatever the machine's pace).
     this.sliceEvents = Infinity;
@@ -343,7 +348,7 @@ export class Lab {
    * between them; true when it was cut short.
    */
   bounded(workMs, fn, events = this.sliceEvents) {
-    this.budget = { deadline: performance.now() + workMs, chunk: CHUNK_EVENTS, left: events, out: false, msPerEvent: 0 };
+    this.budget = { deadline: performance.now() + workMs, chunk: CHUNK_EVENTS, left: events, out: false };
     try {
       fn();
       return this.budget.out;
@@ -364,15 +369,16 @@ export class Lab {
       const e0 = this.core.eventsProcessed();
       const t0 = performance.now();
       // As many events as fit in what is left of the slice at the pace of
-      // the chunk before (at most CHUNK_EVENTS): after a chunk of expensive
-      // events (a fault's metadata updates on 20,000 partitions: ms each)
-      // the next is small, so a slice overruns by one event, not by 256.
-      const fit = b.msPerEvent > 0 ? Math.floor((b.deadline - t0) / b.msPerEvent) : b.chunk;
+      // the chunk before, in this slice or the last (at most CHUNK_EVENTS):
+      // after a chunk of expensive events (a fault's metadata updates on
+      // 20,000 partitions: ms each) the next is small, so a slice overruns
+      // by one event, not by 256.
+      const fit = this.msPerEvent > 0 ? Math.floor((b.deadline - t0) / this.msPerEvent) : b.chunk;
       const done = this.core.runUntilBounded(nb, Math.max(1, Math.min(b.chunk, b.left, fit)));
       const ran = this.core.eventsProcessed() - e0;
       b.left -= ran;
       const t1 = performance.now();
-      if (ran > 0) b.msPerEvent = (t1 - t0) / ran;
+      if (ran > 0) this.msPerEvent = (t1 - t0) / ran;
       const late = t1 >= b.deadline || b.left <= 0;
       if (late) b.out = true;
       if (done) {
@@ -845,7 +851,7 @@ export class Lab {
 
   /** Advance the core to t, stopping at every sampling boundary for onSample. */
   advance(t) {
-    const S = this.sampleMs;
+    this.flushBoundary();
     if (this.now() === 0 && this.sampledGeneration !== this.generation) {
       this.sampledGeneration = this.generation;
       const m = this.core.view(0).metrics;
@@ -880,12 +886,32 @@ export class Lab {
         this.msPerSimMs = this.msPerSimMs === null ? pace : 0.8 * this.msPerSimMs + 0.2 * pace;
       }
       if (nb % G !== 0) continue;
-      this.maybeCheckpoint(nb, wallMs);
-      if (!this.onSample || nb % S !== 0) continue;
-      const m = this.core.view(0).metrics;
-      this.samples.set(nb, m);
-      this.onSample(nb, m);
+      // Too little of the slice left for a checkpoint (the last one's cost):
+      // the grid step's checkpoint and sample open the next slice instead.
+      const b = this.budget;
+      if (b && b.deadline - performance.now() < this.snapshotCost.ms) {
+        this.atBoundary = { nb, wallMs, generation: this.generation };
+        b.out = true;
+        return;
+      }
+      this.boundary(nb, wallMs);
     }
+  }
+
+  /** At grid step nb, reached after `wallMs` of work: a checkpoint when it pays, and a sample. */
+  boundary(nb, wallMs) {
+    this.maybeCheckpoint(nb, wallMs);
+    if (!this.onSample || nb % this.sampleMs !== 0) return;
+    const m = this.core.view(0).metrics;
+    this.samples.set(nb, m);
+    this.onSample(nb, m);
+  }
+
+  /** What a slice left at the grid step it ended on (atBoundary), done now: before the world runs on or changes. */
+  flushBoundary() {
+    const a = this.atBoundary;
+    this.atBoundary = null;
+    if (a && a.generation === this.generation && this.now() === a.nb && this.partial === null) this.boundary(a.nb, a.wallMs);
   }
 
   /**
@@ -1018,6 +1044,11 @@ export class Lab {
     // Reached by the slice before: it lands now, so that drawing the world
     // it reached is a task of its own, not added to that slice's work.
     if (job.there) {
+      // A grid step's checkpoint the last slice left: a frame of its own too.
+      if (this.atBoundary) {
+        this.flushBoundary();
+        return false;
+      }
       this.endSeek();
       return true;
     }
@@ -1041,8 +1072,9 @@ export class Lab {
   settle() {
     const job = this.seekJob;
     if (!job) {
-      // A step a slice cut short is finished (its events at now run).
-      if (this.partial !== null) this.advance(this.now());
+      // A step a slice cut short is finished (its events at now run), and
+      // what a slice left at a grid step done.
+      if (this.partial !== null || this.atBoundary) this.advance(this.now());
       return;
     }
     try {

@@ -255,7 +255,7 @@ test("tour 19's world is built over several tasks and is the world built in one 
       lab.core.free();
       lab.core = null;
     };
-    // In one go (load), then in parts (loadInParts), each run on past the rack's fault at 2.5 s.
+    // In one go (load), then in parts (loadInParts), each run to the rack's fault at 3 s (20 brokers crash).
     const one = new Lab();
     one.nextW = W;
     one.load(text);
@@ -321,7 +321,7 @@ test("a big world's landed draw comes in two tasks, the panels below the map in 
     const batches = [];
     const mo = new MutationObserver((recs) => batches.push([...new Set(recs.map((x) => panel(x.target)?.id).filter(Boolean))].sort()));
     mo.observe(document.body, { subtree: true, childList: true, characterData: true, attributes: true });
-    // A reader's seek past the rack's fault (2.5 s): replayed in slices, landed and drawn.
+    // A reader's seek to the rack's fault (3 s): replayed in slices, landed and drawn.
     const range = document.getElementById('timeline');
     range.value = '3000';
     range.dispatchEvent(new Event('input', { bubbles: true }));

@@ -102,6 +102,18 @@ impl Lab {
         }
     }
 
+    /// [`Lab::new`] with its cluster not started yet ([`Cluster::unstarted`]):
+    /// running [`Cluster::start_part`] for every part in order makes the lab
+    /// `new` makes.
+    pub fn unstarted(scenario: Scenario) -> Lab {
+        let cluster = Cluster::unstarted(scenario.spec.clone());
+        Lab {
+            scenario: Rc::new(scenario),
+            cluster,
+            settings: Default::default(),
+        }
+    }
+
     /// Run to the scenario's `run_until_ms`.
     pub fn run_to_end(&mut self) {
         self.cluster.run_until(self.scenario.run_until_ms);

@@ -85,6 +85,10 @@ fn with_lane_settings(
 #[wasm_bindgen]
 pub struct WasmLab {
     lab: Lab,
+    /// The next part of the cluster's start to run (`WasmLab.unstarted`,
+    /// `startParts`); None once started.
+    #[cfg_attr(not(feature = "explorer"), allow(dead_code))]
+    starting: Option<usize>,
 }
 
 /// A checkpoint the page seeks from (`WasmLab.checkpoint()`).
@@ -106,6 +110,7 @@ impl WasmCheckpoint {
     pub fn restore(&self) -> WasmLab {
         WasmLab {
             lab: self.cp.restore(),
+            starting: None,
         }
     }
 }
@@ -117,7 +122,10 @@ impl WasmLab {
     pub fn new(scenario: JsValue) -> Result<WasmLab, JsError> {
         let text = json_text(&scenario)?;
         let lab = Lab::from_json(&text).map_err(|e| JsError::new(&e))?;
-        Ok(WasmLab { lab })
+        Ok(WasmLab {
+            lab,
+            starting: None,
+        })
     }
 
     /// Build a lab from scenario JSON text with compare-lane settings applied
@@ -130,7 +138,10 @@ impl WasmLab {
         let (scenario, applied) = with_lane_settings(scenario, settings)?;
         let mut lab = Lab::new(scenario);
         lab.settings = applied;
-        Ok(WasmLab { lab })
+        Ok(WasmLab {
+            lab,
+            starting: None,
+        })
     }
 
     /// Whether scenario JSON text loads, with `settings` as `withSettings`
@@ -373,6 +384,75 @@ impl WasmLab {
                 .take(count)
                 .collect::<Vec<_>>(),
         )
+    }
+}
+
+/// What the page needs of the fast build only (www/pkg-explorer, the build
+/// of the big worlds, issue 63): a world built over several tasks, and a
+/// report's field alone. The page's own build (first load) goes without
+/// them (lab.js falls back to `new` and `report`).
+#[cfg(feature = "explorer")]
+#[wasm_bindgen]
+impl WasmLab {
+    /// The lab `new` (no `settings`) or `withSettings` builds, with its
+    /// cluster not started yet: `startParts` runs the start a few parts at
+    /// a time (the page builds the 20,000-partition tour's world over
+    /// several tasks, issue 63). Once `startParts` has returned true the lab
+    /// is the one `new` or `withSettings` builds; until then nothing else
+    /// may be asked of it.
+    pub fn unstarted(scenario: &str, settings: Option<String>) -> Result<WasmLab, JsError> {
+        let lab = match settings {
+            None => Lab::unstarted(crate::scenario::parse(scenario).map_err(|e| JsError::new(&e))?),
+            Some(s) => {
+                let (scenario, applied) = with_lane_settings(scenario, &s)?;
+                let mut lab = Lab::unstarted(scenario);
+                lab.settings = applied;
+                lab
+            }
+        };
+        Ok(WasmLab {
+            lab,
+            starting: Some(0),
+        })
+    }
+
+    /// Run at most `max_parts` more parts of an `unstarted` lab's start
+    /// (at least one); true once it has all run (at once for a lab that
+    /// was built started).
+    #[wasm_bindgen(js_name = startParts)]
+    pub fn start_parts(&mut self, max_parts: f64) -> bool {
+        let Some(mut k) = self.starting else {
+            return true;
+        };
+        let n = self.lab.cluster.start_parts();
+        let budget = if max_parts.is_finite() && max_parts >= 1.0 {
+            max_parts as usize
+        } else {
+            1
+        };
+        let end = n.min(k.saturating_add(budget));
+        while k < end {
+            self.lab.cluster.start_part(k);
+            k += 1;
+        }
+        self.starting = (k < n).then_some(k);
+        self.starting.is_none()
+    }
+
+    /// How many parts an `unstarted` lab's start has in all.
+    #[wasm_bindgen(js_name = startPartCount)]
+    pub fn start_part_count(&self) -> usize {
+        self.lab.cluster.start_parts()
+    }
+
+    /// One top-level field of `report()`, built alone (`report::part`: the
+    /// small fields and `availability`); undefined for the others.
+    #[wasm_bindgen(js_name = reportPart)]
+    pub fn report_part(&self, key: &str) -> Result<JsValue, JsError> {
+        match crate::report::part(&self.lab.cluster, &self.lab.scenario.name, key) {
+            Some(p) => to_js(&p),
+            None => Ok(JsValue::UNDEFINED),
+        }
     }
 }
 

@@ -2,7 +2,7 @@
 // runs the animation clock and exposes window.failoverLab (the browser API of
 // SCENARIO_FORMAT.md).
 
-import { Lab, initWasm, initFastWasm, WasmLab, PlayMeter } from './lab.js';
+import { Lab, initWasm, initFastWasm, WasmLab, PlayMeter, lazyReport } from './lab.js';
 import { h, fmtTime, loadOverview } from './render/util.js';
 import { BrokerMap, MESSAGE_LEGEND, loadBrokerMenu } from './render/brokers.js';
 import { PartitionsPanel, partitionLegend } from './render/partitions.js';
@@ -126,7 +126,7 @@ class App {
       attempt: (fn) => this.attempt(fn),
       say: (text) => this.controls.seekBusy(text),
       bar: (f) => this.controls.seekProgress(f),
-      landed: () => this.shown(() => this.draw()),
+      landed: () => this.shown(() => this.draw({ split: true })),
     });
     $('legend').append(partitionLegend());
     $('msg-legend').append(
@@ -158,15 +158,16 @@ class App {
     this.tour = new TourPending(this);
     this.tourHost = {
       now: () => this.lab.now(),
-      report: () => this.lab.report(),
+      report: () => lazyReport(this.lab),
       lanes: () => this.compare?.active && (this.settleSeek(), this.compare.sync(), this.compare.lanes()),
       goTo: (t) => {
         this.pause();
         this.seek(t);
       },
-      // A stop waits for the compare lanes too (compare.js estimateMs, landAt).
+      // A stop waits for the compare lanes too (compare.js estimateMs, landAt),
+      // and for the draw its landing costs (seekCostMs).
       estimateMs: (t) => {
-        const e = this.lab.estimateSeekMs(t, { measure: true });
+        const e = this.seekCostMs(t);
         return this.compare ? this.compare.estimateMs(t, e) : e;
       },
       seekInSlices: (t, progress) => this.seekInSlices(t, progress),
@@ -272,7 +273,7 @@ class App {
     this.afterLoad();
   }
 
-  afterLoad() {
+  afterLoad({ split = false } = {}) {
     this.focus = -1;
     this.simTarget = this.lab.now();
     this.closeMenu();
@@ -290,7 +291,7 @@ class App {
     if (declared || this.compare?.declared) this.guard(() => this.setCompare(declared || null, true).catch((e) => this.showError(e.message)));
     // Fork lanes belong to the run they forked: another scenario drops them.
     else if (this.compare?.forks.length) this.setForks([]);
-    this.draw();
+    this.draw({ split });
   }
 
   // ---- compare mode (compare.js, lanes.js) -----------------------------------
@@ -406,7 +407,12 @@ class App {
       const text = await res.text();
       // A big scenario runs on the fast build, fetched now (lab.prepare).
       await this.lab.prepare(text);
-      this.load(text);
+      // Built over several tasks (a big world's construction is hundreds of
+      // ms), then drawn in a task of its own (issue 63); false: another
+      // load took over.
+      if (!(await this.lab.loadInParts(text))) return null;
+      await new Promise((resolve) => setTimeout(resolve, 0));
+      this.afterLoad({ split: true });
       this.setScenarioFile(file);
       if (this.tour.active) await this.tourReady();
       return null;
@@ -494,7 +500,7 @@ class App {
       return;
     }
     this.attempt(() => {
-      if (inSlices(this.lab.estimateSeekMs(t, { measure: true }), t, this.lab.now())) this.pendingSeek = t;
+      if (inSlices(this.seekCostMs(t), t, this.lab.now())) this.pendingSeek = t;
       else this.seek(t);
     });
   }
@@ -544,7 +550,20 @@ class App {
       draw();
     } finally {
       this.seeking = false;
+      this.landedDrawMs = performance.now() - wall;
     }
+  }
+
+  /**
+   * What a seek to t costs the main thread: the core's replay (the lab's
+   * estimate, null when not known) and the draw of the world it lands on
+   * (the last landed draw's: tens of ms on 20,000 partitions). Over
+   * SLICE_MS the seek is made in slices and its draw comes in a task of its
+   * own (issue 63), so the two never add up in one task.
+   */
+  seekCostMs(t) {
+    const est = this.lab.estimateSeekMs(t, { measure: true });
+    return est == null ? null : est + (this.landedDrawMs || 0);
   }
 
   /** Fold (on) or unfold a panel section. */
@@ -762,13 +781,22 @@ class App {
     this.overview.sync(lab.core, view, lab.generation, MAX_PARTITIONS);
   }
 
-  draw() {
+  /**
+   * Draw the world. `split` (a big world's landed seek or load, from the
+   * page's own frames and loads): the panels below the broker map (the
+   * overview, partitions, narration, clients, availability, metrics,
+   * describe) come in a task of their own just after (flushDraw), so that
+   * no task grows long (issue 63); anything that reads the page through the
+   * API, and the next frame, draws them first if they have not come yet.
+   */
+  draw({ split = false } = {}) {
     const lab = this.lab;
     if (lab.seekJob) {
       // A redraw asked for half-way through a long seek lands it first.
       this.settleSeek();
       return;
     }
+    this.drawRest = null; // this draw draws them
     const view = this.focus >= 0 ? lab.core.viewFocus(MAX_PARTITIONS, [this.focus]) : lab.view(MAX_PARTITIONS);
     this.lastView = view;
     this.compare?.sync();
@@ -784,25 +812,37 @@ class App {
       return true;
     };
     const s = this.sec;
-    if (!later(s.overview)) this.syncOverview(view);
     // Built once per history (a seek keeps their DOM and updates it, as a frame does).
     if (!later(s.map)) this.map.update(view, this.playing ? this.speed : 0.05, lab.history, lab.generation);
-    // The narration hands the partitions the trace events they show: the two go together.
-    if (!later(s.parts, s.narr)) {
-      this.partitions.update(view, lab.history);
-      const events = this.narration.update(lab);
-      this.partitions.onTrace(events, this.narration.jumped);
-    }
-    if (!later(s.clients)) this.clients.update(view);
-    if (!later(s.avail, s.metrics)) {
-      const avail = lab.core.availability(lab.endMs(), this.availability.buckets());
-      this.availability.update(avail);
-      this.metrics.update(avail, { t: view.now_ms, m: view.metrics }, !this.metrics.root.closest('.folded'));
-    }
-    if (!later(s.describe)) this.describe.update(lab.core.partitionCount() > 64 ? lab.core.describeHead(64) : lab.describe());
-    clearTimeout(this.catchUp);
-    if (!lazy) this.stale.clear();
-    else if (this.stale.size) this.catchUp = setTimeout(() => (this.dirty = true), CATCH_UP_MS);
+    const rest = () => {
+      if (!later(s.overview)) this.syncOverview(view);
+      // The narration hands the partitions the trace events they show: the two go together.
+      if (!later(s.parts, s.narr)) {
+        this.partitions.update(view, lab.history);
+        const events = this.narration.update(lab);
+        this.partitions.onTrace(events, this.narration.jumped);
+      }
+      if (!later(s.clients)) this.clients.update(view);
+      if (!later(s.avail, s.metrics)) {
+        const avail = lab.core.availability(lab.endMs(), this.availability.buckets());
+        this.availability.update(avail);
+        this.metrics.update(avail, { t: view.now_ms, m: view.metrics }, !this.metrics.root.closest('.folded'));
+      }
+      if (!later(s.describe)) this.describe.update(lab.core.partitionCount() > 64 ? lab.core.describeHead(64) : lab.describe());
+      clearTimeout(this.catchUp);
+      if (!lazy) this.stale.clear();
+      else if (this.stale.size) this.catchUp = setTimeout(() => (this.dirty = true), CATCH_UP_MS);
+    };
+    if (split && lab.fast) {
+      // Drawn from the world as it is then (the same, unless something
+      // changed it meanwhile: that drew them itself).
+      this.drawRest = () => {
+        const g = lab.generation;
+        rest();
+        if (g === lab.generation) this.tour.decorate?.();
+      };
+      setTimeout(() => this.flushDraw(), 0);
+    } else rest();
     this.controls.update({
       now: view.now_ms,
       end: lab.endMs(),
@@ -818,11 +858,19 @@ class App {
     this.dirty = false;
   }
 
+  /** The panels a split draw left for a task of their own (draw), drawn now if they have not been. */
+  flushDraw() {
+    const rest = this.drawRest;
+    this.drawRest = null;
+    rest?.();
+  }
+
   frame(wall) {
     const elapsed = Math.max(0, wall - this.lastWall);
     const dt = Math.min(100, elapsed);
     this.lastWall = wall;
     try {
+      this.flushDraw();
       if (this.pendingSeek != null) {
         const t = this.pendingSeek;
         this.pendingSeek = null;
@@ -927,6 +975,7 @@ function api(app) {
     out[k] = (...args) => {
       // (A new scenario drops it instead.)
       if (k !== 'seek' && k !== 'load') app.settleSeek();
+      app.flushDraw();
       return f(...args);
     };
   }
@@ -1012,6 +1061,9 @@ async function main() {
   if (params.has('speed')) app.setSpeed(Number(params.get('speed')) || 1);
   app.controls.setSpeedSlider(app.speed);
   if (app.lab.core) {
+    // In a task of its own: the load drew the world already, and the tour's
+    // card (fetched meanwhile) drew it again in the task this continues.
+    await new Promise((resolve) => setTimeout(resolve, 0));
     // (Not over a long seek a link began: it lands, and is drawn, in slices.)
     if (!app.lab.seekJob) app.draw();
     const play = restored ? shared.play : params.get('paused') !== '1' && !app.tour.active && !welcome;

@@ -40,7 +40,7 @@
 // attribute or scenario shows a message inside the element (and sets
 // data-error); it never throws into the host page.
 
-import { Lab, initWasm, initFastWasm, PlayMeter } from './lab.js';
+import { Lab, initWasm, initFastWasm, PlayMeter, lazyReport } from './lab.js';
 import { h, fmtTime, setText } from './render/util.js';
 import { fillBrokerMenu } from './render/broker-menu.js';
 import { BrokerMap } from './render/brokers.js';
@@ -517,7 +517,7 @@ class FailoverLabElement extends HTMLElement {
     this.tour = show.has('tour')
       ? new TourGuide(tourBox, {
         now: () => this.lab.now(),
-        report: () => this.lab.report(),
+        report: () => lazyReport(this.lab),
         lanes: () => this.cmp?.active && (this.settleSeek(), this.cmp.sync(), this.cmp.lanes()),
         goTo: (t) => this.goTo(t),
         // A stop waits for the compare lanes too (compare.js estimateMs, landAt).

@@ -151,6 +151,23 @@ const CHUNK_EVENTS = 256;
  */
 const START_EVENTS = 8000;
 
+/**
+ * A world this big has a start over START_EVENTS (the 20,000-partition
+ * tour's: 11,662 events; tour 18's 3,000 partitions: 6,867), so a fresh
+ * lab's first estimate does not run it (Lab.estimateSeekMs).
+ */
+const START_PARTITIONS = 10000;
+
+/**
+ * The wall ms of the cluster's start a load in parts (Lab.loadInParts) runs
+ * per task: the 20,000-partition tour's 60 brokers bootstrap over about a
+ * dozen tasks.
+ */
+const START_PART_MS = 30;
+
+/** A task of its own: what a load in parts awaits between its parts. */
+const nextTask = () => new Promise((resolve) => setTimeout(resolve, 0));
+
 /** The core's work (wall ms) a fresh lab's first estimate is measured over (Lab.estimateSeekMs). */
 const MEASURE_MS = 60;
 
@@ -205,12 +222,54 @@ export class PlayMeter {
   }
 }
 
+/**
+ * The lab's report as a tour question reads it (tour-guide.js answer): each
+ * field fetched when first read, built alone by the core where it can be
+ * (WasmLab.reportPart: the small fields and `availability`), and the whole
+ * report built only when a field it cannot build alone is read
+ * (`partitions`, `delivery`, …). On 20,000 partitions a question on
+ * `availability` cost the whole report, ~0.2 s (issue 63). The values are
+ * the report's own (tests/staged_start.rs); the page's own build has no
+ * reportPart, and gets the whole report at once.
+ */
+export function lazyReport(lab) {
+  const core = lab.core;
+  if (typeof core?.reportPart !== 'function') return lab.report();
+  // The fields read are kept while the world stays as it is (the same core,
+  // time, events and trace): a stop's card drawn again (the landed draw,
+  // then the stop's arrival) reads them once.
+  const at = `${core.nowMs()}:${core.eventsProcessed()}:${core.traceLength()}`;
+  if (lab.reportFields?.core !== core || lab.reportFields.at !== at) lab.reportFields = { core, at, got: new Map(), whole: null };
+  const c = lab.reportFields;
+  const field = (key) => {
+    if (c.got.has(key)) return c.got.get(key);
+    if (!c.whole) {
+      const v = core.reportPart(key);
+      if (v !== undefined) {
+        c.got.set(key, v);
+        return v;
+      }
+      c.whole = lab.report();
+    }
+    return c.whole[key];
+  };
+  return new Proxy({}, {
+    get: (own, key) => (Object.hasOwn(own, key) ? own[key] : typeof key === 'string' ? field(key) : undefined),
+    has: (own, key) => Object.hasOwn(own, key) || (typeof key === 'string' && field(key) !== undefined),
+    set: (own, key, v) => {
+      own[key] = v; // the compare tour's `lanes`, set beside the report
+      return true;
+    },
+  });
+}
+
 export class Lab {
   constructor() {
     // The build this lab's cores come from: the page's own, or the fast one
     // for a big scenario (prepare).
     this.W = WasmLab;
     this.nextW = null; // the build prepare chose for the next load
+    this.loading = null; // a load in parts under way (loadInParts), superseded by the next load
     this.base = null; // the scenario as loaded (object)
     this.overrides = {}; // seed / acks / min.insync.replicas / unclean switches
     this.actions = []; // [{at_ms, action}] recorded user actions
@@ -273,6 +332,11 @@ export class Lab {
     this.budget = null;
     this.partial = null;
     this.partialWallMs = 0; // the cut step's wall ms so far (its checkpoint budget)
+    // A slice that ended at a grid step with too little time left for its
+    // checkpoint leaves it here ({nb, wallMs, generation}): whatever runs on
+    // or reads a settled world does it first (flushBoundary).
+    this.atBoundary = null;
+    this.msPerEvent = 0; // wall ms per event of the core's last chunk (runStep)
     // At most this many events in a slice besides its wall budget (tests set
     // it to make any seek take several frames, whatever the machine's pace).
     this.sliceEvents = Infinity;
@@ -303,9 +367,19 @@ export class Lab {
     }
     for (;;) {
       const e0 = this.core.eventsProcessed();
-      const done = this.core.runUntilBounded(nb, Math.max(1, Math.min(b.chunk, b.left)));
-      b.left -= this.core.eventsProcessed() - e0;
-      const late = performance.now() >= b.deadline || b.left <= 0;
+      const t0 = performance.now();
+      // As many events as fit in what is left of the slice at the pace of
+      // the chunk before, in this slice or the last (at most CHUNK_EVENTS):
+      // after a chunk of expensive events (a fault's metadata updates on
+      // 20,000 partitions: ms each) the next is small, so a slice overruns
+      // by one event, not by 256.
+      const fit = this.msPerEvent > 0 ? Math.floor((b.deadline - t0) / this.msPerEvent) : b.chunk;
+      const done = this.core.runUntilBounded(nb, Math.max(1, Math.min(b.chunk, b.left, fit)));
+      const ran = this.core.eventsProcessed() - e0;
+      b.left -= ran;
+      const t1 = performance.now();
+      if (ran > 0) this.msPerEvent = (t1 - t0) / ran;
+      const late = t1 >= b.deadline || b.left <= 0;
       if (late) b.out = true;
       if (done) {
         this.partial = null;
@@ -579,8 +653,74 @@ export class Lab {
     return this.W !== WasmLab;
   }
 
+  /**
+   * load(scenario), its world built over several tasks (issue 63): the
+   * check, the unstarted cluster (WasmLab.unstarted) and its start a few
+   * parts at a time (startParts), about START_PART_MS each, awaiting
+   * `pause()` between them; the world it replaces stays, and answers,
+   * until the new one is whole (they are in memory together, so this is for
+   * a first load or one after a small world: a big world is replaced by
+   * load, freed first). The same world as load's (tests/staged_start.rs).
+   * A later load (or loadInParts) takes over: this one then resolves false
+   * and leaves the lab as that one made it. Throws the core's Error.
+   */
+  async loadInParts(scenario, pause = nextTask) {
+    const W = this.nextW ?? this.W;
+    if (typeof W.unstarted !== 'function' || (this.core && this.fast)) {
+      this.load(scenario);
+      return true;
+    }
+    const given = typeof scenario === 'string' ? null : toObject(scenario);
+    const text = given ? JSON.stringify(given) : scenario;
+    const mine = (this.loading = {});
+    let core = null;
+    const gone = () => mine !== this.loading;
+    try {
+      W.check(text, this.laneSettings ?? undefined); // the core's own message on bad input
+      await pause();
+      if (gone()) return false;
+      core = W.unstarted(text, this.laneSettings ?? undefined);
+      // Parts one at a time, as many as START_PART_MS holds: they differ
+      // (a broker's bootstrap on 20,000 partitions is ms, the controller's
+      // registration of it µs, the checks after them all the most).
+      for (let started = false; !started; ) {
+        await pause();
+        if (gone()) return false;
+        const t0 = performance.now();
+        while (!(started = core.startParts(1)) && performance.now() - t0 < START_PART_MS);
+      }
+      await pause();
+      if (gone()) return false;
+    } catch (e) {
+      core?.free();
+      core = null;
+      throw e;
+    } finally {
+      if (core && gone()) core.free();
+      if (!gone()) this.loading = null;
+    }
+    const obj = given ?? JSON.parse(text);
+    this.W = W;
+    this.nextW = null;
+    this.endSeek();
+    this.freeDoomed();
+    this.core?.free();
+    this.core = null;
+    this.dropCheckpoints();
+    this.installCore(core);
+    this.base = obj;
+    this.overrides = {};
+    this.actions = [];
+    this.generation++;
+    this.history++;
+    this.onRebuild?.();
+    this.advance(0);
+    return true;
+  }
+
   /** Replace the lab with a scenario. Throws Error with the core's message. */
   load(scenario) {
+    this.loading = null; // a load in parts under way is superseded
     const given = typeof scenario === 'string' ? null : toObject(scenario);
     const text = given ? JSON.stringify(given) : scenario;
     const was = this.W;
@@ -711,7 +851,7 @@ export class Lab {
 
   /** Advance the core to t, stopping at every sampling boundary for onSample. */
   advance(t) {
-    const S = this.sampleMs;
+    this.flushBoundary();
     if (this.now() === 0 && this.sampledGeneration !== this.generation) {
       this.sampledGeneration = this.generation;
       const m = this.core.view(0).metrics;
@@ -746,12 +886,32 @@ export class Lab {
         this.msPerSimMs = this.msPerSimMs === null ? pace : 0.8 * this.msPerSimMs + 0.2 * pace;
       }
       if (nb % G !== 0) continue;
-      this.maybeCheckpoint(nb, wallMs);
-      if (!this.onSample || nb % S !== 0) continue;
-      const m = this.core.view(0).metrics;
-      this.samples.set(nb, m);
-      this.onSample(nb, m);
+      // Too little of the slice left for a checkpoint (the last one's cost):
+      // the grid step's checkpoint and sample open the next slice instead.
+      const b = this.budget;
+      if (b && b.deadline - performance.now() < this.snapshotCost.ms) {
+        this.atBoundary = { nb, wallMs, generation: this.generation };
+        b.out = true;
+        return;
+      }
+      this.boundary(nb, wallMs);
     }
+  }
+
+  /** At grid step nb, reached after `wallMs` of work: a checkpoint when it pays, and a sample. */
+  boundary(nb, wallMs) {
+    this.maybeCheckpoint(nb, wallMs);
+    if (!this.onSample || nb % this.sampleMs !== 0) return;
+    const m = this.core.view(0).metrics;
+    this.samples.set(nb, m);
+    this.onSample(nb, m);
+  }
+
+  /** What a slice left at the grid step it ended on (atBoundary), done now: before the world runs on or changes. */
+  flushBoundary() {
+    const a = this.atBoundary;
+    this.atBoundary = null;
+    if (a && a.generation === this.generation && this.now() === a.nb && this.partial === null) this.boundary(a.nb, a.wallMs);
   }
 
   /**
@@ -802,6 +962,11 @@ export class Lab {
       // slices and said without an estimate).
       let wall = 0;
       let sim = 0;
+      // A world of START_PARTITIONS partitions or more has a start longer
+      // than START_EVENTS: running part of it here would measure nothing
+      // and cost a long task (0.1 s on the 20,000-partition tour).
+      const huge = this.core.partitionCount() >= START_PARTITIONS;
+      if (huge && this.now() < this.gridMs) return null;
       if (this.now() < this.gridMs || this.partial !== null) this.bounded(Infinity, () => this.replayTo(this.nextStep(this.now(), t)), START_EVENTS);
       while (this.partial === null && this.now() < t && wall < MEASURE_MS) {
         const was = this.now();
@@ -876,6 +1041,17 @@ export class Lab {
   seekSlice(workMs = SEEK_SLICE_MS) {
     const job = this.seekJob;
     if (!job) return true;
+    // Reached by the slice before: it lands now, so that drawing the world
+    // it reached is a task of its own, not added to that slice's work.
+    if (job.there) {
+      // A grid step's checkpoint the last slice left: a frame of its own too.
+      if (this.atBoundary) {
+        this.flushBoundary();
+        return false;
+      }
+      this.endSeek();
+      return true;
+    }
     const was = this.now();
     const e0 = this.core.eventsProcessed();
     try {
@@ -884,9 +1060,11 @@ export class Lab {
       this.endSeek();
       throw e;
     }
+    const worked = this.now() !== was || this.core.eventsProcessed() !== e0;
     // Landed, or the core could not advance (its run ended).
     const landed = this.now() >= job.target && this.partial === null;
-    if (landed || (this.now() === was && this.core.eventsProcessed() === e0)) this.endSeek();
+    if (landed && worked) job.there = true;
+    else if (landed || !worked) this.endSeek();
     return !this.seekJob;
   }
 
@@ -894,8 +1072,9 @@ export class Lab {
   settle() {
     const job = this.seekJob;
     if (!job) {
-      // A step a slice cut short is finished (its events at now run).
-      if (this.partial !== null) this.advance(this.now());
+      // A step a slice cut short is finished (its events at now run), and
+      // what a slice left at a grid step done.
+      if (this.partial !== null || this.atBoundary) this.advance(this.now());
       return;
     }
     try {

@@ -195,7 +195,7 @@ export class SeekSlicer {
   step() {
     const lab = this.host.lab();
     if (this.host.attempt(() => lab.seekSlice()) ?? true) {
-      this.land();
+      this.land(true);
       return;
     }
     // A reader's seek that lasts is said (a short estimate missed it); one
@@ -232,10 +232,23 @@ export class SeekSlicer {
     this.release(false);
   }
 
-  land() {
+  /**
+   * The seek has landed: the world it reached is drawn. `apart` (a frame's
+   * landing): a tour's stop that waited for it arrives in a task of its own
+   * (its card, its question's answer, its evidence scrolled into view), not
+   * added to the draw's (issue 63), unless another seek began meanwhile.
+   */
+  land(apart = false) {
     this.sayTarget = null;
     this.host.lab().endSeek();
     this.say(null);
+    const tour = this.tour;
+    if (apart && tour) {
+      this.tour = null;
+      this.host.landed();
+      setTimeout(() => tour.resolve(!this.host.lab().seekJob));
+      return;
+    }
     this.release(true);
     this.host.landed();
   }

@@ -237,6 +237,21 @@ pub struct Cluster {
 
 impl Cluster {
     pub fn new(spec: ClusterSpec) -> Cluster {
+        let mut c = Cluster::unstarted(spec);
+        for k in 0..c.start_parts() {
+            c.start_part(k);
+        }
+        c
+    }
+
+    /// [`Cluster::new`] without its start: every part of the world is built
+    /// (brokers hosting their replicas, the controller, the clients, the
+    /// scenario's steps queued), but nothing has been told to start yet.
+    /// [`Cluster::start_part`] for every part in order then makes the world
+    /// `new` makes, the very same one: the page builds a big cluster (the
+    /// 20,000-partition tour's 60 brokers) a few parts per task, so that no
+    /// task on its main thread grows long (issue 63).
+    pub fn unstarted(spec: ClusterSpec) -> Cluster {
         let assignment: Vec<Vec<BrokerId>> =
             spec.partitions.iter().map(|p| p.replicas.clone()).collect();
         let mut brokers: Vec<Broker> = (1..=spec.brokers)
@@ -368,24 +383,39 @@ impl Cluster {
         for (i, (at, _)) in c.steps.clone().iter().enumerate() {
             c.queue.schedule_late(*at, Event::Step(i));
         }
-        // Everything starts at t=0 as an already-running cluster: brokers are
-        // registered, unfenced and caught up with the metadata log; clients
-        // fetch metadata. (The controller schedules a leader rebalance only
-        // once an imbalance appears.)
-        for b in 1..=c.brokers.len() as u32 {
-            c.handle(Node::Controller, Input::Bootstrap(b));
-        }
-        for b in 1..=c.brokers.len() as u32 {
-            c.handle(Node::Broker(b), Input::Bootstrap(b));
-        }
-        for i in 0..c.producers.len() as u32 {
-            c.handle(Node::Producer(i), Input::Start);
-        }
-        for i in 0..c.consumers.len() as u32 {
-            c.handle(Node::Consumer(i), Input::Start);
-        }
-        c.after_event();
         c
+    }
+
+    /// How many parts the start has ([`Cluster::start_part`]): one per
+    /// broker the controller registers, one per broker that bootstraps, one
+    /// per client, and the checks after them.
+    pub fn start_parts(&self) -> usize {
+        2 * self.brokers.len() + self.producers.len() + self.consumers.len() + 1
+    }
+
+    /// Part `k` of the start of an [`Cluster::unstarted`] world, to be run
+    /// once each for `k` in `0..start_parts()`, in that order. Everything
+    /// starts at t=0 as an already-running cluster: brokers are registered,
+    /// unfenced and caught up with the metadata log; clients fetch metadata.
+    /// (The controller schedules a leader rebalance only once an imbalance
+    /// appears.) A `k` past the end does nothing.
+    pub fn start_part(&mut self, k: usize) {
+        let b = self.brokers.len();
+        let (p, n) = (self.producers.len(), self.consumers.len());
+        if k < b {
+            self.handle(Node::Controller, Input::Bootstrap(k as u32 + 1));
+        } else if k < 2 * b {
+            self.handle(
+                Node::Broker((k - b) as u32 + 1),
+                Input::Bootstrap((k - b) as u32 + 1),
+            );
+        } else if k < 2 * b + p {
+            self.handle(Node::Producer((k - 2 * b) as u32), Input::Start);
+        } else if k < 2 * b + p + n {
+            self.handle(Node::Consumer((k - 2 * b - p) as u32), Input::Start);
+        } else if k == 2 * b + p + n {
+            self.after_event();
+        }
     }
 
     fn schedule_timer(&mut self, node: Node, at: u64, timer: Timer) {

@@ -605,13 +605,19 @@ test("tour 19's long stops are run a slice per frame with a bar on the card whil
     card.querySelector('[data-tour="next"]').click();
     const out = [];
     for (let i = 0; i < 5000 && card.getAttribute('aria-busy') === 'true'; i++) {
-      out.push({ width: parseFloat(bar.firstChild.style.width), target: failoverLab.seeking?.target ?? null, next: card.querySelector('[data-tour="next"]').disabled, bar: !bar.hidden && bar.getAttribute('aria-hidden') === 'true' });
+      const seeking = failoverLab.seeking;
+      out.push({ width: parseFloat(bar.firstChild.style.width), target: seeking?.target ?? null, landed: !seeking && failoverLab.now() === 11001, next: card.querySelector('[data-tour="next"]').disabled, bar: !bar.hidden && bar.getAttribute('aria-hidden') === 'true' });
       await frame();
     }
     return out;
   });
   assert.ok(seen.length >= 4, `the page drew ${seen.length} frames while the stop ran`);
-  assert.ok(seen.every((x) => x.target === 11001 && x.next && x.bar), 'the seek to the stop is under way, Next waits, the bar shows (not read out)');
+  // The stop's card arrives in a task of its own after the landed world is
+  // drawn (issue 63): the last frame may see the seek landed and drawn, the
+  // card still busy (a click on it meanwhile is ignored, as during the seek).
+  const under = seen.filter((x) => !x.landed);
+  assert.ok(under.length >= seen.length - 1 && seen.slice(under.length).every((x) => x.landed), `landed only at the end: ${JSON.stringify(seen.map((x) => x.landed))}`);
+  assert.ok(under.every((x) => x.target === 11001 && x.next && x.bar), 'the seek to the stop is under way, Next waits, the bar shows (not read out)');
   assert.ok(seen.every((x, i) => i === 0 || x.width >= seen[i - 1].width) && seen.at(-1).width > 0, `the bar fills: ${seen.map((x) => x.width)}`);
   assert.deepEqual(await page.evaluate(() => ({ now: failoverLab.now(), index: failoverLab.tour().index })), { now: 11001, index: 2 }, 'it arrives at stop 3');
   // Stops 4 and 5 are near; stop 6 (20 s) is far: a drag of the timeline half-way takes over.

@@ -228,6 +228,15 @@ pub struct Broker {
     /// (0.43 MB a checkpoint of the large bench copied).
     followed: Rc<VecMap<BrokerId, Vec<PartitionIndex>>>,
     followed_stale: bool,
+    /// The leaders `send_fetches` must look at next time, beyond those it
+    /// skips because a fetch to them is in flight: every followed leader
+    /// with no fetch in flight is here (or `fetch_all` is set). Those it
+    /// found idle and did not fetch from, and those whose fetch ended since
+    /// (answered, failed, timed out). Unsorted, few (usually one).
+    fetch_idle: Vec<BrokerId>,
+    /// `send_fetches` looks at every followed leader next time (the
+    /// followed set changed, or the process started).
+    fetch_all: bool,
     /// Emptied buffers of the fetch path, reused instead of allocated anew.
     spares: Scratch<Spares>,
 }
@@ -248,6 +257,8 @@ struct Spares {
     records: Spare<Record>,
     sent: Spare<(PartitionIndex, u32)>,
     changed: Vec<PartitionIndex>,
+    /// The replica fetcher's list of idle leaders, while it walks the last one.
+    leaders: Vec<BrokerId>,
     parked: BoxPool<ParkedFetch>,
     waiting: Spare<(PartitionIndex, u64, u64)>,
     keys: Spare<u64>,
@@ -326,6 +337,8 @@ impl Broker {
             slow_partitions: Vec::new(),
             followed: Rc::default(),
             followed_stale: true,
+            fetch_idle: Vec::new(),
+            fetch_all: true,
             spares: Scratch::default(),
         }
     }
@@ -437,6 +450,8 @@ impl Broker {
         self.meta_broker_epochs.clear();
         self.meta_fenced.clear();
         self.fetch_in_flight.clear();
+        self.fetch_idle.clear();
+        self.fetch_all = true;
         self.fetch_connections = None;
         self.parked_fetches.clear();
         self.fetch_waiters.clear();

@@ -811,6 +811,32 @@ mod tests {
     }
 
     #[test]
+    fn weak_isr_searches_again_for_a_second_self_believed_leader() {
+        // The controller's leader 1 and member 3 agree; broker 2, a zombie
+        // leader of an older epoch with the same ISR {1, 3}, holds another
+        // record below its HW: WeakIsr finds member 1 lacking it, though
+        // StrongIsr (leader 1's) found no gap.
+        let leader = log(&[1, 2, 3], 3);
+        let zombie = log(&[1, 9], 2);
+        let full = log(&[1, 2, 3], 3);
+        let isr = [1, 3];
+        let mut old = st(2, &zombie, Role::Leader, &isr);
+        old.leader_epoch = 0;
+        let replicas = [
+            st(1, &leader, Role::Leader, &isr),
+            old,
+            st(3, &full, Role::Follower, &[]),
+        ];
+        let r = reg(Some(1), &isr);
+        let strong = strong_isr_search(&r, &replicas);
+        assert!(strong.is_some_and(|s| s.lacking.is_none()));
+        let known = strong.map(|s| (s, &r.isr[..]));
+        let got = weak_isr_knowing(&"t-0", &replicas, known);
+        assert_eq!(got, weak_isr(&"t-0", &replicas));
+        assert!(got.is_some_and(|d| d.contains("member 1 of leader 2")));
+    }
+
+    #[test]
     fn acknowledged_records_missing_from_the_leader_are_counted() {
         let acked = [
             Acked {

@@ -274,38 +274,87 @@ pub fn strong_isr(
     reg: &PartitionRegistration,
     replicas: &[ReplicaState],
 ) -> Option<String> {
+    strong_isr_message(tp, reg, strong_isr_search(reg, replicas)?)
+}
+
+/// What StrongIsr looks at: the controller's leader, when it runs, and the
+/// first member of the controller's ISR (in replica order) that lacks its
+/// records below its HW, if one does.
+#[derive(Clone, Copy)]
+struct StrongIsrSearch<'a> {
+    leader: &'a ReplicaState<'a>,
+    lacking: Option<BrokerId>,
+}
+
+fn strong_isr_search<'a>(
+    reg: &PartitionRegistration,
+    replicas: &'a [ReplicaState<'a>],
+) -> Option<StrongIsrSearch<'a>> {
     let l = reg.leader?;
     let leader = replicas.iter().find(|r| r.broker == l && r.running)?;
     let hw = leader.log.high_watermark;
-    replicas
+    let lacking = replicas
         .iter()
         .find(|r| {
             r.broker != l && reg.isr.contains(&r.broker) && !holds_prefix(r.log, leader.log, hw)
         })
-        .map(|r| {
-            format!(
-                "{tp}: ISR member {} lacks leader {l}'s records below HW {hw}",
-                r.broker
-            )
-        })
+        .map(|r| r.broker);
+    Some(StrongIsrSearch { leader, lacking })
+}
+
+fn strong_isr_message(
+    tp: &dyn Display,
+    reg: &PartitionRegistration,
+    s: StrongIsrSearch,
+) -> Option<String> {
+    let m = s.lacking?;
+    let l = reg.leader?;
+    let hw = s.leader.log.high_watermark;
+    Some(format!(
+        "{tp}: ISR member {m} lacks leader {l}'s records below HW {hw}"
+    ))
 }
 
 /// TLA+ WeakIsr: every member of a self-believed leader's own ISR holds that
 /// leader's records below its HW.
 pub fn weak_isr(tp: &dyn Display, replicas: &[ReplicaState]) -> Option<String> {
+    weak_isr_knowing(tp, replicas, None)
+}
+
+/// [`weak_isr`], told what StrongIsr found (with the ISR it searched): for
+/// the self-believed leader that is the controller's running leader, with
+/// the controller's ISR as its own, WeakIsr's search is StrongIsr's — the
+/// same leader log and HW, the same members, the same replicas in the same
+/// order under the same test — so its answer is taken, not searched again
+/// (the common case: each check otherwise compared the same logs twice).
+fn weak_isr_knowing(
+    tp: &dyn Display,
+    replicas: &[ReplicaState],
+    strong: Option<(StrongIsrSearch, &[BrokerId])>,
+) -> Option<String> {
     for leader in replicas
         .iter()
         .filter(|r| r.running && r.role == Role::Leader)
     {
         let hw = leader.log.high_watermark;
-        if let Some(m) = replicas.iter().find(|r| {
-            r.broker != leader.broker
-                && leader.isr.contains(&r.broker)
-                && !holds_prefix(r.log, leader.log, hw)
-        }) {
+        let known = strong
+            .filter(|(s, isr)| s.leader.broker == leader.broker && *isr == leader.isr)
+            .map(|(s, _)| s.lacking);
+        let lacking = match known {
+            Some(found) => found,
+            None => replicas
+                .iter()
+                .find(|r| {
+                    r.broker != leader.broker
+                        && leader.isr.contains(&r.broker)
+                        && !holds_prefix(r.log, leader.log, hw)
+                })
+                .map(|r| r.broker),
+        };
+        if let Some(m) = lacking {
             return Some(format!(
-                "{tp}: member {} of leader {}'s ISR lacks its records below HW {hw}",
-                m.broker, leader.broker
+                "{tp}: member {m} of leader {}'s ISR lacks its records below HW {hw}",
+                leader.broker
             ));
         }
     }
@@ -457,8 +506,13 @@ pub fn check(c: &mut Cluster, dirty: &[PartitionIndex]) {
                 push("log_matching", log_matching(tp, reg.leader_epoch, replicas));
             }
             if consistent && watch.power_loss().is_none() {
-                push("strong_isr", strong_isr(tp, reg, replicas));
-                push("weak_isr", weak_isr(tp, replicas));
+                let strong = strong_isr_search(reg, replicas);
+                push(
+                    "strong_isr",
+                    strong.and_then(|s| strong_isr_message(tp, reg, s)),
+                );
+                let known = strong.map(|s| (s, &reg.isr[..]));
+                push("weak_isr", weak_isr_knowing(tp, replicas, known));
             }
             // Acknowledged records: recount when the leader or its log end moved back.
             let leader_leo = reg
@@ -716,6 +770,70 @@ mod tests {
         ];
         assert!(strong_isr(&"t-0", &reg(Some(1), &[1]), &replicas).is_none());
         assert!(weak_isr(&"t-0", &replicas).is_none());
+    }
+
+    #[test]
+    fn weak_isr_takes_strong_isrs_answer_only_for_the_same_leader_and_isr() {
+        let leader = log(&[1, 2, 3], 3);
+        let short = log(&[1, 2], 2);
+        let full = log(&[1, 2, 3], 3);
+        // The leader believes in ISR {1, 2}; the controller says {1, 3}.
+        let own = [1, 2];
+        let replicas = [
+            st(1, &leader, Role::Leader, &own),
+            st(2, &short, Role::Follower, &[]),
+            st(3, &full, Role::Follower, &[]),
+        ];
+        let r = reg(Some(1), &[1, 3]);
+        let strong = strong_isr_search(&r, &replicas);
+        assert!(strong.is_some_and(|s| s.lacking.is_none()));
+        let known = strong.map(|s| (s, &r.isr[..]));
+        // Another ISR: searched, and member 2 is found lacking.
+        assert_eq!(
+            weak_isr_knowing(&"t-0", &replicas, known),
+            weak_isr(&"t-0", &replicas)
+        );
+        assert!(weak_isr(&"t-0", &replicas).is_some());
+        // The same ISR: StrongIsr's answer is WeakIsr's, with or without a gap.
+        for (ids, lacking) in [(&[1u32, 2][..], true), (&[1, 3][..], false)] {
+            let same = reg(Some(1), ids);
+            let replicas = [
+                st(1, &leader, Role::Leader, ids),
+                st(2, &short, Role::Follower, &[]),
+                st(3, &full, Role::Follower, &[]),
+            ];
+            let strong = strong_isr_search(&same, &replicas);
+            let known = strong.map(|s| (s, &same.isr[..]));
+            let got = weak_isr_knowing(&"t-0", &replicas, known);
+            assert_eq!(got, weak_isr(&"t-0", &replicas));
+            assert_eq!(got.is_some(), lacking);
+        }
+    }
+
+    #[test]
+    fn weak_isr_searches_again_for_a_second_self_believed_leader() {
+        // The controller's leader 1 and member 3 agree; broker 2, a zombie
+        // leader of an older epoch with the same ISR {1, 3}, holds another
+        // record below its HW: WeakIsr finds member 1 lacking it, though
+        // StrongIsr (leader 1's) found no gap.
+        let leader = log(&[1, 2, 3], 3);
+        let zombie = log(&[1, 9], 2);
+        let full = log(&[1, 2, 3], 3);
+        let isr = [1, 3];
+        let mut old = st(2, &zombie, Role::Leader, &isr);
+        old.leader_epoch = 0;
+        let replicas = [
+            st(1, &leader, Role::Leader, &isr),
+            old,
+            st(3, &full, Role::Follower, &[]),
+        ];
+        let r = reg(Some(1), &isr);
+        let strong = strong_isr_search(&r, &replicas);
+        assert!(strong.is_some_and(|s| s.lacking.is_none()));
+        let known = strong.map(|s| (s, &r.isr[..]));
+        let got = weak_isr_knowing(&"t-0", &replicas, known);
+        assert_eq!(got, weak_isr(&"t-0", &replicas));
+        assert!(got.is_some_and(|d| d.contains("member 1 of leader 2")));
     }
 
     #[test]

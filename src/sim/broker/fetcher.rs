@@ -71,6 +71,7 @@ impl Broker {
             .is_some_and(|f| f.0 == id)
         {
             self.fetch_in_flight.remove(&(leader as usize));
+            self.fetch_idle.push(leader);
             self.back_off_leader(ctx, leader);
             self.send_fetches(ctx);
         }
@@ -111,11 +112,29 @@ impl Broker {
                 }
             }
             self.followed = Rc::new(followed);
+            self.fetch_all = true;
+        }
+        // Only leaders with no fetch in flight get one, and those are the
+        // ones in `fetch_idle` (unless `fetch_all`): looking at them alone,
+        // in id order (the map's), sends exactly what a walk over every
+        // followed leader would, without walking 59 leaders per answer on
+        // the 60-broker bench.
+        let spare = std::mem::take(&mut self.spares.0.leaders);
+        let mut idle = std::mem::replace(&mut self.fetch_idle, spare);
+        if std::mem::take(&mut self.fetch_all) {
+            idle.clear();
+            idle.extend(self.followed.iter().map(|(&leader, _)| leader));
+        } else {
+            idle.sort_unstable();
+            idle.dedup();
         }
         // Sent leader by leader in the map's order, as soon as each request is
         // built (the same order of ids, messages and timers as building them
         // all first, without a vector of requests per call).
-        for (&leader, parts) in self.followed.iter() {
+        for &leader in &idle {
+            let Some(parts) = self.followed.get(&leader) else {
+                continue;
+            };
             if self.fetch_in_flight.contains_key(&(leader as usize)) {
                 continue;
             }
@@ -146,6 +165,8 @@ impl Broker {
             });
             if partitions.is_empty() || !up {
                 self.spares.0.fetch_parts.put(partitions);
+                // Still idle: looked at again next time.
+                self.fetch_idle.push(leader);
                 continue;
             }
             let id = ctx.new_id();
@@ -172,6 +193,8 @@ impl Broker {
                 Timer::FetchTimeout { leader, id },
             );
         }
+        idle.clear();
+        self.spares.0.leaders = idle;
     }
 
     pub(super) fn handle_fetch_response(
@@ -188,6 +211,7 @@ impl Broker {
         let Some((_, sent)) = self.fetch_in_flight.remove(&(leader as usize)) else {
             return;
         };
+        self.fetch_idle.push(leader);
         let mut retry_later = false;
         // Partitions whose log or HW changed: consumers parked here may now
         // have something to read (KIP-392 follower fetching).

@@ -228,6 +228,15 @@ pub struct Broker {
     /// (0.43 MB a checkpoint of the large bench copied).
     followed: Rc<VecMap<BrokerId, Vec<PartitionIndex>>>,
     followed_stale: bool,
+    /// The leaders `send_fetches` must look at next time, beyond those it
+    /// skips because a fetch to them is in flight: every followed leader
+    /// with no fetch in flight is here (or `fetch_all` is set). Those it
+    /// found idle and did not fetch from, and those whose fetch ended since
+    /// (answered, failed, timed out). Unsorted, few (usually one).
+    fetch_idle: Vec<BrokerId>,
+    /// `send_fetches` looks at every followed leader next time (the
+    /// followed set changed, or the process started).
+    fetch_all: bool,
     /// Emptied buffers of the fetch path, reused instead of allocated anew.
     spares: Scratch<Spares>,
 }
@@ -248,6 +257,8 @@ struct Spares {
     records: Spare<Record>,
     sent: Spare<(PartitionIndex, u32)>,
     changed: Vec<PartitionIndex>,
+    /// The replica fetcher's list of idle leaders, while it walks the last one.
+    leaders: Vec<BrokerId>,
     parked: BoxPool<ParkedFetch>,
     waiting: Spare<(PartitionIndex, u64, u64)>,
     keys: Spare<u64>,
@@ -326,6 +337,8 @@ impl Broker {
             slow_partitions: Vec::new(),
             followed: Rc::default(),
             followed_stale: true,
+            fetch_idle: Vec::new(),
+            fetch_all: true,
             spares: Scratch::default(),
         }
     }
@@ -437,6 +450,8 @@ impl Broker {
         self.meta_broker_epochs.clear();
         self.meta_fenced.clear();
         self.fetch_in_flight.clear();
+        self.fetch_idle.clear();
+        self.fetch_all = true;
         self.fetch_connections = None;
         self.parked_fetches.clear();
         self.fetch_waiters.clear();
@@ -1040,6 +1055,88 @@ mod tests {
         assert_eq!(answer, Ok((3, 5)), "answered with its original offsets");
         assert_eq!(hw(&b), 5, "the duplicate's append moved the high watermark");
         assert_eq!(b.replicas.get(&0).map(|r| r.log.log_end_offset()), Some(5));
+    }
+
+    /// A broker's epoch is looked for at its id's position first, and the
+    /// whole list searched when the entry there is another broker's: the
+    /// same answer as a search from the front (each broker appears once).
+    #[test]
+    fn a_brokers_epoch_is_found_wherever_its_registration_sits_in_the_list() {
+        use super::requests::broker_epoch_of;
+        let in_order = [(1, 10), (2, 20), (3, 30)];
+        let shuffled = [(3, 30), (1, 10), (2, 20)];
+        for b in 1..=3 {
+            assert_eq!(broker_epoch_of(&in_order, b), Some(b as u64 * 10));
+            assert_eq!(broker_epoch_of(&shuffled, b), Some(b as u64 * 10));
+        }
+        assert_eq!(broker_epoch_of(&[(2, 20)], 1), None);
+        assert_eq!(broker_epoch_of(&in_order, 4), None);
+        assert_eq!(broker_epoch_of(&in_order, 0), None);
+    }
+
+    /// The replica fetcher looks only at leaders with no fetch in flight
+    /// (`fetch_idle`): a leader whose fetch failed, skipped while its
+    /// partitions back off, is fetched from again once they may be, while
+    /// the fetch to the other leader is still out; and an answered leader
+    /// gets its next fetch at once, the other one none (one is in flight).
+    #[test]
+    fn the_fetcher_fetches_again_from_a_leader_whose_fetch_failed_or_was_answered() {
+        let mut world = TestWorld::one_partition();
+        let mut second = world.partitions[0].clone();
+        second.partition = 1;
+        world.partitions.push(second);
+        let mut b = Broker::new(3, 2);
+        b.host(0, Replica::new(0, &[1, 2, 3]));
+        b.host(1, Replica::new(1, &[1, 2, 3]));
+        b.process = Process::Running;
+        b.registered = true;
+        for (p, leader) in [(0, 1), (1, 2)] {
+            if let Some(r) = b.replicas.get_mut(&p) {
+                r.make_follower(&registration(leader, 0, &[1, 2, 3]));
+            }
+        }
+        b.followed_stale = true;
+        let fetches = |ctx: &Ctx| -> Vec<(BrokerId, u64)> {
+            ctx.sends
+                .iter()
+                .filter_map(|(to, m)| match (to, m) {
+                    (Node::Broker(l), Message::Fetch { id, .. }) => Some((*l, *id)),
+                    _ => None,
+                })
+                .collect()
+        };
+        let sent = world.at(0, |ctx| {
+            b.send_fetches(ctx);
+            fetches(ctx)
+        });
+        assert_eq!(sent.iter().map(|f| f.0).collect::<Vec<_>>(), vec![1, 2]);
+        // The fetch to leader 1 fails: its partition backs off, so the
+        // fetcher sends nothing now (leader 2's fetch is still out).
+        let backoff = world.config.replica_fetch_backoff_ms;
+        let now = world.at(10, |ctx| {
+            b.fetch_failed(ctx, 1, sent[0].1);
+            assert_eq!(fetches(ctx), vec![], "leader 1 backs off, leader 2 is busy");
+            ctx.now
+        });
+        // Once the backoff is over, the retry fetches from leader 1 only.
+        let again = world.at(now + backoff, |ctx| {
+            b.on_timer(ctx, Timer::FetchRetry);
+            fetches(ctx)
+        });
+        assert_eq!(again.iter().map(|f| f.0).collect::<Vec<_>>(), vec![1]);
+        // Leader 2 answers: the fetcher asks it again, and not leader 1.
+        let next = world.at(now + backoff + 5, |ctx| {
+            b.on_message(
+                ctx,
+                Node::Broker(2),
+                Message::FetchResponse {
+                    id: sent[1].1,
+                    partitions: Vec::new(),
+                },
+            );
+            fetches(ctx)
+        });
+        assert_eq!(next.iter().map(|f| f.0).collect::<Vec<_>>(), vec![2]);
     }
 
     /// A follower's answer that moves nothing (no records, the HW it has, at

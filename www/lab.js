@@ -708,6 +708,12 @@ export class Lab {
     this.core = null;
     this.dropCheckpoints();
     this.installCore(core);
+    this.adopt(obj);
+    return true;
+  }
+
+  /** A new scenario's world is in place: it becomes the base, with no switches or actions, at 0. */
+  adopt(obj) {
     this.base = obj;
     this.overrides = {};
     this.actions = [];
@@ -715,7 +721,6 @@ export class Lab {
     this.history++;
     this.onRebuild?.();
     this.advance(0);
-    return true;
   }
 
   /** Replace the lab with a scenario. Throws Error with the core's message. */
@@ -735,13 +740,7 @@ export class Lab {
     const obj = given ?? JSON.parse(text);
     this.endSeek();
     this.replaceCore(text, { checked: true });
-    this.base = obj;
-    this.overrides = {};
-    this.actions = [];
-    this.generation++;
-    this.history++;
-    this.onRebuild?.();
-    this.advance(0);
+    this.adopt(obj);
   }
 
   /** The scenario with the user's switches applied (what the core runs). */

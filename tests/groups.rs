@@ -1887,3 +1887,80 @@ fn the_assignment_history_marks_a_stalled_member_not_polling() {
     assert_eq!(g.members[stalled.member].0, "c1");
     assert!(!stalled.partitions.is_empty());
 }
+
+/// GroupCoordinatorService.fetchOffsets: Kafka's consumers ask with
+/// require_stable, and the coordinator then runs the OffsetFetch as a write
+/// operation without records: it answers once the offsets partition's high
+/// watermark covers what the coordinator had written before it, and after
+/// offsets.commit.timeout.ms (5 s) without that, with NOT_COORDINATOR
+/// (handleOffsetFetchException's remap of REQUEST_TIMED_OUT). Here a commit
+/// is written while both followers of the group's offsets partition are
+/// dead (still in the ISR: the HW stays), the consumer restarts before it is
+/// durable, and it starts from that commit once the fenced followers leave
+/// the ISR, not from the older durable one it would read at once.
+#[test]
+fn a_stable_offset_fetch_waits_for_the_groups_pending_commit_to_be_durable() {
+    let probe = scenario("", "", "", 1);
+    let op = offsets_index(&probe, ORDERS_GROUP_PARTITION);
+    let replicas = probe.cluster.partitions[op].replicas.clone();
+    let (leader, followers) = (replicas[0], &replicas[1..]);
+    let steps = format!(
+        r#"{{"at_ms": 6000, "crash": {a}}}, {{"at_ms": 6000, "crash": {b}}},
+           {{"at_ms": 7000, "commit": "c"}}, {{"at_ms": 7500, "crash_client": "c"}},
+           {{"at_ms": 8000, "restart_client": "c"}}"#,
+        a = followers[0],
+        b = followers[1]
+    );
+    let mut l = scenario("", r#", "auto.commit.interval.ms": 5000"#, &steps, 30_000);
+    l.cluster.run_until(6_999);
+    let durable = group(&l)
+        .committed
+        .get(&0)
+        .copied()
+        .expect("the 5 s auto-commit")
+        .offset;
+    l.cluster.run_until(7_000);
+    let pending = l.cluster.consumers[0]
+        .positions
+        .get(&0)
+        .map_or(0, |p| p.offset);
+    assert!(
+        pending > durable,
+        "the step commits {pending}, past the durable {durable}"
+    );
+    l.run_to_end();
+    let shrunk = events(&l, |k| {
+        matches!(k, TraceKind::IsrChanged { topic, partition, isr_after, .. }
+            if topic == "__consumer_offsets" && *partition == ORDERS_GROUP_PARTITION && isr_after == &vec![leader])
+    });
+    let durable_at = shrunk
+        .first()
+        .expect("the dead followers leave the ISR")
+        .at_ms;
+    let fetched: Vec<_> = events(&l, |k| {
+        matches!(k, TraceKind::CommittedOffsetFetched { partition: 0, .. })
+    })
+    .into_iter()
+    .filter(|e| e.at_ms > 8_000)
+    .collect();
+    assert_eq!(fetched.len(), 1, "{fetched:?}");
+    assert!(
+        matches!(fetched[0].kind, TraceKind::CommittedOffsetFetched { offset: Some(o), .. } if o == pending),
+        "the restarted consumer starts at the pending commit {pending}: {:?}",
+        fetched[0]
+    );
+    assert!(
+        fetched[0].at_ms >= durable_at,
+        "answered once durable ({durable_at} ms): {:?}",
+        fetched[0]
+    );
+    // The wait outlived offsets.commit.timeout.ms once: NOT_COORDINATOR, a new lookup, a new wait.
+    let g = group(&l);
+    assert!(
+        g.errors.get("NOT_COORDINATOR").copied().unwrap_or(0) >= 1,
+        "errors {:?}",
+        g.errors
+    );
+    assert_eq!(g.coordinator, Some(leader));
+    assert_no_violations(&l);
+}

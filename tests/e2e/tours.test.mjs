@@ -279,7 +279,7 @@ const ANCHORS = {
   // Tour 11's stop at 30508 (the shutdown's RTO) has no narrated event: the last partition's
   // first write after it is an ack the producer does not narrate; OUTCOMES checks its 508 ms.
   'tour-11-mass-failover.json': { 10000: 'broker_crashed', 19001: 'broker_fenced', 19010: 'became_leader', 22889: 'broker_unfenced', 30001: 'leader_elected' },
-  'tour-20-member-dies.json': { 6023: 'consumer_offset_reset', 12000: 'consumer_crashed', 57021: 'group_stable', 57027: 'committed_offset_fetched' },
+  'tour-20-member-dies.json': { 6022: 'consumer_offset_reset', 12000: 'consumer_crashed', 57021: 'group_stable', 57027: 'committed_offset_fetched' },
   'tour-21-group-protocols-failover.json': { 12000: 'consumer_crashed', 20000: 'broker_crashed' },
   'tour-14-coordinator-dies.json': { 12000: 'broker_crashed', 16500: 'consumer_crashed', 18470: 'coordinator_found', 21001: 'leader_elected', 21022: 'coordinator_found' },
   'tour-9-why-not-truncate-to-hw.json': { 6389: 'truncated', 11001: 'acked_records_lost', 32890: 'truncated' },

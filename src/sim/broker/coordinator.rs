@@ -16,7 +16,11 @@
 //! - FindCoordinator (any broker): the leader of the group's offsets
 //!   partition in this broker's metadata, or COORDINATOR_NOT_AVAILABLE while
 //!   it has none (KafkaApis.getCoordinator).
-//! - OffsetFetch (the coordinator): the group's committed offsets;
+//! - OffsetFetch (the coordinator): the group's committed offsets, once the
+//!   offsets partition's high watermark covers what the coordinator had
+//!   written when the request arrived (consumers ask with require_stable,
+//!   which Kafka runs as a write operation without records), and
+//!   NOT_COORDINATOR if that takes longer than offsets.commit.timeout.ms;
 //!   NOT_COORDINATOR from a broker that does not lead the partition,
 //!   COORDINATOR_LOAD_IN_PROGRESS while it is still loading.
 //! - OffsetCommit (the coordinator): one record per partition appended to
@@ -36,7 +40,7 @@
 
 use std::rc::Rc;
 
-use super::{Broker, ParkedProduce};
+use super::{Broker, ParkedAnswer, ParkedProduce};
 use crate::sim::config::{Acks, ClusterConfig};
 use crate::sim::io::{Ctx, OffsetsRecord, Timer};
 use crate::sim::log::Record;
@@ -148,6 +152,16 @@ impl Broker {
         Ok((p, shard))
     }
 
+    /// OffsetFetch, as Kafka's consumers send it: with require_stable
+    /// (ConsumerCoordinator and the KIP-848 consumer both set it).
+    /// GroupCoordinatorService.fetchOffsets then runs the fetch as a write
+    /// operation with no records: it is answered once the offsets
+    /// partition's high watermark covers everything the coordinator had
+    /// written when it arrived, so a commit still waiting for its followers
+    /// is what a restarted consumer resumes from, once it is durable. Not
+    /// covered within offsets.commit.timeout.ms, or the partition lost
+    /// meanwhile, it fails with NOT_COORDINATOR (handleOffsetFetchException
+    /// remaps the timeout, which consumers before 3.9 would not retry).
     pub(super) fn handle_offset_fetch(
         &mut self,
         ctx: &mut Ctx,
@@ -156,6 +170,61 @@ impl Broker {
         group: &str,
         partitions: &[PartitionIndex],
     ) {
+        let p = match self.shard_for(ctx, group) {
+            Ok((p, _)) => p,
+            Err(e) => {
+                ctx.send(from, Message::OffsetFetchResponse { id, result: Err(e) });
+                return;
+            }
+        };
+        let (hw, written) = self
+            .replicas
+            .get(&p)
+            .map_or((0, 0), |r| (r.log.high_watermark, r.log.log_end_offset()));
+        if hw >= written {
+            self.finish_stable_offset_fetch(ctx, from, id, group, partitions, None);
+            return;
+        }
+        let key = ctx.new_id();
+        if let Some(s) = self.replicas.slot_of(p) {
+            self.produce_waiters.push(s, key);
+        }
+        self.parked_produces.insert(
+            key,
+            ParkedProduce {
+                from,
+                id,
+                waiting: vec![(p, written, written)],
+                done: Vec::new(),
+                answer: ParkedAnswer::StableOffsetFetch {
+                    group: Rc::from(group),
+                    partitions: partitions.to_vec(),
+                },
+            },
+        );
+        ctx.after(
+            OFFSETS_COMMIT_TIMEOUT_MS,
+            Timer::DelayedProduceExpire { id: key },
+        );
+    }
+
+    /// Answer a stable OffsetFetch: the group's durable offsets (the
+    /// timed-out commits the high watermark has passed since included), or
+    /// NOT_COORDINATOR when its wait failed.
+    pub(super) fn finish_stable_offset_fetch(
+        &mut self,
+        ctx: &mut Ctx,
+        from: Node,
+        id: u64,
+        group: &str,
+        partitions: &[PartitionIndex],
+        failed: Option<ErrorCode>,
+    ) {
+        if failed.is_some() {
+            let result = Err(ErrorCode::NotCoordinator);
+            ctx.send(from, Message::OffsetFetchResponse { id, result });
+            return;
+        }
         if let Ok((p, _)) = self.shard_for(ctx, group) {
             self.settle_late_commits(p);
         }
@@ -249,7 +318,7 @@ impl Broker {
                         id,
                         waiting: vec![(p, required, base)],
                         done: Vec::new(),
-                        commit: Some(pending),
+                        answer: ParkedAnswer::Commit(pending),
                     },
                 );
                 // The consumer gives up after its request.timeout.ms; the

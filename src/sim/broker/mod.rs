@@ -119,9 +119,27 @@ struct ParkedProduce {
     /// Per partition: the offset the HW must reach, and the answer once known.
     waiting: Vec<(PartitionIndex, u64, u64)>,
     done: Vec<ProducePartitionResponse>,
-    /// Set when this is the coordinator's own append of an OffsetCommit:
-    /// the answer is an OffsetCommitResponse.
-    commit: Option<coordinator::PendingCommit>,
+    /// What the request was, and so how it is answered.
+    answer: ParkedAnswer,
+}
+
+/// The request a parked wait for the high watermark answers.
+#[derive(Clone, Debug)]
+enum ParkedAnswer {
+    /// A client's Produce: a ProduceResponse.
+    Produce,
+    /// The coordinator's own append of an OffsetCommit: an
+    /// OffsetCommitResponse.
+    Commit(coordinator::PendingCommit),
+    /// A stable OffsetFetch (require_stable, as every Kafka consumer sends
+    /// it): answered with the group's offsets once the offsets partition's
+    /// high watermark covers everything the coordinator had written when it
+    /// arrived (GroupCoordinatorService.fetchOffsets runs it as a write
+    /// operation without records).
+    StableOffsetFetch {
+        group: std::rc::Rc<str>,
+        partitions: Vec<PartitionIndex>,
+    },
 }
 
 /// The broker's lifecycle states as its BrokerLifecycleManager has them.

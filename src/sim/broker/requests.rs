@@ -9,7 +9,7 @@ use crate::sim::partition::{Replica, Role};
 use crate::sim::protocol::*;
 
 use super::isr::propose_isr;
-use super::{Broker, ParkedFetch, ParkedProduce};
+use super::{Broker, ParkedAnswer, ParkedFetch, ParkedProduce};
 use crate::sim::shared::Spare;
 
 /// Partition.isReplicaIsrEligible against this broker's metadata cache: `b`
@@ -124,7 +124,7 @@ impl Broker {
                 id,
                 waiting,
                 done,
-                commit: None,
+                answer: ParkedAnswer::Produce,
             },
         );
         ctx.after(timeout_ms, Timer::DelayedProduceExpire { id: key });
@@ -285,7 +285,11 @@ impl Broker {
             for j in 0..parked.waiting.len() {
                 let (wp, required, base) = parked.waiting[j];
                 if wp == p && hw >= required {
-                    let result = self.ack_result(ctx, p, base);
+                    // A stable OffsetFetch writes nothing: only the HW counts.
+                    let result = match parked.answer {
+                        ParkedAnswer::StableOffsetFetch { .. } => Ok(base),
+                        _ => self.ack_result(ctx, p, base),
+                    };
                     parked.done.push(ProducePartitionResponse {
                         partition: p,
                         result,
@@ -354,19 +358,26 @@ impl Broker {
         }
     }
 
-    /// Send a parked request's answer: a ProduceResponse, or for the
-    /// coordinator's own append the OffsetCommitResponse.
+    /// Send a parked request's answer: a ProduceResponse, for the
+    /// coordinator's own append the OffsetCommitResponse, for a stable
+    /// OffsetFetch the OffsetFetchResponse.
     pub(super) fn answer_parked(&mut self, ctx: &mut Ctx, parked: ParkedProduce) {
-        match parked.commit {
-            Some(pending) => {
-                let result = parked
-                    .done
-                    .iter()
-                    .find_map(|r| r.result.err())
-                    .map_or(Ok(()), Err);
+        let failed = parked.done.iter().find_map(|r| r.result.err());
+        match parked.answer {
+            ParkedAnswer::Commit(pending) => {
+                let result = failed.map_or(Ok(()), Err);
                 self.finish_commit(ctx, parked.from, parked.id, &pending, result);
             }
-            None => ctx.send(
+            ParkedAnswer::StableOffsetFetch { group, partitions } => self
+                .finish_stable_offset_fetch(
+                    ctx,
+                    parked.from,
+                    parked.id,
+                    &group,
+                    &partitions,
+                    failed,
+                ),
+            ParkedAnswer::Produce => ctx.send(
                 parked.from,
                 Message::ProduceResponse {
                     id: parked.id,

@@ -136,10 +136,7 @@ enum ParkedAnswer {
     /// high watermark covers everything the coordinator had written when it
     /// arrived (GroupCoordinatorService.fetchOffsets runs it as a write
     /// operation without records).
-    StableOffsetFetch {
-        group: std::rc::Rc<str>,
-        partitions: Vec<PartitionIndex>,
-    },
+    StableOffsetFetch(coordinator::StableFetch),
 }
 
 /// The broker's lifecycle states as its BrokerLifecycleManager has them.

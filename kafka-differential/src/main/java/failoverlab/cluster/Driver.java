@@ -2018,10 +2018,14 @@ public final class Driver {
    * served, and a seek to an offset needs no ListOffsets.
    */
   /**
-   * Where readAll stopped in each partition it read: its high watermark at the end. An
-   * acknowledged record at or above it cannot be read by a client (it is not committed yet, a
-   * leader held below min.insync.replicas keeps it there: tour 16), so it is counted as
-   * unreadable, never as lost.
+   * Where readAll stopped in each partition whose high watermark is held: one it had to take
+   * from the leader's checkpoint because ListOffsets could not answer (a leader held below
+   * min.insync.replicas keeps its high watermark below its epoch's start: tour 16). An
+   * acknowledged record at or above it may still be in the leader's log, uncommitted, and no
+   * client can read it, so it is counted as unreadable, never as lost. Elsewhere the cluster is
+   * quiet at the end and the high watermark is the log's end: an acknowledged record at or above
+   * it is gone from every replica, and counted lost (tour 7: the record the old leader alone
+   * had, 2026-12-06, counted unreadable until this was narrowed).
    */
   final Map<String, Long> readEnd = new HashMap<>();
 
@@ -2074,7 +2078,9 @@ public final class Driver {
             }
             if (c.position(tp) >= endOff) {
               logs.put(topic + "-" + i, l);
-              readEnd.put(topic + "-" + i, endOff);
+              if (known != null) {
+                readEnd.put(topic + "-" + i, endOff);
+              }
             }
           } catch (RuntimeException e) {
             event("read_error", Map.of("partition", topic + "-" + i, "error", e.toString()));

@@ -193,9 +193,9 @@ pub struct Cluster {
     pub acked: Vec<AckedLedger>,
     pub invariants: InvariantState,
     dirty: Vec<PartitionIndex>,
-    /// Partitions changed only by a leader's write at its log end or by
-    /// acknowledgements (`Ctx::touch_grown`): checked lightly unless also
-    /// in `dirty`.
+    /// Partitions changed only by a replica's write at its log end (its HW
+    /// at or below the old end) or by acknowledgements (`Ctx::touch_grown`):
+    /// checked lightly unless also in `dirty`.
     grown: Vec<PartitionIndex>,
     /// After an event, each partition to check and whether it is checked in
     /// full (a buffer kept between events).

@@ -435,7 +435,8 @@ fn with_small<T: Copy, R>(mut items: impl Iterator<Item = T>, f: impl FnOnce(&[T
 ///
 /// A light check is for a partition the event changed only by records a
 /// replica wrote at its log end with its HW at or below where the log ended
-/// before (`Ctx::touch_grown`: a leader's append), or by new acknowledgements:
+/// before (`Ctx::touch_grown`: a leader's append; a reconciled follower's
+/// that leaves its HW where it was), or by new acknowledgements:
 /// it looks only at the acknowledged records and keeps the watch's key, and
 /// reports what the full check would report. Why: the full check's findings
 /// are a function of the replicas, the controller's registration and the

@@ -440,10 +440,14 @@ fn with_small<T: Copy, R>(mut items: impl Iterator<Item = T>, f: impl FnOnce(&[T
 /// it looks only at the acknowledged records and keeps the watch's key, and
 /// reports what the full check would report. Why: the full check's findings
 /// are a function of the replicas, the controller's registration and the
-/// watch; every change of those touches the partition (that is what `dirty`
-/// is for), so before this event they were as at the partition's last check,
-/// whose findings were all reported then (a violation is reported once per
-/// invariant and partition, so finding it again adds nothing). Such a write
+/// watch; every change of those that can make an invariant find something
+/// touches the partition (that is what `dirty` is for; the untouched ones —
+/// a restart's reset of its replicas to no role with the HW at or below the
+/// log end, a flush, a HW checkpoint, an isolation — can only take findings
+/// away), so before this event the full check would find what the
+/// partition's last check found, all of it reported then (a violation is
+/// reported once per invariant and partition, so finding it again adds
+/// nothing). Such a write
 /// moves no HW, role, epoch or ISR, and it leaves every prefix hash at or
 /// below the writer's HW (the only offsets the checks hash: a pair's smaller
 /// HW, a leader's HW for its own log) as it was. The only log reads it can

@@ -9,10 +9,20 @@
 // Then, on tour 19, each Next from stop 1 to the last: wall ms and the
 // longest task. Reported, never asserted: this is a benchmark.
 //
+// With --all-tours, every scenarios/tour-*.json instead (or those whose
+// file name contains --only): each of its stops opened by deep link
+// (/?scenario=FILE&stop=N, until the stop shows, compare lanes included),
+// then a walk from stop 1 to the last by Next; one line per tour with the
+// long tasks of its openings and of its Nexts (count, longest, over 100 ms)
+// and where the longest came.
+//
 //   node scripts/bench-responsive.mjs [--runs 1] [--next 1]
+//   node scripts/bench-responsive.mjs --all-tours [--only tour-12]
 //
 // Needs `make build`.
-import { startServer, launchBrowser, scriptArg, WWW } from '../tests/e2e/helpers.mjs';
+import fs from 'node:fs';
+import path from 'node:path';
+import { startServer, launchBrowser, scriptArg, ROOT, WWW } from '../tests/e2e/helpers.mjs';
 
 const runs = Number(scriptArg('runs', '1'));
 const doNext = scriptArg('next', '1') !== '0';
@@ -25,6 +35,8 @@ const ADDRESSES = [
 
 const observe = () => {
   window.__long = [];
+  window.__stops = [];
+  document.addEventListener('failoverlab:tourstop', (e) => window.__stops.push(e.detail.index));
   new PerformanceObserver((l) => {
     for (const e of l.getEntries()) window.__long.push([e.startTime, e.duration]);
   }).observe({ type: 'longtask', buffered: true });
@@ -39,6 +51,74 @@ const summary = (long) => ({
 const srv = await startServer(WWW);
 const browser = await launchBrowser();
 try {
+  if (process.argv.includes('--all-tours')) await allTours(scriptArg('only', ''));
+  else await addresses();
+} finally {
+  await browser.close();
+  await srv.close();
+}
+
+/** The tour's stop shows (its tourstop event came): the page ready, no seek (lane A's or the lanes') under way, the card not busy, at stop `index`. */
+function atStop(index) {
+  return (
+    document.body.dataset.ready === 'true' &&
+    window.__stops.includes(index) &&
+    window.failoverLab.seeking === null &&
+    document.getElementById('tour')?.getAttribute('aria-busy') !== 'true' &&
+    window.failoverLab.tour().index === index
+  );
+}
+
+/** Every tour: each stop by deep link, then Next through it (--all-tours). */
+async function allTours(only) {
+  const dir = path.join(ROOT, 'scenarios');
+  const files = fs.readdirSync(dir)
+    .filter((f) => /^tour-\d+-.*\.json$/.test(f) && f.includes(only))
+    .sort((a, b) => parseInt(a.slice(5), 10) - parseInt(b.slice(5), 10));
+  const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+  await page.addInitScript(observe);
+  const settle = () => page.evaluate(async () => {
+    // A split draw's second half and a deferred draw come in the tasks just after.
+    for (let i = 0; i < 3; i++) await new Promise((res) => requestAnimationFrame(res));
+    await new Promise((res) => setTimeout(res, 300));
+    return window.__long.splice(0);
+  });
+  for (const file of files) {
+    const stops = JSON.parse(fs.readFileSync(path.join(dir, file), 'utf8')).tour.length;
+    const opens = [];
+    let worst = null;
+    const note = (where, long) => {
+      for (const [, d] of long) if (!worst || d > worst.ms) worst = { ms: Math.round(d), where };
+    };
+    for (let n = 1; n <= stops; n++) {
+      await page.goto(`${srv.baseUrl}/?scenario=${file}&stop=${n}`);
+      await page.waitForFunction(atStop, n - 1, { timeout: 300000, polling: 200 });
+      const long = await settle();
+      opens.push(...long);
+      note(`stop=${n}`, long);
+    }
+    const nexts = [];
+    await page.goto(`${srv.baseUrl}/?scenario=${file}&stop=1`);
+    await page.waitForFunction(atStop, 0, { timeout: 300000, polling: 200 });
+    await settle();
+    for (let i = 1; i < stops; i++) {
+      await page.evaluate(() => {
+        window.__stops.length = 0;
+        document.querySelector('#tour [data-tour="next"]').click();
+      });
+      await page.waitForFunction(atStop, i, { timeout: 300000, polling: 100 });
+      const long = await settle();
+      nexts.push(...long);
+      note(`Next to ${i + 1}`, long);
+    }
+    const all = [...opens, ...nexts];
+    console.log(JSON.stringify({ tour: file.replace(/\.json$/, ''), stops, opens: summary(opens), nexts: summary(nexts), over100: all.filter((x) => x[1] > 100).length, longestMs: worst?.ms ?? 0, longestAt: worst?.where ?? null }));
+  }
+  await page.close();
+}
+
+/** The few addresses, and tour 19's Nexts (the default). */
+async function addresses() {
   for (const [name, url] of ADDRESSES) {
     for (let r = 0; r < runs; r++) {
       const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
@@ -83,7 +163,4 @@ try {
     }
     await page.close();
   }
-} finally {
-  await browser.close();
-  await srv.close();
 }

@@ -10,15 +10,18 @@
 // longest task. Reported, never asserted: this is a benchmark.
 //
 // With --all-tours, every scenarios/tour-*.json instead (or those whose
-// file name contains --only): each of its stops opened by deep link
+// file name starts with one of --only, comma-separated): each of its stops opened by deep link
 // (/?scenario=FILE&stop=N, until the stop shows, compare lanes included),
 // then a walk from stop 1 to the last by Next; one line per tour with the
 // long tasks of its openings and of its Nexts (count, longest, over 100 ms)
 // and where the longest came.
 //
 //   node scripts/bench-responsive.mjs [--runs 1] [--next 1]
-//   node scripts/bench-responsive.mjs --all-tours [--only tour-12]
+//   node scripts/bench-responsive.mjs --all-tours [--only tour-12,tour-16] [--www DIR]
 //
+// A stop that does not show within --timeout ms (default 300000) is
+// reported as stuck (with what the page says of its seek) and the tour goes
+// on. --www serves another copy of the site (a build from before a change).
 // Needs `make build`.
 import fs from 'node:fs';
 import path from 'node:path';
@@ -48,7 +51,8 @@ const summary = (long) => ({
   over100: long.filter((x) => x[1] > 100).length,
 });
 
-const srv = await startServer(WWW);
+const srv = await startServer(scriptArg('www', WWW));
+const TIMEOUT = Number(scriptArg('timeout', '300000'));
 const browser = await launchBrowser();
 try {
   if (process.argv.includes('--all-tours')) await allTours(scriptArg('only', ''));
@@ -73,7 +77,7 @@ function atStop(index) {
 async function allTours(only) {
   const dir = path.join(ROOT, 'scenarios');
   const files = fs.readdirSync(dir)
-    .filter((f) => /^tour-\d+-.*\.json$/.test(f) && f.includes(only))
+    .filter((f) => /^tour-\d+-.*\.json$/.test(f) && only.split(',').some((o) => !o || f.startsWith(`${o}-`)))
     .sort((a, b) => parseInt(a.slice(5), 10) - parseInt(b.slice(5), 10));
   const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
   await page.addInitScript(observe);
@@ -86,33 +90,46 @@ async function allTours(only) {
   for (const file of files) {
     const stops = JSON.parse(fs.readFileSync(path.join(dir, file), 'utf8')).tour.length;
     const opens = [];
+    const stuck = [];
     let worst = null;
     const note = (where, long) => {
       for (const [, d] of long) if (!worst || d > worst.ms) worst = { ms: Math.round(d), where };
     };
+    /** Wait for the stop; false (and noted) when it never shows. */
+    const reach = async (index, where) => {
+      try {
+        await page.waitForFunction(atStop, index, { timeout: TIMEOUT, polling: 200 });
+        return true;
+      } catch (e) {
+        if (e.name !== 'TimeoutError') throw e;
+        stuck.push({ where, state: await page.evaluate(() => ({ index: window.failoverLab?.tour().index, stops: window.__stops, seeking: window.failoverLab?.seeking, busy: document.getElementById('tour')?.getAttribute('aria-busy'), now: window.failoverLab?.now() })) });
+        return false;
+      }
+    };
     for (let n = 1; n <= stops; n++) {
       await page.goto(`${srv.baseUrl}/?scenario=${file}&stop=${n}`);
-      await page.waitForFunction(atStop, n - 1, { timeout: 300000, polling: 200 });
+      await reach(n - 1, `stop=${n}`);
       const long = await settle();
       opens.push(...long);
       note(`stop=${n}`, long);
     }
     const nexts = [];
     await page.goto(`${srv.baseUrl}/?scenario=${file}&stop=1`);
-    await page.waitForFunction(atStop, 0, { timeout: 300000, polling: 200 });
+    const walk = await reach(0, 'walk from stop=1');
     await settle();
-    for (let i = 1; i < stops; i++) {
+    for (let i = 1; walk && i < stops; i++) {
       await page.evaluate(() => {
         window.__stops.length = 0;
         document.querySelector('#tour [data-tour="next"]').click();
       });
-      await page.waitForFunction(atStop, i, { timeout: 300000, polling: 100 });
+      const there = await reach(i, `Next to ${i + 1}`);
       const long = await settle();
       nexts.push(...long);
       note(`Next to ${i + 1}`, long);
+      if (!there) break;
     }
     const all = [...opens, ...nexts];
-    console.log(JSON.stringify({ tour: file.replace(/\.json$/, ''), stops, opens: summary(opens), nexts: summary(nexts), over100: all.filter((x) => x[1] > 100).length, longestMs: worst?.ms ?? 0, longestAt: worst?.where ?? null }));
+    console.log(JSON.stringify({ tour: file.replace(/\.json$/, ''), stops, opens: summary(opens), nexts: summary(nexts), over100: all.filter((x) => x[1] > 100).length, longestMs: worst?.ms ?? 0, longestAt: worst?.where ?? null, ...(stuck.length ? { stuck } : {}) }));
   }
   await page.close();
 }

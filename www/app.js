@@ -171,6 +171,7 @@ class App {
         return this.compare ? this.compare.estimateMs(t, e) : e;
       },
       seekInSlices: (t, progress) => this.seekInSlices(t, progress),
+      paced: () => this.lab.msPerSimMs !== null,
       queryRoot: document,
       onStop: (i, stop) => {
         this.events.tourStop(i, this.tour.stops.length, stop);
@@ -182,7 +183,8 @@ class App {
           if (m) this.partitions.reveal(m[1], Number(m[2]));
         }
         for (const n of names) for (const sel of highlightSelectors(n)) document.querySelectorAll(sel).forEach((el) => this.fold(el.closest('section.panel.folded'), false));
-        this.draw();
+        // The seek to the stop drew the rest: drawn again only for a panel just unfolded (issue 63).
+        if (this.dirty) this.draw();
       },
       offScript: () => offScript(this.lab),
       whatIf: () => {
@@ -259,8 +261,9 @@ class App {
       this.tour.load(waiting.stops, waiting.intro);
       // A stop asked for before the card loaded (?stop=K): reached as a
       // reader's Next is, announced and a slice per frame when it is long.
+      // Its go drew the stop (issue 63: not twice in one task).
       if (waiting.wanted !== null) this.tour.step(waiting.wanted);
-      if (!this.lab.seekJob) this.draw();
+      else if (!this.lab.seekJob) this.draw();
     }).catch((e) => this.showError(`The tour did not load: ${e.message}`));
     return this.tourLoad;
   }

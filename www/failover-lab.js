@@ -526,6 +526,7 @@ class FailoverLabElement extends HTMLElement {
           return this.cmp ? this.cmp.estimateMs(t, e) : e;
         },
         seekInSlices: (t, progress) => this.seekInSlices(t, progress),
+        paced: () => this.lab.msPerSimMs !== null,
         queryRoot: this.shadowRoot,
         // The host page scrolls to a stop's evidence when the reader steps, not for a script's tourNext().
         placeForReader: true,

@@ -369,11 +369,16 @@ export class Compare {
     if (!this.behind().length) this.findDivergence();
   }
 
-  /** The lanes still on their way to the lead's time: [{ i (lane index), lab }]. */
+  /**
+   * The lanes still on their way to the lead's time: [{ i (lane index), lab }].
+   * A lane not built yet counts once the lead has landed: it is built for
+   * the time the lead lands on (step), and said so from then on.
+   */
   behind() {
+    const lead = this.host.lab;
     const out = [];
     this.followers.forEach((f, j) => {
-      if (f.seekJob || f.unbuilt) out.push({ i: j + 1, lab: f });
+      if (f.seekJob || (f.unbuilt && !lead.seekJob)) out.push({ i: j + 1, lab: f });
     });
     return out;
   }
@@ -400,8 +405,8 @@ export class Compare {
 
   /** Land every lane now, in one go (whatever reads a lane's world does first). */
   settle() {
-    if (!this.behind().length) return;
     this.buildAll();
+    if (!this.behind().length) return;
     for (const { lab } of this.behind()) lab.settle();
     this.findDivergence();
   }

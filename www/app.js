@@ -183,8 +183,9 @@ class App {
           if (m) this.partitions.reveal(m[1], Number(m[2]));
         }
         for (const n of names) for (const sel of highlightSelectors(n)) document.querySelectorAll(sel).forEach((el) => this.fold(el.closest('section.panel.folded'), false));
-        // The seek to the stop drew the rest: drawn again only for a panel just unfolded (issue 63).
-        if (this.dirty) this.draw();
+        // The seek to the stop drew the page: drawn again (issue 63: not twice in one
+        // task for nothing) only for a panel just unfolded or one a burst of seeks left stale.
+        if (this.dirty || this.stale.size) this.draw();
       },
       offScript: () => offScript(this.lab),
       whatIf: () => {

@@ -536,7 +536,7 @@ class App {
   }
   seek(t) {
     this.pendingSeek = null;
-    this.seeks.drop();
+    this.seeks.drop(t);
     this.attempt(() => {
       this.lab.seek(t);
       this.shown(() => this.draw());

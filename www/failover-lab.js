@@ -1115,9 +1115,10 @@ class FailoverLabElement extends HTMLElement {
   /** Time travel to t ms (clamped to a locked range). */
   seek(t) {
     this.pendingSeek = null;
-    this.seeks.drop();
+    const to = this.clamp(Number(t) || 0);
+    this.seeks.drop(to);
     const lab = this.labReady();
-    lab.seek(this.clamp(Number(t) || 0));
+    lab.seek(to);
     this.simTarget = lab.now();
     this.draw();
   }

@@ -92,3 +92,27 @@ test('a deep link to a stop: the stop shows after the card was busy, the same wo
   assert.equal(r.hash, cliHash(stops[n - 1].at_ms));
   assert.deepEqual(app.errors, []);
 });
+
+test("a deep link to any stop of a compare tour reaches it and says so (tourstop), though lane A's rebuild for the lanes takes the stop's seek over", async () => {
+  app.errors.length = 0;
+  const page = await app.page.context().newPage();
+  await page.addInitScript(() => {
+    window.__stops = [];
+    document.addEventListener('failoverlab:tourstop', (e) => window.__stops.push(e.detail.index));
+  });
+  try {
+    for (const file of ['tour-15-unclean-committed-offsets.json', 'tour-16-replication-factor.json']) {
+      const its = JSON.parse(fs.readFileSync(path.join(WWW, 'scenarios', file), 'utf8')).tour;
+      for (let n = 1; n <= its.length; n++) {
+        await page.goto(`${app.baseUrl}/?scenario=${file}&stop=${n}`);
+        await page.waitForFunction((i) => window.__stops.includes(i) && window.failoverLab?.seeking === null, n - 1, { timeout: 60000 });
+        const r = await page.evaluate(() => ({ index: failoverLab.tour().index, now: failoverLab.now(), lanes: failoverLab.lanes().length }));
+        assert.deepEqual(r, { index: n - 1, now: its[n - 1].at_ms, lanes: r.lanes }, `${file} stop ${n}`);
+        assert.ok(r.lanes >= 2, `${file} stop ${n}: the lanes are there`);
+      }
+    }
+  } finally {
+    await page.close();
+  }
+  assert.deepEqual(app.errors, []);
+});

@@ -171,6 +171,7 @@ class App {
         return this.compare ? this.compare.estimateMs(t, e) : e;
       },
       seekInSlices: (t, progress) => this.seekInSlices(t, progress),
+      paced: () => this.lab.msPerSimMs !== null,
       queryRoot: document,
       onStop: (i, stop) => {
         this.events.tourStop(i, this.tour.stops.length, stop);
@@ -182,7 +183,9 @@ class App {
           if (m) this.partitions.reveal(m[1], Number(m[2]));
         }
         for (const n of names) for (const sel of highlightSelectors(n)) document.querySelectorAll(sel).forEach((el) => this.fold(el.closest('section.panel.folded'), false));
-        this.draw();
+        // The seek to the stop drew the page: drawn again (issue 63: not twice in one
+        // task for nothing) only for a panel just unfolded or one a burst of seeks left stale.
+        if (this.dirty || this.stale.size) this.draw();
       },
       offScript: () => offScript(this.lab),
       whatIf: () => {
@@ -259,8 +262,9 @@ class App {
       this.tour.load(waiting.stops, waiting.intro);
       // A stop asked for before the card loaded (?stop=K): reached as a
       // reader's Next is, announced and a slice per frame when it is long.
+      // Its go drew the stop (issue 63: not twice in one task).
       if (waiting.wanted !== null) this.tour.step(waiting.wanted);
-      if (!this.lab.seekJob) this.draw();
+      else if (!this.lab.seekJob) this.draw();
     }).catch((e) => this.showError(`The tour did not load: ${e.message}`));
     return this.tourLoad;
   }
@@ -532,7 +536,7 @@ class App {
   }
   seek(t) {
     this.pendingSeek = null;
-    this.seeks.drop();
+    this.seeks.drop(t);
     this.attempt(() => {
       this.lab.seek(t);
       this.shown(() => this.draw());

@@ -9,6 +9,10 @@
 // (Lab.seekBegin) that the host's frames replay a slice at a time (step),
 // the lane shown as computing meanwhile; a newer target takes over from
 // where it got, and whatever reads a lane's world lands it first (settle).
+// Entering compare mode builds lane A's world only: the other lanes' worlds
+// are built one per frame after it (step), each a task of its own, so that
+// three or four worlds and their replays never make one long task; a lane
+// not built yet shows as computing, from 0, like one on its way.
 // The core applies the settings (WasmLab.withSettings), by the same rules as `failover-lab run FILE --set`,
 // so each lane's report is the CLI's. Bundled with lanes.js (the drawing)
 // and loaded on demand; it imports nothing: the lanes' Lab class is the
@@ -90,6 +94,17 @@ function drop(f) {
   }
 }
 
+/**
+ * Where lane `f` is on its way to the lead's time, as its bar says it: {
+ * target, at (the simulated ms reached) }, or null once it has landed. A
+ * lane whose world is not built yet (Compare.set) is at 0 on its way to
+ * where the lead is going.
+ */
+export function laneWay(f, lead) {
+  if (f.unbuilt) return { target: lead.destination(), at: 0 };
+  return f.seekJob ? { target: f.seekJob.target, at: Math.min(f.now(), f.seekJob.target) } : null;
+}
+
 /** Rebuild lane `f` at 0 with these switches and actions, then take it to t (travel). */
 function rebuildLane(f, { overrides, actions }, t, pace) {
   drop(f);
@@ -149,7 +164,8 @@ export class Compare {
    * string throws an Error naming the lane and the key; the running lab is kept.
    * Lane A, rebuilt with its settings, is left at 0: the host takes it back
    * to its time as a reader's seek goes (a long way in slices); the other
-   * lanes follow it there.
+   * lanes follow it there, their worlds built one per frame (step) once it
+   * has landed.
    */
   set(text) {
     const lead = this.host.lab;
@@ -164,7 +180,6 @@ export class Compare {
     // Every lane must build from this scenario before anything changes.
     const lanes = lead.checkLanes(text);
     this.dispose();
-    const t = lead.destination();
     lead.laneSettings = lanes[0];
     lead.endSeek();
     lead.rebuild(0);
@@ -178,7 +193,8 @@ export class Compare {
       f.W = lead.W;
       f.laneSettings = l;
       f.base = lead.base;
-      rebuildLane(f, { overrides: lead.overrides, actions: copyActions(lead.actions) }, t, lead.msPerSimMs);
+      // Built by a frame of its own (step), or at once by whatever reads it (settle).
+      f.unbuilt = true;
       return f;
     });
   }
@@ -195,6 +211,22 @@ export class Compare {
     this.pairs = [];
     this.text = null;
     this.div = null;
+  }
+
+  /**
+   * Build follower `f`'s world, which set left for later: the lead's
+   * switches and actions at 0, then on its way to the lead's time (travel;
+   * a long way is made by the frames after this one).
+   */
+  build(f) {
+    const lead = this.host.lab;
+    f.unbuilt = false;
+    rebuildLane(f, { overrides: lead.overrides, actions: copyActions(lead.actions) }, lead.destination(), lead.msPerSimMs);
+  }
+
+  /** Build every lane set left unbuilt, now. */
+  buildAll() {
+    for (const f of this.followers) if (f.unbuilt) this.build(f);
   }
 
   /**
@@ -227,6 +259,8 @@ export class Compare {
       return;
     }
     if (keep + list.length > LANE_NAMES.length) throw new Error(`fork: at most ${LANE_NAMES.length} lanes (A to ${LANE_NAMES.at(-1)}); remove a lane first`);
+    // A fork is derived from its parent's switches and actions: a parent's world is built first.
+    this.buildAll();
     const t = lead.now();
     const settings = this.settings.slice(0, keep);
     if (!settings.length) settings.push(lead.laneSettings ?? '');
@@ -301,6 +335,8 @@ export class Compare {
     const pace = lead.msPerSimMs;
     const labs = this.labs();
     for (const [j, f] of this.followers.entries()) {
+      // Built later from the lead as it is then (build): nothing to follow yet.
+      if (f.unbuilt) continue;
       const fk = this.forkOf(j + 1);
       if (fk) {
         // A fork shares its parent's past: derived again when that changed.
@@ -333,25 +369,35 @@ export class Compare {
     if (!this.behind().length) this.findDivergence();
   }
 
-  /** The lanes still on their way to the lead's time: [{ i (lane index), lab }]. */
+  /**
+   * The lanes still on their way to the lead's time: [{ i (lane index), lab }].
+   * A lane not built yet counts once the lead has landed: it is built for
+   * the time the lead lands on (step), and said so from then on.
+   */
   behind() {
+    const lead = this.host.lab;
     const out = [];
     this.followers.forEach((f, j) => {
-      if (f.seekJob) out.push({ i: j + 1, lab: f });
+      if (f.seekJob || (f.unbuilt && !lead.seekJob)) out.push({ i: j + 1, lab: f });
     });
     return out;
   }
 
   /**
-   * One frame of the lanes' catch-up: the lanes behind share `workMs` of
+   * One frame of the lanes' catch-up: a lane not built yet is built (one
+   * world is this frame's work), else the lanes behind share `workMs` of
    * the core's work (Lab.seekSlice). True once every lane has landed (the
    * divergences are then found again).
    */
   step(workMs = LANE_FRAME_MS) {
     const late = this.behind();
     if (!late.length) return true;
-    const each = Math.max(1, workMs / late.length);
-    for (const { lab } of late) lab.seekSlice(each);
+    const next = late.find(({ lab }) => lab.unbuilt);
+    if (next) this.build(next.lab);
+    else {
+      const each = Math.max(1, workMs / late.length);
+      for (const { lab } of late) lab.seekSlice(each);
+    }
     if (this.behind().length) return false;
     this.findDivergence();
     return true;
@@ -359,9 +405,9 @@ export class Compare {
 
   /** Land every lane now, in one go (whatever reads a lane's world does first). */
   settle() {
-    const late = this.behind();
-    if (!late.length) return;
-    for (const { lab } of late) lab.settle();
+    this.buildAll();
+    if (!this.behind().length) return;
+    for (const { lab } of this.behind()) lab.settle();
     this.findDivergence();
   }
 
@@ -424,8 +470,7 @@ export class Compare {
    */
   progress() {
     return this.behind().map(({ i, lab }) => {
-      const target = lab.seekJob.target;
-      const at = lab.now();
+      const { target, at } = laneWay(lab, this.host.lab);
       return { lane: LANE_NAMES[i], target, at, progress: target > 0 ? Math.min(1, at / target) : 1 };
     });
   }

@@ -526,6 +526,7 @@ class FailoverLabElement extends HTMLElement {
           return this.cmp ? this.cmp.estimateMs(t, e) : e;
         },
         seekInSlices: (t, progress) => this.seekInSlices(t, progress),
+        paced: () => this.lab.msPerSimMs !== null,
         queryRoot: this.shadowRoot,
         // The host page scrolls to a stop's evidence when the reader steps, not for a script's tourNext().
         placeForReader: true,
@@ -1114,9 +1115,10 @@ class FailoverLabElement extends HTMLElement {
   /** Time travel to t ms (clamped to a locked range). */
   seek(t) {
     this.pendingSeek = null;
-    this.seeks.drop();
+    const to = this.clamp(Number(t) || 0);
+    this.seeks.drop(to);
     const lab = this.labReady();
-    lab.seek(this.clamp(Number(t) || 0));
+    lab.seek(to);
     this.simTarget = lab.now();
     this.draw();
   }

@@ -10,6 +10,8 @@
 // (page or element), so this module (bundled with compare.js) adds no second
 // copy of them. LANES_CSS is its stylesheet, added by the host when it loads.
 
+import { laneWay } from './compare.js';
+
 export { Compare, setForkBuilder } from './compare.js';
 
 /** An action as a reader says it: "crash broker 2", "produce 10 to orders-0". */
@@ -365,7 +367,7 @@ export class LanesView {
     // A lane still on its way to the lead's time (compare.js step) is not
     // read: its world is half-way there. It shows how far it got, and what
     // it showed before stays dimmed, as do the table and the divergence.
-    const behind = labs.map((lab) => !!lab.seekJob);
+    const behind = labs.map((lab) => !!laneWay(lab, labs[0]));
     const late = behind.some(Boolean);
     const wall = performance.now();
     // The first update after every lane landed draws their figures at once.
@@ -394,7 +396,7 @@ export class LanesView {
     const reports = fresh ? labs.map((lab, i) => (behind[i] ? null : lab.report())) : null;
     labs.forEach((lab, i) => {
       const l = this.lanes[i];
-      this.drawBusy(l, lab, behind[i]);
+      this.drawBusy(l, lab, behind[i], labs[0]);
       if (behind[i]) return;
       const view = views[i];
       if (!l.folded) {
@@ -419,10 +421,10 @@ export class LanesView {
    */
   progress(compare) {
     const labs = compare.labs();
-    const behind = labs.map((lab) => !!lab.seekJob);
+    const behind = labs.map((lab) => !!laneWay(lab, labs[0]));
     if (this.key !== compare.key || this.lanes.some((l, i) => l.behind && !behind[i])) return this.update(compare);
     this.drawWait(labs, behind);
-    labs.forEach((lab, i) => this.drawBusy(this.lanes[i], lab, behind[i]));
+    labs.forEach((lab, i) => this.drawBusy(this.lanes[i], lab, behind[i], labs[0]));
   }
 
   /** The line above the table while lanes catch up: which, and that what shows is from before. */
@@ -438,7 +440,7 @@ export class LanesView {
   }
 
   /** Lane l's catch-up: "Lane B: computing … 12.4 s of 30.0 s" and its bar, or nothing once landed. */
-  drawBusy(l, lab, behind) {
+  drawBusy(l, lab, behind, lead) {
     if (behind !== l.behind) {
       l.behind = behind;
       l.busy.hidden = !behind;
@@ -447,10 +449,9 @@ export class LanesView {
       else l.el.removeAttribute('aria-busy');
     }
     if (!behind) return;
-    const target = lab.seekJob.target;
-    const at = Math.min(lab.now(), target);
+    const { target, at } = laneWay(lab, lead);
     const of = `${(at / 1000).toFixed(1)} s of ${(target / 1000).toFixed(1)} s`;
-    const pct = target > 0 ? Math.round((100 * at) / target) : 100;
+    const pct = lab.unbuilt ? 0 : target > 0 ? Math.round((100 * at) / target) : 100;
     l.busyText.textContent = `Lane ${l.el.dataset.lane}: computing … ${of}`;
     l.busyBar.firstChild.style.width = `${pct}%`;
     l.busyBar.setAttribute('aria-valuenow', String(pct));

@@ -176,9 +176,13 @@ export class TourGuide {
     if (!this.active || this.busy) return;
     i = Math.max(-1, Math.min(this.stops.length - 1, i));
     const t = i < 0 ? 0 : this.stops[i].at_ms;
+    // A fresh lab's first estimate runs the core to time it (Lab.estimateSeekMs):
+    // then the stop is reached by the frames after this task (issue 63),
+    // never with the measuring, the seek and the draw in one task.
+    const timed = this.host.paced?.() === false && t !== this.host.now();
     const est = this.host.estimateMs?.(t);
     const now = this.host.now();
-    if (!inSlices(est, t, now) || !(this.host.seekInSlices || isAnnounced(est))) {
+    if (!(timed && this.host.seekInSlices) && (!inSlices(est, t, now) || !(this.host.seekInSlices || isAnnounced(est)))) {
       this.go(i, true);
       return;
     }

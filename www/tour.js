@@ -173,7 +173,9 @@ export class SeekSlicer {
     this.sayTarget = t;
     this.guessed = est > 0;
     if (lab.seekJob || announced(est)) this.say(seekingText(t, est));
-    this.release(false); // it takes over from a tour's long stop
+    // It takes over from a tour's long stop, unless it goes where the stop is
+    // (a scenario's compare lanes rebuilding lane A under a deep link's stop).
+    if (this.tour?.t !== t) this.release(false);
     this.host.attempt(() => lab.seekBegin(t));
     this.host.bar(lab.seekProgress());
     return true;
@@ -184,7 +186,7 @@ export class SeekSlicer {
     this.drop();
     this.sayTarget = null;
     return new Promise((resolve) => {
-      this.tour = { resolve, progress };
+      this.tour = { resolve, progress, t };
       const lab = this.host.lab();
       this.host.attempt(() => lab.seekBegin(t));
       if (!lab.seekJob) this.land();
@@ -225,11 +227,14 @@ export class SeekSlicer {
     if (this.saying || this.tour) this.drop();
   }
 
-  /** The seek's note goes, and a tour's stop it ran to is not reached. */
-  drop() {
+  /**
+   * The seek's note goes, and a tour's stop it ran to is not reached, unless
+   * the seek made in its place (to `t`, in one go) goes there.
+   */
+  drop(t) {
     this.sayTarget = null;
     if (this.saying) this.say(null);
-    this.release(false);
+    this.release(t != null && this.tour?.t === t);
   }
 
   /**

@@ -1,0 +1,118 @@
+// A tour's first step on a fresh lab never measures, seeks and draws in
+// one task (issue 63): the lab's first estimate runs the core to time it
+// (Lab.estimateSeekMs), so the stop is then reached by the frames after
+// the click (the card busy meanwhile, as for a long stop), and a deep link
+// to a stop the same way. Later steps, timed, go at once as before. The
+// stop reached is the one a seek in one go reaches (trace hash, the CLI's
+// run). Needs `make build`.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { startApp, cli, WWW } from './helpers.mjs';
+
+const TOUR = 'tour-5-rejoining-leader.json';
+let app;
+
+before(async () => {
+  assert.ok(fs.existsSync(path.join(WWW, 'dist', 'tour-guide.js')), 'run `make build` first');
+  app = await startApp({ viewport: { width: 1400, height: 900 } });
+});
+
+after(async () => {
+  await app?.close();
+});
+
+const stops = JSON.parse(fs.readFileSync(path.join(WWW, 'scenarios', TOUR), 'utf8')).tour;
+const cliHash = (t) => JSON.parse(cli(['run', `scenarios/${TOUR}`, '--until', String(t), '--format', 'json'])).trace_hash;
+
+test("the first Next on a fresh page: the click's task only times the core, the stop comes in the frames after it", async () => {
+  app.errors.length = 0;
+  const page = app.page;
+  await page.goto(`${app.baseUrl}/?scenario=${TOUR}`);
+  await page.waitForSelector('body[data-ready="true"]', { timeout: 60000 });
+  await page.waitForSelector('#tour [data-tour="next"]', { timeout: 60000 });
+  const r = await page.evaluate(async () => {
+    const frame = () => new Promise((res) => requestAnimationFrame(res));
+    const card = document.getElementById('tour');
+    let stop = null;
+    document.addEventListener('failoverlab:tourstop', (e) => (stop ??= { index: e.detail.index, at: e.detail.at_ms, now: failoverLab.now() }), { once: true });
+    const was = { index: failoverLab.tour().index, now: failoverLab.now() };
+    card.querySelector('[data-tour="next"]').click();
+    // Still in the click's task (read from the card: the API would land the seek first).
+    const inClick = { busy: card.getAttribute('aria-busy'), stop, on: [...card.querySelectorAll('.tour-dot')].findIndex((d) => d.classList.contains('on')) };
+    let frames = 0;
+    while (!stop || card.getAttribute('aria-busy') === 'true') {
+      await frame();
+      frames++;
+    }
+    return { was, inClick, stop, frames, hash: failoverLab.report().trace_hash, now: failoverLab.now() };
+  });
+  assert.deepEqual(r.was, { index: -1, now: 0 });
+  assert.equal(r.inClick.busy, 'true', 'the card waits for the frames');
+  assert.equal(r.inClick.stop, null, 'no stop shown in the click\u2019s task');
+  assert.equal(r.inClick.on, -1, 'the card still at its intro');
+  assert.ok(r.frames >= 1);
+  assert.deepEqual(r.stop, { index: 0, at: stops[0].at_ms, now: stops[0].at_ms });
+  assert.equal(r.now, stops[0].at_ms);
+  assert.equal(r.hash, cliHash(stops[0].at_ms), 'the CLI\u2019s run to the stop');
+  assert.deepEqual(app.errors, []);
+});
+
+test('a deep link to a stop: the stop shows after the card was busy, the same world as a seek in one go', async () => {
+  app.errors.length = 0;
+  const page = app.page;
+  const n = 4;
+  await page.addInitScript(() => {
+    window.__busy = [];
+    window.__stop = null;
+    document.addEventListener('failoverlab:tourstop', (e) => (window.__stop ??= e.detail.index));
+    new MutationObserver(() => {
+      const card = document.getElementById('tour');
+      if (!card) return;
+      const b = card.getAttribute('aria-busy');
+      if (window.__busy.at(-1) !== b) window.__busy.push(b);
+    }).observe(document, { subtree: true, attributes: true, attributeFilter: ['aria-busy'] });
+  });
+  await page.goto(`${app.baseUrl}/?scenario=${TOUR}&stop=${n}`);
+  await page.waitForFunction(() => window.__stop !== null && window.failoverLab?.seeking === null && document.getElementById('tour').getAttribute('aria-busy') !== 'true', null, { timeout: 60000 });
+  const r = await page.evaluate(() => ({ busy: window.__busy, stop: window.__stop, index: failoverLab.tour().index, now: failoverLab.now(), hash: failoverLab.report().trace_hash }));
+  assert.equal(r.stop, n - 1);
+  assert.equal(r.index, n - 1);
+  assert.deepEqual(r.busy, ['true', null], 'busy while the frames took the lab there');
+  assert.equal(r.now, stops[n - 1].at_ms);
+  // In one go: the API's seek on a page at 0.
+  await page.goto(`${app.baseUrl}/?scenario=${TOUR}`);
+  await page.waitForSelector('body[data-ready="true"]', { timeout: 60000 });
+  const once = await page.evaluate((t) => {
+    failoverLab.seek(t);
+    return failoverLab.report().trace_hash;
+  }, stops[n - 1].at_ms);
+  assert.equal(r.hash, once);
+  assert.equal(r.hash, cliHash(stops[n - 1].at_ms));
+  assert.deepEqual(app.errors, []);
+});
+
+test("a deep link to any stop of a compare tour reaches it and says so (tourstop), though lane A's rebuild for the lanes takes the stop's seek over", async () => {
+  app.errors.length = 0;
+  const page = await app.page.context().newPage();
+  await page.addInitScript(() => {
+    window.__stops = [];
+    document.addEventListener('failoverlab:tourstop', (e) => window.__stops.push(e.detail.index));
+  });
+  try {
+    for (const file of ['tour-15-unclean-committed-offsets.json', 'tour-16-replication-factor.json']) {
+      const its = JSON.parse(fs.readFileSync(path.join(WWW, 'scenarios', file), 'utf8')).tour;
+      for (let n = 1; n <= its.length; n++) {
+        await page.goto(`${app.baseUrl}/?scenario=${file}&stop=${n}`);
+        await page.waitForFunction((i) => window.__stops.includes(i) && window.failoverLab?.seeking === null, n - 1, { timeout: 60000 });
+        const r = await page.evaluate(() => ({ index: failoverLab.tour().index, now: failoverLab.now(), lanes: failoverLab.lanes().length }));
+        assert.deepEqual(r, { index: n - 1, now: its[n - 1].at_ms, lanes: r.lanes }, `${file} stop ${n}`);
+        assert.ok(r.lanes >= 2, `${file} stop ${n}: the lanes are there`);
+      }
+    }
+  } finally {
+    await page.close();
+  }
+  assert.deepEqual(app.errors, []);
+});

@@ -58,8 +58,13 @@ trap cleanup EXIT INT TERM
 # The partition assignment is an input, not a result: Kafka's KRaft placer is randomised, so
 # the driver creates topics with the simulator's default placement (round-robin, or
 # rack-aware when the scenario has racks), read from the simulator's CLI when it is built.
-sim_bin="$repo/target/release/failover-lab"
-[[ -x "$sim_bin" ]] || sim_bin="$repo/target/debug/failover-lab"
+# Looked for before each run, not once: a recording queued while the simulator is still being
+# built must not fall back to the driver's round-robin placement for the whole queue (rack-failure,
+# 2026-12-06, recorded with Kafka's placement that way). A scenario with racks needs the simulator.
+find_sim() {
+  sim_bin="$repo/target/release/failover-lab"
+  [[ -x "$sim_bin" ]] || sim_bin="$repo/target/debug/failover-lab"
+}
 
 runs="${RUNS:-3}"
 runs_dir=$(mktemp -d /tmp/flab-kdiff-runs.XXXXXX)
@@ -78,6 +83,12 @@ for s in "${scenarios[@]}"; do
   : > "$pidfile"
   echo "== $name run $k of $runs (run_until_ms $until_ms, time limit ${limit}s, work $work)"
   assignment_args=()
+  find_sim
+  if [[ ! -x "$sim_bin" ]] && grep -q '"rack' "$f"; then
+    echo "   $name: no simulator binary (cargo build --release) for its rack-aware placement: not recorded"
+    ok=0
+    break
+  fi
   if [[ -x "$sim_bin" ]]; then
     "$sim_bin" run "$f" --format json | python3 -c '
 import json, sys

@@ -170,16 +170,6 @@ pub enum TraceKind {
         groups: Vec<String>,
         records: u64,
     },
-    /// A coordinator gave up a stable OffsetFetch: the offsets partition's
-    /// high watermark did not reach what it had written within
-    /// offsets.commit.timeout.ms (answered NOT_COORDINATOR).
-    StableOffsetFetchTimedOut {
-        broker: BrokerId,
-        group: String,
-        partition: u32,
-        high_watermark: u64,
-        written: u64,
-    },
     /// A group consumer learned which broker coordinates its group.
     CoordinatorFound {
         consumer: String,
@@ -542,15 +532,6 @@ mod tests {
                 group: "g\"".into(),
                 member: "c1-7".into(),
             },
-            // A stable OffsetFetch waits out offsets.commit.timeout.ms only
-            // when the offsets partition's HW stays behind for 5 s.
-            TraceKind::StableOffsetFetchTimedOut {
-                broker: 2,
-                group: "g\t".into(),
-                partition: 31,
-                high_watermark: 12,
-                written: 14,
-            },
         ];
         for kind in by_hand {
             let event = TraceEvent {
@@ -590,6 +571,6 @@ mod tests {
         }
         assert!(files >= 20, "{files} scenario files");
         // Every kind there is.
-        assert_eq!(kinds.len(), 43, "{kinds:?}");
+        assert_eq!(kinds.len(), 42, "{kinds:?}");
     }
 }

@@ -110,17 +110,6 @@ pub fn offsets_partition_in(config: &ClusterConfig, group: &str) -> Option<Parti
     Some(first + offsets_partition_for(group, n) as usize)
 }
 
-/// A stable OffsetFetch waiting for the offsets partition's high watermark.
-#[derive(Clone, Debug)]
-pub struct StableFetch {
-    pub group: Rc<str>,
-    pub partitions: Vec<PartitionIndex>,
-    /// The group's offsets partition, and its log end when the fetch
-    /// arrived: what the high watermark must reach.
-    pub offsets_partition: PartitionIndex,
-    pub written: u64,
-}
-
 /// A commit waiting for the offsets partition's high watermark.
 #[derive(Clone, Debug)]
 pub struct PendingCommit {
@@ -192,14 +181,8 @@ impl Broker {
             .replicas
             .get(&p)
             .map_or((0, 0), |r| (r.log.high_watermark, r.log.log_end_offset()));
-        let fetch = StableFetch {
-            group: Rc::from(group),
-            partitions: partitions.to_vec(),
-            offsets_partition: p,
-            written,
-        };
         if hw >= written {
-            self.finish_stable_offset_fetch(ctx, from, id, &fetch, None);
+            self.finish_stable_offset_fetch(ctx, from, id, group, partitions, None);
             return;
         }
         let key = ctx.new_id();
@@ -213,7 +196,10 @@ impl Broker {
                 id,
                 waiting: vec![(p, written, written)],
                 done: Vec::new(),
-                answer: ParkedAnswer::StableOffsetFetch(fetch),
+                answer: ParkedAnswer::StableOffsetFetch {
+                    group: Rc::from(group),
+                    partitions: partitions.to_vec(),
+                },
             },
         );
         ctx.after(
@@ -224,48 +210,27 @@ impl Broker {
 
     /// Answer a stable OffsetFetch: the group's durable offsets (the
     /// timed-out commits the high watermark has passed since included), or
-    /// NOT_COORDINATOR when its wait failed: the partition lost (the
-    /// runtime fails its pending operations so), or offsets.commit.timeout.ms
-    /// passed, which is narrated, since only the coordinator knows why.
+    /// NOT_COORDINATOR when its wait failed.
     pub(super) fn finish_stable_offset_fetch(
         &mut self,
         ctx: &mut Ctx,
         from: Node,
         id: u64,
-        fetch: &StableFetch,
+        group: &str,
+        partitions: &[PartitionIndex],
         failed: Option<ErrorCode>,
     ) {
-        if let Some(e) = failed {
-            if e == ErrorCode::RequestTimedOut {
-                let p = fetch.offsets_partition;
-                let hw = self.replicas.get(&p).map_or(0, |r| r.log.high_watermark);
-                let (me, tp, group) = (self.id, ctx.tp(p), &fetch.group);
-                ctx.trace(
-                    TraceKind::StableOffsetFetchTimedOut {
-                        broker: me,
-                        group: group.to_string(),
-                        partition: ctx.partitions[p].partition,
-                        high_watermark: hw,
-                        written: fetch.written,
-                    },
-                    format!(
-                        "Broker {me} gives up an OffsetFetch of group {group} after offsets.commit.timeout.ms={OFFSETS_COMMIT_TIMEOUT_MS}: it asked for stable offsets, and {tp}'s high watermark ({hw}) has not reached what the coordinator had written before it ({}). It answers NOT_COORDINATOR (Kafka remaps the timeout so that older consumers retry), and the consumer looks for its coordinator again.",
-                        fetch.written
-                    ),
-                );
-            }
+        if failed.is_some() {
             let result = Err(ErrorCode::NotCoordinator);
             ctx.send(from, Message::OffsetFetchResponse { id, result });
             return;
         }
-        let group = &*fetch.group;
         if let Ok((p, _)) = self.shard_for(ctx, group) {
             self.settle_late_commits(p);
         }
         let result = self.shard_for(ctx, group).map(|(_, shard)| {
             let committed = shard.groups.get(&Rc::from(group));
-            fetch
-                .partitions
+            partitions
                 .iter()
                 .filter_map(|p| committed.and_then(|c| c.get(p)).copied())
                 .collect()

@@ -136,7 +136,10 @@ enum ParkedAnswer {
     /// high watermark covers everything the coordinator had written when it
     /// arrived (GroupCoordinatorService.fetchOffsets runs it as a write
     /// operation without records).
-    StableOffsetFetch(coordinator::StableFetch),
+    StableOffsetFetch {
+        group: std::rc::Rc<str>,
+        partitions: Vec<PartitionIndex>,
+    },
 }
 
 /// The broker's lifecycle states as its BrokerLifecycleManager has them.

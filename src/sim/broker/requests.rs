@@ -287,7 +287,7 @@ impl Broker {
                 if wp == p && hw >= required {
                     // A stable OffsetFetch writes nothing: only the HW counts.
                     let result = match parked.answer {
-                        ParkedAnswer::StableOffsetFetch(_) => Ok(base),
+                        ParkedAnswer::StableOffsetFetch { .. } => Ok(base),
                         _ => self.ack_result(ctx, p, base),
                     };
                     parked.done.push(ProducePartitionResponse {
@@ -368,9 +368,15 @@ impl Broker {
                 let result = failed.map_or(Ok(()), Err);
                 self.finish_commit(ctx, parked.from, parked.id, &pending, result);
             }
-            ParkedAnswer::StableOffsetFetch(fetch) => {
-                self.finish_stable_offset_fetch(ctx, parked.from, parked.id, &fetch, failed)
-            }
+            ParkedAnswer::StableOffsetFetch { group, partitions } => self
+                .finish_stable_offset_fetch(
+                    ctx,
+                    parked.from,
+                    parked.id,
+                    &group,
+                    &partitions,
+                    failed,
+                ),
             ParkedAnswer::Produce => ctx.send(
                 parked.from,
                 Message::ProduceResponse {

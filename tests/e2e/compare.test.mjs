@@ -10,7 +10,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { startApp, ROOT, WWW, cli, tourClick } from './helpers.mjs';
+import { startApp, ROOT, WWW, cli, tourClick, openPage } from './helpers.mjs';
 
 let app;
 
@@ -30,8 +30,7 @@ function report(file, settings, extra = []) {
 }
 
 async function open(query = '?scenario=leader-dies.json&paused=1', hash = '') {
-  await app.page.goto(`${app.baseUrl}/${query}${hash}`);
-  await app.page.waitForSelector('body[data-ready="true"]', { timeout: 20000 });
+  await openPage(app.page, `${app.baseUrl}/${query}${hash}`, { timeout: 20000 });
 }
 
 const LANES = 'acks=1|acks=all,min.insync.replicas=2|unclean.leader.election.enable=true';
@@ -155,8 +154,7 @@ test('the link carries compare= and reproduces the lanes', async () => {
   assert.match(before.url, /[#&]compare=unclean\.leader\.election\.enable%3Dfalse%7Cunclean\.leader\.election\.enable%3Dtrue/);
   await app.page.waitForFunction(() => location.hash.includes('compare='));
   const page2 = await app.context.newPage();
-  await page2.goto(before.url);
-  await page2.waitForSelector('body[data-ready="true"]', { timeout: 20000 });
+  await openPage(page2, before.url, { timeout: 20000 });
   await page2.waitForFunction(() => failoverLab.lanes().length === 2, null, { timeout: 10000 });
   const after = await page2.evaluate(() => failoverLab.lanes());
   assert.deepEqual(after.map((l) => l.settings), before.lanes.map((l) => l.settings));
@@ -377,8 +375,7 @@ test("a compare tour opened at the stop after its question shows the run's answe
 test('at 390 px the delta table shows every lane\u2019s column inside the panel, and the lanes and the two narrations stack', async () => {
   const ctx = await app.browser.newContext({ viewport: { width: 390, height: 844 }, colorScheme: 'light' });
   const page = await ctx.newPage();
-  await page.goto(`${app.baseUrl}/?scenario=tour-12-unclean-acceptable.json&stop=5`);
-  await page.waitForSelector('body[data-ready="true"]', { timeout: 20000 });
+  await openPage(page, `${app.baseUrl}/?scenario=tour-12-unclean-acceptable.json&stop=5`, { timeout: 20000 });
   await page.waitForSelector('.cmp-delta tr.differs');
   const panel = await page.locator('.cmp-delta').boundingBox();
   for (const td of await page.locator('.cmp-delta tr.differs').first().locator('td').all()) {
@@ -423,8 +420,7 @@ for (const file of COMPARE_TOURS) {
     app.errors.length = 0;
     const page = app.page;
     const stops = JSON.parse(fs.readFileSync(path.join(ROOT, 'scenarios', file), 'utf8')).tour;
-    await page.goto(`${app.baseUrl}/?scenario=${file}`);
-    await page.waitForSelector('body[data-ready="true"]', { timeout: 20000 });
+    await openPage(page, `${app.baseUrl}/?scenario=${file}`, { timeout: 20000 });
     await page.waitForFunction(() => failoverLab.lanes().length > 1, null, { timeout: 10000 });
     for (const [i] of stops.entries()) {
       await tourClick(page.locator('#tour [data-tour="next"]'));

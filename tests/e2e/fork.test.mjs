@@ -8,7 +8,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { startApp, ROOT, WWW } from './helpers.mjs';
+import { startApp, ROOT, WWW, openPage } from './helpers.mjs';
 
 const AXE = path.join(ROOT, 'node_modules', 'axe-core', 'axe.min.js');
 const TAGS = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'];
@@ -25,8 +25,7 @@ after(async () => {
 });
 
 async function open(page, query = '?scenario=leader-dies.json&paused=1', hash = '') {
-  await page.goto(`${app.baseUrl}/${query}${hash}`);
-  await page.waitForSelector('body[data-ready="true"]', { timeout: 20000 });
+  await openPage(page, `${app.baseUrl}/${query}${hash}`, { timeout: 20000 });
 }
 
 async function axe(page, context = null) {
@@ -89,8 +88,7 @@ test('a fork from the API: lane B is lane A up to t, then the action; the core m
   // The link, in a fresh page: the same lanes, frame for frame.
   const fresh = await app.context.newPage();
   try {
-    await fresh.goto(r.link);
-    await fresh.waitForSelector('body[data-ready="true"]', { timeout: 20000 });
+    await openPage(fresh, r.link, { timeout: 20000 });
     await fresh.waitForFunction(() => window.failoverLab.lanes().length === 3 && window.failoverLab.now() === 40000, null, { timeout: 20000 });
     const again = await fresh.evaluate(lanesNow);
     assert.deepEqual(again, r.lanes, 'the link reproduces every lane: trace hashes, forks, divergences');

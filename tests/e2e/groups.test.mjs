@@ -8,7 +8,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { startApp, ROOT } from './helpers.mjs';
+import { startApp, ROOT, openPage } from './helpers.mjs';
 
 const AXE = path.join(ROOT, 'node_modules', 'axe-core', 'axe.min.js');
 const WCAG = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'];
@@ -26,8 +26,7 @@ async function open(query, scheme = 'dark') {
   const { page } = app;
   await page.emulateMedia({ colorScheme: scheme });
   app.errors.length = 0;
-  await page.goto(`${app.baseUrl}/?${query}`);
-  await page.waitForFunction(() => document.body.dataset.ready === 'true', null, { timeout: 20000 });
+  await openPage(page, `${app.baseUrl}/?${query}`, { timeout: 20000 });
   return page;
 }
 

@@ -205,6 +205,33 @@ export async function tourIdle(page) {
   );
 }
 
+/**
+ * Open `url` (absolute, or a query such as `?scenario=…` on `baseUrl`) and
+ * wait until the page is ready and, for a link to a tour stop (`stop=K`),
+ * until the tour is at stop K with nothing computing. A fresh lab reaches a
+ * linked stop in the frames after its first one (issue 63), so data-ready
+ * alone comes before the stop on a slow machine.
+ */
+export async function openPage(page, url, { baseUrl = '', timeout = 30000 } = {}) {
+  const full = /^https?:/.test(url) ? url : `${baseUrl}/${url.replace(/^\//, '')}`;
+  await page.goto(full);
+  await page.waitForSelector('body[data-ready="true"]', { timeout });
+  const stop = new URL(full).searchParams.get('stop');
+  if (stop === null) return page;
+  await page.waitForFunction(
+    (k) => {
+      const tour = window.failoverLab?.tour?.();
+      if (!tour || tour.stops.length === 0) return true; // no tour: nothing to wait for
+      const card = document.getElementById('tour');
+      const at = Math.max(-1, Math.min(tour.stops.length - 1, k - 1));
+      return tour.index === at && card?.getAttribute('aria-busy') !== 'true' && window.failoverLab.seeking === null;
+    },
+    Number(stop),
+    { timeout: Math.max(timeout, 60000) },
+  );
+  return page;
+}
+
 /** Click a tour control (Next, Back, a choice…) as a reader, and wait for the stop it goes to. */
 export async function tourClick(locator) {
   await locator.click();

@@ -3,7 +3,7 @@
 // Each test states the rule; needs `make build` (www/dist, www/scenarios).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startApp } from './helpers.mjs';
+import { startApp, openPage } from './helpers.mjs';
 
 let app;
 
@@ -17,8 +17,7 @@ after(async () => {
 
 async function open(query) {
   app.errors.length = 0;
-  await app.page.goto(`${app.baseUrl}/${query}`);
-  await app.page.waitForSelector('body[data-ready="true"]', { timeout: 20000 });
+  await openPage(app.page, `${app.baseUrl}/${query}`, { timeout: 20000 });
 }
 
 const overlap = (a, b) => a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height;

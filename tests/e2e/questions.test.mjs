@@ -6,7 +6,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import { startApp, ROOT, tourClick } from './helpers.mjs';
+import { startApp, ROOT, tourClick, openPage } from './helpers.mjs';
 
 const AXE = path.join(ROOT, 'node_modules', 'axe-core', 'axe.min.js');
 let app;
@@ -22,8 +22,7 @@ after(async () => {
 async function open(query, hash = '') {
   const { page } = app;
   app.errors.length = 0;
-  await page.goto(`${app.baseUrl}/?${query}${hash}`);
-  await page.waitForFunction(() => document.body.dataset.ready === 'true', null, { timeout: 20000 });
+  await openPage(page, `${app.baseUrl}/?${query}${hash}`, { timeout: 20000 });
   return page;
 }
 
@@ -184,8 +183,7 @@ test('Check yourself: answers computed from the tours, a link to the stop, the s
   assert.deepEqual(await page.$$eval('#welcome fieldset.ck-q', (f) => f.map((x) => x.dataset.right)), ['1', '0', '1', '1']);
 
   // The link opens the tour at that stop.
-  await page.goto(`${app.baseUrl}/${href}`);
-  await page.waitForFunction(() => document.body.dataset.ready === 'true', null, { timeout: 20000 });
+  await openPage(page, `${app.baseUrl}/${href}`, { timeout: 20000 });
   await page.waitForFunction(() => document.querySelector('#tour')?.dataset.stop === '2');
   assert.equal(await page.evaluate(() => failoverLab.now()), await page.evaluate(() => failoverLab.tour().stops[1].at_ms));
   assert.deepEqual(app.errors, []);

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { startApp, ROOT, WWW, cli } from './helpers.mjs';
+import { startApp, ROOT, WWW, cli, openPage } from './helpers.mjs';
 
 let app;
 
@@ -22,8 +22,7 @@ after(async () => {
 });
 
 async function open(page, url) {
-  await page.goto(url);
-  await page.waitForSelector('body[data-ready="true"]', { timeout: 20000 });
+  await openPage(page, url, { timeout: 20000 });
 }
 
 /** Open `url` in a fresh page (a different tab: nothing shared but the link). */

@@ -13,7 +13,7 @@ import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { startApp, tourClick, ROOT } from './helpers.mjs';
+import { startApp, tourClick, ROOT, openPage } from './helpers.mjs';
 
 const stopsOf = (file) => JSON.parse(fs.readFileSync(path.join(ROOT, 'scenarios', file), 'utf8')).tour;
 
@@ -70,8 +70,7 @@ test('390×844: at every stop of tours 13, 16 and 17 the first ringed evidence i
   apps.push(app);
   const { page } = app;
   for (const file of TOURS) {
-    await page.goto(`${app.baseUrl}/?scenario=${file}`);
-    await page.waitForSelector('body[data-ready="true"]', { timeout: 30000 });
+    await openPage(page, `${app.baseUrl}/?scenario=${file}`, { timeout: 30000 });
     const n = stopsOf(file).length;
     for (let i = 1; i <= n; i++) {
       await tourClick(page.locator('#tour [data-tour="next"]'));
@@ -84,8 +83,7 @@ test('390×844: at every stop of tours 13, 16 and 17 the first ringed evidence i
   // grows above it (tour 18's overview loads after the first frame: its
   // brokers went 600 px down, below the window).
   for (const [file, stop] of [['tour-16-replication-factor.json', 3], ['tour-18-rack-loss.json', 1]]) {
-    await page.goto(`${app.baseUrl}/?scenario=${file}&stop=${stop}`);
-    await page.waitForSelector('body[data-ready="true"]', { timeout: 30000 });
+    await openPage(page, `${app.baseUrl}/?scenario=${file}&stop=${stop}`, { timeout: 30000 });
     await page.waitForFunction(() => !document.querySelector('.overview-panel') || document.querySelector('.overview-panel').hidden || document.querySelector('#overview canvas'), null, { timeout: 30000 });
     await frames(page);
     assertPlaced(await evidence(page, file), `${file}, a link to stop ${stop}`);
@@ -105,8 +103,7 @@ test('390×844: a card with more text than it shows has a "more" button, reached
     return { over: c.scrollHeight > c.clientHeight + 4, top: c.scrollTop, shown: more.checkVisibility(), text: more.textContent, inCard: b.top >= cb.top && b.bottom <= cb.bottom + 1, vh: innerHeight, bottom: b.bottom };
   });
   // Tour 17 stop 1: the text and a question, more than 45% of the window.
-  await page.goto(`${app.baseUrl}/?scenario=tour-17-follower-fetching.json&stop=1`);
-  await page.waitForSelector('body[data-ready="true"]', { timeout: 30000 });
+  await openPage(page, `${app.baseUrl}/?scenario=tour-17-follower-fetching.json&stop=1`, { timeout: 30000 });
   await frames(page);
   let c = await card();
   assert.ok(c.over, 'tour 17 stop 1 overflows its card');
@@ -140,8 +137,7 @@ test('390×844: a card with more text than it shows has a "more" button, reached
   await page.waitForFunction(() => document.querySelector('#tour').dataset.stop === '2');
   assert.equal((await card()).top, 0, 'stop 2 opens at the top of the card');
   // A card whose text fits shows no cue.
-  await page.goto(`${app.baseUrl}/?scenario=tour-13-acks1-vs-acks-all.json&stop=1`);
-  await page.waitForSelector('body[data-ready="true"]', { timeout: 30000 });
+  await openPage(page, `${app.baseUrl}/?scenario=tour-13-acks1-vs-acks-all.json&stop=1`, { timeout: 30000 });
   await frames(page);
   c = await card();
   assert.ok(!c.over && !c.shown, `tour 13 stop 1 fits: ${JSON.stringify(c)}`);
@@ -197,8 +193,7 @@ test('390×844 and 1280×800: epoch labels stay off the replica rows\' labels, a
     const app = await startApp({ viewport: { width, height } });
     apps.push(app);
     const { page } = app;
-    await page.goto(`${app.baseUrl}/?scenario=${file}&stop=${stop}`);
-    await page.waitForSelector('body[data-ready="true"]', { timeout: 30000 });
+    await openPage(page, `${app.baseUrl}/?scenario=${file}&stop=${stop}`, { timeout: 30000 });
     await frames(page);
     const r = await page.evaluate(() => {
       const meets = (a, b) => a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
@@ -259,8 +254,7 @@ test('axe: at 390×844, in both themes, a long stop with its "more" cue, a compa
     apps.push(app);
     const { page } = app;
     for (const q of ['scenario=tour-17-follower-fetching.json&stop=1', 'scenario=tour-16-replication-factor.json&stop=4']) {
-      await page.goto(`${app.baseUrl}/?${q}`);
-      await page.waitForSelector('body[data-ready="true"]', { timeout: 30000 });
+      await openPage(page, `${app.baseUrl}/?${q}`, { timeout: 30000 });
       await frames(page);
       assert.ok(await page.locator('#tour [data-tour="more"]').isVisible(), `${q}: the cue shows`);
       assert.deepEqual(await axe(page), [], `${colorScheme} ${q}`);
@@ -278,8 +272,7 @@ test('390×844: a glossary term focused by keyboard in a stop\'s text marks itse
   const app = await startApp({ viewport: { width: 390, height: 844 } });
   apps.push(app);
   const { page } = app;
-  await page.goto(`${app.baseUrl}/?scenario=tour-16-replication-factor.json&stop=3`);
-  await page.waitForSelector('body[data-ready="true"]', { timeout: 30000 });
+  await openPage(page, `${app.baseUrl}/?scenario=tour-16-replication-factor.json&stop=3`, { timeout: 30000 });
   await page.waitForSelector('#tour .gl-term');
   // Back from the card's first stop dot into its text: the text's last terms.
   await page.locator('#tour .tour-dot').first().focus();

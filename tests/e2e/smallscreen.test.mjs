@@ -4,7 +4,7 @@
 // Needs `make build`.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startApp, tourClick } from './helpers.mjs';
+import { startApp, tourClick, openPage } from './helpers.mjs';
 
 const apps = [];
 after(async () => {
@@ -23,8 +23,7 @@ for (const [width, height] of [[390, 844], [800, 600]]) {
     apps.push(app);
     const { page } = app;
     for (const file of TOURS) {
-      await page.goto(`${app.baseUrl}/?scenario=${file}`);
-      await page.waitForSelector('body[data-ready="true"]', { timeout: 30000 });
+      await openPage(page, `${app.baseUrl}/?scenario=${file}`, { timeout: 30000 });
       const n = await page.evaluate(() => failoverLab.tour().stops.length);
       for (let i = 1; i <= n; i++) {
         await tourClick(page.locator('#tour [data-tour="next"]'));
@@ -64,8 +63,7 @@ test('390×844: a narrow broker card counts what it leads ("leader ×1"), not "l
   const app = await startApp({ viewport: { width: 390, height: 844 } });
   apps.push(app);
   const { page } = app;
-  await page.goto(`${app.baseUrl}/?scenario=tour-8-min-insync-replicas.json&stop=3`);
-  await page.waitForSelector('body[data-ready="true"]', { timeout: 20000 });
+  await openPage(page, `${app.baseUrl}/?scenario=tour-8-min-insync-replicas.json&stop=3`, { timeout: 20000 });
   const text = await page.evaluate(() => [...document.querySelectorAll('[data-broker="1"]')].map((e) => e.textContent).join(' | '));
   assert.match(text, /leader ×1/, text);
   assert.doesNotMatch(text, /leads 1/, text);

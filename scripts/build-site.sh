@@ -29,7 +29,7 @@ for f in sorted(pathlib.Path("scenarios").glob("*.json"), key=natural):
     except (ValueError, AttributeError):
         pass
     out.append(entry)
-pathlib.Path("www/scenarios/index.json").write_text(json.dumps(out, indent=1) + "\n")
+pathlib.Path("www/scenarios/index.json").write_text(json.dumps(out, separators=(",", ":"), ensure_ascii=False) + "\n", encoding="utf-8")
 # The welcome's scenario gallery (www/gallery.js, fetched when it opens): each
 # non-tour scenario's question (its name), level and declared topology at
 # t = 0 (brokers, racks, topics), enough to draw its thumbnail.

@@ -774,7 +774,7 @@ pub fn import(text: &str, opts: &Options, limits: Limits) -> R<Imported> {
                 .flat_map(|m| m.keys().flatten().copied()),
         )
         .collect();
-    seen.sort_unstable();
+    crate::sim::shared::sort_slim(&mut seen);
     seen.dedup();
     let keep = seen.first().is_some_and(|&b| b >= 1)
         && seen
@@ -904,7 +904,7 @@ pub fn import(text: &str, opts: &Options, limits: Limits) -> R<Imported> {
             }
         }
     }
-    down.sort_unstable();
+    crate::sim::shared::sort_slim(&mut down);
     down.dedup();
     if !down.is_empty() {
         notes.push(format!(

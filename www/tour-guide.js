@@ -3,7 +3,7 @@
 // demand). The stops, highlights and long-stop helpers it uses are tour.js's.
 
 import { h, fmtTime, setText } from './render/util.js';
-import { applyHighlights, highlightSelectors, announced as isAnnounced, fmtWait, inSlices } from './tour.js';
+import { applyHighlights, highlightSelectors, announced as isAnnounced, fmtWait, inSlices, BUSY_MS } from './tour.js';
 
 const MARGIN = 8;
 
@@ -32,6 +32,12 @@ for (const type of ['wheel', 'touchstart', 'pointerdown', 'keydown']) addEventLi
 export class TourGuide {
   constructor(container, host) {
     this.container = container;
+    // Whether the reader scrolled the card (a long one): a new stop puts it
+    // back at its top. Kept here so render never writes scrollTop for
+    // nothing: the write forces a layout of the page the landing just drew
+    // (57 ms of tour 11's landing task, issue 63).
+    this.scrolled = false;
+    container.addEventListener('scroll', () => (this.scrolled = container.scrollTop > 0), { passive: true });
     this.host = host;
     this.stops = [];
     this.index = -1; // -1: the intro card, before the first stop
@@ -180,7 +186,10 @@ export class TourGuide {
     // then the stop is reached by the frames after this task (issue 63),
     // never with the measuring, the seek and the draw in one task.
     const timed = this.host.paced?.() === false && t !== this.host.now();
-    const est = this.host.estimateMs?.(t);
+    // Not asked then: the estimate would run the core (up to MEASURE_MS and
+    // the start's events) in this very task, then the slices would too (a
+    // 146 ms task on tour 11's link to stop 6); the slices measure the pace.
+    const est = timed && this.host.seekInSlices ? null : this.host.estimateMs?.(t);
     const now = this.host.now();
     if (!(timed && this.host.seekInSlices) && (!inSlices(est, t, now) || !(this.host.seekInSlices || isAnnounced(est)))) {
       this.go(i, true);
@@ -191,16 +200,23 @@ export class TourGuide {
     // A long stop (over BUSY_MS, or not known yet) is announced, its bar
     // filling; a short one (a few frames) only keeps the card from a second
     // go meanwhile. The buttons stay enabled (and focused): a click waits.
-    const announced = isAnnounced(est);
-    const controls = announced ? [this.back, this.next, this.restart, ...this.dots.children] : [];
-    for (const b of controls) b.disabled = true;
+    // A fresh lab's stop (not timed: no estimate) is announced once it has
+    // taken BUSY_MS, so a stop a few frames away never flashes the box.
+    const controls = [];
     const bar = this.busyBar.firstChild;
-    if (announced) {
+    const announce = () => {
+      if (!this.busy || this.busyJob !== job) return;
+      controls.push(this.back, this.next, this.restart, ...this.dots.children);
+      for (const b of controls) b.disabled = true;
       this.busyBox.hidden = false;
       setText(this.busyText, `Running the cluster to ${fmtTime(t)}${est > 0 ? ` (about ${fmtWait(est)})` : ''}…`);
-      bar.style.width = '0%';
+      bar.style.width = `${Math.round(100 * done)}%`;
       this.busyBar.hidden = !this.host.seekInSlices;
-    }
+    };
+    const job = (this.busyJob = (this.busyJob ?? 0) + 1);
+    let done = 0;
+    if (timed && est == null) setTimeout(announce, BUSY_MS);
+    else if (isAnnounced(est)) announce();
     // There: go's render then disables Back or Next where the stop reached needs it.
     const arrived = (there) => {
       this.busy = false;
@@ -211,7 +227,7 @@ export class TourGuide {
       if (there) this.go(i, true);
     };
     if (this.host.seekInSlices) {
-      this.host.seekInSlices(t, (f) => (bar.style.width = `${Math.round(100 * f)}%`)).then(arrived);
+      this.host.seekInSlices(t, (f) => (bar.style.width = `${Math.round(100 * (done = f))}%`)).then(arrived);
       return;
     }
     // requestAnimationFrame runs before the next paint, the timeout after it.
@@ -441,7 +457,10 @@ export class TourGuide {
     const n = this.stops.length;
     const i = this.index;
     // A new stop opens at the top of the card, whatever the reader scrolled the last one to.
-    if (this.container.dataset.stop !== String(i + 1)) this.container.scrollTop = 0;
+    if (this.container.dataset.stop !== String(i + 1) && this.scrolled) {
+      this.container.scrollTop = 0;
+      this.scrolled = false;
+    }
     this.container.dataset.stop = String(i + 1);
     if (i < 0) {
       setText(this.counter, `${n} stops`);

@@ -252,7 +252,7 @@ pub fn build(c: &Cluster) -> Vec<Delivery> {
             mine.push(id);
             d.pending.add(id);
         }
-        mine.sort_unstable();
+        crate::sim::shared::sort_slim(&mut mine);
         let read = topic_index.is_some_and(|t| consumed_topics.contains(&t));
         for id in mine {
             if has(id, TWICE) {

@@ -646,6 +646,10 @@ test("a link into tour 19's stop 3 opens at once, says how far the run got while
   const page = app.page;
   await page.goto(`${app.baseUrl}/?scenario=tour-19-rack-loss-20000.json&stop=3`);
   await page.waitForSelector('body[data-ready="true"]', { timeout: 60000 });
+  const ready = await page.evaluate(() => ({ target: failoverLab.seeking?.target, busy: document.querySelector('#tour').getAttribute('aria-busy') }));
+  assert.deepEqual(ready, { target: 11001, busy: 'true' }, 'the stop is under way once the page is ready, not reached in one task');
+  // A fresh lab's stop has no estimate: the card says so once it has taken BUSY_MS (300 ms).
+  await page.waitForFunction(() => !document.querySelector('#tour .tour-busy').hidden, null, { timeout: 10000 });
   const seen = await page.evaluate(async () => {
     const frame = () => new Promise((res) => requestAnimationFrame(res));
     const card = document.querySelector('#tour');

@@ -169,6 +169,13 @@ export class PartitionsPanel {
       this.build(view);
     }
     const n = this.windowSize;
+    // The minimaps' widths (whether an epoch's label fits its band), read for
+    // every new card before any write below: read card by card between the
+    // writes, each read laid the page out again (tour 11's first draw: 45 ms
+    // in 60 layouts, issue 63).
+    // (A folded panel's are 0: read again once it shows.)
+    const shown = !this.root.closest('.folded');
+    for (const c of this.cards.values()) if (!c.mmWidth && (c.mmWidth === undefined || shown)) c.mmWidth = c.mm.clientWidth;
     for (const p of view.partitions) {
       const c = this.cards.get(`${p.topic}-${p.partition}`);
       if (!c) continue;
@@ -330,7 +337,6 @@ export class PartitionsPanel {
     const pct = (o) => `${end ? (100 * o) / end : 0}%`;
     const eps = longest ? longest.epochs : [];
     // Its width once per card (reading it after this frame's writes would force a layout every seek).
-    if (eps.length && !c.mmWidth) c.mmWidth = c.mm.clientWidth;
     const bands = eps.map(([e, o], i) => {
       const to = i + 1 < eps.length ? eps[i + 1][1] : end;
       const wide = end && ((to - o) / end) * (c.mmWidth || 600) > 44;

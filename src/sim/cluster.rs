@@ -193,6 +193,15 @@ pub struct Cluster {
     pub acked: Vec<AckedLedger>,
     pub invariants: InvariantState,
     dirty: Vec<PartitionIndex>,
+    /// Partitions changed only by a replica's write at its log end (its HW
+    /// at or below the old end) or by acknowledgements (`Ctx::touch_grown`):
+    /// checked lightly unless also in `dirty`.
+    grown: Vec<PartitionIndex>,
+    /// After an event, each partition to check and whether it is checked in
+    /// full (a buffer kept between events).
+    checks: Vec<(PartitionIndex, bool)>,
+    /// Every check in full, as if nothing were touched lightly (tests).
+    full_checks_only: bool,
     /// What the records of `__consumer_offsets` say (`io::CommitValues`).
     pub commit_values: super::io::CommitValues,
     /// The metadata-cache pages the brokers share (`broker::MetaPages`).
@@ -334,6 +343,9 @@ impl Cluster {
             acked: vec![AckedLedger::new(); n],
             invariants: InvariantState::new(n),
             dirty: Vec::new(),
+            grown: Vec::new(),
+            checks: Vec::new(),
+            full_checks_only: false,
             commit_values: Default::default(),
             meta_pages: Default::default(),
             compact_at: MIN_COMPACT_QUEUE,
@@ -785,6 +797,7 @@ impl Cluster {
             racks,
             partitions,
             dirty,
+            grown,
             now,
             sends_buf,
             timers_buf,
@@ -806,6 +819,7 @@ impl Cluster {
                     sends: std::mem::take(sends_buf),
                     timers: std::mem::take(timers_buf),
                     dirty,
+                    grown,
                     commit_values,
                     buffers: &mut buffers.0,
                     meta_pages,
@@ -923,7 +937,9 @@ impl Cluster {
                 self.availability
                     .acked(p, self.now, self.now.saturating_sub(sent));
                 self.acked[p].push(a);
-                self.dirty.push(p);
+                // A new acknowledgement changes no replica: only the
+                // acknowledged-records watch needs to look again.
+                self.grown.push(p);
             }
             acked.clear();
             self.producers[i as usize].newly_acked = acked;
@@ -949,20 +965,64 @@ impl Cluster {
                 }
             }
         }
-        if self.dirty.is_empty() {
+        if self.dirty.is_empty() && self.grown.is_empty() {
             return;
         }
         let mut dirty = std::mem::take(&mut self.dirty);
+        let mut grown = std::mem::take(&mut self.grown);
+        if self.full_checks_only {
+            dirty.append(&mut grown);
+        }
         dirty.sort_unstable();
         dirty.dedup();
-        for &p in &dirty {
+        grown.sort_unstable();
+        grown.dedup();
+        // Both lists merged in partition order: a partition in `dirty` is
+        // checked in full, one only in `grown` lightly. Every touched
+        // partition is observed by the availability accountant and checked
+        // in the same order as before the split.
+        let mut checks = std::mem::take(&mut self.checks);
+        checks.clear();
+        let (mut i, mut j) = (0, 0);
+        while i < dirty.len() || j < grown.len() {
+            match (dirty.get(i), grown.get(j)) {
+                (Some(&d), Some(&g)) if g < d => {
+                    checks.push((g, false));
+                    j += 1;
+                }
+                (Some(&d), g) => {
+                    checks.push((d, true));
+                    i += 1;
+                    if g == Some(&d) {
+                        j += 1;
+                    }
+                }
+                (None, Some(&g)) => {
+                    checks.push((g, false));
+                    j += 1;
+                }
+                (None, None) => break,
+            }
+        }
+        for &(p, _) in &checks {
             let state = self.partition_state(p);
             self.availability.observe(p, self.now, &state);
         }
-        super::invariants::check(self, &dirty);
-        // Hand the buffer back (the check adds nothing to it): no allocation per event.
+        super::invariants::check(self, &checks);
+        // Hand the buffers back (the check adds nothing to them): no
+        // allocation per event.
         dirty.clear();
+        grown.clear();
         self.dirty = dirty;
+        self.grown = grown;
+        self.checks = checks;
+    }
+
+    /// Check every touched partition in full after each event, the light
+    /// look at partitions that only grew or got acknowledgements included
+    /// (for tests that compare the two).
+    pub fn set_full_checks_only(&mut self, full: bool) {
+        self.full_checks_only = full;
     }
 
     /// What the availability accountant needs to know of partition `p`.

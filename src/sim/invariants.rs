@@ -431,9 +431,36 @@ fn with_small<T: Copy, R>(mut items: impl Iterator<Item = T>, f: impl FnOnce(&[T
     f(items)
 }
 
-pub fn check(c: &mut Cluster, dirty: &[PartitionIndex]) {
+/// Check each partition of `checks`, in full or (`false`) lightly.
+///
+/// A light check is for a partition the event changed only by records a
+/// replica wrote at its log end with its HW at or below where the log ended
+/// before (`Ctx::touch_grown`: a leader's append; a reconciled follower's
+/// that leaves its HW where it was), or by new acknowledgements:
+/// it looks only at the acknowledged records and keeps the watch's key, and
+/// reports what the full check would report. Why: the full check's findings
+/// are a function of the replicas, the controller's registration and the
+/// watch; every change of those that can make an invariant find something
+/// touches the partition (that is what `dirty` is for; the untouched ones —
+/// a restart's reset of its replicas to no role with the HW at or below the
+/// log end, a flush, a HW checkpoint, an isolation — can only take findings
+/// away), so before this event the full check would find what the
+/// partition's last check found, all of it reported then (a violation is
+/// reported once per invariant and partition, so finding it again adds
+/// nothing). Such a write
+/// moves no HW, role, epoch or ISR, and it leaves every prefix hash at or
+/// below the writer's HW (the only offsets the checks hash: a pair's smaller
+/// HW, a leader's HW for its own log) as it was. The only log reads it can
+/// change are the writer's log end, which only grows (HW <= LEO keeps
+/// holding) and `holds_prefix`'s "the member's log reaches the leader's HW",
+/// which can only turn from lacking to holding. So no invariant of the
+/// replicas finds anything it did not find at the last check, and the watch's
+/// leader HW and epoch stay as they are (`writing_at_the_end_finds_nothing_new`
+/// tests this on random replicas). Acknowledgements are looked at in full
+/// either way.
+pub fn check(c: &mut Cluster, checks: &[(PartitionIndex, bool)]) {
     let now = c.now;
-    for &p in dirty {
+    for &(p, full) in checks {
         if let Some((b, e)) = c.controller.unclean_elected[p] {
             let last_known = c.controller.last_known_leader_elected[p];
             c.invariants.watch[p].excuses().unclean.get_or_insert_with(|| {
@@ -444,89 +471,26 @@ pub fn check(c: &mut Cluster, dirty: &[PartitionIndex]) {
                 }
             });
         }
-        // Read-only phase: evaluate every invariant on the current state.
-        let reg = &c.controller.partitions[p];
-        let states = reg.replicas.iter().filter_map(|b| {
-            let broker = c.broker(*b)?;
-            let r = broker.replicas.get(&p)?;
-            Some(ReplicaState {
-                broker: *b,
-                log: &r.log,
-                running: broker.is_running(),
-                role: r.role,
-                leader_epoch: r.leader_epoch,
-                isr: &r.isr,
-                reconciled: r.reconciled,
-            })
-        });
-        // Read-only phase on a stack buffer of the replicas (no allocation
-        // per touched partition).
-        let (mut found, new_leader_hw, key, leader_epoch) = with_small(states, |replicas| {
-            let mut found: Vec<(&'static str, String)> = Vec::new();
-            // `topic-partition`, formatted only when a message needs it (the checks
-            // run after every event; formatting eagerly was a measurable share).
-            let tp = c.partitions[p].tp();
-            let tp: &dyn Display = &tp;
-            let watch = &c.invariants.watch[p];
-            let mut push = |name: &'static str, v: Option<String>| {
-                if let Some(d) = v {
-                    found.push((name, d));
-                }
-            };
-            push(
-                "high_watermark_within_log_end",
-                high_watermark_within_log_end(tp, replicas),
-            );
-            push("one_leader_per_epoch", one_leader_per_epoch(tp, replicas));
-            push(
-                "leader_epoch_monotonic",
-                leader_epoch_monotonic(tp, watch.controller_epoch, reg.leader_epoch),
-            );
-            push("leader_in_isr", leader_in_isr(tp, reg));
-            let mut new_leader_hw = watch.leader_hw;
-            if let Some(r) = reg
-                .leader
-                .and_then(|l| replicas.iter().find(|x| x.broker == l && x.running))
-            {
-                if r.role == Role::Leader && r.leader_epoch == reg.leader_epoch {
-                    let inc = c.broker(r.broker).map_or(0, |b| b.incarnation);
-                    let current = (r.broker, inc, r.leader_epoch, r.log.high_watermark);
-                    push(
-                        "leader_high_watermark_monotonic",
-                        leader_high_watermark_monotonic(tp, watch.leader_hw, current),
-                    );
-                    new_leader_hw = Some(current);
-                }
-            }
-            // Whether the replicas must agree (no unclean election here) and,
-            // with no power loss either, `promised(p)`: read off the watch
-            // already in hand rather than looked up again.
-            let consistent = watch.unclean().is_none();
-            if consistent {
-                push("log_matching", log_matching(tp, reg.leader_epoch, replicas));
-            }
-            if consistent && watch.power_loss().is_none() {
-                let strong = strong_isr_search(reg, replicas);
-                push(
-                    "strong_isr",
-                    strong.and_then(|s| strong_isr_message(tp, reg, s)),
-                );
-                let known = strong.map(|s| (s, &reg.isr[..]));
-                push("weak_isr", weak_isr_knowing(tp, replicas, known));
-            }
-            // Acknowledged records: recount when the leader or its log end moved back.
+        let (mut found, new_leader_hw, key, leader_epoch) = if full {
+            check_replicas(c, p)
+        } else {
+            let reg = &c.controller.partitions[p];
+            // As the full check finds it: the leader's log when the leader
+            // is among the replicas and hosts one.
             let leader_leo = reg
                 .leader
-                .and_then(|l| replicas.iter().find(|x| x.broker == l))
-                .map_or(0, |x| x.log.log_end_offset());
+                .filter(|l| reg.replicas.contains(l))
+                .and_then(|l| log_on(c, l, p))
+                .map_or(0, |l| l.log_end_offset());
             let key = (
                 reg.leader,
                 reg.leader_epoch,
                 leader_leo,
                 c.acked[p].len() as u64,
             );
-            (found, new_leader_hw, key, reg.leader_epoch)
-        });
+            let watch = &c.invariants.watch[p];
+            (Vec::new(), watch.leader_hw, key, reg.leader_epoch)
+        };
         let watch = &mut c.invariants.watch[p];
         let previous = watch.last_checked;
         let recount = match previous {
@@ -592,6 +556,106 @@ pub fn check(c: &mut Cluster, dirty: &[PartitionIndex]) {
             c.invariants.violate(now, p, inv, detail);
         }
     }
+}
+
+/// What the watch keeps of a leader: (leader, process incarnation, leader
+/// epoch, HW).
+type LeaderHw = Option<(BrokerId, u32, u32, u64)>;
+
+/// The watch's key for the acknowledged records: (leader, leader epoch, the
+/// leader's log end, acknowledgements so far).
+type AckKey = (Option<BrokerId>, u32, u64, u64);
+
+/// The full check's read-only phase on partition `p`: what every invariant
+/// of the replicas finds, the leader HW to watch, the acknowledged records'
+/// key and the controller's leader epoch.
+#[allow(clippy::type_complexity)]
+fn check_replicas(
+    c: &Cluster,
+    p: PartitionIndex,
+) -> (Vec<(&'static str, String)>, LeaderHw, AckKey, u32) {
+    let reg = &c.controller.partitions[p];
+    let states = reg.replicas.iter().filter_map(|b| {
+        let broker = c.broker(*b)?;
+        let r = broker.replicas.get(&p)?;
+        Some(ReplicaState {
+            broker: *b,
+            log: &r.log,
+            running: broker.is_running(),
+            role: r.role,
+            leader_epoch: r.leader_epoch,
+            isr: &r.isr,
+            reconciled: r.reconciled,
+        })
+    });
+    // Read-only phase on a stack buffer of the replicas (no allocation
+    // per touched partition).
+    with_small(states, |replicas| {
+        let mut found: Vec<(&'static str, String)> = Vec::new();
+        // `topic-partition`, formatted only when a message needs it (the checks
+        // run after every event; formatting eagerly was a measurable share).
+        let tp = c.partitions[p].tp();
+        let tp: &dyn Display = &tp;
+        let watch = &c.invariants.watch[p];
+        let mut push = |name: &'static str, v: Option<String>| {
+            if let Some(d) = v {
+                found.push((name, d));
+            }
+        };
+        push(
+            "high_watermark_within_log_end",
+            high_watermark_within_log_end(tp, replicas),
+        );
+        push("one_leader_per_epoch", one_leader_per_epoch(tp, replicas));
+        push(
+            "leader_epoch_monotonic",
+            leader_epoch_monotonic(tp, watch.controller_epoch, reg.leader_epoch),
+        );
+        push("leader_in_isr", leader_in_isr(tp, reg));
+        let mut new_leader_hw = watch.leader_hw;
+        if let Some(r) = reg
+            .leader
+            .and_then(|l| replicas.iter().find(|x| x.broker == l && x.running))
+        {
+            if r.role == Role::Leader && r.leader_epoch == reg.leader_epoch {
+                let inc = c.broker(r.broker).map_or(0, |b| b.incarnation);
+                let current = (r.broker, inc, r.leader_epoch, r.log.high_watermark);
+                push(
+                    "leader_high_watermark_monotonic",
+                    leader_high_watermark_monotonic(tp, watch.leader_hw, current),
+                );
+                new_leader_hw = Some(current);
+            }
+        }
+        // Whether the replicas must agree (no unclean election here) and,
+        // with no power loss either, `promised(p)`: read off the watch
+        // already in hand rather than looked up again.
+        let consistent = watch.unclean().is_none();
+        if consistent {
+            push("log_matching", log_matching(tp, reg.leader_epoch, replicas));
+        }
+        if consistent && watch.power_loss().is_none() {
+            let strong = strong_isr_search(reg, replicas);
+            push(
+                "strong_isr",
+                strong.and_then(|s| strong_isr_message(tp, reg, s)),
+            );
+            let known = strong.map(|s| (s, &reg.isr[..]));
+            push("weak_isr", weak_isr_knowing(tp, replicas, known));
+        }
+        // Acknowledged records: recount when the leader or its log end moved back.
+        let leader_leo = reg
+            .leader
+            .and_then(|l| replicas.iter().find(|x| x.broker == l))
+            .map_or(0, |x| x.log.log_end_offset());
+        let key = (
+            reg.leader,
+            reg.leader_epoch,
+            leader_leo,
+            c.acked[p].len() as u64,
+        );
+        (found, new_leader_hw, key, reg.leader_epoch)
+    })
 }
 
 fn loss_cause(c: &Cluster, p: PartitionIndex, lost: &[(u64, u64, Acks)]) -> String {
@@ -863,5 +927,134 @@ mod tests {
         );
         let other = log(&[1, 2], 2);
         assert!(missing_acked(&acked, &[&leader, &other]).is_empty());
+    }
+
+    /// One replica for the property below: the first `shared` records of a
+    /// common history, then `own` records only it has; its HW, role, leader
+    /// epoch, liveness, reconciliation and (as a bit mask of brokers 1–3)
+    /// the ISR it believes in.
+    type Shape = (u64, u64, u64, u8, u32, bool, bool, u8);
+
+    fn shaped_log(b: BrokerId, shape: &Shape) -> Log {
+        let (shared, own, hw, ..) = *shape;
+        let ids: Vec<u64> = (1..=shared)
+            .chain((1..=own).map(|j| u64::from(b) * 100 + j))
+            .collect();
+        log(&ids, hw)
+    }
+
+    fn members(mask: u8) -> Vec<BrokerId> {
+        (1..=3).filter(|b| mask & (1 << (b - 1)) != 0).collect()
+    }
+
+    fn states<'a>(
+        shapes: &[Shape],
+        logs: &'a [Log],
+        isrs: &'a [Vec<BrokerId>],
+    ) -> Vec<ReplicaState<'a>> {
+        (0..3)
+            .map(|i| {
+                let (_, _, _, role, leader_epoch, running, reconciled, _) = shapes[i];
+                ReplicaState {
+                    broker: i as BrokerId + 1,
+                    log: &logs[i],
+                    running,
+                    role: [Role::Leader, Role::Follower, Role::Unknown][role as usize],
+                    leader_epoch,
+                    isr: &isrs[i],
+                    reconciled,
+                }
+            })
+            .collect()
+    }
+
+    /// Every invariant of the replicas that `invariants::check` evaluates,
+    /// by name, with what it finds.
+    fn replica_findings(
+        reg: &PartitionRegistration,
+        replicas: &[ReplicaState],
+    ) -> Vec<(&'static str, bool)> {
+        let tp = "t-0";
+        vec![
+            (
+                "high_watermark_within_log_end",
+                high_watermark_within_log_end(&tp, replicas).is_some(),
+            ),
+            (
+                "one_leader_per_epoch",
+                one_leader_per_epoch(&tp, replicas).is_some(),
+            ),
+            (
+                "log_matching",
+                log_matching(&tp, reg.leader_epoch, replicas).is_some(),
+            ),
+            ("strong_isr", strong_isr(&tp, reg, replicas).is_some()),
+            ("weak_isr", weak_isr(&tp, replicas).is_some()),
+        ]
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(4096))]
+
+        /// The lemma behind the light check (`check`'s doc): records written
+        /// at a replica's log end, with its HW at or below where the log
+        /// ended, make no invariant of the replicas find what it did not find
+        /// before. A light check that skipped a write which could (one above
+        /// a HW past the log end, a HW moved) would fail here.
+        #[test]
+        fn writing_at_the_end_finds_nothing_new(
+            shapes in proptest::collection::vec(
+                (0u64..6, 0u64..3, 0u64..10, 0u8..3, 1u32..3, proptest::bool::ANY, proptest::bool::ANY, 0u8..8),
+                3,
+            ),
+            leader in 0u32..4,
+            isr in 0u8..8,
+            epoch in 1u32..3,
+            writer in 0usize..3,
+            written in 1u64..4,
+        ) {
+            let mut shapes: Vec<Shape> = shapes;
+            // The writer's HW at or below its log end (the others' anywhere).
+            let (shared, own, hw, ..) = shapes[writer];
+            shapes[writer].2 = hw % (shared + own + 1);
+            let writer_shape = shapes[writer];
+            let logs: Vec<Log> = (0..3).map(|i| shaped_log(i as BrokerId + 1, &shapes[i])).collect();
+            let isrs: Vec<Vec<BrokerId>> = shapes.iter().map(|s| members(s.7)).collect();
+            let mut registration = reg((leader > 0).then_some(leader), &members(isr));
+            registration.leader_epoch = epoch;
+            let before = replica_findings(&registration, &states(&shapes, &logs, &isrs));
+            let mut grown = logs.clone();
+            for j in 0..written {
+                grown[writer].append(Record {
+                    id: 1000 + j,
+                    epoch: writer_shape.4,
+                    producer_id: 0,
+                    seq: 0,
+                    batch_start: j == 0,
+                    timestamp_ms: 0,
+                });
+            }
+            let after = replica_findings(&registration, &states(&shapes, &grown, &isrs));
+            for ((name, was), (_, is)) in before.iter().zip(&after) {
+                proptest::prop_assert!(!is || *was, "{} finds something new after the write", name);
+            }
+        }
+    }
+
+    /// Why the light check asks for a HW at or below the log end: two
+    /// replicas whose HWs are past their (empty) logs agree below them
+    /// (neither has the records, both hash alike), and a write to one of
+    /// them makes them disagree. `append_as_leader` touches such a write in
+    /// full.
+    #[test]
+    fn a_write_below_a_high_watermark_past_the_log_end_can_find_something_new() {
+        let isr = [1, 2];
+        let (a, b) = (log(&[], 2), log(&[], 2));
+        let leader = st(1, &a, Role::Leader, &isr);
+        let follower = st(2, &b, Role::Follower, &isr);
+        assert!(log_matching(&"t-0", 1, &[leader, follower]).is_none());
+        let grown = log(&[1, 2], 2);
+        let leader = st(1, &grown, Role::Leader, &isr);
+        assert!(log_matching(&"t-0", 1, &[leader, follower]).is_some());
     }
 }

@@ -110,6 +110,9 @@ pub struct Ctx<'a> {
     pub timers: Vec<(u64, Timer)>,
     /// Partitions whose state changed, for the invariant checker.
     pub dirty: &'a mut Vec<PartitionIndex>,
+    /// Partitions where a leader only wrote at its log end, above its HW
+    /// ([`Ctx::touch_grown`]): the checker's light look.
+    pub grown: &'a mut Vec<PartitionIndex>,
     /// The values of the records of `__consumer_offsets`, by record id.
     pub commit_values: &'a mut CommitValues,
     /// Emptied vectors of the produce path, shared by every node.
@@ -195,6 +198,15 @@ impl<'a> Ctx<'a> {
         self.dirty.push(p);
     }
 
+    /// `p` changed only by records a replica wrote at its log end, with its
+    /// HW at or below where the log ended before: no invariant of the
+    /// replicas can find anything new there (see `invariants::check`), so
+    /// only the acknowledged-records watch looks again. Anything else that
+    /// changes `p` in the same event touches it with [`Ctx::touch`].
+    pub fn touch_grown(&mut self, p: PartitionIndex) {
+        self.grown.push(p);
+    }
+
     /// Broker `b`'s `broker.rack`, if the brokers have racks.
     pub fn rack_of(&self, b: BrokerId) -> Option<&'a str> {
         self.racks
@@ -219,6 +231,7 @@ pub(crate) struct TestWorld {
     pub racks: Vec<String>,
     next_id: u64,
     dirty: Vec<PartitionIndex>,
+    grown: Vec<PartitionIndex>,
     buffers: Buffers,
 }
 
@@ -238,6 +251,7 @@ impl TestWorld {
             racks: Vec::new(),
             next_id: 1,
             dirty: Vec::new(),
+            grown: Vec::new(),
             buffers: Buffers::default(),
         }
     }
@@ -255,6 +269,7 @@ impl TestWorld {
             sends: Vec::new(),
             timers: Vec::new(),
             dirty: &mut self.dirty,
+            grown: &mut self.grown,
             commit_values: &mut Default::default(),
             buffers: &mut self.buffers,
             meta_pages: &mut Default::default(),

@@ -101,6 +101,7 @@ impl Client {
             sends: Vec::new(),
             timers: Vec::new(),
             dirty: &mut dirty,
+            grown: &mut Vec::new(),
             commit_values: &mut Default::default(),
             buffers: &mut Default::default(),
             meta_pages: &mut Default::default(),

@@ -185,23 +185,40 @@ impl Broker {
             self.finish_stable_offset_fetch(ctx, from, id, group, partitions, None);
             return;
         }
+        let answer = ParkedAnswer::StableOffsetFetch {
+            group: Rc::from(group),
+            partitions: partitions.to_vec(),
+        };
+        self.park_until_committed(ctx, (from, id), p, (written, written), answer);
+    }
+
+    /// Hold the answer to `from`'s request `id` in the produce purgatory
+    /// until partition `p`'s high watermark reaches `required` (`base`: the
+    /// first offset the coordinator wrote for it), as an acks=all produce
+    /// waits: the coordinator's own appends wait for the ISR. The consumer
+    /// gives up after its request.timeout.ms; the coordinator's own limit
+    /// (offsets.commit.timeout.ms, 5 s) answers first.
+    fn park_until_committed(
+        &mut self,
+        ctx: &mut Ctx,
+        (from, id): (Node, u64),
+        p: PartitionIndex,
+        (required, base): (u64, u64),
+        answer: ParkedAnswer,
+    ) {
         let key = ctx.new_id();
         if let Some(s) = self.replicas.slot_of(p) {
             self.produce_waiters.push(s, key);
         }
-        self.parked_produces.insert(
-            key,
-            ParkedProduce {
-                from,
-                id,
-                waiting: vec![(p, written, written)],
-                done: Vec::new(),
-                answer: ParkedAnswer::StableOffsetFetch {
-                    group: Rc::from(group),
-                    partitions: partitions.to_vec(),
-                },
-            },
-        );
+        let waiting = vec![(p, required, base)];
+        let parked = ParkedProduce {
+            from,
+            id,
+            waiting,
+            done: Vec::new(),
+            answer,
+        };
+        self.parked_produces.insert(key, parked);
         ctx.after(
             OFFSETS_COMMIT_TIMEOUT_MS,
             Timer::DelayedProduceExpire { id: key },
@@ -305,29 +322,8 @@ impl Broker {
                     self.finish_commit(ctx, from, id, &pending, result);
                     return;
                 }
-                // Parked like an acks=all produce until the HW covers it
-                // (the coordinator's own append waits for the ISR).
-                let key = ctx.new_id();
-                if let Some(s) = self.replicas.slot_of(p) {
-                    self.produce_waiters.push(s, key);
-                }
-                self.parked_produces.insert(
-                    key,
-                    ParkedProduce {
-                        from,
-                        id,
-                        waiting: vec![(p, required, base)],
-                        done: Vec::new(),
-                        answer: ParkedAnswer::Commit(pending),
-                    },
-                );
-                // The consumer gives up after its request.timeout.ms; the
-                // coordinator's own limit (offsets.commit.timeout.ms, 5 s)
-                // answers first.
-                ctx.after(
-                    OFFSETS_COMMIT_TIMEOUT_MS,
-                    Timer::DelayedProduceExpire { id: key },
-                );
+                let answer = ParkedAnswer::Commit(pending);
+                self.park_until_committed(ctx, (from, id), p, (required, base), answer);
             }
         }
     }

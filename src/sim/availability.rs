@@ -201,6 +201,25 @@ pub struct Fault {
     acted_at: Option<u64>,
 }
 
+/// Two lists of a fault's partitions, each in partition order, as one.
+fn merge_by_partition(a: Vec<FaultPartition>, b: Vec<FaultPartition>) -> Vec<FaultPartition> {
+    if b.is_empty() {
+        return a;
+    }
+    let mut out = Vec::with_capacity(a.len() + b.len());
+    let mut b = b.into_iter().peekable();
+    for x in a {
+        while let Some(y) = b.next_if(|y| y.partition < x.partition) {
+            out.push(y);
+        }
+        out.push(x);
+    }
+    for y in b {
+        out.push(y);
+    }
+    out
+}
+
 impl Fault {
     /// The partitions it took away: those its brokers led.
     pub fn partitions(&self) -> impl Iterator<Item = PartitionIndex> + '_ {
@@ -619,33 +638,6 @@ impl Availability {
                 writable_at: 0,
             }
         };
-        // Both lists ascend by partition (the controller's order): merged,
-        // the new parts ascend too (a partition in both counts as led).
-        debug_assert!(led.windows(2).all(|w| w[0].0 < w[1].0));
-        debug_assert!(followed.windows(2).all(|w| w[0].0 < w[1].0));
-        let acks_all = &self.acks_all;
-        let mut stalls = followed
-            .iter()
-            .filter(|(p, _)| acks_all.get(*p).copied().unwrap_or(false))
-            .map(part(true))
-            .peekable();
-        let mut leads = led.iter().map(part(false)).peekable();
-        let mut parts: Vec<FaultPartition> = Vec::with_capacity(led.len() + followed.len());
-        loop {
-            let next = match (leads.peek(), stalls.peek()) {
-                (Some(l), Some(s)) if s.partition < l.partition => stalls.next(),
-                (Some(l), Some(s)) if s.partition == l.partition => {
-                    stalls.next();
-                    leads.next()
-                }
-                (Some(_), _) => leads.next(),
-                (None, _) => stalls.next(),
-            };
-            match next {
-                Some(fp) => parts.push(fp),
-                None => break,
-            }
-        }
         let same_ms = self
             .faults
             .last()
@@ -673,39 +665,29 @@ impl Availability {
         if !f.brokers.contains(&b) {
             f.brokers.push(b);
         }
-        // Merged into the fault's parts in one pass (inserted one by one,
-        // a rack of 20 brokers over 20,000 partitions moved the vector's
-        // tail 60,000 times: 58 ms of tour 19's crash, issue 63).
-        let old = std::mem::take(&mut f.parts);
-        let mut merged = Vec::with_capacity(old.len() + parts.len());
-        let (mut old, mut new) = (old.into_iter().peekable(), parts.into_iter().peekable());
-        loop {
-            let at = match (old.peek(), new.peek()) {
-                (None, None) => break,
-                (Some(o), Some(n)) => o.partition.cmp(&n.partition),
-                (Some(_), None) => std::cmp::Ordering::Less,
-                (None, Some(_)) => std::cmp::Ordering::Greater,
-            };
-            match at {
-                std::cmp::Ordering::Less => merged.extend(old.next()),
-                std::cmp::Ordering::Greater => {
-                    merged.extend(new.next());
-                    f.remaining += 1;
+        // Each list ascends by partition (the controller's order): its new
+        // partitions are merged into the fault's in one pass (inserted one
+        // by one, a rack of 20 brokers over 20,000 partitions moved the
+        // vector's tail 60,000 times: 58 ms of tour 19's crash, issue 63).
+        let acks_all = &self.acks_all;
+        for (list, stalled) in [(led, false), (followed, true)] {
+            debug_assert!(list.windows(2).all(|w| w[0].0 < w[1].0));
+            let mut added = Vec::new();
+            for fp in list.iter().map(part(stalled)) {
+                if stalled && !acks_all.get(fp.partition).copied().unwrap_or(false) {
+                    continue;
                 }
-                // Its leader and a follower failed in the same millisecond:
-                // it lost its leader.
-                std::cmp::Ordering::Equal => {
-                    let (Some(mut o), Some(n)) = (old.next(), new.next()) else {
-                        break;
-                    };
-                    if !n.stalled {
-                        o.stalled = false;
-                    }
-                    merged.push(o);
+                match f.parts.binary_search_by_key(&fp.partition, |x| x.partition) {
+                    Err(_) => added.push(fp),
+                    // Its leader and a follower failed in the same
+                    // millisecond: it lost its leader.
+                    Ok(at) if !stalled => f.parts[at].stalled = false,
+                    Ok(_) => {}
                 }
             }
+            f.remaining += added.len();
+            f.parts = merge_by_partition(std::mem::take(&mut f.parts), added);
         }
-        f.parts = merged;
         if !self.open.contains(&i) {
             self.open.push(i);
         }

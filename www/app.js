@@ -843,7 +843,8 @@ class App {
       if (!lazy) this.stale.clear();
       else if (this.stale.size) this.catchUp = setTimeout(() => (this.dirty = true), CATCH_UP_MS);
     };
-    if (split && (lab.fast || lab.core.partitionCount() >= SPLIT_PARTITIONS)) {
+    const apart = split && (lab.fast || lab.core.partitionCount() >= SPLIT_PARTITIONS);
+    if (apart) {
       // Drawn from the world as it is then (the same, unless something
       // changed it meanwhile: that drew them itself).
       this.drawRest = () => {
@@ -864,10 +865,11 @@ class App {
     });
     document.body.classList.toggle('has-loss', view.acked_records_lost > 0);
     this.tour.sync(view.now_ms);
-    // A landed seek's address bar is written in a task of its own: with the
-    // page just redrawn, replaceState makes Chromium lay the page out at once
-    // (45 ms of tour 11's landing task, issue 63).
-    if (split) setTimeout(() => this.share.sync(), 0);
+    // A big world's landed seek writes the address bar in a task of its own:
+    // with the page just redrawn, replaceState makes Chromium lay the page
+    // out at once (45 ms of tour 11's landing task, issue 63). A write made
+    // meanwhile wrote this address or a newer one: then it writes nothing.
+    if (apart) setTimeout(() => this.share.sync(), 0);
     else this.share.sync();
     this.dirty = false;
   }

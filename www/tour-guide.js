@@ -204,6 +204,7 @@ export class TourGuide {
     // taken BUSY_MS, so a stop a few frames away never flashes the box.
     const controls = [];
     const bar = this.busyBar.firstChild;
+    bar.style.width = '0%';
     const announce = () => {
       if (!this.busy || this.busyJob !== job) return;
       controls.push(this.back, this.next, this.restart, ...this.dots.children);

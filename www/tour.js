@@ -251,7 +251,14 @@ export class SeekSlicer {
     if (apart && tour) {
       this.tour = null;
       this.host.landed();
-      setTimeout(() => tour.resolve(!this.host.lab().seekJob));
+      setTimeout(() => {
+        const job = this.host.lab().seekJob;
+        // A seek begun meanwhile to the stop's own time (a compare tour's
+        // lanes module arriving just then rebuilds lane A and takes it back
+        // there) reaches the stop when it lands; any other took over.
+        if (job && job.target === tour.t && !this.tour) this.tour = tour;
+        else tour.resolve(!job);
+      });
       return;
     }
     this.release(true);

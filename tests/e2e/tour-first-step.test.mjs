@@ -105,7 +105,10 @@ test("a deep link to any stop of a compare tour reaches it and says so (tourstop
       const its = JSON.parse(fs.readFileSync(path.join(WWW, 'scenarios', file), 'utf8')).tour;
       for (let n = 1; n <= its.length; n++) {
         await page.goto(`${app.baseUrl}/?scenario=${file}&stop=${n}`);
-        await page.waitForFunction((i) => window.__stops.includes(i) && window.failoverLab?.seeking === null, n - 1, { timeout: 60000 });
+        await page.waitForFunction((i) => window.__stops.includes(i) && window.failoverLab?.seeking === null, n - 1, { timeout: 60000 }).catch(async (e) => {
+          const state = await page.evaluate(() => ({ stops: window.__stops, seeking: window.failoverLab?.seeking, index: window.failoverLab?.tour().index, now: window.failoverLab?.now(), busy: document.getElementById('tour')?.getAttribute('aria-busy') }));
+          throw new Error(`${file} stop ${n}: ${e.message}; the page: ${JSON.stringify(state)}`);
+        });
         const r = await page.evaluate(() => ({ index: failoverLab.tour().index, now: failoverLab.now(), lanes: failoverLab.lanes().length }));
         assert.deepEqual(r, { index: n - 1, now: its[n - 1].at_ms, lanes: r.lanes }, `${file} stop ${n}`);
         assert.ok(r.lanes >= 2, `${file} stop ${n}: the lanes are there`);
@@ -114,5 +117,49 @@ test("a deep link to any stop of a compare tour reaches it and says so (tourstop
   } finally {
     await page.close();
   }
+  assert.deepEqual(app.errors, []);
+});
+
+// The race a compare tour's link can hit (CI, 2026-12-06: a stop never
+// reached): lane A's seek to the stop lands, and before the stop arrives (a
+// task later) the lanes' module arrives, rebuilds lane A and takes it back to
+// the stop's time. That seek reaches the stop when it lands; a seek elsewhere
+// still takes over. Driven here on SeekSlicer (tour.js) with a stand-in lab.
+test("a seek to a tour stop's own time begun just after the stop's seek landed reaches the stop when it lands; one elsewhere takes over", async () => {
+  app.errors.length = 0;
+  const page = app.page;
+  await page.goto(`${app.baseUrl}/?scenario=leader-dies.json&paused=1`);
+  await page.waitForSelector('body[data-ready="true"]', { timeout: 20000 });
+  const r = await page.evaluate(async () => {
+    const { SeekSlicer } = await import('/tour.js');
+    const later = () => new Promise((res) => setTimeout(res, 10));
+    const run = async (retarget) => {
+      // A lab whose seek lands on the first slice after it begins.
+      const lab = {
+        t: 0, seekJob: null, msPerSimMs: 1,
+        now() { return this.t; },
+        seekBegin(to) { this.seekJob = { target: to, from: this.t }; },
+        seekSlice() { this.t = this.seekJob.target; return true; },
+        endSeek() { this.seekJob = null; },
+        settle() { this.seekSlice(); },
+        seekProgress: () => 1,
+        estimateSeekMs: () => 500,
+      };
+      const s = new SeekSlicer({ lab: () => lab, attempt: (f) => f(), say() {}, bar() {}, landed() {} });
+      let reached;
+      s.forTour(5000, () => {}).then((there) => (reached = there));
+      s.step(); // lands; the stop arrives a task later
+      lab.t = 0; // the lanes' module rebuilt lane A at 0 …
+      s.begin(retarget); // … and takes it back
+      await later();
+      const before = reached;
+      s.step(); // the new seek lands
+      await later();
+      return { before, after: reached, now: lab.t };
+    };
+    return { same: await run(5000), elsewhere: await run(7000) };
+  });
+  assert.deepEqual(r.same, { before: undefined, after: true, now: 5000 }, 'the stop waits for the seek to its time, then is reached');
+  assert.deepEqual(r.elsewhere, { before: false, after: false, now: 7000 }, 'a seek elsewhere took over: the stop is not reached');
   assert.deepEqual(app.errors, []);
 });

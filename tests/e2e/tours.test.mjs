@@ -617,7 +617,12 @@ test("tour 19's long stops are run a slice per frame with a bar on the card whil
   // card still busy (a click on it meanwhile is ignored, as during the seek).
   const under = seen.filter((x) => !x.landed);
   assert.ok(under.length >= seen.length - 1 && seen.slice(under.length).every((x) => x.landed), `landed only at the end: ${JSON.stringify(seen.map((x) => x.landed))}`);
-  assert.ok(under.every((x) => x.target === 11001 && x.next && x.bar), 'the seek to the stop is under way, Next waits, the bar shows (not read out)');
+  // A stop whose cost is not known yet (a lab that has not timed its pace:
+  // the first Nexts may have been too short to) is announced once it has
+  // taken BUSY_MS (300 ms); from then on Next waits and the bar shows.
+  const said = under.findIndex((x) => x.next);
+  assert.ok(under.every((x) => x.target === 11001), 'the seek to the stop is under way');
+  assert.ok(said >= 0 && under.slice(said).every((x) => x.next && x.bar), `announced, then Next waits and the bar shows (not read out): ${JSON.stringify(under.map((x) => [x.next, x.bar]))}`);
   assert.ok(seen.every((x, i) => i === 0 || x.width >= seen[i - 1].width) && seen.at(-1).width > 0, `the bar fills: ${seen.map((x) => x.width)}`);
   assert.deepEqual(await page.evaluate(() => ({ now: failoverLab.now(), index: failoverLab.tour().index })), { now: 11001, index: 2 }, 'it arrives at stop 3');
   // Stops 4 and 5 are near; stop 6 (20 s) is far: a drag of the timeline half-way takes over.

@@ -7,9 +7,15 @@
 //! scenario whose consumers subscribe (www/lab.js).
 fn main() {
     println!("cargo::rustc-check-cfg=cfg(group_protocols)");
+    println!("cargo::rustc-check-cfg=cfg(world_snapshot)");
     println!("cargo::rerun-if-changed=build.rs");
     let wasm = std::env::var("CARGO_CFG_TARGET_ARCH").as_deref() == Ok("wasm32");
     if !wasm || std::env::var_os("CARGO_FEATURE_GROUPS").is_some() {
         println!("cargo::rustc-cfg=group_protocols");
+    }
+    // A world as bytes (src/snapshot.rs): native builds, and a wasm build
+    // with the `snapshot` feature (the fast build).
+    if !wasm || std::env::var_os("CARGO_FEATURE_SNAPSHOT").is_some() {
+        println!("cargo::rustc-cfg=world_snapshot");
     }
 }

@@ -24,6 +24,9 @@ pub mod report;
 pub mod scenario;
 pub mod settings;
 pub mod sim;
+/// A world as bytes and back (native, and the wasm fast build).
+#[cfg(world_snapshot)]
+pub mod snapshot;
 pub mod sweep;
 pub mod view;
 

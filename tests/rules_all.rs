@@ -52,6 +52,8 @@ mod replication;
 mod rules_mutants;
 #[path = "scenarios.rs"]
 mod scenarios;
+#[path = "snapshot.rs"]
+mod snapshot;
 #[path = "staged_start.rs"]
 mod staged_start;
 #[path = "sweep.rs"]

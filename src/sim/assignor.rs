@@ -31,6 +31,7 @@ use crate::sim::broker::coordinator::java_string_hash;
 
 /// One group member as the assignors see it.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(world_snapshot, derive(borsh::BorshSerialize, borsh::BorshDeserialize))]
 pub struct Member {
     /// The member id the coordinator gave it.
     pub member_id: String,

@@ -49,6 +49,7 @@ use super::protocol::{BrokerId, PartitionIndex};
 use super::shared::Pages;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[cfg_attr(world_snapshot, derive(borsh::BorshSerialize, borsh::BorshDeserialize))]
 #[serde(rename_all = "snake_case")]
 pub enum Cause {
     Offline,
@@ -98,6 +99,7 @@ impl Cause {
 
 /// What the cluster tells the accountant about one partition.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(world_snapshot, derive(borsh::BorshSerialize, borsh::BorshDeserialize))]
 pub struct PartitionState {
     /// The leader the controller names (its committed registration).
     pub leader: Option<BrokerId>,
@@ -133,6 +135,7 @@ impl PartitionState {
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(world_snapshot, derive(borsh::BorshSerialize, borsh::BorshDeserialize))]
 pub struct Window {
     pub from_ms: u64,
     pub to_ms: Option<u64>,
@@ -140,6 +143,7 @@ pub struct Window {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(world_snapshot, derive(borsh::BorshSerialize, borsh::BorshDeserialize))]
 #[serde(rename_all = "snake_case")]
 pub enum FaultAction {
     Crash,
@@ -161,6 +165,7 @@ impl FaultAction {
 
 /// Where one partition of a fault is on its way back.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(world_snapshot, derive(borsh::BorshSerialize, borsh::BorshDeserialize))]
 enum Stage {
     /// Waiting for the controller to name a live leader.
     Leaderless,
@@ -172,6 +177,7 @@ enum Stage {
 }
 
 #[derive(Clone, Debug)]
+#[cfg_attr(world_snapshot, derive(borsh::BorshSerialize, borsh::BorshDeserialize))]
 struct FaultPartition {
     partition: PartitionIndex,
     /// Leader epoch when the fault happened.
@@ -189,6 +195,7 @@ struct FaultPartition {
 }
 
 #[derive(Clone, Debug)]
+#[cfg_attr(world_snapshot, derive(borsh::BorshSerialize, borsh::BorshDeserialize))]
 pub struct Fault {
     pub at_ms: u64,
     pub actions: Vec<FaultAction>,
@@ -246,6 +253,7 @@ impl Fault {
 
 /// One fault's recovery, as the report shows it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(world_snapshot, derive(borsh::BorshSerialize, borsh::BorshDeserialize))]
 pub struct FaultRecovery {
     pub at_ms: u64,
     pub fenced_at_ms: Option<u64>,
@@ -257,6 +265,7 @@ pub struct FaultRecovery {
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[cfg_attr(world_snapshot, derive(borsh::BorshSerialize, borsh::BorshDeserialize))]
 pub struct Phases {
     pub detection_ms: Option<u64>,
     pub election_ms: Option<u64>,
@@ -318,6 +327,7 @@ impl Fault {
 /// gzipped left of its 200 kB budget for this whole issue; forty lines give
 /// the same answers for what the report needs (count, percentiles, max).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(world_snapshot, derive(borsh::BorshSerialize, borsh::BorshDeserialize))]
 pub struct Histogram {
     counts: Vec<u64>,
     count: u64,
@@ -409,6 +419,7 @@ impl Histogram {
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(world_snapshot, derive(borsh::BorshSerialize, borsh::BorshDeserialize))]
 pub struct LatencySummary {
     pub count: u64,
     pub p50: Option<u64>,
@@ -427,6 +438,7 @@ const AVAILABILITY_PAGE: usize = 256;
 
 /// The accountant. Owned by the cluster, cloned with it (time travel).
 #[derive(Clone, Debug)]
+#[cfg_attr(world_snapshot, derive(borsh::BorshSerialize, borsh::BorshDeserialize))]
 pub struct Availability {
     /// Current cause per partition (a byte each, read for every partition
     /// an event touches), and since when: the windows, in pages shared with

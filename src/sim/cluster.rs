@@ -33,6 +33,7 @@ const MIN_COMPACT_QUEUE: usize = 4096;
 
 /// Something a user, a scenario step or a test does to the cluster.
 #[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(world_snapshot, derive(borsh::BorshSerialize, borsh::BorshDeserialize))]
 #[serde(rename_all = "snake_case")]
 pub enum Action {
     Produce {
@@ -73,6 +74,7 @@ pub enum Action {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(world_snapshot, derive(borsh::BorshSerialize, borsh::BorshDeserialize))]
 #[serde(rename_all = "snake_case")]
 pub enum ClientStep {
     Commit,
@@ -100,6 +102,7 @@ impl ClientStep {
 }
 
 #[derive(Clone, Debug)]
+#[cfg_attr(world_snapshot, derive(borsh::BorshSerialize, borsh::BorshDeserialize))]
 pub enum Event {
     Deliver {
         from: Node,
@@ -136,6 +139,7 @@ enum Input {
 
 /// The description a cluster is built from (the scenario after validation).
 #[derive(Clone, Debug)]
+#[cfg_attr(world_snapshot, derive(borsh::BorshSerialize, borsh::BorshDeserialize))]
 pub struct ClusterSpec {
     pub seed: u64,
     pub brokers: u32,
@@ -154,6 +158,7 @@ pub struct ClusterSpec {
 }
 
 #[derive(Clone, Debug)]
+#[cfg_attr(world_snapshot, derive(borsh::BorshSerialize, borsh::BorshDeserialize))]
 pub struct ProducerSpec {
     pub name: String,
     pub topic: Option<usize>,
@@ -162,6 +167,7 @@ pub struct ProducerSpec {
 }
 
 #[derive(Clone, Debug)]
+#[cfg_attr(world_snapshot, derive(borsh::BorshSerialize, borsh::BorshDeserialize))]
 pub struct ConsumerSpec {
     pub name: String,
     pub topic: usize,
@@ -169,6 +175,7 @@ pub struct ConsumerSpec {
 }
 
 #[derive(Clone, Debug)]
+#[cfg_attr(world_snapshot, derive(borsh::BorshSerialize, borsh::BorshDeserialize))]
 pub struct Cluster {
     pub now: u64,
     pub seed: u64,

@@ -14,6 +14,7 @@ pub type ConfigMap = BTreeMap<String, serde_json::Value>;
 
 /// How a rejoining replica finds where its log diverges.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(world_snapshot, derive(borsh::BorshSerialize, borsh::BorshDeserialize))]
 #[serde(rename_all = "snake_case")]
 pub enum TruncationMode {
     /// KIP-101/KIP-279/truncate-on-fetch: by leader epoch (modern Kafka).
@@ -24,6 +25,7 @@ pub enum TruncationMode {
 
 /// Broker/controller-wide settings (topic overrides live in [`TopicConfig`]).
 #[derive(Clone, Debug, Serialize)]
+#[cfg_attr(world_snapshot, derive(borsh::BorshSerialize, borsh::BorshDeserialize))]
 pub struct ClusterConfig {
     pub replica_lag_time_max_ms: u64,
     pub replica_fetch_wait_max_ms: u64,
@@ -99,6 +101,7 @@ pub struct ClusterConfig {
 /// The work a failover takes, in simulated microseconds (`sim.` settings;
 /// the defaults are estimates, see the book's "Mass failover costs time" for their sources).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(world_snapshot, derive(borsh::BorshSerialize, borsh::BorshDeserialize))]
 pub struct Costs {
     /// `sim.controller.record.write.us`: the controller's time per metadata
     /// record it writes (and commits).
@@ -148,6 +151,7 @@ impl Costs {
 
 /// The `replica.selector.class` implementations Kafka ships (KIP-392).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(world_snapshot, derive(borsh::BorshSerialize, borsh::BorshDeserialize))]
 pub enum ReplicaSelector {
     /// `org.apache.kafka.common.replica.LeaderSelector`: always the leader,
     /// which is what an unset `replica.selector.class` does too.
@@ -171,12 +175,14 @@ impl ReplicaSelector {
 }
 
 #[derive(Clone, Debug, Serialize, PartialEq)]
+#[cfg_attr(world_snapshot, derive(borsh::BorshSerialize, borsh::BorshDeserialize))]
 pub struct TopicConfig {
     pub min_insync_replicas: u32,
     pub unclean_leader_election_enable: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[cfg_attr(world_snapshot, derive(borsh::BorshSerialize, borsh::BorshDeserialize))]
 pub enum Acks {
     #[serde(rename = "0")]
     None,
@@ -215,6 +221,7 @@ impl Acks {
 }
 
 #[derive(Clone, Debug, Serialize)]
+#[cfg_attr(world_snapshot, derive(borsh::BorshSerialize, borsh::BorshDeserialize))]
 pub struct ProducerConfig {
     pub acks: Acks,
     pub enable_idempotence: bool,
@@ -235,6 +242,7 @@ pub struct ProducerConfig {
 /// A client's connection settings (CommonClientConfigs), used by
 /// `client/connection.rs`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(world_snapshot, derive(borsh::BorshSerialize, borsh::BorshDeserialize))]
 pub struct ConnectionConfig {
     /// `reconnect.backoff.ms` (50).
     pub reconnect_backoff_ms: u64,
@@ -258,6 +266,7 @@ impl ConnectionConfig {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(world_snapshot, derive(borsh::BorshSerialize, borsh::BorshDeserialize))]
 #[serde(rename_all = "snake_case")]
 pub enum OffsetReset {
     Latest,
@@ -354,6 +363,7 @@ pub fn parse_iso_duration(text: &str) -> Result<u64, String> {
 }
 
 #[derive(Clone, Debug, Serialize)]
+#[cfg_attr(world_snapshot, derive(borsh::BorshSerialize, borsh::BorshDeserialize))]
 pub struct ConsumerConfig {
     pub auto_offset_reset: OffsetReset,
     pub fetch_max_wait_ms: u64,
@@ -378,6 +388,13 @@ pub struct ConsumerConfig {
     /// `partition.assignment.strategy` as the lab names the assignor:
     /// `range` (RangeAssignor, the Java client's first default) or
     /// `cooperative-sticky` (CooperativeStickyAssignor, KIP-429).
+    #[cfg_attr(
+        world_snapshot,
+        borsh(
+            serialize_with = "crate::snapshot::static_str::ser",
+            deserialize_with = "crate::snapshot::static_str::de"
+        )
+    )]
     pub assignment_strategy: &'static str,
     /// `session.timeout.ms` (45000): the coordinator drops a member it has
     /// not heard from for this long.
@@ -391,9 +408,23 @@ pub struct ConsumerConfig {
     pub group_instance_id: Option<String>,
     /// `group.protocol`: `classic` (the Java client's default through 4.x)
     /// or `consumer` (KIP-848).
+    #[cfg_attr(
+        world_snapshot,
+        borsh(
+            serialize_with = "crate::snapshot::static_str::ser",
+            deserialize_with = "crate::snapshot::static_str::de"
+        )
+    )]
     pub group_protocol: &'static str,
     /// `group.remote.assignor` (KIP-848; none: the broker's first,
     /// `uniform`): `uniform` or `range`.
+    #[cfg_attr(
+        world_snapshot,
+        borsh(
+            serialize_with = "crate::snapshot::static_str::ser",
+            deserialize_with = "crate::snapshot::static_str::de"
+        )
+    )]
     pub remote_assignor: &'static str,
     /// `sim.commit.leader.epoch` (true): commits carry the leader epoch of
     /// the last record read (OffsetCommit v7+, as the Java client sends
@@ -870,6 +901,7 @@ impl ConsumerConfig {
 /// controller, and every topic's defaults), a topic's `config`, or a
 /// producer's or consumer's `config`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(world_snapshot, derive(borsh::BorshSerialize, borsh::BorshDeserialize))]
 pub enum KeyScope {
     Cluster,
     Topic,

@@ -43,6 +43,7 @@ use super::protocol::PartitionIndex;
 /// One subscribing group.
 #[cfg(group_protocols)]
 #[derive(Clone, Debug)]
+#[cfg_attr(world_snapshot, derive(borsh::BorshSerialize, borsh::BorshDeserialize))]
 pub struct GroupConsumption {
     pub group_id: String,
     /// The partitions of the topic its members subscribe to.
@@ -65,6 +66,7 @@ pub struct GroupConsumption {
 /// `groups[].changes[].state`).
 #[cfg(group_protocols)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(world_snapshot, derive(borsh::BorshSerialize, borsh::BorshDeserialize))]
 #[serde(rename_all = "snake_case")]
 pub enum MemberPhase {
     /// In the group's protocol but not (or no longer) in a generation: it
@@ -89,6 +91,7 @@ pub enum MemberPhase {
 
 #[cfg(group_protocols)]
 #[derive(Clone, Debug)]
+#[cfg_attr(world_snapshot, derive(borsh::BorshSerialize, borsh::BorshDeserialize))]
 struct MemberLane {
     /// Index into the cluster's consumers.
     consumer: usize,
@@ -123,9 +126,17 @@ impl MemberLane {
 /// the page's group card).
 #[cfg(group_protocols)]
 #[derive(Clone, Debug, Serialize)]
+#[cfg_attr(world_snapshot, derive(borsh::BorshSerialize, borsh::BorshDeserialize))]
 pub struct GroupHistory {
     pub group: String,
     /// `classic` or `consumer` (KIP-848: `generation` is the member epoch).
+    #[cfg_attr(
+        world_snapshot,
+        borsh(
+            serialize_with = "crate::snapshot::static_str::ser",
+            deserialize_with = "crate::snapshot::static_str::de"
+        )
+    )]
     pub protocol: &'static str,
     /// The lanes, one per member id: [consumer, member id], in the order
     /// they appeared (a consumer's later processes after its earlier ones).
@@ -141,6 +152,7 @@ pub struct GroupHistory {
 /// next change).
 #[cfg(group_protocols)]
 #[derive(Clone, Debug, Serialize)]
+#[cfg_attr(world_snapshot, derive(borsh::BorshSerialize, borsh::BorshDeserialize))]
 pub struct AssignmentChange {
     pub at_ms: u64,
     /// Index into the group's `members`.
@@ -158,6 +170,7 @@ pub struct AssignmentChange {
 
 #[cfg(group_protocols)]
 #[derive(Clone, Debug, Serialize)]
+#[cfg_attr(world_snapshot, derive(borsh::BorshSerialize, borsh::BorshDeserialize))]
 pub struct UnreadWindow {
     pub partition: String,
     pub from_ms: u64,
@@ -168,6 +181,7 @@ pub struct UnreadWindow {
 /// A time during which some of a group's partitions were read by nobody.
 #[cfg(group_protocols)]
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(world_snapshot, derive(borsh::BorshSerialize, borsh::BorshDeserialize))]
 pub struct NotConsumedWindow {
     pub group: String,
     pub from_ms: u64,
@@ -179,6 +193,7 @@ pub struct NotConsumedWindow {
 
 /// The accountant. Owned by the cluster, cloned with it (time travel).
 #[derive(Clone, Debug, Default)]
+#[cfg_attr(world_snapshot, derive(borsh::BorshSerialize, borsh::BorshDeserialize))]
 pub struct Consumption {
     #[cfg(group_protocols)]
     pub groups: Vec<GroupConsumption>,

@@ -47,6 +47,7 @@ fn seconds(ms: u64) -> String {
 }
 
 #[derive(Clone, Debug, Serialize)]
+#[cfg_attr(world_snapshot, derive(borsh::BorshSerialize, borsh::BorshDeserialize))]
 pub struct BrokerRegistrationState {
     pub id: BrokerId,
     pub registered: bool,
@@ -70,6 +71,7 @@ pub struct BrokerRegistrationState {
 }
 
 #[derive(Clone, Debug)]
+#[cfg_attr(world_snapshot, derive(borsh::BorshSerialize, borsh::BorshDeserialize))]
 pub struct Controller {
     pub brokers: Vec<BrokerRegistrationState>,
     /// In pages shared with snapshots (a registration changes only with
@@ -102,6 +104,7 @@ pub struct Controller {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(world_snapshot, derive(borsh::BorshSerialize, borsh::BorshDeserialize))]
 pub enum ElectionKind {
     Clean,
     Preferred,

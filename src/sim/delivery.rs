@@ -36,6 +36,7 @@ use super::cluster::Cluster;
 const EXAMPLES: usize = 3;
 
 #[derive(Clone, Debug, Default, Serialize, PartialEq)]
+#[cfg_attr(world_snapshot, derive(borsh::BorshSerialize, borsh::BorshDeserialize))]
 pub struct Fate {
     pub count: u64,
     /// A few of the record ids.
@@ -52,6 +53,7 @@ impl Fate {
 }
 
 #[derive(Clone, Debug, Default, Serialize, PartialEq)]
+#[cfg_attr(world_snapshot, derive(borsh::BorshSerialize, borsh::BorshDeserialize))]
 pub struct Delivery {
     pub producer: String,
     pub topic: String,
@@ -79,6 +81,7 @@ pub struct Delivery {
 /// Why a committed record was never consumed: which move of a consumer's
 /// position passed over it, if any (client `Jump`s).
 #[derive(Clone, Debug, Default, Serialize, PartialEq)]
+#[cfg_attr(world_snapshot, derive(borsh::BorshSerialize, borsh::BorshDeserialize))]
 pub struct SkipCauses {
     /// auto.offset.reset (latest or by_duration) put a position past it: a
     /// group's first start without a committed offset, or a position out of
@@ -96,6 +99,7 @@ pub struct SkipCauses {
 
 /// Why a record was read again (the fate of every record, issue 64).
 #[derive(Clone, Debug, Default, Serialize, PartialEq)]
+#[cfg_attr(world_snapshot, derive(borsh::BorshSerialize, borsh::BorshDeserialize))]
 pub struct RereadCauses {
     /// Another member of the group read it again after a rebalance handed
     /// it the partition from the last commit (or a member got the partition
@@ -287,6 +291,7 @@ pub fn build(c: &Cluster) -> Vec<Delivery> {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(world_snapshot, derive(borsh::BorshSerialize, borsh::BorshDeserialize))]
 enum Cause {
     Rebalance,
     Restart,
@@ -389,6 +394,7 @@ fn skips(c: &Cluster, ids: &Ids) -> Ids {
 /// One replica's copy of a record: the broker, the offset, the leader epoch
 /// it was written in, and whether it is below that replica's high watermark.
 #[derive(Clone, Debug, Serialize, PartialEq)]
+#[cfg_attr(world_snapshot, derive(borsh::BorshSerialize, borsh::BorshDeserialize))]
 pub struct Copy {
     pub broker: u32,
     pub offset: u64,
@@ -400,6 +406,7 @@ pub struct Copy {
 /// stands among the five places of [`Delivery`], which replicas hold it, who
 /// read it how many times, and the narrated events that decided it.
 #[derive(Clone, Debug, Serialize, PartialEq)]
+#[cfg_attr(world_snapshot, derive(borsh::BorshSerialize, borsh::BorshDeserialize))]
 pub struct Story {
     pub id: u64,
     pub producer: String,
@@ -407,6 +414,13 @@ pub struct Story {
     pub partition: Option<u32>,
     /// `acked_kept`, `acked_lost`, `failed_not_written`,
     /// `failed_but_written` or `pending`.
+    #[cfg_attr(
+        world_snapshot,
+        borsh(
+            serialize_with = "crate::snapshot::static_str::ser",
+            deserialize_with = "crate::snapshot::static_str::de"
+        )
+    )]
     pub fate: &'static str,
     /// Its CreateTime, when a replica still has it.
     pub sent_ms: Option<u64>,

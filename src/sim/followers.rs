@@ -36,6 +36,7 @@ pub const PAGE: usize = 64;
 /// `at..at + len` of page `page`, with room for `cap` (a replica that leads
 /// again with as many followers or fewer reuses its room).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(world_snapshot, derive(borsh::BorshSerialize, borsh::BorshDeserialize))]
 pub struct Lanes {
     page: u32,
     at: u16,
@@ -70,6 +71,7 @@ impl Lanes {
 /// slice in its `Rc`'s own block (one pointer to follow, not two); only the
 /// last page has room left, `room` entries from its end.
 #[derive(Clone, Debug, Default)]
+#[cfg_attr(world_snapshot, derive(borsh::BorshSerialize, borsh::BorshDeserialize))]
 pub struct FollowerTable {
     pages: Vec<Rc<[FollowerState]>>,
     room: usize,

@@ -36,6 +36,7 @@ use super::shared::Pages;
 use super::trace::TraceKind;
 
 #[derive(Clone, Debug, Serialize, PartialEq)]
+#[cfg_attr(world_snapshot, derive(borsh::BorshSerialize, borsh::BorshDeserialize))]
 pub struct Violation {
     pub at_ms: u64,
     pub invariant: String,
@@ -43,6 +44,7 @@ pub struct Violation {
 }
 
 #[derive(Clone, Debug, Default)]
+#[cfg_attr(world_snapshot, derive(borsh::BorshSerialize, borsh::BorshDeserialize))]
 struct PartitionWatch {
     /// (leader, its process incarnation, epoch, hw) last seen on the
     /// controller's leader: a restarted process is a new leader instance.
@@ -57,6 +59,7 @@ struct PartitionWatch {
 }
 
 #[derive(Clone, Debug, Default)]
+#[cfg_attr(world_snapshot, derive(borsh::BorshSerialize, borsh::BorshDeserialize))]
 struct Excuses {
     /// An unclean election happened: replicas may legitimately diverge.
     unclean: Option<String>,
@@ -80,6 +83,7 @@ impl PartitionWatch {
 }
 
 #[derive(Clone, Debug)]
+#[cfg_attr(world_snapshot, derive(borsh::BorshSerialize, borsh::BorshDeserialize))]
 pub struct InvariantState {
     /// In pages shared with snapshots.
     watch: Pages<PartitionWatch, 32>,

@@ -16,6 +16,7 @@ use super::trace::{Trace, TraceKind};
 use super::PartitionInfo;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(world_snapshot, derive(borsh::BorshSerialize, borsh::BorshDeserialize))]
 pub enum Timer {
     // broker
     /// The lifecycle manager's next registration or heartbeat; only the
@@ -162,6 +163,7 @@ pub type CommitValues = super::pmap::VecMap<u64, OffsetsRecord>;
 /// A record of `__consumer_offsets`: a group's committed offset for one
 /// partition, or a classic group's membership and assignment.
 #[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(world_snapshot, derive(borsh::BorshSerialize, borsh::BorshDeserialize))]
 pub enum OffsetsRecord {
     Commit(std::rc::Rc<str>, CommittedOffset),
     #[cfg(group_protocols)]

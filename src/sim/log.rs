@@ -23,6 +23,7 @@ use super::shared::{SharedChunk, SharedVec, SharedVecDelta};
 /// One record as the simulation sees it. `id` is unique per `send()` call of a
 /// producer (a retry keeps it), so the same id at two offsets is a duplicate.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(world_snapshot, derive(borsh::BorshSerialize, borsh::BorshDeserialize))]
 pub struct Record {
     pub id: u64,
     pub epoch: u32,
@@ -55,6 +56,7 @@ impl Record {
 /// Metadata of a batch kept for idempotent de-duplication (the last five per
 /// producer, ProducerStateEntry.NUM_BATCHES_TO_RETAIN).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(world_snapshot, derive(borsh::BorshSerialize, borsh::BorshDeserialize))]
 pub struct BatchMeta {
     pub first_seq: u32,
     pub last_seq: u32,
@@ -67,6 +69,7 @@ pub const RETAINED_BATCHES: usize = 5;
 /// rather than a heap block (a log's producer states are copied on the first
 /// append after a snapshot: one allocation, not two; issue 27).
 #[derive(Clone, Copy, Debug, Default)]
+#[cfg_attr(world_snapshot, derive(borsh::BorshSerialize, borsh::BorshDeserialize))]
 pub struct ProducerState {
     pub producer_id: u32,
     /// The oldest retained batch's place in `kept`, and how many there are.
@@ -125,6 +128,7 @@ impl ProducerState {
 /// increasing. Kept apart from the records so its rules can be checked on
 /// their own (tests/conformance/epoch_cache.rs ports Kafka's test cases).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(world_snapshot, derive(borsh::BorshSerialize, borsh::BorshDeserialize))]
 pub struct EpochCache {
     /// Shared with snapshots until a new epoch or a truncation changes it.
     entries: Rc<Vec<(u32, u64)>>,
@@ -237,6 +241,7 @@ pub type LogChunk = SharedChunk<(Record, u64), LOG_CHUNK>;
 /// `repr(C)`: what every fetch asks (the end, the HW, the latest epoch)
 /// first, beside the records' index; flush and checkpoint state last.
 #[derive(Clone, Debug, Default)]
+#[cfg_attr(world_snapshot, derive(borsh::BorshSerialize, borsh::BorshDeserialize))]
 #[repr(C)]
 pub struct Log {
     /// Each record with the hash of the log up to and including it.
@@ -270,6 +275,7 @@ pub struct Log {
 /// it away from a snapshot (issue 27: a copied replica carried ~150 bytes
 /// of it, a third of each).
 #[derive(Clone, Debug, Default)]
+#[cfg_attr(world_snapshot, derive(borsh::BorshSerialize, borsh::BorshDeserialize))]
 struct Producers {
     upto: u64,
     states: Vec<ProducerState>,

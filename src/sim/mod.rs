@@ -49,6 +49,7 @@ use protocol::{BrokerId, PartitionIndex};
 
 /// Static facts about one partition.
 #[derive(Clone, Debug, Serialize)]
+#[cfg_attr(world_snapshot, derive(borsh::BorshSerialize, borsh::BorshDeserialize))]
 pub struct PartitionInfo {
     pub topic: String,
     pub topic_index: usize,
@@ -82,6 +83,7 @@ impl std::fmt::Display for Tp<'_> {
 }
 
 #[derive(Clone, Debug, Serialize)]
+#[cfg_attr(world_snapshot, derive(borsh::BorshSerialize, borsh::BorshDeserialize))]
 pub struct TopicInfo {
     pub name: String,
     pub topic_id: String,

@@ -18,10 +18,18 @@ use rand_pcg::Pcg64Mcg;
 use super::protocol::{BrokerId, Node};
 
 #[derive(Clone, Debug)]
+#[cfg_attr(world_snapshot, derive(borsh::BorshSerialize, borsh::BorshDeserialize))]
 pub struct Network {
     pub latency_ms: u64,
     pub jitter_ms: u64,
     pub isolated: BTreeSet<BrokerId>,
+    #[cfg_attr(
+        world_snapshot,
+        borsh(
+            serialize_with = "crate::snapshot::rng::ser",
+            deserialize_with = "crate::snapshot::rng::de"
+        )
+    )]
     rng: Pcg64Mcg,
     /// Last delivery time per directed link, to keep links FIFO: a dense
     /// `nodes × nodes` table (see [`Network::slot`]); links between nodes

@@ -24,6 +24,7 @@ use super::protocol::{
 };
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(world_snapshot, derive(borsh::BorshSerialize, borsh::BorshDeserialize))]
 #[serde(rename_all = "snake_case")]
 pub enum Role {
     Leader,
@@ -38,6 +39,7 @@ pub enum Role {
 /// A leader copies its followers' states whenever a snapshot shares them
 /// (issue 27): three of these in each made a follower 72 bytes, now 48.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
+#[cfg_attr(world_snapshot, derive(borsh::BorshSerialize, borsh::BorshDeserialize))]
 pub struct Opt64(u64);
 
 impl Opt64 {
@@ -62,6 +64,7 @@ impl From<Option<u64>> for Opt64 {
 /// `repr(C)`, `broker` first: the leader finds a follower by scanning for its
 /// id, which then reads the first word of each entry.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(world_snapshot, derive(borsh::BorshSerialize, borsh::BorshDeserialize))]
 #[repr(C)]
 pub struct FollowerState {
     pub broker: BrokerId,
@@ -82,6 +85,7 @@ pub struct FollowerState {
 /// An ISR change the leader has proposed and the controller has not
 /// committed (Kafka's PendingExpandIsr / PendingShrinkIsr).
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(world_snapshot, derive(borsh::BorshSerialize, borsh::BorshDeserialize))]
 pub struct PendingIsr {
     /// The AlterPartition request carrying it.
     pub id: u64,
@@ -130,6 +134,7 @@ impl PendingIsr {
 /// response (moving it to the front measured the same: 221.2 / 39.9 first-
 /// and last-level misses per event against 219.6 / 40.0, noise).
 #[derive(Clone, Debug)]
+#[cfg_attr(world_snapshot, derive(borsh::BorshSerialize, borsh::BorshDeserialize))]
 #[repr(C)]
 pub struct Replica {
     pub role: Role,
@@ -267,6 +272,7 @@ fn set_shared(to: &mut Rc<[BrokerId]>, from: &[BrokerId]) {
 
 /// How a follower reconciles after a `DivergingEpoch` answer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(world_snapshot, derive(borsh::BorshSerialize, borsh::BorshDeserialize))]
 pub struct Truncation {
     pub to: u64,
     /// KIP-279's iterative step: the follower never had the leader's epoch and

@@ -34,6 +34,7 @@ use super::protocol::{BrokerId, LeaderRecoveryState, PartitionRegistration};
 
 /// Which election the caller asks for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(world_snapshot, derive(borsh::BorshSerialize, borsh::BorshDeserialize))]
 pub enum Election {
     /// Keep a valid leader, else any valid replica (no unclean choice but the
     /// ELR's last known leader).
@@ -47,6 +48,7 @@ pub enum Election {
 
 /// How the leader of the new registration was chosen.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(world_snapshot, derive(borsh::BorshSerialize, borsh::BorshDeserialize))]
 pub enum Elected {
     /// The leader did not change (it may still be none).
     Unchanged,
@@ -85,6 +87,7 @@ pub struct ChangeRequest<'a> {
 
 /// The next registration and how its leader was chosen.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(world_snapshot, derive(borsh::BorshSerialize, borsh::BorshDeserialize))]
 pub struct Change {
     pub registration: PartitionRegistration,
     pub elected: Elected,

@@ -42,10 +42,15 @@ const NONE: u32 = u32::MAX;
 /// bench, where nearly every replica changes within a second, pages saved
 /// nothing either.
 #[derive(Clone, Debug)]
+#[cfg_attr(world_snapshot, derive(borsh::BorshSerialize, borsh::BorshDeserialize))]
 pub struct PartitionMap<V> {
     /// By partition index: the entry's position in `keys`/`values`, or `NONE`.
     slot: Rc<Vec<u32>>,
     keys: Rc<Vec<PartitionIndex>>,
+    #[cfg_attr(
+        world_snapshot,
+        borsh(bound(deserialize = "V: borsh::BorshDeserialize + Clone"))
+    )]
     values: Vec<Rc<V>>,
 }
 
@@ -185,6 +190,7 @@ impl<V: Clone> PartitionMap<V> {
 
 /// One optional value per partition, iterated in partition order.
 #[derive(Clone, Debug)]
+#[cfg_attr(world_snapshot, derive(borsh::BorshSerialize, borsh::BorshDeserialize))]
 pub struct DenseMap<V> {
     values: Vec<Option<V>>,
     len: usize,
@@ -311,6 +317,7 @@ impl<V> std::ops::Index<&PartitionIndex> for DenseMap<V> {
 /// ids that mostly arrive in increasing order), it iterates as a `BTreeMap`
 /// would at a fraction of the code a `BTreeMap` instantiation costs the wasm.
 #[derive(Clone, Debug)]
+#[cfg_attr(world_snapshot, derive(borsh::BorshSerialize, borsh::BorshDeserialize))]
 pub struct VecMap<K, V> {
     entries: Vec<(K, V)>,
 }
@@ -453,6 +460,7 @@ impl<K, V> IntoIterator for VecMap<K, V> {
 /// list (a consumer's fetch beside both followers, a higher replication
 /// factor) keeps the remainder in a short side list.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(world_snapshot, derive(borsh::BorshSerialize, borsh::BorshDeserialize))]
 pub struct Waiters {
     /// The first two ids of each slot's list; 0 where there is none. The
     /// second place is empty unless the first is taken, and it carries
@@ -602,6 +610,7 @@ impl Waiters {
 /// are parked at any moment. Here only the parked ids are kept, sorted by
 /// slot (each slot's in the order they parked), and found by binary search.
 #[derive(Clone, Debug, Default)]
+#[cfg_attr(world_snapshot, derive(borsh::BorshSerialize, borsh::BorshDeserialize))]
 pub struct SparseWaiters {
     /// `(slot, id)`, by slot; a slot's ids in the order they parked.
     entries: Vec<(usize, u64)>,

@@ -16,6 +16,7 @@ pub type PartitionIndex = usize;
 
 /// A node of the simulated network.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[cfg_attr(world_snapshot, derive(borsh::BorshSerialize, borsh::BorshDeserialize))]
 #[serde(tag = "kind", content = "id", rename_all = "snake_case")]
 pub enum Node {
     Controller,
@@ -36,6 +37,7 @@ impl std::fmt::Display for Node {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[cfg_attr(world_snapshot, derive(borsh::BorshSerialize, borsh::BorshDeserialize))]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
 pub enum ErrorCode {
     NotLeaderOrFollower,
@@ -148,6 +150,7 @@ impl std::fmt::Display for ErrorCode {
 /// What a ListOffsets asks for: ListOffsetsRequest's timestamp, where -2 is
 /// EARLIEST_TIMESTAMP, -1 LATEST_TIMESTAMP and anything else a time.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(world_snapshot, derive(borsh::BorshSerialize, borsh::BorshDeserialize))]
 #[serde(rename_all = "snake_case")]
 pub enum OffsetSpec {
     Earliest,
@@ -157,6 +160,7 @@ pub enum OffsetSpec {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(world_snapshot, derive(borsh::BorshSerialize, borsh::BorshDeserialize))]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
 pub enum LeaderRecoveryState {
     Recovered,
@@ -168,6 +172,7 @@ pub enum LeaderRecoveryState {
 /// KIP-903). `None` is Kafka's -1: the leader has not had a fetch from it in
 /// its current epoch, and the controller skips the epoch check for it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(world_snapshot, derive(borsh::BorshSerialize, borsh::BorshDeserialize))]
 pub struct BrokerState {
     pub broker_id: BrokerId,
     pub broker_epoch: Option<u64>,
@@ -182,6 +187,7 @@ impl BrokerState {
 
 /// The controller's record of one partition (PartitionRegistration).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(world_snapshot, derive(borsh::BorshSerialize, borsh::BorshDeserialize))]
 pub struct PartitionRegistration {
     pub replicas: Vec<BrokerId>,
     pub isr: Vec<BrokerId>,
@@ -196,6 +202,7 @@ pub struct PartitionRegistration {
 
 /// One record of the KRaft metadata log, replayed by every broker.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(world_snapshot, derive(borsh::BorshSerialize, borsh::BorshDeserialize))]
 pub enum MetadataRecord {
     Partition {
         partition: PartitionIndex,
@@ -210,6 +217,7 @@ pub enum MetadataRecord {
 }
 
 #[derive(Clone, Debug, Serialize)]
+#[cfg_attr(world_snapshot, derive(borsh::BorshSerialize, borsh::BorshDeserialize))]
 pub struct FetchPartition {
     pub partition: PartitionIndex,
     pub fetch_offset: u64,
@@ -219,6 +227,7 @@ pub struct FetchPartition {
 }
 
 #[derive(Clone, Debug, Serialize)]
+#[cfg_attr(world_snapshot, derive(borsh::BorshSerialize, borsh::BorshDeserialize))]
 pub struct FetchPartitionResponse {
     pub partition: PartitionIndex,
     pub error: Option<ErrorCode>,
@@ -240,12 +249,14 @@ pub struct FetchPartitionResponse {
 }
 
 #[derive(Clone, Debug, Serialize)]
+#[cfg_attr(world_snapshot, derive(borsh::BorshSerialize, borsh::BorshDeserialize))]
 pub struct ProduceBatch {
     pub partition: PartitionIndex,
     pub records: Vec<Record>,
 }
 
 #[derive(Clone, Debug, Serialize)]
+#[cfg_attr(world_snapshot, derive(borsh::BorshSerialize, borsh::BorshDeserialize))]
 pub struct ProducePartitionResponse {
     pub partition: PartitionIndex,
     pub result: Result<u64, ErrorCode>,
@@ -253,6 +264,7 @@ pub struct ProducePartitionResponse {
 }
 
 #[derive(Clone, Debug, Serialize)]
+#[cfg_attr(world_snapshot, derive(borsh::BorshSerialize, borsh::BorshDeserialize))]
 pub struct PartitionMetadata {
     pub partition: PartitionIndex,
     pub leader: Option<BrokerId>,
@@ -260,6 +272,7 @@ pub struct PartitionMetadata {
 }
 
 #[derive(Clone, Debug, Serialize)]
+#[cfg_attr(world_snapshot, derive(borsh::BorshSerialize, borsh::BorshDeserialize))]
 #[serde(tag = "type")]
 pub enum Message {
     BrokerRegistration {
@@ -490,6 +503,7 @@ pub enum Message {
 /// A ConsumerGroupHeartbeat's fields.
 #[cfg(group_protocols)]
 #[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(world_snapshot, derive(borsh::BorshSerialize, borsh::BorshDeserialize))]
 pub struct ConsumerHeartbeatRequest {
     pub group: String,
     /// Chosen by the client (KIP-1082).
@@ -497,6 +511,13 @@ pub struct ConsumerHeartbeatRequest {
     /// 0 to join.
     pub epoch: i32,
     /// `group.remote.assignor`: `uniform` or `range`.
+    #[cfg_attr(
+        world_snapshot,
+        borsh(
+            serialize_with = "crate::snapshot::static_str::ser",
+            deserialize_with = "crate::snapshot::static_str::de"
+        )
+    )]
     pub assignor: &'static str,
     /// The partitions it owns now, when that changed since its last
     /// heartbeat (or it joins).
@@ -510,6 +531,7 @@ pub struct ConsumerHeartbeatRequest {
 /// A ConsumerGroupHeartbeat's answer.
 #[cfg(group_protocols)]
 #[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(world_snapshot, derive(borsh::BorshSerialize, borsh::BorshDeserialize))]
 pub struct ConsumerHeartbeatAnswer {
     pub member_epoch: i32,
     pub heartbeat_interval_ms: u64,
@@ -520,6 +542,7 @@ pub struct ConsumerHeartbeatAnswer {
 #[cfg(group_protocols)]
 /// A JoinGroup's fields (boxed: the message enum stays small).
 #[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(world_snapshot, derive(borsh::BorshSerialize, borsh::BorshDeserialize))]
 pub struct JoinRequest {
     pub group: String,
     /// The consumer's `client.id` (member ids start with it).
@@ -531,6 +554,13 @@ pub struct JoinRequest {
     pub session_timeout_ms: u64,
     pub rebalance_timeout_ms: u64,
     /// The assignor it asks for (`partition.assignment.strategy`).
+    #[cfg_attr(
+        world_snapshot,
+        borsh(
+            serialize_with = "crate::snapshot::static_str::ser",
+            deserialize_with = "crate::snapshot::static_str::de"
+        )
+    )]
     pub protocol: &'static str,
     /// The partitions it owns now (the subscription's ownedPartitions).
     pub owned: Vec<PartitionIndex>,
@@ -541,6 +571,7 @@ pub struct JoinRequest {
 #[cfg(group_protocols)]
 /// A member as the group's leader sees it in its JoinGroup answer.
 #[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(world_snapshot, derive(borsh::BorshSerialize, borsh::BorshDeserialize))]
 pub struct JoinedMember {
     pub member_id: Rc<str>,
     pub instance_id: Option<Rc<str>>,
@@ -552,10 +583,18 @@ pub struct JoinedMember {
 /// A JoinGroup's answer: the new generation, its leader and, for the
 /// leader only, every member.
 #[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(world_snapshot, derive(borsh::BorshSerialize, borsh::BorshDeserialize))]
 pub struct JoinAnswer {
     pub generation: i32,
     pub member_id: Rc<str>,
     pub leader: Rc<str>,
+    #[cfg_attr(
+        world_snapshot,
+        borsh(
+            serialize_with = "crate::snapshot::static_str::ser",
+            deserialize_with = "crate::snapshot::static_str::de"
+        )
+    )]
     pub protocol: &'static str,
     pub members: Vec<JoinedMember>,
 }
@@ -564,6 +603,7 @@ pub struct JoinAnswer {
 /// the last record read (OffsetCommit v7+, KIP-320), so the consumer can
 /// validate it against a new leader.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(world_snapshot, derive(borsh::BorshSerialize, borsh::BorshDeserialize))]
 pub struct CommittedOffset {
     pub partition: PartitionIndex,
     pub offset: u64,

@@ -593,6 +593,103 @@ impl<T: Clone, const N: usize> FromIterator<T> for SharedVec<T, N> {
     }
 }
 
+/// The containers as a world's bytes (`crate::snapshot`): each holds its
+/// items, not how it shares them. A vector read back shares nothing yet,
+/// and holds the same items in the same order, which is all the simulation
+/// reads of it (the docs above: sharing never changes an answer).
+#[cfg(world_snapshot)]
+mod as_bytes {
+    use super::{OnceCell, Pages, Rc, Scratch, SharedChunk, SharedVec};
+    use borsh::{BorshDeserialize, BorshSerialize};
+    use std::io::{Read, Result, Write};
+
+    /// A buffer kept for reuse holds no state: nothing is written, and it
+    /// comes back empty.
+    impl<T> BorshSerialize for Scratch<T> {
+        fn serialize<W: Write>(&self, _: &mut W) -> Result<()> {
+            Ok(())
+        }
+    }
+    impl<T: Default> BorshDeserialize for Scratch<T> {
+        fn deserialize_reader<R: Read>(_: &mut R) -> Result<Self> {
+            Ok(Scratch(T::default()))
+        }
+    }
+
+    fn write_items<'a, T: BorshSerialize + 'a, W: Write>(
+        len: usize,
+        items: impl Iterator<Item = &'a T>,
+        w: &mut W,
+    ) -> Result<()> {
+        (len as u64).serialize(w)?;
+        for item in items {
+            item.serialize(w)?;
+        }
+        Ok(())
+    }
+
+    fn read_len<R: Read>(r: &mut R) -> Result<usize> {
+        usize::try_from(u64::deserialize_reader(r)?)
+            .map_err(|_| std::io::Error::new(std::io::ErrorKind::InvalidData, "length too large"))
+    }
+
+    impl<T: BorshSerialize + Clone, const N: usize> BorshSerialize for SharedVec<T, N> {
+        fn serialize<W: Write>(&self, w: &mut W) -> Result<()> {
+            write_items(self.len(), self.iter(), w)
+        }
+    }
+    impl<T: BorshDeserialize + Clone, const N: usize> BorshDeserialize for SharedVec<T, N> {
+        fn deserialize_reader<R: Read>(r: &mut R) -> Result<Self> {
+            let mut v = SharedVec::new();
+            for _ in 0..read_len(r)? {
+                v.push(T::deserialize_reader(r)?);
+            }
+            Ok(v)
+        }
+    }
+
+    /// A chunk in flight (a fetch response's) keeps its filled cells.
+    impl<T: BorshSerialize, const N: usize> BorshSerialize for SharedChunk<T, N> {
+        fn serialize<W: Write>(&self, w: &mut W) -> Result<()> {
+            for cell in self.0.iter() {
+                cell.get().serialize(w)?;
+            }
+            Ok(())
+        }
+    }
+    impl<T: BorshDeserialize, const N: usize> BorshDeserialize for SharedChunk<T, N> {
+        fn deserialize_reader<R: Read>(r: &mut R) -> Result<Self> {
+            let mut cells: Vec<OnceCell<T>> = Vec::with_capacity(N);
+            for _ in 0..N {
+                cells.push(match Option::<T>::deserialize_reader(r)? {
+                    Some(item) => OnceCell::from(item),
+                    None => OnceCell::new(),
+                });
+            }
+            let mut cells = cells.into_iter();
+            Ok(SharedChunk(Rc::new(std::array::from_fn(|_| {
+                cells.next().unwrap_or_default()
+            }))))
+        }
+    }
+
+    impl<T: BorshSerialize + Clone, const N: usize> BorshSerialize for Pages<T, N> {
+        fn serialize<W: Write>(&self, w: &mut W) -> Result<()> {
+            write_items(self.len(), self.iter(), w)
+        }
+    }
+    impl<T: BorshDeserialize + Clone, const N: usize> BorshDeserialize for Pages<T, N> {
+        fn deserialize_reader<R: Read>(r: &mut R) -> Result<Self> {
+            let n = read_len(r)?;
+            let mut v = Vec::with_capacity(n.min(1 << 20));
+            for _ in 0..n {
+                v.push(T::deserialize_reader(r)?);
+            }
+            Ok(Pages::from_vec(v))
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -9,6 +9,7 @@ use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 
 #[derive(Clone, Debug)]
+#[cfg_attr(world_snapshot, derive(borsh::BorshSerialize, borsh::BorshDeserialize))]
 struct Scheduled<E> {
     at: u64,
     /// The rest of the order within a millisecond, in one word so the heap
@@ -46,6 +47,29 @@ impl<E> Ord for Scheduled<E> {
 pub struct EventQueue<E> {
     heap: BinaryHeap<Scheduled<E>>,
     next_seq: u64,
+}
+
+/// A queue as a world's bytes (`crate::snapshot`): its events in the heap's
+/// order, built into a heap again when read. The heap's order is total
+/// (time, then the sequence number every event gets), so the queue read back
+/// hands out the same events in the same order.
+#[cfg(world_snapshot)]
+impl<E: borsh::BorshSerialize> borsh::BorshSerialize for EventQueue<E> {
+    fn serialize<W: std::io::Write>(&self, w: &mut W) -> std::io::Result<()> {
+        borsh::BorshSerialize::serialize(self.heap.as_slice(), w)?;
+        borsh::BorshSerialize::serialize(&self.next_seq, w)
+    }
+}
+
+#[cfg(world_snapshot)]
+impl<E: borsh::BorshDeserialize> borsh::BorshDeserialize for EventQueue<E> {
+    fn deserialize_reader<R: std::io::Read>(r: &mut R) -> std::io::Result<Self> {
+        let items: Vec<Scheduled<E>> = borsh::BorshDeserialize::deserialize_reader(r)?;
+        Ok(EventQueue {
+            heap: BinaryHeap::from(items),
+            next_seq: borsh::BorshDeserialize::deserialize_reader(r)?,
+        })
+    }
 }
 
 impl<E> Default for EventQueue<E> {

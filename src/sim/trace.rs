@@ -15,6 +15,7 @@ use xxhash_rust::xxh3::Xxh3;
 use super::protocol::BrokerId;
 
 #[derive(Clone, Debug, Serialize, PartialEq)]
+#[cfg_attr(world_snapshot, derive(borsh::BorshSerialize, borsh::BorshDeserialize))]
 #[serde(tag = "event", rename_all = "snake_case")]
 pub enum TraceKind {
     Step {
@@ -284,6 +285,7 @@ pub enum TraceKind {
 }
 
 #[derive(Clone, Debug, Serialize, PartialEq)]
+#[cfg_attr(world_snapshot, derive(borsh::BorshSerialize, borsh::BorshDeserialize))]
 pub struct TraceEvent {
     pub at_ms: u64,
     #[serde(flatten)]
@@ -381,6 +383,40 @@ impl Trace {
         super::shared::hex16((digest >> 64) as u64, &mut hex);
         super::shared::hex16(digest as u64, &mut hex);
         hex
+    }
+}
+
+/// A trace as a world's bytes (`crate::snapshot`): its events. The running
+/// hash cannot be written out (the hasher keeps its state to itself), so
+/// the trace read back hashes every event's line again, in order: the same
+/// bytes in the same order give the same hash.
+#[cfg(world_snapshot)]
+impl borsh::BorshSerialize for Trace {
+    fn serialize<W: std::io::Write>(&self, w: &mut W) -> std::io::Result<()> {
+        borsh::BorshSerialize::serialize(&self.events, w)
+    }
+}
+
+#[cfg(world_snapshot)]
+impl borsh::BorshDeserialize for Trace {
+    fn deserialize_reader<R: std::io::Read>(r: &mut R) -> std::io::Result<Self> {
+        let events: Vec<Rc<TraceEvent>> = borsh::BorshDeserialize::deserialize_reader(r)?;
+        let mut trace = Trace {
+            events,
+            ..Trace::default()
+        };
+        let mut line = std::mem::take(&mut trace.line);
+        for event in &trace.events {
+            line.clear();
+            if write_line(&mut line, event).is_err() {
+                line.clear();
+            }
+            line.push(b'\n');
+            trace.hasher.update(&line);
+        }
+        line.clear();
+        trace.line = line;
+        Ok(trace)
     }
 }
 

@@ -45,6 +45,7 @@ use crate::sim::protocol::*;
 use crate::sim::trace::TraceKind;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(world_snapshot, derive(borsh::BorshSerialize, borsh::BorshDeserialize))]
 pub enum GroupState {
     Empty,
     PreparingRebalance,
@@ -64,6 +65,7 @@ impl GroupState {
 }
 
 #[derive(Clone, Debug)]
+#[cfg_attr(world_snapshot, derive(borsh::BorshSerialize, borsh::BorshDeserialize))]
 pub struct ClassicMember {
     pub member_id: Rc<str>,
     pub instance_id: Option<Rc<str>>,
@@ -71,6 +73,13 @@ pub struct ClassicMember {
     pub client: Node,
     pub session_timeout_ms: u64,
     pub rebalance_timeout_ms: u64,
+    #[cfg_attr(
+        world_snapshot,
+        borsh(
+            serialize_with = "crate::snapshot::static_str::ser",
+            deserialize_with = "crate::snapshot::static_str::de"
+        )
+    )]
     pub protocol: &'static str,
     /// What it owned when it last joined, and in which generation.
     pub owned: Vec<PartitionIndex>,
@@ -84,9 +93,17 @@ pub struct ClassicMember {
 }
 
 #[derive(Clone, Debug)]
+#[cfg_attr(world_snapshot, derive(borsh::BorshSerialize, borsh::BorshDeserialize))]
 pub struct ClassicGroup {
     pub state: GroupState,
     pub generation: i32,
+    #[cfg_attr(
+        world_snapshot,
+        borsh(
+            serialize_with = "crate::snapshot::opt_static_str::ser",
+            deserialize_with = "crate::snapshot::opt_static_str::de"
+        )
+    )]
     pub protocol: Option<&'static str>,
     pub leader: Option<Rc<str>>,
     /// In the order they joined.
@@ -107,8 +124,16 @@ pub struct ClassicGroup {
 /// What a group record in `__consumer_offsets` holds (GroupMetadataValue):
 /// enough for a new coordinator to take the group over.
 #[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(world_snapshot, derive(borsh::BorshSerialize, borsh::BorshDeserialize))]
 pub struct GroupSnapshot {
     pub generation: i32,
+    #[cfg_attr(
+        world_snapshot,
+        borsh(
+            serialize_with = "crate::snapshot::opt_static_str::ser",
+            deserialize_with = "crate::snapshot::opt_static_str::de"
+        )
+    )]
     pub protocol: Option<&'static str>,
     pub leader: Option<Rc<str>>,
     pub next_member: u32,
@@ -116,12 +141,20 @@ pub struct GroupSnapshot {
 }
 
 #[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(world_snapshot, derive(borsh::BorshSerialize, borsh::BorshDeserialize))]
 pub struct SnapshotMember {
     pub member_id: Rc<str>,
     pub instance_id: Option<Rc<str>>,
     pub client: Node,
     pub session_timeout_ms: u64,
     pub rebalance_timeout_ms: u64,
+    #[cfg_attr(
+        world_snapshot,
+        borsh(
+            serialize_with = "crate::snapshot::static_str::ser",
+            deserialize_with = "crate::snapshot::static_str::de"
+        )
+    )]
     pub protocol: &'static str,
     pub assignment: Vec<PartitionIndex>,
 }

@@ -47,6 +47,7 @@ use crate::sim::trace::TraceKind;
 pub const HEARTBEAT_INTERVAL_MS: u64 = 5_000;
 
 #[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(world_snapshot, derive(borsh::BorshSerialize, borsh::BorshDeserialize))]
 pub struct CgMember {
     pub member_id: Rc<str>,
     pub client: Node,
@@ -73,11 +74,19 @@ impl CgMember {
 }
 
 #[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(world_snapshot, derive(borsh::BorshSerialize, borsh::BorshDeserialize))]
 pub struct ConsumerGroup {
     /// The group epoch: grows with every change of membership.
     pub epoch: i32,
     /// The epoch of the current target assignment.
     pub target_epoch: i32,
+    #[cfg_attr(
+        world_snapshot,
+        borsh(
+            serialize_with = "crate::snapshot::static_str::ser",
+            deserialize_with = "crate::snapshot::static_str::de"
+        )
+    )]
     pub assignor: &'static str,
     pub members: Vec<CgMember>,
     /// The subscribed topic's partitions (from the members' metadata).

@@ -50,6 +50,7 @@ use crate::sim::trace::TraceKind;
 
 /// What a broker leading one partition of `__consumer_offsets` knows.
 #[derive(Clone, Debug, Default)]
+#[cfg_attr(world_snapshot, derive(borsh::BorshSerialize, borsh::BorshDeserialize))]
 pub struct Shard {
     pub leader_epoch: u32,
     pub loaded: bool,
@@ -112,6 +113,7 @@ pub fn offsets_partition_in(config: &ClusterConfig, group: &str) -> Option<Parti
 
 /// A commit waiting for the offsets partition's high watermark.
 #[derive(Clone, Debug)]
+#[cfg_attr(world_snapshot, derive(borsh::BorshSerialize, borsh::BorshDeserialize))]
 pub struct PendingCommit {
     pub group: Rc<str>,
     pub partition: PartitionIndex,

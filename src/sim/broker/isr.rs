@@ -106,6 +106,7 @@ fn commits(rep: &Replica, reg: &PartitionRegistration, me: BrokerId) -> bool {
 /// What a leader does with a refused AlterPartition
 /// (Partition.handleAlterPartitionError; the module comment has the cases).
 #[derive(Clone, Copy)]
+#[cfg_attr(world_snapshot, derive(borsh::BorshSerialize, borsh::BorshDeserialize))]
 enum Refused {
     /// Not applied, and the leader's view is current: back to the committed ISR.
     Drop,

@@ -59,6 +59,7 @@ pub const REPLICA_SOCKET_TIMEOUT_MS: u64 = 30_000;
 pub const ALTER_PARTITION_RETRY_MS: u64 = 5_000;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(world_snapshot, derive(borsh::BorshSerialize, borsh::BorshDeserialize))]
 #[serde(rename_all = "snake_case")]
 pub enum Process {
     Running,
@@ -68,6 +69,7 @@ pub enum Process {
 }
 
 #[derive(Clone, Debug)]
+#[cfg_attr(world_snapshot, derive(borsh::BorshSerialize, borsh::BorshDeserialize))]
 struct ParkedFetch {
     from: Node,
     id: u64,
@@ -113,6 +115,7 @@ fn wait_on(
 }
 
 #[derive(Clone, Debug)]
+#[cfg_attr(world_snapshot, derive(borsh::BorshSerialize, borsh::BorshDeserialize))]
 struct ParkedProduce {
     from: Node,
     id: u64,
@@ -125,6 +128,7 @@ struct ParkedProduce {
 
 /// The request a parked wait for the high watermark answers.
 #[derive(Clone, Debug)]
+#[cfg_attr(world_snapshot, derive(borsh::BorshSerialize, borsh::BorshDeserialize))]
 enum ParkedAnswer {
     /// A client's Produce: a ProduceResponse.
     Produce,
@@ -144,6 +148,7 @@ enum ParkedAnswer {
 
 /// The broker's lifecycle states as its BrokerLifecycleManager has them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(world_snapshot, derive(borsh::BorshSerialize, borsh::BorshDeserialize))]
 #[serde(rename_all = "snake_case")]
 pub enum Lifecycle {
     /// Registering, then replaying the metadata log: heartbeats every 10 ms.
@@ -160,6 +165,7 @@ const STARTING_HEARTBEAT_MS: u64 = 10;
 const FIRST_SHUTDOWN_HEARTBEAT_MS: u64 = 50;
 
 #[derive(Clone, Debug)]
+#[cfg_attr(world_snapshot, derive(borsh::BorshSerialize, borsh::BorshDeserialize))]
 pub struct Broker {
     pub id: BrokerId,
     pub process: Process,
@@ -296,6 +302,7 @@ const META_PAGE: usize = 512;
 /// the same offset holds the same entries, and takes these pages in place of
 /// its own. A cache reads exactly as it did.
 #[derive(Clone, Debug, Default)]
+#[cfg_attr(world_snapshot, derive(borsh::BorshSerialize, borsh::BorshDeserialize))]
 pub struct MetaPages {
     leaders: Pages<(Option<BrokerId>, u32), META_PAGE>,
     /// The metadata offset `leaders` holds the records up to.

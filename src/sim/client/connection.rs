@@ -44,6 +44,7 @@ use crate::sim::io::{Ctx, Timer};
 use crate::sim::protocol::{BrokerId, Message, Node};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(world_snapshot, derive(borsh::BorshSerialize, borsh::BorshDeserialize))]
 pub enum State {
     Ready,
     /// A connect attempt (`Message::Connect` with this id) is under way.
@@ -59,6 +60,7 @@ pub enum State {
 /// The two counters `ClusterConnectionStates` keeps per node: they are the
 /// exponents of its reconnect backoff and of its connection set-up timeout.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(world_snapshot, derive(borsh::BorshSerialize, borsh::BorshDeserialize))]
 pub struct Attempts {
     /// Disconnects since the last success (`failedAttempts`).
     pub failed_attempts: u32,
@@ -132,6 +134,7 @@ pub fn setup_timed_out(started: u64, timeout: u64, now: u64) -> bool {
 }
 
 #[derive(Clone, Debug)]
+#[cfg_attr(world_snapshot, derive(borsh::BorshSerialize, borsh::BorshDeserialize))]
 struct Connection {
     state: State,
     attempts: Attempts,
@@ -142,6 +145,7 @@ struct Connection {
 
 /// What a broken connection meant for the request that found it broken.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(world_snapshot, derive(borsh::BorshSerialize, borsh::BorshDeserialize))]
 pub enum Broken {
     /// It was the connect attempt: refused, nothing was sent.
     Refused,
@@ -150,6 +154,7 @@ pub enum Broken {
 }
 
 #[derive(Clone, Debug)]
+#[cfg_attr(world_snapshot, derive(borsh::BorshSerialize, borsh::BorshDeserialize))]
 pub struct Connections {
     /// The client's own node: the jitter's salt, and the answer address.
     client: Node,

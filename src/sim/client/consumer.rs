@@ -14,6 +14,7 @@ use crate::sim::protocol::*;
 use crate::sim::trace::TraceKind;
 
 #[derive(Clone, Debug, Default, Serialize)]
+#[cfg_attr(world_snapshot, derive(borsh::BorshSerialize, borsh::BorshDeserialize))]
 pub struct ConsumerPosition {
     pub offset: u64,
     /// Leader epoch of the last consumed record.
@@ -45,6 +46,13 @@ pub struct ConsumerPosition {
     /// Why the pending reset was asked for, for its narration (none: the
     /// group has no committed offset).
     #[serde(skip)]
+    #[cfg_attr(
+        world_snapshot,
+        borsh(
+            serialize_with = "crate::snapshot::opt_static_str::ser",
+            deserialize_with = "crate::snapshot::opt_static_str::de"
+        )
+    )]
     pub reset_why: Option<&'static str>,
     /// The position was last set by a reset or a seek (auto.offset.reset,
     /// a truncation found by validation), not by a commit or the start: a
@@ -59,6 +67,7 @@ pub struct ConsumerPosition {
 
 /// Why a position was set other than by reading.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(world_snapshot, derive(borsh::BorshSerialize, borsh::BorshDeserialize))]
 pub enum JumpCause {
     /// auto.offset.reset answered by ListOffsets (SubscriptionState.
     /// resetInitializingPositions / requestOffsetReset).
@@ -74,6 +83,7 @@ pub enum JumpCause {
 /// Only starts and resets add one, so the list grows with them, never with
 /// fetches; the fate of every record tells its skips by them (`delivery`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(world_snapshot, derive(borsh::BorshSerialize, borsh::BorshDeserialize))]
 pub struct Jump {
     pub partition: PartitionIndex,
     pub at_ms: u64,
@@ -119,6 +129,7 @@ pub(super) fn jump(
 /// the process, and whether the position it was read from came from a
 /// reset (for the fate of every record's re-reads by cause).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(world_snapshot, derive(borsh::BorshSerialize, borsh::BorshDeserialize))]
 pub struct Read {
     pub partition: PartitionIndex,
     pub offset: u64,
@@ -140,6 +151,7 @@ impl ConsumerPosition {
 }
 
 #[derive(Clone, Debug)]
+#[cfg_attr(world_snapshot, derive(borsh::BorshSerialize, borsh::BorshDeserialize))]
 pub struct Consumer {
     pub name: String,
     pub index: u32,

@@ -39,6 +39,7 @@ use crate::sim::protocol::*;
 use crate::sim::trace::TraceKind;
 
 #[derive(Clone, Debug, Default)]
+#[cfg_attr(world_snapshot, derive(borsh::BorshSerialize, borsh::BorshDeserialize))]
 pub struct GroupMember {
     pub group_id: String,
     /// The coordinator as last found; `None` while unknown.

@@ -39,6 +39,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 /// A produce error, as the idempotence rules tell them apart.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(world_snapshot, derive(borsh::BorshSerialize, borsh::BorshDeserialize))]
 pub enum ProduceError {
     OutOfOrderSequenceNumber,
     UnknownProducerId,
@@ -51,6 +52,7 @@ pub enum ProduceError {
 
 /// What `TransactionManager` knows when a batch's response is an error.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(world_snapshot, derive(borsh::BorshSerialize, borsh::BorshDeserialize))]
 pub struct RetryContext {
     /// The response's log start offset; `None` when it carried none (-1).
     pub log_start_offset: Option<u64>,
@@ -66,6 +68,7 @@ pub struct RetryContext {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(world_snapshot, derive(borsh::BorshSerialize, borsh::BorshDeserialize))]
 pub struct RetryDecision {
     /// `canRetry`'s answer (the Sender also needs retries and time left).
     pub retry: bool,
@@ -119,6 +122,7 @@ pub fn can_retry(error: ProduceError, c: &RetryContext) -> RetryDecision {
 /// producer: `UnknownProducerIdException` extends
 /// `OutOfOrderSequenceException`, whose branch comes first.)
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(world_snapshot, derive(borsh::BorshSerialize, borsh::BorshDeserialize))]
 pub enum FailedBatch {
     Nothing,
     /// Request a producer-wide epoch bump, this partition's sequences rewritten.
@@ -127,6 +131,7 @@ pub enum FailedBatch {
 
 /// Why a batch failed for good, as `handleFailedBatch` tells them apart.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(world_snapshot, derive(borsh::BorshSerialize, borsh::BorshDeserialize))]
 pub enum Failure {
     OutOfOrderSequence,
     UnknownProducerId,
@@ -181,6 +186,7 @@ pub fn restart_sequences(records_in_flight: &[u32]) -> (Vec<u32>, u32) {
 
 /// One batch as `TransactionManager` sees it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(world_snapshot, derive(borsh::BorshSerialize, borsh::BorshDeserialize))]
 pub struct Batch {
     pub partition: u32,
     pub records: u32,
@@ -200,6 +206,7 @@ impl Batch {
 
 /// A partition's sequences (`TxnPartitionEntry`).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(world_snapshot, derive(borsh::BorshSerialize, borsh::BorshDeserialize))]
 pub struct PartitionSequences {
     /// The producer epoch these sequences belong to (`None` before the first use).
     pub epoch: Option<i16>,
@@ -213,6 +220,7 @@ pub struct PartitionSequences {
 /// The idempotent producer's bookkeeping, `TransactionManager`'s for a
 /// producer without a `transactional.id`, built from the functions above.
 #[derive(Clone, Debug, Default)]
+#[cfg_attr(world_snapshot, derive(borsh::BorshSerialize, borsh::BorshDeserialize))]
 pub struct IdempotentProducer {
     /// `None`: no producer id (after the epoch ran out; InitProducerId next).
     pub epoch: Option<i16>,

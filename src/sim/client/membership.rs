@@ -37,6 +37,7 @@ use crate::sim::protocol::*;
 use crate::sim::trace::TraceKind;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(world_snapshot, derive(borsh::BorshSerialize, borsh::BorshDeserialize))]
 pub enum MemberState {
     /// Not in the group (or told to join again): JoinGroup is next.
     Unjoined,
@@ -63,6 +64,7 @@ impl MemberState {
 }
 
 #[derive(Clone, Debug)]
+#[cfg_attr(world_snapshot, derive(borsh::BorshSerialize, borsh::BorshDeserialize))]
 #[cfg_attr(not(group_protocols), allow(dead_code))]
 pub struct Membership {
     pub member_id: Rc<str>,

@@ -18,6 +18,7 @@ use crate::sim::shared::Scratch;
 use crate::sim::trace::TraceKind;
 
 #[derive(Clone, Debug)]
+#[cfg_attr(world_snapshot, derive(borsh::BorshSerialize, borsh::BorshDeserialize))]
 pub struct Batch {
     pub records: Vec<u64>,
     /// When each record was sent (its CreateTime), in step with `records`.
@@ -68,6 +69,7 @@ pub fn records_per_batch(batch_size: u64) -> usize {
 }
 
 #[derive(Clone, Debug, Default)]
+#[cfg_attr(world_snapshot, derive(borsh::BorshSerialize, borsh::BorshDeserialize))]
 pub struct ProducerPartition {
     pub producer_id: u32,
     pub next_seq: u32,
@@ -109,6 +111,7 @@ pub struct ProducerPartition {
 /// A busy partition's batches: those waiting to be sent, oldest first, and
 /// those sent and not answered yet.
 #[derive(Clone, Debug, Default)]
+#[cfg_attr(world_snapshot, derive(borsh::BorshSerialize, borsh::BorshDeserialize))]
 struct Batches {
     queue: VecDeque<Batch>,
     in_flight: Vec<Batch>,
@@ -176,6 +179,7 @@ fn room_for_one(queue: &mut VecDeque<Batch>) {
 }
 
 #[derive(Clone, Debug, Default, Serialize)]
+#[cfg_attr(world_snapshot, derive(borsh::BorshSerialize, borsh::BorshDeserialize))]
 pub struct ProducerStats {
     /// Records the application handed to send().
     pub sent: u64,
@@ -197,6 +201,7 @@ pub struct ProducerStats {
 
 /// An acknowledged record, as the producer saw it.
 #[derive(Clone, Copy, Debug, Serialize)]
+#[cfg_attr(world_snapshot, derive(borsh::BorshSerialize, borsh::BorshDeserialize))]
 pub struct Acked {
     pub offset: u64,
     pub id: u64,
@@ -215,6 +220,8 @@ pub type AckedLedger = crate::sim::shared::SharedVec<Acked, 16>;
 /// Why pump() could do nothing for a partition with batches waiting, in a
 /// way that only something outside that partition's scan can change.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+#[cfg_attr(world_snapshot, derive(borsh::BorshSerialize, borsh::BorshDeserialize))]
+#[cfg_attr(world_snapshot, borsh(use_discriminant = true))]
 enum Blocked {
     /// No leader known: pump() asks for metadata, and only an answer helps.
     NoLeader = 0,
@@ -252,6 +259,7 @@ enum Blocked {
 /// reconnect. So a run with parking sends exactly what one without would
 /// (`a_parked_partition_changes_nothing_pump_would_have_done`).
 #[derive(Clone, Debug, Default)]
+#[cfg_attr(world_snapshot, derive(borsh::BorshSerialize, borsh::BorshDeserialize))]
 struct Parked {
     /// How many partitions are parked for each reason (`Blocked as usize`);
     /// each parked partition's reason is its `ProducerPartition::parked`.
@@ -321,6 +329,7 @@ impl Parked {
 }
 
 #[derive(Clone, Debug)]
+#[cfg_attr(world_snapshot, derive(borsh::BorshSerialize, borsh::BorshDeserialize))]
 pub struct Producer {
     pub name: String,
     pub index: u32,

@@ -8,11 +8,15 @@
 //   link      tour 18, a shared link at t = 30 s with compare=acks=1|acks=all
 //   link19    tour 19 (20,000 partitions), the same at t = 12 s
 //   tour13    tour 13 (compare lanes, small): each Next, stop 1 to the last
-// Several sites (--roots a,b: www folders, e.g. main's build and this one's)
+//   enter     tour 18 at 30 s, then compare mode with three lanes
+//             (acks=1|acks=all|min.insync.replicas=2)
+// Each case is measured both ways of --ways (default workers,main): lanes
+// on other cores (compare.js sendAway, the fast build's Workers) and on the
+// main thread alone (window.failoverLabLaneWorkers = false). Several sites (--roots a,b: www folders, e.g. main's build and this one's)
 // are measured interleaved, run by run, on the same machine. Reported,
 // never asserted: this is a benchmark.
 //
-//   node scripts/bench-lanes.mjs [--runs 3] [--roots www,../base/www] [--cases fork,link,tour13]
+//   node scripts/bench-lanes.mjs [--runs 3] [--roots www,../base/www] [--cases fork,link,tour13,enter] [--ways workers,main]
 //
 // Needs `make build` in each root.
 import path from 'node:path';
@@ -20,7 +24,8 @@ import { startServer, launchBrowser, scriptArg, WWW } from '../tests/e2e/helpers
 
 const runs = Number(scriptArg('runs', '3'));
 const roots = scriptArg('roots', WWW).split(',').map((r) => path.resolve(r));
-const cases = scriptArg('cases', 'fork,link,tour13').split(',');
+const cases = scriptArg('cases', 'fork,link,tour13,enter').split(',');
+const ways = scriptArg('ways', 'workers,main').split(',');
 
 const observe = () => {
   window.__long = [];
@@ -64,6 +69,28 @@ async function link(page, base, file, t) {
   return page.evaluate(() => ({ t0: 0, landedMs: Math.round(performance.now()), lanes: failoverLab.lanes().map((l) => l.report.end_ms) }));
 }
 
+async function enter(page, base) {
+  await page.goto(`${base}/?scenario=tour-18-rack-loss.json&paused=1`);
+  await idle(page);
+  await page.evaluate(async () => {
+    failoverLab.seek(30000);
+    // The lanes' code loaded first (not what is measured).
+    await failoverLab.compare('acks=1|acks=all');
+    await failoverLab.compare(null);
+    while (failoverLab.seeking) await new Promise((r) => requestAnimationFrame(r));
+    await new Promise((r) => setTimeout(r, 500));
+  });
+  return page.evaluate(async () => {
+    let t0 = 0;
+    await new Promise((res) => setTimeout(() => {
+      t0 = performance.now();
+      failoverLab.compare('acks=1|acks=all|min.insync.replicas=2').then(res);
+    }, 0));
+    while (failoverLab.seeking) await new Promise((r) => requestAnimationFrame(r));
+    return { t0, landedMs: Math.round(performance.now() - t0), hashes: failoverLab.lanes().map((l) => l.report.trace_hash.slice(0, 8)).join(',') };
+  });
+}
+
 async function tour13(page, base) {
   await page.goto(`${base}/?scenario=tour-13-acks1-vs-acks-all.json`);
   await idle(page);
@@ -92,14 +119,16 @@ const browser = await launchBrowser();
 try {
   for (let r = 0; r < runs; r++) {
     for (const name of cases) {
-      for (const [k, srv] of srvs.entries()) {
+      for (const [k, srv] of srvs.entries()) for (const way of ways) {
         const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
         await page.addInitScript(observe);
+        if (way === 'main') await page.addInitScript(() => (window.failoverLabLaneWorkers = false));
         let out;
         if (name === 'fork') out = await fork(page, srv.baseUrl);
         else if (name === 'link') out = await link(page, srv.baseUrl, 'tour-18-rack-loss.json', 30000);
         else if (name === 'link19') out = await link(page, srv.baseUrl, 'tour-19-rack-loss-20000.json', 12000);
         else if (name === 'tour13') out = await tour13(page, srv.baseUrl);
+        else if (name === 'enter') out = await enter(page, srv.baseUrl);
         else throw new Error(`unknown case ${name}`);
         // Long tasks are reported after they end, from a task of their own.
         const long = await page.evaluate(async () => {
@@ -108,7 +137,7 @@ try {
           return window.__long;
         });
         const { t0, ...rest } = out;
-        console.log(JSON.stringify({ run: r, case: name, root: path.relative(process.cwd(), roots[k]) || '.', ...rest, ...summary(long, t0) }));
+        console.log(JSON.stringify({ run: r, case: name, way, root: path.relative(process.cwd(), roots[k]) || '.', ...rest, ...summary(long, t0) }));
         await page.close();
       }
     }

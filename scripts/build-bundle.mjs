@@ -98,10 +98,12 @@ try {
   // www/glossary.json, fetched with it), fetched only when used
   // (import(new URL('./fate.js' | './question.js' | './check.js' |
   // './exporter.js' | './welcome-view.js' | './glossary.js' | './pack.js',
-  // import.meta.url))).
+  // import.meta.url))). And compare mode's Worker (lane-worker.js, issue
+  // 63: lanes replayed on other cores, with the fast build), started by
+  // dist/lanes.js as new Worker(new URL('./lane-worker.js', import.meta.url)).
   const lazy = await esbuild.build({
     ...common,
-    entryPoints: ['tour-guide.js', 'render/fate.js', 'render/group-card.js', 'render/broker-menu.js', 'render/overview.js', 'question.js', 'check.js', 'exporter.js', 'welcome-view.js', 'gallery.js', 'glossary.js', 'pack.js', 'fast-wasm.js', 'import-view.js'].map((f) => path.join(WWW, f)),
+    entryPoints: ['tour-guide.js', 'render/fate.js', 'render/group-card.js', 'render/broker-menu.js', 'render/overview.js', 'question.js', 'check.js', 'exporter.js', 'welcome-view.js', 'gallery.js', 'glossary.js', 'pack.js', 'fast-wasm.js', 'lane-worker.js', 'import-view.js'].map((f) => path.join(WWW, f)),
     outdir: OUT,
     entryNames: '[name]',
     format: 'esm',

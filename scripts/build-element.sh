@@ -17,7 +17,7 @@ rm -rf "$out"
 mkdir -p "$out/render" "$out/pkg" "$out/scenarios"
 
 # The element and, transitively, every module it imports (checked below).
-cp www/failover-lab.js www/lab.js www/compare.js www/lanes.js www/share.js www/pack.js www/tour.js www/tour-guide.js www/question.js www/theme.js www/events.js www/style.css www/failover-lab.d.ts "$out/"
+cp www/failover-lab.js www/lab.js www/compare.js www/lane-workers.js www/lanes.js www/share.js www/pack.js www/tour.js www/tour-guide.js www/question.js www/theme.js www/events.js www/style.css www/failover-lab.d.ts "$out/"
 for m in availability broker-menu brokers clients describe fate group-card metrics narration partitions util; do cp "www/render/$m.js" "$out/render/"; done
 cp www/pkg/failover_lab.js www/pkg/failover_lab_bg.wasm www/pkg/failover_lab.d.ts www/pkg/failover_lab_bg.wasm.d.ts "$out/pkg/"
 # The fast build (issue 63), fetched only by an element that runs a big
@@ -25,7 +25,8 @@ cp www/pkg/failover_lab.js www/pkg/failover_lab_bg.wasm www/pkg/failover_lab.d.t
 # wasm above, slower).
 if [[ -f www/pkg-explorer/failover_lab_bg.wasm ]]; then
   mkdir -p "$out/pkg-explorer"
-  cp www/fast-wasm.js "$out/"
+  # compare mode's Worker (lanes on other cores) runs on it too.
+  cp www/fast-wasm.js www/lane-worker.js "$out/"
   cp www/pkg-explorer/failover_lab.js www/pkg-explorer/failover_lab_bg.wasm "$out/pkg-explorer/"
 fi
 cp scenarios/*.json "$out/scenarios/"

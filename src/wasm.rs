@@ -387,6 +387,50 @@ impl WasmLab {
     }
 }
 
+/// A world as bytes and back (`crate::snapshot`; the fast build only): a
+/// compare lane replayed in a Worker comes back to the page this way
+/// (www/lane-worker.js, issue 63).
+#[cfg(world_snapshot)]
+#[wasm_bindgen]
+impl WasmLab {
+    /// The world as bytes (a Uint8Array), for `fromSnapshot` with the same
+    /// scenario text and settings. A lab whose start has not all run yet
+    /// (`unstarted`) has no world to write: an Error.
+    #[wasm_bindgen(js_name = snapshotBytes)]
+    pub fn snapshot_bytes(&self) -> Result<Vec<u8>, JsError> {
+        if self.starting.is_some() {
+            return Err(JsError::new(
+                "snapshotBytes: the world's start has not all run yet (startParts)",
+            ));
+        }
+        Ok(self.lab.snapshot_bytes())
+    }
+
+    /// The lab `snapshotBytes` wrote, read back: `scenario` and `settings`
+    /// as `unstarted` takes them (the ones the written lab was built from).
+    /// Bytes of another scenario's world, of another build's layout or cut
+    /// short are an Error that says which.
+    #[wasm_bindgen(js_name = fromSnapshot)]
+    pub fn from_snapshot(
+        scenario: &str,
+        settings: Option<String>,
+        bytes: &[u8],
+    ) -> Result<WasmLab, JsError> {
+        let (scenario, applied) = match settings {
+            None => (
+                crate::scenario::parse(scenario).map_err(|e| JsError::new(&e))?,
+                Default::default(),
+            ),
+            Some(s) => with_lane_settings(scenario, &s)?,
+        };
+        let lab = Lab::from_snapshot(scenario, applied, bytes).map_err(|e| JsError::new(&e))?;
+        Ok(WasmLab {
+            lab,
+            starting: None,
+        })
+    }
+}
+
 /// What the page needs of the fast build only (www/pkg-explorer, the build
 /// of the big worlds, issue 63): a world built over several tasks, and a
 /// report's field alone. The page's own build (first load) goes without

@@ -29,6 +29,19 @@
 // in the full build only (www/pkg-explorer, so the first load stays within
 // its budget): the host loads that build before its first fork and hands
 // its builder over (setForkBuilder); the lanes themselves run on the lead's.
+//
+// Other cores (issue 63, item 3): when the lanes run on the fast build
+// (lab.fast: a big world, subscribing consumers), which can write a world
+// as bytes and read it back, a lane with a long way goes to a Worker
+// (lane-workers.js, lane-worker.js) instead of the main thread's slices:
+// the Worker replays it from 0 and sends the world back, which the page
+// reads back in one call (WasmLab.fromSnapshot) and makes the lane's
+// (adoptWorld). Meanwhile the lane shows how far the Worker got; a newer
+// target takes over; whatever reads the lane lands it on the main thread
+// as before, and the Worker's answer is then dropped. The same runs either
+// way (the core is deterministic, tests/snapshot.rs).
+
+import { LaneWorkers, lanesCanGoAway } from './lane-workers.js';
 
 const sameAction = (a, b) => a.at_ms === b.at_ms && JSON.stringify(a.action) === JSON.stringify(b.action);
 const copyActions = (actions) => actions.map(({ at_ms, action }) => ({ at_ms, action }));
@@ -101,8 +114,49 @@ function drop(f) {
  * where the lead is going.
  */
 export function laneWay(f, lead) {
-  if (f.unbuilt) return { target: lead.destination(), at: 0 };
-  return f.seekJob ? { target: f.seekJob.target, at: Math.min(f.now(), f.seekJob.target) } : null;
+  const away = f.away?.at ?? 0;
+  if (f.unbuilt) return { target: lead.destination(), at: Math.min(away, lead.destination()) };
+  return f.seekJob ? { target: f.seekJob.target, at: Math.min(Math.max(f.now(), away), f.seekJob.target) } : null;
+}
+
+/** The lead's switches and actions, as a lane not built yet takes them (Compare.sendAway). */
+const leadState = (lead) => JSON.stringify([lead.overrides, copyActions(lead.actions)]);
+
+/**
+ * Whether compare lanes may go to Workers: `window.failoverLabLaneWorkers =
+ * false`, set before the page loads, keeps them on the main thread (to
+ * compare both ways: tests, benchmarks); setLaneWorkers changes it later.
+ */
+let workersAllowed = globalThis.failoverLabLaneWorkers !== false;
+export function setLaneWorkers(on) {
+  workersAllowed = !!on;
+}
+
+/**
+ * Make `core`, a world another thread took to t (WasmLab.fromSnapshot),
+ * lane `f`'s, as if the seek under way had landed at t: its recorded
+ * actions up to t are in it. A lane not built yet (`fresh`) starts a
+ * history of its own, with a checkpoint at t (as a rebuild has one at 0).
+ */
+function adoptWorld(f, core, t, fresh) {
+  f.endSeek();
+  f.freeDoomed();
+  f.core?.free();
+  f.core = core;
+  f.partial = null;
+  f.partialWallMs = 0;
+  f.atBoundary = null;
+  f.sinceCheckpointMs = 0;
+  if (fresh) {
+    f.dropCheckpoints();
+    f.history++;
+  }
+  f.generation++;
+  f.onRebuild?.();
+  f.sampledGeneration = f.generation;
+  for (const a of f.actions) if (a.at_ms <= t) a.applied = f.generation;
+  f.horizon = Math.max(f.horizon, t);
+  f.takeCheckpoint(t);
 }
 
 /** Rebuild lane `f` at 0 with these switches and actions, then take it to t (travel). */
@@ -201,6 +255,8 @@ export class Compare {
 
   dispose() {
     this.endWait(false);
+    this.pool?.dispose();
+    this.pool = null;
     for (const f of this.followers) {
       f.dropCheckpoints();
       f.core?.free();
@@ -372,13 +428,14 @@ export class Compare {
   /**
    * The lanes still on their way to the lead's time: [{ i (lane index), lab }].
    * A lane not built yet counts once the lead has landed: it is built for
-   * the time the lead lands on (step), and said so from then on.
+   * the time the lead lands on (step), and said so from then on; or at
+   * once when a Worker makes its way meanwhile.
    */
   behind() {
     const lead = this.host.lab;
     const out = [];
     this.followers.forEach((f, j) => {
-      if (f.seekJob || (f.unbuilt && !lead.seekJob)) out.push({ i: j + 1, lab: f });
+      if (f.seekJob || (f.unbuilt && (!lead.seekJob || f.away))) out.push({ i: j + 1, lab: f });
     });
     return out;
   }
@@ -390,8 +447,13 @@ export class Compare {
    * divergences are then found again).
    */
   step(workMs = LANE_FRAME_MS) {
-    const late = this.behind();
+    let late = this.behind();
     if (!late.length) return true;
+    if (this.lanePool()) {
+      for (const { i, lab } of late) if (!this.isAway(lab) && this.worthSending(lab)) this.sendAway(i, lab);
+      late = late.filter(({ lab }) => !this.isAway(lab));
+      if (!late.length) return false;
+    }
     const next = late.find(({ lab }) => lab.unbuilt);
     if (next) this.build(next.lab);
     else {
@@ -403,8 +465,125 @@ export class Compare {
     return true;
   }
 
+  // ---- lanes on other cores (issue 63, item 3) ------------------------------
+
+  /** The lanes' Workers, when lanes can go away (the lead's build reads worlds back), else null. */
+  lanePool() {
+    if (this.pool) return this.pool.broken ? null : this.pool;
+    if (!workersAllowed || !this.host.lab.fast || !lanesCanGoAway(this.host.lab.W)) return null;
+    this.pool = new LaneWorkers({
+      lanes: LANE_NAMES.length - 1,
+      onLanded: (job) => this.landAway(job),
+      onFailed: (job) => {
+        // Made on the main thread instead (the frames' slices), from where its own copy got.
+        if (job.lab.away === job) job.lab.away = null;
+      },
+    });
+    return this.pool;
+  }
+
+  /**
+   * Whether `job` is still the way lane `f` is going: the seek it was sent
+   * for, or for a lane not built yet, the lead's time, scenario, switches
+   * and actions as they were.
+   */
+  stillGoing(f, job) {
+    if (!job.unbuilt) return f.seekJob === job.seekJob;
+    const lead = this.host.lab;
+    return f.unbuilt && lead.destination() === job.target && lead.base === job.base && leadState(lead) === job.lead;
+  }
+
+  /** Whether lane `f`'s way is being made by a Worker (the job still its own). */
+  isAway(f) {
+    if (!f.away) return false;
+    if (this.stillGoing(f, f.away)) return true;
+    this.callBack(f);
+    return false;
+  }
+
+  /** Forget lane `f`'s Worker job: the lane is made here (settle) or took another way. */
+  callBack(f) {
+    if (!f.away) return;
+    this.pool?.cancel(f.away);
+    f.away = null;
+  }
+
+  /**
+   * Send lane i (`f`) away: its scenario with its switches, settings and
+   * recorded actions, to the time it is going to. A lane not built yet
+   * takes the lead's switches and actions first, as its build would.
+   */
+  sendAway(i, f) {
+    const lead = this.host.lab;
+    const unbuilt = !!f.unbuilt;
+    if (unbuilt) {
+      f.overrides = { ...lead.overrides };
+      f.actions = copyActions(lead.actions);
+    }
+    const target = unbuilt ? lead.destination() : f.seekJob.target;
+    const scenario = JSON.stringify(f.effectiveScenario());
+    const settings = f.laneSettings ?? null;
+    const actions = copyActions(f.actions.filter((a) => a.at_ms <= target));
+    f.away = this.pool.send({
+      lane: i,
+      key: JSON.stringify([scenario, settings, actions]),
+      scenario,
+      settings,
+      actions,
+      target,
+      lab: f,
+      unbuilt,
+      seekJob: f.seekJob,
+      base: lead.base,
+      lead: unbuilt ? leadState(lead) : null,
+    });
+  }
+
+  /** Every lane on its way to lane A's time (or not built yet) that no Worker has yet: sent. */
+  sendLanesAway() {
+    const t = this.host.lab.destination();
+    this.followers.forEach((f, j) => {
+      // A lane going elsewhere is taken to lane A's new time once it lands (sync).
+      const going = f.unbuilt || f.seekJob?.target === t;
+      if (going && !this.isAway(f) && this.worthSending(f)) this.sendAway(j + 1, f);
+    });
+  }
+
+  /**
+   * Whether lane `f`'s way is worth a Worker, which replays it from 0 and
+   * sends the whole world back (reading it back costs about a world's
+   * build): a way the lead's pace says is long (LANE_SLICE_MS) from 0,
+   * and, for a lane already on its way here, more than half of it still
+   * ahead (nearly there, it finishes faster where it is).
+   */
+  worthSending(f) {
+    const lead = this.host.lab;
+    const pace = lead.msPerSimMs ?? f.msPerSimMs;
+    const target = f.unbuilt ? lead.destination() : f.seekJob.target;
+    if (!(pace > 0) || target * pace <= LANE_SLICE_MS) return false;
+    return f.unbuilt || f.now() <= target / 2;
+  }
+
+  /** A Worker's world is back: lane f's, if it is still the way f is going. */
+  landAway(job) {
+    const f = job.lab;
+    if (f.away !== job || !this.followers.includes(f)) return;
+    f.away = null;
+    if (!this.stillGoing(f, job)) return;
+    let core;
+    try {
+      core = f.W.fromSnapshot(job.scenario, job.settings ?? undefined, job.bytes);
+    } catch {
+      // Not read back (it cannot happen with one build): made here instead.
+      return;
+    }
+    if (job.unbuilt) f.unbuilt = false;
+    adoptWorld(f, core, job.target, job.unbuilt);
+  }
+
   /** Land every lane now, in one go (whatever reads a lane's world does first). */
   settle() {
+    for (const f of this.followers) this.callBack(f);
     this.buildAll();
     if (!this.behind().length) return;
     for (const { lab } of this.behind()) lab.settle();
@@ -420,6 +599,9 @@ export class Compare {
    */
   frame(workMs = LANE_FRAME_MS) {
     const lead = this.host.lab;
+    // With Workers, the lanes need not wait for lane A's own seek: they go
+    // to where it is going, on other cores, while it replays here.
+    if (lead.seekJob && this.lanePool()) this.sendLanesAway();
     const out = lead.seekJob || !this.behind().length ? '' : this.step(workMs) ? 'landed' : 'behind';
     const w = this.waiting;
     if (w) {

@@ -12,7 +12,7 @@
 
 import { laneWay } from './compare.js';
 
-export { Compare, setForkBuilder } from './compare.js';
+export { Compare, setForkBuilder, setLaneWorkers } from './compare.js';
 
 /** An action as a reader says it: "crash broker 2", "produce 10 to orders-0". */
 export function actionText(action) {
@@ -451,8 +451,9 @@ export class LanesView {
     if (!behind) return;
     const { target, at } = laneWay(lab, lead);
     const of = `${(at / 1000).toFixed(1)} s of ${(target / 1000).toFixed(1)} s`;
-    const pct = lab.unbuilt ? 0 : target > 0 ? Math.round((100 * at) / target) : 100;
-    l.busyText.textContent = `Lane ${l.el.dataset.lane}: computing … ${of}`;
+    const pct = target > 0 ? Math.round((100 * at) / target) : lab.unbuilt ? 0 : 100;
+    // A Worker makes its way (compare.js sendAway): said, as it leaves this core free.
+    l.busyText.textContent = `Lane ${l.el.dataset.lane}: computing${lab.away ? ' on another core' : ''} … ${of}`;
     l.busyBar.firstChild.style.width = `${pct}%`;
     l.busyBar.setAttribute('aria-valuenow', String(pct));
     l.busyBar.setAttribute('aria-valuetext', of);

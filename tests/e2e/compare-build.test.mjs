@@ -19,6 +19,11 @@ let app;
 before(async () => {
   assert.ok(fs.existsSync(path.join(WWW, 'dist', 'lanes.js')), 'run `make build` first');
   app = await startApp({ viewport: { width: 1400, height: 900 } });
+  // The main thread's slices: with Workers (the fast build's worlds read
+  // back), tour 18's lanes would go to another core (lanes-workers.test.mjs).
+  await app.context.addInitScript(() => {
+    window.failoverLabLaneWorkers = false;
+  });
 });
 
 after(async () => {

@@ -185,13 +185,14 @@ export class TourGuide {
     // A fresh lab's first estimate runs the core to time it (Lab.estimateSeekMs):
     // then the stop is reached by the frames after this task (issue 63),
     // never with the measuring, the seek and the draw in one task.
-    const timed = this.host.paced?.() === false && t !== this.host.now();
     // Not asked then: the estimate would run the core (up to MEASURE_MS and
     // the start's events) in this very task, then the slices would too (a
     // 146 ms task on tour 11's link to stop 6); the slices measure the pace.
-    const est = timed && this.host.seekInSlices ? null : this.host.estimateMs?.(t);
+    const fresh = this.host.paced?.() === false && t !== this.host.now();
+    const unpaced = fresh && !!this.host.seekInSlices;
+    const est = unpaced ? null : this.host.estimateMs?.(t);
     const now = this.host.now();
-    if (!(timed && this.host.seekInSlices) && (!inSlices(est, t, now) || !(this.host.seekInSlices || isAnnounced(est)))) {
+    if (!unpaced && (!inSlices(est, t, now) || !(this.host.seekInSlices || isAnnounced(est)))) {
       this.go(i, true);
       return;
     }
@@ -216,7 +217,7 @@ export class TourGuide {
     };
     const job = (this.busyJob = (this.busyJob ?? 0) + 1);
     let done = 0;
-    if (timed && est == null) setTimeout(announce, BUSY_MS);
+    if (fresh && est == null) setTimeout(announce, BUSY_MS);
     else if (isAnnounced(est)) announce();
     // There: go's render then disables Back or Next where the stop reached needs it.
     const arrived = (there) => {

@@ -168,3 +168,33 @@ test('the element: its lanes go to another core too, while lane A goes back, and
   }
   assert.deepEqual(app.errors, []);
 });
+
+test('a Worker that cannot start leaves the lanes to the main thread: they land on the same runs, no error shown', async () => {
+  app.errors.length = 0;
+  const page = app.page;
+  // The Worker's script refused (a server without it, a policy against it).
+  await page.route('**/lane-worker.js', (route) => route.fulfill({ status: 404, body: 'gone' }));
+  try {
+    await open(page);
+    const r = await page.evaluate(async () => {
+      failoverLab.seek(30000);
+      await failoverLab.compare('acks=1|acks=all');
+      let away = false;
+      while (failoverLab.seeking) {
+        away ||= [...document.querySelectorAll('.lane .lane-busy')].some((b) => !b.hidden && b.textContent.includes('another core'));
+        await new Promise((res) => requestAnimationFrame(res));
+      }
+      return { lanes: failoverLab.lanes().map((l) => [l.settings, l.report.trace_hash, l.report.end_ms]), shown: document.getElementById('banner').hidden ? null : document.getElementById('banner-text').textContent };
+    });
+    assert.equal(r.shown, null, 'no error on the page');
+    assert.deepEqual(r.lanes.map((l) => l[2]), [30000, 30000]);
+    for (const [settings, hash] of r.lanes) {
+      const native = JSON.parse(cli(['run', `scenarios/${BIG}`, '--set', settings, '--until', '30000', '--format', 'json']));
+      assert.equal(hash, native.trace_hash, `lane ${settings}: the CLI's run`);
+    }
+  } finally {
+    await page.unroute('**/lane-worker.js');
+  }
+  // The refused script's 404 is the browser's console line, not the page's error.
+  assert.deepEqual(app.errors.filter((e) => !/404|Failed to load resource/.test(e)), []);
+});

@@ -9,7 +9,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { startApp, cli, WWW } from './helpers.mjs';
+import { startApp, cli, openPage, WWW } from './helpers.mjs';
 
 const TOUR = 'tour-5-rejoining-leader.json';
 let app;
@@ -128,8 +128,7 @@ test("a deep link to any stop of a compare tour reaches it and says so (tourstop
 test("a seek to a tour stop's own time begun just after the stop's seek landed reaches the stop when it lands; one elsewhere takes over", async () => {
   app.errors.length = 0;
   const page = app.page;
-  await page.goto(`${app.baseUrl}/?scenario=leader-dies.json&paused=1`);
-  await page.waitForSelector('body[data-ready="true"]', { timeout: 20000 });
+  await openPage(page, '?scenario=leader-dies.json&paused=1', { baseUrl: app.baseUrl, timeout: 20000 });
   const r = await page.evaluate(async () => {
     const { SeekSlicer } = await import('/tour.js');
     const later = () => new Promise((res) => setTimeout(res, 10));

@@ -469,8 +469,9 @@ export class Compare {
 
   /** The lanes' Workers, when lanes can go away (the lead's build reads worlds back), else null. */
   lanePool() {
+    if (!workersAllowed) return null;
     if (this.pool) return this.pool.broken ? null : this.pool;
-    if (!workersAllowed || !this.host.lab.fast || !lanesCanGoAway(this.host.lab.W)) return null;
+    if (!this.host.lab.fast || !lanesCanGoAway(this.host.lab.W)) return null;
     this.pool = new LaneWorkers({
       lanes: LANE_NAMES.length - 1,
       onLanded: (job) => this.landAway(job),

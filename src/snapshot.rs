@@ -9,8 +9,9 @@
 //! themselves; [`Lab::from_snapshot`] reads it back into a lab of the same
 //! scenario and settings, which the reader builds from their text as it
 //! would for a new lab. The world read back runs on exactly as the one
-//! written would have: tests/snapshot.rs runs every shipped scenario both
-//! ways and compares the reports byte for byte.
+//! written would have: tests/snapshot.rs runs every shipped scenario but
+//! the 20,000-partition tour both ways and compares the reports byte for
+//! byte.
 //!
 //! What is not written: buffers kept for reuse (`Scratch`, they hold no
 //! state), how the containers share their parts with checkpoints (a world

@@ -166,10 +166,12 @@ class App {
       now: () => this.lab.now(),
       report: () => lazyReport(this.lab),
       lanes: () => this.compare?.active && (this.settleSeek(), this.compare.sync(), this.compare.lanes()),
+      // A stop reached in slices arrives where the page has drawn (seekInSlices): not drawn again.
       goTo: (t) => {
         this.pause();
-        this.seek(t);
+        if (t !== this.lastView?.now_ms || t !== this.lab.now() || this.lab.seekJob || this.dirty || this.pendingSeek != null) this.seek(t);
       },
+      big: () => this.big(),
       // A stop waits for the compare lanes too (compare.js estimateMs, landAt),
       // and for the draw its landing costs (seekCostMs).
       estimateMs: (t) => {
@@ -843,7 +845,7 @@ class App {
       if (!lazy) this.stale.clear();
       else if (this.stale.size) this.catchUp = setTimeout(() => (this.dirty = true), CATCH_UP_MS);
     };
-    const apart = split && (lab.fast || lab.core.partitionCount() >= SPLIT_PARTITIONS);
+    const apart = split && this.big();
     if (apart) {
       // Drawn from the world as it is then (the same, unless something
       // changed it meanwhile: that drew them itself).
@@ -879,6 +881,11 @@ class App {
     const rest = this.drawRest;
     this.drawRest = null;
     rest?.();
+  }
+
+  /** A big world: its landed draws are split (draw), and a tour's stops reached in slices. */
+  big() {
+    return this.lab.fast || this.lab.core.partitionCount() >= SPLIT_PARTITIONS;
   }
 
   frame(wall) {

@@ -192,7 +192,11 @@ export class TourGuide {
     const unpaced = fresh && !!this.host.seekInSlices;
     const est = unpaced ? null : this.host.estimateMs?.(t);
     const now = this.host.now();
-    if (!unpaced && (!inSlices(est, t, now) || !(this.host.seekInSlices || isAnnounced(est)))) {
+    // A big world's stop is always reached in slices: its pace swings (tour
+    // 18's rack loss ran a stop estimated under SLICE_MS for 126 ms), and
+    // its landed draw and the stop's arrival are then tasks of their own.
+    const sliced = unpaced || (t !== now && !!this.host.seekInSlices && !!this.host.big?.());
+    if (!sliced && (!inSlices(est, t, now) || !(this.host.seekInSlices || isAnnounced(est)))) {
       this.go(i, true);
       return;
     }

@@ -82,6 +82,23 @@ fn with_lane_settings(
     Lab::scenario_with_settings(v, &pairs).map_err(|e| JsError::new(&e))
 }
 
+/// A scenario from JSON text, with a compare lane's settings applied when
+/// there are any (`WasmLab.unstarted`, `WasmLab.fromSnapshot`): none, and
+/// it is the scenario as written, with no settings.
+#[cfg(feature = "snapshot")]
+fn scenario_with_settings(
+    scenario: &str,
+    settings: Option<&str>,
+) -> Result<(crate::Scenario, crate::Settings), JsError> {
+    match settings {
+        None => Ok((
+            crate::scenario::parse(scenario).map_err(|e| JsError::new(&e))?,
+            Default::default(),
+        )),
+        Some(s) => with_lane_settings(scenario, s),
+    }
+}
+
 #[wasm_bindgen]
 pub struct WasmLab {
     lab: Lab,
@@ -416,13 +433,7 @@ impl WasmLab {
         settings: Option<String>,
         bytes: &[u8],
     ) -> Result<WasmLab, JsError> {
-        let (scenario, applied) = match settings {
-            None => (
-                crate::scenario::parse(scenario).map_err(|e| JsError::new(&e))?,
-                Default::default(),
-            ),
-            Some(s) => with_lane_settings(scenario, &s)?,
-        };
+        let (scenario, applied) = scenario_with_settings(scenario, settings.as_deref())?;
         let lab = Lab::from_snapshot(scenario, applied, bytes).map_err(|e| JsError::new(&e))?;
         Ok(WasmLab {
             lab,
@@ -445,15 +456,9 @@ impl WasmLab {
     /// is the one `new` or `withSettings` builds; until then nothing else
     /// may be asked of it.
     pub fn unstarted(scenario: &str, settings: Option<String>) -> Result<WasmLab, JsError> {
-        let lab = match settings {
-            None => Lab::unstarted(crate::scenario::parse(scenario).map_err(|e| JsError::new(&e))?),
-            Some(s) => {
-                let (scenario, applied) = with_lane_settings(scenario, &s)?;
-                let mut lab = Lab::unstarted(scenario);
-                lab.settings = applied;
-                lab
-            }
-        };
+        let (scenario, applied) = scenario_with_settings(scenario, settings.as_deref())?;
+        let mut lab = Lab::unstarted(scenario);
+        lab.settings = applied;
         Ok(WasmLab {
             lab,
             starting: Some(0),

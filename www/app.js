@@ -795,7 +795,8 @@ class App {
 
   /**
    * Draw the world. `split` (a big world's landed seek or load, from the
-   * page's own frames and loads): the panels below the broker map (the
+   * page's own frames and loads, and the page's first draw on any world):
+   * the panels below the broker map (the
    * overview, partitions, narration, clients, availability, metrics,
    * describe) come in a task of their own just after (flushDraw), so that
    * no task grows long (issue 63); anything that reads the page through the

@@ -55,6 +55,16 @@ dl.lane-sum .warn dd { color: var(--warn-text); }
 dl.lane-sum .good dd { color: var(--good-text); }
 .lane .pcard { padding: 3px 6px 4px; }
 body.comparing .avail-panel, .fl.comparing [data-panel=availability] { display: none; }
+/* In compare mode the lanes show the map and partitions, so the main column
+   below them holds only the metrics: the panels flow across the width
+   instead, clients, narration and describe side by side, the metrics a strip
+   above them (a tall column beside an empty one, tour 21). */
+@media (min-width: 1001px) {
+  body.comparing .grid { grid-template-columns: repeat(auto-fit, minmax(360px, 1fr)); grid-template-areas: none; }
+  body.comparing .maincol, body.comparing .side { display: contents; }
+  body.comparing .metrics-panel { grid-column: 1 / -1; }
+  body.comparing .clients-panel { order: 1; } body.comparing .narr-panel { order: 2; } body.comparing .describe-panel { order: 3; }
+}
 .cmp-delta { border: 1px solid var(--line); border-radius: 8px; background: var(--panel2); padding: 4px 8px 6px; overflow-x: auto; }
 .cmp-delta table { border-collapse: collapse; font-size: 12.5px; font-variant-numeric: tabular-nums; }
 .cmp-delta caption { text-align: left; font-weight: 650; padding: 2px 0 4px; }

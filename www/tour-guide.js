@@ -24,6 +24,10 @@ function firstShown(root, card, name) {
 /** a precedes b in the document. */
 const before = (a, b) => Boolean(a.compareDocumentPosition(b) & Node.DOCUMENT_POSITION_FOLLOWING);
 
+/** What names the place of `el`: its compare lane's head, its table's column heads, or its panel's title. */
+const heading = (el) =>
+  el.closest('.lane')?.querySelector('.lane-head') ?? el.closest('table')?.querySelector('caption, thead') ?? el.closest('.panel')?.querySelector('h2');
+
 // The reader's own scrolling or clicking since the page last placed a stop:
 // from then on the page is theirs (see TourGuide.show).
 let moves = 0;
@@ -272,7 +276,8 @@ export class TourGuide {
    * into view beside the sticky card, never under it (issue 62, item 1).
    * Below the card in the page, its top goes just under the card, with the
    * rings just above it that fit beside it (a compare lane's pills above its
-   * partition), so none of them is under the card. Above the card (the
+   * partition), so none of them is under the card, and the heading that
+   * names where it is, if it fits too (`heading`). Above the card (the
    * availability panel, the controls) the card is not stuck to the top yet:
    * it follows the evidence, so both show if they fit: the card's bottom
    * goes to the window's bottom, unless that would lift the evidence's top
@@ -306,6 +311,18 @@ export class TourGuide {
       if (b.height && b.top < top && b.top >= e.bottom - room) {
         top = b.top;
         lead = el;
+      }
+    }
+    // And the heading that says where the evidence is (its lane's name and
+    // settings, the table's column names, its panel's title), if it fits:
+    // a ringed row under the card's edge with its lane's head above the
+    // window reads as a row of no lane.
+    const head = heading(lead);
+    if (head && !card.contains(head)) {
+      const h = head.getBoundingClientRect().top;
+      if (h < top && h >= e.bottom - room) {
+        top = h;
+        lead = head;
       }
     }
     if (top < under || e.bottom > vh - MARGIN) {

@@ -91,6 +91,59 @@ test('390×844: at every stop of tours 13, 16 and 17 the first ringed evidence i
   assert.deepEqual(app.errors, []);
 });
 
+// At 1280×800 a compare tour's stop showed a ringed partition row under the
+// card with its lane's head (A, the lane's settings) above the window, so the
+// row named no lane (tour 13 stop 2); and in compare mode the clients and
+// narration stood in a column beside an empty one, the metrics' (tour 21
+// stop 2: the window showed the clients' evidence and a blank half).
+test('1280×800: at every stop of tours 13, 16 and 21 the evidence shows under the card with its lane\'s head when both fit, and compare mode lays the panels below across the width', async () => {
+  const app = await startApp({ viewport: { width: 1280, height: 800 } });
+  apps.push(app);
+  const { page } = app;
+  let lanes = 0;
+  for (const file of ['tour-13-acks1-vs-acks-all.json', 'tour-16-replication-factor.json', 'tour-21-group-protocols-failover.json']) {
+    await openPage(page, `${app.baseUrl}/?scenario=${file}`, { timeout: 30000 });
+    const n = stopsOf(file).length;
+    for (let i = 1; i <= n; i++) {
+      await tourClick(page.locator('#tour [data-tour="next"]'));
+      await page.waitForFunction((k) => document.querySelector('#tour')?.dataset.stop === String(k), i, { timeout: 60000 });
+      await frames(page);
+      const at = `${file} stop ${i}`;
+      const r = await evidence(page, file);
+      assertPlaced(r, at);
+      // Its lane's head, read where the first evidence is (the same element `evidence` picked).
+      const head = await page.evaluate(([top, bottom]) => {
+        const card = document.querySelector('#tour');
+        const el = [...document.querySelectorAll('.lane .tour-hl')].find((e) => {
+          const b = e.getBoundingClientRect();
+          return !card.contains(e) && Math.round(b.top) === top && Math.round(b.bottom) === bottom;
+        });
+        const h = el?.closest('.lane').querySelector('.lane-head').getBoundingClientRect();
+        return h && [Math.round(h.top), Math.round(h.bottom)];
+      }, r.first);
+      if (head && r.first[1] - head[0] <= r.vh - r.card[1] - 16) {
+        lanes++;
+        assert.ok(head[0] >= r.card[1], `${at}: the evidence ${r.first} shows, its lane's head ${head} is under the card ${r.card} though both fit`);
+      }
+    }
+    if (file.startsWith('tour-21')) {
+      // A link to stop 2, the clients' evidence: what stands beside it.
+      await openPage(page, `${app.baseUrl}/?scenario=${file}&stop=2`, { timeout: 30000 });
+      await page.waitForFunction(() => document.querySelector('#tour')?.dataset.stop === '2' && document.body.classList.contains('comparing'), null, { timeout: 60000 });
+      await frames(page);
+      const box = await page.evaluate(() => Object.fromEntries(['.metrics-panel', '.clients-panel', '.narr-panel', '.describe-panel'].map((s) => {
+        const b = document.querySelector(s).getBoundingClientRect();
+        return [s, { left: Math.round(b.left), right: Math.round(b.right), top: Math.round(b.top), bottom: Math.round(b.bottom) }];
+      })));
+      const [m, c, nr, d] = Object.values(box);
+      assert.ok(c.top >= m.bottom && nr.top === c.top && d.top === c.top, `clients, narration and describe in one row under the metrics: ${JSON.stringify(box)}`);
+      assert.ok(c.right <= nr.left && nr.right <= d.left, `side by side, in that order: ${JSON.stringify(box)}`);
+    }
+  }
+  assert.ok(lanes >= 3, `only ${lanes} stops had their evidence in a lane with room for its head`);
+  assert.deepEqual(app.errors, []);
+});
+
 test('390×844: a card with more text than it shows has a "more" button, reached by keyboard, that pages it and then goes back to the top', async () => {
   const app = await startApp({ viewport: { width: 390, height: 844 } });
   apps.push(app);

@@ -42,7 +42,7 @@ try {
   await page.goto(srv.baseUrl + url);
   await page.waitForFunction(() => document.body.dataset.ready === 'true', null, { timeout: 120000 });
   await page.waitForFunction(() => window.failoverLab.seeking === null && document.getElementById('tour')?.getAttribute('aria-busy') !== 'true', null, { timeout: 120000, polling: 500 });
-  await page.waitForTimeout(500);
+  await page.waitForTimeout(Number(scriptArg('settle', '500')));
   // The profile's clock against the page's: a marker function run at a known time.
   async function stop() {
     const at = await page.evaluate(() => {

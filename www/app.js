@@ -821,12 +821,18 @@ class App {
     // In a burst of seeks, panels off screen wait (`sec` in mount); `later`
     // says whether these (all off screen) wait, and marks them stale.
     const lazy = this.seeking && this.inBurst;
+    const s = this.sec;
+    // In compare mode the lanes show the cluster and the logs, and the page's
+    // own (display: none, lanes.js) wait until it ends: the draw that ends it
+    // draws them (issue 63: tour 21's landing drew them for nothing beside
+    // the lanes' first draw).
+    const held = document.body.classList.contains('comparing') ? [s.map, s.overview, s.parts] : [];
     const later = (...secs) => {
+      if (secs.some((sec) => held.includes(sec))) return true;
       if (!lazy || !secs.every((sec) => sec && this.onScreen.get(sec) === false)) return false;
       for (const sec of secs) this.stale.add(sec);
       return true;
     };
-    const s = this.sec;
     // Built once per history (a seek keeps their DOM and updates it, as a frame does).
     if (!later(s.map)) this.map.update(view, this.playing ? this.speed : 0.05, lab.history, lab.generation);
     const rest = () => {
@@ -836,7 +842,7 @@ class App {
         this.partitions.update(view, lab.history);
         const events = this.narration.update(lab);
         this.partitions.onTrace(events, this.narration.jumped);
-      }
+      } else if (held.length && !later(s.narr)) this.narration.update(lab);
       if (!later(s.clients)) this.clients.update(view);
       if (!later(s.avail, s.metrics)) {
         const avail = lab.core.availability(lab.endMs(), this.availability.buckets());
@@ -936,7 +942,8 @@ class App {
       // Nothing is drawn of a world half-way through a long seek.
       if (this.dirty && !this.lab.seekJob) this.draw();
       else {
-        this.map.tick();
+        // In compare mode the page's own map is hidden, and waits (draw).
+        if (!this.compare?.active) this.map.tick();
         this.overview?.tick();
         this.lanesView?.tick();
       }

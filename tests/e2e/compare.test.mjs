@@ -106,6 +106,37 @@ test('a fault applies to every lane; time travel moves them all; the divergence 
   assert.deepEqual(app.errors, []);
 });
 
+test("in compare mode the page's own map and partitions (hidden) are not drawn; leaving compare mode draws them at the lanes' time (issue 63)", async () => {
+  app.errors.length = 0;
+  await open();
+  const r = await app.page.evaluate(async () => {
+    const frame = () => new Promise((res) => requestAnimationFrame(res));
+    await failoverLab.compare('acks=1|acks=all');
+    failoverLab.runFor(5000);
+    failoverLab.crash(1);
+    for (let i = 0; i < 3; i++) await frame();
+    const seen = new Set();
+    const panel = (n) => (n.nodeType === 1 ? n : n.parentElement)?.closest('#map, #partitions, #narration, .lanes');
+    const mo = new MutationObserver((recs) => recs.forEach((x) => seen.add(panel(x.target)?.id || panel(x.target)?.className || '')));
+    mo.observe(document.body, { subtree: true, childList: true, characterData: true, attributes: true });
+    failoverLab.runFor(15000);
+    for (let i = 0; i < 3; i++) await frame();
+    mo.disconnect();
+    const drawn = [...seen].filter(Boolean).sort();
+    await failoverLab.compare(null);
+    for (let i = 0; i < 3; i++) await frame();
+    return { drawn, text: document.getElementById('partitions').textContent, map: document.getElementById('map').textContent, view: failoverLab.view() };
+  });
+  assert.deepEqual(r.drawn, ['lanes', 'narration'], 'while comparing a run on draws the lanes and the narration, not the hidden map and partitions');
+  // Left: the page's own panels show the world at 20 s (broker 1 crashed, its partition led elsewhere).
+  assert.equal(r.view.now_ms, 20000);
+  assert.match(r.map, /Broker 1\s*CRASHED/i);
+  const p0 = r.view.partitions.find((p) => p.partition === 0);
+  assert.ok(r.text.includes(`Leader: broker ${p0.leader}`) && p0.leader !== 1, `partitions drawn at 20 s: leader ${p0.leader}`);
+  assert.ok(r.text.includes(`Leader epoch: ${p0.leader_epoch}`), `epoch ${p0.leader_epoch}`);
+  assert.deepEqual(app.errors, []);
+});
+
 test('the divergence is the first trace event that differs (checked against both CLI traces)', async () => {
   const file = path.join(ROOT, 'scenarios', 'tour-13-acks1-vs-acks-all.json');
   const trace = (s) =>

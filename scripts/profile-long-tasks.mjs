@@ -24,7 +24,7 @@ const top = Number(scriptArg('top', '14'));
 const nexts = Number(scriptArg('next', '0'));
 const redraws = Number(scriptArg('redraw', '0'));
 
-const srv = await startServer(WWW);
+const srv = await startServer(scriptArg('www', WWW));
 const browser = await launchBrowser();
 try {
   const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });

@@ -195,3 +195,38 @@ test("a big world's tour step, timed and short, is still reached by the frames a
   assert.equal(r.hash, JSON.parse(cli(['run', `scenarios/${file}`, '--until', String(its[2].at_ms), '--format', 'json'])).trace_hash);
   assert.deepEqual(app.errors, []);
 });
+
+// A stop's arrival draws the page, then the card places its evidence, which
+// reads the layout: in the arrival's task that laid the freshly drawn page
+// out there (tour 19's stops 6 and 7: 50 of the arrival's 109 ms). The card
+// places it in the next frame instead, before it paints.
+test("a stop's evidence is scrolled into view in the frame after the stop's arrival, not in the arrival's task", async () => {
+  app.errors.length = 0;
+  const page = app.page;
+  await page.setViewportSize({ width: 800, height: 600 });
+  try {
+    await openPage(page, `${app.baseUrl}/?scenario=tour-1-leader-dies.json&stop=5`, { timeout: 60000 });
+    await page.waitForFunction(() => document.querySelector('#tour')?.dataset.stop === '5' && document.querySelector('#tour')?.getAttribute('aria-busy') !== 'true', null, { timeout: 60000 });
+    const r = await page.evaluate(async () => {
+      const frame = () => new Promise((res) => requestAnimationFrame(res));
+      for (let i = 0; i < 3; i++) await frame();
+      scrollTo(0, 0);
+      const y0 = scrollY;
+      // Read when the task that fired the event is over (its microtasks run first).
+      const inTask = new Promise((res) => document.addEventListener('failoverlab:tourstop', (e) => queueMicrotask(() => res({ index: e.detail.index, y: scrollY })), { once: true }));
+      document.querySelector('#tour [data-tour="next"]').click();
+      const arrived = await inTask;
+      for (let i = 0; i < 2; i++) await frame();
+      const cell = document.querySelector('.cell.tour-hl[data-off="67"]').getBoundingClientRect();
+      const card = document.getElementById('tour').getBoundingClientRect();
+      return { y0, arrived, y: scrollY, cell: [cell.top, cell.bottom], card: card.bottom, vh: innerHeight };
+    });
+    assert.equal(r.arrived.index, 5, 'stop 6 arrived');
+    assert.equal(r.arrived.y, r.y0, "the arrival's task did not scroll (it read no layout to place the evidence)");
+    assert.notEqual(r.y, r.y0, 'the frame after it did');
+    assert.ok(r.cell[0] >= r.card && r.cell[1] <= r.vh, `the record the stop talks about shows under the card: ${JSON.stringify(r)}`);
+  } finally {
+    await page.setViewportSize({ width: 1400, height: 900 });
+  }
+  assert.deepEqual(app.errors, []);
+});

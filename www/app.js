@@ -840,7 +840,7 @@ class App {
       // The narration hands the partitions the trace events they show: the two go together.
       if (!later(s.parts, s.narr)) {
         this.partitions.update(view, lab.history);
-        const events = this.narration.update(lab);
+        const events = this.narration.update(lab, { brief: apart && this.big() });
         this.partitions.onTrace(events, this.narration.jumped);
       } else if (held.length && !later(s.narr)) this.narration.update(lab);
       if (!later(s.clients)) this.clients.update(view);

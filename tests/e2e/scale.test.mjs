@@ -300,7 +300,7 @@ test("tour 19's world is built over several tasks and is the world built in one 
   assert.deepEqual(app.errors, []);
 });
 
-test("a big world's landed draw comes in two tasks, the panels below the map in the second, and equals a draw in one go (issue 63)", async () => {
+test("a big world's landed draw comes in two tasks, the panels below the map in the second, its narration short at first, and equals a draw in one go (issue 63)", async () => {
   app.errors.length = 0;
   const page = app.page;
   await page.goto(`${app.baseUrl}/?scenario=tour-19-rack-loss-20000.json&paused=1&welcome=0`);
@@ -321,22 +321,27 @@ test("a big world's landed draw comes in two tasks, the panels below the map in 
     const batches = [];
     const mo = new MutationObserver((recs) => batches.push([...new Set(recs.map((x) => panel(x.target)?.id).filter(Boolean))].sort()));
     mo.observe(document.body, { subtree: true, childList: true, characterData: true, attributes: true });
-    // A reader's seek to the rack's fault (3 s): replayed in slices, landed and drawn.
+    // A reader's seek past the rack's fencing (11.5 s: hundreds of events narrated since 0), replayed in slices, landed and drawn.
     const range = document.getElementById('timeline');
-    range.value = '3000';
+    range.value = '11500';
     range.dispatchEvent(new Event('input', { bubbles: true }));
     range.dispatchEvent(new Event('change', { bubbles: true }));
-    for (let i = 0; i < 5000 && failoverLab.seeking?.target !== 3000; i++) await frame();
+    for (let i = 0; i < 5000 && failoverLab.seeking?.target !== 11500; i++) await frame();
     for (let i = 0; i < 5000 && window.failoverLab.seeking; i++) await frame();
     for (let i = 0; i < 3; i++) await frame();
     mo.disconnect();
+    // The narration starts short (the newest 60 events) and fills to its 400 once the page rests.
+    const items = () => document.querySelectorAll('#narration li').length;
+    const short = items();
+    for (let i = 0; i < 600 && items() < 400; i++) await frame();
     const split = grab();
     // The same world drawn in one go (a seek to where it is draws every panel at once).
     const now = failoverLab.now();
     failoverLab.seek(now);
-    return { now, batches, split, whole: grab() };
+    return { now, batches, short, full: items(), split, whole: grab() };
   }, `(${grab})`);
-  assert.equal(r.now, 3000);
+  assert.equal(r.now, 11500);
+  assert.deepEqual([r.short, r.full], [60, 400], "the landed draw's narration starts with the newest 60 events, then fills to 400");
   const mapAt = r.batches.findIndex((b) => b.includes('map') && !b.includes('partitions'));
   assert.ok(mapAt >= 0, `a task drew the map without the partitions: ${JSON.stringify(r.batches)}`);
   assert.ok(r.batches.slice(mapAt + 1).some((b) => b.includes('partitions') && !b.includes('map')), `a later task drew the panels below it: ${JSON.stringify(r.batches)}`);

@@ -12,7 +12,8 @@ const MAX_ITEMS = 400;
 // follow once the page has been at rest for REST_MS (FILL_STEP items a
 // task). So a drag across a busy run (tour 11: 400 items replaced at every
 // position) lays out a screenful and a little more, while a lone jump (a tour
-// stop, a click) and the list at rest are drawn as ever.
+// stop, a click) and the list at rest are drawn as ever, but on a big world,
+// whose landed seek starts short too (update's `brief`).
 const SHOWN_AFTER_JUMP = 60;
 const REST_MS = 200;
 const FILL_STEP = 120;
@@ -143,9 +144,11 @@ export class Narration {
    * Pull new trace events from the lab; returns them (for other panels): after
    * a seek or rebuild, the newest (up to 2 × MAX_ITEMS). The list shows the
    * newest MAX_ITEMS, newest first; a seek within one history only adds and
-   * removes the items at its two ends.
+   * removes the items at its two ends. `brief`: a jump draws the short list
+   * even alone (a big world's landed seek, whose draw is split: 400 new
+   * items were 36 ms of tour 19's landing and much of its first layout).
    */
-  update(lab) {
+  update(lab, { brief = false } = {}) {
     if (lab.history !== this.history) {
       this.history = lab.history;
       this.cache = [];
@@ -177,7 +180,7 @@ export class Narration {
     // more than a jump's worth, and the list starts short.
     const kept = Math.max(0, Math.min(this.hi, len) - Math.max(this.lo, len - this.depth));
     const big = Math.min(len, this.depth) - kept > SHOWN_AFTER_JUMP;
-    const far = big && frames - this.jumpFrame <= 1;
+    const far = big && (brief || frames - this.jumpFrame <= 1);
     if (big || this.jumped) {
       this.jumpFrame = frames;
       countFrames();

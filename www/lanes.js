@@ -92,12 +92,14 @@ body.comparing .avail-panel, .fl.comparing [data-panel=availability] { display: 
 .lane[data-fork] { border-color: #CC79A7; }
 .tl-mark.fork { background: #CC79A7; height: 10px; width: 3px; top: -2px; }
 .menu-note { font-size: 11.5px; color: var(--text); padding: 3px 6px; margin: 0 0 4px; border-left: 3px solid #CC79A7; background: var(--panel2); border-radius: 3px; max-width: 240px; }
-/* A lane catching up with the lead's time (compare.js step): its bar, and its figures from before dimmed. */
+/* A lane catching up with the lead's time (compare.js step): its bar, and its figures from before greyed
+   out, as are the table and the divergence: grey keeps each text's contrast (axe), a lowered opacity did not. */
 .lane-busy { margin: 0; font-size: 12px; font-weight: 600; color: var(--strong, var(--text)); display: flex; flex-wrap: wrap; align-items: center; gap: 4px 8px; }
 .lane-busy[hidden] { display: none; }
 .lane-bar { display: inline-block; width: 100px; height: 8px; border-radius: 4px; box-shadow: inset 0 0 0 1px var(--ctl, var(--line)); overflow: hidden; }
 .lane-bar > span { display: block; width: 0; height: 100%; background: var(--ctl, var(--accent)); }
-.lane.behind > :not(.lane-head):not(.lane-busy), .cmp-delta.stale, .cmp-div.stale { opacity: .35; }
+.lane.behind > :not(.lane-head):not(.lane-busy), .cmp-delta.stale, .cmp-div.stale { filter: grayscale(1); }
+.lane.behind, .cmp-delta.stale, .cmp-div.stale { border-style: dashed; }
 .cmp-wait { margin: 0; font-size: 12px; font-weight: 600; }
 .cmp-wait[hidden] { display: none; }
 .lane-same { margin: 0; font-size: 12px; color: var(--text2); border: 1px dashed var(--line2); border-radius: 6px; padding: 6px 8px; }
@@ -376,7 +378,7 @@ export class LanesView {
     }
     // A lane still on its way to the lead's time (compare.js step) is not
     // read: its world is half-way there. It shows how far it got, and what
-    // it showed before stays dimmed, as do the table and the divergence.
+    // it showed before is greyed out, as are the table and the divergence.
     const behind = labs.map((lab) => !!laneWay(lab, labs[0]));
     const late = behind.some(Boolean);
     const wall = performance.now();
@@ -441,7 +443,7 @@ export class LanesView {
   drawWait(labs, behind) {
     const names = labs.map((_, i) => 'ABCD'[i]).filter((_, i) => behind[i]);
     const text = names.length
-      ? `Lane${names.length > 1 ? 's' : ''} ${names.join(', ')} computing: ${names.length > 1 ? 'their' : 'its'} figures, the table and the divergence below are from before (dimmed) until ${names.length > 1 ? 'they reach' : 'it reaches'} ${this.d.fmtTime(labs[0].now())}.`
+      ? `Lane${names.length > 1 ? 's' : ''} ${names.join(', ')} computing: ${names.length > 1 ? 'their' : 'its'} figures, the table and the divergence below are from before (greyed out) until ${names.length > 1 ? 'they reach' : 'it reaches'} ${this.d.fmtTime(labs[0].now())}.`
       : '';
     if (text === this.waitText) return;
     this.waitText = text;

@@ -333,15 +333,19 @@ test("a big world's landed draw comes in two tasks, the panels below the map in 
     // The narration starts short (the newest 60 events) and fills to its 400 once the page rests.
     const items = () => document.querySelectorAll('#narration li').length;
     const short = items();
+    const busy = () => document.querySelector('#narration ol')?.getAttribute('aria-busy') === 'true';
+    const busyShort = busy();
     for (let i = 0; i < 600 && items() < 400; i++) await frame();
+    for (let i = 0; i < 60 && busy(); i++) await frame();
     const split = grab();
     // The same world drawn in one go (a seek to where it is draws every panel at once).
     const now = failoverLab.now();
     failoverLab.seek(now);
-    return { now, batches, short, full: items(), split, whole: grab() };
+    return { now, batches, short, full: items(), busy: [busyShort, busy()], split, whole: grab() };
   }, `(${grab})`);
   assert.equal(r.now, 11500);
   assert.deepEqual([r.short, r.full], [60, 400], "the landed draw's narration starts with the newest 60 events, then fills to 400");
+  assert.deepEqual(r.busy, [true, false], 'the list is busy (aria-busy) while it fills, and no longer once full');
   const mapAt = r.batches.findIndex((b) => b.includes('map') && !b.includes('partitions'));
   assert.ok(mapAt >= 0, `a task drew the map without the partitions: ${JSON.stringify(r.batches)}`);
   assert.ok(r.batches.slice(mapAt + 1).some((b) => b.includes('partitions') && !b.includes('map')), `a later task drew the panels below it: ${JSON.stringify(r.batches)}`);

@@ -24,6 +24,17 @@ after(async () => {
 
 const frames = (page) => page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(() => requestAnimationFrame(r)))));
 
+/** Open `file`'s tour and walk its stops by Next: yields each stop's number once it shows. */
+async function* stopsByNext(page, baseUrl, file) {
+  await openPage(page, `${baseUrl}/?scenario=${file}`, { timeout: 30000 });
+  for (let i = 1; i <= stopsOf(file).length; i++) {
+    await tourClick(page.locator('#tour [data-tour="next"]'));
+    await page.waitForFunction((k) => document.querySelector('#tour')?.dataset.stop === String(k), i, { timeout: 60000 });
+    await frames(page);
+    yield i;
+  }
+}
+
 /**
  * Where the stop's evidence is against the card, read in the page (or in an
  * element's shadow root, `host` its selector): the first evidence (the stop's
@@ -70,14 +81,7 @@ test('390×844: at every stop of tours 13, 16 and 17 the first ringed evidence i
   apps.push(app);
   const { page } = app;
   for (const file of TOURS) {
-    await openPage(page, `${app.baseUrl}/?scenario=${file}`, { timeout: 30000 });
-    const n = stopsOf(file).length;
-    for (let i = 1; i <= n; i++) {
-      await tourClick(page.locator('#tour [data-tour="next"]'));
-      await page.waitForFunction((k) => document.querySelector('#tour')?.dataset.stop === String(k), i, { timeout: 60000 });
-      await frames(page);
-      assertPlaced(await evidence(page, file), `${file} stop ${i}`);
-    }
+    for await (const i of stopsByNext(page, app.baseUrl, file)) assertPlaced(await evidence(page, file), `${file} stop ${i}`);
   }
   // A link to a stop places it too, and keeps it placed while the page
   // grows above it (tour 18's overview loads after the first frame: its
@@ -102,12 +106,7 @@ test('1280×800: at every stop of tours 13, 16 and 21 the evidence shows under t
   const { page } = app;
   let lanes = 0;
   for (const file of ['tour-13-acks1-vs-acks-all.json', 'tour-16-replication-factor.json', 'tour-21-group-protocols-failover.json']) {
-    await openPage(page, `${app.baseUrl}/?scenario=${file}`, { timeout: 30000 });
-    const n = stopsOf(file).length;
-    for (let i = 1; i <= n; i++) {
-      await tourClick(page.locator('#tour [data-tour="next"]'));
-      await page.waitForFunction((k) => document.querySelector('#tour')?.dataset.stop === String(k), i, { timeout: 60000 });
-      await frames(page);
+    for await (const i of stopsByNext(page, app.baseUrl, file)) {
       const at = `${file} stop ${i}`;
       const r = await evidence(page, file);
       assertPlaced(r, at);

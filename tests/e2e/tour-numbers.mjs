@@ -25,6 +25,9 @@ export function statedNumbers(text) {
 
 /** The numbers in the visible text of the page outside #tour (runs in the page). */
 export async function screenNumbers(page) {
+  // After a big world's jump the narration lists its newest events first and
+  // the older ones a moment later (aria-busy meanwhile): read it whole.
+  await page.waitForFunction(() => !document.querySelector('#narration [aria-busy="true"]'), null, { timeout: 10000 });
   const text = await page.evaluate(() => {
     const tour = document.getElementById('tour');
     const out = [];

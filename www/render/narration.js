@@ -220,12 +220,19 @@ export class Narration {
   /** After a jump: the older items come back once updates have paused for REST_MS. */
   scheduleFill() {
     clearTimeout(this.fillTimer);
-    this.fillTimer = this.depth < MAX_ITEMS ? setTimeout(() => this.fill(), REST_MS) : null;
+    this.filling(this.depth < MAX_ITEMS ? setTimeout(() => this.fill(), REST_MS) : null);
+  }
+
+  /** The next fill's timer (null: none): the list is busy (aria-busy) while one is due. */
+  filling(timer) {
+    this.fillTimer = timer;
+    if (timer) this.list.setAttribute('aria-busy', 'true');
+    else this.list.removeAttribute('aria-busy');
   }
 
   fill() {
     const lab = this.lab;
-    this.fillTimer = null;
+    this.filling(null);
     // Only the run this list was drawn from (an update since re-arms the timer).
     if (!lab?.core || lab.history !== this.history || lab.generation !== this.generation || lab.traceLength() !== this.hi) return;
     const len = this.hi;
@@ -233,6 +240,6 @@ export class Narration {
     const first = Math.max(0, len - this.depth);
     const events = this.events(lab, first, len);
     this.show(len, (i) => events[i - first]);
-    if (this.depth < MAX_ITEMS) this.fillTimer = setTimeout(() => this.fill(), 0);
+    if (this.depth < MAX_ITEMS) this.filling(setTimeout(() => this.fill(), 0));
   }
 }

@@ -826,7 +826,7 @@ class App {
     // own (display: none, lanes.js) wait until it ends: the draw that ends it
     // draws them (issue 63: tour 21's landing drew them for nothing beside
     // the lanes' first draw).
-    const held = document.body.classList.contains('comparing') ? [s.map, s.overview, s.parts] : [];
+    const held = this.compare?.active ? [s.map, s.overview, s.parts] : [];
     const later = (...secs) => {
       if (secs.some((sec) => held.includes(sec))) return true;
       if (!lazy || !secs.every((sec) => sec && this.onScreen.get(sec) === false)) return false;
@@ -837,12 +837,16 @@ class App {
     if (!later(s.map)) this.map.update(view, this.playing ? this.speed : 0.05, lab.history, lab.generation);
     const rest = () => {
       if (!later(s.overview)) this.syncOverview(view);
-      // The narration hands the partitions the trace events they show: the two go together.
-      if (!later(s.parts, s.narr)) {
-        this.partitions.update(view, lab.history);
+      // The narration hands the partitions the trace events they show: the
+      // two go together, but for partitions compare mode hides.
+      const bare = held.includes(s.parts);
+      if (!(bare ? later(s.narr) : later(s.parts, s.narr))) {
         const events = this.narration.update(lab, { brief: apart && this.big() });
-        this.partitions.onTrace(events, this.narration.jumped);
-      } else if (held.length && !later(s.narr)) this.narration.update(lab);
+        if (!bare) {
+          this.partitions.update(view, lab.history);
+          this.partitions.onTrace(events, this.narration.jumped);
+        }
+      }
       if (!later(s.clients)) this.clients.update(view);
       if (!later(s.avail, s.metrics)) {
         const avail = lab.core.availability(lab.endMs(), this.availability.buckets());

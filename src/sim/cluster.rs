@@ -488,22 +488,22 @@ impl Cluster {
         let (at, event) = self.queue.pop()?;
         self.now = self.now.max(at);
         self.events_processed += 1;
-        let mut wide = false;
-        match event {
+        let wide = match event {
             Event::Deliver { from, to, msg, .. } => {
                 let msg = self
                     .msg_boxes
                     .0
                     .unbox(msg, Message::MetadataPush { metadata_end: 0 });
-                wide = matches!(msg, Message::MetadataPush { .. });
-                self.deliver(from, to, msg)
+                let wide = matches!(msg, Message::MetadataPush { .. });
+                self.deliver(from, to, msg);
+                wide
             }
             Event::Timer {
                 timer: Timer::MetadataCommitted { end },
                 ..
             } => {
-                wide = true;
-                self.commit_metadata(end)
+                self.commit_metadata(end);
+                true
             }
             Event::Timer {
                 node,
@@ -523,15 +523,16 @@ impl Cluster {
                 if alive {
                     self.handle(node, Input::Timer(timer));
                 }
+                false
             }
             Event::Step(i) => {
-                wide = true;
                 if let Some((_, action)) = self.steps.get(i).cloned() {
                     // Steps were validated when the scenario was loaded.
                     let _ = self.apply(action);
                 }
+                true
             }
-        }
+        };
         self.after_event();
         if self.queue.len() >= self.compact_at {
             self.drop_dead_timers();
@@ -585,10 +586,11 @@ impl Cluster {
     /// [`Self::run_until`] in slices: at most `max_events` of the events due
     /// by `t`. True once every one of them has run (the clock then reads
     /// `t`, as after `run_until`); false when the budget ran out first, or
-    /// right after a wide event (`step_event`) with more due: the clock reads
-    /// the last event's time and more events are due at or before `t`. Slices that add up to one `run_until(t)` process the same
-    /// events in the same order (the queue alone decides what runs next), so
-    /// a page that replays in slices builds the same world.
+    /// right after a wide event (`step_event`) with more due: the clock
+    /// reads the last event's time and more events are due at or before
+    /// `t`. Slices that add up to one `run_until(t)` process the same events
+    /// in the same order (the queue alone decides what runs next), so a page
+    /// that replays in slices builds the same world.
     pub fn run_until_bounded(&mut self, t: u64, max_events: u64) -> bool {
         let mut left = max_events;
         let due = |c: &Self| c.queue.peek_time().is_some_and(|at| at <= t);

@@ -59,7 +59,9 @@ async function evidence(page, file, host = null) {
       .filter((b) => b.height > 0 && b.top < c.bottom - 1 && b.bottom > c.bottom + 1).map(box);
     const next = root.querySelector('[data-tour="next"]').getBoundingClientRect();
     const f = first?.getBoundingClientRect();
-    return { names, card: box(c), first: f && box(f), cut, next: box(next), vh: innerHeight };
+    // Its compare lane's head, if it is in a lane.
+    const head = first?.closest('.lane')?.querySelector('.lane-head')?.getBoundingClientRect();
+    return { names, card: box(c), first: f && box(f), head: head && box(head), cut, next: box(next), vh: innerHeight };
   }, [host, stopsOf(file)[stop - 1].highlight]);
 }
 
@@ -110,16 +112,7 @@ test('1280×800: at every stop of tours 13, 16 and 21 the evidence shows under t
       const at = `${file} stop ${i}`;
       const r = await evidence(page, file);
       assertPlaced(r, at);
-      // Its lane's head, read where the first evidence is (the same element `evidence` picked).
-      const head = await page.evaluate(([top, bottom]) => {
-        const card = document.querySelector('#tour');
-        const el = [...document.querySelectorAll('.lane .tour-hl')].find((e) => {
-          const b = e.getBoundingClientRect();
-          return !card.contains(e) && Math.round(b.top) === top && Math.round(b.bottom) === bottom;
-        });
-        const h = el?.closest('.lane').querySelector('.lane-head').getBoundingClientRect();
-        return h && [Math.round(h.top), Math.round(h.bottom)];
-      }, r.first);
+      const { head } = r;
       if (head && r.first[1] - head[0] <= r.vh - r.card[1] - 16) {
         lanes++;
         assert.ok(head[0] >= r.card[1], `${at}: the evidence ${r.first} shows, its lane's head ${head} is under the card ${r.card} though both fit`);

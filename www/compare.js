@@ -589,6 +589,10 @@ export class Compare {
     if (!this.behind().length) return;
     for (const { lab } of this.behind()) lab.settle();
     this.findDivergence();
+    // Landed here (a script's lanes()), not by the host's frame: its next
+    // frame finds none behind, so it is told to draw them (fork.test.mjs
+    // read a link's lanes still drawn as computing).
+    this.host.dirty = true;
   }
 
   /**

@@ -92,7 +92,11 @@ test('a fork from the API: lane B is lane A up to t, then the action; the core m
     await fresh.waitForFunction(() => window.failoverLab.lanes().length === 3 && window.failoverLab.now() === 40000, null, { timeout: 20000 });
     const again = await fresh.evaluate(lanesNow);
     assert.deepEqual(again, r.lanes, 'the link reproduces every lane: trace hashes, forks, divergences');
-    const view = (p) => p.evaluate(() => [...document.querySelectorAll('.lane')].map((l) => [l.querySelector('.lane-head').textContent, l.querySelector('.lane-part')?.textContent ?? '', l.querySelector('.lane-sum').textContent]));
+    // The lanes the script's lanes() landed are drawn by the page's next frame.
+    const view = (p) => p.evaluate(async () => {
+      for (let i = 0; i < 2; i++) await new Promise((res) => requestAnimationFrame(res));
+      return [...document.querySelectorAll('.lane')].map((l) => [l.querySelector('.lane-head').textContent, l.querySelector('.lane-part')?.textContent ?? '', l.querySelector('.lane-sum').textContent]);
+    });
     assert.deepEqual(await view(fresh), await view(page), 'the same view at the same time');
     // Time travel in the fresh page: back before the fork, the lanes are one run again.
     const before12 = await fresh.evaluate(() => {

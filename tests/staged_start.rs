@@ -62,6 +62,32 @@ fn an_unstarted_world_is_not_yet_the_started_one() {
     assert_ne!(report_json(&whole), report_json(&parts));
 }
 
+/// Most of a big world's building is making its replicas (60,000 on the
+/// 20,000-partition tour): they come in the start's first parts, at most
+/// `HOST_PART_PARTITIONS` partitions' worth each, not in `unstarted`'s one
+/// call.
+#[test]
+fn a_big_worlds_replicas_are_made_a_bounded_run_of_partitions_per_part() {
+    use failover_lab::sim::cluster::HOST_PART_PARTITIONS;
+    let mut l = Lab::unstarted(scenario("tour-19-rack-loss-20000.json"));
+    let hosted = |l: &Lab| -> usize { l.cluster.brokers.iter().map(|b| b.replicas.len()).sum() };
+    assert_eq!(hosted(&l), 0, "unstarted makes no replica");
+    let partitions = l.cluster.partitions.len();
+    let rf = l.cluster.partitions[0].replicas.len();
+    let mut k = 0;
+    while hosted(&l) < partitions * rf {
+        let before = hosted(&l);
+        l.cluster.start_part(k);
+        let made = hosted(&l) - before;
+        assert!(
+            made > 0 && made <= HOST_PART_PARTITIONS * rf,
+            "part {k} made {made} replicas"
+        );
+        k += 1;
+    }
+    assert_eq!(k, partitions.div_ceil(HOST_PART_PARTITIONS));
+}
+
 #[test]
 fn a_report_field_built_alone_equals_that_field_of_the_whole_report() {
     for (file, t) in [

@@ -31,6 +31,17 @@ use super::{PartitionInfo, TopicInfo};
 /// Below this many pending events the queue is never compacted.
 const MIN_COMPACT_QUEUE: usize = 4096;
 
+/// An event that made the cluster check this many partitions or more ends a
+/// bounded run's chunk (`Cluster::run_until_bounded`): its work is of the
+/// cluster's size, not an event's.
+pub const WIDE_EVENT_PARTITIONS: usize = 64;
+
+/// The first parts of a world's start each give the brokers their replicas
+/// of this many partitions (`Cluster::start_part`): about 3 ms of work each
+/// in the page's fast build, where the 20,000-partition tour's whole
+/// building was one task of 80–145 ms (issue 63).
+pub const HOST_PART_PARTITIONS: usize = 1024;
+
 /// Something a user, a scenario step or a test does to the cluster.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[cfg_attr(world_snapshot, derive(borsh::BorshSerialize, borsh::BorshDeserialize))]
@@ -187,6 +198,13 @@ pub struct Cluster {
     pub topics: Vec<TopicInfo>,
     /// Fixed once built: shared by every snapshot.
     pub partitions: Rc<Vec<PartitionInfo>>,
+    /// Per broker (`b - 1`), the partitions it holds a replica of, in
+    /// partition order. Replica sets never change after the world is built,
+    /// and a partition's leader, ISR and ELR are always among its replicas
+    /// (`parse_initial_state`, `partition_change`), so a broker's fault
+    /// looks at these alone instead of every registration. Shared by every
+    /// snapshot.
+    hosted: Rc<Vec<Vec<PartitionIndex>>>,
     pub brokers: Vec<Broker>,
     pub controller: Controller,
     pub producers: Vec<Producer>,
@@ -270,13 +288,16 @@ impl Cluster {
     pub fn unstarted(spec: ClusterSpec) -> Cluster {
         let assignment: Vec<Vec<BrokerId>> =
             spec.partitions.iter().map(|p| p.replicas.clone()).collect();
-        let mut brokers: Vec<Broker> = (1..=spec.brokers)
+        let brokers: Vec<Broker> = (1..=spec.brokers)
             .map(|id| Broker::new(id, spec.partitions.len()))
             .collect();
+        // The replicas themselves are made by the first parts of the start
+        // (`host_part`): most of the building's work on a big world.
+        let mut hosted: Vec<Vec<PartitionIndex>> = vec![Vec::new(); brokers.len()];
         for (p, info) in spec.partitions.iter().enumerate() {
-            for b in &info.replicas {
-                if let Some(broker) = brokers.get_mut(*b as usize - 1) {
-                    broker.host(p, Replica::new(p, &info.replicas));
+            for &b in &info.replicas {
+                if let Some(list) = hosted.get_mut((b as usize).wrapping_sub(1)) {
+                    list.push(p);
                 }
             }
         }
@@ -341,6 +362,7 @@ impl Cluster {
             racks: spec.racks,
             topics: spec.topics,
             partitions: Rc::new(spec.partitions),
+            hosted: Rc::new(hosted),
             brokers,
             producers,
             consumers,
@@ -406,10 +428,30 @@ impl Cluster {
     }
 
     /// How many parts the start has ([`Cluster::start_part`]): one per
-    /// broker the controller registers, one per broker that bootstraps, one
-    /// per client, and the checks after them.
+    /// [`HOST_PART_PARTITIONS`] partitions whose replicas the brokers are
+    /// given, one per broker the controller registers, one per broker that
+    /// bootstraps, one per client, and the checks after them.
     pub fn start_parts(&self) -> usize {
-        2 * self.brokers.len() + self.producers.len() + self.consumers.len() + 1
+        self.host_parts() + 2 * self.brokers.len() + self.producers.len() + self.consumers.len() + 1
+    }
+
+    fn host_parts(&self) -> usize {
+        self.partitions.len().div_ceil(HOST_PART_PARTITIONS)
+    }
+
+    /// Give the brokers their replicas of the `k`th run of
+    /// [`HOST_PART_PARTITIONS`] partitions, in partition order.
+    fn host_part(&mut self, k: usize) {
+        let infos = Rc::clone(&self.partitions);
+        let first = k * HOST_PART_PARTITIONS;
+        let last = (first + HOST_PART_PARTITIONS).min(infos.len());
+        for (p, info) in infos.iter().enumerate().take(last).skip(first) {
+            for &b in &info.replicas {
+                if let Some(broker) = self.brokers.get_mut((b as usize).wrapping_sub(1)) {
+                    broker.host(p, Replica::new(p, &info.replicas));
+                }
+            }
+        }
     }
 
     /// Part `k` of the start of an [`Cluster::unstarted`] world, to be run
@@ -419,6 +461,12 @@ impl Cluster {
     /// (The controller schedules a leader rebalance only once an imbalance
     /// appears.) A `k` past the end does nothing.
     pub fn start_part(&mut self, k: usize) {
+        let hosting = self.host_parts();
+        if k < hosting {
+            self.host_part(k);
+            return;
+        }
+        let k = k - hosting;
         let b = self.brokers.len();
         let (p, n) = (self.producers.len(), self.consumers.len());
         if k < b {
@@ -481,29 +529,37 @@ impl Cluster {
     }
 
     /// Process one event: `None` when none is left, else whether it was a
-    /// wide one, whose work spans the cluster (a scenario step such as a
-    /// crash, a metadata commit, a broker's metadata update): milliseconds
-    /// on 20,000 partitions, where most events take microseconds.
+    /// wide one, whose work spans the cluster: a scenario step such as a
+    /// crash, a broker applying metadata (a push, a
+    /// heartbeat's answer, the end of its costed work: any event after which
+    /// its applied offset moved), or any event that touched
+    /// [`WIDE_EVENT_PARTITIONS`] partitions or more. Milliseconds on 20,000
+    /// partitions, where most events take microseconds.
     fn step_event(&mut self) -> Option<bool> {
         let (at, event) = self.queue.pop()?;
         self.now = self.now.max(at);
         self.events_processed += 1;
+        let applied = |c: &Self, node: Node| match node {
+            Node::Broker(b) => c.broker(b).map(|x| x.metadata_offset),
+            _ => None,
+        };
         let wide = match event {
             Event::Deliver { from, to, msg, .. } => {
                 let msg = self
                     .msg_boxes
                     .0
                     .unbox(msg, Message::MetadataPush { metadata_end: 0 });
-                let wide = matches!(msg, Message::MetadataPush { .. });
+                let before = applied(self, to);
                 self.deliver(from, to, msg);
-                wide
+                applied(self, to) != before
             }
             Event::Timer {
                 timer: Timer::MetadataCommitted { end },
                 ..
             } => {
+                // One push per broker: the brokers' work comes with them.
                 self.commit_metadata(end);
-                true
+                false
             }
             Event::Timer {
                 node,
@@ -520,10 +576,11 @@ impl Cluster {
                         .is_some_and(|c| c.running && c.incarnation == incarnation),
                     _ => true,
                 };
+                let before = applied(self, node);
                 if alive {
                     self.handle(node, Input::Timer(timer));
                 }
-                false
+                applied(self, node) != before
             }
             Event::Step(i) => {
                 if let Some((_, action)) = self.steps.get(i).cloned() {
@@ -533,11 +590,13 @@ impl Cluster {
                 true
             }
         };
-        self.after_event();
+        let checked = self.after_event();
         if self.queue.len() >= self.compact_at {
             self.drop_dead_timers();
         }
-        Some(wide)
+        // Any other event that touched many partitions is wide too (a
+        // controller fencing a broker elects leaders for all it led).
+        Some(wide || checked >= WIDE_EVENT_PARTITIONS)
     }
 
     /// Drop timers that can no longer do anything (timeouts of requests
@@ -974,27 +1033,30 @@ impl Cluster {
         }
     }
 
-    fn after_event(&mut self) {
+    /// Check what the event touched; returns how many partitions that was.
+    fn after_event(&mut self) -> usize {
         #[cfg(group_protocols)]
         if std::mem::take(&mut self.consumer_event) && !self.consumption.is_empty() {
             self.consumption.observe(self.now, &self.consumers);
         }
         if !self.avail_brokers.is_empty() {
-            let brokers = std::mem::take(&mut self.avail_brokers);
-            // The partitions they lead, and those whose ISR waits for them.
-            for (p, reg) in self.controller.partitions.iter().enumerate() {
-                if reg
-                    .isr
-                    .iter()
-                    .chain(&reg.leader)
-                    .any(|b| brokers.contains(b))
-                {
-                    self.dirty.push(p);
+            let mut brokers = std::mem::take(&mut self.avail_brokers);
+            // The partitions they lead, and those whose ISR waits for them:
+            // all among the partitions they host (`dirty` is sorted below).
+            for &b in &brokers {
+                let hosted = self.hosted.get((b as usize).wrapping_sub(1));
+                for &p in hosted.map_or(&[][..], Vec::as_slice) {
+                    let reg = &self.controller.partitions[p];
+                    if reg.leader == Some(b) || reg.isr.contains(&b) {
+                        self.dirty.push(p);
+                    }
                 }
             }
+            brokers.clear();
+            self.avail_brokers = brokers;
         }
         if self.dirty.is_empty() && self.grown.is_empty() {
-            return;
+            return 0;
         }
         let mut dirty = std::mem::take(&mut self.dirty);
         let mut grown = std::mem::take(&mut self.grown);
@@ -1043,7 +1105,9 @@ impl Cluster {
         grown.clear();
         self.dirty = dirty;
         self.grown = grown;
+        let checked = checks.len();
         self.checks = checks;
+        checked
     }
 
     /// Check every touched partition in full after each event, the light
@@ -1091,7 +1155,9 @@ impl Cluster {
     /// those whose ISR names it as a follower.
     fn record_fault(&mut self, action: FaultAction, b: BrokerId) {
         let (mut led, mut followed) = (Vec::new(), Vec::new());
-        for (p, r) in self.controller.partitions.iter().enumerate() {
+        let hosted = self.hosted.get((b as usize).wrapping_sub(1));
+        for &p in hosted.map_or(&[][..], Vec::as_slice) {
+            let r = &self.controller.partitions[p];
             if r.leader == Some(b) {
                 led.push((p, r.leader_epoch));
             } else if r.leader.is_some() && r.isr.contains(&b) {

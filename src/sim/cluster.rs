@@ -198,13 +198,6 @@ pub struct Cluster {
     pub topics: Vec<TopicInfo>,
     /// Fixed once built: shared by every snapshot.
     pub partitions: Rc<Vec<PartitionInfo>>,
-    /// Per broker (`b - 1`), the partitions it holds a replica of, in
-    /// partition order. Replica sets never change after the world is built,
-    /// and a partition's leader, ISR and ELR are always among its replicas
-    /// (`parse_initial_state`, `partition_change`), so a broker's fault
-    /// looks at these alone instead of every registration. Shared by every
-    /// snapshot.
-    hosted: Rc<Vec<Vec<PartitionIndex>>>,
     pub brokers: Vec<Broker>,
     pub controller: Controller,
     pub producers: Vec<Producer>,
@@ -293,14 +286,6 @@ impl Cluster {
             .collect();
         // The replicas themselves are made by the first parts of the start
         // (`host_part`): most of the building's work on a big world.
-        let mut hosted: Vec<Vec<PartitionIndex>> = vec![Vec::new(); brokers.len()];
-        for (p, info) in spec.partitions.iter().enumerate() {
-            for &b in &info.replicas {
-                if let Some(list) = hosted.get_mut((b as usize).wrapping_sub(1)) {
-                    list.push(p);
-                }
-            }
-        }
         let producers = spec
             .producers
             .iter()
@@ -362,7 +347,6 @@ impl Cluster {
             racks: spec.racks,
             topics: spec.topics,
             partitions: Rc::new(spec.partitions),
-            hosted: Rc::new(hosted),
             brokers,
             producers,
             consumers,
@@ -442,12 +426,16 @@ impl Cluster {
     /// Give the brokers their replicas of the `k`th run of
     /// [`HOST_PART_PARTITIONS`] partitions, in partition order.
     fn host_part(&mut self, k: usize) {
-        let infos = Rc::clone(&self.partitions);
+        let Cluster {
+            partitions,
+            brokers,
+            ..
+        } = self;
         let first = k * HOST_PART_PARTITIONS;
-        let last = (first + HOST_PART_PARTITIONS).min(infos.len());
-        for (p, info) in infos.iter().enumerate().take(last).skip(first) {
+        let last = (first + HOST_PART_PARTITIONS).min(partitions.len());
+        for (p, info) in partitions.iter().enumerate().take(last).skip(first) {
             for &b in &info.replicas {
-                if let Some(broker) = self.brokers.get_mut((b as usize).wrapping_sub(1)) {
+                if let Some(broker) = brokers.get_mut((b as usize).wrapping_sub(1)) {
                     broker.host(p, Replica::new(p, &info.replicas));
                 }
             }
@@ -528,6 +516,15 @@ impl Cluster {
         self.step_event().is_some()
     }
 
+    /// How far broker `node` has applied the metadata log (0 for others).
+    #[inline(never)]
+    fn applied_offset(&self, node: Node) -> u64 {
+        match node {
+            Node::Broker(b) => self.broker(b).map_or(0, |x| x.metadata_offset),
+            _ => 0,
+        }
+    }
+
     /// Process one event: `None` when none is left, else whether it was a
     /// wide one, whose work spans the cluster: a scenario step such as a
     /// crash, a broker applying metadata (a push, a
@@ -539,19 +536,15 @@ impl Cluster {
         let (at, event) = self.queue.pop()?;
         self.now = self.now.max(at);
         self.events_processed += 1;
-        let applied = |c: &Self, node: Node| match node {
-            Node::Broker(b) => c.broker(b).map(|x| x.metadata_offset),
-            _ => None,
-        };
         let wide = match event {
             Event::Deliver { from, to, msg, .. } => {
                 let msg = self
                     .msg_boxes
                     .0
                     .unbox(msg, Message::MetadataPush { metadata_end: 0 });
-                let before = applied(self, to);
+                let before = self.applied_offset(to);
                 self.deliver(from, to, msg);
-                applied(self, to) != before
+                self.applied_offset(to) != before
             }
             Event::Timer {
                 timer: Timer::MetadataCommitted { end },
@@ -576,11 +569,11 @@ impl Cluster {
                         .is_some_and(|c| c.running && c.incarnation == incarnation),
                     _ => true,
                 };
-                let before = applied(self, node);
+                let before = self.applied_offset(node);
                 if alive {
                     self.handle(node, Input::Timer(timer));
                 }
-                applied(self, node) != before
+                self.applied_offset(node) != before
             }
             Event::Step(i) => {
                 if let Some((_, action)) = self.steps.get(i).cloned() {
@@ -1042,13 +1035,16 @@ impl Cluster {
         if !self.avail_brokers.is_empty() {
             let mut brokers = std::mem::take(&mut self.avail_brokers);
             // The partitions they lead, and those whose ISR waits for them:
-            // all among the partitions they host (`dirty` is sorted below).
+            // all among the partitions they host (`hosted`; `dirty` is sorted
+            // below).
+            let Cluster {
+                controller, dirty, ..
+            } = self;
             for &b in &brokers {
-                let hosted = self.hosted.get((b as usize).wrapping_sub(1));
-                for &p in hosted.map_or(&[][..], Vec::as_slice) {
-                    let reg = &self.controller.partitions[p];
+                for &p in hosted(&self.brokers, b) {
+                    let reg = &controller.partitions[p];
                     if reg.leader == Some(b) || reg.isr.contains(&b) {
-                        self.dirty.push(p);
+                        dirty.push(p);
                     }
                 }
             }
@@ -1155,8 +1151,7 @@ impl Cluster {
     /// those whose ISR names it as a follower.
     fn record_fault(&mut self, action: FaultAction, b: BrokerId) {
         let (mut led, mut followed) = (Vec::new(), Vec::new());
-        let hosted = self.hosted.get((b as usize).wrapping_sub(1));
-        for &p in hosted.map_or(&[][..], Vec::as_slice) {
+        for &p in hosted(&self.brokers, b) {
             let r = &self.controller.partitions[p];
             if r.leader == Some(b) {
                 led.push((p, r.leader_epoch));
@@ -1551,4 +1546,17 @@ fn describe_action(a: &Action) -> String {
             }
         },
     }
+}
+
+/// The partitions broker `b` holds a replica of, in partition order (its
+/// replicas' keys: made by `host_part`, never removed).
+/// Replica sets never change once the world is built, and a partition's
+/// leader, ISR and ELR are always among its replicas
+/// (`parse_initial_state`; the controller takes no ISR outside them), so
+/// what a broker leads or is in sync for is found among these, not
+/// among every registration.
+fn hosted(brokers: &[Broker], b: BrokerId) -> &[PartitionIndex] {
+    brokers
+        .get((b as usize).wrapping_sub(1))
+        .map_or(&[], |x| x.replicas.keys())
 }

@@ -186,6 +186,10 @@ impl<V: Clone> PartitionMap<V> {
     pub fn iter(&self) -> impl Iterator<Item = (&PartitionIndex, &V)> + '_ {
         self.keys.iter().zip(self.values.iter().map(|v| &**v))
     }
+    /// The keys, in partition order.
+    pub fn keys(&self) -> &[PartitionIndex] {
+        &self.keys
+    }
 }
 
 /// One optional value per partition, iterated in partition order.

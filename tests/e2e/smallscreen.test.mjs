@@ -6,6 +6,7 @@ import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startApp, tourClick, openPage } from './helpers.mjs';
 
+const frames = (page) => page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(() => requestAnimationFrame(r)))));
 const apps = [];
 after(async () => {
   for (const a of apps) await a.close();
@@ -28,6 +29,8 @@ for (const [width, height] of [[390, 844], [800, 600]]) {
       for (let i = 1; i <= n; i++) {
         await tourClick(page.locator('#tour [data-tour="next"]'));
         await page.waitForFunction((k) => document.querySelector('#tour')?.dataset.stop === String(k), i, { timeout: 60000 });
+        // The card places its evidence in the frame after the stop's arrival.
+        await frames(page);
         const r = await page.evaluate(() => {
           const cardEl = document.getElementById('tour');
           const card = cardEl.getBoundingClientRect();

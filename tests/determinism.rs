@@ -112,16 +112,7 @@ fn a_replay_cut_into_bounded_slices_builds_the_same_world_as_one_run() {
                 slices > 0,
                 "{file}: a budget of {budget} events cut the run"
             );
-            assert_eq!(sliced.cluster.now, end);
-            assert_eq!(
-                sliced.cluster.events_processed, whole.cluster.events_processed,
-                "{file}, slices of {budget}"
-            );
-            assert_eq!(
-                sliced.report().trace_hash,
-                whole.report().trace_hash,
-                "{file}, slices of {budget}"
-            );
+            assert_same_world(&sliced, &whole, &format!("{file}, slices of {budget}"));
         }
     }
 }
@@ -207,38 +198,39 @@ fn a_bounded_run_stops_after_each_wide_event_and_builds_the_same_world() {
                 "{name}: a controller event wrote for many partitions"
             );
         }
-        assert_eq!(sliced.cluster.now, end);
-        assert_eq!(
-            sliced.cluster.events_processed,
-            whole.cluster.events_processed
-        );
-        assert_eq!(
-            sliced.report().trace_hash,
-            whole.report().trace_hash,
-            "{name}"
-        );
+        assert_same_world(&sliced, &whole, name);
     }
 }
 
-/// A broker's fault looks only at the partitions it hosts (`Cluster::hosted`),
-/// which is every partition it can lead or be in sync for only because the
-/// controller never puts a broker into a leader, ISR or ELR that is not one
-/// of the partition's replicas (KAFKA_REPLICATION.md §3: an AlterPartition
-/// whose ISR is not ⊆ replicas is INVALID_REQUEST; §5: elections pick among
-/// the replicas). Every
-/// shipped scenario but the 20,000-partition one, and sweep runs with
-/// unclean elections, keep it after every event.
+/// A run cut into bounded slices ended where one `run_until` ended: the
+/// same clock, the same events, the same trace.
+fn assert_same_world(sliced: &failover_lab::Lab, whole: &failover_lab::Lab, label: &str) {
+    assert_eq!(sliced.cluster.now, whole.cluster.now, "{label}");
+    assert_eq!(
+        sliced.cluster.events_processed, whole.cluster.events_processed,
+        "{label}"
+    );
+    assert_eq!(
+        sliced.report().trace_hash,
+        whole.report().trace_hash,
+        "{label}"
+    );
+}
+
+/// A broker's fault looks only at the partitions it hosts (`cluster.rs`'s
+/// `hosted`), which is every partition it can lead or be in sync for only
+/// because the controller never puts a broker into a leader, ISR or ELR
+/// that is not one of the partition's replicas (KAFKA_REPLICATION.md §3: an
+/// AlterPartition whose ISR is not ⊆ replicas is INVALID_REQUEST; §5:
+/// elections pick among the replicas). Every shipped scenario but the
+/// 20,000-partition one, and sweep runs with unclean elections, keep it
+/// after every event.
 #[test]
 fn a_partitions_leader_isr_and_elr_stay_among_its_replicas_after_every_event() {
-    let mut runs = shipped_scenarios();
-    for (key, seed) in [
+    let runs = shipped_scenarios_and_sweeps(&[
         ("acks=all,rf=3,min.isr=2,unclean=false", 3),
         ("acks=1,rf=3,min.isr=1,unclean=true", 7),
-    ] {
-        let cfg = failover_lab::sweep::SweepConfig::parse_key(key).unwrap();
-        let text = failover_lab::sweep::scenario(&cfg, seed).to_string();
-        runs.push((format!("sweep {key} seed {seed}"), text));
-    }
+    ]);
     let mut elected = 0;
     for (name, text) in &runs {
         let mut l = lab(text);
@@ -275,17 +267,12 @@ fn a_partitions_leader_isr_and_elr_stay_among_its_replicas_after_every_event() {
 /// on a write the light look may not take.
 #[test]
 fn the_light_check_of_grown_partitions_reports_what_the_full_check_reports() {
-    let mut texts = shipped_scenarios();
-    for (key, seed) in [
+    let texts = shipped_scenarios_and_sweeps(&[
         ("acks=all,rf=3,min.isr=2,unclean=false", 1),
         ("acks=all,rf=3,min.isr=2,unclean=false", 42),
         ("acks=1,rf=3,min.isr=1,unclean=true", 5),
         ("acks=1,rf=3,min.isr=1,unclean=true", 7),
-    ] {
-        let cfg = failover_lab::sweep::SweepConfig::parse_key(key).unwrap();
-        let text = failover_lab::sweep::scenario(&cfg, seed).to_string();
-        texts.push((format!("sweep {key} seed {seed}"), text));
-    }
+    ]);
     let (mut violations, mut lost) = (0, 0);
     for (name, text) in &texts {
         let mut light = lab(text);
@@ -309,8 +296,9 @@ fn the_light_check_of_grown_partitions_reports_what_the_full_check_reports() {
 
 /// Every scenarios/*.json but the 20,000-partition tour (tens of seconds a
 /// run; the identity script compares large.json's reports with main's), as
-/// (path, text), in path order.
-fn shipped_scenarios() -> Vec<(String, String)> {
+/// (path, text), in path order, then the sweep's scenario of each (settings
+/// key, seed).
+fn shipped_scenarios_and_sweeps(sweeps: &[(&str, u64)]) -> Vec<(String, String)> {
     let dir = format!("{}/scenarios", env!("CARGO_MANIFEST_DIR"));
     let mut texts: Vec<(String, String)> = std::fs::read_dir(&dir)
         .unwrap()
@@ -323,5 +311,10 @@ fn shipped_scenarios() -> Vec<(String, String)> {
         })
         .collect();
     texts.sort();
+    for &(key, seed) in sweeps {
+        let cfg = failover_lab::sweep::SweepConfig::parse_key(key).unwrap();
+        let text = failover_lab::sweep::scenario(&cfg, seed).to_string();
+        texts.push((format!("sweep {key} seed {seed}"), text));
+    }
     texts
 }

@@ -37,9 +37,9 @@ const MIN_COMPACT_QUEUE: usize = 4096;
 pub const WIDE_EVENT_PARTITIONS: usize = 64;
 
 /// The first parts of a world's start each give the brokers their replicas
-/// of this many partitions (`Cluster::start_part`): about 3 ms of work each
-/// in the page's fast build, where the 20,000-partition tour's whole
-/// building was one task of 80–145 ms (issue 63).
+/// of this many partitions (`Cluster::start_part`): the 20,000-partition
+/// tour's 60,000 replicas come in 20 parts, where making them all was most
+/// of one task of 80–145 ms in the page (issue 63).
 pub const HOST_PART_PARTITIONS: usize = 1024;
 
 /// Something a user, a scenario step or a test does to the cluster.

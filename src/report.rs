@@ -400,92 +400,53 @@ fn producers(c: &Cluster) -> Vec<ProducerReport> {
         .collect()
 }
 
-/// One top-level field of the report, built alone ([`part`]); serialized
-/// as that field is in the whole report.
-#[derive(Clone, Debug, Serialize)]
-#[serde(untagged)]
-pub enum Part {
-    Text(String),
-    Count(u64),
-    Brokers(Vec<BrokerReport>),
-    Producers(Vec<ProducerReport>),
-    Availability(Box<AvailabilityReport>),
-}
-
-/// One top-level field of [`build`]'s report built alone: the small ones
-/// and `availability`, without the partitions and the fate of every record
-/// the whole report builds (a tour question that reads only `availability`
-/// on 20,000 partitions: issue 63). None for the others (`partitions`,
-/// `delivery`, `consumers`, `invariant_violations`, …), and for `settings`,
-/// which the lab adds: build the whole report for those.
-pub fn part(c: &Cluster, scenario: &str, key: &str) -> Option<Part> {
-    Some(match key {
-        "scenario" => Part::Text(scenario.to_string()),
-        "seed" => Part::Count(c.seed),
-        "end_ms" => Part::Count(c.now),
-        "trace_hash" => Part::Text(c.trace.hash_hex()),
-        "brokers" => Part::Brokers(brokers(c)),
-        "producers" => Part::Producers(producers(c)),
-        "acked_records_lost" => Part::Count(c.invariants.total_lost()),
-        "availability" => Part::Availability(Box::new(availability(c))),
-        "events_processed" => Part::Count(c.events_processed),
-        "trace_events" => Part::Count(c.trace.len() as u64),
-        _ => return None,
-    })
-}
-
-pub fn build(c: &Cluster, scenario: &str) -> Report {
-    let brokers = brokers(c);
-    let partitions = c
-        .partitions
+/// The report's partition `p` (`partitions[p]`).
+fn partition_report(c: &Cluster, p: usize) -> PartitionReport {
+    let info = &c.partitions[p];
+    let reg = &c.controller.partitions[p];
+    let replica_logs: Vec<ReplicaLogReport> = info
+        .replicas
         .iter()
-        .enumerate()
-        .map(|(p, info)| {
-            let reg = &c.controller.partitions[p];
-            let replica_logs: Vec<ReplicaLogReport> = info
-                .replicas
-                .iter()
-                .filter_map(|b| {
-                    c.broker(*b)
-                        .and_then(|x| x.replicas.get(&p))
-                        .map(|r| (b, r))
-                })
-                .map(|(b, r)| ReplicaLogReport {
-                    broker: *b,
-                    log_end_offset: r.log.log_end_offset(),
-                    high_watermark: r.log.high_watermark,
-                    epochs: r.log.epochs().to_vec(),
-                    log_digest: {
-                        let mut hex = String::new();
-                        crate::sim::shared::hex16(r.log.digest(), &mut hex);
-                        hex
-                    },
-                })
-                .collect();
-            let high_watermark = reg
-                .leader
-                .and_then(|l| replica_logs.iter().find(|x| x.broker == l))
-                .map_or(0, |x| x.high_watermark);
-            PartitionReport {
-                topic: info.topic.clone(),
-                partition: info.partition,
-                leader: reg.leader,
-                leader_epoch: reg.leader_epoch,
-                partition_epoch: reg.partition_epoch,
-                replicas: reg.replicas.clone(),
-                isr: reg.isr.clone(),
-                elr: reg.elr.clone(),
-                last_known_elr: reg.last_known_elr.clone(),
-                high_watermark,
-                replica_logs,
-                acked_records_lost: c.invariants.lost(p),
-            }
+        .filter_map(|b| {
+            c.broker(*b)
+                .and_then(|x| x.replicas.get(&p))
+                .map(|r| (b, r))
+        })
+        .map(|(b, r)| ReplicaLogReport {
+            broker: *b,
+            log_end_offset: r.log.log_end_offset(),
+            high_watermark: r.log.high_watermark,
+            epochs: r.log.epochs().to_vec(),
+            log_digest: {
+                let mut hex = String::new();
+                crate::sim::shared::hex16(r.log.digest(), &mut hex);
+                hex
+            },
         })
         .collect();
-    let producers = producers(c);
-    let delivery = crate::sim::delivery::build(c);
-    let consumers = c
-        .consumers
+    let high_watermark = reg
+        .leader
+        .and_then(|l| replica_logs.iter().find(|x| x.broker == l))
+        .map_or(0, |x| x.high_watermark);
+    PartitionReport {
+        topic: info.topic.clone(),
+        partition: info.partition,
+        leader: reg.leader,
+        leader_epoch: reg.leader_epoch,
+        partition_epoch: reg.partition_epoch,
+        replicas: reg.replicas.clone(),
+        isr: reg.isr.clone(),
+        elr: reg.elr.clone(),
+        last_known_elr: reg.last_known_elr.clone(),
+        high_watermark,
+        replica_logs,
+        acked_records_lost: c.invariants.lost(p),
+    }
+}
+
+/// The report's `consumers`.
+fn consumers(c: &Cluster) -> Vec<ConsumerReport> {
+    c.consumers
         .iter()
         .map(|k| ConsumerReport {
             id: k.name.clone(),
@@ -499,7 +460,61 @@ pub fn build(c: &Cluster, scenario: &str) -> Report {
             group: k.group.as_ref().map(|g| group_report(c, g)),
             running: k.running,
         })
+        .collect()
+}
+
+/// One top-level field of the report, built alone ([`part`]); serialized
+/// as that field is in the whole report.
+#[derive(Clone, Debug, Serialize)]
+#[serde(untagged)]
+pub enum Part {
+    Text(String),
+    Count(u64),
+    Brokers(Vec<BrokerReport>),
+    Producers(Vec<ProducerReport>),
+    Availability(Box<AvailabilityReport>),
+    Partition(Option<Box<PartitionReport>>),
+    Consumers(Vec<ConsumerReport>),
+    Delivery(Vec<crate::sim::delivery::Delivery>),
+}
+
+/// One top-level field of [`build`]'s report built alone: the small ones,
+/// `availability`, `consumers` and `delivery`, without the partitions (a
+/// tour question that reads only `availability` on 20,000 partitions, a
+/// compare lane's summary: issue 63). Besides the report's fields,
+/// `first_partition` is its `partitions[0]` (null without partitions), all
+/// a compare lane's summary reads of them. None for the others
+/// (`partitions`, `invariant_violations`, …), and for `settings`, which the
+/// lab adds: build the whole report for those.
+pub fn part(c: &Cluster, scenario: &str, key: &str) -> Option<Part> {
+    Some(match key {
+        "scenario" => Part::Text(scenario.to_string()),
+        "seed" => Part::Count(c.seed),
+        "end_ms" => Part::Count(c.now),
+        "trace_hash" => Part::Text(c.trace.hash_hex()),
+        "brokers" => Part::Brokers(brokers(c)),
+        "producers" => Part::Producers(producers(c)),
+        "acked_records_lost" => Part::Count(c.invariants.total_lost()),
+        "availability" => Part::Availability(Box::new(availability(c))),
+        "first_partition" => {
+            Part::Partition((!c.partitions.is_empty()).then(|| Box::new(partition_report(c, 0))))
+        }
+        "consumers" => Part::Consumers(consumers(c)),
+        "delivery" => Part::Delivery(crate::sim::delivery::build(c)),
+        "events_processed" => Part::Count(c.events_processed),
+        "trace_events" => Part::Count(c.trace.len() as u64),
+        _ => return None,
+    })
+}
+
+pub fn build(c: &Cluster, scenario: &str) -> Report {
+    let brokers = brokers(c);
+    let partitions = (0..c.partitions.len())
+        .map(|p| partition_report(c, p))
         .collect();
+    let producers = producers(c);
+    let delivery = crate::sim::delivery::build(c);
+    let consumers = consumers(c);
     Report {
         scenario: scenario.to_string(),
         seed: c.seed,

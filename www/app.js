@@ -318,7 +318,7 @@ class App {
     if (on) this.lab.checkLanes(text);
     const want = (this.compareWant = {}); // the last call wins
     if (!on && !this.compare) return Promise.resolve();
-    return this.showLanes(on).then(() => {
+    return this.showLanes(on).then(() => on && this.compare.prebuild(text)).then(() => {
       if (want !== this.compareWant) return;
       const t = this.lab.destination();
       this.compare.set(on ? text : null);

@@ -42,6 +42,7 @@
 // way (the core is deterministic, tests/snapshot.rs).
 
 import { LaneWorkers, lanesCanGoAway } from './lane-workers.js';
+import { FAST_PARTITIONS, START_PART_MS, partitionsOf } from './lab.js';
 
 const sameAction = (a, b) => a.at_ms === b.at_ms && JSON.stringify(a.action) === JSON.stringify(b.action);
 const copyActions = (actions) => actions.map(({ at_ms, action }) => ({ at_ms, action }));
@@ -105,6 +106,36 @@ function drop(f) {
     f.partial = null;
     f.partialWallMs = 0;
   }
+}
+
+/** A task of its own (coreInParts' pause). */
+const nextTask = () => new Promise((resolve) => setTimeout(resolve, 0));
+
+/**
+ * A started core of build W for scenario text (checked) with a lane's
+ * settings, built over several tasks as Lab.loadInParts builds one: the
+ * unstarted cluster (WasmLab.unstarted), then its start as many parts at a
+ * time as START_PART_MS holds, a task each. Null once `gone()` says it is
+ * no longer wanted (what was built is freed). The world `W.withSettings`
+ * builds (tests/staged_start.rs).
+ */
+async function coreInParts(W, text, settings, gone) {
+  const core = W.unstarted(text, settings ?? undefined);
+  try {
+    for (let started = false; !started; ) {
+      await nextTask();
+      if (gone()) {
+        core.free();
+        return null;
+      }
+      const t0 = performance.now();
+      while (!(started = core.startParts(1)) && performance.now() - t0 < START_PART_MS);
+    }
+  } catch (e) {
+    core.free();
+    throw e;
+  }
+  return core;
 }
 
 /**
@@ -214,16 +245,67 @@ export class Compare {
   }
 
   /**
+   * Lane A's world for compare string `text`, built over several tasks
+   * before set(text) takes it (issue 63: on tour 19, lane A rebuilt with
+   * its settings in set's task was 110 ms of a 209 ms task). Only a big
+   * world on a build that starts worlds in parts gets one; a later
+   * prebuild or set takes over one under way. Resolves once built (or not
+   * wanted); a bad string is left for set to throw.
+   */
+  async prebuild(text) {
+    this.dropBuilt();
+    const mine = (this.building = {});
+    const lead = this.host.lab;
+    if (typeof lead.W.unstarted !== 'function') return;
+    let lanes;
+    try {
+      lanes = lead.checkLanes(text);
+    } catch {
+      return; // set throws it, naming the lane and the key
+    }
+    const scenario = JSON.stringify(lead.effectiveScenario());
+    if (partitionsOf(scenario) < FAST_PARTITIONS) return;
+    const gone = () => mine !== this.building;
+    const core = await coreInParts(lead.W, scenario, lanes[0], gone);
+    if (!core) return;
+    this.built = { core, lab: lead, W: lead.W, scenario, settings: lanes[0] };
+    // set, and the draw after it, in a task of their own: not after the
+    // last part, in the same task.
+    await nextTask();
+  }
+
+  /** Free a world prebuild made that no set took (and stop one under way). */
+  dropBuilt() {
+    this.building = null;
+    this.built?.core.free();
+    this.built = null;
+  }
+
+  /**
+   * The world prebuild made for this lab, scenario and lane A's settings
+   * as they are now, taken; null (any other dropped) when there is none.
+   */
+  takeBuilt(settings) {
+    const b = this.built;
+    const lead = this.host.lab;
+    const fits = b && b.lab === lead && b.W === lead.W && b.settings === settings && b.scenario === JSON.stringify(lead.effectiveScenario());
+    if (fits) this.built = null;
+    this.dropBuilt();
+    return fits ? b.core : null;
+  }
+
+  /**
    * Enter compare mode with a compare string, or leave it (null or ''). A bad
    * string throws an Error naming the lane and the key; the running lab is kept.
    * Lane A, rebuilt with its settings, is left at 0: the host takes it back
    * to its time as a reader's seek goes (a long way in slices); the other
    * lanes follow it there, their worlds built one per frame (step) once it
-   * has landed.
+   * has landed. Lane A's world is the one prebuild made, if it fits.
    */
   set(text) {
     const lead = this.host.lab;
     if (text === null || text === undefined || String(text).trim() === '') {
+      this.dropBuilt();
       if (!this.active) return;
       this.dispose();
       if (lead.laneSettings == null) return;
@@ -233,10 +315,21 @@ export class Compare {
     }
     // Every lane must build from this scenario before anything changes.
     const lanes = lead.checkLanes(text);
+    const core = this.takeBuilt(lanes[0]);
     this.dispose();
     lead.laneSettings = lanes[0];
     lead.endSeek();
-    lead.rebuild(0);
+    // Lane A is rebuilt on the world prebuild made: the lead's newCore
+    // answers it, once (lab.js carries nothing for this: the page's first
+    // load has no bytes to spare).
+    let left = core;
+    if (core) lead.newCore = () => ((left = null), core);
+    try {
+      lead.rebuild(0);
+    } finally {
+      delete lead.newCore;
+      left?.free();
+    }
     this.settings = lanes;
     this.text = lanes.join('|');
     this.followers = lanes.slice(1).map((l) => {
@@ -254,6 +347,7 @@ export class Compare {
   }
 
   dispose() {
+    this.dropBuilt();
     this.endWait(false);
     this.pool?.dispose();
     this.pool = null;

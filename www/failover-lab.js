@@ -744,7 +744,7 @@ class FailoverLabElement extends HTMLElement {
     if (on) lab.checkLanes(text);
     const want = (this.compareWant = {});
     if (!on && !this.cmp) return Promise.resolve();
-    return this.lanesReady().then(() => {
+    return this.lanesReady().then(() => on && this.cmp.prebuild(text)).then(() => {
       if (want !== this.compareWant || lab !== this.lab) return;
       const t = lab.destination();
       this.cmp.set(on ? text : null);

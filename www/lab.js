@@ -163,7 +163,7 @@ const START_PARTITIONS = 10000;
  * per task: the 20,000-partition tour's 60 brokers bootstrap over about a
  * dozen tasks.
  */
-const START_PART_MS = 30;
+export const START_PART_MS = 30;
 
 /** A task of its own: what a load in parts awaits between its parts. */
 const nextTask = () => new Promise((resolve) => setTimeout(resolve, 0));

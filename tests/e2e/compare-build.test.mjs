@@ -1,5 +1,6 @@
 // Entering compare mode never builds every lane's world in one task (issue
-// 63): lane A's world is rebuilt with its settings at once, the other lanes'
+// 63): lane A's world is rebuilt with its settings first (a big world's over
+// several tasks before compare mode begins: Compare.prebuild), the other lanes'
 // worlds one per frame after it (compare.js step), each lane meanwhile on
 // its way from 0 (`failoverLab.seeking.lanes`, its panel's "computing" bar);
 // whatever reads a lane (`lanes()`) builds and lands every lane first; and a
@@ -84,7 +85,34 @@ test('three lanes at 30 s of tour 18: lane A goes back first, then the other lan
   await page.evaluate(() => failoverLab.seek(30000));
   const r = await page.evaluate(async () => {
     const frame = () => new Promise((res) => requestAnimationFrame(res));
+    // The fast build's constructors, watched: lane A's world must be built
+    // in parts over several tasks (Compare.prebuild), lanes B and C at once,
+    // each in a frame of its own. A task is counted at a part whose task had
+    // none before (a timeout queued at a task's first part runs before the
+    // next task the parts wait for).
+    const W = (await import(new URL('dist/fast-wasm.js', location.href).href)).WasmLab;
+    const own = { withSettings: W.withSettings, unstarted: W.unstarted, startParts: W.prototype.startParts };
+    const made = { withSettings: 0, unstarted: 0, partTasks: 0 };
+    let inTask = false;
+    let lastPartsTask = false; // the task of the part that finished the start, until it ends
+    W.withSettings = (...a) => (made.withSettings++, own.withSettings.apply(W, a));
+    W.unstarted = (...a) => (made.unstarted++, own.unstarted.apply(W, a));
+    W.prototype.startParts = function (...a) {
+      if (!inTask) {
+        made.partTasks++;
+        inTask = true;
+        setTimeout(() => (inTask = false), 0);
+      }
+      const started = own.startParts.apply(this, a);
+      if (started) {
+        lastPartsTask = true;
+        setTimeout(() => (lastPartsTask = false), 0);
+      }
+      return started;
+    };
     await failoverLab.compare('acks=1|acks=all|min.insync.replicas=2');
+    // compare() resolves in the task compare mode began in (Compare.set).
+    made.setInPartsTask = lastPartsTask;
     const first = failoverLab.seeking;
     // Every frame: lane A's progress and each lane's place, until all have
     // landed; and lane C's panel once the lanes are drawn (lane A landed).
@@ -97,8 +125,17 @@ test('three lanes at 30 s of tour 18: lane A goes back first, then the other lan
       const busy = document.querySelector('.lane[data-lane="C"] .lane-busy');
       if (busy && !busy.hidden) text ??= busy.textContent;
     }
-    return { first, text, seen };
+    Object.assign(W, { withSettings: own.withSettings, unstarted: own.unstarted });
+    W.prototype.startParts = own.startParts;
+    return { first, text, seen, made };
   });
+  // Lane A (3,000 partitions) built in parts, in tasks before compare
+  // mode's own (its 30 ms a task holds them all here; tour 19's take a
+  // dozen); lanes B and C at once.
+  assert.equal(r.made.unstarted, 1, JSON.stringify(r.made));
+  assert.ok(r.made.partTasks >= 1, JSON.stringify(r.made));
+  assert.equal(r.made.setInPartsTask, false, `compare mode began in a task of its own: ${JSON.stringify(r.made)}`);
+  assert.equal(r.made.withSettings, 2, JSON.stringify(r.made));
   // Lane A goes back to 30 s first; the lanes, not built yet, wait for it (not said on their way).
   assert.equal(r.first.target, 30000);
   assert.ok(r.first.progress < 1);

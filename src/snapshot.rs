@@ -6,9 +6,11 @@
 //! can only come back as bytes. [`Lab::snapshot_bytes`] writes the cluster
 //! (every broker, client, message in flight, timer, log and the trace) with
 //! borsh, a plain binary layout derived field by field from the types
-//! themselves; [`Lab::from_snapshot`] reads it back into a lab of the same
-//! scenario and settings, which the reader builds from their text as it
-//! would for a new lab. The world read back runs on exactly as the one
+//! themselves, in parts (the world's shell, each broker, the trace in runs);
+//! [`Lab::from_snapshot`] reads it back into a lab of the same scenario and
+//! settings, which the reader builds from their text as it would for a new
+//! lab, and a [`WorldReader`] does it a part at a time (the page, over
+//! several tasks). The world read back runs on exactly as the one
 //! written would have: tests/snapshot.rs runs every shipped scenario but
 //! the 20,000-partition tour both ways and compares the reports byte for
 //! byte.
@@ -37,7 +39,7 @@ const MAGIC: &[u8; 4] = b"FLW1";
 
 /// Bumped whenever a world type's fields change in a way the derive cannot
 /// tell from the bytes (both sides of a snapshot are built from one source).
-const VERSION: u32 = 1;
+const VERSION: u32 = 2;
 
 thread_local! {
     /// Names a world holds as `&'static str` (an assignor's, a protocol's):
@@ -95,15 +97,66 @@ pub(crate) mod rng {
     }
 }
 
+/// The bytes begin with [`MAGIC`], the format's [`VERSION`] and how many
+/// parts follow (`u32`s, little-endian, as borsh writes them), then each
+/// part's length, then the parts: the *shell* (the cluster without its
+/// brokers and its trace, then the trace's event count as a `u64`), each
+/// broker, and the trace's events in runs of at most [`TRACE_PART_EVENTS`].
+/// A reader can take them a few at a time ([`WorldReader`]): the page reads
+/// a Worker's 20,000-partition world back over several tasks instead of
+/// one of 160-200 ms (issue 63).
+const HEAD: usize = 12;
+
+/// Trace events per part: a run's lines are hashed again as they are read,
+/// a few ms on the page for this many.
+pub const TRACE_PART_EVENTS: usize = 4096;
+
+fn invalid(what: String) -> std::io::Error {
+    std::io::Error::new(std::io::ErrorKind::InvalidData, what)
+}
+
 impl Lab {
-    /// The world as bytes: [`Lab::from_snapshot`] with this lab's scenario
-    /// and settings reads them back.
-    pub fn snapshot_bytes(&self) -> Vec<u8> {
+    /// The world as bytes, in parts ([`HEAD`]): [`Lab::from_snapshot`] with
+    /// this lab's scenario and settings reads them back, or a
+    /// [`WorldReader`] a few parts at a time. The brokers and the trace are
+    /// set aside while the shell is written, and put back.
+    pub fn snapshot_bytes(&mut self) -> Vec<u8> {
+        let c = &mut self.cluster;
+        let runs = c.trace.len().div_ceil(TRACE_PART_EVENTS);
+        let count = 1 + c.brokers.len() + runs;
         let mut out = Vec::with_capacity(1 << 16);
         out.extend_from_slice(MAGIC);
         // Writing to a Vec cannot fail; the world's own types write plain data.
         let _ = VERSION.serialize(&mut out);
-        let _ = self.cluster.serialize(&mut out);
+        let _ = (count as u32).serialize(&mut out);
+        out.resize(HEAD + 4 * count, 0);
+        let mut lengths = Vec::with_capacity(count);
+        let mut part = |out: &mut Vec<u8>, write: &dyn Fn(&mut Vec<u8>)| {
+            let from = out.len();
+            write(out);
+            lengths.push((out.len() - from) as u32);
+        };
+        let brokers = std::mem::take(&mut c.brokers);
+        let trace = std::mem::take(&mut c.trace);
+        part(&mut out, &|out| {
+            let _ = c.serialize(out);
+            let _ = (trace.len() as u64).serialize(out);
+        });
+        c.brokers = brokers;
+        c.trace = trace;
+        for b in &c.brokers {
+            part(&mut out, &|out| {
+                let _ = b.serialize(out);
+            });
+        }
+        for run in c.trace.runs(TRACE_PART_EVENTS) {
+            part(&mut out, &|out| {
+                let _ = run.serialize(out);
+            });
+        }
+        for (k, n) in lengths.iter().enumerate() {
+            out[HEAD + 4 * k..HEAD + 4 * k + 4].copy_from_slice(&n.to_le_bytes());
+        }
         out
     }
 
@@ -115,39 +168,160 @@ impl Lab {
         settings: Settings,
         bytes: &[u8],
     ) -> std::result::Result<Lab, String> {
-        let rest = bytes
-            .strip_prefix(MAGIC)
-            .ok_or("snapshot: not a world's bytes (no FLW1 header)")?;
-        let mut r = rest;
-        let version = u32::deserialize_reader(&mut r).map_err(|e| format!("snapshot: {e}"))?;
-        if version != VERSION {
-            return Err(format!(
-                "snapshot: written by format {version}, this build reads {VERSION}"
-            ));
+        let lengths = part_lengths(bytes)?;
+        let mut at = HEAD + 4 * lengths.len();
+        let mut reader = None;
+        for n in lengths {
+            let end = at + n;
+            let part = bytes
+                .get(at..end)
+                .ok_or("snapshot: the world's bytes cut short")?;
+            match reader.as_mut() {
+                None => {
+                    reader = Some(WorldReader::new(
+                        scenario.clone(),
+                        settings.clone(),
+                        &bytes[..end],
+                    )?)
+                }
+                Some(r) => {
+                    r.read_part(part)?;
+                }
+            }
+            at = end;
         }
-        let cluster = Cluster::deserialize_reader(&mut r).map_err(|e| format!("snapshot: {e}"))?;
-        if !r.is_empty() {
-            return Err(format!("snapshot: {} bytes past the world", r.len()));
-        }
+        reader.ok_or("snapshot: no parts")?.finish()
+    }
+}
+
+/// The lengths of the parts `bytes` hold, checked against its size (the
+/// header and the table must be whole, the parts may be cut short: the
+/// reader of a head alone sees only the first).
+fn part_lengths(bytes: &[u8]) -> std::result::Result<Vec<usize>, String> {
+    let rest = bytes
+        .strip_prefix(MAGIC)
+        .ok_or("snapshot: not a world's bytes (no FLW1 header)")?;
+    let mut r = rest;
+    let version = u32::deserialize_reader(&mut r).map_err(|e| format!("snapshot: {e}"))?;
+    if version != VERSION {
+        return Err(format!(
+            "snapshot: written by format {version}, this build reads {VERSION}"
+        ));
+    }
+    let count = u32::deserialize_reader(&mut r).map_err(|e| format!("snapshot: {e}"))? as usize;
+    if count == 0 || r.len() < 4 * count {
+        return Err(format!("snapshot: a table of {count} parts cut short"));
+    }
+    let lengths: Vec<usize> = r[..4 * count]
+        .chunks_exact(4)
+        .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as usize)
+        .collect();
+    let whole = HEAD + 4 * count + lengths.iter().sum::<usize>();
+    if bytes.len() > whole {
+        return Err(format!(
+            "snapshot: {} bytes past the world",
+            bytes.len() - whole
+        ));
+    }
+    Ok(lengths)
+}
+
+/// A world read back from its bytes a part at a time ([`HEAD`]): the
+/// shell when made, then each [`WorldReader::read_part`]; [`WorldReader::finish`]
+/// gives the lab once every broker and trace event is in.
+pub struct WorldReader {
+    lab: Lab,
+    trace_events: usize,
+}
+
+impl WorldReader {
+    /// The reader of a world whose bytes begin with `head`: the header, the
+    /// table and the shell (at least; what follows the shell is not read).
+    pub fn new(
+        scenario: Scenario,
+        settings: Settings,
+        head: &[u8],
+    ) -> std::result::Result<WorldReader, String> {
+        let lengths = part_lengths(head)?;
+        let from = HEAD + 4 * lengths.len();
+        let shell = head
+            .get(from..from + lengths[0])
+            .ok_or("snapshot: the world's shell cut short")?;
+        let mut r = shell;
+        let read = |r: &mut &[u8]| -> Result<(Cluster, u64)> {
+            let c = Cluster::deserialize_reader(r)?;
+            let n = u64::deserialize_reader(r)?;
+            if !r.is_empty() {
+                return Err(invalid(format!("{} bytes past the shell", r.len())));
+            }
+            Ok((c, n))
+        };
+        let (cluster, trace_events) = read(&mut r).map_err(|e| format!("snapshot: {e}"))?;
         let spec = &scenario.spec;
-        if cluster.brokers.len() != spec.brokers as usize
+        let parts = 1 + spec.brokers as usize + (trace_events as usize).div_ceil(TRACE_PART_EVENTS);
+        if !cluster.brokers.is_empty()
             || cluster.partitions.len() != spec.partitions.len()
             || cluster.seed != spec.seed
+            || lengths.len() != parts
         {
             return Err(format!(
-                "snapshot: a world of {} brokers and {} partitions (seed {}), not this scenario's {} and {} (seed {})",
-                cluster.brokers.len(),
+                "snapshot: a world of {} partitions (seed {}) in {} parts, not this scenario's {} partitions (seed {}) and {} brokers",
                 cluster.partitions.len(),
                 cluster.seed,
-                spec.brokers,
+                lengths.len(),
                 spec.partitions.len(),
-                spec.seed
+                spec.seed,
+                spec.brokers
             ));
         }
-        Ok(Lab {
-            scenario: Rc::new(scenario),
-            cluster,
-            settings,
+        Ok(WorldReader {
+            lab: Lab {
+                scenario: Rc::new(scenario),
+                cluster,
+                settings,
+            },
+            trace_events: trace_events as usize,
         })
+    }
+
+    /// Whether every broker and trace event is in.
+    pub fn done(&self) -> bool {
+        let c = &self.lab.cluster;
+        c.brokers.len() == self.lab.scenario.spec.brokers as usize
+            && c.trace.len() == self.trace_events
+    }
+
+    /// The next part (a broker, then the trace's runs, in the order they
+    /// were written); true once the world is whole. A part past the world,
+    /// or bytes that are not one, are an error.
+    pub fn read_part(&mut self, bytes: &[u8]) -> std::result::Result<bool, String> {
+        let c = &mut self.lab.cluster;
+        if c.brokers.len() < self.lab.scenario.spec.brokers as usize {
+            let b = crate::sim::broker::Broker::try_from_slice(bytes)
+                .map_err(|e| format!("snapshot: broker {}: {e}", c.brokers.len() + 1))?;
+            c.brokers.push(b);
+        } else {
+            let events = Vec::try_from_slice(bytes)
+                .map_err(|e| format!("snapshot: trace events from {}: {e}", c.trace.len()))?;
+            if events.is_empty() || c.trace.len() + events.len() > self.trace_events {
+                return Err("snapshot: a part past the world".to_string());
+            }
+            c.trace.extend_read(events);
+        }
+        Ok(self.done())
+    }
+
+    /// The lab, once [`WorldReader::done`]; an error before.
+    pub fn finish(self) -> std::result::Result<Lab, String> {
+        if !self.done() {
+            let c = &self.lab.cluster;
+            return Err(format!(
+                "snapshot: cut short at {} brokers and {} of {} trace events",
+                c.brokers.len(),
+                c.trace.len(),
+                self.trace_events
+            ));
+        }
+        Ok(self.lab)
     }
 }

@@ -414,7 +414,7 @@ impl WasmLab {
     /// scenario text and settings. A lab whose start has not all run yet
     /// (`unstarted`) has no world to write: an Error.
     #[wasm_bindgen(js_name = snapshotBytes)]
-    pub fn snapshot_bytes(&self) -> Result<Vec<u8>, JsError> {
+    pub fn snapshot_bytes(&mut self) -> Result<Vec<u8>, JsError> {
         if self.starting.is_some() {
             return Err(JsError::new(
                 "snapshotBytes: the world's start has not all run yet (startParts)",
@@ -435,6 +435,49 @@ impl WasmLab {
     ) -> Result<WasmLab, JsError> {
         let (scenario, applied) = scenario_with_settings(scenario, settings.as_deref())?;
         let lab = Lab::from_snapshot(scenario, applied, bytes).map_err(|e| JsError::new(&e))?;
+        Ok(WasmLab {
+            lab,
+            starting: None,
+        })
+    }
+
+    /// `fromSnapshot` a part at a time: the reader of a world whose bytes
+    /// (`snapshotBytes`) begin with `head`, the header, the table of parts
+    /// and the first part (www/compare.js `worldParts` cuts them); each
+    /// later part goes to `readPart`, then `finish` gives the lab.
+    #[wasm_bindgen(js_name = worldReader)]
+    pub fn world_reader(
+        scenario: &str,
+        settings: Option<String>,
+        head: &[u8],
+    ) -> Result<WasmWorldReader, JsError> {
+        let (scenario, applied) = scenario_with_settings(scenario, settings.as_deref())?;
+        crate::snapshot::WorldReader::new(scenario, applied, head)
+            .map(|reader| WasmWorldReader { reader })
+            .map_err(|e| JsError::new(&e))
+    }
+}
+
+/// A world read back from its bytes over several tasks (`WasmLab.worldReader`).
+#[cfg(world_snapshot)]
+#[wasm_bindgen(js_name = WorldReader)]
+pub struct WasmWorldReader {
+    reader: crate::snapshot::WorldReader,
+}
+
+#[cfg(world_snapshot)]
+#[wasm_bindgen(js_class = WorldReader)]
+impl WasmWorldReader {
+    /// The next part of the world's bytes; true once the world is whole.
+    #[wasm_bindgen(js_name = readPart)]
+    pub fn read_part(&mut self, bytes: &[u8]) -> Result<bool, JsError> {
+        self.reader.read_part(bytes).map_err(|e| JsError::new(&e))
+    }
+
+    /// The lab read back (this reader is used up); an Error before every
+    /// part is in.
+    pub fn finish(self) -> Result<WasmLab, JsError> {
+        let lab = self.reader.finish().map_err(|e| JsError::new(&e))?;
         Ok(WasmLab {
             lab,
             starting: None,

@@ -13,7 +13,7 @@ fn json(lab: &Lab) -> String {
 
 /// `lab`'s world written and read back into a lab of the same scenario and
 /// settings.
-fn through_bytes(lab: &Lab) -> Lab {
+fn through_bytes(lab: &mut Lab) -> Lab {
     let bytes = lab.snapshot_bytes();
     match Lab::from_snapshot((*lab.scenario).clone(), lab.settings.clone(), &bytes) {
         Ok(l) => l,
@@ -47,7 +47,7 @@ fn a_world_read_back_from_its_bytes_runs_on_to_the_same_report() {
         let until = live.scenario.run_until_ms;
         for t in [until / 3, 2 * until / 3] {
             live.cluster.run_until(t);
-            let mut back = through_bytes(&live);
+            let mut back = through_bytes(&mut live);
             assert_eq!(back.cluster.now, live.cluster.now, "{file} at {t} ms");
             assert_eq!(
                 back.cluster.trace.hash_hex(),
@@ -82,11 +82,11 @@ fn a_lane_with_settings_and_an_unstarted_world_read_back_run_on_the_same() {
     whole.run_to_end();
     let mut lane = Lab::from_json_with_settings(&text, &set).unwrap();
     assert!(!lane.settings.is_empty());
-    let mut back = through_bytes(&lane);
+    let mut back = through_bytes(&mut lane);
     back.run_to_end();
     assert_eq!(json(&back), json(&whole));
     lane.cluster.run_until(4_000);
-    let mut back = through_bytes(&lane);
+    let mut back = through_bytes(&mut lane);
     back.run_to_end();
     assert_eq!(json(&back), json(&whole));
 }
@@ -117,4 +117,75 @@ fn bytes_of_another_world_cut_short_or_of_nothing_are_refused() {
     longer.push(0);
     let e = refuse(&a, &longer);
     assert!(e.contains("past the world"), "{e}");
+}
+
+/// The page reads a Worker's world back a part at a time (issue 63: tour
+/// 19's in one call was a 160-200 ms task): the shell, then each broker,
+/// then the trace in runs. Cut as www/compare.js `worldParts` cuts them,
+/// the parts read one by one give the world read in one go, event for
+/// event; a part past the world, or a world taken before it is whole, is
+/// refused.
+#[test]
+fn a_world_read_back_a_part_at_a_time_is_the_world_read_in_one_go() {
+    use failover_lab::snapshot::{WorldReader, TRACE_PART_EVENTS};
+    let mut live = scenario_file("tour-18-rack-loss.json");
+    live.cluster.run_until(6_000);
+    let bytes = live.snapshot_bytes();
+    let mut once = through_bytes(&mut live);
+    // The table, as the page reads it: little-endian u32s after 8 bytes.
+    let u32_at = |at: usize| {
+        u32::from_le_bytes([bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]]) as usize
+    };
+    let count = u32_at(8);
+    let brokers = live.scenario.spec.brokers as usize;
+    let runs = live.cluster.trace.len().div_ceil(TRACE_PART_EVENTS);
+    assert!(
+        runs >= 2,
+        "{} trace events: more than one run",
+        live.cluster.trace.len()
+    );
+    assert_eq!(count, 1 + brokers + runs);
+    let mut at = 12 + 4 * count;
+    let mut parts = Vec::new();
+    for k in 0..count {
+        let n = u32_at(12 + 4 * k);
+        parts.push(if k == 0 {
+            &bytes[..at + n]
+        } else {
+            &bytes[at..at + n]
+        });
+        at += n;
+    }
+    assert_eq!(at, bytes.len());
+    let new =
+        || WorldReader::new((*live.scenario).clone(), live.settings.clone(), parts[0]).unwrap();
+    let mut reader = new();
+    let mut done = Vec::new();
+    for part in &parts[1..] {
+        done.push(reader.read_part(part).unwrap());
+    }
+    // Whole at the last part, not before.
+    assert_eq!(done.iter().filter(|d| **d).count(), 1);
+    assert_eq!(done.last(), Some(&true));
+    let e = reader.read_part(parts[1]).err().unwrap_or_default();
+    assert!(e.contains("snapshot:"), "a part past the world: {e}");
+    let mut back = reader.finish().unwrap();
+    assert_eq!(back.cluster.trace.hash_hex(), live.cluster.trace.hash_hex());
+    assert!(
+        back.snapshot_bytes() == bytes,
+        "the world read in parts writes other bytes"
+    );
+    back.run_to_end();
+    once.run_to_end();
+    assert_eq!(json(&back), json(&once));
+    // Taken before its last part: refused, saying where it stopped.
+    let mut short = new();
+    for part in &parts[1..count - 1] {
+        assert!(!short.read_part(part).unwrap());
+    }
+    let e = short.finish().err().unwrap_or_default();
+    assert!(e.contains("cut short"), "{e}");
+    // A trace run where a broker belongs: refused, naming the broker.
+    let e = new().read_part(parts[count - 1]).err().unwrap_or_default();
+    assert!(e.contains("broker 1"), "{e}");
 }

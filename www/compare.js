@@ -35,8 +35,8 @@
 // as bytes and read it back, a lane with a long way goes to a Worker
 // (lane-workers.js, lane-worker.js) instead of the main thread's slices:
 // the Worker replays it from 0 and sends the world back, which the page
-// reads back in one call (WasmLab.fromSnapshot) and makes the lane's
-// (adoptWorld). Meanwhile the lane shows how far the Worker got; a newer
+// reads back a few parts a task (WasmLab.worldReader, readAway) and makes
+// the lane's (adoptWorld). Meanwhile the lane shows how far the Worker got; a newer
 // target takes over; whatever reads the lane lands it on the main thread
 // as before, and the Worker's answer is then dropped. The same runs either
 // way (the core is deterministic, tests/snapshot.rs).
@@ -108,8 +108,32 @@ function drop(f) {
   }
 }
 
-/** A task of its own (coreInParts' pause). */
+/** A task of its own (coreInParts' and readAway's pause). */
 const nextTask = () => new Promise((resolve) => setTimeout(resolve, 0));
+
+/** The wall ms of a world's reading back (Compare.readAway) per task. */
+const READ_PART_MS = 30;
+
+/**
+ * A world's bytes (WasmLab.snapshotBytes) cut into the parts
+ * WasmLab.worldReader and readPart take: src/snapshot.rs's layout, 4 bytes
+ * of magic, the format's version, the count of parts and each part's
+ * length (little-endian u32s), then the parts. The first holds everything
+ * up to the end of the first part (the header, the table, the world's
+ * shell); the others are a broker or a run of the trace each.
+ */
+function worldParts(bytes) {
+  const dv = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const n = dv.getUint32(8, true);
+  let at = 12 + 4 * n;
+  const parts = [];
+  for (let k = 0; k < n; k++) {
+    const end = at + dv.getUint32(12 + 4 * k, true);
+    parts.push(bytes.subarray(k ? at : 0, end));
+    at = end;
+  }
+  return parts;
+}
 
 /**
  * A started core of build W for scenario text (checked) with a lane's
@@ -164,7 +188,7 @@ export function setLaneWorkers(on) {
 }
 
 /**
- * Make `core`, a world another thread took to t (WasmLab.fromSnapshot),
+ * Make `core`, a world another thread took to t (readAway),
  * lane `f`'s, as if the seek under way had landed at t: its recorded
  * actions up to t are in it. A lane not built yet (`fresh`) starts a
  * history of its own, with a checkpoint at t (as a rebuild has one at 0).
@@ -659,19 +683,56 @@ export class Compare {
     return f.unbuilt || f.now() <= target / 2;
   }
 
-  /** A Worker's world is back: lane f's, if it is still the way f is going. */
+  /**
+   * A Worker's world is back: lane f's, if it is still the way f is going,
+   * read back over several tasks (readAway), the lane still away meanwhile.
+   */
   landAway(job) {
     const f = job.lab;
     if (f.away !== job || !this.followers.includes(f)) return;
-    f.away = null;
-    if (!this.stillGoing(f, job)) return;
-    let core;
-    try {
-      core = f.W.fromSnapshot(job.scenario, job.settings ?? undefined, job.bytes);
-    } catch {
-      // Not read back (it cannot happen with one build): made here instead.
+    if (!this.stillGoing(f, job)) {
+      f.away = null;
       return;
     }
+    this.readAway(job);
+  }
+
+  /**
+   * Read `job`'s world back a few parts a task (WasmLab.worldReader, about
+   * READ_PART_MS a task: tour 19's world in one call was a task of 160-200
+   * ms), then make it the lane's in a task of its own. A lane called back
+   * or gone elsewhere meanwhile (settle, a newer seek) stops the reading.
+   */
+  async readAway(job) {
+    const f = job.lab;
+    const wanted = () => f.away === job && this.followers.includes(f) && this.stillGoing(f, job);
+    let reader = null;
+    let core = null;
+    try {
+      const parts = worldParts(job.bytes);
+      reader = f.W.worldReader(job.scenario, job.settings ?? undefined, parts[0]);
+      for (let i = 1; i < parts.length; ) {
+        await nextTask();
+        if (!wanted()) return;
+        const t0 = performance.now();
+        do reader.readPart(parts[i++]);
+        while (i < parts.length && performance.now() - t0 < READ_PART_MS);
+      }
+      core = reader.finish(); // the reader is used up
+      reader = null;
+      await nextTask();
+    } catch {
+      // Not read back (it cannot happen with one build): made here instead.
+      if (f.away === job) f.away = null;
+      return;
+    } finally {
+      reader?.free();
+    }
+    if (!wanted()) {
+      core.free();
+      return;
+    }
+    f.away = null;
     if (job.unbuilt) f.unbuilt = false;
     adoptWorld(f, core, job.target, job.unbuilt);
   }

@@ -1,7 +1,7 @@
 // A Worker of compare mode (issue 63, item 3): takes a lane's world to a
 // time on a core of its own, and sends it back as bytes (the fast build's
-// WasmLab.snapshotBytes), which the page reads back in one call
-// (WasmLab.fromSnapshot, compare.js) instead of replaying the way on its
+// WasmLab.snapshotBytes), which the page reads back a few parts a task
+// (WasmLab.worldReader, compare.js) instead of replaying the way on its
 // main thread. The replay is the page's own (lab.js's Lab: the recorded
 // actions at their times, by the same rules), without checkpoints: this
 // world is sent, not sought in.

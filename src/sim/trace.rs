@@ -388,8 +388,8 @@ impl Trace {
 
 /// A trace as a world's bytes (`crate::snapshot`): its events. The running
 /// hash cannot be written out (the hasher keeps its state to itself), so
-/// the trace read back hashes every event's line again, in order: the same
-/// bytes in the same order give the same hash.
+/// the trace read back hashes every event's line again, in order
+/// (`extend_read`): the same bytes in the same order give the same hash.
 #[cfg(world_snapshot)]
 impl borsh::BorshSerialize for Trace {
     fn serialize<W: std::io::Write>(&self, w: &mut W) -> std::io::Result<()> {
@@ -400,23 +400,35 @@ impl borsh::BorshSerialize for Trace {
 #[cfg(world_snapshot)]
 impl borsh::BorshDeserialize for Trace {
     fn deserialize_reader<R: std::io::Read>(r: &mut R) -> std::io::Result<Self> {
-        let events: Vec<Rc<TraceEvent>> = borsh::BorshDeserialize::deserialize_reader(r)?;
-        let mut trace = Trace {
-            events,
-            ..Trace::default()
-        };
-        let mut line = std::mem::take(&mut trace.line);
-        for event in &trace.events {
+        let mut trace = Trace::default();
+        trace.extend_read(borsh::BorshDeserialize::deserialize_reader(r)?);
+        Ok(trace)
+    }
+}
+
+#[cfg(world_snapshot)]
+impl Trace {
+    /// The events in runs of at most `n` (`crate::snapshot` writes a world's
+    /// trace a run a part).
+    pub(crate) fn runs(&self, n: usize) -> std::slice::Chunks<'_, Rc<TraceEvent>> {
+        self.events.chunks(n.max(1))
+    }
+
+    /// Events read back from a world's bytes, appended after those read
+    /// before: each line is hashed again, in order, as `push` hashed it.
+    pub(crate) fn extend_read(&mut self, events: Vec<Rc<TraceEvent>>) {
+        let mut line = std::mem::take(&mut self.line);
+        for event in &events {
             line.clear();
             if write_line(&mut line, event).is_err() {
                 line.clear();
             }
             line.push(b'\n');
-            trace.hasher.update(&line);
+            self.hasher.update(&line);
         }
         line.clear();
-        trace.line = line;
-        Ok(trace)
+        self.line = line;
+        self.events.extend(events);
     }
 }
 

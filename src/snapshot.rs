@@ -100,8 +100,10 @@ pub(crate) mod rng {
 /// The bytes begin with [`MAGIC`], the format's [`VERSION`] and how many
 /// parts follow (`u32`s, little-endian, as borsh writes them), then each
 /// part's length, then the parts: the *shell* (the cluster without its
-/// brokers and its trace, then the trace's event count as a `u64`), each
-/// broker, and the trace's events in runs of at most [`TRACE_PART_EVENTS`].
+/// brokers, its controller's metadata log and its trace, then the log's
+/// record count and the trace's event count as `u64`s), each broker, the
+/// metadata log's records in runs of at most [`LOG_PART_RECORDS`] and the
+/// trace's events in runs of at most [`TRACE_PART_EVENTS`].
 /// A reader can take them a few at a time ([`WorldReader`]): the page reads
 /// a Worker's 20,000-partition world back over several tasks instead of
 /// one of 160-200 ms (issue 63).
@@ -111,6 +113,10 @@ const HEAD: usize = 12;
 /// a few ms on the page for this many.
 pub const TRACE_PART_EVENTS: usize = 4096;
 
+/// Metadata records per part (the 20,000-partition tour's log, in one
+/// part, was most of its shell's reading).
+pub const LOG_PART_RECORDS: usize = 4096;
+
 fn invalid(what: String) -> std::io::Error {
     std::io::Error::new(std::io::ErrorKind::InvalidData, what)
 }
@@ -118,12 +124,13 @@ fn invalid(what: String) -> std::io::Error {
 impl Lab {
     /// The world as bytes, in parts ([`HEAD`]): [`Lab::from_snapshot`] with
     /// this lab's scenario and settings reads them back, or a
-    /// [`WorldReader`] a few parts at a time. The brokers and the trace are
-    /// set aside while the shell is written, and put back.
+    /// [`WorldReader`] a few parts at a time. The brokers, the metadata log
+    /// and the trace are set aside while the shell is written, and put back.
     pub fn snapshot_bytes(&mut self) -> Vec<u8> {
         let c = &mut self.cluster;
+        let log_runs = c.controller.metadata_log.len().div_ceil(LOG_PART_RECORDS);
         let runs = c.trace.len().div_ceil(TRACE_PART_EVENTS);
-        let count = 1 + c.brokers.len() + runs;
+        let count = 1 + c.brokers.len() + log_runs + runs;
         let mut out = Vec::with_capacity(1 << 16);
         out.extend_from_slice(MAGIC);
         // Writing to a Vec cannot fail; the world's own types write plain data.
@@ -137,16 +144,24 @@ impl Lab {
             lengths.push((out.len() - from) as u32);
         };
         let brokers = std::mem::take(&mut c.brokers);
+        let log = std::mem::take(&mut c.controller.metadata_log);
         let trace = std::mem::take(&mut c.trace);
         part(&mut out, &|out| {
             let _ = c.serialize(out);
+            let _ = (log.len() as u64).serialize(out);
             let _ = (trace.len() as u64).serialize(out);
         });
         c.brokers = brokers;
+        c.controller.metadata_log = log;
         c.trace = trace;
         for b in &c.brokers {
             part(&mut out, &|out| {
                 let _ = b.serialize(out);
+            });
+        }
+        for run in c.controller.metadata_log.chunks(LOG_PART_RECORDS) {
+            part(&mut out, &|out| {
+                let _ = run.serialize(out);
             });
         }
         for run in c.trace.runs(TRACE_PART_EVENTS) {
@@ -231,6 +246,7 @@ fn part_lengths(bytes: &[u8]) -> std::result::Result<Vec<usize>, String> {
 /// gives the lab once every broker and trace event is in.
 pub struct WorldReader {
     lab: Lab,
+    log_records: usize,
     trace_events: usize,
 }
 
@@ -248,18 +264,24 @@ impl WorldReader {
             .get(from..from + lengths[0])
             .ok_or("snapshot: the world's shell cut short")?;
         let mut r = shell;
-        let read = |r: &mut &[u8]| -> Result<(Cluster, u64)> {
+        let read = |r: &mut &[u8]| -> Result<(Cluster, usize, usize)> {
             let c = Cluster::deserialize_reader(r)?;
-            let n = u64::deserialize_reader(r)?;
+            let log = u64::deserialize_reader(r)? as usize;
+            let trace = u64::deserialize_reader(r)? as usize;
             if !r.is_empty() {
                 return Err(invalid(format!("{} bytes past the shell", r.len())));
             }
-            Ok((c, n))
+            Ok((c, log, trace))
         };
-        let (cluster, trace_events) = read(&mut r).map_err(|e| format!("snapshot: {e}"))?;
+        let (cluster, log_records, trace_events) =
+            read(&mut r).map_err(|e| format!("snapshot: {e}"))?;
         let spec = &scenario.spec;
-        let parts = 1 + spec.brokers as usize + (trace_events as usize).div_ceil(TRACE_PART_EVENTS);
+        let parts = 1
+            + spec.brokers as usize
+            + log_records.div_ceil(LOG_PART_RECORDS)
+            + trace_events.div_ceil(TRACE_PART_EVENTS);
         if !cluster.brokers.is_empty()
+            || !cluster.controller.metadata_log.is_empty()
             || cluster.partitions.len() != spec.partitions.len()
             || cluster.seed != spec.seed
             || lengths.len() != parts
@@ -280,26 +302,36 @@ impl WorldReader {
                 cluster,
                 settings,
             },
-            trace_events: trace_events as usize,
+            log_records,
+            trace_events,
         })
     }
 
-    /// Whether every broker and trace event is in.
+    /// Whether every broker, metadata record and trace event is in.
     pub fn done(&self) -> bool {
         let c = &self.lab.cluster;
         c.brokers.len() == self.lab.scenario.spec.brokers as usize
+            && c.controller.metadata_log.len() == self.log_records
             && c.trace.len() == self.trace_events
     }
 
-    /// The next part (a broker, then the trace's runs, in the order they
-    /// were written); true once the world is whole. A part past the world,
-    /// or bytes that are not one, are an error.
+    /// The next part (a broker, then the metadata log's runs, then the
+    /// trace's, in the order they were written); true once the world is
+    /// whole. A part past the world, or bytes that are not one, are an error.
     pub fn read_part(&mut self, bytes: &[u8]) -> std::result::Result<bool, String> {
         let c = &mut self.lab.cluster;
+        let log = &mut c.controller.metadata_log;
         if c.brokers.len() < self.lab.scenario.spec.brokers as usize {
             let b = crate::sim::broker::Broker::try_from_slice(bytes)
                 .map_err(|e| format!("snapshot: broker {}: {e}", c.brokers.len() + 1))?;
             c.brokers.push(b);
+        } else if log.len() < self.log_records {
+            let records: Vec<_> = Vec::try_from_slice(bytes)
+                .map_err(|e| format!("snapshot: metadata records from {}: {e}", log.len()))?;
+            if records.is_empty() || log.len() + records.len() > self.log_records {
+                return Err("snapshot: a part past the metadata log".to_string());
+            }
+            log.extend(records);
         } else {
             let events = Vec::try_from_slice(bytes)
                 .map_err(|e| format!("snapshot: trace events from {}: {e}", c.trace.len()))?;
@@ -316,8 +348,10 @@ impl WorldReader {
         if !self.done() {
             let c = &self.lab.cluster;
             return Err(format!(
-                "snapshot: cut short at {} brokers and {} of {} trace events",
+                "snapshot: cut short at {} brokers, {} of {} metadata records and {} of {} trace events",
                 c.brokers.len(),
+                c.controller.metadata_log.len(),
+                self.log_records,
                 c.trace.len(),
                 self.trace_events
             ));

@@ -127,9 +127,11 @@ fn bytes_of_another_world_cut_short_or_of_nothing_are_refused() {
 /// refused.
 #[test]
 fn a_world_read_back_a_part_at_a_time_is_the_world_read_in_one_go() {
-    use failover_lab::snapshot::{WorldReader, TRACE_PART_EVENTS};
-    let mut live = scenario_file("tour-18-rack-loss.json");
-    live.cluster.run_until(6_000);
+    use failover_lab::snapshot::{WorldReader, LOG_PART_RECORDS, TRACE_PART_EVENTS};
+    let mut live = scenario_file("tour-19-rack-loss-20000.json");
+    // The 20,000-partition tour past its rack's crash at 3 s: runs of
+    // metadata records and of trace events, 60 brokers.
+    live.cluster.run_until(4_000);
     let bytes = live.snapshot_bytes();
     let mut once = through_bytes(&mut live);
     // The table, as the page reads it: little-endian u32s after 8 bytes.
@@ -139,12 +141,19 @@ fn a_world_read_back_a_part_at_a_time_is_the_world_read_in_one_go() {
     let count = u32_at(8);
     let brokers = live.scenario.spec.brokers as usize;
     let runs = live.cluster.trace.len().div_ceil(TRACE_PART_EVENTS);
+    let log_runs = live
+        .cluster
+        .controller
+        .metadata_log
+        .len()
+        .div_ceil(LOG_PART_RECORDS);
     assert!(
-        runs >= 2,
-        "{} trace events: more than one run",
-        live.cluster.trace.len()
+        runs >= 2 && log_runs >= 2,
+        "{} trace events and {} metadata records: more than one run of each",
+        live.cluster.trace.len(),
+        live.cluster.controller.metadata_log.len()
     );
-    assert_eq!(count, 1 + brokers + runs);
+    assert_eq!(count, 1 + brokers + log_runs + runs);
     let mut at = 12 + 4 * count;
     let mut parts = Vec::new();
     for k in 0..count {
@@ -175,8 +184,8 @@ fn a_world_read_back_a_part_at_a_time_is_the_world_read_in_one_go() {
         back.snapshot_bytes() == bytes,
         "the world read in parts writes other bytes"
     );
-    back.run_to_end();
-    once.run_to_end();
+    back.cluster.run_until(6_000);
+    once.cluster.run_until(6_000);
     assert_eq!(json(&back), json(&once));
     // Taken before its last part: refused, saying where it stopped.
     let mut short = new();

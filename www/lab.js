@@ -145,18 +145,12 @@ const CHUNK_EVENTS = 256;
 
 /**
  * The events of the cluster's start (the step from 0) a fresh lab's first
- * estimate may run: the largest tour's (18: 6,867) fit; the
- * 20,000-partition ones (11,662 and more, seconds of work) are left to the
- * seek's slices.
+ * estimate may run, for a world under FAST_PARTITIONS (tour 11's 600
+ * partitions fit); a bigger world's start (tour 18's 6,867 events, the
+ * 20,000-partition tour's 11,662) is left to the seek's slices.
  */
 const START_EVENTS = 8000;
 
-/**
- * A world this big has a start over START_EVENTS (the 20,000-partition
- * tour's: 11,662 events; tour 18's 3,000 partitions: 6,867), so a fresh
- * lab's first estimate does not run it (Lab.estimateSeekMs).
- */
-const START_PARTITIONS = 10000;
 
 /**
  * The wall ms of the cluster's start a load in parts (Lab.loadInParts) runs
@@ -961,10 +955,12 @@ export class Lab {
       // slices and said without an estimate).
       let wall = 0;
       let sim = 0;
-      // A world of START_PARTITIONS partitions or more has a start longer
-      // than START_EVENTS: running part of it here would measure nothing
-      // and cost a long task (0.1 s on the 20,000-partition tour).
-      const huge = this.core.partitionCount() >= START_PARTITIONS;
+      // A big world's start is not measured here: the 20,000-partition
+      // tour's is longer than START_EVENTS (11,662 events: part of it would
+      // measure nothing, in a task of 0.1 s), and tour 18's 6,867 with the
+      // steps after them were 80 ms of a shared link's task, which drew
+      // compare mode's lanes as well (146-163 ms). Its seek's slices time it.
+      const huge = this.core.partitionCount() >= FAST_PARTITIONS;
       if (huge && this.now() < this.gridMs) return null;
       if (this.now() < this.gridMs || this.partial !== null) this.bounded(Infinity, () => this.replayTo(this.nextStep(this.now(), t)), START_EVENTS);
       while (this.partial === null && this.now() < t && wall < MEASURE_MS) {

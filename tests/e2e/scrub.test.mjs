@@ -330,6 +330,27 @@ test('a scenario loaded over a world is checked first, and built only once the o
   assert.deepEqual(app.errors, []);
 });
 
+test('a fresh big world (tour 18, 3,000 partitions) asked to estimate a long seek runs nothing: no estimate until the seek itself has timed a step (its start and the measuring were 80 ms of a shared link\u2019s task, issue 63)', async () => {
+  app.errors.length = 0;
+  await open('scenario=leader-dies.json&paused=1');
+  const r = await app.page.evaluate(async () => {
+    const { Lab, initFastWasm } = await import('./lab.js');
+    const text = await (await fetch('scenarios/tour-18-rack-loss.json')).text();
+    const a = new Lab();
+    await a.prepare(text);
+    a.load(text);
+    const est = a.estimateSeekMs(30000, { measure: true });
+    const out = { fast: a.W === (await initFastWasm()), est, now: a.now(), events: a.core.eventsProcessed() };
+    a.free?.();
+    return out;
+  });
+  assert.equal(r.fast, true, 'the big world runs on the fast build');
+  assert.equal(r.est, null, 'no estimate: the pace is left to the seek');
+  assert.equal(r.now, 0, 'nothing was run to measure it');
+  assert.equal(r.events, 0);
+  assert.deepEqual(app.errors, []);
+});
+
 test('a fresh lab asked to estimate a long seek measures its pace on the first steps of the way after the start, and the seek lands on the same run', async () => {
   app.errors.length = 0;
   await open('scenario=leader-dies.json&paused=1');

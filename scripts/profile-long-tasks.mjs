@@ -11,9 +11,10 @@
 // build whose wasm keeps its names (wasm-bindgen's output before wasm-opt).
 // With --next N, it then clicks the tour's Next N times and profiles those
 // too; with --redraw N, draws the landed world N times (a seek to where it
-// is) and profiles that.
+// is) and profiles that. With --no-lane-workers, compare lanes stay on the
+// main thread (window.failoverLabLaneWorkers = false, as bench-lanes' "main").
 //
-//   node scripts/profile-long-tasks.mjs [--url '/?scenario=tour-19-rack-loss-20000.json&stop=8'] [--over 100] [--top 14] [--next 0] [--redraw 0]
+//   node scripts/profile-long-tasks.mjs [--url '/?scenario=tour-19-rack-loss-20000.json&stop=8'] [--over 100] [--top 14] [--next 0] [--redraw 0] [--no-lane-workers]
 //
 // Needs `make build`. Reported, never asserted; the profiler slows the page.
 import { startServer, launchBrowser, scriptArg, WWW } from '../tests/e2e/helpers.mjs';
@@ -28,6 +29,11 @@ const srv = await startServer(scriptArg('www', WWW));
 const browser = await launchBrowser();
 try {
   const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+  if (process.argv.includes('--no-lane-workers')) {
+    await page.addInitScript(() => {
+      window.failoverLabLaneWorkers = false;
+    });
+  }
   await page.addInitScript(() => {
     window.__long = [];
     new PerformanceObserver((l) => {

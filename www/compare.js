@@ -163,6 +163,32 @@ async function coreInParts(W, text, settings, gone) {
 }
 
 /**
+ * Run `fn`, a rebuild of `lab`, on `built` ({ core, text, settings, W }: a
+ * world coreInParts made for it) instead of a world built at once: the
+ * lab's newCore answers that world, once, for that scenario text, settings
+ * and build (anything else is built as before). Freed if `fn` did not take
+ * it. (lab.js carries nothing for this: the page's first load has no bytes
+ * to spare.)
+ */
+function withCore(lab, built, fn) {
+  let left = built?.core ?? null;
+  if (left) {
+    lab.newCore = (text, settings = lab.laneSettings) => {
+      if (!left || text !== built.text || settings !== built.settings || lab.W !== built.W) return Object.getPrototypeOf(lab).newCore.call(lab, text, settings);
+      const core = left;
+      left = null;
+      return core;
+    };
+  }
+  try {
+    return fn();
+  } finally {
+    delete lab.newCore;
+    left?.free();
+  }
+}
+
+/**
  * Where lane `f` is on its way to the lead's time, as its bar says it: {
  * target, at (the simulated ms reached) }, or null once it has landed. A
  * lane whose world is not built yet (Compare.set) is at 0 on its way to
@@ -292,7 +318,7 @@ export class Compare {
     const gone = () => mine !== this.building;
     const core = await coreInParts(lead.W, scenario, lanes[0], gone);
     if (!core) return;
-    this.built = { core, lab: lead, W: lead.W, scenario, settings: lanes[0] };
+    this.built = { core, lab: lead, W: lead.W, text: scenario, settings: lanes[0] };
     // set, and the draw after it, in a task of their own: not after the
     // last part, in the same task.
     await nextTask();
@@ -305,17 +331,12 @@ export class Compare {
     this.built = null;
   }
 
-  /**
-   * The world prebuild made for this lab, scenario and lane A's settings
-   * as they are now, taken; null (any other dropped) when there is none.
-   */
-  takeBuilt(settings) {
-    const b = this.built;
-    const lead = this.host.lab;
-    const fits = b && b.lab === lead && b.W === lead.W && b.settings === settings && b.scenario === JSON.stringify(lead.effectiveScenario());
-    if (fits) this.built = null;
+  /** The world prebuild made for this lab, taken (withCore checks it is for its scenario and settings); null when there is none. */
+  takeBuilt() {
+    const b = this.built?.lab === this.host.lab ? this.built : null;
+    if (b) this.built = null;
     this.dropBuilt();
-    return fits ? b.core : null;
+    return b;
   }
 
   /**
@@ -339,21 +360,12 @@ export class Compare {
     }
     // Every lane must build from this scenario before anything changes.
     const lanes = lead.checkLanes(text);
-    const core = this.takeBuilt(lanes[0]);
+    const built = this.takeBuilt();
     this.dispose();
     lead.laneSettings = lanes[0];
     lead.endSeek();
-    // Lane A is rebuilt on the world prebuild made: the lead's newCore
-    // answers it, once (lab.js carries nothing for this: the page's first
-    // load has no bytes to spare).
-    let left = core;
-    if (core) lead.newCore = () => ((left = null), core);
-    try {
-      lead.rebuild(0);
-    } finally {
-      delete lead.newCore;
-      left?.free();
-    }
+    // Lane A is rebuilt on the world prebuild made, if it is this one's.
+    withCore(lead, built, () => lead.rebuild(0));
     this.settings = lanes;
     this.text = lanes.join('|');
     this.followers = lanes.slice(1).map((l) => {
@@ -378,6 +390,8 @@ export class Compare {
     for (const f of this.followers) {
       f.dropCheckpoints();
       f.core?.free();
+      f.built?.core.free();
+      f.built = null;
     }
     this.followers = [];
     this.settings = [];
@@ -394,8 +408,47 @@ export class Compare {
    */
   build(f) {
     const lead = this.host.lab;
+    const built = f.built;
+    f.built = null;
+    f.building = null; // a build in parts under way stops
     f.unbuilt = false;
-    rebuildLane(f, { overrides: lead.overrides, actions: copyActions(lead.actions) }, lead.destination(), lead.msPerSimMs);
+    withCore(f, built, () => rebuildLane(f, { overrides: lead.overrides, actions: copyActions(lead.actions) }, lead.destination(), lead.msPerSimMs));
+  }
+
+  /**
+   * Whether lane `f`, not built yet, is first built in parts (buildInParts):
+   * a big world on a build that starts worlds in parts (on the
+   * 20,000-partition tour a lane's world built at once was a task of
+   * 125-130 ms).
+   */
+  inParts(f) {
+    const lead = this.host.lab;
+    return typeof f.W.unstarted === 'function' && lead.core?.partitionCount() >= FAST_PARTITIONS;
+  }
+
+  /**
+   * Build lane `f`'s world at 0 over several tasks (coreInParts) for the
+   * lead's switches as they are; build(f) then takes it (a frame's step,
+   * once it is there). A lane built meanwhile by other means (buildAll,
+   * a Worker) or gone stops it.
+   */
+  async buildInParts(f) {
+    const lead = this.host.lab;
+    const job = (f.building = {});
+    f.overrides = { ...lead.overrides };
+    const text = JSON.stringify(f.effectiveScenario());
+    const settings = f.laneSettings;
+    const W = f.W;
+    try {
+      const core = await coreInParts(W, text, settings, () => f.building !== job || !this.followers.includes(f));
+      if (!core) return;
+      f.building = null;
+      f.built = { core, text, settings, W };
+    } catch {
+      // Not built in parts (it cannot happen with a scenario that loads): build(f) makes it at once.
+      if (f.building === job) f.building = null;
+      f.partsFailed = true;
+    }
   }
 
   /** Build every lane set left unbuilt, now. */
@@ -573,10 +626,16 @@ export class Compare {
       if (!late.length) return false;
     }
     const next = late.find(({ lab }) => lab.unbuilt);
-    if (next) this.build(next.lab);
+    // A big world's lane: its world is made over the tasks between the
+    // frames (buildInParts), and taken by a frame once it is there; the
+    // lanes already built make their way meanwhile.
+    const parts = next && !next.lab.built && !next.lab.partsFailed && this.inParts(next.lab);
+    if (parts && !next.lab.building) this.buildInParts(next.lab);
+    if (next && !parts) this.build(next.lab);
     else {
-      const each = Math.max(1, workMs / late.length);
-      for (const { lab } of late) lab.seekSlice(each);
+      const going = late.filter(({ lab }) => !lab.unbuilt);
+      const each = Math.max(1, workMs / Math.max(1, going.length));
+      for (const { lab } of going) lab.seekSlice(each);
     }
     if (this.behind().length) return false;
     this.findDivergence();
@@ -733,7 +792,12 @@ export class Compare {
       return;
     }
     f.away = null;
-    if (job.unbuilt) f.unbuilt = false;
+    if (job.unbuilt) {
+      f.unbuilt = false;
+      f.building = null;
+      f.built?.core.free();
+      f.built = null;
+    }
     adoptWorld(f, core, job.target, job.unbuilt);
   }
 

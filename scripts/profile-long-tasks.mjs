@@ -13,6 +13,9 @@
 // too; with --redraw N, draws the landed world N times (a seek to where it
 // is) and profiles that. With --no-lane-workers, compare lanes stay on the
 // main thread (window.failoverLabLaneWorkers = false, as bench-lanes' "main").
+// With --then 'JS', once the address has landed, the page runs that
+// (awaited: e.g. "failoverLab.compare('acks=1|acks=all')") and what it
+// sets off is profiled until it has landed too.
 //
 //   node scripts/profile-long-tasks.mjs [--url '/?scenario=tour-19-rack-loss-20000.json&stop=8'] [--over 100] [--top 14] [--next 0] [--redraw 0] [--no-lane-workers]
 //
@@ -66,6 +69,16 @@ try {
     await cdp.send('Profiler.start');
   }
   report('open ' + url, ...(await stop()));
+  const then = scriptArg('then', '');
+  if (then) {
+    await restart();
+    await page.evaluate(async (js) => {
+      await (0, eval)(`(async () => { await ${js}; })()`);
+    }, then);
+    await page.waitForFunction(() => window.failoverLab.seeking === null, null, { timeout: 120000, polling: 500 });
+    await page.waitForTimeout(Number(scriptArg('settle', '500')));
+    report('then ' + then, ...(await stop()));
+  }
   if (redraws > 0) {
     // A seek to where the world is: the landed draw alone, each in a task of its own.
     await restart();

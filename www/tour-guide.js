@@ -184,6 +184,12 @@ export class TourGuide {
    */
   step(i) {
     if (!this.active || this.busy) return;
+    // The stop being left places its evidence no more (show's observer): a
+    // reader's click stops it by its pointerdown, a script's click() did
+    // not, and a resize while the next stop was on its way (its landed
+    // draw) scrolled to the old stop's evidence (CI: tour-first-step's
+    // "scrolled into view in the frame after", 976 px at the arrival).
+    moves++;
     i = Math.max(-1, Math.min(this.stops.length - 1, i));
     const t = i < 0 ? 0 : this.stops[i].at_ms;
     // A fresh lab's first estimate runs the core to time it (Lab.estimateSeekMs):

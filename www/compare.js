@@ -799,6 +799,11 @@ export class Compare {
       f.built = null;
     }
     adoptWorld(f, core, job.target, job.unbuilt);
+    // Landed here, not by a frame's step (the next frame finds none behind):
+    // the divergences are found once every lane is in, and the host is told
+    // to draw (the lane was left drawn as computing, lanes-workers.test).
+    if (!this.behind().length) this.findDivergence();
+    this.host.dirty = true;
   }
 
   /** Land every lane now, in one go (whatever reads a lane's world does first). */

@@ -53,9 +53,17 @@ test('entering compare mode at 30 s of tour 18: lanes B and C go to another core
       await frame();
       seen.frames++;
     }
+    // Landed by themselves (lanes() below would land them at once, and
+    // draw): each lane drawn with its figures, none still said computing.
+    for (let i = 0; i < 3; i++) await frame();
+    const drawn = [...document.querySelectorAll('section.lane')].map((l) => {
+      const busy = l.querySelector('.lane-busy');
+      return { lane: l.dataset.lane, busy: busy && !busy.hidden ? busy.textContent : null, figures: !!l.querySelector('dl.lane-sum [data-k="acked"] dd')?.textContent };
+    });
     const lanes = failoverLab.lanes().map((l) => [l.settings, l.report.trace_hash, l.report.end_ms]);
-    return { ...seen, texts: [...seen.texts], lanes };
+    return { ...seen, texts: [...seen.texts], drawn, lanes };
   });
+  assert.deepEqual(r.drawn, ['A', 'B', 'C'].map((lane) => ({ lane, busy: null, figures: true })), 'the lanes a Worker made are drawn once they land');
   assert.ok(r.whileA, 'a Worker made a lane\u2019s way while lane A replayed its own');
   assert.equal(r.whileA.target, 30000);
   assert.ok(r.whileA.lanes.every((l) => l.target === 30000), JSON.stringify(r.whileA));

@@ -194,6 +194,26 @@ fn a_world_read_back_a_part_at_a_time_is_the_world_read_in_one_go() {
     }
     let e = short.finish().err().unwrap_or_default();
     assert!(e.contains("cut short"), "{e}");
+    // A log's or a trace's first run fed again and again: refused before
+    // the log or the trace passes its count.
+    let first_log = 1 + brokers;
+    let first_trace = first_log + log_runs;
+    for (first, what, before) in [
+        (first_log, "past the metadata log", first_log),
+        (first_trace, "past the world", first_trace),
+    ] {
+        let mut again = new();
+        for part in &parts[1..before] {
+            again.read_part(part).unwrap();
+        }
+        let runs = if first == first_log { log_runs } else { runs };
+        let refused = (0..=runs).find_map(|_| again.read_part(parts[first]).err());
+        assert!(
+            refused.as_deref().is_some_and(|e| e.contains(what)),
+            "run {first} fed {} times: {refused:?}",
+            runs + 1
+        );
+    }
     // A trace run where a broker belongs: refused, naming the broker.
     let e = new().read_part(parts[count - 1]).err().unwrap_or_default();
     assert!(e.contains("broker 1"), "{e}");

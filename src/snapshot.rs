@@ -183,29 +183,21 @@ impl Lab {
         settings: Settings,
         bytes: &[u8],
     ) -> std::result::Result<Lab, String> {
+        // The head (the header, the table and the shell), then each part.
         let lengths = part_lengths(bytes)?;
-        let mut at = HEAD + 4 * lengths.len();
-        let mut reader = None;
-        for n in lengths {
-            let end = at + n;
+        let mut at = HEAD + 4 * lengths.len() + lengths[0];
+        let head = bytes
+            .get(..at)
+            .ok_or("snapshot: the world's shell cut short")?;
+        let mut reader = WorldReader::new(scenario, settings, head)?;
+        for n in &lengths[1..] {
             let part = bytes
-                .get(at..end)
+                .get(at..at + n)
                 .ok_or("snapshot: the world's bytes cut short")?;
-            match reader.as_mut() {
-                None => {
-                    reader = Some(WorldReader::new(
-                        scenario.clone(),
-                        settings.clone(),
-                        &bytes[..end],
-                    )?)
-                }
-                Some(r) => {
-                    r.read_part(part)?;
-                }
-            }
-            at = end;
+            reader.read_part(part)?;
+            at += n;
         }
-        reader.ok_or("snapshot: no parts")?.finish()
+        reader.finish()
     }
 }
 
@@ -239,6 +231,24 @@ fn part_lengths(bytes: &[u8]) -> std::result::Result<Vec<usize>, String> {
         ));
     }
     Ok(lengths)
+}
+
+/// A run of a log or a trace read back from `bytes`: its items, which must
+/// be some and take the `have` read so far no further than `want` (else a
+/// part past `past`).
+fn run<T: BorshDeserialize>(
+    bytes: &[u8],
+    have: usize,
+    want: usize,
+    what: &str,
+    past: &str,
+) -> std::result::Result<Vec<T>, String> {
+    let items: Vec<T> =
+        Vec::try_from_slice(bytes).map_err(|e| format!("snapshot: {what} from {have}: {e}"))?;
+    if items.is_empty() || have + items.len() > want {
+        return Err(format!("snapshot: a part past {past}"));
+    }
+    Ok(items)
 }
 
 /// A world read back from its bytes a part at a time ([`HEAD`]): the
@@ -326,18 +336,22 @@ impl WorldReader {
                 .map_err(|e| format!("snapshot: broker {}: {e}", c.brokers.len() + 1))?;
             c.brokers.push(b);
         } else if log.len() < self.log_records {
-            let records: Vec<_> = Vec::try_from_slice(bytes)
-                .map_err(|e| format!("snapshot: metadata records from {}: {e}", log.len()))?;
-            if records.is_empty() || log.len() + records.len() > self.log_records {
-                return Err("snapshot: a part past the metadata log".to_string());
-            }
+            let records = run(
+                bytes,
+                log.len(),
+                self.log_records,
+                "metadata records",
+                "the metadata log",
+            )?;
             log.extend(records);
         } else {
-            let events = Vec::try_from_slice(bytes)
-                .map_err(|e| format!("snapshot: trace events from {}: {e}", c.trace.len()))?;
-            if events.is_empty() || c.trace.len() + events.len() > self.trace_events {
-                return Err("snapshot: a part past the world".to_string());
-            }
+            let events = run(
+                bytes,
+                c.trace.len(),
+                self.trace_events,
+                "trace events",
+                "the world",
+            )?;
             c.trace.extend_read(events);
         }
         Ok(self.done())

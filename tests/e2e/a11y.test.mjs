@@ -49,7 +49,7 @@ async function open(url, { scheme = 'dark', reducedMotion = 'no-preference' } = 
   return page;
 }
 
-const ready = (page) => page.waitForFunction(() => document.body.dataset.ready === 'true', null, { timeout: 20000 });
+const ready = (page) => page.waitForFunction(() => document.body?.dataset.ready === 'true', null, { timeout: 20000 });
 const labsReady = (page, n) =>
   page.waitForFunction((k) => document.querySelectorAll('failover-lab[data-ready="true"]').length === k, n, { timeout: 20000 });
 
@@ -353,7 +353,7 @@ test('keyboard only on tradeoffs.html: Tab through the form to a configuration\'
   const key = await page.evaluate(() => document.activeElement.closest('tr').dataset.key);
   assert.equal(await page.evaluate((k) => document.querySelector(`#chart a.mark[data-key="${k}"]`).classList.contains('hl'), key), true);
   const [lab] = await Promise.all([app.context.waitForEvent('page'), page.keyboard.press('Enter')]);
-  await lab.waitForFunction(() => document.body.dataset.ready === 'true', null, { timeout: 30000 });
+  await lab.waitForFunction(() => document.body?.dataset.ready === 'true', null, { timeout: 30000 });
   assert.match(await lab.evaluate(() => window.failoverLab.exportScenario().name), new RegExp(`^sweep seed \\d+ \\(${key.replace(/[.]/g, '\\.')}\\)$`));
   await lab.close();
   assert.deepEqual(app.errors, []);

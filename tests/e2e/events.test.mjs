@@ -105,7 +105,7 @@ test('the page: failoverlab:ready, :fault, :leaderchange, :recordslost on docume
     }
   });
   await page.goto(`${app.baseUrl}/?scenario=acks1-loses-data.json&paused=1`);
-  await page.waitForFunction(() => document.body.dataset.ready === 'true', null, { timeout: 20000 });
+  await page.waitForFunction(() => document.body?.dataset.ready === 'true', null, { timeout: 20000 });
   await page.waitForFunction(() => window.seen.some((e) => e.type === 'failoverlab:ready'));
   const r = await page.evaluate(() => {
     window.failoverLab.runFor(30000);
@@ -115,7 +115,7 @@ test('the page: failoverlab:ready, :fault, :leaderchange, :recordslost on docume
   assert.ok(r.lost > 0);
   // A tour stop reached by the clock while playing.
   await page.goto(`${app.baseUrl}/?scenario=tour-1-leader-dies.json`);
-  await page.waitForFunction(() => document.body.dataset.ready === 'true', null, { timeout: 20000 });
+  await page.waitForFunction(() => document.body?.dataset.ready === 'true', null, { timeout: 20000 });
   await page.evaluate(() => {
     window.failoverLab.setSpeed(100);
     window.failoverLab.play();

@@ -34,7 +34,7 @@ async function open(scenario, t, scheme = 'dark') {
   // A query of its own: a URL that differs from the last one only in its hash
   // would be a same-document navigation, racing the page's hash handling.
   await page.goto(`${app.baseUrl}/?theme=${scheme}&open=${++opens}#scenario=${scenario}&t=${t}`);
-  await page.waitForFunction(() => document.body.dataset.ready === 'true', null, { timeout: 20000 });
+  await page.waitForFunction(() => document.body?.dataset.ready === 'true', null, { timeout: 20000 });
   await page.waitForFunction((ms) => window.failoverLab.now() === ms && !window.failoverLab.seeking, t, { timeout: 30000 });
   await page.waitForSelector(`${CARD} .ghist .grows button`, { timeout: 20000 });
   return page;

@@ -33,7 +33,7 @@ async function open(scheme = 'dark', scenario = 'group-member-dies.json') {
   const wasm = [];
   page.on('request', (r) => r.url().endsWith('.wasm') && wasm.push(new URL(r.url()).pathname));
   await page.goto(`${app.baseUrl}/?scenario=${scenario}&paused=1&theme=${scheme}`);
-  await page.waitForFunction(() => document.body.dataset.ready === 'true', null, { timeout: 20000 });
+  await page.waitForFunction(() => document.body?.dataset.ready === 'true', null, { timeout: 20000 });
   return { page, wasm };
 }
 

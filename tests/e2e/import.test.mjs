@@ -87,7 +87,7 @@ async function openDialog(theme = 'dark') {
   await page.emulateMedia({ colorScheme: theme });
   app.errors.length = 0;
   await page.goto(`${app.baseUrl}/?paused=1&theme=${theme}`);
-  await page.waitForFunction(() => document.body.dataset.ready === 'true', null, { timeout: 30000 });
+  await page.waitForFunction(() => document.body?.dataset.ready === 'true', null, { timeout: 30000 });
   await page.locator('#import-cluster').click();
   await page.locator('#import-dialog').waitFor({ state: 'visible', timeout: 10000 });
   return page;

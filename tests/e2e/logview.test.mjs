@@ -19,7 +19,7 @@ after(async () => {
 test("tour 7 stop 1: the ten committed records are drawn committed on every replica, by the leader's HW", async () => {
   const { page } = app;
   await page.goto(`${app.baseUrl}/?scenario=tour-7-acks1-loses-data.json&paused=1`);
-  await page.waitForFunction(() => document.body.dataset.ready === 'true', null, { timeout: 20000 });
+  await page.waitForFunction(() => document.body?.dataset.ready === 'true', null, { timeout: 20000 });
   // Just after the followers copied the records, before their next fetch
   // brings them the leader's HW.
   const lagging = await page.evaluate(() => {
@@ -50,7 +50,7 @@ test("tour 7 stop 1: the ten committed records are drawn committed on every repl
 test('a seek to long after a truncation shows no truncation; a seek to it does', async () => {
   const { page } = app;
   await page.goto(`${app.baseUrl}/?scenario=tour-4-unclean-election.json&paused=1`);
-  await page.waitForFunction(() => document.body.dataset.ready === 'true', null, { timeout: 20000 });
+  await page.waitForFunction(() => document.body?.dataset.ready === 'true', null, { timeout: 20000 });
   const at = await page.evaluate(() => {
     window.failoverLab.runFor(70000);
     return window.failoverLab.trace(0).find((e) => e.event === 'truncated' && e.topic === 'orders')?.at_ms;

@@ -102,7 +102,7 @@ test('clicking a configuration in the chart opens its worst seed in the lab: the
   ]);
   const errors = [];
   lab.on('pageerror', (e) => errors.push(e.message));
-  await lab.waitForFunction(() => document.body.dataset.ready === 'true', null, { timeout: 30000 });
+  await lab.waitForFunction(() => document.body?.dataset.ready === 'true', null, { timeout: 30000 });
   assert.match(lab.url(), /\/index\.html#scenario-data=/);
   const scenario = JSON.parse(cli(['run', '--sweep-seed', String(seed), '--sweep-config', row.key, '--emit-scenario']));
   const native = JSON.parse(cli(['run', '--sweep-seed', String(seed), '--sweep-config', row.key, '--format', 'json']));

@@ -163,6 +163,21 @@ async function coreInParts(W, text, settings, gone) {
 }
 
 /**
+ * Free `lab`'s checkpoints but its first, the latest first, as many as
+ * START_PART_MS holds a task, until `gone()`. The lab is left as its heap's
+ * trim leaves it (lab.js cheapest): a seek replays from a checkpoint it
+ * still has.
+ */
+async function dropCheckpointsInParts(lab, gone) {
+  while (lab.checkpoints.length > 1) {
+    await nextTask();
+    if (gone()) return;
+    const t0 = performance.now();
+    while (lab.checkpoints.length > 1 && performance.now() - t0 < START_PART_MS) lab.checkpoints.pop().core.free();
+  }
+}
+
+/**
  * Run `fn`, a rebuild of `lab`, on `built` ({ core, text, settings, W }: a
  * world coreInParts made for it) instead of a world built at once: the
  * lab's newCore answers that world, once, for that scenario text, settings
@@ -319,6 +334,11 @@ export class Compare {
     const core = await coreInParts(lead.W, scenario, lanes[0], gone);
     if (!core) return;
     this.built = { core, lab: lead, W: lead.W, text: scenario, settings: lanes[0] };
+    // The lab's checkpoints go with its world in set's rebuild: freed here
+    // first, a task's worth at a time (on tour 18 at 30 s, freeing them in
+    // set's task was 49 ms of it). The first stays, so the lab can still
+    // seek back meanwhile (from it, as after its heap trimmed the others).
+    await dropCheckpointsInParts(lead, gone);
     // set, and the draw after it, in a task of their own: not after the
     // last part, in the same task.
     await nextTask();

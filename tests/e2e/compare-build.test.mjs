@@ -111,9 +111,35 @@ test('three lanes at 30 s of tour 18: lane A goes back first, then the other lan
       }
       return started;
     };
+    // Worlds freed (the lab's checkpoints and its world): how many before
+    // compare mode began, and how many in its task. (A checkpoint's class,
+    // which the module does not export, from a small world's.)
+    const small = new W(await (await fetch('scenarios/tour-1-leader-dies.json')).text());
+    const probe = small.checkpoint();
+    const CP = Object.getPrototypeOf(probe);
+    probe.free();
+    small.free();
+    const ownFree = { lab: W.prototype.free, cp: CP.free };
+    let freeTask = null; // the frees of the task under way, until it ends
+    made.freedBefore = 0;
+    const counted = (own) => function () {
+      if (!freeTask) {
+        freeTask = { n: 0 };
+        setTimeout(() => (freeTask = null), 0);
+      }
+      freeTask.n++;
+      made.freedBefore++;
+      return own.call(this);
+    };
+    W.prototype.free = counted(ownFree.lab);
+    CP.free = counted(ownFree.cp);
     await failoverLab.compare('acks=1|acks=all|min.insync.replicas=2');
     // compare() resolves in the task compare mode began in (Compare.set).
     made.setInPartsTask = lastPartsTask;
+    made.freedInSet = freeTask?.n ?? 0;
+    made.freedBefore -= made.freedInSet;
+    W.prototype.free = ownFree.lab;
+    CP.free = ownFree.cp;
     const first = failoverLab.seeking;
     // Every frame: lane A's progress and each lane's place, until all have
     // landed; and lane C's panel once the lanes are drawn (lane A landed).
@@ -137,6 +163,10 @@ test('three lanes at 30 s of tour 18: lane A goes back first, then the other lan
   assert.ok(r.made.partTasks >= 3, JSON.stringify(r.made));
   assert.equal(r.made.setInPartsTask, false, `compare mode began in a task of its own: ${JSON.stringify(r.made)}`);
   assert.equal(r.made.withSettings, 0, JSON.stringify(r.made));
+  // The lab's checkpoints but its first were freed in tasks before compare
+  // mode's; its task frees the old world, that checkpoint and no more.
+  assert.ok(r.made.freedBefore >= 3, JSON.stringify(r.made));
+  assert.ok(r.made.freedInSet <= 2, JSON.stringify(r.made));
   // Lane A goes back to 30 s first; the lanes, not built yet, wait for it (not said on their way).
   assert.equal(r.first.target, 30000);
   assert.ok(r.first.progress < 1);

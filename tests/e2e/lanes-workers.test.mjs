@@ -32,6 +32,48 @@ async function open(page, query = `?scenario=${BIG}&paused=1`) {
   await page.waitForFunction(() => window.failoverLab.seeking === null, null, { timeout: 60000 });
 }
 
+/**
+ * Installed in the page: `window.holdLeadUntilAway(seeking)` holds lane A
+ * where it is once the lanes are sent away (the page's frames, which make
+ * its way, wait: `requestAnimationFrame` is wrapped), until a Worker says
+ * how far a lane got (`seeking().lanes[…].at > 0`). Whether that comes
+ * before lane A lands is then no race with the Worker's start (CI once saw
+ * lane A land first); a Worker that did nothing while lane A replayed
+ * never says so, the hold ends after 60 s and the test fails. Returns {
+ * raf (the browser's own), end() (the page's frames as before; how long
+ * lane A was held, ms, or null) }.
+ */
+function installHold() {
+  window.holdLeadUntilAway = (seeking) => {
+    const raf = window.requestAnimationFrame.bind(window);
+    let held = null; // when the hold began; false once it ended
+    let heldMs = null;
+    const holding = () => {
+      if (held === false) return false;
+      const s = seeking();
+      if (!s?.lanes?.length || s.progress >= 1) return false;
+      held ??= performance.now();
+      if (s.lanes.some((l) => l.at > 0) || performance.now() - held > 60000) {
+        heldMs = Math.round(performance.now() - held);
+        held = false;
+      }
+      return held !== false;
+    };
+    window.requestAnimationFrame = (cb) =>
+      raf(function later(t) {
+        if (holding()) raf(later);
+        else cb(t);
+      });
+    return {
+      raf,
+      end() {
+        window.requestAnimationFrame = raf;
+        return heldMs;
+      },
+    };
+  };
+}
+
 /** Lanes as `failoverLab.lanes()` gives them: [settings, trace hash, end]. */
 const lanesOf = () => failoverLab.lanes().map((l) => [l.settings, l.report.trace_hash, l.report.end_ms]);
 
@@ -40,8 +82,10 @@ test('entering compare mode at 30 s of tour 18: lanes B and C go to another core
   const page = app.page;
   await open(page);
   await page.evaluate(() => failoverLab.seek(30000));
+  await page.evaluate(installHold);
   const r = await page.evaluate(async () => {
-    const frame = () => new Promise((res) => requestAnimationFrame(res));
+    const hold = holdLeadUntilAway(() => failoverLab.seeking);
+    const frame = () => new Promise((res) => hold.raf(res));
     await failoverLab.compare('acks=1|acks=all|min.insync.replicas=2');
     const seen = { whileA: null, texts: new Set(), frames: 0, most: 0 };
     while (failoverLab.seeking) {
@@ -61,10 +105,10 @@ test('entering compare mode at 30 s of tour 18: lanes B and C go to another core
       return { lane: l.dataset.lane, busy: busy && !busy.hidden ? busy.textContent : null, figures: !!l.querySelector('dl.lane-sum [data-k="acked"] dd')?.textContent };
     });
     const lanes = failoverLab.lanes().map((l) => [l.settings, l.report.trace_hash, l.report.end_ms]);
-    return { ...seen, texts: [...seen.texts], drawn, lanes };
+    return { ...seen, texts: [...seen.texts], drawn, lanes, heldMs: hold.end() };
   });
   assert.deepEqual(r.drawn, ['A', 'B', 'C'].map((lane) => ({ lane, busy: null, figures: true })), 'the lanes a Worker made are drawn once they land');
-  assert.ok(r.whileA, 'a Worker made a lane\u2019s way while lane A replayed its own');
+  assert.ok(r.whileA, `a Worker made a lane\u2019s way while lane A replayed its own (held ${r.heldMs} ms)`);
   assert.equal(r.whileA.target, 30000);
   assert.ok(r.whileA.lanes.every((l) => l.target === 30000), JSON.stringify(r.whileA));
   assert.ok(r.most <= 30000, `never past the target: ${r.most}`);
@@ -155,9 +199,11 @@ test('the element: its lanes go to another core too, while lane A goes back, and
   const page = app.page;
   await page.goto(`${app.baseUrl}/embed.html?scenario=${BIG}&autoplay=0`);
   await page.waitForSelector('failover-lab[data-ready="true"]', { timeout: 60000 });
+  await page.evaluate(installHold);
   const r = await page.evaluate(async () => {
     const el = document.querySelector('failover-lab');
-    const frame = () => new Promise((res) => requestAnimationFrame(res));
+    const hold = holdLeadUntilAway(() => el.seeking);
+    const frame = () => new Promise((res) => hold.raf(res));
     el.seek(30000);
     await el.compare('acks=1|acks=all');
     let whileA = null;
@@ -166,9 +212,10 @@ test('the element: its lanes go to another core too, while lane A goes back, and
       if (s.progress < 1 && s.lanes?.[0]?.at > 0) whileA ??= s;
       await frame();
     }
-    return { whileA, lanes: el.lanes().map((l) => [l.settings, l.report.trace_hash, l.report.end_ms]) };
+    const lanes = el.lanes().map((l) => [l.settings, l.report.trace_hash, l.report.end_ms]);
+    return { whileA, lanes, heldMs: hold.end() };
   });
-  assert.equal(r.whileA?.lanes?.[0]?.lane, 'B', `lane B on its way while lane A replayed: ${JSON.stringify(r.whileA)}`);
+  assert.equal(r.whileA?.lanes?.[0]?.lane, 'B', `lane B on its way while lane A replayed (held ${r.heldMs} ms): ${JSON.stringify(r.whileA)}`);
   for (const [settings, hash, end] of r.lanes) {
     assert.equal(end, 30000);
     const native = JSON.parse(cli(['run', `scenarios/${BIG}`, '--set', settings, '--until', '30000', '--format', 'json']));

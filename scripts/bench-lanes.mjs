@@ -33,8 +33,11 @@ const observe = () => {
     for (const e of l.getEntries()) window.__long.push([e.startTime, e.duration]);
   }).observe({ type: 'longtask', buffered: true });
 };
-const summary = (long, from = 0) => {
-  const l = long.filter((x) => x[0] + x[1] >= from);
+// Long tasks that end after `from` and begin before `to` (when every lane
+// had landed: what the bench then reads of the lanes, each lane's whole
+// report, is not the page's own work and is left out).
+const summary = (long, from = 0, to = Infinity) => {
+  const l = long.filter((x) => x[0] + x[1] >= from && x[0] < to);
   return { tasks: l.length, longestMs: Math.round(Math.max(0, ...l.map((x) => x[1]))), sumMs: Math.round(l.reduce((a, x) => a + x[1], 0)) };
 };
 const idle = (page) => page.waitForFunction(() => document.body.dataset.ready === 'true' && window.failoverLab.seeking === null, null, { timeout: 300000 });
@@ -66,7 +69,11 @@ async function fork(page, base) {
 async function link(page, base, file, t) {
   await page.goto(`${base}/?scenario=${file}#scenario=${file}&t=${t}&compare=${encodeURIComponent('acks=1|acks=all')}`);
   await idle(page);
-  return page.evaluate(() => ({ t0: 0, landedMs: Math.round(performance.now()), lanes: failoverLab.lanes().map((l) => l.report.end_ms) }));
+  return page.evaluate(async () => {
+    const t1 = performance.now();
+    await new Promise((r) => setTimeout(r, 0));
+    return { t0: 0, t1, landedMs: Math.round(t1), lanes: failoverLab.lanes().map((l) => l.report.end_ms) };
+  });
 }
 
 async function enter(page, base) {
@@ -87,7 +94,9 @@ async function enter(page, base) {
       failoverLab.compare('acks=1|acks=all|min.insync.replicas=2').then(res);
     }, 0));
     while (failoverLab.seeking) await new Promise((r) => requestAnimationFrame(r));
-    return { t0, landedMs: Math.round(performance.now() - t0), hashes: failoverLab.lanes().map((l) => l.report.trace_hash.slice(0, 8)).join(',') };
+    const t1 = performance.now();
+    await new Promise((r) => setTimeout(r, 0));
+    return { t0, t1, landedMs: Math.round(t1 - t0), hashes: failoverLab.lanes().map((l) => l.report.trace_hash.slice(0, 8)).join(',') };
   });
 }
 
@@ -136,8 +145,8 @@ try {
           await new Promise((r) => requestAnimationFrame(r));
           return window.__long;
         });
-        const { t0, ...rest } = out;
-        console.log(JSON.stringify({ run: r, case: name, way, root: path.relative(process.cwd(), roots[k]) || '.', ...rest, ...summary(long, t0) }));
+        const { t0, t1, ...rest } = out;
+        console.log(JSON.stringify({ run: r, case: name, way, root: path.relative(process.cwd(), roots[k]) || '.', ...rest, ...summary(long, t0, t1) }));
         await page.close();
       }
     }

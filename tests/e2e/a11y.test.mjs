@@ -11,7 +11,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { startApp, WWW, ROOT } from './helpers.mjs';
+import { startApp, frames, WWW, ROOT } from './helpers.mjs';
 
 const AXE = path.join(ROOT, 'node_modules', 'axe-core', 'axe.min.js');
 const TAGS = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'];
@@ -64,7 +64,7 @@ for (const theme of ['light', 'dark']) {
       window.failoverLab.crash(2);
       window.failoverLab.runFor(9000);
     });
-    await page.waitForTimeout(100);
+    await frames(page);
     assert.deepEqual(await axe(page), []);
     await page.locator('#map [data-broker="3"]').click();
     await page.locator('#broker-menu').waitFor({ state: 'visible', timeout: 5000 }); // its code is fetched when a menu first opens
@@ -87,7 +87,7 @@ for (const theme of ['light', 'dark']) {
     });
     assert.equal(await page.locator('.lane').count(), 3);
     assert.equal(await page.locator('.cmp-div').isVisible(), true);
-    await page.waitForTimeout(100);
+    await frames(page);
     assert.deepEqual(await axe(page), []);
     // Lanes whose cluster and logs equal lane A's fold their map into it (lanes.js), as B and C
     // do at 20 s here: open the menu from the first lane whose map is drawn.

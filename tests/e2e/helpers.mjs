@@ -237,3 +237,15 @@ export async function tourClick(locator) {
   await locator.click();
   await tourIdle(locator.page());
 }
+
+/**
+ * Wait for the page's next `n` frames (requestAnimationFrame): a world
+ * changed by a script (runFor, crash, a seek that landed) is drawn in the
+ * page's next frame, so after two it is on screen, however loaded the
+ * machine (a fixed wait of 100 ms is not).
+ */
+export async function frames(page, n = 2) {
+  await page.evaluate(async (k) => {
+    for (let i = 0; i < k; i++) await new Promise((r) => requestAnimationFrame(r));
+  }, n);
+}

@@ -4,7 +4,7 @@
 // fetch); each row's HW marker still shows its own. Needs `make build`.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startApp } from './helpers.mjs';
+import { startApp, frames } from './helpers.mjs';
 
 let app;
 
@@ -33,7 +33,7 @@ test("tour 7 stop 1: the ten committed records are drawn committed on every repl
     return null;
   });
   assert.ok(lagging, 'a moment when a follower has the records but not yet the leader\'s HW');
-  await page.waitForTimeout(100);
+  await frames(page);
   const hatched = await page.$$eval('.pcard[data-partition="orders-0"] .rrow .cell.rec.uncommitted', (cells) => cells.map((c) => Number(c.dataset.off)));
   assert.deepEqual(hatched.filter((o) => o < lagging.hw), [], `nothing below the leader's HW ${lagging.hw} is hatched (at ${lagging.t} ms, followers ${JSON.stringify(lagging.behind)})`);
   // The lagging follower's own HW marker is where its own HW is, left of the leader's.

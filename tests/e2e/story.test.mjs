@@ -3,7 +3,7 @@
 // evidence. Needs `make build`.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startApp, tourClick } from './helpers.mjs';
+import { startApp, frames, tourClick } from './helpers.mjs';
 
 let app;
 before(async () => {
@@ -277,7 +277,7 @@ test('point 10: small screens: at 800×600 a stop brings its evidence into view 
     assert.ok(px >= 9, `broker text is ${px.toFixed(1)} px tall`);
     assert.equal(await page.locator('.pcard .rrow .rinfo').first().isVisible(), true, 'LEO · HW shown');
     await page.evaluate(() => failoverLab.seek(25000));
-    await page.waitForTimeout(50);
+    await frames(page);
     const clipped = await page.locator('.pcard').evaluateAll((cards) => cards.some((c) => [...c.querySelectorAll('.badge, .rinfo')].some((b) => b.getBoundingClientRect().right > c.getBoundingClientRect().right + 1)));
     assert.equal(clipped, false, 'no badge or LEO/HW runs out of its card');
     assert.equal(await page.evaluate(() => document.documentElement.scrollWidth <= innerWidth), true, 'no sideways scrolling');

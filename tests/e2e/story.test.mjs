@@ -129,6 +129,7 @@ test('point 7: leaving the tour\'s script is noticed, resuming restores the tour
   assert.match(await off.textContent(), /left the tour's script \(you did crash broker 3 at \d+\.\d{3} s\)/);
   await page.locator('#tour [data-tour="resume"]').click();
   assert.equal(await off.isVisible(), false);
+  await page.waitForFunction((t) => failoverLab.now() === t && failoverLab.seeking === null, stopAt, { timeout: 20000 });
   assert.deepEqual(await page.evaluate(() => [failoverLab.now(), failoverLab.actions().length]), [stopAt, 0]);
   assert.equal(await page.evaluate(() => JSON.stringify(failoverLab.report())), own, 'back on the tour\'s own run');
   // A changed switch is off script too; Reset puts the switches back (and says so in its tooltip).

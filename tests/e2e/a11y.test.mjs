@@ -86,7 +86,8 @@ for (const theme of ['light', 'dark']) {
       window.failoverLab.runFor(15000);
     });
     assert.equal(await page.locator('.lane').count(), 3);
-    assert.equal(await page.locator('.cmp-div').isVisible(), true);
+    // Drawn once lanes B and C, built a frame each, have landed.
+    await page.locator('.cmp-div').waitFor({ state: 'visible', timeout: 20000 });
     await frames(page);
     assert.deepEqual(await axe(page), []);
     // Lanes whose cluster and logs equal lane A's fold their map into it (lanes.js), as B and C

@@ -71,10 +71,14 @@ test('four lanes at 0: lanes B, C and D are built one per frame, each shown comp
     await failoverLab.compare(text);
     const before = failoverLab.seeking?.lanes?.length ?? 0;
     const lanes = failoverLab.lanes().map((l) => [l.settings, l.report.trace_hash, l.report.end_ms]);
-    return { before, lanes, after: failoverLab.seeking };
+    // Landed by lanes() as they were built (at 0): drawn so in the page's next frames.
+    for (let i = 0; i < 2; i++) await new Promise((res) => requestAnimationFrame(res));
+    const busy = [...document.querySelectorAll('.lane .lane-busy')].filter((b) => !b.hidden).map((b) => b.textContent);
+    return { before, lanes, after: failoverLab.seeking, busy };
   }, FOUR);
   assert.equal(once.before, 3);
   assert.equal(once.after, null);
+  assert.deepEqual(once.busy, [], 'no lane still drawn as computing');
   assert.deepEqual(once.lanes, r.lanes, 'built a frame each or at once: the same runs');
   assert.deepEqual(app.errors, []);
 });

@@ -10,7 +10,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { startApp, ROOT, WWW, cli, tourClick, openPage } from './helpers.mjs';
+import { startApp, ROOT, WWW, cli, frames, tourClick, openPage } from './helpers.mjs';
 
 let app;
 
@@ -31,6 +31,11 @@ function report(file, settings, extra = []) {
 
 async function open(query = '?scenario=leader-dies.json&paused=1', hash = '') {
   await openPage(app.page, `${app.baseUrl}/${query}${hash}`, { timeout: 20000 });
+}
+
+/** A scenario that declares its lanes is compared once the lanes' code has loaded: after the page's first frame (data-ready). */
+async function comparing() {
+  await app.page.waitForFunction(() => document.body.classList.contains('comparing') && failoverLab.seeking === null, null, { timeout: 20000 });
 }
 
 const LANES = 'acks=1|acks=all,min.insync.replicas=2|unclean.leader.election.enable=true';
@@ -63,7 +68,9 @@ test('each lane equals the CLI run with its --set, trace hash included', async (
     assert.equal(lane.report.acked_records_lost, native[i].acked_records_lost);
   }
   assert.notEqual(got[0].report.trace_hash, got[1].report.trace_hash, 'different settings, different runs');
-  // Three lanes drawn, each with its summary row.
+  // Three lanes drawn, each with its summary row (lanes() landed them: the
+  // page draws them in its next frame).
+  await frames(app.page);
   assert.equal(await app.page.locator('.lane').count(), 3);
   const lost = await app.page.locator('.lane [data-k="lost"] dd').allTextContents();
   assert.deepEqual(lost, native.map((r) => String(r.acked_records_lost)));
@@ -124,6 +131,8 @@ test("in compare mode the page's own map and partitions (hidden) are not drawn; 
     mo.disconnect();
     const drawn = [...seen].filter(Boolean).sort();
     await failoverLab.compare(null);
+    // Lane A, rebuilt at 0, goes back to 20 s (over frames when the page judges it long), then is drawn.
+    for (let i = 0; i < 2000 && failoverLab.seeking; i++) await frame();
     for (let i = 0; i < 3; i++) await frame();
     return { drawn, text: document.getElementById('partitions').textContent, map: document.getElementById('map').textContent, view: failoverLab.view() };
   });
@@ -145,7 +154,10 @@ test('the divergence is the first trace event that differs (checked against both
   const i = a.findIndex((line, k) => line !== b[k]);
   const at = Number(/^\s*(\d+) ms/.exec(a[i])[1]);
   await open('?scenario=tour-13-acks1-vs-acks-all.json');
+  await comparing();
   await app.page.evaluate(() => failoverLab.seek(40000));
+  // Found once lane B has caught up (over frames, when the page judges its way long).
+  await app.page.waitForFunction(() => /diverge at/.test(document.querySelector('.cmp-div')?.textContent ?? ''), null, { timeout: 20000 });
   const box = await app.page.locator('.cmp-div').textContent();
   assert.ok(box.includes(`diverge at ${(at / 1000).toFixed(3)} s`), `${box} (CLI: first difference at ${at} ms)`);
   assert.ok(box.includes(a[i].replace(/^\s*\d+ ms\s+/, '')), 'lane A narration');
@@ -157,6 +169,7 @@ test('the divergence is the first trace event that differs (checked against both
 // configured acks=all and idempotence, beside "1 acknowledged record lost".
 test("tour 13: lane A's Clients panel shows the acks lane A sent with", async () => {
   await open('?scenario=tour-13-acks1-vs-acks-all.json');
+  await comparing();
   await app.page.evaluate(() => failoverLab.seek(40000));
   const card = await app.page.locator('#clients [data-producer="p1"] .chead').textContent();
   assert.match(card, /acks=1 and all/, `lane A sent 10 records with acks=all and one with acks=1: ${card}`);

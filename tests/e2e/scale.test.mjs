@@ -321,6 +321,17 @@ test("a big world's landed draw comes in two tasks, the panels below the map in 
     const batches = [];
     const mo = new MutationObserver((recs) => batches.push([...new Set(recs.map((x) => panel(x.target)?.id).filter(Boolean))].sort()));
     mo.observe(document.body, { subtree: true, childList: true, characterData: true, attributes: true });
+    // The narration starts short (the newest 60 events) and fills to its 400
+    // once the page rests (a timer, REST_MS): read as the task that drew it
+    // ends (a MutationObserver's callback), not some frames later, when a
+    // slow machine may have filled it already.
+    const items = () => document.querySelectorAll('#narration li').length;
+    const busy = () => document.querySelector('#narration ol')?.getAttribute('aria-busy') === 'true';
+    let short = null;
+    const nmo = new MutationObserver(() => {
+      if (short === null && busy()) short = items();
+    });
+    nmo.observe(document.getElementById('narration'), { subtree: true, childList: true, attributes: true });
     // A reader's seek past the rack's fencing (11.5 s: hundreds of events narrated since 0), replayed in slices, landed and drawn.
     const range = document.getElementById('timeline');
     range.value = '11500';
@@ -330,13 +341,10 @@ test("a big world's landed draw comes in two tasks, the panels below the map in 
     for (let i = 0; i < 5000 && window.failoverLab.seeking; i++) await frame();
     for (let i = 0; i < 3; i++) await frame();
     mo.disconnect();
-    // The narration starts short (the newest 60 events) and fills to its 400 once the page rests.
-    const items = () => document.querySelectorAll('#narration li').length;
-    const short = items();
-    const busy = () => document.querySelector('#narration ol')?.getAttribute('aria-busy') === 'true';
-    const busyShort = busy();
+    const busyShort = short !== null;
     for (let i = 0; i < 600 && items() < 400; i++) await frame();
     for (let i = 0; i < 60 && busy(); i++) await frame();
+    nmo.disconnect();
     const split = grab();
     // The same world drawn in one go (a seek to where it is draws every panel at once).
     const now = failoverLab.now();

@@ -152,7 +152,12 @@ test('a jump in a burst of seeks lists the newest events at once and the rest at
   const r = await app.page.evaluate(`(async () => {
     failoverLab.runFor(40000);
     document.querySelector('.narr-panel').scrollIntoView();
-    await new Promise((res) => setTimeout(res, 400));
+    // At rest: the list filled (not a fixed wait, which a slow machine
+    // outlasts), then frames enough that the next seek is a jump of its own.
+    const frame = () => new Promise((res) => requestAnimationFrame(res));
+    const filling = () => document.querySelectorAll('#narration li').length < 400 || document.querySelector('#narration ol')?.getAttribute('aria-busy') === 'true';
+    for (let i = 0; i < 2000 && filling(); i++) await frame();
+    for (let i = 0; i < 3; i++) await frame();
     const full = document.querySelectorAll('#narration li').length;
     failoverLab.seek(30000);
     const lone = document.querySelectorAll('#narration li').length;

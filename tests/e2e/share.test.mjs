@@ -113,7 +113,8 @@ test('an imported scenario travels inside the link; drag-and-drop imports too', 
     const dt = new DataTransfer();
     dt.items.add(new File([text], 'dropped.json', { type: 'application/json' }));
     for (const type of ['dragenter', 'dragover', 'drop']) document.body.dispatchEvent(new DragEvent(type, { dataTransfer: dt, bubbles: true, cancelable: true }));
-    await new Promise((r) => setTimeout(r, 200));
+    // The file is read and loaded asynchronously: polled, not a fixed wait.
+    for (let i = 0; i < 2000 && failoverLab.report().scenario !== 'Dropped'; i++) await new Promise((r) => setTimeout(r, 10));
     return failoverLab.report().scenario;
   });
   assert.equal(dropped, 'Dropped');

@@ -212,7 +212,8 @@ test('point 12: a first visit opens on a short welcome: Start the guided tour, t
   }
   assert.equal(await w.locator('.wgroup[data-level="other"] .wlink[data-file="tour-99-new.json"]').count(), 1);
   await page.keyboard.press('Enter'); // Start the guided tour
-  await page.waitForFunction(() => failoverLab.tour().stops.length > 0);
+  // The scenario's name is written a task after the lab has its tour (afterLoad).
+  await page.waitForFunction(() => failoverLab.tour().stops.length > 0 && /^Tour 1 /.test(document.getElementById('scn-name').textContent));
   assert.equal(await w.isVisible(), false);
   assert.match(await page.locator('#scn-name').textContent(), /^Tour 1 /);
   assert.equal(await page.locator('#tour [data-tour="next"]').textContent(), 'Start ▶');

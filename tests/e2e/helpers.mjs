@@ -12,6 +12,22 @@
 //   await app.close();
 //
 // `make build` (or scripts/build-wasm.sh) must have run first so www/pkg exists.
+//
+// How a test waits (CI runs two files at a time on two cores, and every race
+// below has failed there once): wait for the state, never for a time.
+// - A reader's click that seeks may be made over the frames after it (the
+//   page judges the seek long on a loaded machine): wait for
+//   `failoverLab.now() === t && failoverLab.seeking === null`.
+// - A world a script changed is drawn in the page's next frame: `frames(page)`.
+// - `data-ready` is the first frame: a scenario's compare lanes, the tour's
+//   name and other on-demand parts come after it; wait for what you read.
+// - A page opened by a link is handed over before its body exists:
+//   `document.body?.dataset`.
+// - Something seen *while* another thing runs (a Worker's progress while lane
+//   A replays) is a race with the machine's speed: hold the other thing (its
+//   frames) until it is seen, so that a missing one fails instead.
+// - Read a state a timer replaces (the narration's short list) as the task
+//   that drew it ends (a MutationObserver), not some frames later.
 
 import http from 'node:http';
 import fs from 'node:fs';

@@ -335,8 +335,8 @@ export class Compare {
     if (!core) return;
     this.built = { core, lab: lead, W: lead.W, text: scenario, settings: lanes[0] };
     // The lab's checkpoints go with its world in set's rebuild: freed here
-    // first, a task's worth at a time (on tour 18 at 30 s, freeing them in
-    // set's task was 49 ms of it). The first stays, so the lab can still
+    // first, a task's worth at a time (on tour 18 at 30 s, set's task freed
+    // 48 at once). The first stays, so the lab can still
     // seek back meanwhile (from it, as after its heap trimmed the others).
     await dropCheckpointsInParts(lead, gone);
     // set, and the draw after it, in a task of their own: not after the

@@ -6,7 +6,7 @@
 // Needs `make build`.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startApp } from './helpers.mjs';
+import { startApp, landsAt } from './helpers.mjs';
 
 let app;
 
@@ -67,11 +67,10 @@ test('a crashed leader shows on the strip and gets a badge whose phases add up a
   // A reader's click: a seek the page judges long (a loaded machine's pace)
   // is made over the frames after it, so the time is read once it is there
   // (CI once read 19004 right after the second click).
-  const landsAt = (t) => page.waitForFunction((t) => failoverLab.now() === t && failoverLab.seeking === null, t, { timeout: 20000 });
   await page.locator('.rb-phase[data-phase="client"]').click();
-  await landsAt(fault.applied_at_ms);
+  await landsAt(page, fault.applied_at_ms);
   await phases.nth(0).click();
-  await landsAt(10000);
+  await landsAt(page, 10000);
   assert.equal(await page.locator('.rb-phase[data-phase="client"]').isDisabled(), true);
   // The metrics panel names the producer's latency as Kafka does.
   const avg = page.locator('.metric[data-metric="request-latency-avg"] .mval');

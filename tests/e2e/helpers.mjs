@@ -16,8 +16,7 @@
 // How a test waits (CI runs two files at a time on two cores, and every race
 // below has failed there once): wait for the state, never for a time.
 // - A reader's click that seeks may be made over the frames after it (the
-//   page judges the seek long on a loaded machine): wait for
-//   `failoverLab.now() === t && failoverLab.seeking === null`.
+//   page judges the seek long on a loaded machine): `landsAt(page, t)`.
 // - A world a script changed is drawn in the page's next frame: `frames(page)`.
 // - `data-ready` is the first frame: a scenario's compare lanes, the tour's
 //   name and other on-demand parts come after it; wait for what you read.
@@ -260,6 +259,15 @@ export async function tourClick(locator) {
  * page's next frame, so after two it is on screen, however loaded the
  * machine (a fixed wait of 100 ms is not).
  */
+/**
+ * Wait until the lab is at `t` with no seek under way: after a reader's
+ * click that seeks (made over the frames after it when the page judges the
+ * seek long, as it may on a loaded machine).
+ */
+export async function landsAt(page, t, timeout = 20000) {
+  await page.waitForFunction((t) => failoverLab.now() === t && failoverLab.seeking === null, t, { timeout });
+}
+
 export async function frames(page, n = 2) {
   await page.evaluate(async (k) => {
     for (let i = 0; i < k; i++) await new Promise((r) => requestAnimationFrame(r));

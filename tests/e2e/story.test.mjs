@@ -3,7 +3,7 @@
 // evidence. Needs `make build`.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startApp, frames, tourClick } from './helpers.mjs';
+import { startApp, frames, landsAt, tourClick } from './helpers.mjs';
 
 let app;
 before(async () => {
@@ -129,7 +129,7 @@ test('point 7: leaving the tour\'s script is noticed, resuming restores the tour
   assert.match(await off.textContent(), /left the tour's script \(you did crash broker 3 at \d+\.\d{3} s\)/);
   await page.locator('#tour [data-tour="resume"]').click();
   assert.equal(await off.isVisible(), false);
-  await page.waitForFunction((t) => failoverLab.now() === t && failoverLab.seeking === null, stopAt, { timeout: 20000 });
+  await landsAt(page, stopAt);
   assert.deepEqual(await page.evaluate(() => [failoverLab.now(), failoverLab.actions().length]), [stopAt, 0]);
   assert.equal(await page.evaluate(() => JSON.stringify(failoverLab.report())), own, 'back on the tour\'s own run');
   // A changed switch is off script too; Reset puts the switches back (and says so in its tooltip).
